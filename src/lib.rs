@@ -2,3 +2,4 @@
 //! cluster. See docs/ and DESIGN.md for the architecture; `src/main.rs` is the binary.
 
 pub mod source;
+pub mod yaml;

@@ -196,7 +196,9 @@ mod tests {
         assert_eq!(p.parent().child("d").as_str(), "a/b/d");
         assert!(p.starts_with(&RepoPath::new("a").unwrap()));
         assert!(!p.starts_with(&RepoPath::new("a/b/c").unwrap()));
-        assert!(!RepoPath::new("ab").unwrap().starts_with(&RepoPath::new("a").unwrap()));
+        assert!(!RepoPath::new("ab")
+            .unwrap()
+            .starts_with(&RepoPath::new("a").unwrap()));
         assert!(p.starts_with(&RepoPath::root()));
     }
 

@@ -1,0 +1,331 @@
+//! The output emitter: writes a typed value exactly as Go's `sigs.k8s.io/yaml` (go-yaml v2)
+//! writes it. That is the format of `kustomize build` and of Helm's `toYaml`: keys sorted with
+//! go-yaml's natural order, 2-space indent, sequences not indented under their key, strings that
+//! would read back as another type double-quoted, multi-line strings as `|`/`|-` blocks, long
+//! scalars folded at 80 columns (libyaml's emitter, which go-yaml v2 ports, does the layout).
+
+use super::gonum;
+use super::resolve::{is_yaml_style_float, plain_tag, resolve_plain, Dialect, Resolved};
+use libyaml_safer::{Emitter, Encoding, Event, MappingStyle, ScalarStyle, SequenceStyle};
+use serde_json::Value;
+use std::cmp::Ordering;
+
+/// Serialises one document (no `---`), ending in a newline.
+pub fn to_string(value: &Value) -> String {
+    let mut out = Vec::new();
+    {
+        let mut em = Emitter::new();
+        em.set_output_string(&mut out);
+        em.set_unicode(true);
+        let mut emit = |e: Event| {
+            em.emit(e)
+                .expect("emitting well-formed events into a Vec cannot fail")
+        };
+        emit(Event::stream_start(Encoding::Utf8));
+        emit(Event::document_start(None, &[], true));
+        emit_value(value, &mut emit);
+        emit(Event::document_end(true));
+        emit(Event::stream_end());
+    }
+    String::from_utf8(out).expect("the emitter writes UTF-8")
+}
+
+/// Serialises documents the way kustomize joins them: `---\n` between documents.
+pub fn to_stream<'a>(values: impl IntoIterator<Item = &'a Value>) -> String {
+    let mut out = String::new();
+    for (i, v) in values.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(&to_string(v));
+    }
+    out
+}
+
+fn emit_value(value: &Value, emit: &mut impl FnMut(Event)) {
+    match value {
+        Value::Null => plain("null", emit),
+        Value::Bool(b) => plain(if *b { "true" } else { "false" }, emit),
+        Value::Number(n) => plain(&number_text(n), emit),
+        Value::String(s) => string(s, emit),
+        Value::Array(items) => {
+            emit(Event::sequence_start(
+                None,
+                None,
+                true,
+                SequenceStyle::Block,
+            ));
+            for item in items {
+                emit_value(item, emit);
+            }
+            emit(Event::sequence_end());
+        }
+        Value::Object(map) => {
+            emit(Event::mapping_start(None, None, true, MappingStyle::Block));
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_by(|a, b| go_key_order(a, b));
+            for k in keys {
+                string(k, emit);
+                emit_value(&map[k.as_str()], emit);
+            }
+            emit(Event::mapping_end());
+        }
+    }
+}
+
+fn plain(text: &str, emit: &mut impl FnMut(Event)) {
+    emit(Event::scalar(
+        None,
+        None,
+        text,
+        true,
+        true,
+        ScalarStyle::Plain,
+    ));
+}
+
+/// A number as it comes out of Go's JSON → go-yaml v2 round trip: floats are written by
+/// `encoding/json`, re-read (so `1000.0` becomes the int `1000`) and printed with `%g`.
+fn number_text(n: &serde_json::Number) -> String {
+    if n.is_i64() || n.is_u64() {
+        return n.to_string();
+    }
+    let text = gonum::format_json(n.as_f64().unwrap_or(0.0));
+    match resolve_plain(&text, Dialect::Yaml11) {
+        Resolved::Int(i) => i.to_string(),
+        Resolved::Uint(u) => u.to_string(),
+        Resolved::Float(f) => gonum::format_g(f),
+        _ => text,
+    }
+}
+
+/// go-yaml v2 `stringv`: plain unless the text would resolve to another type (or is a base-60
+/// float), literal block when it contains a newline; the emitter may still quote a plain scalar
+/// that cannot be written plain.
+fn string(s: &str, emit: &mut impl FnMut(Event)) {
+    let style = if s.contains('\n') {
+        ScalarStyle::Literal
+    } else if plain_tag(s, Dialect::Yaml11) == "!!str" && !is_base60_float(s) {
+        ScalarStyle::Plain
+    } else {
+        ScalarStyle::DoubleQuoted
+    };
+    emit(Event::scalar(None, None, s, true, true, style));
+}
+
+/// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`
+fn is_base60_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    if !b.get(i).is_some_and(u8::is_ascii_digit) || !s.contains(':') {
+        return false;
+    }
+    while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+        i += 1;
+    }
+    let mut groups = 0;
+    while b.get(i) == Some(&b':') {
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() && i - start < 2 {
+            i += 1;
+        }
+        let group = &b[start..i];
+        let ok = match group.len() {
+            1 => true,
+            2 => group[0] <= b'5',
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+        groups += 1;
+    }
+    if groups == 0 {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'_') {
+            i += 1;
+        }
+    }
+    i == b.len()
+}
+
+/// go-yaml v2's key order (`keyList.Less`): letters compare by code point, non-letters sort
+/// before letters, and runs of digits compare by numeric value.
+pub fn go_key_order(a: &str, b: &str) -> Ordering {
+    if go_key_less(a, b) {
+        Ordering::Less
+    } else if go_key_less(b, a) {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }
+}
+
+fn go_key_less(a: &str, b: &str) -> bool {
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    let mut i = 0;
+    while i < ar.len() && i < br.len() {
+        if ar[i] == br[i] {
+            i += 1;
+            continue;
+        }
+        let al = ar[i].is_alphabetic();
+        let bl = br[i].is_alphabetic();
+        if al && bl {
+            return ar[i] < br[i];
+        }
+        if al || bl {
+            return bl;
+        }
+        let (mut an, mut bn): (i64, i64) = (0, 0);
+        if ar[i] == '0' || br[i] == '0' {
+            let mut j = i;
+            while j > 0 && ar[j - 1].is_ascii_digit() {
+                j -= 1;
+                if ar[j] != '0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && ar[ai].is_ascii_digit() {
+            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && br[bi].is_ascii_digit() {
+            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+            bi += 1;
+        }
+        if an != bn {
+            return an < bn;
+        }
+        if ai != bi {
+            return ai < bi;
+        }
+        return ar[i] < br[i];
+    }
+    ar.len() < br.len()
+}
+
+/// Re-exported for callers that check the float syntax.
+pub fn looks_like_float(s: &str) -> bool {
+    is_yaml_style_float(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn y(v: Value) -> String {
+        to_string(&v)
+    }
+
+    #[test]
+    fn quotes_strings_that_would_change_type() {
+        assert_eq!(
+            y(json!({"a": "yes", "b": "on", "c": "0755", "d": "1e3", "e": "~", "f": "", "g": "null", "h": "2020-01-01", "i": "1:20", "j": "plain", "k": "123", "l": "1.10", "m": "y"})),
+            "a: \"yes\"\nb: \"on\"\nc: \"0755\"\nd: \"1e3\"\ne: \"~\"\nf: \"\"\ng: \"null\"\nh: \"2020-01-01\"\ni: \"1:20\"\nj: plain\nk: \"123\"\nl: \"1.10\"\nm: \"y\"\n"
+        );
+    }
+
+    #[test]
+    fn keys_that_need_quotes() {
+        assert_eq!(
+            y(json!({"yes": 1, "n": 2, "123": 3})),
+            "\"123\": 3\n\"n\": 2\n\"yes\": 1\n"
+        );
+    }
+
+    #[test]
+    fn special_starts_are_single_quoted() {
+        assert_eq!(
+            y(json!(["*x", "%x", "- x", "a #b", "a: b", "  lead", "trailing  ", "a:b", "@x", "`x", "!x", "&x", "|x", ">x", "'x", "\"x", "-", "?", "{x", "[x", "#x", "x,y"])),
+            "- '*x'\n- '%x'\n- '- x'\n- 'a #b'\n- 'a: b'\n- '  lead'\n- 'trailing  '\n- a:b\n- '@x'\n- '`x'\n- '!x'\n- '&x'\n- '|x'\n- '>x'\n- '''x'\n- '\"x'\n- '-'\n- '?'\n- '{x'\n- '[x'\n- '#x'\n- x,y\n"
+        );
+    }
+
+    #[test]
+    fn multi_line_strings_use_literal_blocks() {
+        assert_eq!(y(json!({"a": "x\ny\n"})), "a: |\n  x\n  y\n");
+        assert_eq!(y(json!({"a": "x\ny"})), "a: |-\n  x\n  y\n");
+        assert_eq!(
+            y(json!({"a": "line one  \nline two\n"})),
+            "a: \"line one  \\nline two\\n\"\n"
+        );
+        assert_eq!(y(json!(["x\n"])), "- |\n  x\n");
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(y(json!("a\tb")), "\"a\\tb\"\n");
+        assert_eq!(y(json!("a\u{7}b")), "\"a\\ab\"\n");
+        assert_eq!(y(json!("héllo ✓")), "héllo ✓\n");
+    }
+
+    #[test]
+    fn long_strings_fold_at_80_columns() {
+        let s = "word ".repeat(30).trim_end().to_string();
+        let out = y(json!({ "k": s }));
+        assert!(out.lines().count() > 1, "{out}");
+        assert!(out.lines().all(|l| l.len() <= 84), "{out}");
+        assert_eq!(out.split_whitespace().filter(|w| *w == "word").count(), 30);
+    }
+
+    #[test]
+    fn nested_sequences_and_empty_collections() {
+        assert_eq!(y(json!([[1, 2], [3]])), "- - 1\n  - 2\n- - 3\n");
+        assert_eq!(
+            y(json!({"a": [], "b": {}, "c": [{"x": 1, "y": [true]}]})),
+            "a: []\nb: {}\nc:\n- x: 1\n  \"y\":\n  - true\n"
+        );
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(
+            y(json!([
+                1.0,
+                0.5,
+                1234567.5,
+                1e21,
+                0.000001,
+                12345678901234567890u64,
+                -3
+            ])),
+            "- 1\n- 0.5\n- 1.2345675e+06\n- 1e+21\n- 1e-06\n- 12345678901234567890\n- -3\n"
+        );
+    }
+
+    #[test]
+    fn natural_key_order() {
+        let mut keys = vec![
+            "a10", "a9", "b", "A", "_x", "a", "1", "10", "2", "a.b", "a0",
+        ];
+        keys.sort_by(|a, b| go_key_order(a, b));
+        assert_eq!(
+            keys,
+            vec!["_x", "1", "2", "10", "A", "a", "a.b", "a0", "a9", "a10", "b"]
+        );
+    }
+
+    #[test]
+    fn base60() {
+        assert!(is_base60_float("1:20"));
+        assert!(is_base60_float("190:20:30.15"));
+        assert!(!is_base60_float("1:60"));
+        assert!(!is_base60_float("a:1"));
+        assert!(!is_base60_float("1:"));
+    }
+}

@@ -1,0 +1,15 @@
+//! YAML: a node tree with positions (parse), typing by dialect (resolve, value), and the
+//! byte-exact go-yaml v2 output format (emit). Knows nothing of Kubernetes.
+
+pub mod emit;
+mod gonum;
+mod node;
+mod parse;
+mod resolve;
+mod value;
+
+pub use gonum::{format_g, format_json};
+pub use node::{Node, NodeKind, Scalar, ScalarStyle, Span};
+pub use parse::{parse_one, parse_stream, Limits, ParseOptions, YamlError, YamlErrorKind};
+pub use resolve::{plain_tag, resolve_plain, resolve_scalar, Dialect, Resolved, TagMismatch};
+pub use value::{from_value, key_text, number_text, to_value, ValueError};

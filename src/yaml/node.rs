@@ -1,0 +1,337 @@
+//! The YAML node tree: mappings (ordered), sequences and scalars with their source positions.
+//! Scalars keep their raw text, style and tag; what type they are is decided later by a
+//! [`Dialect`](super::Dialect), because Helm (YAML 1.1) and kustomize (YAML 1.2) disagree.
+
+/// A position in a source file (1-based). Line 0 means "made by kdelta, not read from a file".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Span {
+    /// A position at `line`, `column` (both 1-based).
+    pub fn new(line: u32, column: u32) -> Span {
+        Span { line, column }
+    }
+
+    /// True when the node was read from a file (not synthesised).
+    pub fn is_known(&self) -> bool {
+        self.line > 0
+    }
+}
+
+/// How a scalar was written in the source.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ScalarStyle {
+    #[default]
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+/// A scalar: its text as written (after unescaping), style and explicit tag (`!!str`, long form
+/// normalised to the `!!` short form).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Scalar {
+    pub text: String,
+    pub style: ScalarStyle,
+    pub tag: Option<String>,
+}
+
+impl Scalar {
+    /// True when the scalar is a string whatever the dialect: quoted, block, or tagged `!!str`.
+    pub fn is_string_literal(&self) -> bool {
+        match self.tag.as_deref() {
+            Some("!!str") => true,
+            Some(_) => false,
+            None => self.style != ScalarStyle::Plain,
+        }
+    }
+}
+
+/// The content of a node.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    Scalar(Scalar),
+    Seq(Vec<Node>),
+    /// Key/value pairs in source order (keys are unique after parsing).
+    Map(Vec<(Node, Node)>),
+}
+
+/// A YAML node with its source position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub span: Span,
+}
+
+impl Node {
+    /// A node with an unknown (synthetic) position.
+    pub fn new(kind: NodeKind) -> Node {
+        Node {
+            kind,
+            span: Span::default(),
+        }
+    }
+
+    /// A plain scalar whose type is decided by resolution (`3` is an int, `true` a bool).
+    pub fn plain(text: impl Into<String>) -> Node {
+        Node::new(NodeKind::Scalar(Scalar {
+            text: text.into(),
+            style: ScalarStyle::Plain,
+            tag: None,
+        }))
+    }
+
+    /// A scalar that is a string in every dialect.
+    pub fn string(text: impl Into<String>) -> Node {
+        Node::new(NodeKind::Scalar(Scalar {
+            text: text.into(),
+            style: ScalarStyle::Plain,
+            tag: Some("!!str".to_string()),
+        }))
+    }
+
+    /// The null scalar.
+    pub fn null() -> Node {
+        Node::new(NodeKind::Scalar(Scalar {
+            text: "null".to_string(),
+            style: ScalarStyle::Plain,
+            tag: Some("!!null".to_string()),
+        }))
+    }
+
+    /// An empty mapping.
+    pub fn map() -> Node {
+        Node::new(NodeKind::Map(Vec::new()))
+    }
+
+    /// An empty sequence.
+    pub fn seq() -> Node {
+        Node::new(NodeKind::Seq(Vec::new()))
+    }
+
+    /// The same node placed at `span`.
+    pub fn at(mut self, span: Span) -> Node {
+        self.span = span;
+        self
+    }
+
+    /// The scalar, if this is one.
+    pub fn as_scalar(&self) -> Option<&Scalar> {
+        match &self.kind {
+            NodeKind::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The scalar's text, if this is a scalar (whatever its type).
+    pub fn as_str(&self) -> Option<&str> {
+        self.as_scalar().map(|s| s.text.as_str())
+    }
+
+    /// The scalar's text if it is a non-null scalar: what kyaml's `GetString` style lookups see.
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.kind {
+            NodeKind::Scalar(s) if !self.is_null() => Some(s.text.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The entries, if this is a mapping.
+    pub fn as_map(&self) -> Option<&Vec<(Node, Node)>> {
+        match &self.kind {
+            NodeKind::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The entries, mutably, if this is a mapping.
+    pub fn as_map_mut(&mut self) -> Option<&mut Vec<(Node, Node)>> {
+        match &mut self.kind {
+            NodeKind::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The items, if this is a sequence.
+    pub fn as_seq(&self) -> Option<&Vec<Node>> {
+        match &self.kind {
+            NodeKind::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The items, mutably, if this is a sequence.
+    pub fn as_seq_mut(&mut self) -> Option<&mut Vec<Node>> {
+        match &mut self.kind {
+            NodeKind::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// True for a mapping.
+    pub fn is_map(&self) -> bool {
+        matches!(self.kind, NodeKind::Map(_))
+    }
+
+    /// True for a sequence.
+    pub fn is_seq(&self) -> bool {
+        matches!(self.kind, NodeKind::Seq(_))
+    }
+
+    /// True for a scalar.
+    pub fn is_scalar(&self) -> bool {
+        matches!(self.kind, NodeKind::Scalar(_))
+    }
+
+    /// True for a null scalar (`~`, `null`, empty, or tagged `!!null`); the same in YAML 1.1 and 1.2.
+    pub fn is_null(&self) -> bool {
+        match &self.kind {
+            NodeKind::Scalar(s) => match s.tag.as_deref() {
+                Some("!!null") => true,
+                Some(_) => false,
+                None => {
+                    s.style == ScalarStyle::Plain
+                        && matches!(s.text.as_str(), "" | "~" | "null" | "Null" | "NULL")
+                }
+            },
+            _ => false,
+        }
+    }
+
+    /// The value of `key` in a mapping.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
+    }
+
+    /// The value of `key` in a mapping, mutably.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        self.as_map_mut()?
+            .iter_mut()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
+    }
+
+    /// The key node and value of `key` in a mapping.
+    pub fn get_entry(&self, key: &str) -> Option<(&Node, &Node)> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(k, v)| (k, v))
+    }
+
+    /// Follows a path of mapping keys (`["metadata", "name"]`).
+    pub fn get_path(&self, path: &[&str]) -> Option<&Node> {
+        path.iter().try_fold(self, |n, k| n.get(k))
+    }
+
+    /// Follows a path of mapping keys, mutably.
+    pub fn get_path_mut(&mut self, path: &[&str]) -> Option<&mut Node> {
+        let mut cur = self;
+        for k in path {
+            cur = cur.get_mut(k)?;
+        }
+        Some(cur)
+    }
+
+    /// The text of the scalar at `path`, when it is a non-null scalar.
+    pub fn str_at(&self, path: &[&str]) -> Option<&str> {
+        self.get_path(path)?.as_text()
+    }
+
+    /// Sets `key` in a mapping (replacing an existing value in place, else appending).
+    /// Does nothing on a non-mapping.
+    pub fn set(&mut self, key: &str, value: Node) {
+        if let Some(m) = self.as_map_mut() {
+            if let Some(slot) = m.iter_mut().find(|(k, _)| k.as_str() == Some(key)) {
+                slot.1 = value;
+            } else {
+                m.push((Node::string(key), value));
+            }
+        }
+    }
+
+    /// Removes `key` from a mapping, returning its value.
+    pub fn remove(&mut self, key: &str) -> Option<Node> {
+        let m = self.as_map_mut()?;
+        let i = m.iter().position(|(k, _)| k.as_str() == Some(key))?;
+        Some(m.remove(i).1)
+    }
+
+    /// The mapping at `key`, created (or replacing a null/non-mapping value) when missing.
+    pub fn map_at(&mut self, key: &str) -> &mut Node {
+        let needs_new = !matches!(self.get(key), Some(n) if n.is_map());
+        if needs_new {
+            self.set(key, Node::map());
+        }
+        self.get_mut(key)
+            .expect("the key was just set to a mapping")
+    }
+
+    /// Follows (creating as needed) a path of mappings and returns the innermost one.
+    pub fn map_at_path(&mut self, path: &[&str]) -> &mut Node {
+        let mut cur = self;
+        for k in path {
+            cur = cur.map_at(k);
+        }
+        cur
+    }
+
+    /// Number of nodes in this subtree (for limits).
+    pub fn count(&self) -> usize {
+        let mut n = 0;
+        let mut stack = vec![self];
+        while let Some(node) = stack.pop() {
+            n += 1;
+            match &node.kind {
+                NodeKind::Scalar(_) => {}
+                NodeKind::Seq(items) => stack.extend(items),
+                NodeKind::Map(entries) => {
+                    for (k, v) in entries {
+                        stack.push(k);
+                        stack.push(v);
+                    }
+                }
+            }
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn get_set_remove() {
+        let mut n = Node::map();
+        n.map_at_path(&["metadata", "labels"])
+            .set("app", Node::string("web"));
+        assert_eq!(n.str_at(&["metadata", "labels", "app"]), Some("web"));
+        n.set("kind", Node::plain("ConfigMap"));
+        n.set("kind", Node::plain("Secret"));
+        assert_eq!(n.as_map().unwrap().len(), 2);
+        assert_eq!(n.str_at(&["kind"]), Some("Secret"));
+        assert!(n.remove("kind").is_some());
+        assert!(n.get("kind").is_none());
+        assert_eq!(n.count(), 7);
+    }
+
+    #[test]
+    fn nulls_and_string_literals() {
+        assert!(Node::plain("~").is_null());
+        assert!(Node::plain("").is_null());
+        assert!(!Node::string("null").is_null());
+        assert!(Node::null().is_null());
+        assert_eq!(Node::plain("null").as_text(), None);
+        assert!(Node::string("3").as_scalar().unwrap().is_string_literal());
+        assert!(!Node::plain("3").as_scalar().unwrap().is_string_literal());
+    }
+}

@@ -1,0 +1,547 @@
+//! Builds [`Node`] trees from libyaml events: multi-document streams, anchors and aliases
+//! (expanded, under a budget), `<<` merge keys, and limits on depth and size.
+
+use super::node::{Node, NodeKind, Scalar, ScalarStyle, Span};
+use libyaml_safer::{EventData, Parser};
+use std::collections::HashMap;
+
+/// Limits that keep hostile input from exhausting memory or the stack.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Deepest nesting of collections.
+    pub max_depth: usize,
+    /// Total nodes that alias expansion may create in one stream ("billion laughs").
+    pub max_alias_nodes: usize,
+    /// Largest input accepted, in bytes.
+    pub max_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 1000,
+            max_alias_nodes: 1_000_000,
+            max_bytes: crate::source::MAX_FILE_SIZE as usize,
+        }
+    }
+}
+
+/// How to parse.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ParseOptions {
+    pub limits: Limits,
+    /// Later duplicate keys replace earlier ones instead of being an error (go-yaml v2, Helm).
+    pub allow_duplicate_keys: bool,
+}
+
+/// What went wrong, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", location(*span))]
+pub struct YamlError {
+    pub kind: YamlErrorKind,
+    pub message: String,
+    pub span: Span,
+}
+
+fn location(span: Span) -> String {
+    if span.is_known() {
+        format!("line {}, column {}: ", span.line, span.column)
+    } else {
+        String::new()
+    }
+}
+
+/// The class of a YAML error, for finding rule ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YamlErrorKind {
+    /// Not well-formed YAML (or not UTF-8).
+    Syntax,
+    /// A limit was exceeded: depth, alias expansion, or size.
+    Limit,
+    /// A mapping has the same key twice.
+    DuplicateKey,
+    /// An alias names an anchor that is not defined (yet).
+    UnknownAnchor,
+}
+
+impl YamlError {
+    fn new(kind: YamlErrorKind, span: Span, message: impl Into<String>) -> YamlError {
+        YamlError {
+            kind,
+            message: message.into(),
+            span,
+        }
+    }
+}
+
+/// Parses every document of a stream. Empty documents come back as null scalars.
+pub fn parse_stream(input: &[u8], opts: &ParseOptions) -> Result<Vec<Node>, YamlError> {
+    if input.len() > opts.limits.max_bytes {
+        return Err(YamlError::new(
+            YamlErrorKind::Limit,
+            Span::default(),
+            format!(
+                "document is {} bytes, over the {}-byte limit",
+                input.len(),
+                opts.limits.max_bytes
+            ),
+        ));
+    }
+    let mut builder = Builder::new(opts);
+    let mut slice = input;
+    let mut parser = Parser::new();
+    parser.set_input_string(&mut slice);
+    loop {
+        let event = parser.parse().map_err(|e| syntax_error(&e, input))?;
+        let span = Span::new(
+            event.start_mark.line as u32 + 1,
+            event.start_mark.column as u32 + 1,
+        );
+        if builder.handle(event.data, span)? {
+            break;
+        }
+    }
+    Ok(builder.docs)
+}
+
+/// Parses a stream that must hold at most one document (empty input gives a null node).
+pub fn parse_one(input: &[u8], opts: &ParseOptions) -> Result<Node, YamlError> {
+    let mut docs = parse_stream(input, opts)?;
+    match docs.len() {
+        0 => Ok(Node::null()),
+        1 => Ok(docs.remove(0)),
+        _ => {
+            let span = docs[1].span;
+            Err(YamlError::new(
+                YamlErrorKind::Syntax,
+                span,
+                "expected a single document, found several",
+            ))
+        }
+    }
+}
+
+fn syntax_error(e: &libyaml_safer::Error, input: &[u8]) -> YamlError {
+    let span = match e.problem_mark() {
+        Some(m) => Span::new(m.line as u32 + 1, m.column as u32 + 1),
+        None => Span::default(),
+    };
+    let mut message = e.problem().to_string();
+    if let Some(ctx) = e.context() {
+        if !ctx.is_empty() {
+            message = format!("{message} {ctx}");
+        }
+    }
+    if e.kind() == libyaml_safer::ErrorKind::Reader {
+        message = format!("{message} (the file is not valid UTF-8 text)");
+        let _ = input;
+    }
+    YamlError::new(YamlErrorKind::Syntax, span, message)
+}
+
+enum Frame {
+    Seq {
+        items: Vec<Node>,
+        span: Span,
+        anchor: Option<String>,
+    },
+    Map {
+        entries: Vec<(Node, Node)>,
+        pending_key: Option<Node>,
+        span: Span,
+        anchor: Option<String>,
+    },
+}
+
+struct Builder<'o> {
+    opts: &'o ParseOptions,
+    stack: Vec<Frame>,
+    /// Anchor name → (node, node count).
+    anchors: HashMap<String, (Node, usize)>,
+    alias_nodes: usize,
+    docs: Vec<Node>,
+}
+
+impl<'o> Builder<'o> {
+    fn new(opts: &'o ParseOptions) -> Self {
+        Builder {
+            opts,
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            alias_nodes: 0,
+            docs: Vec::new(),
+        }
+    }
+
+    /// Handles one event; returns true at the end of the stream.
+    fn handle(&mut self, event: EventData, span: Span) -> Result<bool, YamlError> {
+        match event {
+            EventData::StreamStart { .. } => {}
+            EventData::StreamEnd => return Ok(true),
+            EventData::DocumentStart { .. } => self.anchors.clear(),
+            EventData::DocumentEnd { .. } => {}
+            EventData::Alias { anchor } => {
+                let Some((node, count)) = self.anchors.get(&anchor) else {
+                    return Err(YamlError::new(
+                        YamlErrorKind::UnknownAnchor,
+                        span,
+                        format!("unknown anchor '{anchor}' referenced"),
+                    ));
+                };
+                self.alias_nodes += count;
+                if self.alias_nodes > self.opts.limits.max_alias_nodes {
+                    return Err(YamlError::new(
+                        YamlErrorKind::Limit,
+                        span,
+                        format!(
+                            "alias expansion exceeds {} nodes (is this a \"billion laughs\" document?)",
+                            self.opts.limits.max_alias_nodes
+                        ),
+                    ));
+                }
+                let node = node.clone();
+                self.push_value(node.at(span))?;
+            }
+            EventData::Scalar {
+                anchor,
+                tag,
+                value,
+                style,
+                ..
+            } => {
+                let style = match style {
+                    libyaml_safer::ScalarStyle::SingleQuoted => ScalarStyle::SingleQuoted,
+                    libyaml_safer::ScalarStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
+                    libyaml_safer::ScalarStyle::Literal => ScalarStyle::Literal,
+                    libyaml_safer::ScalarStyle::Folded => ScalarStyle::Folded,
+                    _ => ScalarStyle::Plain,
+                };
+                let node = Node {
+                    kind: NodeKind::Scalar(Scalar {
+                        text: value,
+                        style,
+                        tag: tag.map(short_tag),
+                    }),
+                    span,
+                };
+                self.register(anchor, &node);
+                self.push_value(node)?;
+            }
+            EventData::SequenceStart { anchor, .. } => {
+                self.check_depth(span)?;
+                self.stack.push(Frame::Seq {
+                    items: Vec::new(),
+                    span,
+                    anchor,
+                });
+            }
+            EventData::MappingStart { anchor, .. } => {
+                self.check_depth(span)?;
+                self.stack.push(Frame::Map {
+                    entries: Vec::new(),
+                    pending_key: None,
+                    span,
+                    anchor,
+                });
+            }
+            EventData::SequenceEnd => {
+                if let Some(Frame::Seq {
+                    items,
+                    span,
+                    anchor,
+                }) = self.stack.pop()
+                {
+                    let node = Node {
+                        kind: NodeKind::Seq(items),
+                        span,
+                    };
+                    self.register(anchor, &node);
+                    self.push_value(node)?;
+                }
+            }
+            EventData::MappingEnd => {
+                if let Some(Frame::Map {
+                    entries,
+                    span,
+                    anchor,
+                    ..
+                }) = self.stack.pop()
+                {
+                    let entries = apply_merge_keys(entries)?;
+                    let node = Node {
+                        kind: NodeKind::Map(entries),
+                        span,
+                    };
+                    self.register(anchor, &node);
+                    self.push_value(node)?;
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    fn check_depth(&self, span: Span) -> Result<(), YamlError> {
+        if self.stack.len() >= self.opts.limits.max_depth {
+            return Err(YamlError::new(
+                YamlErrorKind::Limit,
+                span,
+                format!("nesting deeper than {} levels", self.opts.limits.max_depth),
+            ));
+        }
+        Ok(())
+    }
+
+    fn register(&mut self, anchor: Option<String>, node: &Node) {
+        if let Some(name) = anchor {
+            self.anchors.insert(name, (node.clone(), node.count()));
+        }
+    }
+
+    fn push_value(&mut self, node: Node) -> Result<(), YamlError> {
+        match self.stack.last_mut() {
+            None => self.docs.push(node),
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map {
+                entries,
+                pending_key,
+                ..
+            }) => match pending_key.take() {
+                None => *pending_key = Some(node),
+                Some(key) => {
+                    if let Some((first, _)) = entries
+                        .iter_mut()
+                        .find(|(k, _)| same_key(k, &key) && !is_merge_key(k))
+                    {
+                        if !self.opts.allow_duplicate_keys {
+                            return Err(YamlError::new(
+                                YamlErrorKind::DuplicateKey,
+                                key.span,
+                                format!(
+                                    "mapping key {:?} already defined at line {}",
+                                    key.as_str().unwrap_or("<complex key>"),
+                                    first.span.line
+                                ),
+                            ));
+                        }
+                        let i = entries
+                            .iter()
+                            .position(|(k, _)| same_key(k, &key))
+                            .expect("the key was found just above");
+                        entries[i].1 = node;
+                    } else {
+                        entries.push((key, node));
+                    }
+                }
+            },
+        }
+        Ok(())
+    }
+}
+
+fn short_tag(tag: String) -> String {
+    match tag.strip_prefix("tag:yaml.org,2002:") {
+        Some(rest) => format!("!!{rest}"),
+        None => tag,
+    }
+}
+
+fn same_key(a: &Node, b: &Node) -> bool {
+    match (&a.kind, &b.kind) {
+        (NodeKind::Scalar(x), NodeKind::Scalar(y)) => x.text == y.text,
+        _ => a.kind == b.kind,
+    }
+}
+
+fn is_merge_key(k: &Node) -> bool {
+    match &k.kind {
+        NodeKind::Scalar(s) => match s.tag.as_deref() {
+            Some("!!merge") => true,
+            None => s.style == ScalarStyle::Plain && s.text == "<<",
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Replaces `<<` entries by the entries of the merged mapping(s). Keys written in the mapping
+/// itself win; among several merged mappings the earlier one wins (go-yaml semantics).
+fn apply_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, YamlError> {
+    if !entries.iter().any(|(k, _)| is_merge_key(k)) {
+        return Ok(entries);
+    }
+    let explicit: Vec<Node> = entries
+        .iter()
+        .filter(|(k, _)| !is_merge_key(k))
+        .map(|(k, _)| k.clone())
+        .collect();
+    let mut out: Vec<(Node, Node)> = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        if !is_merge_key(&k) {
+            out.push((k, v));
+            continue;
+        }
+        let sources: Vec<Node> = match v.kind {
+            NodeKind::Map(_) => vec![v],
+            NodeKind::Seq(items) => items,
+            _ => {
+                return Err(YamlError::new(
+                    YamlErrorKind::Syntax,
+                    v.span,
+                    "map merge requires map or sequence of maps as the value",
+                ))
+            }
+        };
+        for src in sources {
+            let NodeKind::Map(src_entries) = src.kind else {
+                return Err(YamlError::new(
+                    YamlErrorKind::Syntax,
+                    src.span,
+                    "map merge requires map or sequence of maps as the value",
+                ));
+            };
+            for (mk, mv) in src_entries {
+                let taken = explicit.iter().any(|e| same_key(e, &mk))
+                    || out.iter().any(|(e, _)| same_key(e, &mk));
+                if !taken {
+                    out.push((mk, mv));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Vec<Node>, YamlError> {
+        parse_stream(s.as_bytes(), &ParseOptions::default())
+    }
+
+    #[test]
+    fn multi_document_stream_with_spans() {
+        let docs = parse("a: 1\n---\nb:\n  - x\n  - 'y'\n---\n").unwrap();
+        assert_eq!(docs.len(), 3);
+        assert_eq!(docs[0].str_at(&["a"]), Some("1"));
+        let b = docs[1].get("b").unwrap();
+        assert_eq!(b.span, Span::new(4, 3));
+        assert_eq!(
+            b.as_seq().unwrap()[1].as_scalar().unwrap().style,
+            ScalarStyle::SingleQuoted
+        );
+        assert!(docs[2].is_null());
+    }
+
+    #[test]
+    fn aliases_and_merge_keys() {
+        let docs = parse(
+            "base: &b {x: 1, y: 2}\nother: *b\nmerged:\n  <<: *b\n  y: 3\nmulti:\n  <<: [{a: 1}, {a: 2, c: 3}]\n",
+        )
+        .unwrap();
+        let d = &docs[0];
+        assert_eq!(d.str_at(&["other", "x"]), Some("1"));
+        assert_eq!(d.str_at(&["merged", "x"]), Some("1"));
+        assert_eq!(d.str_at(&["merged", "y"]), Some("3"));
+        assert!(d.get_path(&["merged", "<<"]).is_none());
+        assert_eq!(d.str_at(&["multi", "a"]), Some("1"));
+        assert_eq!(d.str_at(&["multi", "c"]), Some("3"));
+    }
+
+    #[test]
+    fn billion_laughs_fails_fast() {
+        let mut s = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        let names = ["b", "c", "d", "e", "f", "g", "h", "i"];
+        let mut prev = "a";
+        for n in names {
+            s.push_str(&format!(
+                "{n}: &{n} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+            ));
+            prev = n;
+        }
+        let start = std::time::Instant::now();
+        let err = parse(&s).unwrap_err();
+        assert_eq!(err.kind, YamlErrorKind::Limit);
+        assert!(err.message.contains("alias expansion"), "{err}");
+        assert!(start.elapsed().as_secs() < 5);
+    }
+
+    #[test]
+    fn deep_nesting_is_limited() {
+        let s = "[".repeat(5000);
+        let err = parse(&s).unwrap_err();
+        assert_eq!(err.kind, YamlErrorKind::Limit);
+        let s = "- ".repeat(2000) + "x\n";
+        assert_eq!(parse(&s).unwrap_err().kind, YamlErrorKind::Limit);
+    }
+
+    #[test]
+    fn size_limit() {
+        let opts = ParseOptions {
+            limits: Limits {
+                max_bytes: 10,
+                ..Limits::default()
+            },
+            ..ParseOptions::default()
+        };
+        let err = parse_stream(b"a: 1234567890\n", &opts).unwrap_err();
+        assert_eq!(err.kind, YamlErrorKind::Limit);
+    }
+
+    #[test]
+    fn syntax_errors_have_positions() {
+        let err = parse("a: 1\nb: [1, 2\n").unwrap_err();
+        assert_eq!(err.kind, YamlErrorKind::Syntax);
+        assert!(err.span.line >= 2, "{err:?}");
+        let err = parse("a: b: c\n").unwrap_err();
+        assert_eq!(err.span.line, 1);
+        assert!(err.to_string().starts_with("line 1, column"), "{err}");
+    }
+
+    #[test]
+    fn binary_input_is_an_error() {
+        let err = parse_stream(
+            &[0x61, 0x3a, 0x20, 0xff, 0xfe, 0x00, 0x01],
+            &ParseOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(err.kind, YamlErrorKind::Syntax);
+    }
+
+    #[test]
+    fn duplicate_keys() {
+        let err = parse("a: 1\na: 2\n").unwrap_err();
+        assert_eq!(err.kind, YamlErrorKind::DuplicateKey);
+        assert_eq!(err.span.line, 2);
+        assert!(err.message.contains("already defined at line 1"));
+        let opts = ParseOptions {
+            allow_duplicate_keys: true,
+            ..ParseOptions::default()
+        };
+        let d = parse_stream(b"a: 1\na: 2\n", &opts).unwrap();
+        assert_eq!(d[0].str_at(&["a"]), Some("2"));
+    }
+
+    #[test]
+    fn unknown_anchor() {
+        assert_eq!(
+            parse("a: *nope\n").unwrap_err().kind,
+            YamlErrorKind::UnknownAnchor
+        );
+    }
+
+    #[test]
+    fn tags_are_shortened() {
+        let d = parse("a: !!str 5\nb: !custom x\n").unwrap();
+        assert_eq!(
+            d[0].get("a").unwrap().as_scalar().unwrap().tag.as_deref(),
+            Some("!!str")
+        );
+        assert_eq!(
+            d[0].get("b").unwrap().as_scalar().unwrap().tag.as_deref(),
+            Some("!custom")
+        );
+    }
+}

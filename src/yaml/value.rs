@@ -1,0 +1,141 @@
+//! Conversion between the node tree and typed JSON-like values (`serde_json::Value`), following
+//! how go-yaml decodes into `interface{}` in each dialect.
+
+use super::gonum;
+use super::node::{Node, NodeKind, Scalar};
+use super::resolve::{resolve_scalar, Dialect, Resolved};
+use serde_json::{Map, Number, Value};
+
+/// A node that has no JSON equivalent.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    #[error("line {line}: {source}")]
+    Tag {
+        line: u32,
+        source: super::resolve::TagMismatch,
+    },
+    #[error("line {line}: unsupported value {text} (JSON has no NaN or infinity)")]
+    NonFinite { line: u32, text: String },
+}
+
+/// The typed value of a node under the given dialect.
+pub fn to_value(node: &Node, dialect: Dialect) -> Result<Value, ValueError> {
+    Ok(match &node.kind {
+        NodeKind::Scalar(s) => scalar_value(s, node.span.line, dialect)?,
+        NodeKind::Seq(items) => Value::Array(
+            items
+                .iter()
+                .map(|n| to_value(n, dialect))
+                .collect::<Result<_, _>>()?,
+        ),
+        NodeKind::Map(entries) => {
+            let mut m = Map::with_capacity(entries.len());
+            for (k, v) in entries {
+                m.insert(key_text(k), to_value(v, dialect)?);
+            }
+            Value::Object(m)
+        }
+    })
+}
+
+/// The text a mapping key becomes in JSON (scalars as written; other keys as flow YAML).
+pub fn key_text(k: &Node) -> String {
+    match &k.kind {
+        NodeKind::Scalar(s) => s.text.clone(),
+        _ => serde_json::to_string(&to_value(k, Dialect::Yaml12).unwrap_or(Value::Null))
+            .unwrap_or_default(),
+    }
+}
+
+fn scalar_value(s: &Scalar, line: u32, dialect: Dialect) -> Result<Value, ValueError> {
+    let resolved = resolve_scalar(s, dialect).map_err(|source| ValueError::Tag { line, source })?;
+    resolved_value(resolved, &s.text, line)
+}
+
+fn resolved_value(r: Resolved, text: &str, line: u32) -> Result<Value, ValueError> {
+    Ok(match r {
+        Resolved::Null => Value::Null,
+        Resolved::Bool(b) => Value::Bool(b),
+        Resolved::Int(i) => Value::Number(i.into()),
+        Resolved::Uint(u) => Value::Number(u.into()),
+        Resolved::Float(f) => {
+            Value::Number(Number::from_f64(f).ok_or_else(|| ValueError::NonFinite {
+                line,
+                text: text.to_string(),
+            })?)
+        }
+        Resolved::Str(s) | Resolved::Timestamp(s) => Value::String(s),
+    })
+}
+
+/// A node for a typed value: strings become `!!str` scalars (so they stay strings whatever
+/// their text), numbers and booleans plain scalars.
+pub fn from_value(v: &Value) -> Node {
+    match v {
+        Value::Null => Node::null(),
+        Value::Bool(b) => Node::plain(if *b { "true" } else { "false" }),
+        Value::Number(n) => Node::plain(number_text(n)),
+        Value::String(s) => Node::string(s.clone()),
+        Value::Array(items) => Node::new(NodeKind::Seq(items.iter().map(from_value).collect())),
+        Value::Object(m) => Node::new(NodeKind::Map(
+            m.iter()
+                .map(|(k, v)| (Node::string(k.clone()), from_value(v)))
+                .collect(),
+        )),
+    }
+}
+
+/// The text Go's `encoding/json` writes for a number.
+pub fn number_text(n: &Number) -> String {
+    if let Some(i) = n.as_i64() {
+        i.to_string()
+    } else if let Some(u) = n.as_u64() {
+        u.to_string()
+    } else {
+        gonum::format_json(n.as_f64().unwrap_or(0.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::{parse_one, ParseOptions};
+
+    fn v(s: &str, d: Dialect) -> Value {
+        to_value(
+            &parse_one(s.as_bytes(), &ParseOptions::default()).unwrap(),
+            d,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn dialects_type_scalars_differently() {
+        let y12 = v(
+            "a: yes\nb: 2020-01-01\nc: '1'\nd: 1.5\ne: ~\n",
+            Dialect::Yaml12,
+        );
+        assert_eq!(
+            y12,
+            serde_json::json!({"a": "yes", "b": "2020-01-01T00:00:00Z", "c": "1", "d": 1.5, "e": null})
+        );
+        let y11 = v("a: yes\nb: 2020-01-01\n", Dialect::Yaml11);
+        assert_eq!(y11, serde_json::json!({"a": true, "b": "2020-01-01"}));
+    }
+
+    #[test]
+    fn non_finite_floats_are_errors() {
+        let n = parse_one(b"a: .inf\n", &ParseOptions::default()).unwrap();
+        assert!(matches!(
+            to_value(&n, Dialect::Yaml12),
+            Err(ValueError::NonFinite { line: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn round_trip_keeps_types() {
+        let val =
+            serde_json::json!({"s": "123", "i": 5, "f": 0.5, "b": true, "n": null, "l": ["x"]});
+        assert_eq!(to_value(&from_value(&val), Dialect::Yaml12).unwrap(), val);
+    }
+}
