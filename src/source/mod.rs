@@ -2,8 +2,10 @@
 //! work tree. Every engine reads through [`Snapshot`], never through `std::fs`.
 
 mod paths;
+mod worktree;
 
 pub use paths::{PathError, RepoPath};
+pub use worktree::WorktreeSnapshot;
 
 use std::sync::Arc;
 
@@ -101,4 +103,24 @@ pub trait Snapshot: Send + Sync {
     fn object_id(&self, path: &RepoPath) -> Option<ObjectId>;
     /// A short human description such as `HEAD~1 (3f2a9c1)`, `staged`, or `work tree`.
     fn describe(&self) -> String;
+}
+
+/// Helpers for tests that build real directory trees.
+#[cfg(all(test, unix))]
+pub(crate) mod testing {
+    use std::path::Path;
+
+    /// Writes `contents` to `dir/rel`, creating parent directories.
+    pub(crate) fn write(dir: &Path, rel: &str, contents: &str) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a file has a parent")).expect("mkdir");
+        std::fs::write(path, contents).expect("write");
+    }
+
+    /// Creates the symbolic link `dir/rel` pointing at `target`.
+    pub(crate) fn symlink(dir: &Path, rel: &str, target: &str) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a link has a parent")).expect("mkdir");
+        std::os::unix::fs::symlink(target, path).expect("symlink");
+    }
 }
