@@ -1,9 +1,12 @@
 //! Read-only views of a repository at one revision: a git commit, the staged index, or the
 //! work tree. Every engine reads through [`Snapshot`], never through `std::fs`.
 
+mod git;
+mod links;
 mod paths;
 mod worktree;
 
+pub use git::{CommitSnapshot, GitRepo, IndexSnapshot, ResolvedRev};
 pub use paths::{PathError, RepoPath};
 pub use worktree::WorktreeSnapshot;
 
@@ -30,6 +33,13 @@ impl ObjectId {
     /// Lower-case hex, 40 characters.
     pub fn to_hex(&self) -> String {
         self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The first 7 hex characters, as `git log --oneline` abbreviates.
+    pub fn short(&self) -> String {
+        let mut hex = self.to_hex();
+        hex.truncate(7);
+        hex
     }
 }
 
@@ -105,10 +115,60 @@ pub trait Snapshot: Send + Sync {
     fn describe(&self) -> String;
 }
 
-/// Helpers for tests that build real directory trees.
+/// Helpers for tests that build real repositories with the `git` command line.
 #[cfg(all(test, unix))]
 pub(crate) mod testing {
     use std::path::Path;
+    use std::process::Command;
+
+    /// Runs git in `dir` with a fixed identity and clock and no user or system configuration;
+    /// returns its trimmed standard output.
+    pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
+        let out = git_command(dir, args).output().expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Like [`git`], for commands expected to fail (e.g. a conflicting merge).
+    pub(crate) fn git_may_fail(dir: &Path, args: &[&str]) {
+        let _ = git_command(dir, args).output().expect("git runs");
+    }
+
+    fn git_command(dir: &Path, args: &[&str]) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.current_dir(dir)
+            .args(["-c", "init.defaultBranch=main", "-c", "core.symlinks=true"])
+            .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
+            .args([
+                "-c",
+                "protocol.file.allow=always",
+                "-c",
+                "advice.detachedHead=false",
+            ])
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("HOME", dir)
+            .env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z");
+        for var in [
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "GIT_INDEX_FILE",
+            "GIT_OBJECT_DIRECTORY",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd
+    }
 
     /// Writes `contents` to `dir/rel`, creating parent directories.
     pub(crate) fn write(dir: &Path, rel: &str, contents: &str) {
@@ -122,5 +182,12 @@ pub(crate) mod testing {
         let path = dir.join(rel);
         std::fs::create_dir_all(path.parent().expect("a link has a parent")).expect("mkdir");
         std::os::unix::fs::symlink(target, path).expect("symlink");
+    }
+
+    /// Stages everything and commits; returns the new commit's id.
+    pub(crate) fn commit_all(dir: &Path, message: &str) -> String {
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", message]);
+        git(dir, &["rev-parse", "HEAD"])
     }
 }
