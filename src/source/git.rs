@@ -12,7 +12,10 @@ use gix::bstr::ByteSlice;
 use gix::objs::tree::EntryKind as Mode;
 
 use super::links::{self, LinkTable, RawKind};
-use super::{Bytes, DirEntry, EntryKind, ObjectId, RepoPath, Snapshot, SourceError, MAX_FILE_SIZE};
+use super::{
+    Bytes, DirEntry, EntryKind, ObjectId, RepoPath, RevInfo, Revision, Snapshot, SourceError,
+    WorktreeSnapshot, MAX_FILE_SIZE,
+};
 
 /// A git repository (main work tree, linked worktree or bare), opened without reading any user
 /// or system configuration or `GIT_*` variable (but see [`GitRepo::staged_snapshot`]), so
@@ -46,6 +49,9 @@ const DEFAULT_BRANCH_CANDIDATES: [(&str, &str); 4] = [
     ("refs/heads/main", "main"),
     ("refs/heads/master", "master"),
 ];
+
+/// What [`GitRepo::default_branch`] tries, for error messages.
+const DEFAULT_BRANCH_TRIED: &str = "origin/HEAD, origin/main, origin/master, main, master";
 
 impl GitRepo {
     /// Opens the repository containing `dir`, walking up through its parents like git does.
@@ -171,6 +177,56 @@ impl GitRepo {
                 ),
                 e,
             )),
+        }
+    }
+
+    /// The default branch's name and the merge base of `HEAD` with it (the default diff base).
+    pub fn default_base(&self) -> Result<(String, ObjectId), SourceError> {
+        let branch = self.default_branch().ok_or_else(|| {
+            SourceError::Git(format!(
+                "no default branch to compare with: none of {DEFAULT_BRANCH_TRIED} exists; \
+                 name the base revision explicitly"
+            ))
+        })?;
+        let head = self.resolve("HEAD")?;
+        let tip = self.resolve(&branch)?;
+        Ok((branch, self.merge_base(head.commit, tip.commit)?))
+    }
+
+    /// Opens `rev` of this repository; the work tree is the repository's top directory.
+    pub fn open(&self, rev: &Revision) -> Result<(Box<dyn Snapshot>, RevInfo), SourceError> {
+        match rev {
+            Revision::Commit(spec) => {
+                let resolved = self.resolve(spec)?;
+                let info = RevInfo {
+                    rev: spec.clone(),
+                    commit: Some(resolved.commit.to_hex()),
+                };
+                Ok((Box::new(self.snapshot_at(&resolved)?), info))
+            }
+            Revision::Staged => Ok((
+                Box::new(self.staged_snapshot()?),
+                RevInfo {
+                    rev: "STAGED".to_string(),
+                    commit: None,
+                },
+            )),
+            Revision::Worktree => {
+                let root = self.work_dir().ok_or_else(|| {
+                    SourceError::Git(format!(
+                        "{}: a bare repository has no work tree",
+                        self.repo.git_dir().display()
+                    ))
+                })?;
+                let snapshot = WorktreeSnapshot::new(root)?.with_max_file_size(self.max_file_size);
+                Ok((
+                    Box::new(snapshot),
+                    RevInfo {
+                        rev: "WORKTREE".to_string(),
+                        commit: None,
+                    },
+                ))
+            }
         }
     }
 
@@ -714,7 +770,6 @@ fn git_error(context: impl Display, err: gix::Error) -> SourceError {
 mod tests {
     use super::*;
     use crate::source::testing::{commit_all, git, git_may_fail, symlink, write};
-    use crate::source::WorktreeSnapshot;
     use tempfile::TempDir;
 
     fn p(path: &str) -> RepoPath {
@@ -1142,9 +1197,34 @@ mod tests {
         let work = r.join("work");
         let repo = GitRepo::discover(&work).unwrap();
         assert_eq!(repo.default_branch().as_deref(), Some("origin/feature"));
+        let (rev, base) = repo.default_base().unwrap();
+        assert_eq!(
+            (rev.as_str(), base.to_hex()),
+            ("origin/feature", f.c3_feature.clone())
+        );
+
         git(&work, &["remote", "set-head", "origin", "-d"]);
         let repo = GitRepo::discover(&work).unwrap();
         assert_eq!(repo.default_branch().as_deref(), Some("origin/main"));
+        git(&work, &["checkout", "-q", "-b", "topic", "origin/feature"]);
+        let (rev, base) = repo.default_base().unwrap();
+        assert_eq!((rev.as_str(), base.to_hex()), ("origin/main", f.c2.clone()));
+    }
+
+    #[test]
+    fn default_base_names_the_refs_it_tried() {
+        let dir = TempDir::new().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q", "-b", "trunk"]);
+        write(d, "a", "a\n");
+        commit_all(d, "one");
+        let repo = GitRepo::discover(d).unwrap();
+        assert_eq!(repo.default_branch(), None);
+        let err = repo.default_base().unwrap_err().to_string();
+        assert!(
+            err.contains("origin/HEAD, origin/main, origin/master, main, master"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub use git::{CommitSnapshot, GitRepo, IndexSnapshot, ResolvedRev};
 pub use paths::{PathError, RepoPath};
 pub use worktree::WorktreeSnapshot;
 
+use std::path::Path;
 use std::sync::Arc;
 
 /// File contents shared between threads and between the two revisions of a diff.
@@ -115,6 +116,48 @@ pub trait Snapshot: Send + Sync {
     fn describe(&self) -> String;
 }
 
+/// Which revision of a repository to read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Revision {
+    /// A commit named by any revision spec (`HEAD~1`, `origin/main`, a tag, a hex id).
+    Commit(String),
+    /// The staged index, as a pre-commit hook sees it.
+    Staged,
+    /// The files on disk (also outside any git repository).
+    Worktree,
+}
+
+/// How an opened revision is named in reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RevInfo {
+    /// The revision as the user wrote it, or `STAGED` / `WORKTREE`.
+    pub rev: String,
+    /// The commit's full hex id, for commit revisions.
+    pub commit: Option<String>,
+}
+
+/// Opens `rev` of the repository containing `dir`. The work tree of a repository is its top
+/// directory; outside any repository it is `dir` itself.
+pub fn open(dir: &Path, rev: &Revision) -> Result<(Box<dyn Snapshot>, RevInfo), SourceError> {
+    match (GitRepo::discover(dir), rev) {
+        (Ok(repo), _) => repo.open(rev),
+        (Err(_), Revision::Worktree) => Ok((
+            Box::new(WorktreeSnapshot::new(dir.to_path_buf())?),
+            RevInfo {
+                rev: "WORKTREE".to_string(),
+                commit: None,
+            },
+        )),
+        (Err(e), _) => Err(e),
+    }
+}
+
+/// The base revision `kdelta diff` uses by default: the default branch's name (e.g.
+/// `origin/main`) and the merge base of `HEAD` with it.
+pub fn default_base(dir: &Path) -> Result<(String, ObjectId), SourceError> {
+    GitRepo::discover(dir)?.default_base()
+}
+
 /// Helpers for tests that build real repositories with the `git` command line.
 #[cfg(all(test, unix))]
 pub(crate) mod testing {
@@ -189,5 +232,107 @@ pub(crate) mod testing {
         git(dir, &["add", "-A"]);
         git(dir, &["commit", "-q", "-m", message]);
         git(dir, &["rev-parse", "HEAD"])
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::testing::{commit_all, git, write};
+    use super::*;
+    use tempfile::TempDir;
+
+    fn text(snapshot: &dyn Snapshot, path: &str) -> String {
+        let bytes = snapshot.read(&RepoPath::new(path).unwrap()).unwrap();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn opens_a_plain_directory_as_the_work_tree() {
+        let dir = TempDir::new().unwrap();
+        write(dir.path(), "k/kustomization.yaml", "resources: []\n");
+        let (snapshot, info) = open(dir.path(), &Revision::Worktree).unwrap();
+        assert_eq!(
+            text(snapshot.as_ref(), "k/kustomization.yaml"),
+            "resources: []\n"
+        );
+        assert_eq!(
+            info,
+            RevInfo {
+                rev: "WORKTREE".into(),
+                commit: None
+            }
+        );
+
+        for rev in [Revision::Commit("HEAD".into()), Revision::Staged] {
+            let err = open(dir.path(), &rev).err().unwrap().to_string();
+            let expected = format!(
+                "not a git repository (or any parent): {}",
+                dir.path().display()
+            );
+            assert_eq!(err, expected);
+        }
+        let err = default_base(dir.path()).unwrap_err().to_string();
+        assert!(err.starts_with("not a git repository"), "{err}");
+    }
+
+    #[test]
+    fn opens_each_revision_of_a_repository_from_a_subdirectory() {
+        let dir = TempDir::new().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        write(d, "top.yaml", "one\n");
+        write(d, "apps/web/k.yaml", "web\n");
+        let first = commit_all(d, "one");
+        write(d, "top.yaml", "two\n");
+        git(d, &["add", "top.yaml"]);
+        write(d, "top.yaml", "three\n");
+        let sub = d.join("apps/web");
+
+        let (head, info) = open(&sub, &Revision::Commit("HEAD".into())).unwrap();
+        assert_eq!(text(head.as_ref(), "top.yaml"), "one\n");
+        assert_eq!(
+            info,
+            RevInfo {
+                rev: "HEAD".into(),
+                commit: Some(first.clone())
+            }
+        );
+        assert_eq!(head.describe(), format!("HEAD ({})", &first[..7]));
+
+        let (staged, info) = open(&sub, &Revision::Staged).unwrap();
+        assert_eq!(text(staged.as_ref(), "top.yaml"), "two\n");
+        assert_eq!(info.rev, "STAGED");
+
+        let (work, info) = open(&sub, &Revision::Worktree).unwrap();
+        assert_eq!(
+            text(work.as_ref(), "top.yaml"),
+            "three\n",
+            "the root is the repository's top"
+        );
+        assert_eq!(info.commit, None);
+
+        let err = open(&sub, &Revision::Commit("nope".into()))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("\"nope\""), "{err}");
+    }
+
+    #[test]
+    fn default_base_is_the_merge_base_with_the_default_branch() {
+        let dir = TempDir::new().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        write(d, "a", "a\n");
+        let base = commit_all(d, "one");
+        git(d, &["checkout", "-q", "-b", "topic"]);
+        write(d, "a", "topic\n");
+        commit_all(d, "topic");
+        git(d, &["checkout", "-q", "main"]);
+        write(d, "b", "b\n");
+        commit_all(d, "main moves on");
+        git(d, &["checkout", "-q", "topic"]);
+        let (rev, commit) = default_base(d).unwrap();
+        assert_eq!((rev.as_str(), commit.to_hex()), ("main", base));
     }
 }
