@@ -1,10 +1,16 @@
 //! Read-only views of a repository at one revision: a git commit, the staged index, or the
 //! work tree. Every engine reads through [`Snapshot`], never through `std::fs`.
 
+mod git;
+mod links;
 mod paths;
+mod worktree;
 
+pub use git::{CommitSnapshot, GitRepo, IndexSnapshot, ResolvedRev};
 pub use paths::{PathError, RepoPath};
+pub use worktree::WorktreeSnapshot;
 
+use std::path::Path;
 use std::sync::Arc;
 
 /// File contents shared between threads and between the two revisions of a diff.
@@ -28,6 +34,13 @@ impl ObjectId {
     /// Lower-case hex, 40 characters.
     pub fn to_hex(&self) -> String {
         self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The first 7 hex characters, as `git log --oneline` abbreviates.
+    pub fn short(&self) -> String {
+        let mut hex = self.to_hex();
+        hex.truncate(7);
+        hex
     }
 }
 
@@ -101,4 +114,225 @@ pub trait Snapshot: Send + Sync {
     fn object_id(&self, path: &RepoPath) -> Option<ObjectId>;
     /// A short human description such as `HEAD~1 (3f2a9c1)`, `staged`, or `work tree`.
     fn describe(&self) -> String;
+}
+
+/// Which revision of a repository to read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Revision {
+    /// A commit named by any revision spec (`HEAD~1`, `origin/main`, a tag, a hex id).
+    Commit(String),
+    /// The staged index, as a pre-commit hook sees it.
+    Staged,
+    /// The files on disk (also outside any git repository).
+    Worktree,
+}
+
+/// How an opened revision is named in reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RevInfo {
+    /// The revision as the user wrote it, or `STAGED` / `WORKTREE`.
+    pub rev: String,
+    /// The commit's full hex id, for commit revisions.
+    pub commit: Option<String>,
+}
+
+/// Opens `rev` of the repository containing `dir`. The work tree of a repository is its top
+/// directory; outside any repository it is `dir` itself.
+pub fn open(dir: &Path, rev: &Revision) -> Result<(Box<dyn Snapshot>, RevInfo), SourceError> {
+    match (GitRepo::discover(dir), rev) {
+        (Ok(repo), _) => repo.open(rev),
+        (Err(_), Revision::Worktree) => Ok((
+            Box::new(WorktreeSnapshot::new(dir.to_path_buf())?),
+            RevInfo {
+                rev: "WORKTREE".to_string(),
+                commit: None,
+            },
+        )),
+        (Err(e), _) => Err(e),
+    }
+}
+
+/// The base revision `kdelta diff` uses by default: the default branch's name (e.g.
+/// `origin/main`) and the merge base of `HEAD` with it.
+pub fn default_base(dir: &Path) -> Result<(String, ObjectId), SourceError> {
+    GitRepo::discover(dir)?.default_base()
+}
+
+/// Helpers for tests that build real repositories with the `git` command line.
+#[cfg(all(test, unix))]
+pub(crate) mod testing {
+    use std::path::Path;
+    use std::process::Command;
+
+    /// Runs git in `dir` with a fixed identity and clock and no user or system configuration;
+    /// returns its trimmed standard output.
+    pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
+        let out = git_command(dir, args).output().expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// Like [`git`], for commands expected to fail (e.g. a conflicting merge).
+    pub(crate) fn git_may_fail(dir: &Path, args: &[&str]) {
+        let _ = git_command(dir, args).output().expect("git runs");
+    }
+
+    fn git_command(dir: &Path, args: &[&str]) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.current_dir(dir)
+            .args(["-c", "init.defaultBranch=main", "-c", "core.symlinks=true"])
+            .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
+            .args([
+                "-c",
+                "protocol.file.allow=always",
+                "-c",
+                "advice.detachedHead=false",
+            ])
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("HOME", dir)
+            .env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z");
+        for var in [
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "GIT_INDEX_FILE",
+            "GIT_OBJECT_DIRECTORY",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd
+    }
+
+    /// Writes `contents` to `dir/rel`, creating parent directories.
+    pub(crate) fn write(dir: &Path, rel: &str, contents: &str) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a file has a parent")).expect("mkdir");
+        std::fs::write(path, contents).expect("write");
+    }
+
+    /// Creates the symbolic link `dir/rel` pointing at `target`.
+    pub(crate) fn symlink(dir: &Path, rel: &str, target: &str) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a link has a parent")).expect("mkdir");
+        std::os::unix::fs::symlink(target, path).expect("symlink");
+    }
+
+    /// Stages everything and commits; returns the new commit's id.
+    pub(crate) fn commit_all(dir: &Path, message: &str) -> String {
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", message]);
+        git(dir, &["rev-parse", "HEAD"])
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::testing::{commit_all, git, write};
+    use super::*;
+    use tempfile::TempDir;
+
+    fn text(snapshot: &dyn Snapshot, path: &str) -> String {
+        let bytes = snapshot.read(&RepoPath::new(path).unwrap()).unwrap();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn opens_a_plain_directory_as_the_work_tree() {
+        let dir = TempDir::new().unwrap();
+        write(dir.path(), "k/kustomization.yaml", "resources: []\n");
+        let (snapshot, info) = open(dir.path(), &Revision::Worktree).unwrap();
+        assert_eq!(
+            text(snapshot.as_ref(), "k/kustomization.yaml"),
+            "resources: []\n"
+        );
+        assert_eq!(
+            info,
+            RevInfo {
+                rev: "WORKTREE".into(),
+                commit: None
+            }
+        );
+
+        for rev in [Revision::Commit("HEAD".into()), Revision::Staged] {
+            let err = open(dir.path(), &rev).err().unwrap().to_string();
+            let expected = format!(
+                "not a git repository (or any parent): {}",
+                dir.path().display()
+            );
+            assert_eq!(err, expected);
+        }
+        let err = default_base(dir.path()).unwrap_err().to_string();
+        assert!(err.starts_with("not a git repository"), "{err}");
+    }
+
+    #[test]
+    fn opens_each_revision_of_a_repository_from_a_subdirectory() {
+        let dir = TempDir::new().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        write(d, "top.yaml", "one\n");
+        write(d, "apps/web/k.yaml", "web\n");
+        let first = commit_all(d, "one");
+        write(d, "top.yaml", "two\n");
+        git(d, &["add", "top.yaml"]);
+        write(d, "top.yaml", "three\n");
+        let sub = d.join("apps/web");
+
+        let (head, info) = open(&sub, &Revision::Commit("HEAD".into())).unwrap();
+        assert_eq!(text(head.as_ref(), "top.yaml"), "one\n");
+        assert_eq!(
+            info,
+            RevInfo {
+                rev: "HEAD".into(),
+                commit: Some(first.clone())
+            }
+        );
+        assert_eq!(head.describe(), format!("HEAD ({})", &first[..7]));
+
+        let (staged, info) = open(&sub, &Revision::Staged).unwrap();
+        assert_eq!(text(staged.as_ref(), "top.yaml"), "two\n");
+        assert_eq!(info.rev, "STAGED");
+
+        let (work, info) = open(&sub, &Revision::Worktree).unwrap();
+        assert_eq!(
+            text(work.as_ref(), "top.yaml"),
+            "three\n",
+            "the root is the repository's top"
+        );
+        assert_eq!(info.commit, None);
+
+        let err = open(&sub, &Revision::Commit("nope".into()))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("\"nope\""), "{err}");
+    }
+
+    #[test]
+    fn default_base_is_the_merge_base_with_the_default_branch() {
+        let dir = TempDir::new().unwrap();
+        let d = dir.path();
+        git(d, &["init", "-q"]);
+        write(d, "a", "a\n");
+        let base = commit_all(d, "one");
+        git(d, &["checkout", "-q", "-b", "topic"]);
+        write(d, "a", "topic\n");
+        commit_all(d, "topic");
+        git(d, &["checkout", "-q", "main"]);
+        write(d, "b", "b\n");
+        commit_all(d, "main moves on");
+        git(d, &["checkout", "-q", "topic"]);
+        let (rev, commit) = default_base(d).unwrap();
+        assert_eq!((rev.as_str(), commit.to_hex()), ("main", base));
+    }
 }
