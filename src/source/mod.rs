@@ -158,6 +158,71 @@ pub fn default_base(dir: &Path) -> Result<(String, ObjectId), SourceError> {
     GitRepo::discover(dir)?.default_base()
 }
 
+/// The repository (or plain directory) a command works on: open it once, then open any number
+/// of revisions from it so they share one blob cache.
+pub struct Workspace {
+    repo: Option<GitRepo>,
+    root: std::path::PathBuf,
+}
+
+impl Workspace {
+    /// Finds the repository containing `dir`; outside any repository the workspace is `dir`.
+    pub fn discover(dir: &Path) -> Workspace {
+        match GitRepo::discover(dir) {
+            Ok(repo) => {
+                let root = repo.work_dir().unwrap_or_else(|| dir.to_path_buf());
+                Workspace {
+                    repo: Some(repo),
+                    root,
+                }
+            }
+            Err(_) => Workspace {
+                repo: None,
+                root: dir.to_path_buf(),
+            },
+        }
+    }
+
+    /// The directory the work-tree snapshot is rooted at.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// True inside a git repository.
+    pub fn is_git(&self) -> bool {
+        self.repo.is_some()
+    }
+
+    /// Opens a revision.
+    pub fn open(&self, rev: &Revision) -> Result<(Box<dyn Snapshot>, RevInfo), SourceError> {
+        match (&self.repo, rev) {
+            (Some(repo), _) => repo.open(rev),
+            (None, Revision::Worktree) => Ok((
+                Box::new(WorktreeSnapshot::new(self.root.clone())?),
+                RevInfo {
+                    rev: "WORKTREE".to_string(),
+                    commit: None,
+                },
+            )),
+            (None, _) => Err(SourceError::Git(format!(
+                "not a git repository (or any parent): {}",
+                self.root.display()
+            ))),
+        }
+    }
+
+    /// The default diff base: the default branch's name and the merge base of HEAD with it.
+    pub fn default_base(&self) -> Result<(String, ObjectId), SourceError> {
+        match &self.repo {
+            Some(repo) => repo.default_base(),
+            None => Err(SourceError::Git(format!(
+                "not a git repository (or any parent): {}; kdelta diff compares git revisions",
+                self.root.display()
+            ))),
+        }
+    }
+}
+
 /// Helpers for tests that build real repositories with the `git` command line.
 #[cfg(all(test, unix))]
 pub(crate) mod testing {

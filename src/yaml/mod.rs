@@ -1,6 +1,7 @@
 //! YAML: a node tree with positions (parse), typing by dialect (resolve, value), and the
 //! byte-exact go-yaml v2 output format (emit). Knows nothing of Kubernetes.
 
+pub mod de;
 pub mod emit;
 mod gonum;
 mod node;

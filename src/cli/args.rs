@@ -1,0 +1,147 @@
+//! clap definitions for every command and the options they share.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Render a GitOps repository (kustomize, Helm, Argo CD) at two git revisions and report what
+/// changes in the cluster.
+#[derive(Debug, Parser)]
+#[command(name = "kdelta", version, about, long_about = None)]
+pub struct Cli {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the rendered manifests of targets, exactly as the reference tool prints them.
+    Render(RenderArgs),
+    /// Render two revisions and report what changes (BASE defaults to the merge-base with the
+    /// default branch, HEAD to the work tree).
+    Diff(DiffArgs),
+    /// Render everything at one revision and report findings; exit 1 on errors.
+    Check(CheckArgs),
+    /// List the discovered targets.
+    List(ListArgs),
+}
+
+/// Where to read a single revision from.
+#[derive(Debug, Args, Clone, Default)]
+pub struct RevisionArgs {
+    /// Read this git revision (commit, branch, tag, `HEAD~2`…) instead of the work tree.
+    #[arg(long, value_name = "REV", conflicts_with = "staged")]
+    pub rev: Option<String>,
+    /// Read the staged index (for pre-commit hooks).
+    #[arg(long)]
+    pub staged: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    #[command(flatten)]
+    pub revision: RevisionArgs,
+    /// Targets (ids such as `kustomize:apps/web`) or paths (directories or files); default: the
+    /// current directory.
+    #[arg(value_name = "TARGET_OR_PATH")]
+    pub targets: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The base revision (default: merge-base of HEAD and the default branch).
+    pub base: Option<String>,
+    /// The head revision (default: the work tree).
+    pub head: Option<String>,
+    /// Compare against the staged index instead of the work tree.
+    #[arg(long, conflicts_with = "head")]
+    pub staged: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub revision: RevisionArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub revision: RevisionArgs,
+}
+
+/// Output formats for stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// When to color terminal output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// Kustomize load restrictor (kustomize's own spellings accepted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum LoadRestrictor {
+    #[default]
+    #[value(name = "rootOnly", alias = "LoadRestrictionsRootOnly")]
+    RootOnly,
+    #[value(name = "none", alias = "LoadRestrictionsNone")]
+    None,
+}
+
+/// Kustomize output order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Reorder {
+    #[default]
+    Legacy,
+    None,
+}
+
+/// Options every command accepts.
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    /// Run as if started in DIR.
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    pub chdir: Option<PathBuf>,
+    /// Output format on stdout.
+    #[arg(long, global = true, value_enum)]
+    pub format: Option<Format>,
+    /// Also write a JUnit XML report to FILE.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Also write the JSON report to FILE.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Config file (default: .kdelta.yaml at the repository root).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Number of parallel render jobs (default: one per core).
+    #[arg(short = 'j', long, global = true, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Color terminal output (NO_COLOR is respected with `auto`).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Print Secret values instead of keyed digests.
+    #[arg(long, global = true)]
+    pub show_secrets: bool,
+    /// Exit 1 when anything changed (diff).
+    #[arg(long, global = true)]
+    pub fail_on_diff: bool,
+    /// Run kustomize exec plugins (never run otherwise).
+    #[arg(long, global = true)]
+    pub enable_exec_plugins: bool,
+    /// Kustomize load restrictor.
+    #[arg(long, global = true, value_enum, default_value_t = LoadRestrictor::RootOnly)]
+    pub load_restrictor: LoadRestrictor,
+    /// Kustomize output order (`none` keeps input order).
+    #[arg(long, global = true, value_enum, default_value_t = Reorder::Legacy)]
+    pub reorder: Reorder,
+}

@@ -1,0 +1,144 @@
+//! What the commands share: opening revisions, reading the config, render options, colors,
+//! and writing report files.
+
+use super::args::{ColorChoice, CommonArgs, LoadRestrictor, Reorder, RevisionArgs};
+use anyhow::{Context, Result};
+use kdelta::config::{Config, CONFIG_FILE};
+use kdelta::render::RenderOptions;
+use kdelta::report::{Finding, Report, RevisionInfo};
+use kdelta::source::{RepoPath, Revision, Snapshot, Workspace};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// The directory the command runs in (`-C DIR` or the current directory).
+pub fn start_dir(common: &CommonArgs) -> Result<PathBuf> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let dir = match &common.chdir {
+        Some(d) => cwd.join(d),
+        None => cwd,
+    };
+    dir.canonicalize()
+        .with_context(|| format!("cannot change to directory {}", dir.display()))
+}
+
+/// The revision named by `--rev`/`--staged`, defaulting to the work tree.
+pub fn revision(args: &RevisionArgs) -> Revision {
+    match (&args.rev, args.staged) {
+        (Some(r), _) => Revision::Commit(r.clone()),
+        (None, true) => Revision::Staged,
+        (None, false) => Revision::Worktree,
+    }
+}
+
+/// An opened revision.
+pub struct Opened {
+    pub snapshot: Box<dyn Snapshot>,
+    pub info: RevisionInfo,
+    /// The snapshot's root on disk (the repository's work tree, or the start directory).
+    pub root: PathBuf,
+}
+
+/// Opens a revision of the workspace.
+pub fn open(ws: &Workspace, rev: &Revision) -> Result<Opened> {
+    let (snapshot, info) = ws.open(rev)?;
+    Ok(Opened {
+        snapshot,
+        info: RevisionInfo {
+            rev: info.rev,
+            commit: info.commit,
+        },
+        root: ws.root().to_path_buf(),
+    })
+}
+
+/// Finds the workspace (git repository or plain directory) around the start directory.
+pub fn workspace(common: &CommonArgs) -> Result<(PathBuf, Workspace)> {
+    let start = start_dir(common)?;
+    let ws = Workspace::discover(&start);
+    Ok((start, ws))
+}
+
+/// `dir` as a repo-relative path of a snapshot rooted at `root`.
+pub fn repo_relative(root: &Path, path: &Path) -> Result<RepoPath> {
+    let rel = path.strip_prefix(root).with_context(|| {
+        format!(
+            "{} is outside the repository at {}",
+            path.display(),
+            root.display()
+        )
+    })?;
+    let rel = rel.to_string_lossy().replace('\\', "/");
+    Ok(RepoPath::new(&rel)?)
+}
+
+/// Turns a command-line path (relative to `start`) into a repo-relative path.
+pub fn arg_path(start: &Path, root: &Path, arg: &str) -> Result<RepoPath> {
+    let joined = start.join(arg);
+    // Resolve `..` lexically: the path may not exist on disk (a file only in a revision).
+    let mut parts: Vec<std::path::Component> = Vec::new();
+    for c in joined.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => parts.push(other),
+        }
+    }
+    let normal: PathBuf = parts.iter().collect();
+    repo_relative(root, &normal)
+}
+
+/// The configuration: `--config FILE` from disk, else `.kdelta.yaml` from the snapshot.
+pub fn config(common: &CommonArgs, snapshot: &dyn Snapshot) -> Result<Config, Finding> {
+    if let Some(path) = &common.config {
+        let bytes = std::fs::read(path).map_err(|e| {
+            Finding::error("config.invalid", format!("cannot read config: {e}"))
+                .in_file(path.display().to_string())
+        })?;
+        return Config::parse(&bytes).map_err(|e| e.to_finding(&path.display().to_string()));
+    }
+    let file = RepoPath::new(CONFIG_FILE).expect("a constant relative path");
+    match snapshot.read(&file) {
+        Ok(bytes) => Config::parse(&bytes).map_err(|e| e.to_finding(CONFIG_FILE)),
+        Err(_) => Ok(Config::default()),
+    }
+}
+
+/// Rendering options from the flags.
+pub fn render_options(common: &CommonArgs) -> RenderOptions {
+    RenderOptions {
+        load_restrictor_none: common.load_restrictor == LoadRestrictor::None,
+        reorder_none: common.reorder == Reorder::None,
+        enable_exec_plugins: common.enable_exec_plugins,
+    }
+}
+
+/// Whether to color stdout.
+pub fn color(common: &CommonArgs) -> bool {
+    match common.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+                && std::env::var("TERM").map(|t| t != "dumb").unwrap_or(true)
+        }
+    }
+}
+
+/// Writes `--json` and `--junit` files.
+pub fn write_report_files(common: &CommonArgs, report: &Report) -> Result<()> {
+    if let Some(path) = &common.json {
+        std::fs::write(path, kdelta::report::json::to_string(report))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &common.junit {
+        let opts = kdelta::report::junit::JunitOptions {
+            fail_on_diff: common.fail_on_diff,
+        };
+        std::fs::write(path, kdelta::report::junit::to_string(report, opts))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,51 @@
+//! The command line: argument definitions and one module per command. The only place that
+//! prints.
+
+mod args;
+mod check;
+mod common;
+mod diff;
+mod list;
+mod render;
+
+pub use args::Cli;
+
+use clap::Parser;
+
+/// Exit code: ran fine, nothing to fail on.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: error findings (or a diff with `--fail-on-diff`).
+pub const EXIT_FINDINGS: i32 = 1;
+/// Exit code: usage error, or kdelta could not run at all.
+pub const EXIT_USAGE: i32 = 2;
+
+/// Parses the process arguments, runs the command and returns the exit code.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    if let Some(jobs) = cli.common.jobs {
+        // Fails only if a pool was already built, which cannot happen this early.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.max(1))
+            .build_global();
+    }
+    let result = match &cli.command {
+        args::Command::Render(a) => render::run(&cli.common, a),
+        args::Command::Diff(a) => diff::run(&cli.common, a),
+        args::Command::Check(a) => check::run(&cli.common, a),
+        args::Command::List(a) => list::run(&cli.common, a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("kdelta: error: {e:#}");
+            EXIT_USAGE
+        }
+    }
+}

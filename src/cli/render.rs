@@ -1,0 +1,132 @@
+//! `kdelta render`: print rendered manifests exactly as the reference tool would (Secret values
+//! redacted unless `--show-secrets`).
+
+use super::args::{CommonArgs, RenderArgs};
+use super::common;
+use anyhow::{bail, Result};
+use kdelta::discover::{discover, KUSTOMIZATION_FILES};
+use kdelta::render::{render_target, ParseCache, Target};
+use kdelta::report::text::{findings_to_string, TextOptions};
+use kdelta::source::{EntryKind, RepoPath, Snapshot};
+
+pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
+    let (start, ws) = common::workspace(c)?;
+    let opened = common::open(&ws, &common::revision(&args.revision))?;
+    let snapshot = opened.snapshot.as_ref();
+    let requested: Vec<String> = if args.targets.is_empty() {
+        vec![".".to_string()]
+    } else {
+        args.targets.clone()
+    };
+    let mut targets = Vec::new();
+    for arg in &requested {
+        targets.extend(resolve(c, snapshot, &start, &opened.root, arg)?);
+    }
+    if targets.is_empty() {
+        bail!("nothing to render in {}", requested.join(", "));
+    }
+    let cache = ParseCache::default();
+    let opts = common::render_options(c);
+    let mut failed = false;
+    let mut out = String::new();
+    let many = targets.len() > 1;
+    for (i, t) in targets.iter().enumerate() {
+        let rendered = render_target(snapshot, t, &opts, &cache);
+        if !rendered.findings.is_empty() {
+            eprint!(
+                "{}",
+                findings_to_string(&rendered.findings, TextOptions::default())
+            );
+        }
+        failed |= rendered
+            .findings
+            .iter()
+            .any(|f| f.severity == kdelta::report::Severity::Error);
+        if !rendered.ok {
+            continue;
+        }
+        match rendered.to_yaml_redacted(!c.show_secrets) {
+            Ok((yaml, redacted)) => {
+                if many {
+                    if i > 0 {
+                        out.push_str("---\n");
+                    }
+                    out.push_str(&format!("# kdelta target: {}\n", t.id()));
+                }
+                out.push_str(&yaml);
+                if redacted > 0 {
+                    eprintln!(
+                        "kdelta: {redacted} Secret value(s) in {} replaced by digests; pass --show-secrets to print them",
+                        t.id()
+                    );
+                }
+            }
+            Err(f) => {
+                eprint!("{}", findings_to_string(&[f], TextOptions::default()));
+                failed = true;
+            }
+        }
+    }
+    print!("{out}");
+    Ok(if failed {
+        super::EXIT_FINDINGS
+    } else {
+        super::EXIT_OK
+    })
+}
+
+/// Maps one argument to targets: a target id, a kustomization or chart directory, a directory
+/// of manifests, a file holding Argo CD manifests, or a directory containing targets.
+fn resolve(
+    c: &CommonArgs,
+    snapshot: &dyn Snapshot,
+    start: &std::path::Path,
+    root: &std::path::Path,
+    arg: &str,
+) -> Result<Vec<Target>> {
+    if let Some((kind, rest)) = arg.split_once(':') {
+        if ["kustomize", "helm", "appset", "app", "dir"].contains(&kind) {
+            let config = common::config(c, snapshot).unwrap_or_default();
+            let all = discover(snapshot, &config).targets;
+            let found: Vec<Target> = all.into_iter().filter(|t| t.id() == arg).collect();
+            if found.is_empty() {
+                bail!("no target {arg} (see `kdelta list`); {rest} not found");
+            }
+            return Ok(found);
+        }
+    }
+    let path = common::arg_path(start, root, arg)?;
+    match snapshot.kind(&path) {
+        EntryKind::Dir => Ok(vec![dir_target(snapshot, path)]),
+        EntryKind::File | EntryKind::Symlink => {
+            let config = common::config(c, snapshot).unwrap_or_default();
+            let found: Vec<Target> = discover(snapshot, &config)
+                .targets
+                .into_iter()
+                .filter(|t| t.path() == &path)
+                .collect();
+            if found.is_empty() {
+                bail!("{arg} is a file but not an Argo CD manifest; pass its directory to render the manifests in it");
+            }
+            Ok(found)
+        }
+        EntryKind::Missing => bail!(
+            "{arg}: no such file or directory in {}",
+            snapshot.describe()
+        ),
+    }
+}
+
+fn dir_target(snapshot: &dyn Snapshot, dir: RepoPath) -> Target {
+    let has = |name: &str| snapshot.kind(&dir.child(name)) == EntryKind::File;
+    if KUSTOMIZATION_FILES.iter().any(|f| has(f)) {
+        Target::Kustomize { dir }
+    } else if has("Chart.yaml") {
+        Target::Helm {
+            chart: dir,
+            values: None,
+        }
+    } else {
+        Target::Directory { dir }
+    }
+}

@@ -1,0 +1,163 @@
+//! `.kdelta.yaml`: which targets to render and which plain-manifest directories exist.
+
+use crate::report::Finding;
+use crate::yaml::{self, de::from_node, Dialect, ParseOptions};
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+/// The default config file name, at the repository root.
+pub const CONFIG_FILE: &str = ".kdelta.yaml";
+
+/// The config file as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawConfig {
+    #[serde(default)]
+    include: Vec<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
+    #[serde(default)]
+    directories: Vec<String>,
+}
+
+/// The parsed configuration with compiled globs.
+#[derive(Debug, Clone)]
+pub struct Config {
+    include: Option<GlobSet>,
+    exclude: GlobSet,
+    directories: GlobSet,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            include: None,
+            exclude: GlobSet::empty(),
+            directories: GlobSet::empty(),
+        }
+    }
+}
+
+fn glob(pattern: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern.trim_end_matches('/'))
+        .literal_separator(true)
+        .build()
+}
+
+fn glob_set(patterns: &[String], key: &str, node: &yaml::Node) -> Result<GlobSet, ConfigError> {
+    let mut b = GlobSetBuilder::new();
+    for (i, p) in patterns.iter().enumerate() {
+        let g = glob(p).map_err(|e| {
+            let span = node
+                .get(key)
+                .and_then(|n| n.as_seq())
+                .and_then(|s| s.get(i))
+                .map(|n| n.span)
+                .unwrap_or_default();
+            ConfigError {
+                message: format!("invalid glob {p:?} in `{key}`: {}", e.kind()),
+                line: span.line,
+                column: span.column,
+            }
+        })?;
+        b.add(g);
+    }
+    b.build().map_err(|e| ConfigError {
+        message: e.to_string(),
+        line: 0,
+        column: 0,
+    })
+}
+
+/// An invalid config file, with the position of the problem.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ConfigError {
+    pub message: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl ConfigError {
+    /// The error as a finding on `file`.
+    pub fn to_finding(&self, file: &str) -> Finding {
+        Finding::error("config.invalid", self.message.clone())
+            .at(file, self.line, self.column)
+            .with_help("see docs/configuration.md for the keys .kdelta.yaml accepts")
+    }
+}
+
+impl Config {
+    /// Parses the contents of a config file.
+    pub fn parse(bytes: &[u8]) -> Result<Config, ConfigError> {
+        let node = yaml::parse_one(bytes, &ParseOptions::default()).map_err(|e| ConfigError {
+            message: e.message.clone(),
+            line: e.span.line,
+            column: e.span.column,
+        })?;
+        if node.is_null() {
+            return Ok(Config::default());
+        }
+        let raw: RawConfig = from_node(&node, Dialect::Yaml12).map_err(|e| ConfigError {
+            message: e.message.clone(),
+            line: e.span.line,
+            column: e.span.column,
+        })?;
+        Ok(Config {
+            include: if raw.include.is_empty() {
+                None
+            } else {
+                Some(glob_set(&raw.include, "include", &node)?)
+            },
+            exclude: glob_set(&raw.exclude, "exclude", &node)?,
+            directories: glob_set(&raw.directories, "directories", &node)?,
+        })
+    }
+
+    /// True when a target at this repo-relative path should be rendered.
+    pub fn selects(&self, path: &str) -> bool {
+        let included = match &self.include {
+            None => true,
+            Some(set) => set.is_match(path),
+        };
+        included && !self.exclude.is_match(path)
+    }
+
+    /// True when `dir` is listed under `directories:`.
+    pub fn is_manifest_directory(&self, dir: &str) -> bool {
+        self.directories.is_match(dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn include_exclude_and_directories() {
+        let c = Config::parse(
+            b"include: ['apps/**']\nexclude: ['**/testdata/**']\ndirectories: ['manifests/*']\n",
+        )
+        .unwrap();
+        assert!(c.selects("apps/web/overlays/prod"));
+        assert!(!c.selects("apps/web/testdata/x"));
+        assert!(!c.selects("infra/x"));
+        assert!(c.is_manifest_directory("manifests/crds"));
+        assert!(!c.is_manifest_directory("manifests/crds/sub"));
+        let all = Config::parse(b"").unwrap();
+        assert!(all.selects("anything"));
+    }
+
+    #[test]
+    fn errors_have_lines() {
+        let e = Config::parse(b"include: []\nbogus: 1\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("unknown field"), "{}", e.message);
+        let e = Config::parse(b"exclude:\n- 'a/[b'\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = Config::parse(b"include: [a\n").unwrap_err();
+        assert!(e.line > 0);
+        let f = e.to_finding(".kdelta.yaml");
+        assert_eq!(f.rule, "config.invalid");
+    }
+}

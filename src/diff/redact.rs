@@ -1,0 +1,100 @@
+//! Secret redaction: `data`/`stringData` values of Secrets are replaced by a keyed digest, so a
+//! report shows that a key changed without ever showing (or letting anyone brute-force) the
+//! value. The key is random per process: digests compare within one run only.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::sync::OnceLock;
+
+/// Prefix of every redaction marker.
+pub const MARKER_PREFIX: &str = "<redacted sha256:";
+
+fn process_key() -> &'static [u8; 32] {
+    static KEY: OnceLock<[u8; 32]> = OnceLock::new();
+    KEY.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        let mut key = [0u8; 32];
+        for chunk in key.chunks_mut(8) {
+            // RandomState is seeded from the OS's random source once per process.
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(std::process::id() as u64);
+            chunk.copy_from_slice(&h.finish().to_le_bytes());
+        }
+        key
+    })
+}
+
+/// HMAC-SHA256 of `value` under the process key, hex, first 12 characters.
+fn keyed_digest(value: &[u8]) -> String {
+    let key = process_key();
+    let mut ipad = [0x36u8; 64];
+    let mut opad = [0x5cu8; 64];
+    for (i, k) in key.iter().enumerate() {
+        ipad[i] ^= k;
+        opad[i] ^= k;
+    }
+    let inner = Sha256::new()
+        .chain_update(ipad)
+        .chain_update(value)
+        .finalize();
+    let outer = Sha256::new()
+        .chain_update(opad)
+        .chain_update(inner)
+        .finalize();
+    outer.iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The marker that stands for a secret value.
+pub fn marker(value: &Value) -> String {
+    let bytes = match value {
+        Value::String(s) => s.as_bytes().to_vec(),
+        other => other.to_string().into_bytes(),
+    };
+    format!("{MARKER_PREFIX}{}>", keyed_digest(&bytes))
+}
+
+/// True when a string is a redaction marker.
+pub fn is_marker(s: &str) -> bool {
+    s.starts_with(MARKER_PREFIX) && s.ends_with('>')
+}
+
+/// Replaces the values of a Secret's `data` and `stringData` by markers (other kinds are left
+/// alone). Returns how many values were redacted.
+pub fn redact_secret(object: &mut Value) -> usize {
+    if object.get("kind").and_then(Value::as_str) != Some("Secret") {
+        return 0;
+    }
+    let mut n = 0;
+    for field in ["data", "stringData"] {
+        if let Some(Value::Object(map)) = object.get_mut(field) {
+            for v in map.values_mut() {
+                *v = Value::String(marker(v));
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn secrets_are_redacted_with_stable_digests() {
+        let mut a = json!({"kind": "Secret", "data": {"pw": "c2VjcmV0"}, "stringData": {"t": "x"}});
+        let mut b = json!({"kind": "Secret", "data": {"pw": "c2VjcmV0"}});
+        assert_eq!(redact_secret(&mut a), 2);
+        redact_secret(&mut b);
+        assert_eq!(a["data"]["pw"], b["data"]["pw"]);
+        let s = a["data"]["pw"].as_str().unwrap();
+        assert!(is_marker(s) && !s.contains("c2VjcmV0"), "{s}");
+        let mut c = json!({"kind": "Secret", "data": {"pw": "b3RoZXI="}});
+        redact_secret(&mut c);
+        assert_ne!(a["data"]["pw"], c["data"]["pw"]);
+        let mut cm = json!({"kind": "ConfigMap", "data": {"pw": "x"}});
+        assert_eq!(redact_secret(&mut cm), 0);
+        assert_eq!(cm["data"]["pw"], "x");
+    }
+}

@@ -1,0 +1,82 @@
+//! Plain-manifest directories: every YAML document of the directory's `.yaml`, `.yml` and
+//! `.json` files (not recursive), in kustomize's legacy order.
+
+use super::files::{source_finding, yaml_finding, Files};
+use crate::report::Finding;
+use crate::resource::{legacy_sort, LegacyOrder, Resource};
+use crate::source::{EntryKind, RepoPath};
+use crate::yaml::{Node, ParseOptions};
+
+/// Renders the directory; the bool is false when an error made the output incomplete.
+pub fn render(files: &Files, dir: &RepoPath) -> (Vec<Resource>, Vec<Finding>, bool) {
+    let mut resources = Vec::new();
+    let mut findings = Vec::new();
+    let entries = match files.list(dir) {
+        Ok(e) => e,
+        Err(e) => return (resources, vec![source_finding(&e, dir)], false),
+    };
+    for entry in entries {
+        let is_manifest = [".yaml", ".yml", ".json"]
+            .iter()
+            .any(|ext| entry.name.ends_with(ext));
+        if !is_manifest || entry.kind == EntryKind::Dir {
+            continue;
+        }
+        let path = dir.child(&entry.name);
+        let parsed = match files.yaml_stream(&path, &ParseOptions::default()) {
+            Ok(p) => p,
+            Err(e) => {
+                findings.push(source_finding(&e, &path));
+                continue;
+            }
+        };
+        match parsed.as_ref() {
+            Err(e) => findings.push(yaml_finding(e, &path)),
+            Ok(docs) => {
+                for doc in docs {
+                    collect(doc, &path, &mut resources, &mut findings);
+                }
+            }
+        }
+    }
+    legacy_sort(&mut resources, &LegacyOrder::default());
+    let ok = findings.is_empty();
+    (resources, findings, ok)
+}
+
+/// Adds one document: objects as they are, `kind: List` expanded into its items.
+fn collect(doc: &Node, path: &RepoPath, out: &mut Vec<Resource>, findings: &mut Vec<Finding>) {
+    if doc.is_null() {
+        return;
+    }
+    if !doc.is_map() {
+        findings.push(
+            Finding::error(
+                "resource.invalid",
+                "document is not a mapping; a Kubernetes object must be a mapping with apiVersion, kind and metadata",
+            )
+            .at(path.to_string(), doc.span.line, doc.span.column),
+        );
+        return;
+    }
+    let kind = doc.str_at(&["kind"]);
+    if kind.is_some_and(|k| k.ends_with("List")) {
+        if let Some(items) = doc.get("items").and_then(Node::as_seq) {
+            for item in items {
+                collect(item, path, out, findings);
+            }
+            return;
+        }
+    }
+    if kind.is_none() || doc.str_at(&["metadata", "name"]).is_none() {
+        findings.push(
+            Finding::error("resource.invalid", "object has no kind or no metadata.name").at(
+                path.to_string(),
+                doc.span.line,
+                doc.span.column,
+            ),
+        );
+        return;
+    }
+    out.push(Resource::new(doc.clone(), path.clone()));
+}

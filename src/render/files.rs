@@ -1,0 +1,209 @@
+//! The file access every engine uses while rendering one target: reads go through the
+//! snapshot, are recorded in the target's [`ReadSet`] (for the content-addressed cache), and
+//! YAML is parsed once per content id and shared between targets and revisions.
+
+use crate::report::Finding;
+use crate::source::{Bytes, DirEntry, EntryKind, ObjectId, RepoPath, Snapshot, SourceError};
+use crate::yaml::{self, Node, ParseOptions, YamlError};
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+/// Every input a render looked at, with a fingerprint of what it saw.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadSet {
+    /// Files read, by the git blob id of their (symlink-resolved) contents.
+    pub files: BTreeMap<RepoPath, ObjectId>,
+    /// Directories listed, by a digest of their entries.
+    pub dirs: BTreeMap<RepoPath, u64>,
+    /// Paths whose existence or kind was checked.
+    pub kinds: BTreeMap<RepoPath, EntryKind>,
+}
+
+impl ReadSet {
+    /// True when `snapshot` has exactly the same inputs, so a render there would give the same
+    /// output. Conservative: anything it cannot prove equal counts as changed.
+    pub fn unchanged_in(&self, snapshot: &dyn Snapshot) -> bool {
+        self.kinds.iter().all(|(p, k)| snapshot.kind(p) == *k)
+            && self.dirs.iter().all(|(d, h)| {
+                snapshot
+                    .list(d)
+                    .map(|entries| listing_digest(&entries) == *h)
+                    .unwrap_or(false)
+            })
+            && self.files.iter().all(|(p, id)| {
+                // Fast path: the snapshot's own id (a git blob id) of a regular file.
+                if snapshot.object_id(p) == Some(*id) {
+                    return true;
+                }
+                snapshot
+                    .read(p)
+                    .map(|b| ObjectId::for_blob(&b) == *id)
+                    .unwrap_or(false)
+            })
+    }
+}
+
+fn listing_digest(entries: &[DirEntry]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for e in entries {
+        e.name.hash(&mut h);
+        (e.kind as u8).hash(&mut h);
+    }
+    h.finish()
+}
+
+type ParsedStream = Arc<Result<Vec<Node>, YamlError>>;
+type StreamMap = HashMap<(ObjectId, bool), ParsedStream>;
+
+/// Parsed YAML streams shared across targets and revisions, keyed by content id.
+#[derive(Default)]
+pub struct ParseCache {
+    streams: Mutex<StreamMap>,
+}
+
+impl ParseCache {
+    fn get_or_parse(&self, id: ObjectId, bytes: &[u8], opts: &ParseOptions) -> ParsedStream {
+        let key = (id, opts.allow_duplicate_keys);
+        if let Some(hit) = self.lock().get(&key) {
+            return hit.clone();
+        }
+        let parsed = Arc::new(yaml::parse_stream(bytes, opts));
+        self.lock().insert(key, parsed.clone());
+        parsed
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, StreamMap> {
+        // A poisoned lock only means another thread panicked mid-insert; the map is still valid.
+        self.streams.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A failure to load a file, already phrased as a finding.
+#[derive(Debug, Clone)]
+pub struct LoadError(pub Box<Finding>);
+
+impl LoadError {
+    /// The finding.
+    pub fn into_finding(self) -> Finding {
+        *self.0
+    }
+}
+
+/// Read access for one render of one target.
+pub struct Files<'a> {
+    snapshot: &'a dyn Snapshot,
+    cache: &'a ParseCache,
+    read_set: Mutex<ReadSet>,
+}
+
+impl<'a> Files<'a> {
+    /// Starts recording reads from `snapshot`.
+    pub fn new(snapshot: &'a dyn Snapshot, cache: &'a ParseCache) -> Files<'a> {
+        Files {
+            snapshot,
+            cache,
+            read_set: Mutex::new(ReadSet::default()),
+        }
+    }
+
+    fn record(&self) -> std::sync::MutexGuard<'_, ReadSet> {
+        self.read_set.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// What was read so far.
+    pub fn into_read_set(self) -> ReadSet {
+        self.read_set
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The snapshot being read.
+    pub fn snapshot(&self) -> &dyn Snapshot {
+        self.snapshot
+    }
+
+    /// Reads a file.
+    pub fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
+        let result = self.snapshot.read(path);
+        match &result {
+            Ok(bytes) => {
+                self.record()
+                    .files
+                    .insert(path.clone(), ObjectId::for_blob(bytes));
+            }
+            Err(_) => {
+                let kind = self.snapshot.kind(path);
+                self.record().kinds.insert(path.clone(), kind);
+            }
+        }
+        result
+    }
+
+    /// Lists a directory.
+    pub fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError> {
+        let result = self.snapshot.list(dir);
+        match &result {
+            Ok(entries) => {
+                self.record()
+                    .dirs
+                    .insert(dir.clone(), listing_digest(entries));
+            }
+            Err(_) => {
+                let kind = self.snapshot.kind(dir);
+                self.record().kinds.insert(dir.clone(), kind);
+            }
+        }
+        result
+    }
+
+    /// What a path names.
+    pub fn kind(&self, path: &RepoPath) -> EntryKind {
+        let kind = self.snapshot.kind(path);
+        self.record().kinds.insert(path.clone(), kind);
+        kind
+    }
+
+    /// Reads and parses a YAML stream (cached by content), with findings for failures.
+    pub fn yaml_stream(
+        &self,
+        path: &RepoPath,
+        opts: &ParseOptions,
+    ) -> Result<Arc<Result<Vec<Node>, YamlError>>, SourceError> {
+        let bytes = self.read(path)?;
+        let id = ObjectId::for_blob(&bytes);
+        Ok(self.cache.get_or_parse(id, &bytes, opts))
+    }
+
+    /// Reads and parses a YAML stream; any failure becomes a finding on the file.
+    pub fn yaml_documents(
+        &self,
+        path: &RepoPath,
+        opts: &ParseOptions,
+    ) -> Result<Arc<Result<Vec<Node>, YamlError>>, LoadError> {
+        self.yaml_stream(path, opts)
+            .map_err(|e| LoadError(Box::new(source_finding(&e, path))))
+    }
+}
+
+/// A finding for a file that could not be read.
+pub fn source_finding(e: &SourceError, path: &RepoPath) -> Finding {
+    let rule = match e {
+        SourceError::NotFound { .. } => "source.not-found",
+        SourceError::Path(_) | SourceError::SymlinkEscape { .. } => "source.outside-repository",
+        SourceError::TooLarge { .. } => "source.too-large",
+        _ => "source.read",
+    };
+    Finding::error(rule, e.to_string()).in_file(path.to_string())
+}
+
+/// A finding for a YAML error in `path`.
+pub fn yaml_finding(e: &YamlError, path: &RepoPath) -> Finding {
+    let rule = match e.kind {
+        yaml::YamlErrorKind::Syntax => "yaml.parse",
+        yaml::YamlErrorKind::Limit => "yaml.limit",
+        yaml::YamlErrorKind::DuplicateKey => "yaml.duplicate-key",
+        yaml::YamlErrorKind::UnknownAnchor => "yaml.parse",
+    };
+    Finding::error(rule, e.message.clone()).at(path.to_string(), e.span.line, e.span.column)
+}

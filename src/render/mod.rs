@@ -1,0 +1,163 @@
+//! Rendering: what a target is, how one target is rendered, and running many in parallel with
+//! the content-addressed cache.
+
+mod directory;
+mod files;
+mod run;
+
+pub use files::{source_finding, yaml_finding, Files, LoadError, ParseCache, ReadSet};
+pub use run::{render_all, render_pair, PairOutcome};
+
+use crate::report::Finding;
+use crate::resource::Resource;
+use crate::source::{RepoPath, Snapshot};
+
+/// Something kdelta renders into Kubernetes objects.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// A kustomization directory (`kustomize build DIR`).
+    Kustomize { dir: RepoPath },
+    /// A Helm chart, optionally with a values file.
+    Helm {
+        chart: RepoPath,
+        values: Option<RepoPath>,
+    },
+    /// An Argo CD ApplicationSet (one per document).
+    AppSet { file: RepoPath, name: String },
+    /// An Argo CD Application manifest.
+    Application { file: RepoPath, name: String },
+    /// A directory of plain manifests.
+    Directory { dir: RepoPath },
+}
+
+impl Target {
+    /// The stable id used in reports: `kustomize:apps/web/overlays/prod`.
+    pub fn id(&self) -> String {
+        match self {
+            Target::Kustomize { dir } => format!("kustomize:{dir}"),
+            Target::Helm {
+                chart,
+                values: None,
+            } => format!("helm:{chart}"),
+            Target::Helm {
+                chart,
+                values: Some(v),
+            } => format!("helm:{chart}#{v}"),
+            Target::AppSet { file, name } => format!("appset:{file}#{name}"),
+            Target::Application { file, name } => format!("app:{file}#{name}"),
+            Target::Directory { dir } => format!("dir:{dir}"),
+        }
+    }
+
+    /// `kustomize`, `helm`, `appset`, `app` or `directory`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Target::Kustomize { .. } => "kustomize",
+            Target::Helm { .. } => "helm",
+            Target::AppSet { .. } => "appset",
+            Target::Application { .. } => "app",
+            Target::Directory { .. } => "directory",
+        }
+    }
+
+    /// The path the target lives at (its directory or defining file).
+    pub fn path(&self) -> &RepoPath {
+        match self {
+            Target::Kustomize { dir } | Target::Directory { dir } => dir,
+            Target::Helm { chart, .. } => chart,
+            Target::AppSet { file, .. } | Target::Application { file, .. } => file,
+        }
+    }
+}
+
+/// Options that change rendered output (part of every cache key).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RenderOptions {
+    /// Kustomize: allow reading files outside a kustomization's root.
+    pub load_restrictor_none: bool,
+    /// Kustomize: `--reorder none` (keep input order) instead of the legacy kind order.
+    pub reorder_none: bool,
+    /// Run exec plugins (kustomize) — off unless the user passed the flag.
+    pub enable_exec_plugins: bool,
+}
+
+/// The outcome of rendering one target at one revision.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub resources: Vec<Resource>,
+    pub findings: Vec<Finding>,
+    pub read_set: ReadSet,
+    /// False when an error stopped the render (resources are then incomplete).
+    pub ok: bool,
+}
+
+impl Rendered {
+    /// The rendered output as the reference tool prints it.
+    pub fn to_yaml(&self) -> Result<String, Finding> {
+        self.to_yaml_redacted(false).map(|(s, _)| s)
+    }
+
+    /// The rendered output, with Secret values replaced by keyed digests when `redact` is set;
+    /// also returns how many values were replaced.
+    pub fn to_yaml_redacted(&self, redact: bool) -> Result<(String, usize), Finding> {
+        let mut values = Vec::with_capacity(self.resources.len());
+        let mut redacted = 0;
+        for r in &self.resources {
+            let mut v =
+                crate::yaml::to_value(&r.node, crate::yaml::Dialect::Yaml12).map_err(|e| {
+                    Finding::error("render.output", e.to_string()).at(
+                        r.origin.file.to_string(),
+                        r.origin.span.line,
+                        0,
+                    )
+                })?;
+            if redact {
+                redacted += crate::diff::redact::redact_secret(&mut v);
+            }
+            values.push(v);
+        }
+        Ok((crate::yaml::emit::to_stream(values.iter()), redacted))
+    }
+}
+
+/// Renders one target from a snapshot.
+pub fn render_target(
+    snapshot: &dyn Snapshot,
+    target: &Target,
+    opts: &RenderOptions,
+    cache: &ParseCache,
+) -> Rendered {
+    let files = Files::new(snapshot, cache);
+    let (resources, mut findings, ok) = match target {
+        Target::Directory { dir } => directory::render(&files, dir),
+        Target::Kustomize { dir } => crate::kustomize::build(&files, dir, opts),
+        Target::Helm { chart, .. } => not_rendered_yet("helm", chart, "Helm charts"),
+        Target::AppSet { file, .. } => not_rendered_yet("appset", file, "ApplicationSets"),
+        Target::Application { file, .. } => not_rendered_yet("app", file, "Argo CD Applications"),
+    };
+    let id = target.id();
+    for f in &mut findings {
+        if f.target.is_none() {
+            f.target = Some(id.clone());
+        }
+    }
+    Rendered {
+        resources,
+        findings,
+        read_set: files.into_read_set(),
+        ok,
+    }
+}
+
+fn not_rendered_yet(
+    engine: &str,
+    path: &RepoPath,
+    what: &str,
+) -> (Vec<Resource>, Vec<Finding>, bool) {
+    let finding = Finding::notice(
+        &format!("{engine}.not-rendered-yet"),
+        format!("{what} are discovered but not rendered yet by this kdelta version"),
+    )
+    .in_file(path.to_string());
+    (Vec::new(), vec![finding], true)
+}

@@ -1,0 +1,231 @@
+//! The terminal writer: changes grouped by target, field changes as `path: old → new`,
+//! findings with `file:line:col`, and a summary line. Colors only when asked.
+
+use super::{Change, ChangeKind, FieldChange, Finding, Report, Severity, TargetStatus};
+use crate::diff::redact::is_marker;
+use owo_colors::OwoColorize;
+use serde_json::Value;
+use std::fmt::Write;
+
+/// Writer settings.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TextOptions {
+    pub color: bool,
+}
+
+struct Painter {
+    color: bool,
+}
+
+impl Painter {
+    fn red(&self, s: &str) -> String {
+        if self.color {
+            s.red().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    fn green(&self, s: &str) -> String {
+        if self.color {
+            s.green().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    fn yellow(&self, s: &str) -> String {
+        if self.color {
+            s.yellow().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    fn cyan(&self, s: &str) -> String {
+        if self.color {
+            s.cyan().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    fn bold(&self, s: &str) -> String {
+        if self.color {
+            s.bold().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+    fn dim(&self, s: &str) -> String {
+        if self.color {
+            s.dimmed().to_string()
+        } else {
+            s.to_string()
+        }
+    }
+}
+
+/// Renders the whole report for a terminal.
+pub fn to_string(report: &Report, opts: TextOptions) -> String {
+    let p = Painter { color: opts.color };
+    let mut out = String::new();
+    for t in &report.targets {
+        if matches!(t.status, TargetStatus::Unchanged) {
+            continue;
+        }
+        let status = match t.status {
+            TargetStatus::Added => p.green("added"),
+            TargetStatus::Removed => p.red("removed"),
+            TargetStatus::Modified => p.yellow("modified"),
+            TargetStatus::Error => p.red("error"),
+            TargetStatus::Unchanged => String::new(),
+        };
+        let _ = writeln!(out, "{} ({status})", p.bold(&t.id));
+        for c in &t.changes {
+            write_change(&mut out, c, &p);
+        }
+        out.push('\n');
+    }
+    if !report.findings.is_empty() {
+        for f in &report.findings {
+            write_finding(&mut out, f, &p);
+        }
+        out.push('\n');
+    }
+    let s = &report.summary;
+    let _ = writeln!(
+        out,
+        "{} targets: {} modified, {} added, {} removed, {} unchanged; {} rendered, {} from cache; {} error{}",
+        s.targets,
+        s.modified,
+        s.added,
+        s.removed,
+        s.targets - s.modified - s.added - s.removed - report.targets.iter().filter(|t| t.status == TargetStatus::Error).count(),
+        s.rendered,
+        s.cached,
+        s.errors,
+        if s.errors == 1 { "" } else { "s" }
+    );
+    out
+}
+
+fn write_change(out: &mut String, c: &Change, p: &Painter) {
+    match c.change {
+        ChangeKind::Added => {
+            let _ = writeln!(out, "  {} {}", p.green("+"), c.resource);
+        }
+        ChangeKind::Removed => {
+            let _ = writeln!(out, "  {} {}", p.red("-"), c.resource);
+        }
+        ChangeKind::Modified => {
+            let _ = writeln!(out, "  {} {}", p.yellow("~"), c.resource);
+        }
+        ChangeKind::Renamed => {
+            let _ = writeln!(
+                out,
+                "  {} {} {} {}",
+                p.yellow("~"),
+                c.from.as_deref().unwrap_or("?"),
+                p.dim("→"),
+                c.resource
+            );
+        }
+    }
+    for f in &c.fields {
+        write_field(out, f, p);
+    }
+}
+
+fn write_field(out: &mut String, f: &FieldChange, p: &Painter) {
+    let path = p.cyan(&f.path);
+    let secret = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).is_some_and(is_marker);
+    match (&f.old, &f.new) {
+        (Some(_), Some(_)) if secret(&f.old) && secret(&f.new) => {
+            let _ = writeln!(out, "      {path}: changed (sha256 digest prefix differs)");
+        }
+        (Some(o), Some(n)) => {
+            let (o, n) = (show(o), show(n));
+            if o.contains('\n') || n.contains('\n') {
+                let _ = writeln!(out, "      {path}:");
+                write_text_diff(out, &o, &n, p);
+            } else {
+                let _ = writeln!(out, "      {path}: {} → {}", p.red(&o), p.green(&n));
+            }
+        }
+        (None, Some(n)) => {
+            let _ = writeln!(
+                out,
+                "      {path}: {} {}",
+                p.green("added"),
+                p.green(&short(n))
+            );
+        }
+        (Some(o), None) => {
+            let _ = writeln!(
+                out,
+                "      {path}: {} (was {})",
+                p.red("removed"),
+                p.red(&short(o))
+            );
+        }
+        (None, None) => {}
+    }
+}
+
+fn write_text_diff(out: &mut String, old: &str, new: &str, p: &Painter) {
+    let diff = similar::TextDiff::from_lines(old, new);
+    for change in diff.iter_all_changes() {
+        let line = change.value().trim_end_matches('\n');
+        let _ = match change.tag() {
+            similar::ChangeTag::Delete => writeln!(out, "        {}", p.red(&format!("- {line}"))),
+            similar::ChangeTag::Insert => {
+                writeln!(out, "        {}", p.green(&format!("+ {line}")))
+            }
+            similar::ChangeTag::Equal => writeln!(out, "          {line}"),
+        };
+    }
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = match v {
+        Value::String(s) if !s.contains('\n') => s.clone(),
+        other => serde_json::to_string(other).unwrap_or_default(),
+    };
+    if s.chars().count() > 120 {
+        format!("{}…", s.chars().take(120).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// One finding as `severity[rule] file:line:col: message`.
+fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
+    let sev = match f.severity {
+        Severity::Error => p.red("error"),
+        Severity::Warning => p.yellow("warning"),
+        Severity::Notice => p.cyan("notice"),
+    };
+    let loc = f.location().map(|l| format!("{l}: ")).unwrap_or_default();
+    let side = match f.revision {
+        Some(super::Side::Base) => " (base)",
+        _ => "",
+    };
+    let _ = writeln!(out, "{sev}[{}]{side} {loc}{}", f.rule, f.message);
+    if let Some(h) = &f.help {
+        let _ = writeln!(out, "  {} {h}", p.dim("help:"));
+    }
+}
+
+/// Findings alone (for `check` and `render`), one per line.
+pub fn findings_to_string(findings: &[Finding], opts: TextOptions) -> String {
+    let p = Painter { color: opts.color };
+    let mut out = String::new();
+    for f in findings {
+        write_finding(&mut out, f, &p);
+    }
+    out
+}
