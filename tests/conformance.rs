@@ -148,6 +148,108 @@ fn first_difference(expected: &str, got: &str) -> String {
     )
 }
 
+/// A case's `case.yaml`, as far as the harness needs it.
+struct Case {
+    dir: PathBuf,
+    build_dir: String,
+    reorder_none: bool,
+    load_restrictor_none: bool,
+    runnable: bool,
+    expect_error: bool,
+}
+
+fn read_case(dir: &Path) -> Option<Case> {
+    use kdelta::yaml;
+    let text = std::fs::read(dir.join("case.yaml")).ok()?;
+    let node = yaml::parse_one(&text, &yaml::ParseOptions::default()).ok()?;
+    let s = |path: &[&str]| node.str_at(path).unwrap_or("").to_string();
+    let offline = s(&["offline"]) == "true";
+    let needs_nothing = node
+        .get("needs")
+        .and_then(|n| n.as_seq())
+        .is_none_or(|v| v.is_empty());
+    let limited = node.get_path(&["oracle", "oracle_limited"]).is_some();
+    let ran = s(&["oracle", "ran"]) != "false";
+    let plugins = s(&["options", "enable_plugins"]) == "true"
+        || s(&["options", "enable_helm"]) == "true"
+        || s(&["options", "add_managedby_label"]) == "true";
+    let exit = s(&["oracle", "exit_code"]);
+    Some(Case {
+        dir: dir.to_path_buf(),
+        build_dir: s(&["build_dir"]),
+        reorder_none: s(&["options", "reorder"]) == "none",
+        load_restrictor_none: s(&["options", "load_restrictor"]) == "LoadRestrictionsNone",
+        runnable: offline && needs_nothing && !limited && ran && !plugins,
+        expect_error: !exit.is_empty() && exit != "0",
+    })
+}
+
+/// Renders a case's build directory with the library, as `kubectl kustomize` would.
+fn render_case(case: &Case, reorder_none: bool) -> Result<String, String> {
+    use kdelta::render::{render_target, ParseCache, RenderOptions, Target};
+    use kdelta::source::{RepoPath, WorktreeSnapshot};
+    let snapshot = WorktreeSnapshot::new(case.dir.join("in")).map_err(|e| e.to_string())?;
+    let dir = RepoPath::new(&case.build_dir).map_err(|e| e.to_string())?;
+    let opts = RenderOptions {
+        load_restrictor_none: case.load_restrictor_none,
+        reorder_none,
+        enable_exec_plugins: false,
+    };
+    let cache = ParseCache::default();
+    let rendered = render_target(&snapshot, &Target::Kustomize { dir }, &opts, &cache);
+    if !rendered.ok {
+        let errors: Vec<String> = rendered
+            .findings
+            .iter()
+            .filter(|f| f.severity == kdelta::report::Severity::Error)
+            .map(|f| format!("{}: {}", f.rule, f.message))
+            .collect();
+        return Err(errors.join("; "));
+    }
+    rendered.to_yaml().map_err(|f| f.message)
+}
+
+fn kustomize_corpus(root: &Path, corpus: &str) -> Score {
+    let mut score = Score::default();
+    for dir in case_dirs(&root.join(corpus)) {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let Some(case) = read_case(&dir) else {
+            score.skipped += 1;
+            continue;
+        };
+        if !case.runnable {
+            score.skipped += 1;
+            continue;
+        }
+        let result = std::panic::catch_unwind(|| {
+            if case.expect_error {
+                return match render_case(&case, case.reorder_none) {
+                    Err(_) => Ok(()),
+                    Ok(_) => Err("expected an error, rendered successfully".to_string()),
+                };
+            }
+            let mut checks = vec![("expected.yaml", case.reorder_none)];
+            if case.dir.join("expected-default-order.yaml").is_file() {
+                checks.push(("expected-default-order.yaml", false));
+            }
+            for (file, reorder_none) in checks {
+                let expected = std::fs::read_to_string(case.dir.join(file)).unwrap_or_default();
+                let got = render_case(&case, reorder_none)?;
+                if got != expected {
+                    return Err(format!("{file}: {}", first_difference(&expected, &got)));
+                }
+            }
+            Ok(())
+        });
+        match result {
+            Ok(Ok(())) => score.passed += 1,
+            Ok(Err(e)) => score.failed.push(format!("{name}: {e}")),
+            Err(_) => score.failed.push(format!("{name}: PANIC")),
+        }
+    }
+    score
+}
+
 #[test]
 fn conformance() {
     let Some(root) = corpus_root() else {
@@ -157,6 +259,8 @@ fn conformance() {
     let floors = floors();
     let mut below = Vec::new();
     below.extend(emitter_round_trip(&root).report("emitter", &floors));
+    below.extend(kustomize_corpus(&root, "kustomize").report("kustomize", &floors));
+    below.extend(kustomize_corpus(&root, "kustomize-extra").report("kustomize-extra", &floors));
     assert!(
         below.is_empty(),
         "conformance dropped below the floor: {below:?}"

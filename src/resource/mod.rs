@@ -1,6 +1,6 @@
 //! Kubernetes resources: a YAML node plus where it came from, identified by [`ResId`].
 
-mod ordering;
+pub mod ordering;
 
 pub use ordering::{legacy_sort, LegacyOrder};
 

@@ -43,13 +43,31 @@ pub fn from_node<'de, T: serde::Deserialize<'de>>(
     node: &'de Node,
     dialect: Dialect,
 ) -> Result<T, DeError> {
-    T::deserialize(NodeDe { node, dialect })
+    T::deserialize(NodeDe {
+        node,
+        dialect,
+        fold_case: false,
+    })
+}
+
+/// Like [`from_node`], but struct fields match keys case-insensitively when no exact match
+/// exists, as Go's `encoding/json` does (kustomize reads `nameprefix:` as `namePrefix:`).
+pub fn from_node_go_json<'de, T: serde::Deserialize<'de>>(
+    node: &'de Node,
+    dialect: Dialect,
+) -> Result<T, DeError> {
+    T::deserialize(NodeDe {
+        node,
+        dialect,
+        fold_case: true,
+    })
 }
 
 #[derive(Clone, Copy)]
 struct NodeDe<'a> {
     node: &'a Node,
     dialect: Dialect,
+    fold_case: bool,
 }
 
 impl<'a> NodeDe<'a> {
@@ -114,11 +132,14 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
             NodeKind::Seq(items) => visitor.visit_seq(Seq {
                 items: items.iter(),
                 dialect: self.dialect,
+                fold_case: self.fold_case,
             }),
             NodeKind::Map(entries) => visitor.visit_map(Map {
                 entries: entries.iter(),
                 value: None,
                 dialect: self.dialect,
+                fold_case: self.fold_case,
+                fields: None,
             }),
             NodeKind::Scalar(_) => match self.resolved()? {
                 Resolved::Null => visitor.visit_unit(),
@@ -163,6 +184,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
                 .visit_seq(Seq {
                     items: [].iter(),
                     dialect: self.dialect,
+                    fold_case: self.fold_case,
                 })
                 .map_err(|e| self.at(e)),
             _ => Err(self.invalid("a sequence")),
@@ -177,6 +199,8 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
                     entries: [].iter(),
                     value: None,
                     dialect: self.dialect,
+                    fold_case: self.fold_case,
+                    fields: None,
                 })
                 .map_err(|e| self.at(e)),
             _ => Err(self.invalid("a mapping")),
@@ -186,10 +210,21 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, DeError> {
-        self.deserialize_map(visitor)
+        match &self.node.kind {
+            NodeKind::Map(entries) if self.fold_case => visitor
+                .visit_map(Map {
+                    entries: entries.iter(),
+                    value: None,
+                    dialect: self.dialect,
+                    fold_case: true,
+                    fields: Some(fields),
+                })
+                .map_err(|e| self.at(e)),
+            _ => self.deserialize_map(visitor),
+        }
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
@@ -261,6 +296,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
 struct Seq<'a> {
     items: std::slice::Iter<'a, Node>,
     dialect: Dialect,
+    fold_case: bool,
 }
 
 impl<'de> SeqAccess<'de> for Seq<'de> {
@@ -275,6 +311,7 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
                 let de = NodeDe {
                     node,
                     dialect: self.dialect,
+                    fold_case: self.fold_case,
                 };
                 seed.deserialize(de).map(Some).map_err(|e| de.at(e))
             }
@@ -286,6 +323,9 @@ struct Map<'a> {
     entries: std::slice::Iter<'a, (Node, Node)>,
     value: Option<&'a Node>,
     dialect: Dialect,
+    fold_case: bool,
+    /// A struct's field names, for case-insensitive key matching.
+    fields: Option<&'static [&'static str]>,
 }
 
 impl<'de> MapAccess<'de> for Map<'de> {
@@ -301,10 +341,21 @@ impl<'de> MapAccess<'de> for Map<'de> {
                 let de = NodeDe {
                     node: k,
                     dialect: self.dialect,
+                    fold_case: self.fold_case,
                 };
                 // Keys are read as written: `1: x` has the key "1".
                 let key = match &k.kind {
-                    NodeKind::Scalar(s) => seed.deserialize(s.text.as_str().into_deserializer()),
+                    NodeKind::Scalar(s) => {
+                        let text = match self.fields {
+                            Some(fields) if !fields.contains(&s.text.as_str()) => fields
+                                .iter()
+                                .find(|f| f.to_lowercase() == s.text.to_lowercase())
+                                .copied()
+                                .unwrap_or(s.text.as_str()),
+                            _ => s.text.as_str(),
+                        };
+                        seed.deserialize(text.into_deserializer())
+                    }
                     _ => seed.deserialize(de),
                 };
                 key.map(Some).map_err(|e| de.at(e))
@@ -320,6 +371,7 @@ impl<'de> MapAccess<'de> for Map<'de> {
         let de = NodeDe {
             node,
             dialect: self.dialect,
+            fold_case: self.fold_case,
         };
         seed.deserialize(de).map_err(|e| de.at(e))
     }
@@ -357,6 +409,15 @@ mod tests {
         assert!(c.enabled);
         let c = conf("name: x\ntags:\n").unwrap();
         assert!(c.tags.is_empty());
+    }
+
+    #[test]
+    fn go_json_folds_case() {
+        let node = parse_one(b"NAME: x\nReplicas: 2\n", &ParseOptions::default()).unwrap();
+        let c: Conf = from_node_go_json(&node, Dialect::Yaml12).unwrap();
+        assert_eq!(c.name, "x");
+        assert_eq!(c.replicas, Some(2));
+        assert!(from_node::<Conf>(&node, Dialect::Yaml12).is_err());
     }
 
     #[test]

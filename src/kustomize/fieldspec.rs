@@ -1,0 +1,252 @@
+//! Field specs: "this path in objects of this kind" (kustomize `types.FieldSpec`) and the walk
+//! that applies a setter at every match (kustomize `filters/fieldspec`), creating missing
+//! fields when the spec says so.
+
+use super::kid::Gvk;
+use crate::yaml::{Node, NodeKind};
+
+/// A path (`spec/template/metadata/labels`, `spec/containers[]/image`) in objects selected by
+/// group/version/kind (empty parts match anything).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FieldSpec {
+    pub gvk: Gvk,
+    pub path: String,
+    pub create: bool,
+}
+
+impl FieldSpec {
+    /// A spec for any object.
+    pub fn any(path: &str, create: bool) -> FieldSpec {
+        FieldSpec {
+            gvk: Gvk::default(),
+            path: path.to_string(),
+            create,
+        }
+    }
+
+    /// kustomize `effectivelyEquals`: same path, and `other`'s gvk parts match this one's.
+    pub fn effectively_equals(&self, other: &FieldSpec) -> bool {
+        self.gvk.is_selected(&other.gvk) && self.path == other.path
+    }
+
+    /// True when the spec applies to an object node (kind, group and version, when set, match).
+    pub fn matches(&self, obj: &Node) -> bool {
+        let kind = obj.str_at(&["kind"]).unwrap_or("");
+        let (group, version) =
+            crate::resource::split_api_version(obj.str_at(&["apiVersion"]).unwrap_or(""));
+        (self.gvk.kind.is_empty() || self.gvk.kind == kind)
+            && (self.gvk.group.is_empty() || self.gvk.group == group)
+            && (self.gvk.version.is_empty() || self.gvk.version == version)
+    }
+}
+
+/// Splits a field-spec path on `/`, honouring `\/` escapes (kyaml `PathSplitter`).
+pub fn split_path(path: &str) -> Vec<String> {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    if parts.len() > 1 && parts[0].is_empty() {
+        parts.remove(0);
+    }
+    let mut out: Vec<String> = Vec::new();
+    for p in parts {
+        match out.last_mut() {
+            Some(last) if last.ends_with('\\') => {
+                last.pop();
+                last.push('/');
+                last.push_str(p);
+            }
+            _ => out.push(p.to_string()),
+        }
+    }
+    out
+}
+
+/// What to create at the end of the path when it is missing and the spec has `create`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CreateKind {
+    /// Never create (kind 0 upstream).
+    Nothing,
+    Scalar,
+    Map,
+    Seq,
+}
+
+/// Walks `obj` along the spec's path and calls `set` on every node found there. Missing fields
+/// are created as the spec and `create` allow; a scalar in the middle of the path is an error
+/// (as upstream: "expected sequence or mapping node").
+pub fn apply(
+    obj: &mut Node,
+    spec: &FieldSpec,
+    create: CreateKind,
+    set: &mut dyn FnMut(&mut Node) -> Result<(), String>,
+) -> Result<(), String> {
+    if !spec.matches(obj) {
+        return Ok(());
+    }
+    let path = split_path(&spec.path);
+    walk(obj, &path, spec.create, create, set).map_err(|e| {
+        format!(
+            "considering field '{}' of object {}: {e}",
+            spec.path,
+            object_id(obj)
+        )
+    })
+}
+
+fn object_id(obj: &Node) -> String {
+    super::kid::KId::of(obj).to_string()
+}
+
+fn walk(
+    node: &mut Node,
+    path: &[String],
+    spec_create: bool,
+    create: CreateKind,
+    set: &mut dyn FnMut(&mut Node) -> Result<(), String>,
+) -> Result<(), String> {
+    if path.is_empty() {
+        return set(node);
+    }
+    if node.is_null() {
+        return Ok(());
+    }
+    match &mut node.kind {
+        NodeKind::Seq(items) => {
+            for item in items.iter_mut() {
+                walk(item, path, spec_create, create, set)?;
+            }
+            Ok(())
+        }
+        NodeKind::Map(_) => walk_map(node, path, spec_create, create, set),
+        NodeKind::Scalar(_) => Err("expected sequence or mapping node".to_string()),
+    }
+}
+
+fn walk_map(
+    node: &mut Node,
+    path: &[String],
+    spec_create: bool,
+    create: CreateKind,
+    set: &mut dyn FnMut(&mut Node) -> Result<(), String>,
+) -> Result<(), String> {
+    let (name, is_seq) = match path[0].strip_suffix("[]") {
+        Some(n) => (n, true),
+        None => (path[0].as_str(), false),
+    };
+    if name.is_empty() {
+        return Err("cannot set or create an empty field name".to_string());
+    }
+    let last = path.len() <= 1;
+    // What to create when missing, and what a null value is turned into.
+    let (create_missing, kind) = if !spec_create || create == CreateKind::Nothing || is_seq {
+        (None, if is_seq { Some(CreateKind::Seq) } else { None })
+    } else if last {
+        (Some(create), Some(create))
+    } else {
+        (Some(CreateKind::Map), Some(CreateKind::Map))
+    };
+    if node.get(name).is_none() {
+        let Some(kind) = create_missing else {
+            return Ok(());
+        };
+        node.set(name, empty(kind));
+    }
+    let field = node
+        .get_mut(name)
+        .expect("the field exists or was just created");
+    if field.is_null()
+        && field
+            .as_scalar()
+            .is_some_and(|s| s.tag.as_deref() != Some("!!str"))
+    {
+        if let Some(kind) = kind.filter(|k| *k != CreateKind::Nothing) {
+            *field = empty(kind).at(field.span);
+        }
+    }
+    walk(field, &path[1..], spec_create, create, set)
+}
+
+fn empty(kind: CreateKind) -> Node {
+    match kind {
+        CreateKind::Map => Node::map(),
+        CreateKind::Seq => Node::seq(),
+        // A created scalar starts empty; the setter gives it its value.
+        CreateKind::Scalar | CreateKind::Nothing => Node::plain(""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{parse_one, ParseOptions};
+
+    fn node(s: &str) -> Node {
+        parse_one(s.as_bytes(), &ParseOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn splits_escaped_slashes() {
+        assert_eq!(
+            split_path("metadata/annotations/nginx.ingress.kubernetes.io\\/auth-secret"),
+            vec![
+                "metadata",
+                "annotations",
+                "nginx.ingress.kubernetes.io/auth-secret"
+            ]
+        );
+        assert_eq!(split_path("/a/b"), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn creates_and_walks_sequences() {
+        let mut n = node("kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - image: a\n      - image: b\n");
+        let mut seen = Vec::new();
+        apply(
+            &mut n,
+            &FieldSpec::any("spec/template/spec/containers[]/image", true),
+            CreateKind::Scalar,
+            &mut |v| {
+                seen.push(v.as_str().unwrap_or("").to_string());
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, ["a", "b"]);
+        apply(
+            &mut n,
+            &FieldSpec::any("metadata/labels", true),
+            CreateKind::Map,
+            &mut |v| {
+                v.set("app", Node::string("x"));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(n.str_at(&["metadata", "labels", "app"]), Some("x"));
+        // Without create nothing is added.
+        let mut called = false;
+        apply(
+            &mut n,
+            &FieldSpec::any("spec/selector", false),
+            CreateKind::Map,
+            &mut |_| {
+                called = true;
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert!(!called);
+    }
+
+    #[test]
+    fn scalars_mid_path_are_errors() {
+        let mut n = node("kind: X\nspec: oops\n");
+        let err = apply(
+            &mut n,
+            &FieldSpec::any("spec/selector", true),
+            CreateKind::Map,
+            &mut |_| Ok(()),
+        )
+        .unwrap_err();
+        assert!(err.contains("expected sequence or mapping node"), "{err}");
+    }
+}

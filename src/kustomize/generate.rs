@@ -1,0 +1,327 @@
+//! configMapGenerator and secretGenerator (kustomize's ConfigMapGenerator/SecretGenerator
+//! plugins with the kv loader): literals, files, env files, options, behavior.
+
+use super::error::KError;
+use super::loader::Loader;
+use super::res::{anno, Res};
+use super::types::{GeneratorArgs, GeneratorOptions};
+use crate::resource::Origin;
+use crate::yaml::{Node, NodeKind, Scalar, ScalarStyle};
+use base64::Engine;
+
+/// Which generator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenKind {
+    ConfigMap,
+    Secret,
+}
+
+/// Generates one object from its args (global `generatorOptions` already merged in).
+pub fn generate(
+    ldr: &Loader,
+    kind: GenKind,
+    args: &GeneratorArgs,
+    options: Option<&GeneratorOptions>,
+    origin: Origin,
+) -> Result<Res, KError> {
+    let kind_name = match kind {
+        GenKind::ConfigMap => "ConfigMap",
+        GenKind::Secret => "Secret",
+    };
+    if args.name.is_empty() {
+        return Err(KError::new(
+            "kustomize.generator.invalid",
+            "a configmap must have a name",
+        ));
+    }
+    let mut node = Node::map();
+    node.set("apiVersion", Node::plain("v1"));
+    node.set("kind", Node::plain(kind_name));
+    node.map_at("metadata")
+        .set("name", Node::string(args.name.clone()));
+    if !args.namespace.is_empty() {
+        node.map_at("metadata")
+            .set("namespace", Node::string(args.namespace.clone()));
+    }
+    if kind == GenKind::Secret {
+        let t = if args.secret_type.is_empty() {
+            "Opaque"
+        } else {
+            &args.secret_type
+        };
+        node.set("type", Node::string(t));
+    }
+    let pairs = load_pairs(ldr, args)?;
+    let mut data: Vec<(String, String)> = Vec::new();
+    for (k, v) in pairs {
+        validate_key(&k)?;
+        if data.iter().any(|(x, _)| *x == k) {
+            return Err(KError::new(
+                "kustomize.generator.duplicate-key",
+                format!("configmap {} illegally repeats the key `{k}`", args.name),
+            ));
+        }
+        data.push((k, v));
+    }
+    data.sort_by(|a, b| a.0.cmp(&b.0));
+    for (k, v) in data {
+        let (field, value) = match kind {
+            GenKind::ConfigMap => match String::from_utf8(v.clone().into_bytes()) {
+                Ok(s) => ("data", s),
+                Err(_) => ("binaryData", encode_base64_lines(v.as_bytes())),
+            },
+            GenKind::Secret => ("data", encode_base64_lines(v.as_bytes())),
+        };
+        let style = if value.contains('\n') {
+            ScalarStyle::Literal
+        } else {
+            ScalarStyle::Plain
+        };
+        node.map_at(field).set(
+            &k,
+            Node::new(NodeKind::Scalar(Scalar {
+                text: value,
+                style,
+                tag: Some("!!str".into()),
+            })),
+        );
+    }
+    let mut res = Res::new(node, origin);
+    if let Some(opts) = options {
+        let mut labels = res.labels();
+        if let Some(l) = &opts.labels {
+            labels.extend(l.clone());
+        }
+        res.set_labels(&labels);
+        let mut annotations = res.annotations();
+        if let Some(a) = &opts.annotations {
+            annotations.extend(a.clone());
+        }
+        res.set_annotations(&annotations);
+        if opts.immutable {
+            res.node.set(
+                "immutable",
+                Node::new(NodeKind::Scalar(Scalar {
+                    text: "true".into(),
+                    style: ScalarStyle::Plain,
+                    tag: Some("!!bool".into()),
+                })),
+            );
+        }
+    }
+    // kustomize Factory.makeOne: hash unless disabled, and remember the behavior.
+    if !options.is_some_and(|o| o.disable_name_suffix_hash) {
+        res.set_annotation(anno::NEEDS_HASH, "enabled");
+    }
+    let behavior = match args.behavior.as_str() {
+        "" => "create",
+        b @ ("create" | "merge" | "replace") => b,
+        other => {
+            return Err(KError::new(
+                "kustomize.generator.invalid",
+                format!("unknown generator behavior '{other}'; use create, merge or replace"),
+            ))
+        }
+    };
+    res.set_annotation(anno::GEN_BEHAVIOR, behavior);
+    Ok(res)
+}
+
+/// kustomize's `encodeBase64`: standard base64 broken into 70-character lines (each followed by
+/// a newline) when longer than one line.
+pub fn encode_base64_lines(data: &[u8]) -> String {
+    let enc = base64::engine::general_purpose::STANDARD.encode(data);
+    let lines = enc.len() / 70 + 1;
+    if lines <= 1 {
+        return enc;
+    }
+    let mut out = String::with_capacity(enc.len() + lines);
+    for chunk in enc.as_bytes().chunks(70) {
+        out.push_str(std::str::from_utf8(chunk).expect("base64 is ASCII"));
+        out.push('\n');
+    }
+    out
+}
+
+/// Key/value pairs in kustomize's order: env files, then literals, then files.
+fn load_pairs(ldr: &Loader, args: &GeneratorArgs) -> Result<Vec<(String, String)>, KError> {
+    let mut out = Vec::new();
+    let mut envs = args.env_sources.clone();
+    if !args.env_source.is_empty() {
+        envs.push(args.env_source.clone());
+    }
+    for p in &envs {
+        let (_, bytes) = ldr
+            .load(p)
+            .map_err(|e| e.context(format!("env source files: [{}]", envs.join(" "))))?;
+        out.extend(env_pairs(&bytes)?);
+    }
+    for s in &args.literal_sources {
+        out.push(parse_literal(s)?);
+    }
+    for s in &args.file_sources {
+        let (key, path) = parse_file_source(s)?;
+        let (_, bytes) = ldr
+            .load(&path)
+            .map_err(|e| e.context(format!("file sources: [{}]", args.file_sources.join(" "))))?;
+        // Invalid UTF-8 is kept byte for byte (lossy only for display); such data becomes
+        // binaryData, so hold it as a string of the raw bytes' chars when needed.
+        let value = match String::from_utf8(bytes.to_vec()) {
+            Ok(s) => s,
+            Err(_) => {
+                return Err(KError::new(
+                    "kustomize.generator.binary-file",
+                    format!(
+                    "file '{path}' is not valid UTF-8; binary generator data is not supported yet"
+                ),
+                ))
+            }
+        };
+        out.push((key, value));
+    }
+    Ok(out)
+}
+
+fn env_pairs(content: &[u8]) -> Result<Vec<(String, String)>, KError> {
+    let mut out = Vec::new();
+    let text = std::str::from_utf8(content).map_err(|_| {
+        KError::new(
+            "kustomize.generator.invalid",
+            "env file has invalid utf8 bytes",
+        )
+    })?;
+    for (i, raw) in text.split('\n').enumerate() {
+        let mut line = raw.strip_suffix('\r').unwrap_or(raw);
+        if i == 0 {
+            line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        }
+        let line = line.trim_start();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, value) = match line.split_once('=') {
+            Some((k, v)) => (k, v),
+            None => (line, ""),
+        };
+        if !is_env_var_name(key) {
+            return Err(KError::new(
+                "kustomize.generator.invalid-key",
+                format!("\"{key}\" is not a valid environment variable name: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit"),
+            ));
+        }
+        out.push((key.to_string(), value.to_string()));
+    }
+    Ok(out)
+}
+
+fn is_env_var_name(k: &str) -> bool {
+    let mut chars = k.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '-' || c == '.')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+}
+
+fn validate_key(k: &str) -> Result<(), KError> {
+    let ok = !k.is_empty()
+        && k.len() <= 253
+        && k != "."
+        && k != ".."
+        && !k.starts_with("..")
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.');
+    if ok {
+        Ok(())
+    } else {
+        Err(KError::new(
+            "kustomize.generator.invalid-key",
+            format!("\"{k}\" is not a valid key name for a ConfigMap or Secret: a valid key must consist of alphanumeric characters, '-', '_' or '.'"),
+        ))
+    }
+}
+
+fn parse_literal(s: &str) -> Result<(String, String), KError> {
+    let invalid = || {
+        KError::new(
+            "kustomize.generator.invalid",
+            format!("invalid literal source {s}, expected key=value"),
+        )
+    };
+    if s.starts_with('=') {
+        return Err(invalid());
+    }
+    let (k, v) = s.split_once('=').ok_or_else(invalid)?;
+    Ok((k.to_string(), remove_quotes(v).to_string()))
+}
+
+fn remove_quotes(s: &str) -> &str {
+    let b = s.as_bytes();
+    if b.len() >= 2 && b[0] == b[b.len() - 1] && (b[0] == b'"' || b[0] == b'\'') {
+        &s[1..s.len() - 1]
+    } else {
+        s
+    }
+}
+
+/// kustomize `ParseFileSource`: `path` (key is the file name) or `key=path`.
+fn parse_file_source(s: &str) -> Result<(String, String), KError> {
+    let n = s.matches('=').count();
+    let err = |m: String| Err(KError::new("kustomize.generator.invalid", m));
+    match n {
+        0 => Ok((s.rsplit('/').next().unwrap_or(s).to_string(), s.to_string())),
+        1 if s.starts_with('=') => err(format!(
+            "missing key name for file path \"{}\" in source \"{s}\"",
+            &s[1..]
+        )),
+        1 if s.ends_with('=') => err(format!(
+            "missing file path for key name \"{}\" in source \"{s}\"",
+            &s[..s.len() - 1]
+        )),
+        1 => {
+            let (k, p) = s.split_once('=').expect("one '=' was counted");
+            Ok((k.to_string(), p.to_string()))
+        }
+        _ => err(format!("source \"{s}\" key name or file path contains '='")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_and_file_sources() {
+        assert_eq!(parse_literal("a=\"b\"").unwrap(), ("a".into(), "b".into()));
+        assert_eq!(parse_literal("a=b=c").unwrap(), ("a".into(), "b=c".into()));
+        assert!(parse_literal("=x").is_err());
+        assert!(parse_literal("novalue").is_err());
+        assert_eq!(
+            parse_file_source("dir/app.conf").unwrap(),
+            ("app.conf".into(), "dir/app.conf".into())
+        );
+        assert_eq!(
+            parse_file_source("k=dir/app.conf").unwrap(),
+            ("k".into(), "dir/app.conf".into())
+        );
+        assert!(parse_file_source("a=b=c").is_err());
+    }
+
+    #[test]
+    fn env_files() {
+        let p = env_pairs(b"\xef\xbb\xbfA=1\n# c\n\n  B=x=y\nC\n").unwrap();
+        assert_eq!(
+            p,
+            vec![
+                ("A".into(), "1".into()),
+                ("B".into(), "x=y".into()),
+                ("C".into(), "".into())
+            ]
+        );
+        assert!(env_pairs(b"1X=2\n").is_err());
+    }
+
+    #[test]
+    fn base64_lines() {
+        assert_eq!(encode_base64_lines(b"hi"), "aGk=");
+        let long = encode_base64_lines(&[b'x'; 60]);
+        assert!(long.ends_with('\n') && long.lines().all(|l| l.len() <= 70));
+    }
+}

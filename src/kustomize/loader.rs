@@ -1,0 +1,200 @@
+//! File access for one kustomization root (kustomize's `FileLoader`): paths relative to the
+//! root, the `rootOnly` load restrictor, child roots for bases and components with cycle
+//! detection, and recognition of remote targets (which are never fetched).
+
+use super::error::KError;
+use crate::render::Files;
+use crate::source::{Bytes, EntryKind, RepoPath, SourceError};
+
+/// A loader rooted at one kustomization directory.
+#[derive(Clone)]
+pub struct Loader<'a> {
+    pub files: &'a Files<'a>,
+    root: RepoPath,
+    root_only: bool,
+    /// The roots of the kustomizations that led here (for cycle detection).
+    referrers: Vec<RepoPath>,
+}
+
+impl<'a> Loader<'a> {
+    /// A loader for the build's top directory.
+    pub fn new(files: &'a Files<'a>, root: RepoPath, root_only: bool) -> Loader<'a> {
+        Loader {
+            files,
+            root,
+            root_only,
+            referrers: Vec::new(),
+        }
+    }
+
+    /// The kustomization directory.
+    pub fn root(&self) -> &RepoPath {
+        &self.root
+    }
+
+    /// Resolves `rel` against the root (absolute paths and paths leaving the repository are
+    /// errors).
+    pub fn resolve(&self, rel: &str) -> Result<RepoPath, KError> {
+        if rel.starts_with('/') {
+            return Err(KError::new(
+                "kustomize.absolute-path",
+                format!("'{rel}': absolute paths are not allowed; use a path relative to the kustomization"),
+            ));
+        }
+        self.root
+            .join(rel)
+            .map_err(|e| KError::new("source.outside-repository", format!("'{rel}': {e}")))
+    }
+
+    /// Loads a file relative to the root, enforcing the load restrictor.
+    pub fn load(&self, rel: &str) -> Result<(RepoPath, Bytes), KError> {
+        if is_remote_file(rel) {
+            return Err(KError::remote(rel));
+        }
+        let path = self.resolve(rel)?;
+        match self.files.kind(&path) {
+            EntryKind::Dir => {
+                return Err(KError::new(
+                    "kustomize.not-a-file",
+                    format!("'{path}' must resolve to a file"),
+                ))
+            }
+            EntryKind::Missing => {
+                return Err(KError::new(
+                    "kustomize.file-not-found",
+                    format!("'{path}': no such file or directory"),
+                ))
+            }
+            _ => {}
+        }
+        if self.root_only && !path.starts_with(&self.root) {
+            return Err(KError::new(
+                "kustomize.load-restrictor",
+                format!(
+                    "security; file '{path}' is not in or below '{}'",
+                    self.root
+                ),
+            )
+            .with_help("pass --load-restrictor none to allow files outside the kustomization root (kustomize's LoadRestrictionsNone)"));
+        }
+        let bytes = self.files.read(&path).map_err(|e| source_error(e, &path))?;
+        Ok((path, bytes))
+    }
+
+    /// A loader for a base or component directory `rel` (kustomize `FileLoader.New`).
+    pub fn child(&self, rel: &str) -> Result<Loader<'a>, KError> {
+        if rel.is_empty() {
+            return Err(KError::new("kustomize.invalid", "new root cannot be empty"));
+        }
+        if is_remote_target(rel) {
+            return Err(KError::remote(rel));
+        }
+        if rel.starts_with('/') {
+            return Err(KError::new(
+                "kustomize.absolute-path",
+                format!("new root '{rel}' cannot be absolute"),
+            ));
+        }
+        let dir = self.resolve(rel)?;
+        match self.files.kind(&dir) {
+            EntryKind::Dir => {}
+            EntryKind::Missing => {
+                return Err(KError::new(
+                    "kustomize.file-not-found",
+                    format!(
+                        "must build at directory: not a valid directory: '{dir}' does not exist"
+                    ),
+                ))
+            }
+            _ => {
+                return Err(KError::new(
+                    "kustomize.not-a-directory",
+                    format!("must build at directory: '{dir}': file is not directory"),
+                ))
+            }
+        }
+        for visited in std::iter::once(&self.root).chain(&self.referrers) {
+            if visited.starts_with(&dir) {
+                return Err(KError::new(
+                    "kustomize.cycle",
+                    format!(
+                        "cycle detected: candidate root '{dir}' contains visited root '{visited}'"
+                    ),
+                ));
+            }
+        }
+        let mut referrers = self.referrers.clone();
+        referrers.push(self.root.clone());
+        Ok(Loader {
+            files: self.files,
+            root: dir,
+            root_only: self.root_only,
+            referrers,
+        })
+    }
+}
+
+fn source_error(e: SourceError, path: &RepoPath) -> KError {
+    let rule = match e {
+        SourceError::NotFound { .. } => "kustomize.file-not-found",
+        SourceError::TooLarge { .. } => "source.too-large",
+        SourceError::SymlinkEscape { .. } | SourceError::Path(_) => "source.outside-repository",
+        _ => "source.read",
+    };
+    let _ = path;
+    KError::new(rule, e.to_string())
+}
+
+/// kustomize `IsRemoteFile`: an http(s) URL.
+pub fn is_remote_file(s: &str) -> bool {
+    let l = s.to_ascii_lowercase();
+    l.starts_with("http://") || l.starts_with("https://")
+}
+
+/// True when kustomize would treat `s` as a remote git target (its `NewRepoSpecFromURL`
+/// accepts it): a URL scheme, `git::`, a github.com path, or an SCP-style `user@host:path`.
+pub fn is_remote_target(s: &str) -> bool {
+    let mut n = s;
+    if n.len() >= 5 && n[..5].eq_ignore_ascii_case("git::") {
+        n = &n[5..];
+    }
+    let lower = n.to_ascii_lowercase();
+    if ["https://", "http://", "ssh://", "file://"]
+        .iter()
+        .any(|p| lower.starts_with(p))
+    {
+        return true;
+    }
+    if n.starts_with('/') {
+        return false;
+    }
+    let first_segment = n.split('/').next().unwrap_or("");
+    if first_segment.contains('@') {
+        return true;
+    }
+    lower.starts_with("github.com/") || lower.starts_with("github.com:")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_targets() {
+        for r in [
+            "https://github.com/org/repo//dir?ref=v1",
+            "github.com/org/repo/dir",
+            "git::https://example.com/r.git",
+            "git@github.com:org/repo.git",
+            "ssh://git@host/org/repo",
+            "package@v1.28.0.example/configs/base",
+        ] {
+            assert!(is_remote_target(r), "{r}");
+        }
+        for l in ["../base", "overlays/prod", "github.company/x", "/abs/path"] {
+            assert!(!is_remote_target(l), "{l}");
+        }
+        assert!(is_remote_file("https://x/y.yaml"));
+        assert!(!is_remote_file("x.yaml"));
+    }
+}

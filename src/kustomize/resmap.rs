@@ -1,0 +1,188 @@
+//! The ordered list of resources a build accumulates (kustomize's `resWrangler`): appending with
+//! duplicate-id detection, and absorbing generated objects by their `behavior`.
+
+use super::error::KError;
+use super::kid::KId;
+use super::res::Res;
+
+/// Resources in accumulation order.
+#[derive(Clone, Debug, Default)]
+pub struct ResMap {
+    pub list: Vec<Res>,
+}
+
+impl ResMap {
+    /// An empty map.
+    pub fn new() -> ResMap {
+        ResMap::default()
+    }
+
+    /// Number of resources.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Appends, failing when a resource with the same current id exists.
+    pub fn append(&mut self, r: Res) -> Result<(), KError> {
+        let id = r.cur_id();
+        if self.list.iter().any(|x| x.cur_id().equals(&id)) {
+            return Err(KError::new(
+                "kustomize.duplicate-resource",
+                format!("may not add resource with an already registered id: {id}"),
+            ));
+        }
+        self.list.push(r);
+        Ok(())
+    }
+
+    /// Appends every resource of `other`.
+    pub fn append_all(&mut self, other: ResMap) -> Result<(), KError> {
+        for r in other.list {
+            self.append(r)?;
+        }
+        Ok(())
+    }
+
+    /// Indices of resources whose current or any previous id matches.
+    pub fn matching_any_id(&self, matches: impl Fn(&KId) -> bool) -> Vec<usize> {
+        self.list
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.prev_ids().iter().any(&matches) || matches(&r.cur_id()))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Indices of resources whose current id matches.
+    pub fn matching_current_id(&self, matches: impl Fn(&KId) -> bool) -> Vec<usize> {
+        self.list
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| matches(&r.cur_id()))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// Adds generated resources: `create` appends, `merge` and `replace` update the existing
+    /// object with the same id (kustomize `AbsorbAll`).
+    pub fn absorb_all(&mut self, other: ResMap) -> Result<(), KError> {
+        for r in other.list {
+            self.append_replace_or_merge(r)?;
+        }
+        Ok(())
+    }
+
+    fn append_replace_or_merge(&mut self, mut r: Res) -> Result<(), KError> {
+        let id = r.cur_id();
+        let matches = self.matching_any_id(|x| x.equals(&id));
+        let behavior = r.behavior();
+        match matches.as_slice() {
+            [] => match behavior.as_str() {
+                "merge" | "replace" => Err(KError::new(
+                    "kustomize.generator.no-base",
+                    format!(
+                        "id {} does not exist; cannot merge or replace",
+                        go_struct_id(&id)
+                    ),
+                )),
+                _ => self.append(r),
+            },
+            [i] => {
+                let old = self.list[*i].clone();
+                match behavior.as_str() {
+                    "replace" => copy_merge_metadata(&mut r, &old),
+                    "merge" => {
+                        let origin = old.annotations().get(super::res::anno::ORIGIN).cloned();
+                        copy_merge_metadata(&mut r, &old);
+                        merge_data_map(&mut r, &old, "data");
+                        merge_data_map(&mut r, &old, "binaryData");
+                        if let Some(o) = origin {
+                            r.set_annotation(super::res::anno::ORIGIN, &o);
+                        }
+                    }
+                    _ => {
+                        return Err(KError::new(
+                            "kustomize.generator.exists",
+                            format!(
+                                "id {} exists; behavior must be merge or replace",
+                                go_struct_id(&id)
+                            ),
+                        ))
+                    }
+                }
+                r.origin = old.origin.clone();
+                self.list[*i] = r;
+                Ok(())
+            }
+            _ => Err(KError::new(
+                "kustomize.generator.ambiguous",
+                format!("found multiple objects that could accept merge of {id}"),
+            )),
+        }
+    }
+}
+
+/// Go's `%#v` of a ResId, as kustomize prints it in generator errors.
+fn go_struct_id(id: &KId) -> String {
+    format!(
+        "resid.ResId{{Gvk:resid.Gvk{{Group:\"{}\", Version:\"{}\", Kind:\"{}\", isClusterScoped:{}}}, Name:\"{}\", Namespace:\"{}\"}}",
+        id.gvk.group, id.gvk.version, id.gvk.kind, id.gvk.cluster_scoped, id.name, id.namespace
+    )
+}
+
+/// kustomize `CopyMergeMetaDataFieldsFrom`: labels and annotations merged (the new object's
+/// win), build annotations taken from the old object only (the hash suffix only when both
+/// want it), name and namespace from the old.
+fn copy_merge_metadata(r: &mut Res, old: &Res) {
+    let mut labels = old.labels();
+    labels.extend(r.labels());
+    r.set_labels(&labels);
+    let mine = r.annotations();
+    let needs_hash = mine.contains_key(super::res::anno::NEEDS_HASH);
+    let theirs = old.annotations();
+    let mut merged = theirs.clone();
+    merged.extend(mine);
+    for k in super::res::build_annotations() {
+        match theirs.get(k) {
+            Some(v) => {
+                merged.insert(k.to_string(), v.clone());
+            }
+            None => {
+                merged.remove(k);
+            }
+        }
+    }
+    if !needs_hash {
+        merged.remove(super::res::anno::NEEDS_HASH);
+    }
+    r.set_annotations(&merged);
+    let (name, ns) = (old.name().to_string(), old.namespace().to_string());
+    r.set_name(&name);
+    r.set_namespace(&ns);
+    r.ref_var_names = old.ref_var_names.clone();
+}
+
+/// Merges `field` (`data`/`binaryData`) of the old object under the new one's.
+fn merge_data_map(r: &mut Res, old: &Res, field: &str) {
+    let old_map = super::res::string_map(old.node.get(field));
+    let new_map = super::res::string_map(r.node.get(field));
+    let mut merged = old_map;
+    merged.extend(new_map);
+    if merged.is_empty() {
+        r.node.remove(field);
+        return;
+    }
+    let entries = merged
+        .into_iter()
+        .map(|(k, v)| (crate::yaml::Node::string(k), crate::yaml::Node::string(v)))
+        .collect();
+    r.node.set(
+        field,
+        crate::yaml::Node::new(crate::yaml::NodeKind::Map(entries)),
+    );
+}

@@ -1,0 +1,621 @@
+//! One kustomization being built (kustomize's `KustTarget`): load the file, accumulate
+//! resources, bases and components, run generators and the builtin transformers in kustomize's
+//! fixed order. The pipeline order is written here and nowhere else.
+
+use super::error::KError;
+use super::fieldspec::FieldSpec;
+use super::generate::{self, GenKind};
+use super::loader::Loader;
+use super::res::Res;
+use super::resmap::ResMap;
+use super::tconfig::{self, TransformerConfig};
+use super::transform;
+use super::types::{self, GeneratorOptions, Kustomization, Var};
+use crate::discover::KUSTOMIZATION_FILES;
+use crate::report::Finding;
+use crate::resource::Origin;
+use crate::source::{EntryKind, RepoPath};
+use crate::yaml::{self, de::from_node_go_json, Dialect, Node, ParseOptions, Span};
+
+/// A loaded kustomization.
+pub struct Kt<'a> {
+    pub ldr: Loader<'a>,
+    pub k: Kustomization,
+    /// The kustomization file.
+    pub file: RepoPath,
+    /// Its parsed YAML (for the lines of entries in findings).
+    pub doc: Node,
+}
+
+impl Kt<'_> {
+    /// The position of `field[index]` (or of `field` itself) in the kustomization file.
+    pub fn span(&self, field: &str, index: Option<usize>) -> Span {
+        let Some((key, value)) = self.doc.get_entry(field) else {
+            return Span::default();
+        };
+        match index.and_then(|i| value.as_seq().and_then(|s| s.get(i))) {
+            Some(item) => item.span,
+            None => key.span,
+        }
+    }
+
+    fn err_at(&self, e: KError, field: &str, index: Option<usize>) -> KError {
+        e.at(&self.file, self.span(field, index))
+    }
+}
+
+/// What a build accumulates (kustomize's `ResAccumulator`).
+pub struct Acc {
+    pub rm: ResMap,
+    pub tc: TransformerConfig,
+    pub vars: Vec<Var>,
+}
+
+impl Acc {
+    /// An empty accumulator.
+    pub fn new() -> Acc {
+        Acc {
+            rm: ResMap::new(),
+            tc: TransformerConfig::default(),
+            vars: Vec::new(),
+        }
+    }
+
+    fn merge(&mut self, other: Acc) -> Result<(), KError> {
+        self.rm.append_all(other.rm)?;
+        self.merge_config(&other.tc)?;
+        for v in other.vars {
+            self.merge_var(v)?;
+        }
+        Ok(())
+    }
+
+    fn merge_config(&mut self, tc: &TransformerConfig) -> Result<(), KError> {
+        self.tc = self
+            .tc
+            .merge(tc)
+            .map_err(|e| KError::new("kustomize.configurations", e))?;
+        Ok(())
+    }
+
+    fn merge_var(&mut self, v: Var) -> Result<(), KError> {
+        if self.vars.iter().any(|x| x.name == v.name) {
+            return Err(KError::new(
+                "kustomize.vars.duplicate",
+                format!("var '{}' already encountered", v.name),
+            ));
+        }
+        self.vars.push(v);
+        Ok(())
+    }
+}
+
+/// Build-wide state: options and the notices collected on the way.
+pub struct Builder {
+    pub root_only: bool,
+    pub findings: Vec<Finding>,
+}
+
+impl Builder {
+    /// Loads the kustomization in the loader's root (kustomize `KustTarget.Load`).
+    pub fn load<'a>(&mut self, ldr: Loader<'a>) -> Result<Kt<'a>, KError> {
+        let root = ldr.root().clone();
+        let found: Vec<&str> = KUSTOMIZATION_FILES
+            .iter()
+            .copied()
+            .filter(|f| ldr.files.kind(&root.child(f)) == EntryKind::File)
+            .collect();
+        let name = match found.as_slice() {
+            [] => {
+                return Err(KError::new(
+                    "kustomize.missing-kustomization",
+                    format!("unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{root}'"),
+                ))
+            }
+            [one] => *one,
+            _ => {
+                return Err(KError::new(
+                    "kustomize.multiple-kustomizations",
+                    format!("Found multiple kustomization files under: {root}"),
+                ))
+            }
+        };
+        let file = root.child(name);
+        let bytes = ldr
+            .files
+            .read(&file)
+            .map_err(|e| KError::new("source.read", e.to_string()).at(&file, Span::default()))?;
+        let opts = ParseOptions {
+            allow_duplicate_keys: true,
+            ..ParseOptions::default()
+        };
+        let doc = yaml::parse_one(&bytes, &opts).map_err(|e| {
+            KError::new(
+                "yaml.parse",
+                format!("invalid Kustomization: {}", e.message),
+            )
+            .at(&file, e.span)
+        })?;
+        let mut k: Kustomization = if doc.is_null() {
+            Kustomization::default()
+        } else {
+            from_node_go_json(&doc, Dialect::Yaml11).map_err(|e| {
+                KError::new(
+                    "kustomize.invalid-kustomization",
+                    format!("invalid Kustomization: {}", e.message),
+                )
+                .at(&file, e.span)
+            })?
+        };
+        for (field, warning) in types::deprecation_warnings(&k) {
+            let span = doc
+                .get_entry(field)
+                .map(|(k, _)| k.span)
+                .unwrap_or_default();
+            self.findings
+                .push(Finding::notice("kustomize.deprecated", warning).at(
+                    file.to_string(),
+                    span.line,
+                    span.column,
+                ));
+        }
+        fix_kustomization(&mut k);
+        if is_empty(&k) {
+            return Err(KError::new(
+                "kustomize.empty-kustomization",
+                "kustomization.yaml is empty",
+            )
+            .at(&file, Span::default()));
+        }
+        let mut errs = Vec::new();
+        if !k.kind.is_empty() && k.kind != "Kustomization" && k.kind != "Component" {
+            errs.push("kind should be Kustomization or Component".to_string());
+        }
+        let required = if k.kind == "Component" {
+            types::COMPONENT_VERSION
+        } else {
+            types::KUSTOMIZATION_VERSION
+        };
+        if !k.api_version.is_empty() && k.api_version != required {
+            errs.push(format!("apiVersion for {} should be {required}", k.kind));
+        }
+        if !errs.is_empty() {
+            let span = doc
+                .get_entry("apiVersion")
+                .or_else(|| doc.get_entry("kind"))
+                .map(|(k, _)| k.span)
+                .unwrap_or_default();
+            return Err(KError::new(
+                "kustomize.invalid-kustomization",
+                format!(
+                    "Failed to read kustomization file under {root}:\n{}",
+                    errs.join("\n")
+                ),
+            )
+            .at(&file, span));
+        }
+        if k.kind.is_empty() {
+            k.kind = "Kustomization".into();
+        }
+        Ok(Kt { ldr, k, file, doc })
+    }
+
+    /// kustomize `accumulateTarget`: resources, configurations, generators, components,
+    /// transformers, vars — in that order.
+    pub fn accumulate_target(&mut self, kt: &Kt, mut acc: Acc) -> Result<Acc, KError> {
+        self.check_supported(kt)?;
+        acc = self
+            .accumulate_resources(kt, acc)
+            .map_err(|e| e.context("accumulating resources"))?;
+        let tc = self.transformer_config(kt)?;
+        acc.merge_config(&tc)?;
+        self.run_generators(kt, &mut acc)?;
+        acc = self
+            .accumulate_components(kt, acc)
+            .map_err(|e| e.context("accumulating components"))?;
+        self.run_transformers(kt, &mut acc)?;
+        if let Some(vars) = &kt.k.vars {
+            for v in vars {
+                acc.merge_var(v.clone())
+                    .map_err(|e| kt.err_at(e, "vars", None))?;
+            }
+        }
+        Ok(acc)
+    }
+
+    /// Features not implemented yet fail the build loudly instead of rendering wrong output.
+    fn check_supported(&self, kt: &Kt) -> Result<(), KError> {
+        let k = &kt.k;
+        let unsupported: [(&str, bool); 10] = [
+            ("patches", !k.patches.is_empty()),
+            ("patchesStrategicMerge", k.patches_strategic_merge.is_some()),
+            ("patchesJson6902", k.patches_json6902.is_some()),
+            ("replacements", !k.replacements.is_empty()),
+            ("vars", k.vars.as_ref().is_some_and(|v| !v.is_empty())),
+            ("generators", !k.generators.is_empty()),
+            ("transformers", !k.transformers.is_empty()),
+            ("validators", !k.validators.is_empty()),
+            ("crds", !k.crds.is_empty()),
+            ("openapi", !k.openapi.is_empty()),
+        ];
+        for (field, used) in unsupported {
+            if used {
+                return Err(kt.err_at(
+                    KError::new(
+                        "kustomize.unsupported",
+                        format!("'{field}' is not supported by this kdelta version yet"),
+                    ),
+                    field,
+                    None,
+                ));
+            }
+        }
+        if !k.helm_charts.is_empty() {
+            return Err(kt.err_at(
+                KError::new(
+                    "kustomize.helm.not-rendered-yet",
+                    "helmCharts are not inflated by this kdelta version yet",
+                ),
+                "helmCharts",
+                None,
+            ));
+        }
+        Ok(())
+    }
+
+    fn transformer_config(&mut self, kt: &Kt) -> Result<TransformerConfig, KError> {
+        let mut tc = TransformerConfig::defaults().clone();
+        let mut extra = TransformerConfig::default();
+        for (i, path) in kt.k.configurations.iter().enumerate() {
+            let (file, bytes) = kt
+                .ldr
+                .load(path)
+                .map_err(|e| kt.err_at(e, "configurations", Some(i)))?;
+            let node = yaml::parse_one(&bytes, &ParseOptions::default())
+                .map_err(|e| KError::new("yaml.parse", e.message.clone()).at(&file, e.span))?;
+            let t = TransformerConfig::from_yaml(&node).map_err(|e| {
+                KError::new("kustomize.configurations", e.message.clone()).at(&file, e.span)
+            })?;
+            extra = extra.merge(&t).map_err(|e| {
+                kt.err_at(
+                    KError::new("kustomize.configurations", e),
+                    "configurations",
+                    Some(i),
+                )
+            })?;
+        }
+        if !kt.k.configurations.is_empty() {
+            tc = tc.merge(&extra).map_err(|e| {
+                kt.err_at(
+                    KError::new("kustomize.configurations", e),
+                    "configurations",
+                    None,
+                )
+            })?;
+        }
+        Ok(tc)
+    }
+
+    fn accumulate_resources(&mut self, kt: &Kt, mut acc: Acc) -> Result<Acc, KError> {
+        for (i, path) in kt.k.resources.iter().enumerate() {
+            let at = |e: KError| kt.err_at(e, "resources", Some(i));
+            if super::loader::is_remote_file(path) || super::loader::is_remote_target(path) {
+                let e = at(KError::remote(path));
+                let mut f = e.into_finding();
+                f.severity = crate::report::Severity::Notice;
+                self.findings.push(f);
+                continue;
+            }
+            let resolved = kt.ldr.resolve(path).map_err(at)?;
+            match kt.ldr.files.kind(&resolved) {
+                EntryKind::Dir => {
+                    let child = kt.ldr.child(path).map_err(|e| {
+                        at(e.context(format!(
+                            "accumulation err='accumulating resources from '{path}''"
+                        )))
+                    })?;
+                    acc = self.accumulate_directory(acc, child, false).map_err(|e| {
+                        at(e.context(format!(
+                            "accumulation err='accumulating resources from '{path}''"
+                        )))
+                    })?;
+                }
+                EntryKind::Missing => {
+                    return Err(at(KError::new(
+                        "kustomize.file-not-found",
+                        format!("accumulation err='accumulating resources from '{path}': '{resolved}': no such file or directory': must build at directory: not a valid directory"),
+                    )));
+                }
+                _ => {
+                    let rm = self.load_resources(kt, path).map_err(|e| {
+                        at(e.context(format!("accumulating resources from '{path}'")))
+                    })?;
+                    acc.rm
+                        .append_all(rm)
+                        .map_err(|e| at(e.context(format!("merging resources from '{path}'"))))?;
+                }
+            }
+        }
+        Ok(acc)
+    }
+
+    fn accumulate_components(&mut self, kt: &Kt, mut acc: Acc) -> Result<Acc, KError> {
+        for (i, path) in kt.k.components.iter().enumerate() {
+            let at = |e: KError| kt.err_at(e, "components", Some(i));
+            let child = kt
+                .ldr
+                .child(path)
+                .map_err(|e| at(e.context("loader.New")))?;
+            acc = self
+                .accumulate_directory(acc, child, true)
+                .map_err(|e| at(e.context("accumulateDirectory")))?;
+        }
+        Ok(acc)
+    }
+
+    fn accumulate_directory<'a>(
+        &mut self,
+        acc: Acc,
+        ldr: Loader<'a>,
+        is_component: bool,
+    ) -> Result<Acc, KError> {
+        let root = ldr.root().clone();
+        let sub = self
+            .load(ldr)
+            .map_err(|e| e.context(format!("couldn't make target for path '{root}'")))?;
+        if is_component && sub.k.kind != "Component" {
+            return Err(KError::new(
+                "kustomize.component-kind",
+                format!(
+                    "expected kind 'Component' for path '{root}' but got '{}'",
+                    sub.k.kind
+                ),
+            )
+            .at(&sub.file, sub.span("kind", None)));
+        }
+        if !is_component && sub.k.kind == "Component" {
+            return Err(KError::new(
+                "kustomize.component-kind",
+                format!("expected kind != 'Component' for path '{root}'"),
+            )
+            .at(&sub.file, sub.span("kind", None)));
+        }
+        if is_component {
+            // A component transforms everything accumulated so far.
+            self.accumulate_target(&sub, acc)
+                .map_err(|e| e.context(format!("recursed accumulation of path '{root}'")))
+        } else {
+            let sub_acc = self
+                .accumulate_target(&sub, Acc::new())
+                .map_err(|e| e.context(format!("recursed accumulation of path '{root}'")))?;
+            let mut acc = acc;
+            acc.merge(sub_acc)
+                .map_err(|e| e.context(format!("recursed merging from path '{root}'")))?;
+            Ok(acc)
+        }
+    }
+
+    /// Reads a resource file: every non-empty document, `*List` kinds expanded.
+    pub fn load_resources(&mut self, kt: &Kt, rel: &str) -> Result<ResMap, KError> {
+        let (file, bytes) = kt.ldr.load(rel)?;
+        let docs = yaml::parse_stream(&bytes, &ParseOptions::default()).map_err(|e| {
+            KError::new(
+                match e.kind {
+                    yaml::YamlErrorKind::Limit => "yaml.limit",
+                    yaml::YamlErrorKind::DuplicateKey => "yaml.duplicate-key",
+                    _ => "yaml.parse",
+                },
+                format!(
+                    "MalformedYAMLError: yaml: line {}: {} in File: {rel}",
+                    e.span.line, e.message
+                ),
+            )
+            .at(&file, e.span)
+        })?;
+        let mut queue: std::collections::VecDeque<Node> = docs.into_iter().collect();
+        let mut rm = ResMap::new();
+        while let Some(doc) = queue.pop_front() {
+            if doc.is_null() || doc.as_map().is_some_and(|m| m.is_empty()) {
+                continue;
+            }
+            let span = doc.span;
+            if !doc.is_map() {
+                return Err(KError::new(
+                    "resource.invalid",
+                    "wrong node kind: expected MappingNode; a resource must be a mapping",
+                )
+                .at(&file, span));
+            }
+            let kind = doc.str_at(&["kind"]).unwrap_or("").to_string();
+            if kind.is_empty() {
+                return Err(
+                    KError::new("resource.invalid", "missing kind in object").at(&file, span)
+                );
+            }
+            if kind.ends_with("List") {
+                match doc.get("items") {
+                    None => {}
+                    Some(items) if items.is_null() => continue,
+                    Some(items) => match items.as_seq() {
+                        Some(items) => {
+                            queue.extend(items.iter().cloned());
+                            continue;
+                        }
+                        None => {
+                            return Err(KError::new(
+                                "resource.invalid",
+                                format!("expected array in {kind}/items"),
+                            )
+                            .at(&file, items.span))
+                        }
+                    },
+                }
+            } else if doc.str_at(&["metadata", "name"]).unwrap_or("").is_empty() {
+                return Err(KError::new(
+                    "resource.invalid",
+                    format!("missing metadata.name in object of kind {kind}"),
+                )
+                .at(&file, span));
+            }
+            rm.append(Res::new(
+                doc,
+                Origin {
+                    file: file.clone(),
+                    span,
+                },
+            ))?;
+        }
+        Ok(rm)
+    }
+
+    fn run_generators(&mut self, kt: &Kt, acc: &mut Acc) -> Result<(), KError> {
+        let global = kt.k.generator_options.as_ref();
+        let gens =
+            kt.k.config_map_generator
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (GenKind::ConfigMap, "configMapGenerator", i, a))
+                .chain(
+                    kt.k.secret_generator
+                        .iter()
+                        .enumerate()
+                        .map(|(i, a)| (GenKind::Secret, "secretGenerator", i, a)),
+                );
+        for (kind, field, i, args) in gens {
+            let opts = GeneratorOptions::merge_global(args.options.as_ref(), global);
+            let span = kt.span(field, Some(i));
+            let origin = Origin {
+                file: kt.file.clone(),
+                span,
+            };
+            let res = generate::generate(&kt.ldr, kind, args, opts.as_ref(), origin)
+                .map_err(|e| kt.err_at(e, field, Some(i)))?;
+            let mut rm = ResMap::new();
+            rm.append(res)?;
+            acc.rm.absorb_all(rm).map_err(|e| {
+                kt.err_at(
+                    e.context(format!("merging from generator {}", args.name)),
+                    field,
+                    Some(i),
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    fn run_transformers(&mut self, kt: &Kt, acc: &mut Acc) -> Result<(), KError> {
+        let k = &kt.k;
+        let tc = acc.tc.clone();
+        let fail =
+            |field: &str, e: String| kt.err_at(KError::new("kustomize.transform", e), field, None);
+        if !k.namespace.is_empty() {
+            transform::namespace::apply_namespace(
+                &mut acc.rm,
+                &k.namespace,
+                &tc.namespace,
+                false,
+                transform::namespace::SubjectMode::DefaultOnly,
+            )
+            .map_err(|e| fail("namespace", e))?;
+        }
+        if !k.name_prefix.is_empty() {
+            transform::prefix_suffix::apply_affix(
+                &mut acc.rm,
+                transform::prefix_suffix::Affix::Prefix,
+                &k.name_prefix,
+                &tc.name_prefix,
+            )
+            .map_err(|e| fail("namePrefix", e))?;
+        }
+        if !k.name_suffix.is_empty() {
+            transform::prefix_suffix::apply_affix(
+                &mut acc.rm,
+                transform::prefix_suffix::Affix::Suffix,
+                &k.name_suffix,
+                &tc.name_suffix,
+            )
+            .map_err(|e| fail("nameSuffix", e))?;
+        }
+        let common = k.common_labels.clone().unwrap_or_default();
+        if !k.labels.is_empty() || !common.is_empty() {
+            for label in &k.labels {
+                let mut fss: Vec<FieldSpec> =
+                    label.field_specs.iter().map(FieldSpec::from).collect();
+                let merge = |fss: &mut Vec<FieldSpec>, more: &[FieldSpec]| {
+                    tconfig::merge_all(fss, more)
+                        .map_err(|e| fail("labels", format!("failed to merge labels: {e}")))
+                };
+                merge(&mut fss, &tc.labels)?;
+                if label.include_selectors {
+                    merge(&mut fss, &tc.common_labels)?;
+                } else {
+                    if label.include_templates {
+                        merge(&mut fss, &tc.template_labels)?;
+                    }
+                    merge(&mut fss, &[FieldSpec::any("metadata/labels", true)])?;
+                }
+                transform::labels::set_pairs(&mut acc.rm, &label.pairs, &fss)
+                    .map_err(|e| fail("labels", e))?;
+            }
+            transform::labels::set_pairs(&mut acc.rm, &common, &tc.common_labels)
+                .map_err(|e| fail("commonLabels", e))?;
+        }
+        transform::labels::set_pairs(&mut acc.rm, &k.common_annotations, &tc.common_annotations)
+            .map_err(|e| fail("commonAnnotations", e))?;
+        for (i, r) in k.replicas.iter().enumerate() {
+            transform::replicas::set_replicas(&mut acc.rm, &r.name, r.count, &tc.replicas)
+                .map_err(|e| {
+                    kt.err_at(KError::new("kustomize.replicas", e), "replicas", Some(i))
+                })?;
+        }
+        for (i, image) in k.images.iter().enumerate() {
+            transform::images::apply_image(&mut acc.rm, image, &tc.images)
+                .map_err(|e| kt.err_at(KError::new("kustomize.images", e), "images", Some(i)))?;
+        }
+        Ok(())
+    }
+}
+
+/// kustomize `FixKustomization`: `bases` join `resources`, `imageTags` join `images`.
+fn fix_kustomization(k: &mut Kustomization) {
+    if let Some(bases) = k.bases.take() {
+        k.resources.extend(bases);
+    }
+    if let Some(tags) = k.image_tags.take() {
+        k.images.extend(tags);
+    }
+}
+
+/// kustomize `CheckEmpty`: nothing but apiVersion/kind.
+fn is_empty(k: &Kustomization) -> bool {
+    k.metadata.is_none()
+        && k.openapi.is_empty()
+        && k.name_prefix.is_empty()
+        && k.name_suffix.is_empty()
+        && k.namespace.is_empty()
+        && k.common_labels.is_none()
+        && k.labels.is_empty()
+        && k.common_annotations.is_empty()
+        && k.patches_strategic_merge.is_none()
+        && k.patches_json6902.is_none()
+        && k.patches.is_empty()
+        && k.images.is_empty()
+        && k.replacements.is_empty()
+        && k.replicas.is_empty()
+        && k.vars.is_none()
+        && k.sort_options.is_none()
+        && k.resources.is_empty()
+        && k.components.is_empty()
+        && k.crds.is_empty()
+        && k.config_map_generator.is_empty()
+        && k.secret_generator.is_empty()
+        && k.helm_globals.is_none()
+        && k.helm_charts.is_empty()
+        && k.helm_chart_inflation_generator.is_empty()
+        && k.generator_options.is_none()
+        && k.configurations.is_empty()
+        && k.generators.is_empty()
+        && k.transformers.is_empty()
+        && k.validators.is_empty()
+        && k.build_metadata.is_empty()
+}

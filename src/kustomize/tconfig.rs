@@ -1,0 +1,382 @@
+//! Transformer configuration (kustomize `builtinconfig.TransformerConfig`): which fields each
+//! builtin transformer touches and which fields refer to which kinds. The defaults are
+//! kustomize's; `configurations:` files and CRDs extend them.
+
+use super::fieldspec::FieldSpec;
+use super::kid::Gvk;
+use serde::Deserialize;
+use std::cmp::Ordering;
+use std::sync::OnceLock;
+
+/// Fields of objects of `gvk` that other objects use to refer to them by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NameBackRefs {
+    pub gvk: Gvk,
+    pub referrers: Vec<FieldSpec>,
+}
+
+/// Every field list, by transformer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TransformerConfig {
+    pub name_prefix: Vec<FieldSpec>,
+    pub name_suffix: Vec<FieldSpec>,
+    pub namespace: Vec<FieldSpec>,
+    pub common_labels: Vec<FieldSpec>,
+    pub labels: Vec<FieldSpec>,
+    pub template_labels: Vec<FieldSpec>,
+    pub common_annotations: Vec<FieldSpec>,
+    pub name_reference: Vec<NameBackRefs>,
+    pub var_reference: Vec<FieldSpec>,
+    pub images: Vec<FieldSpec>,
+    pub replicas: Vec<FieldSpec>,
+}
+
+/// A field-spec list that cannot be merged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("conflicting fieldspecs")]
+pub struct ConflictingFieldSpecs;
+
+/// kustomize `FsSlice.MergeOne`.
+pub fn merge_one(list: &mut Vec<FieldSpec>, fs: FieldSpec) -> Result<(), ConflictingFieldSpecs> {
+    match list.iter().find(|x| x.effectively_equals(&fs)) {
+        Some(existing) if existing.create != fs.create => Err(ConflictingFieldSpecs),
+        Some(_) => Ok(()),
+        None => {
+            list.push(fs);
+            Ok(())
+        }
+    }
+}
+
+/// kustomize `FsSlice.MergeAll`.
+pub fn merge_all(
+    list: &mut Vec<FieldSpec>,
+    more: &[FieldSpec],
+) -> Result<(), ConflictingFieldSpecs> {
+    for fs in more {
+        merge_one(list, fs.clone())?;
+    }
+    Ok(())
+}
+
+/// kyaml `Gvk.IsLessThan`: legacy kind rank, then `group_version_kind` (`~G`/`~V`/`~K` for
+/// empty parts).
+fn gvk_cmp(a: &Gvk, b: &Gvk) -> Ordering {
+    use crate::resource::ordering::{DEFAULT_ORDER_FIRST, DEFAULT_ORDER_LAST};
+    let rank = |k: &str| -> i64 {
+        if let Some(i) = DEFAULT_ORDER_FIRST.iter().position(|x| *x == k) {
+            i as i64 - DEFAULT_ORDER_FIRST.len() as i64
+        } else if let Some(i) = DEFAULT_ORDER_LAST.iter().position(|x| *x == k) {
+            1 + i as i64
+        } else {
+            0
+        }
+    };
+    let key = |g: &Gvk| {
+        format!(
+            "{}_{}_{}",
+            or(&g.group, "~G"),
+            or(&g.version, "~V"),
+            or(&g.kind, "~K")
+        )
+    };
+    rank(&a.kind)
+        .cmp(&rank(&b.kind))
+        .then_with(|| key(a).cmp(&key(b)))
+}
+
+fn or<'a>(s: &'a str, d: &'a str) -> &'a str {
+    if s.is_empty() {
+        d
+    } else {
+        s
+    }
+}
+
+fn sort_specs(list: &mut [FieldSpec]) {
+    list.sort_by(|a, b| gvk_cmp(&a.gvk, &b.gvk));
+}
+
+impl TransformerConfig {
+    /// kustomize's default configuration.
+    pub fn defaults() -> &'static TransformerConfig {
+        static DEFAULTS: OnceLock<TransformerConfig> = OnceLock::new();
+        DEFAULTS.get_or_init(|| parse_table(DEFAULT_TABLE))
+    }
+
+    /// kustomize `TransformerConfig.Merge`: every list merged, then sorted by gvk.
+    pub fn merge(&self, other: &TransformerConfig) -> Result<TransformerConfig, String> {
+        let mut m = self.clone();
+        let lists: [(&mut Vec<FieldSpec>, &Vec<FieldSpec>, &str); 10] = [
+            (&mut m.name_prefix, &other.name_prefix, "NamePrefix"),
+            (&mut m.name_suffix, &other.name_suffix, "NameSuffix"),
+            (&mut m.namespace, &other.namespace, "NameSpace"),
+            (
+                &mut m.common_annotations,
+                &other.common_annotations,
+                "CommonAnnotations",
+            ),
+            (&mut m.common_labels, &other.common_labels, "CommonLabels"),
+            (&mut m.labels, &other.labels, "Labels"),
+            (
+                &mut m.template_labels,
+                &other.template_labels,
+                "TemplateLabels",
+            ),
+            (&mut m.var_reference, &other.var_reference, "VarReference"),
+            (&mut m.images, &other.images, "Images"),
+            (&mut m.replicas, &other.replicas, "Replicas"),
+        ];
+        for (mine, theirs, name) in lists {
+            merge_all(mine, theirs)
+                .map_err(|e| format!("failed to merge {name} fieldSpec: {e}"))?;
+            sort_specs(mine);
+        }
+        for nbr in &other.name_reference {
+            match m.name_reference.iter_mut().find(|c| c.gvk.equals(&nbr.gvk)) {
+                Some(c) => merge_all(&mut c.referrers, &nbr.referrers)
+                    .map_err(|e| format!("failed to merge NameReference fieldSpec: {e}"))?,
+                None => m.name_reference.push(nbr.clone()),
+            }
+        }
+        m.name_reference.sort_by(|a, b| gvk_cmp(&a.gvk, &b.gvk));
+        Ok(m)
+    }
+
+    /// Parses a `configurations:` file (strict, like kustomize's `UnmarshalStrict`).
+    pub fn from_yaml(
+        node: &crate::yaml::Node,
+    ) -> Result<TransformerConfig, crate::yaml::de::DeError> {
+        let raw: RawConfig =
+            crate::yaml::de::from_node_go_json(node, crate::yaml::Dialect::Yaml11)?;
+        let conv = |v: Vec<RawFieldSpec>| -> Vec<FieldSpec> {
+            v.into_iter().map(RawFieldSpec::into_spec).collect()
+        };
+        let mut t = TransformerConfig {
+            name_prefix: conv(raw.name_prefix),
+            name_suffix: conv(raw.name_suffix),
+            namespace: conv(raw.namespace),
+            common_labels: conv(raw.common_labels),
+            labels: conv(raw.labels),
+            template_labels: conv(raw.template_labels),
+            common_annotations: conv(raw.common_annotations),
+            name_reference: raw
+                .name_reference
+                .into_iter()
+                .map(|n| NameBackRefs {
+                    gvk: Gvk {
+                        group: n.group,
+                        version: n.version,
+                        kind: n.kind,
+                        cluster_scoped: false,
+                    },
+                    referrers: conv(n.field_specs),
+                })
+                .collect(),
+            var_reference: conv(raw.var_reference),
+            images: conv(raw.images),
+            replicas: conv(raw.replicas),
+        };
+        for l in [
+            &mut t.name_prefix,
+            &mut t.name_suffix,
+            &mut t.namespace,
+            &mut t.common_labels,
+            &mut t.labels,
+            &mut t.template_labels,
+            &mut t.common_annotations,
+            &mut t.var_reference,
+            &mut t.images,
+            &mut t.replicas,
+        ] {
+            sort_specs(l);
+        }
+        t.name_reference.sort_by(|a, b| gvk_cmp(&a.gvk, &b.gvk));
+        Ok(t)
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawConfig {
+    #[serde(default)]
+    name_prefix: Vec<RawFieldSpec>,
+    #[serde(default)]
+    name_suffix: Vec<RawFieldSpec>,
+    #[serde(default)]
+    namespace: Vec<RawFieldSpec>,
+    #[serde(default)]
+    common_labels: Vec<RawFieldSpec>,
+    #[serde(default)]
+    labels: Vec<RawFieldSpec>,
+    #[serde(default)]
+    template_labels: Vec<RawFieldSpec>,
+    #[serde(default)]
+    common_annotations: Vec<RawFieldSpec>,
+    #[serde(default)]
+    name_reference: Vec<RawNameBackRef>,
+    #[serde(default)]
+    var_reference: Vec<RawFieldSpec>,
+    #[serde(default)]
+    images: Vec<RawFieldSpec>,
+    #[serde(default)]
+    replicas: Vec<RawFieldSpec>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawNameBackRef {
+    #[serde(default)]
+    group: String,
+    #[serde(default)]
+    version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    field_specs: Vec<RawFieldSpec>,
+}
+
+/// A field spec as written in YAML.
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawFieldSpec {
+    #[serde(default)]
+    group: String,
+    #[serde(default)]
+    version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    path: String,
+    #[serde(default)]
+    create: bool,
+}
+
+impl RawFieldSpec {
+    /// The spec.
+    pub fn into_spec(self) -> FieldSpec {
+        FieldSpec {
+            gvk: Gvk {
+                group: self.group,
+                version: self.version,
+                kind: self.kind,
+                cluster_scoped: false,
+            },
+            path: self.path,
+            create: self.create,
+        }
+    }
+}
+
+impl From<&super::types::FieldSpecArgs> for FieldSpec {
+    fn from(a: &super::types::FieldSpecArgs) -> FieldSpec {
+        FieldSpec {
+            gvk: Gvk {
+                group: a.group.clone(),
+                version: a.version.clone(),
+                kind: a.kind.clone(),
+                cluster_scoped: false,
+            },
+            path: a.path.clone(),
+            create: a.create,
+        }
+    }
+}
+
+/// Parses kdelta's compact table of the defaults: `[section]` lines, then one field spec per
+/// line as `group/version/kind path [create]` (`-` for "any kind"); under `[nameReference]`,
+/// `=> group/version/kind` starts the referred kind.
+fn parse_table(table: &str) -> TransformerConfig {
+    let mut t = TransformerConfig::default();
+    let mut section = "";
+    for line in table
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        if let Some(s) = line.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+            section = s;
+            continue;
+        }
+        if let Some(gvk) = line.strip_prefix("=> ") {
+            t.name_reference.push(NameBackRefs {
+                gvk: parse_gvk(gvk),
+                referrers: Vec::new(),
+            });
+            continue;
+        }
+        let mut parts = line.split_whitespace();
+        let gvk = parts.next().map(parse_gvk).unwrap_or_default();
+        let path = parts.next().unwrap_or_default().to_string();
+        let create = parts.next() == Some("create");
+        let spec = FieldSpec { gvk, path, create };
+        let list = match section {
+            "namePrefix" => &mut t.name_prefix,
+            "nameSuffix" => &mut t.name_suffix,
+            "namespace" => &mut t.namespace,
+            "commonLabels" => &mut t.common_labels,
+            "templateLabels" => &mut t.template_labels,
+            "commonAnnotations" => &mut t.common_annotations,
+            "varReference" => &mut t.var_reference,
+            "images" => &mut t.images,
+            "replicas" => &mut t.replicas,
+            "nameReference" => match t.name_reference.last_mut() {
+                Some(n) => &mut n.referrers,
+                None => continue,
+            },
+            _ => continue,
+        };
+        list.push(spec);
+    }
+    // kustomize's accumulator merges the defaults into an empty config, which sorts them.
+    TransformerConfig::default()
+        .merge(&t)
+        .expect("the default table has no conflicts")
+}
+
+fn parse_gvk(s: &str) -> Gvk {
+    if s == "-" {
+        return Gvk::default();
+    }
+    let mut it = s.rsplitn(3, '/');
+    let kind = it.next().unwrap_or("").to_string();
+    let version = it.next().unwrap_or("").to_string();
+    let group = it.next().unwrap_or("").to_string();
+    Gvk {
+        group,
+        version,
+        kind,
+        cluster_scoped: false,
+    }
+}
+
+/// The fields kustomize's builtin transformers touch by default (kustomize v5.5.0,
+/// api/internal/konfig/builtinpluginconsts), in kdelta's compact notation.
+const DEFAULT_TABLE: &str = include_str!("default_fieldspecs.txt");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_parse() {
+        let d = TransformerConfig::defaults();
+        assert_eq!(d.name_prefix.len(), 1);
+        assert!(d
+            .common_labels
+            .iter()
+            .any(|f| f.path == "spec/selector/matchLabels"
+                && f.gvk.kind == "Deployment"
+                && f.create));
+        let cm = d
+            .name_reference
+            .iter()
+            .find(|n| n.gvk.kind == "ConfigMap")
+            .unwrap();
+        assert!(cm
+            .referrers
+            .iter()
+            .any(|f| f.path == "spec/template/spec/volumes/configMap/name"));
+        assert!(d.images.iter().all(|f| f.create));
+    }
+}

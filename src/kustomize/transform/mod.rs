@@ -1,0 +1,61 @@
+//! kustomize's builtin transformers, one per file, each a function over the resource list.
+//! The order they run in is written once, in `target.rs`, as in kustomize's kusttarget.
+
+pub mod hash;
+pub mod images;
+pub mod labels;
+pub mod nameref;
+pub mod namespace;
+pub mod prefix_suffix;
+pub mod replicas;
+pub mod sort;
+
+use crate::yaml::{Node, NodeKind, Scalar, ScalarStyle};
+
+/// kyaml `FieldSetter{Name: ""}` on a scalar: the new text and tag, keeping the node's style
+/// (so a quoted value stays quoted).
+pub fn set_scalar(node: &mut Node, value: &str, tag: Option<&str>) -> Result<(), String> {
+    match &mut node.kind {
+        NodeKind::Scalar(s) => {
+            s.text = value.to_string();
+            s.tag = tag.map(str::to_string);
+            Ok(())
+        }
+        NodeKind::Map(_) => Err("wrong node kind: expected ScalarNode but got MappingNode".into()),
+        NodeKind::Seq(_) => Err("wrong node kind: expected ScalarNode but got SequenceNode".into()),
+    }
+}
+
+/// kyaml `FieldSetter{Name: key}` on a mapping: replaces the value (keeping its style) or
+/// appends the entry.
+pub fn set_entry(node: &mut Node, key: &str, value: &str, tag: Option<&str>) -> Result<(), String> {
+    let NodeKind::Map(entries) = &mut node.kind else {
+        return Err(format!(
+            "wrong node kind: expected MappingNode but got {}",
+            kind_name(node)
+        ));
+    };
+    let new = |style| {
+        Node::new(NodeKind::Scalar(Scalar {
+            text: value.to_string(),
+            style,
+            tag: tag.map(str::to_string),
+        }))
+    };
+    match entries.iter_mut().find(|(k, _)| k.as_str() == Some(key)) {
+        Some((_, v)) => {
+            let style = v.as_scalar().map(|s| s.style).unwrap_or_default();
+            *v = new(style).at(v.span);
+        }
+        None => entries.push((Node::plain(key), new(ScalarStyle::Plain))),
+    }
+    Ok(())
+}
+
+fn kind_name(n: &Node) -> &'static str {
+    match n.kind {
+        NodeKind::Scalar(_) => "ScalarNode",
+        NodeKind::Seq(_) => "SequenceNode",
+        NodeKind::Map(_) => "MappingNode",
+    }
+}

@@ -1,0 +1,287 @@
+//! Name references (kustomize's nameReferenceTransformer + filters/nameref): after renames
+//! (prefixes, suffixes, hash suffixes, namespace changes), every field that refers to a renamed
+//! object by its old name is updated to the new name (and namespace, for `{name, namespace}`
+//! references such as RoleBinding subjects and webhook services).
+
+use super::super::fieldspec::{apply, CreateKind, FieldSpec};
+use super::super::kid::{Gvk, KId};
+use super::super::res::Res;
+use super::super::resmap::ResMap;
+use super::super::tconfig::NameBackRefs;
+use super::set_scalar;
+use crate::yaml::{Node, NodeKind};
+
+/// What a referral candidate looks like (names are not changed by this transformer, so a
+/// snapshot taken up front stays valid while referrers are edited).
+struct Candidate {
+    cur: KId,
+    prev: Vec<KId>,
+    org: KId,
+    res: Res,
+}
+
+/// Updates every name reference.
+pub fn fix_name_references(rm: &mut ResMap, backrefs: &[NameBackRefs]) -> Result<(), String> {
+    let cands: Vec<Candidate> = rm
+        .list
+        .iter()
+        .map(|r| Candidate {
+            cur: r.cur_id(),
+            prev: r.prev_ids(),
+            org: r.org_id(),
+            res: r.clone(),
+        })
+        .collect();
+    for i in 0..rm.list.len() {
+        let org = cands[i].org.clone();
+        let mut filters: Vec<(&FieldSpec, &Gvk)> = Vec::new();
+        for br in backrefs {
+            for spec in &br.referrers {
+                if org.gvk.is_selected(&spec.gvk) {
+                    filters.push((spec, &br.gvk));
+                }
+            }
+        }
+        if filters.is_empty() {
+            continue;
+        }
+        let subset = could_be_referenced_by(&cands, i)?;
+        let referrer = cands[i].res.clone();
+        let referrer_gvk = referrer.gvk();
+        for (spec, target) in filters {
+            // The spec is matched against the referrer's own gvk (upstream overwrites it).
+            let spec = FieldSpec {
+                gvk: referrer_gvk.clone(),
+                ..spec.clone()
+            };
+            let ctx = Ctx {
+                referrer: &referrer,
+                target,
+                path: &spec.path,
+                cands: &cands,
+                subset: &subset,
+            };
+            apply(&mut rm.list[i].node, &spec, CreateKind::Nothing, &mut |n| {
+                ctx.set(n)
+            })
+            .map_err(|e| {
+                format!(
+                    "updating name reference in '{}' field of '{}': {e}",
+                    spec.path, cands[i].cur
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// kustomize `SubsetThatCouldBeReferencedByResource`.
+fn could_be_referenced_by(cands: &[Candidate], i: usize) -> Result<Vec<usize>, String> {
+    let referrer = &cands[i];
+    if referrer.cur.gvk.cluster_scoped {
+        return Ok((0..cands.len()).collect());
+    }
+    let rb_namespaces = role_binding_namespaces(&referrer.res)?;
+    Ok(cands
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            c.cur.gvk.cluster_scoped
+                || c.cur.is_ns_equals(&referrer.cur)
+                || rb_namespaces.iter().any(|ns| ns == c.res.namespace())
+        })
+        .map(|(j, _)| j)
+        .collect())
+}
+
+fn role_binding_namespaces(r: &Res) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    if r.kind() != "RoleBinding" {
+        return Ok(out);
+    }
+    if let Some(subjects) = r.node.get("subjects").and_then(Node::as_seq) {
+        for s in subjects {
+            if let (Some(ns), Some(kind)) = (s.get("namespace"), s.str_at(&["kind"])) {
+                if kind == "ServiceAccount" {
+                    match ns.as_text() {
+                        Some(n) => out.push(n.to_string()),
+                        None => {
+                            return Err(format!(
+                                "Invalid Input: namespace is blank for resource \"{}\"",
+                                r.cur_id()
+                            ))
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+struct Ctx<'a> {
+    referrer: &'a Res,
+    target: &'a Gvk,
+    path: &'a str,
+    cands: &'a [Candidate],
+    subset: &'a [usize],
+}
+
+impl Ctx<'_> {
+    fn set(&self, n: &mut Node) -> Result<(), String> {
+        if n.is_null() {
+            return Ok(());
+        }
+        match &n.kind {
+            NodeKind::Scalar(_) => self.set_scalar(n),
+            NodeKind::Map(_) => self.set_mapping(n),
+            NodeKind::Seq(_) => {
+                let items = n.as_seq_mut().expect("checked to be a sequence");
+                for item in items {
+                    if item.is_null() {
+                        continue;
+                    }
+                    match item.kind {
+                        NodeKind::Scalar(_) => self.set_scalar(item)?,
+                        NodeKind::Map(_) => self.set_mapping(item)?,
+                        NodeKind::Seq(_) => return Err(
+                            "sequence item is expected to be either a string or a map of string"
+                                .into(),
+                        ),
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn set_scalar(&self, n: &mut Node) -> Result<(), String> {
+        let old = n.as_str().unwrap_or("").to_string();
+        let Some(j) = self.select(&old, self.subset.to_vec(), false)? else {
+            return Ok(());
+        };
+        let name = self.cands[j].res.name().to_string();
+        if name != old {
+            set_scalar(n, &name, None)?;
+        }
+        Ok(())
+    }
+
+    fn set_mapping(&self, n: &mut Node) -> Result<(), String> {
+        let Some(old) = n.get("name").map(|v| v.as_str().unwrap_or("").to_string()) else {
+            return Err("path config error; no 'name' field in node".into());
+        };
+        let candidates: Vec<usize> = match n.get("namespace") {
+            None => self.subset.to_vec(),
+            Some(ns) => {
+                let ns = ns.as_str().unwrap_or("");
+                let by_org: Vec<usize> = self
+                    .subset
+                    .iter()
+                    .copied()
+                    .filter(|&j| {
+                        let e = self.cands[j].org.effective_namespace();
+                        e == ns && e != super::super::kid::NOT_A_NAMESPACE
+                    })
+                    .collect();
+                if by_org.is_empty() {
+                    self.subset
+                        .iter()
+                        .copied()
+                        .filter(|&j| {
+                            let e = self.cands[j].cur.effective_namespace();
+                            e == ns && e != super::super::kid::NOT_A_NAMESPACE
+                        })
+                        .collect()
+                } else {
+                    by_org
+                }
+            }
+        };
+        let Some(j) = self.select(&old, candidates, true)? else {
+            return Ok(());
+        };
+        let referral = &self.cands[j].res;
+        let (name, namespace) = (
+            referral.name().to_string(),
+            referral.namespace().to_string(),
+        );
+        if name == old && namespace.is_empty() {
+            return Ok(());
+        }
+        set_field(n, "name", &name)?;
+        if !namespace.is_empty() {
+            set_field(n, "namespace", &namespace)?;
+        }
+        Ok(())
+    }
+
+    /// kustomize `selectReferral`.
+    fn select(
+        &self,
+        old: &str,
+        cands: Vec<usize>,
+        with_namespace: bool,
+    ) -> Result<Option<usize>, String> {
+        let c = &self.cands;
+        let mut list: Vec<usize> = cands
+            .into_iter()
+            .filter(|&j| c[j].prev.iter().any(|id| id.name == old))
+            .filter(|&j| c[j].prev.iter().any(|id| id.gvk.is_selected(self.target)))
+            .collect();
+        if self.path.ends_with("roleRef/name") {
+            if let Some(role_gvk) = role_ref_gvk(self.referrer) {
+                list.retain(|&j| c[j].prev.iter().any(|id| id.gvk.is_selected(&role_gvk)));
+            }
+        }
+        let referrer_cur = self.referrer.cur_id();
+        if !referrer_cur.gvk.cluster_scoped {
+            list.retain(|&j| {
+                c[j].cur.gvk.cluster_scoped
+                    || c[j].res.kind() == "ServiceAccount"
+                    || referrer_cur.is_ns_equals(&c[j].cur)
+            });
+        }
+        if list.len() == 1 {
+            return Ok(Some(list[0]));
+        }
+        list.retain(|&j| c[j].res.prefixes_suffixes_equal(self.referrer, true));
+        if list.len() > 1 {
+            list.retain(|&j| c[j].res.prefixes_suffixes_equal(self.referrer, false));
+        }
+        match list.len() {
+            0 => Ok(None),
+            1 => Ok(Some(list[0])),
+            _ => {
+                let first = &c[list[0]].res;
+                let identical = list.iter().all(|&j| {
+                    c[j].res.name() == first.name()
+                        && (!with_namespace || c[j].res.namespace() == first.namespace())
+                });
+                if identical {
+                    Ok(Some(list[0]))
+                } else {
+                    let ids: Vec<String> = list.iter().map(|&j| c[j].cur.to_string()).collect();
+                    Err(format!(
+                        "found multiple possible referrals: {}",
+                        ids.join(", ")
+                    ))
+                }
+            }
+        }
+    }
+}
+
+fn role_ref_gvk(r: &Res) -> Option<Gvk> {
+    let rr = r.node.get("roleRef")?;
+    Some(Gvk {
+        group: rr.get("apiGroup")?.as_str()?.to_string(),
+        kind: rr.get("kind")?.as_str()?.to_string(),
+        ..Gvk::default()
+    })
+}
+
+/// kyaml `FieldSetter{Name, StringValue}`: replace keeping the style, or append.
+fn set_field(n: &mut Node, key: &str, value: &str) -> Result<(), String> {
+    super::set_entry(n, key, value, None)
+}

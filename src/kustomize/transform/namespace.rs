@@ -1,0 +1,97 @@
+//! namespace (NamespaceTransformer): sets metadata.namespace on namespaced objects, renames a
+//! Namespace object, updates the configured reference fields, and moves RoleBinding subjects
+//! named `default`.
+
+use super::super::fieldspec::{apply, CreateKind, FieldSpec};
+use super::super::resmap::ResMap;
+use super::set_scalar;
+use crate::yaml::Node;
+
+/// Which RoleBinding subjects get the namespace (`setRoleBindingSubjects`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubjectMode {
+    DefaultOnly,
+    AllServiceAccounts,
+    None,
+}
+
+/// Applies the namespace.
+pub fn apply_namespace(
+    rm: &mut ResMap,
+    namespace: &str,
+    specs: &[FieldSpec],
+    unset_only: bool,
+    mode: SubjectMode,
+) -> Result<(), String> {
+    if namespace.is_empty() {
+        return Ok(());
+    }
+    for i in 0..rm.list.len() {
+        let r = &mut rm.list[i];
+        r.store_previous_id();
+        let api_version = r.api_version().to_string();
+        let gvk = r.gvk();
+        let mut fs: Vec<FieldSpec> = specs
+            .iter()
+            .filter(|f| f.path != "metadata/namespace")
+            .filter(|f| api_version == "v1" || f.path != "metadata/name")
+            .cloned()
+            .collect();
+        let mut setter = |n: &mut Node| -> Result<(), String> {
+            if unset_only && n.as_text().is_some_and(|t| !t.is_empty()) {
+                return Ok(());
+            }
+            set_scalar(n, namespace, Some("!!str"))
+        };
+        if !gvk.cluster_scoped {
+            apply(
+                &mut r.node,
+                &FieldSpec::any("metadata/namespace", true),
+                CreateKind::Scalar,
+                &mut setter,
+            )
+            .map_err(|e| format!("namespace transformation failed: {e}"))?;
+        }
+        if gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding" {
+            fs.retain(|f| !(is_rb(&f.gvk.kind) && f.path == "subjects/namespace"));
+            if mode != SubjectMode::None {
+                if let Some(subjects) = r.node.get_mut("subjects").and_then(Node::as_seq_mut) {
+                    for s in subjects.iter_mut() {
+                        let wanted = match mode {
+                            SubjectMode::DefaultOnly => s.str_at(&["name"]) == Some("default"),
+                            SubjectMode::AllServiceAccounts => {
+                                s.str_at(&["kind"]) == Some("ServiceAccount")
+                            }
+                            SubjectMode::None => false,
+                        };
+                        if wanted && s.is_map() {
+                            if s.get("namespace").is_none() {
+                                s.set("namespace", Node::plain(""));
+                            }
+                            let n = s.get_mut("namespace").expect("just ensured");
+                            setter(n).map_err(|e| {
+                                format!("setting namespace on (cluster)role binding subjects: {e}")
+                            })?;
+                        }
+                    }
+                }
+            }
+        }
+        for f in &fs {
+            apply(&mut r.node, f, CreateKind::Scalar, &mut setter)
+                .map_err(|e| format!("namespace transformation failed: {e}"))?;
+        }
+        let id = rm.list[i].cur_id();
+        let n = rm.list.iter().filter(|x| x.cur_id().equals(&id)).count();
+        if n != 1 {
+            return Err(format!(
+                "namespace transformation produces ID conflict: {id} appears {n} times"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn is_rb(kind: &str) -> bool {
+    kind == "RoleBinding" || kind == "ClusterRoleBinding"
+}

@@ -1,0 +1,35 @@
+//! replicas (ReplicaCountTransformer): sets the replica count of the named workloads.
+
+use super::super::fieldspec::{apply, CreateKind, FieldSpec};
+use super::super::resmap::ResMap;
+use super::set_scalar;
+
+/// Sets `count` on every resource named `name` (by any of its ids) selected by a field spec.
+pub fn set_replicas(
+    rm: &mut ResMap,
+    name: &str,
+    count: i64,
+    specs: &[FieldSpec],
+) -> Result<(), String> {
+    let mut found = false;
+    for fs in specs {
+        let idx = rm.matching_any_id(|id| id.name == name && id.gvk.is_selected(&fs.gvk));
+        if idx.is_empty() {
+            continue;
+        }
+        found = true;
+        for i in idx {
+            apply(&mut rm.list[i].node, fs, CreateKind::Scalar, &mut |n| {
+                set_scalar(n, &count.to_string(), Some("!!int"))
+            })?;
+        }
+    }
+    if !found {
+        let gvks: Vec<String> = specs.iter().map(|f| f.gvk.to_string()).collect();
+        return Err(format!(
+            "resource with name {name} does not match a config with the following GVK [{}]",
+            gvks.join(" ")
+        ));
+    }
+    Ok(())
+}
