@@ -52,7 +52,7 @@ pub fn generate(
         node.set("type", Node::string(t));
     }
     let pairs = load_pairs(ldr, args)?;
-    let mut data: Vec<(String, String)> = Vec::new();
+    let mut data: Vec<(String, Vec<u8>)> = Vec::new();
     for (k, v) in pairs {
         validate_key(&k)?;
         if data.iter().any(|(x, _)| *x == k) {
@@ -66,11 +66,11 @@ pub fn generate(
     data.sort_by(|a, b| a.0.cmp(&b.0));
     for (k, v) in data {
         let (field, value) = match kind {
-            GenKind::ConfigMap => match String::from_utf8(v.clone().into_bytes()) {
+            GenKind::ConfigMap => match String::from_utf8(v) {
                 Ok(s) => ("data", s),
-                Err(_) => ("binaryData", encode_base64_lines(v.as_bytes())),
+                Err(e) => ("binaryData", encode_base64_lines(e.as_bytes())),
             },
-            GenKind::Secret => ("data", encode_base64_lines(v.as_bytes())),
+            GenKind::Secret => ("data", encode_base64_lines(&v)),
         };
         let style = if value.contains('\n') {
             ScalarStyle::Literal
@@ -143,8 +143,9 @@ pub fn encode_base64_lines(data: &[u8]) -> String {
     out
 }
 
-/// Key/value pairs in kustomize's order: env files, then literals, then files.
-fn load_pairs(ldr: &Loader, args: &GeneratorArgs) -> Result<Vec<(String, String)>, KError> {
+/// Key/value pairs in kustomize's order: env files, then literals, then files. Values are bytes:
+/// a file that is not UTF-8 becomes `binaryData` in a ConfigMap.
+fn load_pairs(ldr: &Loader, args: &GeneratorArgs) -> Result<Vec<(String, Vec<u8>)>, KError> {
     let mut out = Vec::new();
     let mut envs = args.env_sources.clone();
     if !args.env_source.is_empty() {
@@ -154,30 +155,22 @@ fn load_pairs(ldr: &Loader, args: &GeneratorArgs) -> Result<Vec<(String, String)
         let (_, bytes) = ldr
             .load(p)
             .map_err(|e| e.context(format!("env source files: [{}]", envs.join(" "))))?;
-        out.extend(env_pairs(&bytes)?);
+        out.extend(
+            env_pairs(&bytes)?
+                .into_iter()
+                .map(|(k, v)| (k, v.into_bytes())),
+        );
     }
     for s in &args.literal_sources {
-        out.push(parse_literal(s)?);
+        let (k, v) = parse_literal(s)?;
+        out.push((k, v.into_bytes()));
     }
     for s in &args.file_sources {
         let (key, path) = parse_file_source(s)?;
         let (_, bytes) = ldr
             .load(&path)
             .map_err(|e| e.context(format!("file sources: [{}]", args.file_sources.join(" "))))?;
-        // Invalid UTF-8 is kept byte for byte (lossy only for display); such data becomes
-        // binaryData, so hold it as a string of the raw bytes' chars when needed.
-        let value = match String::from_utf8(bytes.to_vec()) {
-            Ok(s) => s,
-            Err(_) => {
-                return Err(KError::new(
-                    "kustomize.generator.binary-file",
-                    format!(
-                    "file '{path}' is not valid UTF-8; binary generator data is not supported yet"
-                ),
-                ))
-            }
-        };
-        out.push((key, value));
+        out.push((key, bytes.to_vec()));
     }
     Ok(out)
 }

@@ -8,6 +8,7 @@ mod generate;
 mod hash;
 mod kid;
 mod loader;
+mod origin;
 mod res;
 mod resmap;
 mod schema;
@@ -61,7 +62,10 @@ fn run(
     opts: &RenderOptions,
 ) -> Result<Vec<Resource>, KError> {
     let ldr = Loader::new(files, dir.clone(), b.root_only);
-    let kt = b.load(ldr)?;
+    let mut kt = b.load(ldr)?;
+    if !kt.build_metadata.is_empty() {
+        kt.origin = Some(String::new());
+    }
     let mut acc = b.accumulate_target(&kt, Acc::new())?;
     transform::hash::add_hash_suffixes(&mut acc.rm);
     transform::nameref::fix_name_references(&mut acc.rm, &acc.tc.name_reference)

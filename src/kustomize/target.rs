@@ -6,6 +6,7 @@ use super::error::KError;
 use super::fieldspec::FieldSpec;
 use super::generate::{self, GenKind};
 use super::loader::Loader;
+use super::origin::{self, Origin};
 use super::res::Res;
 use super::resmap::ResMap;
 use super::tconfig::{self, TransformerConfig};
@@ -13,7 +14,7 @@ use super::transform;
 use super::types::{self, GeneratorOptions, Kustomization, Var};
 use crate::discover::KUSTOMIZATION_FILES;
 use crate::report::Finding;
-use crate::resource::Origin;
+use crate::resource::Origin as SourceOrigin;
 use crate::source::{EntryKind, RepoPath};
 use crate::yaml::{self, de::from_node_go_json, Dialect, Node, ParseOptions, Span};
 
@@ -25,6 +26,10 @@ pub struct Kt<'a> {
     pub file: RepoPath,
     /// Its parsed YAML (for the lines of entries in findings).
     pub doc: Node,
+    /// With `buildMetadata`: this kustomization's path relative to the top one.
+    pub origin: Option<String>,
+    /// The top kustomization's `buildMetadata` (it applies to the whole build).
+    pub build_metadata: Vec<String>,
 }
 
 impl Kt<'_> {
@@ -41,6 +46,19 @@ impl Kt<'_> {
 
     fn err_at(&self, e: KError, field: &str, index: Option<usize>) -> KError {
         e.at(&self.file, self.span(field, index))
+    }
+
+    /// The origin of a builtin generator or transformer configured here.
+    fn builtin_origin(&self, kind: &str) -> Option<Origin> {
+        let prefix = self.origin.as_ref()?;
+        Some(Origin::builtin(
+            &super::origin::join(prefix, self.file.file_name()),
+            kind,
+        ))
+    }
+
+    fn records_transformations(&self) -> bool {
+        self.origin.is_some()
     }
 }
 
@@ -197,7 +215,15 @@ impl Builder {
         if k.kind.is_empty() {
             k.kind = "Kustomization".into();
         }
-        Ok(Kt { ldr, k, file, doc })
+        let build_metadata = k.build_metadata.clone();
+        Ok(Kt {
+            ldr,
+            k,
+            file,
+            doc,
+            origin: None,
+            build_metadata,
+        })
     }
 
     /// kustomize `accumulateTarget`: resources, configurations, generators, components,
@@ -314,11 +340,13 @@ impl Builder {
                             "accumulation err='accumulating resources from '{path}''"
                         )))
                     })?;
-                    acc = self.accumulate_directory(acc, child, false).map_err(|e| {
-                        at(e.context(format!(
-                            "accumulation err='accumulating resources from '{path}''"
-                        )))
-                    })?;
+                    acc = self
+                        .accumulate_directory(kt, path, acc, child, false)
+                        .map_err(|e| {
+                            at(e.context(format!(
+                                "accumulation err='accumulating resources from '{path}''"
+                            )))
+                        })?;
                 }
                 EntryKind::Missing => {
                     return Err(at(KError::new(
@@ -327,9 +355,16 @@ impl Builder {
                     )));
                 }
                 _ => {
-                    let rm = self.load_resources(kt, path).map_err(|e| {
+                    let mut rm = self.load_resources(kt, path).map_err(|e| {
                         at(e.context(format!("accumulating resources from '{path}'")))
                     })?;
+                    if let Some(prefix) = &kt.origin {
+                        let o = Origin {
+                            path: origin::join(prefix, path),
+                            ..Origin::default()
+                        };
+                        origin::annotate_all(&mut rm, &o);
+                    }
                     acc.rm
                         .append_all(rm)
                         .map_err(|e| at(e.context(format!("merging resources from '{path}'"))))?;
@@ -347,7 +382,7 @@ impl Builder {
                 .child(path)
                 .map_err(|e| at(e.context("loader.New")))?;
             acc = self
-                .accumulate_directory(acc, child, true)
+                .accumulate_directory(kt, path, acc, child, true)
                 .map_err(|e| at(e.context("accumulateDirectory")))?;
         }
         Ok(acc)
@@ -355,14 +390,18 @@ impl Builder {
 
     fn accumulate_directory<'a>(
         &mut self,
+        parent: &Kt,
+        rel: &str,
         acc: Acc,
         ldr: Loader<'a>,
         is_component: bool,
     ) -> Result<Acc, KError> {
         let root = ldr.root().clone();
-        let sub = self
+        let mut sub = self
             .load(ldr)
             .map_err(|e| e.context(format!("couldn't make target for path '{root}'")))?;
+        sub.build_metadata = parent.build_metadata.clone();
+        sub.origin = parent.origin.as_ref().map(|o| origin::join(o, rel));
         if is_component && sub.k.kind != "Component" {
             return Err(KError::new(
                 "kustomize.component-kind",
@@ -459,7 +498,7 @@ impl Builder {
             }
             rm.append(Res::new(
                 doc,
-                Origin {
+                SourceOrigin {
                     file: file.clone(),
                     span,
                 },
@@ -484,7 +523,7 @@ impl Builder {
         for (kind, field, i, args) in gens {
             let opts = GeneratorOptions::merge_global(args.options.as_ref(), global);
             let span = kt.span(field, Some(i));
-            let origin = Origin {
+            let origin = SourceOrigin {
                 file: kt.file.clone(),
                 span,
             };
@@ -492,6 +531,13 @@ impl Builder {
                 .map_err(|e| kt.err_at(e, field, Some(i)))?;
             let mut rm = ResMap::new();
             rm.append(res)?;
+            let gen_kind = match kind {
+                GenKind::ConfigMap => "ConfigMapGenerator",
+                GenKind::Secret => "SecretGenerator",
+            };
+            if let Some(o) = kt.builtin_origin(gen_kind) {
+                origin::add_origin(&mut rm, &o);
+            }
             acc.rm.absorb_all(rm).map_err(|e| {
                 kt.err_at(
                     e.context(format!("merging from generator {}", args.name)),
@@ -508,6 +554,12 @@ impl Builder {
         let tc = acc.tc.clone();
         let fail =
             |field: &str, e: String| kt.err_at(KError::new("kustomize.transform", e), field, None);
+        // After each configured builtin, kustomize records it on every resource.
+        let record = |rm: &mut ResMap, kind: &str| {
+            if let Some(o) = kt.builtin_origin(kind) {
+                origin::add_transformation(rm, &o);
+            }
+        };
         if !k.namespace.is_empty() {
             transform::namespace::apply_namespace(
                 &mut acc.rm,
@@ -517,6 +569,7 @@ impl Builder {
                 transform::namespace::SubjectMode::DefaultOnly,
             )
             .map_err(|e| fail("namespace", e))?;
+            record(&mut acc.rm, "NamespaceTransformer");
         }
         if !k.name_prefix.is_empty() {
             transform::prefix_suffix::apply_affix(
@@ -526,6 +579,7 @@ impl Builder {
                 &tc.name_prefix,
             )
             .map_err(|e| fail("namePrefix", e))?;
+            record(&mut acc.rm, "PrefixTransformer");
         }
         if !k.name_suffix.is_empty() {
             transform::prefix_suffix::apply_affix(
@@ -535,6 +589,7 @@ impl Builder {
                 &tc.name_suffix,
             )
             .map_err(|e| fail("nameSuffix", e))?;
+            record(&mut acc.rm, "SuffixTransformer");
         }
         let common = k.common_labels.clone().unwrap_or_default();
         if !k.labels.is_empty() || !common.is_empty() {
@@ -556,22 +611,34 @@ impl Builder {
                 }
                 transform::labels::set_pairs(&mut acc.rm, &label.pairs, &fss)
                     .map_err(|e| fail("labels", e))?;
+                record(&mut acc.rm, "LabelTransformer");
             }
             transform::labels::set_pairs(&mut acc.rm, &common, &tc.common_labels)
                 .map_err(|e| fail("commonLabels", e))?;
+            record(&mut acc.rm, "LabelTransformer");
         }
-        transform::labels::set_pairs(&mut acc.rm, &k.common_annotations, &tc.common_annotations)
+        if !k.common_annotations.is_empty() {
+            transform::labels::set_pairs(
+                &mut acc.rm,
+                &k.common_annotations,
+                &tc.common_annotations,
+            )
             .map_err(|e| fail("commonAnnotations", e))?;
+            record(&mut acc.rm, "AnnotationsTransformer");
+        }
         for (i, r) in k.replicas.iter().enumerate() {
             transform::replicas::set_replicas(&mut acc.rm, &r.name, r.count, &tc.replicas)
                 .map_err(|e| {
                     kt.err_at(KError::new("kustomize.replicas", e), "replicas", Some(i))
                 })?;
+            record(&mut acc.rm, "ReplicaCountTransformer");
         }
         for (i, image) in k.images.iter().enumerate() {
             transform::images::apply_image(&mut acc.rm, image, &tc.images)
                 .map_err(|e| kt.err_at(KError::new("kustomize.images", e), "images", Some(i)))?;
+            record(&mut acc.rm, "ImageTagTransformer");
         }
+        let _ = kt.records_transformations();
         Ok(())
     }
 }
