@@ -12,6 +12,8 @@ mod origin;
 mod res;
 mod resmap;
 mod schema;
+mod selector;
+mod smp_bridge;
 mod target;
 mod tconfig;
 pub mod transform;

@@ -11,6 +11,7 @@ use super::res::Res;
 use super::resmap::ResMap;
 use super::tconfig::{self, TransformerConfig};
 use super::transform;
+use super::transform::patch;
 use super::types::{self, GeneratorOptions, Kustomization, Var};
 use crate::discover::KUSTOMIZATION_FILES;
 use crate::report::Finding;
@@ -252,10 +253,7 @@ impl Builder {
     /// Features not implemented yet fail the build loudly instead of rendering wrong output.
     fn check_supported(&self, kt: &Kt) -> Result<(), KError> {
         let k = &kt.k;
-        let unsupported: [(&str, bool); 10] = [
-            ("patches", !k.patches.is_empty()),
-            ("patchesStrategicMerge", k.patches_strategic_merge.is_some()),
-            ("patchesJson6902", k.patches_json6902.is_some()),
+        let unsupported: [(&str, bool); 7] = [
             ("replacements", !k.replacements.is_empty()),
             ("vars", k.vars.as_ref().is_some_and(|v| !v.is_empty())),
             ("generators", !k.generators.is_empty()),
@@ -560,6 +558,17 @@ impl Builder {
                 origin::add_transformation(rm, &o);
             }
         };
+        self.run_patches_strategic_merge(kt, acc)?;
+        if k.patches_strategic_merge
+            .as_ref()
+            .is_some_and(|p| !p.is_empty())
+        {
+            record(&mut acc.rm, "PatchStrategicMergeTransformer");
+        }
+        for (i, entry) in k.patches.iter().enumerate() {
+            self.run_patch(kt, acc, entry, i)?;
+            record(&mut acc.rm, "PatchTransformer");
+        }
         if !k.namespace.is_empty() {
             transform::namespace::apply_namespace(
                 &mut acc.rm,
@@ -626,6 +635,10 @@ impl Builder {
             .map_err(|e| fail("commonAnnotations", e))?;
             record(&mut acc.rm, "AnnotationsTransformer");
         }
+        for (i, entry) in k.patches_json6902.iter().flatten().enumerate() {
+            self.run_legacy_json6902(kt, acc, entry, i)?;
+            record(&mut acc.rm, "PatchJson6902Transformer");
+        }
         for (i, r) in k.replicas.iter().enumerate() {
             transform::replicas::set_replicas(&mut acc.rm, &r.name, r.count, &tc.replicas)
                 .map_err(|e| {
@@ -641,6 +654,158 @@ impl Builder {
         let _ = kt.records_transformations();
         Ok(())
     }
+}
+
+impl Builder {
+    /// `patchesStrategicMerge:`: inline patches or files of patches, each applied to the
+    /// resource with the patch's id.
+    fn run_patches_strategic_merge(&mut self, kt: &Kt, acc: &mut Acc) -> Result<(), KError> {
+        let Some(entries) =
+            kt.k.patches_strategic_merge
+                .as_ref()
+                .filter(|e| !e.is_empty())
+        else {
+            return Ok(());
+        };
+        let field = "patchesStrategicMerge";
+        let mut patches = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let at = |e: KError| kt.err_at(e, field, Some(i));
+            let inline = patch::parse_smp(entry).ok().filter(|p| !p.is_empty());
+            let loaded = match inline {
+                Some(p) => p,
+                None => {
+                    let (file, bytes) = kt.ldr.load(entry).map_err(|e| {
+                        at(e.context(format!(
+                            "trouble configuring builtin PatchStrategicMergeTransformer with config: `\npaths:\n- {entry}\n`"
+                        )))
+                    })?;
+                    let text = String::from_utf8_lossy(&bytes);
+                    patch::parse_smp(&text).map_err(|e| {
+                        KError::new("kustomize.patch", format!("{e} in File: {entry}"))
+                            .at(&file, Default::default())
+                    })?
+                }
+            };
+            patches.extend(loaded);
+        }
+        if patches.is_empty() {
+            return Err(kt.err_at(
+                KError::new("kustomize.patch", "patch appears to be empty"),
+                field,
+                None,
+            ));
+        }
+        patch::apply_patches_strategic_merge(&mut acc.rm, &patches)
+            .map_err(|e| kt.err_at(patch::err(e), field, None))
+    }
+
+    /// One `patches:` entry.
+    fn run_patch(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        entry: &types::Patch,
+        i: usize,
+    ) -> Result<(), KError> {
+        let at = |e: KError| kt.err_at(e, "patches", Some(i));
+        let inline = entry.patch.trim();
+        let (text, source) = match (inline.is_empty(), entry.path.is_empty()) {
+            (true, true) => return Err(at(patch::err(format!(
+                "trouble configuring builtin PatchTransformer with config: must specify one of patch and path in\n{}", describe_patch(entry))))),
+            (false, false) => return Err(at(patch::err(format!(
+                "trouble configuring builtin PatchTransformer with config: patch and path can't be set at the same time\n{}", describe_patch(entry))))),
+            (false, true) => (inline.to_string(), format!("[patch: {:?}]", inline)),
+            (true, false) => {
+                let (_, bytes) = kt.ldr.load(&entry.path).map_err(|e| {
+                    at(e.context(format!("failed to get the patch file from path({})", entry.path)))
+                })?;
+                (String::from_utf8_lossy(&bytes).into_owned(), format!("[path: {:?}]", entry.path))
+            }
+        };
+        let mut body = patch::parse_patch(&text, &source).map_err(|e| at(patch::err(e)))?;
+        if let patch::PatchBody::Smp(patches) = &mut body {
+            for p in patches.iter_mut() {
+                if entry
+                    .options
+                    .get("allowNameChange")
+                    .copied()
+                    .unwrap_or(false)
+                {
+                    p.set_annotation(super::res::anno::ALLOW_NAME_CHANGE, "enabled");
+                }
+                if entry
+                    .options
+                    .get("allowKindChange")
+                    .copied()
+                    .unwrap_or(false)
+                {
+                    p.set_annotation(super::res::anno::ALLOW_KIND_CHANGE, "enabled");
+                }
+            }
+        }
+        patch::apply_patch(&mut acc.rm, &body, entry.target.as_ref(), &source)
+            .map_err(|e| at(patch::err(e)))
+    }
+
+    /// One `patchesJson6902:` entry.
+    fn run_legacy_json6902(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        entry: &types::Patch,
+        i: usize,
+    ) -> Result<(), KError> {
+        let at = |e: KError| kt.err_at(e, "patchesJson6902", Some(i));
+        let Some(target) = &entry.target else {
+            return Err(at(patch::err(
+                "must specify a target for patch (patchesJson6902 entries need `target`)".into(),
+            )));
+        };
+        if target.name.is_empty() {
+            return Err(at(patch::err("trouble configuring builtin PatchJson6902Transformer: must specify the target name".into())));
+        }
+        let text = match (entry.path.is_empty(), entry.patch.is_empty()) {
+            (true, true) => return Err(at(patch::err("empty file path and empty jsonOp".into()))),
+            (false, false) => {
+                return Err(at(patch::err(
+                    "must specify a file path or jsonOp, not both".into(),
+                )))
+            }
+            (true, false) => entry.patch.clone(),
+            (false, true) => {
+                let (_, bytes) = kt.ldr.load(&entry.path).map_err(at)?;
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                if text.is_empty() {
+                    return Err(at(patch::err(format!(
+                        "patch file '{}' empty seems to be empty",
+                        entry.path
+                    ))));
+                }
+                text
+            }
+        };
+        let ops = patch::parse_json_patch(&text)
+            .map_err(|e| at(patch::err(format!("decoding {text}: {e}"))))?;
+        if ops.is_empty() {
+            return Err(at(patch::err(format!(
+                "patch appears to be empty; file={}, JsonOp={}",
+                entry.path, entry.patch
+            ))));
+        }
+        patch::apply_legacy_json6902(&mut acc.rm, &ops, target).map_err(|e| at(patch::err(e)))
+    }
+}
+
+fn describe_patch(p: &types::Patch) -> String {
+    let mut s = String::new();
+    if !p.path.is_empty() {
+        s.push_str(&format!("path: {}\n", p.path));
+    }
+    if !p.patch.is_empty() {
+        s.push_str(&format!("patch: {:?}\n", p.patch));
+    }
+    s
 }
 
 /// kustomize `FixKustomization`: `bases` join `resources`, `imageTags` join `images`.

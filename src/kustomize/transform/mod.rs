@@ -3,9 +3,11 @@
 
 pub mod hash;
 pub mod images;
+pub mod json6902;
 pub mod labels;
 pub mod nameref;
 pub mod namespace;
+pub mod patch;
 pub mod prefix_suffix;
 pub mod replicas;
 pub mod sort;

@@ -1,0 +1,250 @@
+//! Patches: `patches:` (PatchTransformer: strategic merge or JSON 6902, with or without a
+//! target selector), `patchesStrategicMerge:` and `patchesJson6902:` (the legacy transformers).
+
+use super::super::error::KError;
+use super::super::res::Res;
+use super::super::resmap::ResMap;
+use super::super::selector::SelectorMatcher;
+use super::super::types::Selector;
+use super::json6902;
+use crate::yaml::{self, from_value, to_value, Dialect, Node, ParseOptions};
+use serde_json::Value;
+
+/// A parsed patch.
+pub enum PatchBody {
+    /// Strategic merge patch documents.
+    Smp(Vec<Res>),
+    /// JSON 6902 operations.
+    Json(Vec<json6902::Op>),
+}
+
+/// Parses patch text as kustomize does: it must be either strategic-merge resources or a JSON
+/// patch, not both and not neither.
+pub fn parse_patch(text: &str, source: &str) -> Result<PatchBody, String> {
+    let smp = parse_smp(text);
+    let json = parse_json_patch(text);
+    match (smp, json) {
+        (Ok(_), Ok(_)) => Err(format!(
+            "illegally qualifies as both an SM and JSON patch: {source}"
+        )),
+        (Ok(p), Err(_)) => Ok(PatchBody::Smp(p)),
+        (Err(_), Ok(ops)) => Ok(PatchBody::Json(ops)),
+        (Err(_), Err(_)) => Err(format!("unable to parse SM or JSON patch from {source}")),
+    }
+}
+
+/// Strategic merge patch documents: every non-empty document must be an object with kind and
+/// name (kustomize's `SliceFromBytes`).
+pub fn parse_smp(text: &str) -> Result<Vec<Res>, String> {
+    let docs =
+        yaml::parse_stream(text.as_bytes(), &ParseOptions::default()).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for doc in docs {
+        if doc.is_null() || doc.as_map().is_some_and(|m| m.is_empty()) {
+            continue;
+        }
+        if !doc.is_map() {
+            return Err("wrong node kind: expected MappingNode".into());
+        }
+        let kind = doc.str_at(&["kind"]).unwrap_or("");
+        if kind.is_empty() {
+            return Err("missing kind in object".into());
+        }
+        if !kind.ends_with("List") && doc.str_at(&["metadata", "name"]).unwrap_or("").is_empty() {
+            return Err("missing metadata.name in object".into());
+        }
+        out.push(Res::new(doc, Default::default()));
+    }
+    Ok(out)
+}
+
+/// JSON patch operations, from JSON (`[...]`) or YAML text.
+pub fn parse_json_patch(text: &str) -> Result<Vec<json6902::Op>, String> {
+    if text.is_empty() {
+        return Err("empty json patch operations".into());
+    }
+    let value: Value = if text.starts_with('[') {
+        serde_json::from_str(text).map_err(|e| e.to_string())?
+    } else {
+        let node = yaml::parse_one(
+            text.as_bytes(),
+            &ParseOptions {
+                allow_duplicate_keys: true,
+                ..ParseOptions::default()
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        to_value(&node, Dialect::Yaml11).map_err(|e| e.to_string())?
+    };
+    json6902::decode(&value)
+}
+
+/// Applies JSON operations to one resource, keeping kustomize's internal annotations.
+pub fn apply_json(r: &mut Res, ops: &[json6902::Op]) -> Result<(), String> {
+    let internal: Vec<(String, String)> = r
+        .annotations()
+        .into_iter()
+        .filter(|(k, _)| {
+            k.starts_with("internal.config.kubernetes.io/")
+                || k.starts_with("config.k8s.io/")
+                || k == "config.kubernetes.io/path"
+                || k == "config.kubernetes.io/index"
+        })
+        .collect();
+    let mut doc = to_value(&r.node, Dialect::Yaml12).map_err(|e| e.to_string())?;
+    json6902::apply(&mut doc, ops)?;
+    let span = r.node.span;
+    r.node = from_value(&doc).at(span);
+    if !r.node.is_map() {
+        return Err("the JSON patch did not leave an object".into());
+    }
+    let mut a = r.annotations();
+    a.extend(internal);
+    r.set_annotations(&a);
+    Ok(())
+}
+
+/// kustomize `Resource.ApplySmPatch`: merge, then restore the kind and name unless the patch
+/// allows changing them, and always the namespace. Returns false when the patch deleted the
+/// resource.
+pub fn apply_smp(r: &mut Res, patch: &Res) -> Result<bool, String> {
+    let (name, ns, kind) = (
+        r.name().to_string(),
+        r.namespace().to_string(),
+        r.kind().to_string(),
+    );
+    if patch.name_change_allowed() || patch.kind_change_allowed() {
+        r.store_previous_id();
+    }
+    let kept = super::super::smp_bridge::merge(&mut r.node, &patch.node)?;
+    if !kept {
+        return Ok(false);
+    }
+    if !patch.kind_change_allowed() {
+        r.set_kind(&kind);
+    }
+    if !patch.name_change_allowed() {
+        r.set_name(&name);
+    }
+    r.set_namespace(&ns);
+    Ok(true)
+}
+
+/// kustomize `resWrangler.ApplySmPatch`: a copy of the patch, given each target's apiVersion,
+/// applied to every selected resource; deleted resources leave the list.
+fn apply_smp_to(rm: &mut ResMap, selected: &[usize], patch: &Res) -> Result<(), String> {
+    let mut deleted = Vec::new();
+    for &i in selected {
+        let mut p = patch.clone();
+        let api = rm.list[i].api_version().to_string();
+        p.node.set("apiVersion", Node::string(api));
+        if !apply_smp(&mut rm.list[i], &p)? {
+            deleted.push(i);
+        }
+    }
+    for i in deleted.into_iter().rev() {
+        rm.list.remove(i);
+    }
+    Ok(())
+}
+
+/// Indices of the resources a selector picks.
+pub fn select(rm: &ResMap, sel: &Selector) -> Result<Vec<usize>, String> {
+    let m = SelectorMatcher::new(sel)?;
+    Ok(rm
+        .list
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| m.matches(r))
+        .map(|(i, _)| i)
+        .collect())
+}
+
+/// The one resource a patch without target applies to: any id (current or previous) equal to
+/// the patch's id.
+fn target_of(rm: &ResMap, patch: &Res) -> Result<usize, String> {
+    let id = patch.org_id();
+    let found = rm.matching_any_id(|x| x.equals(&id));
+    match found.as_slice() {
+        [i] => Ok(*i),
+        [] => Err(format!(
+            "no matches for Id {id}; failed to find unique target for patch {id}"
+        )),
+        _ => Err(format!(
+            "multiple matches for Id {id}; failed to find unique target for patch {id}"
+        )),
+    }
+}
+
+/// One `patches:` entry (PatchTransformer).
+pub fn apply_patch(
+    rm: &mut ResMap,
+    body: &PatchBody,
+    target: Option<&Selector>,
+    source: &str,
+) -> Result<(), String> {
+    match body {
+        PatchBody::Smp(patches) => match target {
+            Some(sel) => {
+                if patches.len() > 1 {
+                    return Err(format!("Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {source}"));
+                }
+                let Some(patch) = patches.first() else {
+                    return Ok(());
+                };
+                let selected = select(rm, sel)?;
+                apply_smp_to(rm, &selected, patch)
+            }
+            None => {
+                for patch in patches {
+                    let i = target_of(rm, patch).map_err(|e| {
+                        format!(
+                            "no resource matches strategic merge patch \"{}\": {e}",
+                            patch.org_id()
+                        )
+                    })?;
+                    if !apply_smp(&mut rm.list[i], patch)? {
+                        rm.list.remove(i);
+                    }
+                }
+                Ok(())
+            }
+        },
+        PatchBody::Json(ops) => {
+            let Some(sel) = target else {
+                return Err(format!("must specify a target for JSON patch {source}"));
+            };
+            for i in select(rm, sel)? {
+                rm.list[i].store_previous_id();
+                apply_json(&mut rm.list[i], ops)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// `patchesStrategicMerge:` — each patch applies to the resource with its id.
+pub fn apply_patches_strategic_merge(rm: &mut ResMap, patches: &[Res]) -> Result<(), String> {
+    for patch in patches {
+        let i = target_of(rm, patch)?;
+        apply_smp_to(rm, &[i], patch)?;
+    }
+    Ok(())
+}
+
+/// `patchesJson6902:` — JSON operations on the resources the target selects.
+pub fn apply_legacy_json6902(
+    rm: &mut ResMap,
+    ops: &[json6902::Op],
+    target: &Selector,
+) -> Result<(), String> {
+    for i in select(rm, target)? {
+        apply_json(&mut rm.list[i], ops)?;
+    }
+    Ok(())
+}
+
+/// Wraps an error with the patch entry's location.
+pub fn err(e: String) -> KError {
+    KError::new("kustomize.patch", e)
+}
