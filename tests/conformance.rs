@@ -250,6 +250,119 @@ fn kustomize_corpus(root: &Path, corpus: &str) -> Score {
     score
 }
 
+/// The documents of a YAML stream as typed values (kyaml typing).
+fn values_of(text: &str) -> Result<Vec<serde_json::Value>, String> {
+    use kdelta::yaml;
+    yaml::parse_stream(text.as_bytes(), &yaml::ParseOptions::default())
+        .map_err(|e| e.to_string())?
+        .iter()
+        .filter(|n| !n.is_null())
+        .map(|n| yaml::to_value(n, yaml::Dialect::Yaml12).map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// kustomize-next: build-level cases compared as data (strings exact), and path-matcher cases
+/// compared with kyaml's serialisation of the matches.
+fn kustomize_next(root: &Path) -> Score {
+    use kdelta::kustomize::pathmatch;
+    use kdelta::yaml;
+    let mut score = Score::default();
+    for dir in case_dirs(&root.join("kustomize-next")) {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read(dir.join("case.yaml")).unwrap_or_default();
+        let Ok(case) = yaml::parse_one(&text, &yaml::ParseOptions::default()) else {
+            score.skipped += 1;
+            continue;
+        };
+        let expects_error = case.str_at(&["expects"]) == Some("error");
+        let expected_error =
+            std::fs::read_to_string(dir.join("expected-error.txt")).unwrap_or_default();
+        let expected = std::fs::read_to_string(dir.join("expected.yaml")).unwrap_or_default();
+        let result: Result<(), String> = match case.str_at(&["level"]) {
+            Some("pathmatcher") => (|| {
+                let path: Vec<String> = case
+                    .get("path")
+                    .and_then(|p| p.as_seq())
+                    .map(|p| {
+                        p.iter()
+                            .filter_map(|x| x.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let input =
+                    std::fs::read(dir.join("in/resource.yaml")).map_err(|e| e.to_string())?;
+                let node = yaml::parse_one(&input, &yaml::ParseOptions::default())
+                    .map_err(|e| e.to_string())?;
+                match pathmatch::matches(&node, &path) {
+                    Err(e) if expects_error => {
+                        if e.contains(expected_error.trim()) {
+                            Ok(())
+                        } else {
+                            Err(format!("error {e:?} lacks {expected_error:?}"))
+                        }
+                    }
+                    Err(e) => Err(e),
+                    Ok(found) => {
+                        let got = if found.is_empty() {
+                            String::new()
+                        } else {
+                            yaml::emit::node_to_string(&yaml::Node::new(yaml::NodeKind::Seq(found)))
+                        };
+                        if got.trim() == expected.trim() {
+                            Ok(())
+                        } else {
+                            Err(format!("expected {expected:?}, got {got:?}"))
+                        }
+                    }
+                }
+            })(),
+            _ => {
+                let build_dir = case
+                    .str_at(&["build_dir"])
+                    .unwrap_or("in")
+                    .trim_start_matches("in")
+                    .trim_start_matches('/')
+                    .to_string();
+                let c = Case {
+                    dir: dir.clone(),
+                    build_dir,
+                    reorder_none: true,
+                    load_restrictor_none: false,
+                    runnable: true,
+                    expect_error: expects_error,
+                };
+                match render_case(&c, true) {
+                    Err(e) if expects_error => {
+                        if e.contains(expected_error.trim()) {
+                            Ok(())
+                        } else {
+                            Err(format!("error {e:?} lacks {:?}", expected_error.trim()))
+                        }
+                    }
+                    Err(e) => Err(e),
+                    Ok(_) if expects_error => {
+                        Err("expected an error, rendered successfully".into())
+                    }
+                    Ok(got) => match (values_of(&expected), values_of(&got)) {
+                        (Ok(e), Ok(g)) if e == g => Ok(()),
+                        (Ok(e), Ok(g)) => Err(format!(
+                            "data differs:\nexpected {}\ngot      {}",
+                            serde_json::to_string(&e).unwrap(),
+                            serde_json::to_string(&g).unwrap()
+                        )),
+                        (Err(e), _) | (_, Err(e)) => Err(e),
+                    },
+                }
+            }
+        };
+        match result {
+            Ok(()) => score.passed += 1,
+            Err(e) => score.failed.push(format!("{name}: {e}")),
+        }
+    }
+    score
+}
+
 #[test]
 fn conformance() {
     let Some(root) = corpus_root() else {
@@ -261,6 +374,7 @@ fn conformance() {
     below.extend(emitter_round_trip(&root).report("emitter", &floors));
     below.extend(kustomize_corpus(&root, "kustomize").report("kustomize", &floors));
     below.extend(kustomize_corpus(&root, "kustomize-extra").report("kustomize-extra", &floors));
+    below.extend(kustomize_next(&root).report("kustomize-next", &floors));
     assert!(
         below.is_empty(),
         "conformance dropped below the floor: {below:?}"

@@ -9,6 +9,7 @@ mod hash;
 mod kid;
 mod loader;
 mod origin;
+pub mod pathmatch;
 mod res;
 mod resmap;
 mod schema;

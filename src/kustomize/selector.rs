@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 
 /// A compiled selector.
 pub struct SelectorMatcher {
-    sel: Selector,
     group: Option<Regex>,
     version: Option<Regex>,
     kind: Option<Regex>,
@@ -33,7 +32,6 @@ impl SelectorMatcher {
     /// Compiles a selector (regex and selector-expression errors are reported).
     pub fn new(sel: &Selector) -> Result<SelectorMatcher, String> {
         Ok(SelectorMatcher {
-            sel: sel.clone(),
             group: anchored(&sel.group)?,
             version: anchored(&sel.version)?,
             kind: anchored(&sel.kind)?,
@@ -50,11 +48,6 @@ impl SelectorMatcher {
                 Some(LabelSelector::parse(&sel.annotation_selector)?)
             },
         })
-    }
-
-    /// The selector as written.
-    pub fn selector(&self) -> &Selector {
-        &self.sel
     }
 
     /// Group, version and kind match.

@@ -253,8 +253,7 @@ impl Builder {
     /// Features not implemented yet fail the build loudly instead of rendering wrong output.
     fn check_supported(&self, kt: &Kt) -> Result<(), KError> {
         let k = &kt.k;
-        let unsupported: [(&str, bool); 7] = [
-            ("replacements", !k.replacements.is_empty()),
+        let unsupported: [(&str, bool); 6] = [
             ("vars", k.vars.as_ref().is_some_and(|v| !v.is_empty())),
             ("generators", !k.generators.is_empty()),
             ("transformers", !k.transformers.is_empty()),
@@ -651,6 +650,10 @@ impl Builder {
                 .map_err(|e| kt.err_at(KError::new("kustomize.images", e), "images", Some(i)))?;
             record(&mut acc.rm, "ImageTagTransformer");
         }
+        if !k.replacements.is_empty() {
+            self.run_replacements(kt, acc)?;
+            record(&mut acc.rm, "ReplacementTransformer");
+        }
         let _ = kt.records_transformations();
         Ok(())
     }
@@ -806,6 +809,39 @@ fn describe_patch(p: &types::Patch) -> String {
         s.push_str(&format!("patch: {:?}\n", p.patch));
     }
     s
+}
+
+impl Builder {
+    /// `replacements:` — inline entries and `path:` files, applied in order.
+    fn run_replacements(&mut self, kt: &Kt, acc: &mut Acc) -> Result<(), KError> {
+        use super::transform::replacement;
+        let mut list: Vec<(usize, types::ReplacementField)> = Vec::new();
+        for (i, r) in kt.k.replacements.iter().enumerate() {
+            let at = |e: KError| kt.err_at(e, "replacements", Some(i));
+            if r.path.is_empty() {
+                list.push((i, r.clone()));
+                continue;
+            }
+            if r.source.is_some() || !r.targets.is_empty() || r.source_value.is_some() {
+                return Err(at(KError::new(
+                    "kustomize.replacement.invalid",
+                    "cannot specify both path and inline replacement",
+                )));
+            }
+            let (file, bytes) = kt.ldr.load(&r.path).map_err(at)?;
+            let node = yaml::parse_one(&bytes, &ParseOptions::default())
+                .map_err(|e| KError::new("yaml.parse", e.message.clone()).at(&file, e.span))?;
+            let loaded = replacement::parse_file(&node).map_err(|e| {
+                KError::new("kustomize.replacement.invalid", e).at(&file, Default::default())
+            })?;
+            list.extend(loaded.into_iter().map(|r| (i, r)));
+        }
+        for (i, r) in &list {
+            replacement::apply(&mut acc.rm, r)
+                .map_err(|e| kt.err_at(KError::new(e.rule, e.message), "replacements", Some(*i)))?;
+        }
+        Ok(())
+    }
 }
 
 /// kustomize `FixKustomization`: `bases` join `resources`, `imageTags` join `images`.

@@ -223,6 +223,97 @@ pub fn looks_like_float(s: &str) -> bool {
     is_yaml_style_float(s)
 }
 
+/// Writes a node the way kyaml (go-yaml v3 with 2-space indent and compact sequences) writes
+/// it: key order, scalar styles and flow collections kept. Used for YAML held inside strings.
+pub fn node_to_string(node: &super::Node) -> String {
+    let mut out = Vec::new();
+    {
+        let mut em = Emitter::new();
+        em.set_output_string(&mut out);
+        em.set_unicode(true);
+        em.set_indent(2);
+        let mut emit = |e: Event| {
+            em.emit(e)
+                .expect("emitting well-formed events into a Vec cannot fail")
+        };
+        emit(Event::stream_start(Encoding::Utf8));
+        emit(Event::document_start(None, &[], true));
+        emit_node(node, &mut emit);
+        emit(Event::document_end(true));
+        emit(Event::stream_end());
+    }
+    String::from_utf8(out).expect("the emitter writes UTF-8")
+}
+
+fn emit_node(node: &super::Node, emit: &mut impl FnMut(Event)) {
+    use super::node::{NodeKind, ScalarStyle as S};
+    match &node.kind {
+        NodeKind::Scalar(s) => {
+            let standard = matches!(
+                s.tag.as_deref(),
+                None | Some(
+                    "!!str"
+                        | "!!int"
+                        | "!!bool"
+                        | "!!float"
+                        | "!!null"
+                        | "!!timestamp"
+                        | "!!binary"
+                        | "!!merge"
+                )
+            );
+            let mut style = match s.style {
+                S::Plain => ScalarStyle::Plain,
+                S::SingleQuoted => ScalarStyle::SingleQuoted,
+                S::DoubleQuoted => ScalarStyle::DoubleQuoted,
+                S::Literal => ScalarStyle::Literal,
+                S::Folded => ScalarStyle::Folded,
+            };
+            // A string that would read back as another type must be quoted (go-yaml v3).
+            if s.tag.as_deref() == Some("!!str")
+                && s.style == S::Plain
+                && plain_tag(&s.text, Dialect::Yaml12) != "!!str"
+            {
+                style = ScalarStyle::DoubleQuoted;
+            }
+            let tag = if standard { None } else { s.tag.as_deref() };
+            emit(Event::scalar(
+                None,
+                tag,
+                &s.text,
+                tag.is_none(),
+                tag.is_none(),
+                style,
+            ));
+        }
+        NodeKind::Seq(items) => {
+            let style = if node.flow {
+                SequenceStyle::Flow
+            } else {
+                SequenceStyle::Block
+            };
+            emit(Event::sequence_start(None, None, true, style));
+            for item in items {
+                emit_node(item, emit);
+            }
+            emit(Event::sequence_end());
+        }
+        NodeKind::Map(entries) => {
+            let style = if node.flow {
+                MappingStyle::Flow
+            } else {
+                MappingStyle::Block
+            };
+            emit(Event::mapping_start(None, None, true, style));
+            for (k, v) in entries {
+                emit_node(k, emit);
+                emit_node(v, emit);
+            }
+            emit(Event::mapping_end());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,6 +66,8 @@ pub enum NodeKind {
 pub struct Node {
     pub kind: NodeKind,
     pub span: Span,
+    /// A collection written in flow style (`{a: 1}`, `[x]`); kept for kyaml-style re-emitting.
+    pub flow: bool,
 }
 
 impl Node {
@@ -74,6 +76,7 @@ impl Node {
         Node {
             kind,
             span: Span::default(),
+            flow: false,
         }
     }
 

@@ -144,12 +144,14 @@ enum Frame {
         items: Vec<Node>,
         span: Span,
         anchor: Option<String>,
+        flow: bool,
     },
     Map {
         entries: Vec<(Node, Node)>,
         pending_key: Option<Node>,
         span: Span,
         anchor: Option<String>,
+        flow: bool,
     },
 }
 
@@ -223,25 +225,28 @@ impl<'o> Builder<'o> {
                         tag: tag.map(short_tag),
                     }),
                     span,
+                    flow: false,
                 };
                 self.register(anchor, &node);
                 self.push_value(node)?;
             }
-            EventData::SequenceStart { anchor, .. } => {
+            EventData::SequenceStart { anchor, style, .. } => {
                 self.check_depth(span)?;
                 self.stack.push(Frame::Seq {
                     items: Vec::new(),
                     span,
                     anchor,
+                    flow: style == libyaml_safer::SequenceStyle::Flow,
                 });
             }
-            EventData::MappingStart { anchor, .. } => {
+            EventData::MappingStart { anchor, style, .. } => {
                 self.check_depth(span)?;
                 self.stack.push(Frame::Map {
                     entries: Vec::new(),
                     pending_key: None,
                     span,
                     anchor,
+                    flow: style == libyaml_safer::MappingStyle::Flow,
                 });
             }
             EventData::SequenceEnd => {
@@ -249,11 +254,13 @@ impl<'o> Builder<'o> {
                     items,
                     span,
                     anchor,
+                    flow,
                 }) = self.stack.pop()
                 {
                     let node = Node {
                         kind: NodeKind::Seq(items),
                         span,
+                        flow,
                     };
                     self.register(anchor, &node);
                     self.push_value(node)?;
@@ -264,6 +271,7 @@ impl<'o> Builder<'o> {
                     entries,
                     span,
                     anchor,
+                    flow,
                     ..
                 }) = self.stack.pop()
                 {
@@ -271,6 +279,7 @@ impl<'o> Builder<'o> {
                     let node = Node {
                         kind: NodeKind::Map(entries),
                         span,
+                        flow,
                     };
                     self.register(anchor, &node);
                     self.push_value(node)?;

@@ -9,6 +9,7 @@ pub mod nameref;
 pub mod namespace;
 pub mod patch;
 pub mod prefix_suffix;
+pub mod replacement;
 pub mod replicas;
 pub mod sort;
 

@@ -1,0 +1,496 @@
+//! replacements (ReplacementTransformer): copy a value from one resource field (or a static
+//! `sourceValue`) into fields of selected resources. Includes kustomize v5.7's static source,
+//! v5.8's regex target selectors and writes into YAML/JSON held inside string values (with the
+//! delimiter options applied there as kustomize's master branch does).
+
+use super::super::kid::{Gvk, KId};
+use super::super::pathmatch::{self, Create};
+use super::super::res::Res;
+use super::super::resmap::ResMap;
+use super::super::selector::{LabelSelector, SelectorMatcher};
+use super::super::types::{
+    FieldOptions, ReplacementField, Selector, SourceSelector, TargetSelector,
+};
+use crate::yaml::{self, Dialect, Node, NodeKind, ParseOptions};
+
+/// A replacement failure: a stable rule id and kustomize's wording.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplacementError {
+    pub rule: &'static str,
+    pub message: String,
+}
+
+fn err(rule: &'static str, message: impl Into<String>) -> ReplacementError {
+    ReplacementError {
+        rule,
+        message: message.into(),
+    }
+}
+
+/// Runs one replacement over all resources.
+pub fn apply(rm: &mut ResMap, r: &ReplacementField) -> Result<(), ReplacementError> {
+    if (r.source.is_none() && r.source_value.is_none()) || r.targets.is_empty() {
+        return Err(err(
+            "kustomize.replacement.invalid",
+            "replacements must specify a source and at least one target",
+        ));
+    }
+    let value = source_value(rm, r)?;
+    for t in &r.targets {
+        apply_target(rm, &value, t)?;
+    }
+    Ok(())
+}
+
+/// kustomize `MakeResIds`: the current id and every previous one (scope never set).
+fn res_ids(r: &Res) -> Vec<KId> {
+    let mut cur = r.cur_id();
+    cur.gvk.cluster_scoped = false;
+    let mut ids = vec![cur];
+    ids.extend(r.prev_ids());
+    ids
+}
+
+fn selector_id(group: &str, version: &str, kind: &str, name: &str, namespace: &str) -> KId {
+    KId {
+        gvk: Gvk {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+            cluster_scoped: false,
+        },
+        name: name.into(),
+        namespace: namespace.into(),
+    }
+}
+
+fn describe_source(s: &SourceSelector) -> String {
+    format!(
+        "{}:{}",
+        selector_id(&s.group, &s.version, &s.kind, &s.name, &s.namespace),
+        s.field_path
+    )
+}
+
+fn source_value(rm: &ResMap, r: &ReplacementField) -> Result<Node, ReplacementError> {
+    match (&r.source, &r.source_value) {
+        (Some(_), Some(_)) => Err(err(
+            "kustomize.replacement.invalid",
+            "value and resource selectors are mutually exclusive",
+        )),
+        (None, Some(v)) => Ok(Node::plain(v.clone())),
+        (None, None) => unreachable!("checked by the caller"),
+        (Some(s), None) => {
+            let sel = selector_id(&s.group, &s.version, &s.kind, &s.name, &s.namespace);
+            let mut found: Option<&Res> = None;
+            for res in &rm.list {
+                if res_ids(res).iter().any(|id| id.is_selected_by(&sel)) {
+                    if found.is_some() {
+                        return Err(err(
+                            "kustomize.replacement.ambiguous-source",
+                            format!("multiple matches for selector {}", describe_source(s)),
+                        ));
+                    }
+                    found = Some(res);
+                }
+            }
+            let Some(source) = found else {
+                return Err(err(
+                    "kustomize.replacement.source-not-found",
+                    format!("nothing selected by {}", describe_source(s)),
+                ));
+            };
+            let field_path = if s.field_path.is_empty() {
+                "metadata.name"
+            } else {
+                &s.field_path
+            };
+            let node =
+                pathmatch::lookup(&source.node, &pathmatch::split(field_path)).map_err(|e| {
+                    err(
+                        "kustomize.replacement.source-field",
+                        format!("error looking up replacement source: {e}"),
+                    )
+                })?;
+            let node = match node {
+                Some(n) if !is_nil_or_empty(n) => n.clone(),
+                _ => {
+                    return Err(err(
+                        "kustomize.replacement.source-field-missing",
+                        format!(
+                            "fieldPath `{field_path}` is missing for replacement source {}",
+                            selector_id(&s.group, &s.version, &s.kind, &s.name, &s.namespace)
+                        ),
+                    ))
+                }
+            };
+            refine(s.options.as_ref(), node)
+        }
+    }
+}
+
+fn is_nil_or_empty(n: &Node) -> bool {
+    match &n.kind {
+        NodeKind::Scalar(_) => n.is_null(),
+        NodeKind::Seq(items) => items.is_empty(),
+        NodeKind::Map(entries) => entries.is_empty(),
+    }
+}
+
+/// Source `delimiter`/`index`: one part of the source text.
+fn refine(options: Option<&FieldOptions>, mut node: Node) -> Result<Node, ReplacementError> {
+    let Some(o) = options.filter(|o| !o.delimiter.is_empty()) else {
+        return Ok(node);
+    };
+    let NodeKind::Scalar(s) = &mut node.kind else {
+        return Err(err(
+            "kustomize.replacement.delimiter",
+            "delimiter option can only be used with scalar nodes",
+        ));
+    };
+    let parts: Vec<&str> = s.text.split(o.delimiter.as_str()).collect();
+    if o.index < 0 || o.index as usize >= parts.len() {
+        return Err(err(
+            "kustomize.replacement.index-out-of-range",
+            format!(
+                "options.index {} is out of bounds for value {}",
+                o.index, s.text
+            ),
+        ));
+    }
+    let part = parts[o.index as usize].to_string();
+    pin_tag(s, node.span.is_known());
+    s.text = part;
+    Ok(node)
+}
+
+/// go-yaml v3 resolves a parsed plain scalar's tag when parsing and keeps it when only the text
+/// is replaced: "PORT" stays a string after becoming "8080", `replicas: 1` stays an int.
+/// Scalars kustomize creates itself carry no tag (they have no source position here).
+fn pin_tag(s: &mut crate::yaml::Scalar, parsed: bool) {
+    if parsed && s.tag.is_none() && s.style == crate::yaml::ScalarStyle::Plain {
+        s.tag = Some(yaml::plain_tag(&s.text, Dialect::Yaml12).to_string());
+    }
+}
+
+fn compile(sel: &Selector) -> Result<SelectorMatcher, ReplacementError> {
+    SelectorMatcher::new(sel).map_err(|e| {
+        err(
+            "kustomize.replacement.invalid-selector",
+            format!("error creating target selector: {e}"),
+        )
+    })
+}
+
+fn id_matches(m: &SelectorMatcher, id: &KId) -> bool {
+    m.matches_gvk(&id.gvk) && m.matches_name(&id.name) && m.matches_namespace(&id.namespace)
+}
+
+fn label_selectors_match(r: &Res, sel: &Selector) -> Result<bool, ReplacementError> {
+    let check = |expr: &str,
+                 map: std::collections::BTreeMap<String, String>|
+     -> Result<bool, ReplacementError> {
+        if expr.is_empty() {
+            return Ok(true);
+        }
+        LabelSelector::parse(expr)
+            .map(|s| s.matches(&map))
+            .map_err(|e| err("kustomize.replacement.invalid-selector", e))
+    };
+    Ok(
+        check(&sel.annotation_selector, r.annotations())?
+            && check(&sel.label_selector, r.labels())?,
+    )
+}
+
+fn apply_target(rm: &mut ResMap, value: &Node, t: &TargetSelector) -> Result<(), ReplacementError> {
+    let Some(select) = &t.select else {
+        return Err(err(
+            "kustomize.replacement.invalid",
+            "target must specify resources to select",
+        ));
+    };
+    let select_m = compile(select)?;
+    let rejects: Vec<(SelectorMatcher, &Selector)> = t
+        .reject
+        .iter()
+        .map(|r| compile(r).map(|m| (m, r)))
+        .collect::<Result<_, _>>()?;
+    let field_paths: Vec<String> = if t.field_paths.is_empty() {
+        vec!["metadata.name".to_string()]
+    } else {
+        t.field_paths.clone()
+    };
+    for res in rm.list.iter_mut() {
+        if !label_selectors_match(res, select)? {
+            continue;
+        }
+        let mut rejected_by_labels = false;
+        for (_, r) in &rejects {
+            if r.annotation_selector.is_empty() && r.label_selector.is_empty() {
+                continue;
+            }
+            if label_selectors_match(res, r)? {
+                rejected_by_labels = true;
+            }
+        }
+        if rejected_by_labels {
+            continue;
+        }
+        let ids = res_ids(res);
+        let rejected = rejects.iter().any(|(m, r)| {
+            let empty = r.group.is_empty()
+                && r.version.is_empty()
+                && r.kind.is_empty()
+                && r.name.is_empty()
+                && r.namespace.is_empty();
+            !empty && ids.iter().any(|id| id_matches(m, id))
+        });
+        if rejected || !ids.iter().any(|id| id_matches(&select_m, id)) {
+            continue;
+        }
+        let target_id = res.cur_id();
+        for fp in &field_paths {
+            copy_to_field(&mut res.node, value, fp, t.options.as_ref()).map_err(|e| {
+                ReplacementError {
+                    message: format!("{} (target {target_id})", e.message),
+                    ..e
+                }
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn copy_to_field(
+    obj: &mut Node,
+    value: &Node,
+    fp: &str,
+    options: Option<&FieldOptions>,
+) -> Result<(), ReplacementError> {
+    let create = options.filter(|o| o.create).map(|_| Create::of(value));
+    if set_in_structured_data(obj, value, fp, create, options).is_ok() {
+        return Ok(());
+    }
+    let path = pathmatch::split(fp);
+    let retrieval = |cause: Option<String>| {
+        let what = if create.is_some() {
+            "unable to find or create field"
+        } else {
+            "unable to find field"
+        };
+        let rule = "kustomize.replacement.target-not-found";
+        match cause {
+            Some(c) => err(rule, format!("{what} {fp:?} in replacement target: {c}")),
+            None => err(rule, format!("{what} {fp:?} in replacement target")),
+        }
+    };
+    let mut failure: Option<ReplacementError> = None;
+    let n = pathmatch::visit(obj, &path, create, &mut |t| {
+        if let Err(e) = set_field_value(options, t, value) {
+            failure.get_or_insert(e);
+        }
+        Ok(())
+    })
+    .map_err(|e| retrieval(Some(e)))?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if n == 0 {
+        return Err(retrieval(None));
+    }
+    Ok(())
+}
+
+/// kustomize `setFieldValue`: a scalar target keeps its tag and style and takes the value's
+/// text (with the delimiter options); any other target is replaced by the value node.
+fn set_field_value(
+    options: Option<&FieldOptions>,
+    target: &mut Node,
+    value: &Node,
+) -> Result<(), ReplacementError> {
+    let mut value = value.clone();
+    if let Some(o) = options.filter(|o| !o.delimiter.is_empty()) {
+        let NodeKind::Scalar(t) = &target.kind else {
+            return Err(err(
+                "kustomize.replacement.delimiter",
+                "delimiter option can only be used with scalar nodes",
+            ));
+        };
+        let mut parts: Vec<String> = t
+            .text
+            .split(o.delimiter.as_str())
+            .map(str::to_string)
+            .collect();
+        let v = value.as_str().unwrap_or("").to_string();
+        if o.index < 0 {
+            parts.insert(0, v);
+        } else if o.index as usize >= parts.len() {
+            parts.push(v);
+        } else {
+            parts[o.index as usize] = v;
+        }
+        if let NodeKind::Scalar(s) = &mut value.kind {
+            s.text = parts.join(&o.delimiter);
+        }
+    }
+    match (&mut target.kind, &value.kind) {
+        (NodeKind::Scalar(t), NodeKind::Scalar(v)) => {
+            pin_tag(t, target.span.is_known());
+            t.text = v.text.clone();
+        }
+        _ => {
+            let span = target.span;
+            *target = value.at(span);
+        }
+    }
+    Ok(())
+}
+
+/// kustomize v5.8 `setValueInStructuredData`: when a prefix of the path is a string holding YAML
+/// or JSON, the rest of the path is followed inside it and the string is re-serialised.
+fn set_in_structured_data(
+    obj: &mut Node,
+    value: &Node,
+    fp: &str,
+    create: Option<Create>,
+    options: Option<&FieldOptions>,
+) -> Result<(), ReplacementError> {
+    let parts = pathmatch::split(fp);
+    let nope = || {
+        err(
+            "kustomize.replacement.not-structured",
+            "no structured data found in path",
+        )
+    };
+    if parts.len() < 2 {
+        return Err(nope());
+    }
+    let mut carrier: Option<(usize, Node)> = None;
+    for i in 1..parts.len() {
+        let Ok(Some(n)) = pathmatch::lookup(obj, &parts[..i]) else {
+            continue;
+        };
+        if let NodeKind::Scalar(s) = &n.kind {
+            if let Ok(parsed) = yaml::parse_one(s.text.as_bytes(), &ParseOptions::default()) {
+                carrier = Some((i, parsed));
+                break;
+            }
+        }
+    }
+    let (i, mut doc) = carrier.ok_or_else(nope)?;
+    let original = pathmatch::lookup(obj, &parts[..i])
+        .ok()
+        .flatten()
+        .and_then(Node::as_str)
+        .unwrap_or("")
+        .to_string();
+    if original.trim().is_empty() {
+        return Err(nope());
+    }
+    let mut failure = None;
+    let n = pathmatch::visit(&mut doc, &parts[i..], create, &mut |t| {
+        if let Err(e) = set_field_value(options, t, value) {
+            failure.get_or_insert(e);
+        }
+        Ok(())
+    })
+    .map_err(|e| err("kustomize.replacement.embedded", e))?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if n == 0 {
+        return Err(err(
+            "kustomize.replacement.embedded",
+            "unable to find field in structured data",
+        ));
+    }
+    let serialized = serialize(&doc, &original)?;
+    let mut wrote = false;
+    pathmatch::visit(obj, &parts[..i], None, &mut |carrier| {
+        if let NodeKind::Scalar(s) = &mut carrier.kind {
+            if !wrote {
+                s.text = serialized.clone();
+                wrote = true;
+            }
+        }
+        Ok(())
+    })
+    .map_err(|e| err("kustomize.replacement.embedded", e))?;
+    Ok(())
+}
+
+/// JSON when the original text starts with `{` or `[` (pretty with two spaces when the original
+/// had a newline and a double space), otherwise kyaml-style YAML, trimmed.
+fn serialize(doc: &Node, original: &str) -> Result<String, ReplacementError> {
+    let first = original.trim_start().chars().next();
+    if matches!(first, Some('{' | '[')) {
+        let v = yaml::to_value(doc, Dialect::Yaml12)
+            .map_err(|e| err("kustomize.replacement.embedded", e.to_string()))?;
+        if original.contains('\n') && original.contains("  ") {
+            return Ok(go_json_indent(&v, 0));
+        }
+        return Ok(super::super::hash::go_json(&v));
+    }
+    Ok(yaml::emit::node_to_string(doc).trim().to_string())
+}
+
+/// Go `json.MarshalIndent(v, "", "  ")`.
+fn go_json_indent(v: &serde_json::Value, depth: usize) -> String {
+    use serde_json::Value;
+    let pad = |d: usize| "  ".repeat(d);
+    match v {
+        Value::Array(items) if !items.is_empty() => {
+            let inner: Vec<String> = items
+                .iter()
+                .map(|x| format!("{}{}", pad(depth + 1), go_json_indent(x, depth + 1)))
+                .collect();
+            format!("[\n{}\n{}]", inner.join(",\n"), pad(depth))
+        }
+        Value::Object(m) if !m.is_empty() => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let inner: Vec<String> = keys
+                .into_iter()
+                .map(|k| {
+                    format!(
+                        "{}{}: {}",
+                        pad(depth + 1),
+                        super::super::hash::go_json(&Value::String(k.clone())),
+                        go_json_indent(&m[k.as_str()], depth + 1)
+                    )
+                })
+                .collect();
+            format!("{{\n{}\n{}}}", inner.join(",\n"), pad(depth))
+        }
+        other => super::super::hash::go_json(other),
+    }
+}
+
+/// Loads `path:` replacement files: a list of replacements or a single one.
+pub fn parse_file(node: &Node) -> Result<Vec<ReplacementField>, String> {
+    use crate::yaml::de::from_node_go_json;
+    match &node.kind {
+        NodeKind::Seq(_) => from_node_go_json(node, Dialect::Yaml11).map_err(|e| e.to_string()),
+        NodeKind::Map(_) => from_node_go_json::<ReplacementField>(node, Dialect::Yaml11)
+            .map(|r| vec![r])
+            .map_err(|e| e.to_string()),
+        NodeKind::Scalar(_) => {
+            Err("unsupported replacement type encountered within replacement path".into())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pretty_json_like_go() {
+        let v = serde_json::json!({"b": [1, {"c": "<x>"}], "a": {}, "e": []});
+        assert_eq!(
+            go_json_indent(&v, 0),
+            "{\n  \"a\": {},\n  \"b\": [\n    1,\n    {\n      \"c\": \"\\u003cx\\u003e\"\n    }\n  ],\n  \"e\": []\n}"
+        );
+    }
+}
