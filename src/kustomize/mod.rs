@@ -73,6 +73,20 @@ fn run(
     transform::hash::add_hash_suffixes(&mut acc.rm);
     transform::nameref::fix_name_references(&mut acc.rm, &acc.tc.name_reference)
         .map_err(|e| KError::new("kustomize.name-reference", e).at(&kt.file, Default::default()))?;
+    let unused = transform::vars::resolve(&mut acc.rm, &acc.vars, &acc.tc.var_reference)
+        .map_err(|e| KError::new("kustomize.vars", e).at(&kt.file, kt.span("vars", None)))?;
+    if !unused.is_empty() {
+        b.findings.push(
+            Finding::warning(
+                "kustomize.vars.unused",
+                format!(
+                    "well-defined vars that were never replaced: {}",
+                    unused.join(",")
+                ),
+            )
+            .in_file(kt.file.to_string()),
+        );
+    }
     // Objects marked local-config are inputs to the build, not output.
     acc.rm.list.retain(|r| {
         r.annotations()

@@ -242,9 +242,14 @@ impl Builder {
             .map_err(|e| e.context("accumulating components"))?;
         self.run_transformers(kt, &mut acc)?;
         if let Some(vars) = &kt.k.vars {
-            for v in vars {
+            for (i, v) in vars.iter().enumerate() {
+                transform::vars::bind(&mut acc.rm, v).map_err(|e| {
+                    kt.err_at(KError::new("kustomize.vars.ambiguous", e), "vars", Some(i))
+                })?;
+            }
+            for (i, v) in vars.iter().enumerate() {
                 acc.merge_var(v.clone())
-                    .map_err(|e| kt.err_at(e, "vars", None))?;
+                    .map_err(|e| kt.err_at(e, "vars", Some(i)))?;
             }
         }
         Ok(acc)
@@ -253,8 +258,7 @@ impl Builder {
     /// Features not implemented yet fail the build loudly instead of rendering wrong output.
     fn check_supported(&self, kt: &Kt) -> Result<(), KError> {
         let k = &kt.k;
-        let unsupported: [(&str, bool); 6] = [
-            ("vars", k.vars.as_ref().is_some_and(|v| !v.is_empty())),
+        let unsupported: [(&str, bool); 5] = [
             ("generators", !k.generators.is_empty()),
             ("transformers", !k.transformers.is_empty()),
             ("validators", !k.validators.is_empty()),

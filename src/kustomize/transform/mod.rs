@@ -12,6 +12,7 @@ pub mod prefix_suffix;
 pub mod replacement;
 pub mod replicas;
 pub mod sort;
+pub mod vars;
 
 use crate::yaml::{Node, NodeKind, Scalar, ScalarStyle};
 
