@@ -10,6 +10,7 @@
 use super::view::{self, FieldView};
 use super::TargetStatus;
 use super::{Change, ChangeKind, FieldChange, Finding, Report, Severity, Side, TargetReport};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -37,7 +38,7 @@ h3{font-size:1em;margin:1em 0 .4em}
 .muted{color:var(--muted)}
 nav a{margin-right:1em}
 table{border-collapse:collapse;margin:.4em 0}
-th,td{border:1px solid var(--border);padding:.25em .6em;text-align:left;vertical-align:top}
+th,td{border:1px solid var(--border);padding:.25em .6em;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:var(--panel)}
 table.summary td{text-align:right;font-size:1.3em;min-width:5em}
 .badge{display:inline-block;border-radius:1em;padding:0 .6em;font-size:.85em;border:1px solid var(--border);background:var(--panel)}
@@ -59,6 +60,7 @@ td.secret{font-style:italic}
 tr.sev-error td.sev{color:var(--err);font-weight:600}tr.sev-warning td.sev{color:var(--warn);font-weight:600}
 tr.sev-notice td.sev{color:var(--note)}
 .help{color:var(--muted)}
+td.msg{white-space:pre-line}
 #filter{padding:.3em .5em;min-width:20em}
 .hidden{display:none}
 @media print{nav,.controls{display:none}details.target{break-inside:avoid-page}}
@@ -211,7 +213,7 @@ fn summary(out: &mut String, report: &Report) {
 struct ImageRow<'a> {
     target: &'a str,
     resource: &'a str,
-    path: &'a str,
+    path: Cow<'a, str>,
     old: Option<String>,
     new: Option<String>,
 }
@@ -220,12 +222,24 @@ fn image_rows<'a>(targets: &[&'a TargetReport]) -> Vec<ImageRow<'a>> {
     let mut rows = Vec::new();
     for t in targets {
         for c in &t.changes {
+            if let Some(body) = &c.body {
+                for (path, image) in view::images_in(body) {
+                    let removed = c.change == ChangeKind::Removed;
+                    rows.push(ImageRow {
+                        target: &t.id,
+                        resource: &c.resource,
+                        path: Cow::Owned(path),
+                        old: removed.then(|| image.clone()),
+                        new: (!removed).then_some(image),
+                    });
+                }
+            }
             for f in &c.fields {
                 if view::is_image_path(&f.path) {
                     rows.push(ImageRow {
                         target: &t.id,
                         resource: &c.resource,
-                        path: &f.path,
+                        path: Cow::Borrowed(&f.path),
                         old: f.old.as_ref().map(view::display),
                         new: f.new.as_ref().map(view::display),
                     });
@@ -249,13 +263,21 @@ fn image_section(out: &mut String, rows: &[ImageRow]) {
                 n.as_deref().map(esc).unwrap_or_default(),
             ),
         };
+        let cell = |class: &str, html: &str| {
+            if html.is_empty() {
+                "<td></td>".to_string()
+            } else {
+                format!("<td class=\"{class}\"><code>{html}</code></td>")
+            }
+        };
         let _ = writeln!(
             out,
-            "<tr><td><code>{}</code></td><td><code>{}</code></td><td><code>{}</code></td>\
-             <td class=\"old del\"><code>{old}</code></td><td class=\"new ins\"><code>{new}</code></td></tr>",
+            "<tr><td><code>{}</code></td><td><code>{}</code></td><td><code>{}</code></td>{}{}</tr>",
             esc(r.target),
             esc(r.resource),
-            esc(r.path),
+            esc(&r.path),
+            cell("old", &old),
+            cell("new", &new),
         );
     }
     out.push_str("</table>\n</section>\n");
@@ -390,14 +412,10 @@ fn field_row(out: &mut String, f: &FieldChange) {
             );
         }
         FieldView::SecretAdded => {
-            out.push_str(
-                "<td class=\"old\"></td><td class=\"new secret\">added (value redacted)</td>",
-            );
+            out.push_str("<td></td><td class=\"new secret\">added (value redacted)</td>");
         }
         FieldView::SecretRemoved => {
-            out.push_str(
-                "<td class=\"old secret\">removed (value redacted)</td><td class=\"new\"></td>",
-            );
+            out.push_str("<td class=\"old secret\">removed (value redacted)</td><td></td>");
         }
         FieldView::Inline { old, new } => {
             let (o, n) = highlight_pair(&old, &new);
@@ -419,14 +437,14 @@ fn field_row(out: &mut String, f: &FieldChange) {
         FieldView::Added(v) => {
             let _ = write!(
                 out,
-                "<td class=\"old\"></td><td class=\"new\"><pre>{}</pre></td>",
+                "<td></td><td class=\"new\"><pre>{}</pre></td>",
                 esc(&v)
             );
         }
         FieldView::Removed(v) => {
             let _ = write!(
                 out,
-                "<td class=\"old\"><pre>{}</pre></td><td class=\"new\"></td>",
+                "<td class=\"old\"><pre>{}</pre></td><td></td>",
                 esc(&v)
             );
         }
@@ -617,7 +635,7 @@ fn pruned_section(out: &mut String, pruned: &[&Finding]) {
     for f in pruned {
         let _ = writeln!(
             out,
-            "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td></tr>",
+            "<tr><td><code>{}</code></td><td><code>{}</code></td><td class=\"msg\">{}</td></tr>",
             esc(f.target.as_deref().unwrap_or("")),
             esc(&f.location().unwrap_or_default()),
             esc(&f.message),
@@ -656,7 +674,7 @@ fn findings_table(out: &mut String, findings: &[&Finding]) {
         let _ = write!(
             out,
             "<tr class=\"sev-{sev}\"><td class=\"sev\">{sev}{side}</td><td><code>{}</code></td>\
-             <td><code>{}</code></td><td><code>{}</code></td><td>{}",
+             <td><code>{}</code></td><td><code>{}</code></td><td class=\"msg\">{}",
             esc(&f.rule),
             esc(&f.location().unwrap_or_default()),
             esc(f.target.as_deref().unwrap_or("")),

@@ -80,7 +80,7 @@ pub fn to_string(report: &Report, opts: MarkdownOptions) -> String {
             b.write_whole(&mut out);
         }
         write_findings(&mut out, &finding_items, finding_items.len(), 0);
-        return out;
+        return end_with_one_newline(out);
     }
 
     // Too long: findings get at most half the room when targets need the rest; targets take
@@ -134,7 +134,16 @@ pub fn to_string(report: &Report, opts: MarkdownOptions) -> String {
     out.push_str(&targets_out);
     out.push_str(&findings_out);
     debug_assert!(out.len() <= max, "{} > {max}", out.len());
-    out
+    end_with_one_newline(out)
+}
+
+/// Blocks end in a blank line; the document ends in a single newline so that reports appended
+/// one after another (a step summary) are separated by exactly one blank line.
+fn end_with_one_newline(mut s: String) -> String {
+    while s.ends_with("\n\n") {
+        s.pop();
+    }
+    s
 }
 
 /// What truncation left out, for the note.
@@ -154,7 +163,8 @@ impl Cut {
         if self.targets_omitted > 0 {
             parts.push(format!(
                 "{} of {} changed targets left out",
-                self.targets_omitted, self.targets_total
+                thousands(self.targets_omitted),
+                thousands(self.targets_total)
             ));
         }
         if self.targets_partial > 0 {
@@ -162,14 +172,16 @@ impl Cut {
         }
         if self.changes_omitted > 0 {
             parts.push(format!(
-                "{} not shown",
-                view::plural(self.changes_omitted, "resource change")
+                "{} resource change{} not shown",
+                thousands(self.changes_omitted),
+                if self.changes_omitted == 1 { "" } else { "s" }
             ));
         }
         if self.findings_omitted > 0 {
             parts.push(format!(
                 "{} of {} findings left out",
-                self.findings_omitted, self.findings_total
+                thousands(self.findings_omitted),
+                thousands(self.findings_total)
             ));
         }
         if parts.is_empty() {
@@ -601,7 +613,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -10,3 +10,6 @@ pub mod text;
 pub mod view;
 
 pub use model::*;
+
+#[cfg(test)]
+mod tests;
