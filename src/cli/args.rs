@@ -140,8 +140,8 @@ pub struct CommonArgs {
     /// Also write the Markdown report to FILE.
     #[arg(long, global = true, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
-    /// Largest Markdown output in characters; longer reports are cut between entries with a
-    /// note (default: GitHub's comment limit).
+    /// Largest Markdown output, in bytes (never fewer than GitHub's character count; at least
+    /// 2048); longer reports are cut between entries, with a note saying what was left out.
     #[arg(long, global = true, value_name = "CHARS", default_value_t = kdelta::report::markdown::GITHUB_COMMENT_LIMIT)]
     pub markdown_limit: usize,
     /// Also write a JUnit XML report to FILE.

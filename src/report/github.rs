@@ -17,31 +17,76 @@ const CHANGES_MAX: usize = 10;
 /// Most field paths listed for one resource.
 const FIELDS_MAX: usize = 5;
 
+/// Annotations of one kind GitHub shows per step; the rest stay in the log only.
+pub const SHOWN_PER_KIND: usize = 10;
+
 /// The annotations for a report, one workflow command per line. Findings come first, errors
-/// before warnings before notices, because GitHub shows a limited number per step.
+/// before warnings before notices, then a notice per changed target. GitHub shows only the
+/// first [`SHOWN_PER_KIND`] of each kind, silently; when there are more, a first notice says
+/// so, so nobody mistakes the annotations for the whole story.
 pub fn to_string(report: &Report) -> String {
     let mut out = String::new();
     let mut findings: Vec<&Finding> = report.findings.iter().collect();
     findings.sort_by_key(|f| f.severity);
+    let changed: Vec<&TargetReport> = report
+        .targets
+        .iter()
+        .filter(|t| {
+            matches!(
+                t.status,
+                TargetStatus::Added | TargetStatus::Removed | TargetStatus::Modified
+            )
+        })
+        .collect();
+    let (mut errors, mut warnings, mut notices) = (0, 0, changed.len());
+    for f in &findings {
+        match level(f) {
+            "error" => errors += 1,
+            "warning" => warnings += 1,
+            _ => notices += 1,
+        }
+    }
+    if errors.max(warnings).max(notices + 1) > SHOWN_PER_KIND {
+        let message = format!(
+            "kdelta wrote {}, {} and {}; GitHub shows {SHOWN_PER_KIND} of each kind per step. \
+             All of them are in this step's log and in the step summary.",
+            view::plural(errors, "error annotation"),
+            view::plural(warnings, "warning annotation"),
+            view::plural(notices, "notice annotation"),
+        );
+        command(
+            &mut out,
+            "notice",
+            &[(
+                "title",
+                "kdelta: more annotations than GitHub shows".to_string(),
+            )],
+            &message,
+        );
+    }
     for f in findings {
         finding(&mut out, f);
     }
-    for t in &report.targets {
-        if matches!(
-            t.status,
-            TargetStatus::Added | TargetStatus::Removed | TargetStatus::Modified
-        ) {
-            target(&mut out, t);
-        }
+    for t in changed {
+        target(&mut out, t);
     }
     out
+}
+
+/// The annotation level of a finding: its severity, except that findings at base are notices.
+fn level(f: &Finding) -> &'static str {
+    if f.revision == Some(Side::Base) {
+        "notice"
+    } else {
+        f.severity.as_str()
+    }
 }
 
 fn finding(out: &mut String, f: &Finding) {
     // A finding at base points at lines of the old revision, which the pull request's diff does
     // not show; it is reported as a notice on the file, without a line.
     let base = f.revision == Some(Side::Base);
-    let level = if base { "notice" } else { f.severity.as_str() };
+    let level = level(f);
     let mut props = Vec::new();
     if let Some(file) = &f.file {
         props.push(("file", file.clone()));
@@ -160,6 +205,33 @@ mod tests {
     fn escapes_follow_the_runner() {
         assert_eq!(escape_data("50%\r\nx::y"), "50%25%0D%0Ax::y");
         assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+    }
+
+    #[test]
+    fn more_than_github_shows_is_announced_first() {
+        let mut report = crate::report::Report {
+            schema: crate::report::REPORT_SCHEMA,
+            base: None,
+            head: crate::report::RevisionInfo {
+                rev: "WORKTREE".into(),
+                commit: None,
+            },
+            targets: Vec::new(),
+            findings: Vec::new(),
+            summary: Default::default(),
+        };
+        for i in 0..10 {
+            report.findings.push(Finding::warning("w", format!("w{i}")));
+        }
+        assert!(!to_string(&report).contains("more annotations"));
+        report.findings.push(Finding::warning("w", "one too many"));
+        let out = to_string(&report);
+        let first = out.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("::notice title=kdelta%3A more annotations"),
+            "{out}"
+        );
+        assert!(first.contains("11 warning annotations"), "{first}");
     }
 
     #[test]

@@ -53,7 +53,7 @@ table.diff{width:100%;table-layout:fixed;margin:0}
 table.diff td{border:none;padding:0 .5em;white-space:pre-wrap;word-break:break-all}
 table.diff td.ln{width:3.5em;text-align:right;color:var(--muted);user-select:none}
 table.diff td.del{background:var(--del)}table.diff td.ins{background:var(--ins)}
-td.del mark{background:var(--del-mark);color:inherit}td.ins mark{background:var(--ins-mark);color:inherit}
+td.del mark,td.old mark{background:var(--del-mark);color:inherit}td.ins mark,td.new mark{background:var(--ins-mark);color:inherit}
 table.diff tr.fold td{background:var(--panel);color:var(--muted);text-align:center}
 td.old{background:var(--del)}td.new{background:var(--ins)}
 td.secret{font-style:italic}

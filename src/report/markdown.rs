@@ -162,7 +162,7 @@ impl Cut {
         let mut parts = Vec::new();
         if self.targets_omitted > 0 {
             parts.push(format!(
-                "{} of {} changed targets left out",
+                "{} of {} targets left out",
                 thousands(self.targets_omitted),
                 thousands(self.targets_total)
             ));
