@@ -55,24 +55,34 @@ impl Default for MarkdownOptions {
 pub fn to_string(report: &Report, opts: MarkdownOptions) -> String {
     let max = opts.max_len.max(MIN_LIMIT);
     let header = header(report);
-    let blocks: Vec<TargetBlock> = report
+    let shown: Vec<&TargetReport> = report
         .targets
         .iter()
         .filter(|t| view::is_shown(t))
-        .map(TargetBlock::new)
         .collect();
     let mut findings: Vec<&Finding> = report.findings.iter().collect();
     // Errors first; the report's own order is kept within a severity.
     findings.sort_by_key(|f| f.severity);
     let finding_items: Vec<String> = findings.iter().map(|f| finding_item(f)).collect();
+    let findings_len = findings_section_len(&finding_items);
 
-    let no_changes = if blocks.is_empty() && report.base.is_some() {
+    // Blocks are rendered only until they alone overflow the limit: what comes after is left
+    // out anyway, so a huge report costs about as much as a full comment.
+    let mut blocks: Vec<TargetBlock> = Vec::new();
+    let mut targets_len = 0;
+    for t in &shown {
+        if targets_len > max {
+            break;
+        }
+        let b = TargetBlock::new(t, max);
+        targets_len += b.len();
+        blocks.push(b);
+    }
+    let no_changes = if shown.is_empty() && report.base.is_some() {
         "No target changed.\n\n"
     } else {
         ""
     };
-    let targets_len: usize = blocks.iter().map(TargetBlock::len).sum();
-    let findings_len = findings_section_len(&finding_items);
     if header.len() + no_changes.len() + targets_len + findings_len <= max {
         let mut out = header;
         out.push_str(no_changes);
@@ -99,7 +109,7 @@ pub fn to_string(report: &Report, opts: MarkdownOptions) -> String {
     let mut cut = Cut {
         findings_omitted: finding_items.len() - shown_findings,
         findings_total: finding_items.len(),
-        targets_total: blocks.len(),
+        targets_total: shown.len(),
         ..Cut::default()
     };
     let mut targets_out = String::new();
@@ -116,16 +126,16 @@ pub fn to_string(report: &Report, opts: MarkdownOptions) -> String {
             used += b.items[keep].len();
             keep += 1;
         }
-        let rest = &blocks[i..];
+        let rest = &shown[i..];
+        let changes_after: usize = rest.iter().skip(1).map(|t| t.changes.len()).sum();
         if keep > 0 {
             b.write_partial(&mut targets_out, keep);
             cut.targets_partial = 1;
-            cut.changes_omitted += b.changes - b.changes_in(keep);
+            cut.changes_omitted = b.changes - b.changes_in(keep) + changes_after;
             cut.targets_omitted = rest.len() - 1;
-            cut.changes_omitted += rest[1..].iter().map(|b| b.changes).sum::<usize>();
         } else {
+            cut.changes_omitted = b.changes + changes_after;
             cut.targets_omitted = rest.len();
-            cut.changes_omitted += rest.iter().map(|b| b.changes).sum::<usize>();
         }
         break;
     }
@@ -209,7 +219,9 @@ struct TargetBlock {
 }
 
 impl TargetBlock {
-    fn new(t: &TargetReport) -> TargetBlock {
+    /// The block for a target; items stop once they exceed `cap` bytes (such a block can only
+    /// be shown cut short, and the items after the cap would never be shown).
+    fn new(t: &TargetReport, cap: usize) -> TargetBlock {
         let detail = match t.status {
             TargetStatus::Error => "could not be rendered".to_string(),
             _ if t.changes.is_empty() => "no resource changes".to_string(),
@@ -231,7 +243,17 @@ impl TargetBlock {
                 false,
             )
         } else {
-            (t.changes.iter().map(change_item).collect(), true)
+            let mut items = Vec::new();
+            let mut len = 0;
+            for c in &t.changes {
+                if len > cap {
+                    break;
+                }
+                let item = change_item(c);
+                len += item.len();
+                items.push(item);
+            }
+            (items, true)
         };
         TargetBlock {
             open,

@@ -558,6 +558,81 @@ fn markdown_is_whole_when_it_fits() {
     assert!(!md.contains("truncated"), "{md}");
 }
 
+/// The Markdown through cmark-gfm, the renderer github.com uses, with GitHub's extensions, when
+/// it is installed (Debian package `cmark-gfm`): every `<details>` block stays HTML with the
+/// Markdown inside it rendered, every fence becomes a code block, and the summary is a table.
+#[test]
+fn markdown_renders_with_githubs_cmark_gfm() {
+    let cmark = std::path::Path::new("/usr/bin/cmark-gfm");
+    if !cmark.exists() {
+        eprintln!("skipped: /usr/bin/cmark-gfm is not installed");
+        return;
+    }
+    let huge = huge_report();
+    let docs = [
+        markdown::to_string(&fixture(), markdown::MarkdownOptions::default()),
+        markdown::to_string(&huge, markdown::MarkdownOptions::default()),
+        markdown::to_string(&huge, markdown::MarkdownOptions { max_len: 5_000 }),
+    ];
+    let code_re = regex::Regex::new(r"(?s)<pre.*?</pre>|<code>.*?</code>").expect("valid");
+    for md in &docs {
+        let html = render_gfm(cmark, md);
+        let details = md.lines().filter(|l| *l == "<details>").count();
+        assert!(details > 0);
+        assert_eq!(html.matches("<details>").count(), details, "{html}");
+        assert_eq!(html.matches("</details>").count(), details, "{html}");
+        // The Markdown right after each summary was rendered, not left as text.
+        for after in html.split("</summary>\n").skip(1) {
+            assert!(
+                after.starts_with("<ul>") || after.starts_with("<p>"),
+                "not rendered: {}",
+                &after[..after.len().min(200)]
+            );
+        }
+        let fences = md
+            .lines()
+            .filter(|l| l.trim_start().starts_with("```") && l.ends_with("diff"))
+            .count();
+        assert_eq!(html.matches("<pre lang=\"diff\">").count(), fences);
+        let outside_code = code_re.replace_all(&html, "");
+        assert!(!outside_code.contains("```"), "a fence was not parsed");
+        assert!(
+            html.contains("<th align=\"right\">Targets</th>"),
+            "no summary table"
+        );
+    }
+}
+
+fn render_gfm(cmark: &std::path::Path, md: &str) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new(cmark)
+        .args(["--unsafe", "--github-pre-lang"])
+        .args([
+            "-e",
+            "table",
+            "-e",
+            "autolink",
+            "-e",
+            "strikethrough",
+            "-e",
+            "tagfilter",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start cmark-gfm");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = md.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("cmark-gfm runs");
+    writer
+        .join()
+        .expect("the writer thread")
+        .expect("write to cmark-gfm");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).expect("cmark-gfm writes UTF-8")
+}
+
 // --- JUnit ------------------------------------------------------------------------------
 
 /// An element of the XML: name, attributes, children, in document order.
