@@ -29,6 +29,9 @@ const INLINE_MAX: usize = 200;
 /// Most diff lines shown for one multi-line field.
 const DIFF_LINES_MAX: usize = 200;
 
+/// Longest diff line shown; longer ones are clipped with a count of what was cut.
+const DIFF_LINE_MAX: usize = 1_000;
+
 /// Room kept for the truncation note at the top.
 const NOTE_RESERVE: usize = 700;
 
@@ -478,7 +481,7 @@ fn fenced_diff(out: &mut String, lines: &[String]) {
     let fence = "`".repeat(longest.max(2) + 1);
     let _ = writeln!(out, "    {fence}diff");
     for l in shown {
-        let _ = writeln!(out, "    {l}");
+        let _ = writeln!(out, "    {}", view::clip(l, DIFF_LINE_MAX));
     }
     let _ = writeln!(out, "    {fence}");
     if lines.len() > shown.len() {
