@@ -25,6 +25,9 @@ pub enum Command {
     Check(CheckArgs),
     /// List the discovered targets.
     List(ListArgs),
+    /// Render two revisions and write a self-contained HTML audit report (and, with
+    /// `--markdown FILE`, the Markdown summary); prints the report like `diff`.
+    Report(ReportArgs),
 }
 
 /// Where to read a single revision from.
@@ -60,6 +63,20 @@ pub struct DiffArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The base revision (a commit, branch or tag, e.g. the previous release).
+    pub base: String,
+    /// The head revision (default: the work tree).
+    pub head: Option<String>,
+    /// Compare against the staged index instead of the work tree.
+    #[arg(long, conflicts_with = "head")]
+    pub staged: bool,
+    /// Write the HTML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: PathBuf,
+}
+
+#[derive(Debug, Args)]
 pub struct CheckArgs {
     #[command(flatten)]
     pub revision: RevisionArgs,
@@ -74,8 +91,14 @@ pub struct ListArgs {
 /// Output formats for stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// Grouped by target, for a terminal.
     Text,
+    /// Markdown for a pull-request comment (summary table, a collapsible block per target).
+    Markdown,
+    /// The versioned JSON report (`kdelta/report/v1`).
     Json,
+    /// GitHub Actions annotations; the Markdown is appended to `$GITHUB_STEP_SUMMARY`.
+    Github,
 }
 
 /// When to color terminal output.
@@ -111,9 +134,16 @@ pub struct CommonArgs {
     /// Run as if started in DIR.
     #[arg(short = 'C', global = true, value_name = "DIR")]
     pub chdir: Option<PathBuf>,
-    /// Output format on stdout.
+    /// Output format on stdout (default: `github` when GITHUB_ACTIONS=true, else `text`).
     #[arg(long, global = true, value_enum)]
     pub format: Option<Format>,
+    /// Also write the Markdown report to FILE.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Largest Markdown output, in bytes (never fewer than GitHub's character count; at least
+    /// 2048); longer reports are cut between entries, with a note saying what was left out.
+    #[arg(long, global = true, value_name = "CHARS", default_value_t = kdelta::report::markdown::GITHUB_COMMENT_LIMIT)]
+    pub markdown_limit: usize,
     /// Also write a JUnit XML report to FILE.
     #[arg(long, global = true, value_name = "FILE")]
     pub junit: Option<PathBuf>,

@@ -1,11 +1,10 @@
 //! `kdelta check`: render every target at one revision and report findings.
 
-use super::args::{CheckArgs, CommonArgs, Format};
+use super::args::{CheckArgs, CommonArgs};
 use super::common;
 use anyhow::Result;
 use kdelta::discover::discover;
 use kdelta::render::{render_all, ParseCache};
-use kdelta::report::text::TextOptions;
 
 pub fn run(c: &CommonArgs, args: &CheckArgs) -> Result<i32> {
     let (_start, ws) = common::workspace(c)?;
@@ -21,18 +20,7 @@ pub fn run(c: &CommonArgs, args: &CheckArgs) -> Result<i32> {
     let rendered = render_all(snapshot, &found.targets, &common::render_options(c), &cache);
     let report = kdelta::diff::single_report(&found.targets, &rendered, opened.info, findings);
     common::write_report_files(c, &report)?;
-    match c.format.unwrap_or(Format::Text) {
-        Format::Json => print!("{}", kdelta::report::json::to_string(&report)),
-        Format::Text => print!(
-            "{}",
-            kdelta::report::text::to_string(
-                &report,
-                TextOptions {
-                    color: common::color(c)
-                }
-            )
-        ),
-    }
+    common::print_report(c, &report)?;
     Ok(if report.has_errors() {
         super::EXIT_FINDINGS
     } else {

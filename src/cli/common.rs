@@ -1,13 +1,14 @@
 //! What the commands share: opening revisions, reading the config, render options, colors,
 //! and writing report files.
 
-use super::args::{ColorChoice, CommonArgs, LoadRestrictor, Reorder, RevisionArgs};
+use super::args::{ColorChoice, CommonArgs, Format, LoadRestrictor, Reorder, RevisionArgs};
 use anyhow::{Context, Result};
 use kdelta::config::{Config, CONFIG_FILE};
 use kdelta::render::RenderOptions;
+use kdelta::report::markdown::MarkdownOptions;
 use kdelta::report::{Finding, Report, RevisionInfo};
 use kdelta::source::{RepoPath, Revision, Snapshot, Workspace};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 /// The directory the command runs in (`-C DIR` or the current directory).
@@ -127,7 +128,65 @@ pub fn color(common: &CommonArgs) -> bool {
     }
 }
 
-/// Writes `--json` and `--junit` files.
+/// The stdout format: `--format`, else `github` inside GitHub Actions, else `text`.
+pub fn format(common: &CommonArgs) -> Format {
+    common.format.unwrap_or_else(|| {
+        if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") {
+            Format::Github
+        } else {
+            Format::Text
+        }
+    })
+}
+
+/// Markdown writer settings from the flags.
+pub fn markdown_options(common: &CommonArgs) -> MarkdownOptions {
+    MarkdownOptions {
+        max_len: common.markdown_limit,
+    }
+}
+
+/// Prints the report on stdout in the chosen format. With `github`, the Markdown is also
+/// appended to `$GITHUB_STEP_SUMMARY` when that is set.
+pub fn print_report(common: &CommonArgs, report: &Report) -> Result<()> {
+    use kdelta::report::{github, json, markdown, text};
+    match format(common) {
+        Format::Text => print!(
+            "{}",
+            text::to_string(
+                report,
+                text::TextOptions {
+                    color: color(common)
+                }
+            )
+        ),
+        Format::Json => print!("{}", json::to_string(report)),
+        Format::Markdown => print!("{}", markdown::to_string(report, markdown_options(common))),
+        Format::Github => {
+            print!("{}", github::to_string(report));
+            if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+                append_step_summary(
+                    Path::new(&path),
+                    &markdown::to_string(report, markdown_options(common)),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn append_step_summary(path: &Path, markdown: &str) -> Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot open the step summary {}", path.display()))?;
+    file.write_all(markdown.as_bytes())
+        .and_then(|()| file.write_all(b"\n"))
+        .with_context(|| format!("cannot write the step summary {}", path.display()))
+}
+
+/// Writes `--json`, `--junit` and `--markdown` files.
 pub fn write_report_files(common: &CommonArgs, report: &Report) -> Result<()> {
     if let Some(path) = &common.json {
         std::fs::write(path, kdelta::report::json::to_string(report))
@@ -139,6 +198,10 @@ pub fn write_report_files(common: &CommonArgs, report: &Report) -> Result<()> {
         };
         std::fs::write(path, kdelta::report::junit::to_string(report, opts))
             .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &common.markdown {
+        let md = kdelta::report::markdown::to_string(report, markdown_options(common));
+        std::fs::write(path, md).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
 }

@@ -1,18 +1,42 @@
-//! `kdelta diff [BASE [HEAD]]`: render both revisions and report what changes.
+//! `kdelta diff [BASE [HEAD]]`: render both revisions and report what changes. The pipeline
+//! ([`pair_report`]) and the output step ([`output`]) are shared with `kdelta report`.
 
-use super::args::{CommonArgs, DiffArgs, Format};
+use super::args::{CommonArgs, DiffArgs};
 use super::common;
 use anyhow::Result;
 use kdelta::diff::DiffOptions;
 use kdelta::discover::discover;
 use kdelta::render::{render_pair, ParseCache};
-use kdelta::report::text::TextOptions;
+use kdelta::report::Report;
 use kdelta::source::Revision;
 
+/// The two revisions to compare, as named on the command line.
+pub struct Comparison<'a> {
+    /// The base revision; `None` means the merge-base with the default branch.
+    pub base: Option<&'a str>,
+    /// The head revision; `None` means the work tree (or the index with `staged`).
+    pub head: Option<&'a str>,
+    /// Read the head from the staged index.
+    pub staged: bool,
+}
+
 pub fn run(c: &CommonArgs, args: &DiffArgs) -> Result<i32> {
+    let report = pair_report(
+        c,
+        &Comparison {
+            base: args.base.as_deref(),
+            head: args.head.as_deref(),
+            staged: args.staged,
+        },
+    )?;
+    output(c, &report)
+}
+
+/// Opens both revisions, discovers and renders their targets, and diffs them.
+pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
     let (_start, ws) = common::workspace(c)?;
-    let (base_rev, base_label) = match &args.base {
-        Some(b) => (Revision::Commit(b.clone()), None),
+    let (base_rev, base_label) = match cmp.base {
+        Some(b) => (Revision::Commit(b.to_string()), None),
         None => {
             let (branch, merge_base) = ws.default_base()?;
             (
@@ -21,8 +45,8 @@ pub fn run(c: &CommonArgs, args: &DiffArgs) -> Result<i32> {
             )
         }
     };
-    let head_rev = match (&args.head, args.staged) {
-        (Some(h), _) => Revision::Commit(h.clone()),
+    let head_rev = match (cmp.head, cmp.staged) {
+        (Some(h), _) => Revision::Commit(h.to_string()),
         (None, true) => Revision::Staged,
         (None, false) => Revision::Worktree,
     };
@@ -52,7 +76,7 @@ pub fn run(c: &CommonArgs, args: &DiffArgs) -> Result<i32> {
         &common::render_options(c),
         &cache,
     );
-    let report = kdelta::diff::pair_report(
+    Ok(kdelta::diff::pair_report(
         &outcomes,
         base.info,
         head.info,
@@ -60,20 +84,14 @@ pub fn run(c: &CommonArgs, args: &DiffArgs) -> Result<i32> {
         &DiffOptions {
             show_secrets: c.show_secrets,
         },
-    );
-    common::write_report_files(c, &report)?;
-    match c.format.unwrap_or(Format::Text) {
-        Format::Json => print!("{}", kdelta::report::json::to_string(&report)),
-        Format::Text => print!(
-            "{}",
-            kdelta::report::text::to_string(
-                &report,
-                TextOptions {
-                    color: common::color(c)
-                }
-            )
-        ),
-    }
+    ))
+}
+
+/// Writes the report files, prints the report and returns the exit code: 1 on error findings
+/// (or on any change with `--fail-on-diff`).
+pub fn output(c: &CommonArgs, report: &Report) -> Result<i32> {
+    common::write_report_files(c, report)?;
+    common::print_report(c, report)?;
     let failed = report.has_errors() || (c.fail_on_diff && report.has_changes());
     Ok(if failed {
         super::EXIT_FINDINGS

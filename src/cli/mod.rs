@@ -7,6 +7,7 @@ mod common;
 mod diff;
 mod list;
 mod render;
+mod report;
 
 pub use args::Cli;
 
@@ -40,6 +41,7 @@ pub fn run() -> i32 {
         args::Command::Diff(a) => diff::run(&cli.common, a),
         args::Command::Check(a) => check::run(&cli.common, a),
         args::Command::List(a) => list::run(&cli.common, a),
+        args::Command::Report(a) => report::run(&cli.common, a),
     };
     match result {
         Ok(code) => code,

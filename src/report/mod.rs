@@ -1,8 +1,15 @@
 //! Reports: the model every run produces and the writers that print it. Never reads files.
 
+pub mod github;
+pub mod html;
 pub mod json;
 pub mod junit;
+pub mod markdown;
 mod model;
 pub mod text;
+pub mod view;
 
 pub use model::*;
+
+#[cfg(test)]
+mod tests;

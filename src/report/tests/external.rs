@@ -1,0 +1,202 @@
+//! The writers' output in the programs that will show it, when they are installed: GitHub's
+//! Markdown renderer (cmark-gfm) and headless Chromium. Without them the tests say that they
+//! skipped and pass.
+
+use super::structure::check_html_static;
+use super::*;
+
+/// The Markdown through cmark-gfm, the renderer github.com uses, with GitHub's extensions, when
+/// it is installed (Debian package `cmark-gfm`): every `<details>` block stays HTML with the
+/// Markdown inside it rendered, every fence becomes a code block, and the summary is a table.
+#[test]
+fn markdown_renders_with_githubs_cmark_gfm() {
+    let cmark = std::path::Path::new("/usr/bin/cmark-gfm");
+    if !cmark.exists() {
+        eprintln!("skipped: /usr/bin/cmark-gfm is not installed");
+        return;
+    }
+    let huge = huge_report();
+    let docs = [
+        markdown::to_string(&fixture(), markdown::MarkdownOptions::default()),
+        markdown::to_string(&huge, markdown::MarkdownOptions::default()),
+        markdown::to_string(&huge, markdown::MarkdownOptions { max_len: 5_000 }),
+    ];
+    let code_re = regex::Regex::new(r"(?s)<pre.*?</pre>|<code>.*?</code>").expect("valid");
+    for md in &docs {
+        let html = render_gfm(cmark, md);
+        let details = md.lines().filter(|l| *l == "<details>").count();
+        assert!(details > 0);
+        assert_eq!(html.matches("<details>").count(), details, "{html}");
+        assert_eq!(html.matches("</details>").count(), details, "{html}");
+        // The Markdown right after each summary was rendered, not left as text.
+        for after in html.split("</summary>\n").skip(1) {
+            assert!(
+                after.starts_with("<ul>") || after.starts_with("<p>"),
+                "not rendered: {}",
+                &after[..after.len().min(200)]
+            );
+        }
+        let fences = md
+            .lines()
+            .filter(|l| l.trim_start().starts_with("```") && l.ends_with("diff"))
+            .count();
+        assert_eq!(html.matches("<pre lang=\"diff\">").count(), fences);
+        let outside_code = code_re.replace_all(&html, "");
+        assert!(!outside_code.contains("```"), "a fence was not parsed");
+        assert!(
+            html.contains("<th align=\"right\">Targets</th>"),
+            "no summary table"
+        );
+    }
+}
+
+fn render_gfm(cmark: &std::path::Path, md: &str) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new(cmark)
+        .args(["--unsafe", "--github-pre-lang"])
+        .args([
+            "-e",
+            "table",
+            "-e",
+            "autolink",
+            "-e",
+            "strikethrough",
+            "-e",
+            "tagfilter",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start cmark-gfm");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = md.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().expect("cmark-gfm runs");
+    writer
+        .join()
+        .expect("the writer thread")
+        .expect("write to cmark-gfm");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).expect("cmark-gfm writes UTF-8")
+}
+
+/// The page in headless Chromium: the script runs, the DOM has the summary counts and the
+/// target anchors, and the network log shows no request made by the page. The negative
+/// control (a page that loads an image from a closed local port) proves the log check works.
+#[test]
+fn html_renders_in_headless_chromium() {
+    let chromium = std::path::Path::new("/usr/bin/chromium");
+    let page = html::to_string(&fixture());
+    check_html_static(&page);
+    if !chromium.exists() {
+        eprintln!("skipped the browser part: /usr/bin/chromium is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let file = dir.path().join("report.html");
+    std::fs::write(&file, &page).expect("write the page");
+    let (dom, requests) = load_in_chromium(chromium, dir.path(), &file);
+    assert!(
+        dom.contains("data-script=\"ready\""),
+        "the inline script did not run"
+    );
+    for (key, n) in [
+        ("targets", 6),
+        ("modified", 1),
+        ("added", 1),
+        ("removed", 1),
+        ("unchanged", 2),
+        ("failed", 1),
+        ("errors", 2),
+    ] {
+        let cell = format!("<td data-count=\"{key}\">{n}</td>");
+        assert!(dom.contains(&cell), "rendered DOM lacks {cell}");
+    }
+    assert!(dom.contains("id=\"target-kustomize-apps-web-overlays-prod\""));
+    assert!(dom.contains("<code>kustomize:apps/web/overlays/prod</code>"));
+    assert!(dom.contains("<h2>Pruned subcharts</h2>"));
+    assert_no_secret("html (rendered)", &dom);
+    assert_eq!(requests, Vec::<String>::new(), "the page made requests");
+
+    let control = dir.path().join("control.html");
+    std::fs::write(
+        &control,
+        "<!DOCTYPE html><html><body><img src=\"http://127.0.0.1:9/x.png\"></body></html>",
+    )
+    .expect("write the control page");
+    let (_, requests) = load_in_chromium(chromium, dir.path(), &control);
+    assert!(
+        requests
+            .iter()
+            .any(|u| u.starts_with("http://127.0.0.1:9/")),
+        "the network log check saw nothing: {requests:?}"
+    );
+}
+
+/// Loads a file in headless Chromium; returns the DOM after scripts ran and the URLs the page
+/// itself requested (Chromium's own background requests are told apart by their isolation
+/// key, which is `file://` only for the page's).
+fn load_in_chromium(
+    chromium: &std::path::Path,
+    dir: &std::path::Path,
+    file: &std::path::Path,
+) -> (String, Vec<String>) {
+    let profile = tempfile::tempdir_in(dir).expect("a profile dir");
+    let netlog = profile.path().join("netlog.json");
+    let mut child = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--log-net-log={}", netlog.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", file.display()))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start chromium");
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut s).map(|_| s)
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for chromium") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("chromium did not finish in 90 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert!(status.success(), "chromium failed: {status}");
+    let dom = reader
+        .join()
+        .expect("the reader thread")
+        .expect("chromium's output is UTF-8");
+    let log: Value = serde_json::from_str(
+        &std::fs::read_to_string(&netlog).expect("chromium wrote the network log"),
+    )
+    .expect("the network log is JSON");
+    let mut urls = Vec::new();
+    for e in log["events"].as_array().expect("network log events") {
+        let p = &e["params"];
+        let from_page = p["network_isolation_key"]
+            .as_str()
+            .is_some_and(|k| k.starts_with("file://"));
+        if let (true, Some(url)) = (from_page, p["url"].as_str()) {
+            if !url.starts_with("file:") && !urls.iter().any(|u| u == url) {
+                urls.push(url.to_string());
+            }
+        }
+    }
+    (dom, urls)
+}
