@@ -75,7 +75,13 @@ pub fn pair_report(
             id: o.target.id(),
             kind: o.target.kind().to_string(),
             status,
-            file: Some(o.target.path().to_string()),
+            file: Some(
+                o.head
+                    .as_ref()
+                    .or(o.base.as_ref())
+                    .map(|r| r.file.to_string())
+                    .unwrap_or_else(|| o.target.path().to_string()),
+            ),
             cached: o.cached,
             changes,
         });
@@ -102,7 +108,7 @@ pub fn single_report(
             } else {
                 TargetStatus::Error
             },
-            file: Some(t.path().to_string()),
+            file: Some(r.file.to_string()),
             cached: false,
             changes: Vec::new(),
         });

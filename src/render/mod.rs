@@ -89,6 +89,9 @@ pub struct Rendered {
     pub read_set: ReadSet,
     /// False when an error stopped the render (resources are then incomplete).
     pub ok: bool,
+    /// The file that defines the target (kustomization, Chart.yaml, the Argo CD manifest),
+    /// where reports anchor the target's annotations.
+    pub file: RepoPath,
 }
 
 impl Rendered {
@@ -135,6 +138,7 @@ pub fn render_target(
         Target::AppSet { file, .. } => not_rendered_yet("appset", file, "ApplicationSets"),
         Target::Application { file, .. } => not_rendered_yet("app", file, "Argo CD Applications"),
     };
+    let file = defining_file(snapshot, target);
     let id = target.id();
     for f in &mut findings {
         if f.target.is_none() {
@@ -146,6 +150,21 @@ pub fn render_target(
         findings,
         read_set: files.into_read_set(),
         ok,
+        file,
+    }
+}
+
+/// The file a target is defined in.
+fn defining_file(snapshot: &dyn Snapshot, target: &Target) -> RepoPath {
+    match target {
+        Target::Kustomize { dir } => crate::discover::KUSTOMIZATION_FILES
+            .iter()
+            .map(|f| dir.child(f))
+            .find(|p| snapshot.kind(p) == crate::source::EntryKind::File)
+            .unwrap_or_else(|| dir.child("kustomization.yaml")),
+        Target::Helm { chart, .. } => chart.child("Chart.yaml"),
+        Target::AppSet { file, .. } | Target::Application { file, .. } => file.clone(),
+        Target::Directory { dir } => dir.clone(),
     }
 }
 
