@@ -638,6 +638,55 @@ fn check_staged_reads_the_index_for_pre_commit_hooks() {
 }
 
 #[test]
+fn the_pre_commit_hook_blocks_a_commit_with_an_error_finding() {
+    let (env, _base) = base_repo();
+    let hook = env.repo().join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/hooks/pre-commit"),
+        &hook,
+    )
+    .unwrap();
+    // The hook runs the `kdelta` on PATH: put the freshly built binary first.
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_kdelta"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let commit = |message: &str| {
+        let mut cmd = env.git_cmd(env.repo(), &["commit", "-q", "-m", message]);
+        cmd.env("PATH", &path);
+        cmd.output().expect("git commit runs")
+    };
+
+    env.write("manifests/web.yaml", deployment(3));
+    env.git(&["add", "-A"]);
+    let ok = commit("3 replicas");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+
+    env.write("manifests/web.yaml", "spec: [\n");
+    env.git(&["add", "-A"]);
+    let refused = commit("broken");
+    // git sends a hook's stdout to its own stderr.
+    let shown = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success(),
+        "the hook let a broken file through"
+    );
+    assert!(
+        shown.contains("error[yaml.parse] manifests/web.yaml:2:1"),
+        "{shown}"
+    );
+}
+
+#[test]
 fn list_shows_every_discovered_target() {
     let env = TestEnv::new();
     env.write(

@@ -101,6 +101,17 @@ impl TestEnv {
 
     /// Runs git in `dir`; returns its trimmed standard output.
     pub fn git_in(&self, dir: &Path, args: &[&str]) -> String {
+        let out = self.git_cmd(dir, args).output().expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// A git command in `dir` with a fixed identity and clock and no outside configuration.
+    pub fn git_cmd(&self, dir: &Path, args: &[&str]) -> Command {
         let mut cmd = Command::new("git");
         cmd.current_dir(dir)
             .args(["-c", "init.defaultBranch=main", "-c", "core.symlinks=true"])
@@ -115,13 +126,7 @@ impl TestEnv {
             .env("GIT_COMMITTER_NAME", "Test")
             .env("GIT_COMMITTER_EMAIL", "test@example.com")
             .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z");
-        let out = cmd.output().expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
+        cmd
     }
 
     /// Stages everything and commits; returns the new commit's full id.
