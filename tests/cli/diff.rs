@@ -163,3 +163,38 @@ fn a_shallow_clone_without_merge_base_says_fetch_depth_0() {
         .success()
         .stdout_has("spec.replicas: 2 → 4");
 }
+
+#[test]
+fn an_error_fixed_at_head_does_not_fail_the_diff() {
+    let (env, _) = base_repo();
+    env.write("manifests/web.yaml", "spec: [\n");
+    let broken = env.commit("break it");
+    env.write("manifests/web.yaml", deployment(2));
+    let fixed = env.commit("fix it");
+    let r = env
+        .kdelta(&["diff", &broken, &fixed])
+        .success()
+        .stdout_has("error[yaml.parse] (base) manifests/web.yaml:2:1");
+    assert!(r.stdout.contains("0 errors"), "{}", r.stdout);
+    let report = env
+        .kdelta(&["diff", &broken, &fixed, "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(report["findings"][0]["revision"], "base");
+    assert_eq!(report["summary"]["errors"], 0);
+    // The other way round, the head's error fails it.
+    env.kdelta(&["diff", &fixed, &broken])
+        .code(1)
+        .stdout_has("dir:manifests (error)");
+}
+
+#[test]
+fn dash_c_runs_as_if_started_in_the_directory() {
+    let (env, base, head) = two_commit_repo();
+    let mut cmd = env.kdelta_cmd(&["-C", "repo/manifests", "diff", &base, &head]);
+    cmd.current_dir(env.root());
+    run(cmd).success().stdout_has("spec.replicas: 2 → 3");
+    env.kdelta(&["-C", "no/such/dir", "list"])
+        .code(2)
+        .stderr_has("no/such/dir");
+}
