@@ -40,6 +40,16 @@ fn config_map(name: &str, value: &str) -> String {
     format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: prod\ndata:\n  key: {value:?}\n")
 }
 
+/// A minimal valid kustomization in `dir` (one ConfigMap), whatever state the kustomize engine
+/// is in: these tests are about discovery and reporting, not kustomize semantics.
+fn write_kustomization(env: &TestEnv, dir: &str) {
+    env.write(
+        &format!("{dir}/kustomization.yaml"),
+        "resources:\n- cm.yaml\n",
+    )
+    .write(&format!("{dir}/cm.yaml"), config_map("kustomized", "v"));
+}
+
 /// A Secret `prod/creds` with one `data` key.
 fn secret(password_b64: &str) -> String {
     format!(

@@ -106,8 +106,6 @@ fn list_shows_every_discovered_target() {
     )
     .write("envs/prod/cm.yaml", config_map("cm", "v"))
     .write("envs/dev/cm.yaml", config_map("cm", "v"))
-    .write("apps/web/kustomization.yaml", "resources: []\n")
-    .write("apps/ignored/kustomization.yaml", "resources: []\n")
     .write(
         "apps/component/kustomization.yaml",
         "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n",
@@ -126,6 +124,8 @@ fn list_shows_every_discovered_target() {
         "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: guestbook\n\
              ---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: infra\n",
     );
+    write_kustomization(&env, "apps/web");
+    write_kustomization(&env, "apps/ignored");
     let r = env.kdelta(&["list"]).success();
     assert_eq!(
         r.stdout,
@@ -163,7 +163,6 @@ fn list_shows_every_discovered_target() {
     // Engines that do not render yet are reported as notices, not errors and not dropped.
     env.kdelta(&["check"])
         .success()
-        .stdout_has("notice[kustomize.not-rendered-yet] apps/web")
         .stdout_has("notice[helm.not-rendered-yet] charts/api")
         .stdout_has("notice[appset.not-rendered-yet] argocd/apps.yaml")
         .stdout_has("notice[app.not-rendered-yet] argocd/apps.yaml");

@@ -15,12 +15,12 @@ fn json_report_is_documented_by_the_schema() {
         .write("envs/stable/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: stable\n")
         .write("envs/old/svc.yaml", service("old"))
         .write("envs/secret/s.yaml", secret("aHVudGVyMg=="))
-        .write("apps/web/kustomization.yaml", "resources: []\n")
         .write("charts/api/Chart.yaml", "apiVersion: v2\nname: api\nversion: 0.1.0\n")
         .write(
             "argocd/apps.yaml",
             "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: guestbook\n",
         );
+    write_kustomization(&env, "apps/web");
     let base = env.commit("base");
     env.write(
         "envs/prod/app.yaml",
