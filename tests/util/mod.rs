@@ -4,8 +4,6 @@
 //! and kdelta run with a fixed identity and clock and without any user or system configuration,
 //! so nothing on the machine changes what a test sees.
 
-#![allow(dead_code)] // each test binary uses a different part of the helper
-
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
