@@ -61,8 +61,9 @@ pub fn workspace(common: &CommonArgs) -> Result<(PathBuf, Workspace)> {
 
 /// `dir` as a repo-relative path of a snapshot rooted at `root`.
 pub fn repo_relative(root: &Path, path: &Path) -> Result<RepoPath> {
-    let rel = path.strip_prefix(root).with_context(|| {
-        format!(
+    // Not `with_context`: the StripPrefixError would append a meaningless ": prefix not found".
+    let rel = path.strip_prefix(root).map_err(|_| {
+        anyhow::anyhow!(
             "{} is outside the repository at {}",
             path.display(),
             root.display()

@@ -1,0 +1,230 @@
+//! Report outputs: the JSON report against its schema, `--json`/`--junit` files, colors.
+
+use super::*;
+
+#[test]
+fn json_report_is_documented_by_the_schema() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", "directories: ['envs/*']\n")
+        .write(
+            "envs/prod/app.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg-7f8t9k2h5m\ndata:\n  a: \"1\"\n\
+             ---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n\
+             spec:\n  replicas: 2\n  paused: true\n",
+        )
+        .write("envs/stable/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: stable\n")
+        .write("envs/old/svc.yaml", service("old"))
+        .write("envs/secret/s.yaml", secret("aHVudGVyMg=="))
+        .write("charts/api/Chart.yaml", "apiVersion: v2\nname: api\nversion: 0.1.0\n")
+        .write(
+            "argocd/apps.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: guestbook\n",
+        );
+    write_kustomization(&env, "apps/web");
+    let base = env.commit("base");
+    env.write(
+        "envs/prod/app.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg-b2c4d6f8g9\ndata:\n  a: \"2\"\n\
+         ---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n\
+         spec:\n  replicas: 3\n  strategy:\n    type: Recreate\n",
+    )
+    .remove("envs/old")
+    .write("envs/new/svc.yaml", service("new"))
+    .write("envs/secret/s.yaml", secret("c3dvcmRmaXNo"))
+    .write("envs/broken/bad.yaml", "a: [\n");
+    let head = env.commit("head");
+
+    let validator = report_schema();
+    let diff = env
+        .kdelta(&["diff", &base, &head, "--format", "json"])
+        .code(1)
+        .json();
+    assert_valid_report(&validator, &diff);
+
+    // Every status, change kind and finding shape the schema describes occurs here.
+    assert_eq!(diff["schema"], "kdelta/report/v1");
+    assert_eq!(diff["base"], json!({"rev": base, "commit": base}));
+    let status = |id: &str| -> Value {
+        diff["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == id)
+            .unwrap_or_else(|| panic!("no target {id} in {diff:#}"))["status"]
+            .clone()
+    };
+    assert_eq!(status("dir:envs/prod"), "modified");
+    assert_eq!(status("dir:envs/new"), "added");
+    assert_eq!(status("dir:envs/old"), "removed");
+    assert_eq!(status("dir:envs/stable"), "unchanged");
+    assert_eq!(status("dir:envs/broken"), "error");
+    assert_eq!(status("kustomize:apps/web"), "unchanged");
+    let prod = diff["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "dir:envs/prod")
+        .unwrap();
+    assert_eq!(
+        prod["changes"],
+        json!([
+            {"resource": "apps/v1/Deployment/_/web", "change": "modified", "fields": [
+                {"path": "spec.paused", "old": true},
+                {"path": "spec.replicas", "old": 2, "new": 3},
+                {"path": "spec.strategy", "new": {"type": "Recreate"}},
+            ]},
+            {"resource": "core/v1/ConfigMap/_/cfg-b2c4d6f8g9", "change": "renamed",
+             "from": "core/v1/ConfigMap/_/cfg-7f8t9k2h5m",
+             "fields": [{"path": "data.a", "old": "1", "new": "2"}]},
+        ])
+    );
+    assert_eq!(
+        diff["findings"][0],
+        json!({"severity": "error", "rule": "yaml.parse", "target": "dir:envs/broken",
+               "file": "envs/broken/bad.yaml", "line": 2, "column": 1,
+               "message": diff["findings"][0]["message"], "revision": "head"})
+    );
+    assert_eq!(diff["summary"]["errors"], 1);
+
+    // A single-revision report (check) has no base, and findings without a side.
+    let check = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    assert_valid_report(&validator, &check);
+    assert_eq!(check["base"], Value::Null);
+
+    // The schema is not vacuous: a report with an unknown status or a missing field fails it.
+    let mut bad = diff.clone();
+    bad["targets"][0]["status"] = json!("exploded");
+    assert!(!validator.is_valid(&bad));
+    let mut bad = diff.clone();
+    bad["summary"].as_object_mut().unwrap().remove("errors");
+    assert!(!validator.is_valid(&bad));
+    let mut bad = diff;
+    bad["surprise"] = json!(1);
+    assert!(!validator.is_valid(&bad));
+}
+
+#[test]
+fn json_and_junit_files_are_written_beside_the_text_output() {
+    let (env, base, head) = two_commit_repo();
+    env.write("other/cm.yaml", config_map("cm", "v"))
+        .write(".kdelta.yaml", "directories: [manifests, other]\n");
+    let head2 = env.commit("add a second target");
+    let json_file = env.out("report.json");
+    let junit_file = env.out("report.xml");
+    let text = env
+        .kdelta(&[
+            "diff",
+            &base,
+            &head2,
+            "--json",
+            json_file.to_str().unwrap(),
+            "--junit",
+            junit_file.to_str().unwrap(),
+        ])
+        .success();
+    assert!(
+        text.stdout.contains("spec.replicas: 2 → 3"),
+        "{}",
+        text.stdout
+    );
+
+    // The file holds exactly what --format json prints.
+    let printed = env
+        .kdelta(&["diff", &base, &head2, "--format", "json"])
+        .success();
+    let written = std::fs::read_to_string(&json_file).expect("--json wrote the file");
+    assert_eq!(written, printed.stdout);
+    assert_valid_report(&report_schema(), &serde_json::from_str(&written).unwrap());
+
+    // JUnit: one testsuite per target, a render case plus one case per changed resource.
+    let xml = std::fs::read_to_string(&junit_file).expect("--junit wrote the file");
+    let junit = quick_junit::Report::deserialize_from_str(&xml).expect("valid JUnit XML");
+    let suites: Vec<&str> = junit.test_suites.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(suites, ["dir:manifests", "dir:other"]);
+    let cases: Vec<&str> = junit.test_suites[0]
+        .test_cases
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            "render",
+            "apps/v1/Deployment/prod/web",
+            "core/v1/Service/prod/new",
+            "core/v1/Service/prod/old"
+        ]
+    );
+    assert_eq!(junit.failures, 0, "a diff alone is no failure:\n{xml}");
+    let web = &junit.test_suites[0].test_cases[1];
+    assert_eq!(web.classname.as_deref(), Some("dir:manifests"));
+    assert!(
+        web.system_out
+            .as_deref()
+            .unwrap_or("")
+            .contains("spec.replicas"),
+        "{xml}"
+    );
+
+    // With --fail-on-diff every changed resource is a failed test case.
+    env.kdelta(&[
+        "diff",
+        &base,
+        &head,
+        "--fail-on-diff",
+        "--junit",
+        junit_file.to_str().unwrap(),
+    ])
+    .code(1);
+    let xml = std::fs::read_to_string(&junit_file).unwrap();
+    let junit = quick_junit::Report::deserialize_from_str(&xml).expect("valid JUnit XML");
+    assert_eq!(junit.failures, 3, "{xml}");
+}
+
+#[test]
+fn junit_error_findings_are_failures_named_by_rule_and_location() {
+    let (env, _base) = base_repo();
+    env.write(
+        "manifests/bad.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: [a\n",
+    );
+    let junit_file = env.out("check.xml");
+    env.kdelta(&["check", "--junit", junit_file.to_str().unwrap()])
+        .code(1);
+    let xml = std::fs::read_to_string(&junit_file).unwrap();
+    let junit = quick_junit::Report::deserialize_from_str(&xml).expect("valid JUnit XML");
+    assert_eq!(junit.test_suites.len(), 1);
+    let suite = &junit.test_suites[0];
+    assert_eq!(suite.name.as_str(), "dir:manifests");
+    let finding = suite
+        .test_cases
+        .iter()
+        .find(|c| c.name.as_str().starts_with("yaml.parse"))
+        .unwrap_or_else(|| panic!("no yaml.parse case:\n{xml}"));
+    assert_eq!(finding.name.as_str(), "yaml.parse manifests/bad.yaml:6:1");
+    match &finding.status {
+        quick_junit::TestCaseStatus::NonSuccess { kind, ty, .. } => {
+            assert_eq!(*kind, quick_junit::NonSuccessKind::Failure);
+            assert_eq!(ty.as_deref(), Some("yaml.parse"));
+        }
+        other => panic!("the finding is not a failure: {other:?}"),
+    }
+}
+
+#[test]
+fn colors_only_when_asked_and_never_with_no_color() {
+    let (env, base, head) = two_commit_repo();
+    let colored = env
+        .kdelta(&["diff", &base, &head, "--color", "always"])
+        .success();
+    assert!(has_ansi(&colored.stdout), "--color always colors");
+    let plain = env
+        .kdelta(&["diff", &base, &head, "--color", "never"])
+        .success();
+    assert!(!has_ansi(&plain.stdout) && !has_ansi(&plain.stderr));
+    let mut cmd = env.kdelta_cmd(&["diff", &base, &head]);
+    cmd.env("NO_COLOR", "1");
+    let no_color = run(cmd).success();
+    assert!(!has_ansi(&no_color.stdout) && !has_ansi(&no_color.stderr));
+    assert_eq!(no_color.stdout, plain.stdout);
+}

@@ -1,0 +1,291 @@
+//! A test environment for end-to-end runs of the `kdelta` binary, in the manner of ripgrep's
+//! `tests/util.rs` and jj's `TestEnvironment`: each test gets a temporary directory holding a
+//! repository (`repo/`), a home directory (`home/`) and a place for report files (`out/`). Git
+//! and kdelta run with a fixed identity and clock and without any user or system configuration,
+//! so nothing on the machine changes what a test sees.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long one kdelta run may take before the test fails as hung.
+const RUN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// One temporary repository (or plain directory) plus a home and an output directory.
+pub struct TestEnv {
+    root: tempfile::TempDir,
+    repo: PathBuf,
+}
+
+impl TestEnv {
+    /// An empty git repository on branch `main`.
+    pub fn new() -> TestEnv {
+        let env = TestEnv::without_git();
+        env.git(&["init", "-q"]);
+        env
+    }
+
+    /// A plain directory, outside any git repository.
+    pub fn without_git() -> TestEnv {
+        let root = tempfile::Builder::new()
+            .prefix("kdelta-test-")
+            .tempdir()
+            .expect("create a temporary directory");
+        for d in ["repo", "home", "out"] {
+            std::fs::create_dir(root.path().join(d)).expect("mkdir");
+        }
+        let repo = root.path().join("repo");
+        TestEnv { root, repo }
+    }
+
+    /// A clone of the repository at `url`, made with extra `git clone` arguments.
+    pub fn clone_of(url: &str, args: &[&str]) -> TestEnv {
+        let env = TestEnv::without_git();
+        std::fs::remove_dir(env.repo()).expect("make room for the clone");
+        let mut clone_args = vec!["clone", "-q"];
+        clone_args.extend_from_slice(args);
+        clone_args.extend_from_slice(&[url, "repo"]);
+        env.git_in(env.root(), &clone_args);
+        env
+    }
+
+    /// The repository's top directory (where commands run unless told otherwise).
+    pub fn repo(&self) -> &Path {
+        &self.repo
+    }
+
+    /// The temporary root (holds `repo`, `home` and `out`).
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    /// A path for a report file, outside the repository (kdelta must not write into it).
+    pub fn out(&self, name: &str) -> PathBuf {
+        self.root.path().join("out").join(name)
+    }
+
+    /// Writes `contents` to `repo/rel`, creating parent directories.
+    pub fn write(&self, rel: &str, contents: impl AsRef<[u8]>) -> &TestEnv {
+        let path = self.repo().join(rel);
+        std::fs::create_dir_all(path.parent().expect("a file has a parent")).expect("mkdir");
+        std::fs::write(&path, contents).expect("write");
+        self
+    }
+
+    /// Deletes `repo/rel` (a file or a whole directory).
+    pub fn remove(&self, rel: &str) -> &TestEnv {
+        let path = self.repo().join(rel);
+        if path.is_dir() {
+            std::fs::remove_dir_all(path).expect("remove dir");
+        } else {
+            std::fs::remove_file(path).expect("remove file");
+        }
+        self
+    }
+
+    /// Creates the symbolic link `repo/rel` pointing at `target`.
+    pub fn symlink(&self, rel: &str, target: &str) -> &TestEnv {
+        let path = self.repo().join(rel);
+        std::fs::create_dir_all(path.parent().expect("a link has a parent")).expect("mkdir");
+        std::os::unix::fs::symlink(target, path).expect("symlink");
+        self
+    }
+
+    /// Runs git in the repository; returns its trimmed standard output.
+    pub fn git(&self, args: &[&str]) -> String {
+        self.git_in(self.repo(), args)
+    }
+
+    /// Runs git in `dir`; returns its trimmed standard output.
+    pub fn git_in(&self, dir: &Path, args: &[&str]) -> String {
+        let out = self.git_cmd(dir, args).output().expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// A git command in `dir` with a fixed identity and clock and no outside configuration.
+    pub fn git_cmd(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.current_dir(dir)
+            .args(["-c", "init.defaultBranch=main", "-c", "core.symlinks=true"])
+            .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
+            .args(["-c", "protocol.file.allow=always"])
+            .args(["-c", "advice.detachedHead=false"])
+            .args(args);
+        self.isolate(&mut cmd);
+        cmd.env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z");
+        cmd
+    }
+
+    /// Stages everything and commits; returns the new commit's full id.
+    pub fn commit(&self, message: &str) -> String {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
+        self.git(&["rev-parse", "HEAD"])
+    }
+
+    /// A kdelta command in the repository, with an isolated environment.
+    pub fn kdelta_cmd(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kdelta"));
+        cmd.current_dir(self.repo()).args(args);
+        self.isolate(&mut cmd);
+        // Outputs must not depend on the CI or terminal the tests happen to run in.
+        for var in [
+            "NO_COLOR",
+            "CLICOLOR",
+            "CLICOLOR_FORCE",
+            "TERM",
+            "GITHUB_ACTIONS",
+            "CI",
+        ] {
+            cmd.env_remove(var);
+        }
+        cmd
+    }
+
+    /// Runs kdelta in the repository.
+    pub fn kdelta(&self, args: &[&str]) -> Run {
+        run(self.kdelta_cmd(args))
+    }
+
+    /// No user or system git configuration, no inherited GIT_* variables, a private home, and
+    /// repository discovery that stops at the temporary root.
+    fn isolate(&self, cmd: &mut Command) {
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("GIT_") {
+                cmd.env_remove(key);
+            }
+        }
+        let home = self.root.path().join("home");
+        cmd.env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CEILING_DIRECTORIES", self.root.path())
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("HOME", home);
+    }
+}
+
+/// The outcome of one kdelta run.
+pub struct Run {
+    pub args: Vec<String>,
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `cmd` to completion (failing the test if it hangs, crashes or panics).
+pub fn run(mut cmd: Command) -> Run {
+    let args: Vec<String> = cmd
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("the kdelta binary starts");
+    // Drain both pipes on threads so a large output cannot block the child.
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = pipe.read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
+    let deadline = Instant::now() + RUN_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for kdelta") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("kdelta {args:?} did not finish within {RUN_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let run = Run {
+        args,
+        code: status.code().unwrap_or(-1),
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    };
+    assert!(
+        !run.stderr.contains("panicked") && !run.stdout.contains("panicked"),
+        "kdelta {:?} panicked:\n{}",
+        run.args,
+        run.stderr
+    );
+    assert!(
+        status.code().is_some(),
+        "kdelta {:?} was killed by a signal ({status}):\n{}",
+        run.args,
+        run.stderr
+    );
+    run
+}
+
+impl Run {
+    /// Asserts the exit code, showing both streams when it differs.
+    #[track_caller]
+    pub fn code(self, expected: i32) -> Run {
+        assert_eq!(
+            self.code, expected,
+            "kdelta {:?} exited {} (expected {expected})\n--- stdout\n{}\n--- stderr\n{}",
+            self.args, self.code, self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Asserts exit code 0.
+    #[track_caller]
+    pub fn success(self) -> Run {
+        self.code(0)
+    }
+
+    /// Stdout parsed as JSON.
+    #[track_caller]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "kdelta {:?} printed invalid JSON ({e}):\n{}",
+                self.args, self.stdout
+            )
+        })
+    }
+
+    /// Asserts stdout contains `needle`.
+    #[track_caller]
+    pub fn stdout_has(self, needle: &str) -> Run {
+        assert!(
+            self.stdout.contains(needle),
+            "stdout of kdelta {:?} lacks {needle:?}:\n{}",
+            self.args,
+            self.stdout
+        );
+        self
+    }
+
+    /// Asserts stderr contains `needle`.
+    #[track_caller]
+    pub fn stderr_has(self, needle: &str) -> Run {
+        assert!(
+            self.stderr.contains(needle),
+            "stderr of kdelta {:?} lacks {needle:?}:\n{}",
+            self.args,
+            self.stderr
+        );
+        self
+    }
+}
