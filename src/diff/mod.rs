@@ -13,7 +13,7 @@ pub use pair::{pair, strip_hash_suffix};
 
 use crate::report::{Change, ChangeKind, FieldChange};
 use crate::resource::{ResId, Resource};
-use crate::yaml::{to_value, Dialect};
+use crate::yaml::{to_value_lossy, Dialect};
 use serde_json::Value;
 
 /// How to diff.
@@ -25,10 +25,9 @@ pub struct DiffOptions {
 
 /// The typed value of a resource for diffing, with Secret values redacted unless asked.
 pub fn resource_value(r: &Resource, opts: &DiffOptions) -> Value {
-    // A value that cannot be typed (e.g. `.inf`) was already reported by the render; diff the
-    // rest of the object as text so the change is still visible.
-    let mut v = to_value(&r.node, Dialect::Yaml12)
-        .unwrap_or_else(|e| Value::String(format!("<untypable: {e}>")));
+    // A value that cannot be typed (e.g. `.inf`) is reported by the render; here it is compared
+    // as text, so the change stays visible and Secret redaction still sees the object.
+    let mut v = to_value_lossy(&r.node, Dialect::Yaml12);
     if !opts.show_secrets {
         redact::redact_secret(&mut v);
     }

@@ -58,12 +58,37 @@ pub fn is_marker(s: &str) -> bool {
     s.starts_with(MARKER_PREFIX) && s.ends_with('>')
 }
 
-/// Replaces the values of a Secret's `data` and `stringData` by markers (other kinds are left
-/// alone). Returns how many values were redacted.
+/// The annotation `kubectl apply` stores the whole object in (Secret values included).
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// Replaces the values of a Secret's `data` and `stringData` by markers, also inside the
+/// last-applied-configuration annotation (other kinds are left alone). Returns how many values
+/// were redacted.
 pub fn redact_secret(object: &mut Value) -> usize {
     if object.get("kind").and_then(Value::as_str) != Some("Secret") {
         return 0;
     }
+    let mut n = redact_data(object);
+    if let Some(Value::String(text)) = object
+        .get_mut("metadata")
+        .and_then(|m| m.get_mut("annotations"))
+        .and_then(|a| a.get_mut(LAST_APPLIED))
+    {
+        match serde_json::from_str::<Value>(text) {
+            Ok(mut inner) => {
+                n += redact_data(&mut inner);
+                *text = inner.to_string();
+            }
+            Err(_) => {
+                *text = marker(&Value::String(text.clone()));
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+fn redact_data(object: &mut Value) -> usize {
     let mut n = 0;
     for field in ["data", "stringData"] {
         if let Some(Value::Object(map)) = object.get_mut(field) {
@@ -80,6 +105,14 @@ pub fn redact_secret(object: &mut Value) -> usize {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn last_applied_configuration_is_redacted_too() {
+        let inner = r#"{"kind":"Secret","data":{"pw":"c2VjcmV0"}}"#;
+        let mut s = json!({"kind": "Secret", "metadata": {"annotations": {LAST_APPLIED: inner}}, "data": {"pw": "c2VjcmV0"}});
+        assert_eq!(redact_secret(&mut s), 2);
+        assert!(!s.to_string().contains("c2VjcmV0"), "{s}");
+    }
 
     #[test]
     fn secrets_are_redacted_with_stable_digests() {

@@ -179,7 +179,7 @@ impl Builder {
                 ));
         }
         fix_kustomization(&mut k);
-        if is_empty(&k) {
+        if is_empty(&doc) {
             return Err(KError::new(
                 "kustomize.empty-kustomization",
                 "kustomization.yaml is empty",
@@ -858,36 +858,15 @@ fn fix_kustomization(k: &mut Kustomization) {
     }
 }
 
-/// kustomize `CheckEmpty`: nothing but apiVersion/kind.
-fn is_empty(k: &Kustomization) -> bool {
-    k.metadata.is_none()
-        && k.openapi.is_empty()
-        && k.name_prefix.is_empty()
-        && k.name_suffix.is_empty()
-        && k.namespace.is_empty()
-        && k.common_labels.is_none()
-        && k.labels.is_empty()
-        && k.common_annotations.is_empty()
-        && k.patches_strategic_merge.is_none()
-        && k.patches_json6902.is_none()
-        && k.patches.is_empty()
-        && k.images.is_empty()
-        && k.replacements.is_empty()
-        && k.replicas.is_empty()
-        && k.vars.is_none()
-        && k.sort_options.is_none()
-        && k.resources.is_empty()
-        && k.components.is_empty()
-        && k.crds.is_empty()
-        && k.config_map_generator.is_empty()
-        && k.secret_generator.is_empty()
-        && k.helm_globals.is_none()
-        && k.helm_charts.is_empty()
-        && k.helm_chart_inflation_generator.is_empty()
-        && k.generator_options.is_none()
-        && k.configurations.is_empty()
-        && k.generators.is_empty()
-        && k.transformers.is_empty()
-        && k.validators.is_empty()
-        && k.build_metadata.is_empty()
+/// kustomize `CheckEmpty`: nothing but apiVersion/kind. Go compares against the zero value, so
+/// a present empty list or map (`resources: []`) is content, an empty string or null is not.
+fn is_empty(doc: &Node) -> bool {
+    let Some(entries) = doc.as_map() else {
+        return true;
+    };
+    entries.iter().all(|(k, v)| {
+        matches!(k.as_str(), Some("apiVersion" | "kind"))
+            || v.is_null()
+            || matches!(v.as_scalar(), Some(s) if s.text.is_empty() || s.text == "false")
+    })
 }

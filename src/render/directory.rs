@@ -19,7 +19,8 @@ pub fn render(files: &Files, dir: &RepoPath) -> (Vec<Resource>, Vec<Finding>, bo
         let is_manifest = [".yaml", ".yml", ".json"]
             .iter()
             .any(|ext| entry.name.ends_with(ext));
-        if !is_manifest || entry.kind == EntryKind::Dir {
+        // Dotfiles (.kdelta.yaml, .pre-commit-config.yaml…) are tool configuration, not manifests.
+        if !is_manifest || entry.kind == EntryKind::Dir || entry.name.starts_with('.') {
             continue;
         }
         let path = dir.child(&entry.name);
@@ -76,6 +77,21 @@ fn collect(doc: &Node, path: &RepoPath, out: &mut Vec<Resource>, findings: &mut 
                 doc.span.column,
             ),
         );
+        return;
+    }
+    if let Err(e) = crate::yaml::to_value(doc, crate::yaml::Dialect::Yaml12) {
+        let secret = kind == Some("Secret");
+        let message = if secret {
+            "a value of this Secret cannot be typed (a tag that does not fit, NaN or infinity)"
+                .to_string()
+        } else {
+            e.to_string()
+        };
+        findings.push(Finding::error("resource.untypable", message).at(
+            path.to_string(),
+            doc.span.line,
+            doc.span.column,
+        ));
         return;
     }
     out.push(Resource::new(doc.clone(), path.clone()));

@@ -194,7 +194,13 @@ pub fn source_finding(e: &SourceError, path: &RepoPath) -> Finding {
         SourceError::TooLarge { .. } => "source.too-large",
         _ => "source.read",
     };
-    Finding::error(rule, e.to_string()).in_file(path.to_string())
+    // The location names the file already; keep the message to what went wrong.
+    let message = e.to_string();
+    let message = message
+        .strip_prefix(&format!("{path}: "))
+        .unwrap_or(&message)
+        .to_string();
+    Finding::error(rule, message).in_file(path.to_string())
 }
 
 /// A finding for a YAML error in `path`.

@@ -38,6 +38,25 @@ pub fn to_value(node: &Node, dialect: Dialect) -> Result<Value, ValueError> {
     })
 }
 
+/// Like [`to_value`], but never fails: a scalar that cannot be typed (a tag that does not fit,
+/// NaN, infinity) becomes its text. For diffs and redaction, where every value must be seen.
+pub fn to_value_lossy(node: &Node, dialect: Dialect) -> Value {
+    match &node.kind {
+        NodeKind::Scalar(s) => scalar_value(s, node.span.line, dialect)
+            .unwrap_or_else(|_| Value::String(s.text.clone())),
+        NodeKind::Seq(items) => {
+            Value::Array(items.iter().map(|n| to_value_lossy(n, dialect)).collect())
+        }
+        NodeKind::Map(entries) => {
+            let mut m = Map::with_capacity(entries.len());
+            for (k, v) in entries {
+                m.insert(key_text(k), to_value_lossy(v, dialect));
+            }
+            Value::Object(m)
+        }
+    }
+}
+
 /// The text a mapping key becomes in JSON (scalars as written; other keys as flow YAML).
 pub fn key_text(k: &Node) -> String {
     match &k.kind {

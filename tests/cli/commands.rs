@@ -418,3 +418,22 @@ fn usage_errors_exit_2() {
         .stdout_has("Usage: kdelta");
     env.kdelta(&["--version"]).success().stdout_has("kdelta ");
 }
+
+#[test]
+fn render_at_the_root_skips_dotfiles_and_empty_resource_lists_are_valid() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", "directories: [manifests]\n")
+        .write(".pre-commit-config.yaml", "repos: []\n")
+        .write(
+            "cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: root\n",
+        )
+        .write("k/kustomization.yaml", "resources: []\n");
+    env.commit("root");
+    env.kdelta(&["render", "."])
+        .success()
+        .stdout_has("name: root");
+    // kustomize accepts a kustomization that only lists no resources.
+    let out = env.kdelta(&["render", "k"]).success();
+    assert_eq!(out.stdout, "");
+}

@@ -112,3 +112,38 @@ fn secret_values_never_appear_in_any_output_but_the_changed_key_does() {
         .success()
         .stdout_has("password: c3dvcmRmaXNo");
 }
+
+#[test]
+fn untypable_secret_values_and_last_applied_configuration_stay_hidden() {
+    let (env, _) = base_repo();
+    let with = |pw: &str| {
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: odd\n  namespace: prod\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{{\"kind\":\"Secret\",\"stringData\":{{\"pw\":\"{pw}\"}}}}'\nstringData:\n  pw: !!int {pw}\n"
+        )
+    };
+    env.write("manifests/odd.yaml", with("hunter2"));
+    let base = env.commit("odd secret v1");
+    env.write("manifests/odd.yaml", with("swordfish"));
+    let head = env.commit("odd secret v2");
+    let diff = env.kdelta(&["diff", &base, &head, "--format", "json"]);
+    for text in [&diff.stdout, &diff.stderr] {
+        assert!(
+            !text.contains("hunter2") && !text.contains("swordfish"),
+            "{text}"
+        );
+    }
+    // The value cannot be typed, so the target is in error at both revisions.
+    assert!(
+        diff.stdout.contains("resource.untypable"),
+        "{}",
+        diff.stdout
+    );
+    // check reports the untypable value, without quoting it.
+    let check = env.kdelta(&["check", "--rev", &head]).code(1);
+    assert!(
+        check.stdout.contains("resource.untypable"),
+        "{}",
+        check.stdout
+    );
+    assert!(!check.stdout.contains("swordfish"), "{}", check.stdout);
+}
