@@ -3,6 +3,7 @@
 //! has its own file under `transform/`.
 
 mod error;
+mod exec;
 mod fieldspec;
 mod generate;
 mod hash;
@@ -10,6 +11,7 @@ mod kid;
 mod loader;
 mod origin;
 pub mod pathmatch;
+mod plugins;
 mod res;
 mod resmap;
 mod schema;
@@ -45,6 +47,7 @@ pub fn build(
     let mut b = Builder {
         root_only: !opts.load_restrictor_none,
         findings: Vec::new(),
+        exec_plugins: opts.enable_exec_plugins,
     };
     let result = run(&mut b, files, dir, opts);
     schema::reset();

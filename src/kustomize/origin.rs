@@ -10,8 +10,17 @@ use super::resmap::ResMap;
 pub struct Origin {
     pub path: String,
     pub configured_in: String,
-    /// `(apiVersion, kind)` of the generator or transformer.
-    pub configured_by: Option<(String, String)>,
+    /// The generator or transformer.
+    pub configured_by: Option<ConfiguredBy>,
+}
+
+/// kyaml `ResourceIdentifier` of a plugin config.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConfiguredBy {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
 }
 
 impl Origin {
@@ -20,7 +29,11 @@ impl Origin {
         Origin {
             path: String::new(),
             configured_in: kust_file.to_string(),
-            configured_by: Some(("builtin".to_string(), kind.to_string())),
+            configured_by: Some(ConfiguredBy {
+                api_version: "builtin".to_string(),
+                kind: kind.to_string(),
+                ..ConfiguredBy::default()
+            }),
         }
     }
 
@@ -33,10 +46,18 @@ impl Origin {
         if !self.configured_in.is_empty() {
             out.push(format!("configuredIn: {}", scalar(&self.configured_in)));
         }
-        if let Some((api, kind)) = &self.configured_by {
+        if let Some(by) = &self.configured_by {
             out.push("configuredBy:".to_string());
-            out.push(format!("  apiVersion: {}", scalar(api)));
-            out.push(format!("  kind: {}", scalar(kind)));
+            for (k, v) in [
+                ("apiVersion", &by.api_version),
+                ("kind", &by.kind),
+                ("name", &by.name),
+                ("namespace", &by.namespace),
+            ] {
+                if !v.is_empty() {
+                    out.push(format!("  {k}: {}", scalar(v)));
+                }
+            }
         }
         out
     }

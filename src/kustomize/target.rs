@@ -45,7 +45,7 @@ impl Kt<'_> {
         }
     }
 
-    fn err_at(&self, e: KError, field: &str, index: Option<usize>) -> KError {
+    pub fn err_at(&self, e: KError, field: &str, index: Option<usize>) -> KError {
         e.at(&self.file, self.span(field, index))
     }
 
@@ -56,10 +56,6 @@ impl Kt<'_> {
             &super::origin::join(prefix, self.file.file_name()),
             kind,
         ))
-    }
-
-    fn records_transformations(&self) -> bool {
-        self.origin.is_some()
     }
 }
 
@@ -113,6 +109,8 @@ impl Acc {
 pub struct Builder {
     pub root_only: bool,
     pub findings: Vec<Finding>,
+    /// `--enable-exec-plugins`: run exec plugins found in the plugin home.
+    pub exec_plugins: bool,
 }
 
 impl Builder {
@@ -258,9 +256,7 @@ impl Builder {
     /// Features not implemented yet fail the build loudly instead of rendering wrong output.
     fn check_supported(&self, kt: &Kt) -> Result<(), KError> {
         let k = &kt.k;
-        let unsupported: [(&str, bool); 5] = [
-            ("generators", !k.generators.is_empty()),
-            ("transformers", !k.transformers.is_empty()),
+        let unsupported: [(&str, bool); 3] = [
             ("validators", !k.validators.is_empty()),
             ("crds", !k.crds.is_empty()),
             ("openapi", !k.openapi.is_empty()),
@@ -323,9 +319,27 @@ impl Builder {
         Ok(tc)
     }
 
-    fn accumulate_resources(&mut self, kt: &Kt, mut acc: Acc) -> Result<Acc, KError> {
-        for (i, path) in kt.k.resources.iter().enumerate() {
-            let at = |e: KError| kt.err_at(e, "resources", Some(i));
+    fn accumulate_resources(&mut self, kt: &Kt, acc: Acc) -> Result<Acc, KError> {
+        let entries: Vec<(usize, &str)> =
+            kt.k.resources
+                .iter()
+                .map(String::as_str)
+                .enumerate()
+                .collect();
+        self.accumulate_paths(kt, acc, "resources", &entries)
+    }
+
+    /// Accumulates files and kustomization directories listed under `field` (resources, or the
+    /// plugin configs of generators/transformers).
+    pub fn accumulate_paths(
+        &mut self,
+        kt: &Kt,
+        mut acc: Acc,
+        field: &str,
+        entries: &[(usize, &str)],
+    ) -> Result<Acc, KError> {
+        for &(i, path) in entries {
+            let at = |e: KError| kt.err_at(e, field, Some(i));
             if super::loader::is_remote_file(path) || super::loader::is_remote_target(path) {
                 let e = at(KError::remote(path));
                 let mut f = e.into_finding();
@@ -547,6 +561,7 @@ impl Builder {
                 )
             })?;
         }
+        self.run_generator_plugins(kt, acc)?;
         Ok(())
     }
 
@@ -658,7 +673,7 @@ impl Builder {
             self.run_replacements(kt, acc)?;
             record(&mut acc.rm, "ReplacementTransformer");
         }
-        let _ = kt.records_transformations();
+        self.run_transformer_plugins(kt, acc)?;
         Ok(())
     }
 }
@@ -674,6 +689,17 @@ impl Builder {
         else {
             return Ok(());
         };
+        self.apply_psm_entries(kt, acc, entries)
+            .map_err(|e| kt.err_at(e, "patchesStrategicMerge", None))
+    }
+
+    /// Loads strategic merge patches (inline or files) and applies each to its resource.
+    pub fn apply_psm_entries(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        entries: &[String],
+    ) -> Result<(), KError> {
         let field = "patchesStrategicMerge";
         let mut patches = Vec::new();
         for (i, entry) in entries.iter().enumerate() {
@@ -697,14 +723,9 @@ impl Builder {
             patches.extend(loaded);
         }
         if patches.is_empty() {
-            return Err(kt.err_at(
-                KError::new("kustomize.patch", "patch appears to be empty"),
-                field,
-                None,
-            ));
+            return Err(KError::new("kustomize.patch", "patch appears to be empty"));
         }
-        patch::apply_patches_strategic_merge(&mut acc.rm, &patches)
-            .map_err(|e| kt.err_at(patch::err(e), field, None))
+        patch::apply_patches_strategic_merge(&mut acc.rm, &patches).map_err(patch::err)
     }
 
     /// One `patches:` entry.
@@ -715,7 +736,18 @@ impl Builder {
         entry: &types::Patch,
         i: usize,
     ) -> Result<(), KError> {
-        let at = |e: KError| kt.err_at(e, "patches", Some(i));
+        self.apply_patch_entry(kt, acc, entry)
+            .map_err(|e| kt.err_at(e, "patches", Some(i)))
+    }
+
+    /// A PatchTransformer: strategic merge or JSON 6902, inline or from a file.
+    pub fn apply_patch_entry(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        entry: &types::Patch,
+    ) -> Result<(), KError> {
+        let at = |e: KError| e;
         let inline = entry.patch.trim();
         let (text, source) = match (inline.is_empty(), entry.path.is_empty()) {
             (true, true) => return Err(at(patch::err(format!(
@@ -763,7 +795,18 @@ impl Builder {
         entry: &types::Patch,
         i: usize,
     ) -> Result<(), KError> {
-        let at = |e: KError| kt.err_at(e, "patchesJson6902", Some(i));
+        self.apply_legacy_json6902_entry(kt, acc, entry)
+            .map_err(|e| kt.err_at(e, "patchesJson6902", Some(i)))
+    }
+
+    /// A PatchJson6902Transformer.
+    pub fn apply_legacy_json6902_entry(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        entry: &types::Patch,
+    ) -> Result<(), KError> {
+        let at = |e: KError| e;
         let Some(target) = &entry.target else {
             return Err(at(patch::err(
                 "must specify a target for patch (patchesJson6902 entries need `target`)".into(),
