@@ -32,11 +32,17 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     let many = targets.len() > 1;
     for (i, t) in targets.iter().enumerate() {
         let rendered = render_target(snapshot, t, &opts, &cache);
-        if !rendered.findings.is_empty() {
-            eprint!(
-                "{}",
-                findings_to_string(&rendered.findings, TextOptions::default())
-            );
+        // kustomize prints its deprecation warnings verbatim; kdelta does the same on stderr.
+        let (warnings, others): (Vec<_>, Vec<_>) = rendered
+            .findings
+            .iter()
+            .cloned()
+            .partition(|f| f.rule == "kustomize.deprecated");
+        for w in &warnings {
+            eprintln!("{}", w.message);
+        }
+        if !others.is_empty() {
+            eprint!("{}", findings_to_string(&others, TextOptions::default()));
         }
         failed |= rendered
             .findings

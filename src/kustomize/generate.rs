@@ -124,6 +124,16 @@ pub fn generate(
         }
     };
     res.set_annotation(anno::GEN_BEHAVIOR, behavior);
+    if !args.merge_values.is_empty() && behavior != "merge" {
+        return Err(KError::new(
+            "kustomize.generator.merge-values",
+            format!(
+                "mergeValues needs behavior: merge (generator '{}' has '{behavior}')",
+                args.name
+            ),
+        ));
+    }
+    res.merge_values = args.merge_values.clone();
     Ok(res)
 }
 

@@ -58,6 +58,8 @@ pub struct Res {
     pub origin: Origin,
     /// Names of vars whose objref is this resource.
     pub ref_var_names: Vec<String>,
+    /// Generated objects only: data keys merged as structured data (`mergeValues`).
+    pub merge_values: Vec<super::types::MergeValue>,
 }
 
 impl Res {
@@ -67,6 +69,7 @@ impl Res {
             node,
             origin,
             ref_var_names: Vec::new(),
+            merge_values: Vec::new(),
         }
     }
 

@@ -99,6 +99,7 @@ impl ResMap {
                     "merge" => {
                         let origin = old.annotations().get(super::res::anno::ORIGIN).cloned();
                         copy_merge_metadata(&mut r, &old);
+                        merge_structured_values(&mut r, &old)?;
                         merge_data_map(&mut r, &old, "data");
                         merge_data_map(&mut r, &old, "binaryData");
                         if let Some(o) = origin {
@@ -165,6 +166,65 @@ fn copy_merge_metadata(r: &mut Res, old: &Res) {
     r.set_name(&name);
     r.set_namespace(&ns);
     r.ref_var_names = old.ref_var_names.clone();
+}
+
+/// `mergeValues`: the listed keys present on both sides are merged as structured data before
+/// the usual key-by-key merge (Secret values are decoded and re-encoded).
+fn merge_structured_values(r: &mut Res, old: &Res) -> Result<(), KError> {
+    use base64::Engine;
+    let secret = r.kind() == "Secret";
+    for mv in r.merge_values.clone() {
+        let (Some(new), Some(base)) = (
+            r.node
+                .get_path(&["data", &mv.key])
+                .and_then(|n| n.as_str())
+                .map(str::to_string),
+            old.node
+                .get_path(&["data", &mv.key])
+                .and_then(|n| n.as_str())
+                .map(str::to_string),
+        ) else {
+            continue;
+        };
+        let decode = |s: &str| -> Result<String, KError> {
+            if !secret {
+                return Ok(s.to_string());
+            }
+            let compact: String = s.split_whitespace().collect();
+            base64::engine::general_purpose::STANDARD
+                .decode(compact)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .ok_or_else(|| {
+                    KError::new(
+                        "kustomize.generator.merge-values",
+                        format!("value of '{}' is not base64 text", mv.key),
+                    )
+                })
+        };
+        let format = if mv.format.is_empty() {
+            "json"
+        } else {
+            mv.format.as_str()
+        };
+        let merged =
+            super::transform::merge_values::merge_value(&decode(&base)?, &decode(&new)?, format)
+                .map_err(|e| {
+                    KError::new(
+                        "kustomize.generator.merge-values",
+                        format!("mergeValues of key '{}': {e}", mv.key),
+                    )
+                })?;
+        let text = if secret {
+            super::generate::encode_base64_lines(merged.as_bytes())
+        } else {
+            merged
+        };
+        r.node
+            .map_at("data")
+            .set(&mv.key, crate::yaml::Node::string(text));
+    }
+    Ok(())
 }
 
 /// Merges `field` (`data`/`binaryData`) of the old object under the new one's.

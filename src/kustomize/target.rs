@@ -273,16 +273,6 @@ impl Builder {
                 ));
             }
         }
-        if !k.helm_charts.is_empty() {
-            return Err(kt.err_at(
-                KError::new(
-                    "kustomize.helm.not-rendered-yet",
-                    "helmCharts are not inflated by this kdelta version yet",
-                ),
-                "helmCharts",
-                None,
-            ));
-        }
         Ok(())
     }
 
@@ -561,6 +551,7 @@ impl Builder {
                 )
             })?;
         }
+        self.note_helm_charts(kt)?;
         self.run_generator_plugins(kt, acc)?;
         Ok(())
     }
@@ -886,6 +877,48 @@ impl Builder {
         for (i, r) in &list {
             replacement::apply(&mut acc.rm, r)
                 .map_err(|e| kt.err_at(KError::new(e.rule, e.message), "replacements", Some(*i)))?;
+        }
+        Ok(())
+    }
+}
+
+impl Builder {
+    /// `helmCharts:` entries are validated; until the Helm engine inflates them, each one is a
+    /// notice naming the chart whose resources are missing.
+    fn note_helm_charts(&mut self, kt: &Kt) -> Result<(), KError> {
+        for (i, chart) in kt.k.helm_charts.iter().enumerate() {
+            let at = |e: KError| kt.err_at(e, "helmCharts", Some(i));
+            if chart.name.is_empty() {
+                return Err(at(KError::new(
+                    "kustomize.helm.invalid",
+                    "helmCharts entry needs a name",
+                )));
+            }
+            if !["", "merge", "override", "replace"].contains(&chart.values_merge.as_str()) {
+                return Err(at(KError::new(
+                    "kustomize.helm.invalid",
+                    format!(
+                        "valuesMerge must be one of 'override', 'replace', or 'merge', not '{}'",
+                        chart.values_merge
+                    ),
+                )));
+            }
+            let version = if chart.version.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", chart.version)
+            };
+            let span = kt.span("helmCharts", Some(i));
+            self.findings.push(
+                crate::report::Finding::notice(
+                    "kustomize.helm.not-rendered-yet",
+                    format!(
+                        "helm chart '{}'{version} is not inflated by this kdelta version yet; its resources are missing from the output",
+                        chart.name
+                    ),
+                )
+                .at(kt.file.to_string(), span.line, span.column),
+            );
         }
         Ok(())
     }

@@ -67,9 +67,9 @@ pub struct Kustomization {
     #[serde(default)]
     pub secret_generator: Vec<GeneratorArgs>,
     #[serde(default)]
-    pub helm_globals: Option<serde_json::Value>,
+    pub helm_globals: Option<HelmGlobals>,
     #[serde(default)]
-    pub helm_charts: Vec<serde_json::Value>,
+    pub helm_charts: Vec<HelmChart>,
     #[serde(default)]
     pub helm_chart_inflation_generator: Vec<serde_json::Value>,
     #[serde(default)]
@@ -84,6 +84,54 @@ pub struct Kustomization {
     pub validators: Vec<String>,
     #[serde(default)]
     pub build_metadata: Vec<String>,
+}
+
+/// `helmGlobals:`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HelmGlobals {
+    #[serde(default)]
+    pub chart_home: String,
+    #[serde(default)]
+    pub config_home: String,
+}
+
+/// A `helmCharts:` entry.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct HelmChart {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub version: String,
+    #[serde(default)]
+    pub repo: String,
+    #[serde(default)]
+    pub release_name: String,
+    #[serde(default)]
+    pub namespace: String,
+    #[serde(default)]
+    pub additional_values_files: Vec<String>,
+    #[serde(default)]
+    pub values_file: String,
+    #[serde(default)]
+    pub values_inline: Option<serde_json::Value>,
+    #[serde(default)]
+    pub values_merge: String,
+    #[serde(default, rename = "includeCRDs")]
+    pub include_crds: bool,
+    #[serde(default)]
+    pub skip_hooks: bool,
+    #[serde(default)]
+    pub api_versions: Vec<String>,
+    #[serde(default)]
+    pub kube_version: String,
+    #[serde(default)]
+    pub name_template: String,
+    #[serde(default)]
+    pub skip_tests: bool,
+    #[serde(default)]
+    pub debug: bool,
 }
 
 /// `metadata` of a Kustomization or of a plugin config.
@@ -340,7 +388,7 @@ pub struct GeneratorArgs {
 }
 
 /// One `mergeValues` entry.
-#[derive(Debug, Default, Clone, Deserialize)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct MergeValue {
     pub key: String,

@@ -5,6 +5,7 @@ pub mod hash;
 pub mod images;
 pub mod json6902;
 pub mod labels;
+pub mod merge_values;
 pub mod nameref;
 pub mod namespace;
 pub mod patch;

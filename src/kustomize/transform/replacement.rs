@@ -405,7 +405,7 @@ fn set_in_structured_data(
             "unable to find field in structured data",
         ));
     }
-    let serialized = serialize(&doc, &original)?;
+    let serialized = serialize_embedded(&doc, &original)?;
     let mut wrote = false;
     pathmatch::visit(obj, &parts[..i], None, &mut |carrier| {
         if let NodeKind::Scalar(s) = &mut carrier.kind {
@@ -422,7 +422,7 @@ fn set_in_structured_data(
 
 /// JSON when the original text starts with `{` or `[` (pretty with two spaces when the original
 /// had a newline and a double space), otherwise kyaml-style YAML, trimmed.
-fn serialize(doc: &Node, original: &str) -> Result<String, ReplacementError> {
+pub fn serialize_embedded(doc: &Node, original: &str) -> Result<String, ReplacementError> {
     let first = original.trim_start().chars().next();
     if matches!(first, Some('{' | '[')) {
         let v = yaml::to_value(doc, Dialect::Yaml12)
