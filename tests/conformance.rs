@@ -156,6 +156,14 @@ struct Case {
     load_restrictor_none: bool,
     runnable: bool,
     expect_error: bool,
+    /// Phrases the reference's own test expects in the error message.
+    error_phrases: Vec<String>,
+}
+
+/// Makes error phrases comparable: the tests' in-memory paths start with `/`, kdelta's are
+/// repo-relative, and Go quotes nested errors with `"`.
+fn normalize_error(s: &str) -> String {
+    s.replace('"', "").replace("'/", "'").replace(" /", " ")
 }
 
 fn read_case(dir: &Path) -> Option<Case> {
@@ -174,6 +182,11 @@ fn read_case(dir: &Path) -> Option<Case> {
         || s(&["options", "enable_helm"]) == "true"
         || s(&["options", "add_managedby_label"]) == "true";
     let exit = s(&["oracle", "exit_code"]);
+    let error_phrases = node
+        .get("test_error_contains")
+        .and_then(|n| n.as_seq())
+        .map(|v| v.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+        .unwrap_or_default();
     Some(Case {
         dir: dir.to_path_buf(),
         build_dir: s(&["build_dir"]),
@@ -181,6 +194,7 @@ fn read_case(dir: &Path) -> Option<Case> {
         load_restrictor_none: s(&["options", "load_restrictor"]) == "LoadRestrictionsNone",
         runnable: offline && needs_nothing && !limited && ran && !plugins,
         expect_error: !exit.is_empty() && exit != "0",
+        error_phrases,
     })
 }
 
@@ -188,7 +202,16 @@ fn read_case(dir: &Path) -> Option<Case> {
 fn render_case(case: &Case, reorder_none: bool) -> Result<String, String> {
     use kdelta::render::{render_target, ParseCache, RenderOptions, Target};
     use kdelta::source::{RepoPath, WorktreeSnapshot};
-    let snapshot = WorktreeSnapshot::new(case.dir.join("in")).map_err(|e| e.to_string())?;
+    // A case about an empty file system has no in/ at all.
+    let input = case.dir.join("in");
+    let empty = std::env::temp_dir().join("kdelta-conformance-empty");
+    let root = if input.is_dir() {
+        input
+    } else {
+        std::fs::create_dir_all(&empty).map_err(|e| e.to_string())?;
+        empty
+    };
+    let snapshot = WorktreeSnapshot::new(root).map_err(|e| e.to_string())?;
     let dir = RepoPath::new(&case.build_dir).map_err(|e| e.to_string())?;
     let opts = RenderOptions {
         load_restrictor_none: case.load_restrictor_none,
@@ -224,7 +247,13 @@ fn kustomize_corpus(root: &Path, corpus: &str) -> Score {
         let result = std::panic::catch_unwind(|| {
             if case.expect_error {
                 return match render_case(&case, case.reorder_none) {
-                    Err(_) => Ok(()),
+                    Err(message) => {
+                        let got = normalize_error(&message);
+                        match case.error_phrases.iter().find(|p| !got.contains(&normalize_error(p))) {
+                            None => Ok(()),
+                            Some(p) => Err(format!("error lacks {p:?}: {message}")),
+                        }
+                    }
                     Ok(_) => Err("expected an error, rendered successfully".to_string()),
                 };
             }
@@ -330,6 +359,7 @@ fn kustomize_next(root: &Path) -> Score {
                     load_restrictor_none: false,
                     runnable: true,
                     expect_error: expects_error,
+                    error_phrases: Vec::new(),
                 };
                 match render_case(&c, true) {
                     Err(e) if expects_error => {

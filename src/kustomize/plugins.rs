@@ -373,10 +373,10 @@ impl Builder {
                         .at(cfg.origin.file.to_string(), cfg.origin.span.line, cfg.origin.span.column),
                 );
             }
-            other => {
+            _ => {
                 return Err(at(KError::new(
                     "kustomize.plugin.unknown",
-                    format!("unable to load builtin {other}: it is not a builtin generator"),
+                    format!("unable to load builtin {}: it is not a builtin generator", cfg.gvk()),
                 )))
             }
         }
@@ -490,8 +490,9 @@ impl Builder {
                 self.apply_psm_entries(kt, acc, &entries)
                     .map_err(|e| e.at(&cfg.origin.file, cfg.origin.span))
             }
-            other => Err(at(format!(
-                "unable to load builtin {other}: it is not a builtin transformer"
+            _ => Err(at(format!(
+                "unable to load builtin {}: it is not a builtin transformer",
+                cfg.gvk()
             ))),
         }
     }

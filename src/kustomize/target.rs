@@ -117,6 +117,12 @@ impl Builder {
     /// Loads the kustomization in the loader's root (kustomize `KustTarget.Load`).
     pub fn load<'a>(&mut self, ldr: Loader<'a>) -> Result<Kt<'a>, KError> {
         let root = ldr.root().clone();
+        if ldr.files.kind(&root) != EntryKind::Dir {
+            return Err(KError::new(
+                "kustomize.file-not-found",
+                format!("must build at directory: '{root}' doesn't exist"),
+            ));
+        }
         let found: Vec<&str> = KUSTOMIZATION_FILES
             .iter()
             .copied()
@@ -234,6 +240,8 @@ impl Builder {
             .map_err(|e| e.context("accumulating resources"))?;
         let tc = self.transformer_config(kt)?;
         acc.merge_config(&tc)?;
+        let crd_tc = self.crd_config(kt)?;
+        acc.merge_config(&crd_tc)?;
         self.run_generators(kt, &mut acc)?;
         acc = self
             .accumulate_components(kt, acc)
@@ -256,9 +264,8 @@ impl Builder {
     /// Features not implemented yet fail the build loudly instead of rendering wrong output.
     fn check_supported(&self, kt: &Kt) -> Result<(), KError> {
         let k = &kt.k;
-        let unsupported: [(&str, bool); 3] = [
+        let unsupported: [(&str, bool); 2] = [
             ("validators", !k.validators.is_empty()),
-            ("crds", !k.crds.is_empty()),
             ("openapi", !k.openapi.is_empty()),
         ];
         for (field, used) in unsupported {
@@ -305,6 +312,26 @@ impl Builder {
                     None,
                 )
             })?;
+        }
+        Ok(tc)
+    }
+
+    /// `crds:` files: transformer config from their OpenAPI definitions.
+    fn crd_config(&mut self, kt: &Kt) -> Result<TransformerConfig, KError> {
+        let mut tc = TransformerConfig::default();
+        for (i, path) in kt.k.crds.iter().enumerate() {
+            let at = |e: KError| kt.err_at(e, "crds", Some(i));
+            let (file, bytes) = kt.ldr.load(path).map_err(at)?;
+            let node = yaml::parse_one(&bytes, &ParseOptions::default())
+                .map_err(|e| KError::new("yaml.parse", e.message.clone()).at(&file, e.span))?;
+            let value = yaml::to_value_lossy(&node, Dialect::Yaml12);
+            let more = super::crds::config_from_definitions(&value).map_err(|e| {
+                at(KError::new(
+                    "kustomize.crds",
+                    format!("unable to parse open API definition from '{path}': {e}"),
+                ))
+            })?;
+            tc = tc.merge(&more).map_err(|e| at(KError::new("kustomize.crds", e)))?;
         }
         Ok(tc)
     }

@@ -1,0 +1,110 @@
+//! `crds:` — OpenAPI definition maps (name → `{Schema, Dependencies}`, as kube-openapi writes
+//! them) whose `x-kubernetes-*` extensions add name references, label, annotation and prefix
+//! fields to the transformer configuration (kustomize's LoadConfigFromCRDs).
+
+use super::fieldspec::FieldSpec;
+use super::kid::Gvk;
+use super::tconfig::{NameBackRefs, TransformerConfig};
+use serde_json::Value;
+
+/// The transformer configuration a CRD definitions file contributes.
+pub fn config_from_definitions(defs: &Value) -> Result<TransformerConfig, String> {
+    let Value::Object(map) = defs else {
+        return Err("expected a map of OpenAPI definitions".into());
+    };
+    let mut result = TransformerConfig::default();
+    let mut names: Vec<&String> = map.keys().collect();
+    names.sort();
+    for name in names {
+        let props = properties(&map[name.as_str()]);
+        let looks_like_type = ["kind", "apiVersion", "metadata"]
+            .iter()
+            .all(|k| props.is_some_and(|p| p.contains_key(*k)));
+        if !looks_like_type {
+            continue;
+        }
+        let kind = name.rsplit('.').next().unwrap_or(name).to_string();
+        let gvk = Gvk {
+            kind,
+            ..Gvk::default()
+        };
+        let mut tc = TransformerConfig::default();
+        load_type(&mut tc, &gvk, map, name, &mut Vec::new(), 0)?;
+        result = result.merge(&tc)?;
+    }
+    Ok(result)
+}
+
+fn properties(def: &Value) -> Option<&serde_json::Map<String, Value>> {
+    def.get("Schema")?.get("properties")?.as_object()
+}
+
+fn spec(gvk: &Gvk, path: &[String]) -> FieldSpec {
+    FieldSpec {
+        gvk: gvk.clone(),
+        path: path.join("/"),
+        create: false,
+    }
+}
+
+fn load_type(
+    tc: &mut TransformerConfig,
+    gvk: &Gvk,
+    defs: &serde_json::Map<String, Value>,
+    type_name: &str,
+    path: &mut Vec<String>,
+    depth: usize,
+) -> Result<(), String> {
+    // Definitions can refer to each other in cycles; kustomize would recurse forever.
+    if depth > 32 {
+        return Ok(());
+    }
+    let Some(props) = defs.get(type_name).and_then(properties) else {
+        return Ok(());
+    };
+    let mut names: Vec<&String> = props.keys().collect();
+    names.sort();
+    for prop in names {
+        let p = &props[prop.as_str()];
+        let ext = |k: &str| p.get(k).and_then(Value::as_str);
+        path.push(prop.clone());
+        let merge = |list: &mut Vec<FieldSpec>, fs: FieldSpec| {
+            super::tconfig::merge_one(list, fs).map_err(|e| e.to_string())
+        };
+        if ext("x-kubernetes-annotation").is_some() {
+            merge(&mut tc.common_annotations, spec(gvk, path))?;
+        }
+        if ext("x-kubernetes-label-selector").is_some() {
+            merge(&mut tc.common_labels, spec(gvk, path))?;
+        }
+        if ext("x-kubernetes-identity").is_some() {
+            merge(&mut tc.name_prefix, spec(gvk, path))?;
+        }
+        if let (Some(version), Some(kind)) = (
+            ext("x-kubernetes-object-ref-api-version"),
+            ext("x-kubernetes-object-ref-kind"),
+        ) {
+            let name_key = ext("x-kubernetes-object-ref-name-key").unwrap_or("name");
+            let mut field = path.clone();
+            field.push(name_key.to_string());
+            let referral = Gvk {
+                kind: kind.to_string(),
+                version: version.to_string(),
+                ..Gvk::default()
+            };
+            let more = TransformerConfig {
+                name_reference: vec![NameBackRefs {
+                    gvk: referral,
+                    referrers: vec![spec(gvk, &field)],
+                }],
+                ..TransformerConfig::default()
+            };
+            *tc = tc.merge(&more)?;
+        }
+        if let Some(r) = p.get("$ref").and_then(Value::as_str) {
+            load_type(tc, gvk, defs, r, path, depth + 1)?;
+        }
+        path.pop();
+    }
+    Ok(())
+}
