@@ -8,6 +8,7 @@ mod generate;
 mod hash;
 mod kid;
 mod loader;
+pub mod openapi;
 mod res;
 mod resmap;
 mod schema;
