@@ -12,6 +12,7 @@ pub mod openapi;
 mod res;
 mod resmap;
 mod schema;
+pub mod smp;
 mod target;
 mod tconfig;
 pub mod transform;
