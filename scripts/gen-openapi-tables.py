@@ -317,7 +317,8 @@ class Layer:
         strategy, keys = strategy_and_keys(schema)
         items = schema.get("items")
         items = self.target(items) if isinstance(items, dict) and merges(schema) else None
-        array = is_array(schema)
+        # A list that does not merge is replaced without looking at its schema.
+        array = is_array(schema) and merges(schema)
         if not prop_targets and additional is None and strategy is None and not array:
             return 0
         start = len(self.props)

@@ -62,7 +62,9 @@ impl CustomSchema {
             to_value(&node, Dialect::Yaml11).map_err(|e| err(e.to_string()))?
         };
         let Value::Object(doc) = doc else {
-            return Err(err("not an OpenAPI document (expected a mapping)".to_string()));
+            return Err(err(
+                "not an OpenAPI document (expected a mapping)".to_string()
+            ));
         };
         let mut schema = CustomSchema::default();
         if let Some(Value::Object(defs)) = doc.get("definitions") {
@@ -202,7 +204,9 @@ mod tests {
         }"##;
         let s = CustomSchema::parse("s.json", doc).unwrap();
         assert_eq!(
-            s.gvks.get(&("ex.com/v1".into(), "Foo".into())).map(String::as_str),
+            s.gvks
+                .get(&("ex.com/v1".into(), "Foo".into()))
+                .map(String::as_str),
             Some("v1.Foo")
         );
         let items = &s.defs["v1.Foo"].props["items"];

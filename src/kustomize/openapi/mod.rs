@@ -9,6 +9,8 @@
 //! layers are in it (see `state.rs`). `crds:` does not take part: in v5.5.0 it only feeds
 //! transformer configurations (name references and the like), never merge keys.
 
+// Generated; its layout is the generator's (scripts/gen-openapi-tables.py).
+#[rustfmt::skip]
 mod builtin;
 mod custom;
 mod state;
@@ -100,9 +102,7 @@ impl Schema {
     /// True when only compiled-in layers are present, so a static `$ref` can be followed by
     /// index instead of by name.
     fn static_only(&self) -> bool {
-        self.layers
-            .iter()
-            .all(|l| matches!(l, LayerRef::Static(_)))
+        self.layers.iter().all(|l| matches!(l, LayerRef::Static(_)))
     }
 
     /// Appends a layer (kyaml's `AddDefinitions`).
@@ -173,13 +173,16 @@ impl<'a> SchemaRef<'a> {
     /// Follows a path of field names, `[]` standing for the items of a list (kyaml
     /// `ResourceSchema.Lookup`).
     pub fn lookup(self, path: &[&str]) -> Option<SchemaRef<'a>> {
-        path.iter().try_fold(self, |s, p| {
-            if *p == "[]" {
-                s.elements()
-            } else {
-                s.field(p)
-            }
-        })
+        path.iter().try_fold(
+            self,
+            |s, p| {
+                if *p == "[]" {
+                    s.elements()
+                } else {
+                    s.field(p)
+                }
+            },
+        )
     }
 
     /// The patch strategy and merge keys, when the schema has a patch strategy (kyaml

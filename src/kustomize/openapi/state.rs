@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{builtin_namespaced, builtin, CustomSchema, CustomSchemaError, LayerRef, Schema};
+use super::{builtin, builtin_namespaced, CustomSchema, CustomSchemaError, LayerRef, Schema};
 
 /// The only Kubernetes version whose schema kustomize v5.5.0 has built in.
 pub const DEFAULT_VERSION: &str = "v1.21.2";

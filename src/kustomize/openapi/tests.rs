@@ -129,8 +129,12 @@ fn openapi(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 #[test]
 fn state_custom_before_first_use_replaces_builtin() {
     let mut st = SchemaState::new();
-    st.set(&openapi(&[("path", "s.json")]), Some(("s.json", CUSTOM)), true)
-        .unwrap();
+    st.set(
+        &openapi(&[("path", "s.json")]),
+        Some(("s.json", CUSTOM)),
+        true,
+    )
+    .unwrap();
     let s = st.schema();
     assert!(s.for_type("example.com/v1alpha1", "MyCRD").is_some());
     assert!(s.for_type("apps/v1", "Deployment").is_none());
@@ -141,8 +145,12 @@ fn state_custom_after_first_use_is_layered() {
     let mut st = SchemaState::new();
     st.set(&BTreeMap::new(), None, true).unwrap();
     assert!(st.schema().for_type("apps/v1", "Deployment").is_some());
-    st.set(&openapi(&[("path", "s.json")]), Some(("s.json", CUSTOM)), false)
-        .unwrap();
+    st.set(
+        &openapi(&[("path", "s.json")]),
+        Some(("s.json", CUSTOM)),
+        false,
+    )
+    .unwrap();
     let s = st.schema();
     assert!(s.for_type("example.com/v1alpha1", "MyCRD").is_some());
     assert!(s.for_type("apps/v1", "Deployment").is_some());
@@ -153,8 +161,12 @@ fn state_scope_query_delays_builtin() {
     let mut st = SchemaState::new();
     st.set(&BTreeMap::new(), None, true).unwrap();
     assert_eq!(st.is_namespace_scoped("example.com/v1", "Foo"), None);
-    st.set(&openapi(&[("path", "s.json")]), Some(("s.json", CUSTOM)), false)
-        .unwrap();
+    st.set(
+        &openapi(&[("path", "s.json")]),
+        Some(("s.json", CUSTOM)),
+        false,
+    )
+    .unwrap();
     let s = st.schema();
     assert!(s.for_type("apps/v1", "Deployment").is_some());
 }
@@ -164,8 +176,12 @@ fn state_first_setting_wins_and_errors() {
     let mut st = SchemaState::new();
     st.set(&openapi(&[("version", "v1.21.2")]), None, true)
         .unwrap();
-    st.set(&openapi(&[("path", "s.json")]), Some(("s.json", CUSTOM)), false)
-        .unwrap();
+    st.set(
+        &openapi(&[("path", "s.json")]),
+        Some(("s.json", CUSTOM)),
+        false,
+    )
+    .unwrap();
     assert!(st
         .schema()
         .for_type("example.com/v1alpha1", "MyCRD")

@@ -192,7 +192,13 @@ fn item_label(keys: &[String], values: &[String]) -> String {
     let pairs: Vec<String> = keys
         .iter()
         .zip(values)
-        .map(|(k, v)| if k.is_empty() { format!("={v}") } else { format!("{k}={v}") })
+        .map(|(k, v)| {
+            if k.is_empty() {
+                format!("={v}")
+            } else {
+                format!("{k}={v}")
+            }
+        })
         .collect();
     format!("[{}]", pairs.join(","))
 }
@@ -225,7 +231,10 @@ fn validate_keys(
         .iter()
         .enumerate()
         .filter(|(i, v)| {
-            !v.is_empty() || keys.get(*i).is_some_and(|k| with_value.contains(k.as_str()))
+            !v.is_empty()
+                || keys
+                    .get(*i)
+                    .is_some_and(|k| with_value.contains(k.as_str()))
         })
         .map(|(_, v)| v.clone())
         .collect();
@@ -283,7 +292,11 @@ mod tests {
         merge_values(&mut list);
         assert_eq!(
             list,
-            vec![v(&["8080", "TCP"]), v(&["8080", "TCP"]), v(&["9090", "UDP"])]
+            vec![
+                v(&["8080", "TCP"]),
+                v(&["8080", "TCP"]),
+                v(&["9090", "UDP"])
+            ]
         );
     }
 

@@ -95,7 +95,11 @@ impl Arena {
         values: &[String],
     ) -> Result<Option<Id>, KindError> {
         let empty_key = [String::new()];
-        let keys = if keys.is_empty() { &empty_key[..] } else { keys };
+        let keys = if keys.is_empty() {
+            &empty_key[..]
+        } else {
+            keys
+        };
         self.check_kind(Some(seq), KindName::Seq)?;
         let mapping_setter = !keys[0].is_empty() && values.first().is_some_and(|v| !v.is_empty());
         let mut kept = Vec::new();

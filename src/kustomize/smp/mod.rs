@@ -59,7 +59,10 @@ pub enum SmpError {
     },
     #[error("unknown patch strategy '{value}'{}", at(path))]
     UnknownDirective { path: String, value: String },
-    #[error("no implemented strategic merge patch strategy for '{tag}' ('{value}'){}", at(path))]
+    #[error(
+        "no implemented strategic merge patch strategy for '{tag}' ('{value}'){}",
+        at(path)
+    )]
     ScalarDirective {
         path: String,
         tag: String,
@@ -90,10 +93,13 @@ pub fn merge(dest: &mut Node, patch: &Node, schema: &Schema) -> Result<Merged, S
     }
     // The resource is the node that was merged into, whatever the walk returned: kustomize
     // ignores the returned node (so a top-level `$patch: replace` changes nothing).
-    *dest = m.arena.export(root, 2 * MAX_DEPTH).ok_or(SmpError::TooDeep {
-        path: String::new(),
-        limit: MAX_DEPTH,
-    })?;
+    *dest = m
+        .arena
+        .export(root, 2 * MAX_DEPTH)
+        .ok_or(SmpError::TooDeep {
+            path: String::new(),
+            limit: MAX_DEPTH,
+        })?;
     Ok(Merged::Patched)
 }
 
