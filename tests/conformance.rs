@@ -185,7 +185,11 @@ fn read_case(dir: &Path) -> Option<Case> {
     let error_phrases = node
         .get("test_error_contains")
         .and_then(|n| n.as_seq())
-        .map(|v| v.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+        .map(|v| {
+            v.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default();
     Some(Case {
         dir: dir.to_path_buf(),
@@ -249,7 +253,11 @@ fn kustomize_corpus(root: &Path, corpus: &str) -> Score {
                 return match render_case(&case, case.reorder_none) {
                     Err(message) => {
                         let got = normalize_error(&message);
-                        match case.error_phrases.iter().find(|p| !got.contains(&normalize_error(p))) {
+                        match case
+                            .error_phrases
+                            .iter()
+                            .find(|p| !got.contains(&normalize_error(p)))
+                        {
                             None => Ok(()),
                             Some(p) => Err(format!("error lacks {p:?}: {message}")),
                         }

@@ -6,62 +6,6 @@ use crate::resource::split_api_version;
 use crate::yaml::Node;
 use std::fmt;
 
-/// API versions and kinds that are cluster-scoped in kustomize's built-in schema (Kubernetes
-/// v1.21.2), exactly as kustomize precomputes them: matched on apiVersion *and* kind.
-const CLUSTER_SCOPED: &[(&str, &str)] = &[
-    (
-        "admissionregistration.k8s.io/v1",
-        "MutatingWebhookConfiguration",
-    ),
-    (
-        "admissionregistration.k8s.io/v1",
-        "ValidatingWebhookConfiguration",
-    ),
-    (
-        "admissionregistration.k8s.io/v1beta1",
-        "MutatingWebhookConfiguration",
-    ),
-    (
-        "admissionregistration.k8s.io/v1beta1",
-        "ValidatingWebhookConfiguration",
-    ),
-    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
-    ("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition"),
-    ("apiregistration.k8s.io/v1", "APIService"),
-    ("apiregistration.k8s.io/v1beta1", "APIService"),
-    ("certificates.k8s.io/v1", "CertificateSigningRequest"),
-    ("certificates.k8s.io/v1beta1", "CertificateSigningRequest"),
-    ("flowcontrol.apiserver.k8s.io/v1beta1", "FlowSchema"),
-    (
-        "flowcontrol.apiserver.k8s.io/v1beta1",
-        "PriorityLevelConfiguration",
-    ),
-    ("networking.k8s.io/v1", "IngressClass"),
-    ("networking.k8s.io/v1beta1", "IngressClass"),
-    ("node.k8s.io/v1", "RuntimeClass"),
-    ("node.k8s.io/v1beta1", "RuntimeClass"),
-    ("policy/v1beta1", "PodSecurityPolicy"),
-    ("rbac.authorization.k8s.io/v1", "ClusterRole"),
-    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
-    ("rbac.authorization.k8s.io/v1beta1", "ClusterRole"),
-    ("rbac.authorization.k8s.io/v1beta1", "ClusterRoleBinding"),
-    ("scheduling.k8s.io/v1", "PriorityClass"),
-    ("scheduling.k8s.io/v1beta1", "PriorityClass"),
-    ("storage.k8s.io/v1", "CSIDriver"),
-    ("storage.k8s.io/v1", "CSINode"),
-    ("storage.k8s.io/v1", "StorageClass"),
-    ("storage.k8s.io/v1", "VolumeAttachment"),
-    ("storage.k8s.io/v1beta1", "CSIDriver"),
-    ("storage.k8s.io/v1beta1", "CSINode"),
-    ("storage.k8s.io/v1beta1", "StorageClass"),
-    ("storage.k8s.io/v1beta1", "VolumeAttachment"),
-    ("v1", "ComponentStatus"),
-    ("v1", "Namespace"),
-    ("v1", "Node"),
-    ("v1", "NodeProxyOptions"),
-    ("v1", "PersistentVolume"),
-];
-
 /// True when kustomize's schema knows this type to be cluster-scoped.
 pub fn is_cluster_scoped(group: &str, version: &str, kind: &str) -> bool {
     let api_version = if group.is_empty() {
@@ -69,10 +13,7 @@ pub fn is_cluster_scoped(group: &str, version: &str, kind: &str) -> bool {
     } else {
         format!("{group}/{version}")
     };
-    CLUSTER_SCOPED
-        .iter()
-        .any(|(av, k)| *av == api_version && *k == kind)
-        || super::schema::custom_cluster_scoped(&api_version, kind)
+    super::schema::cluster_scoped(&api_version, kind)
 }
 
 /// Group, version, kind. `cluster_scoped` is decided when built from an object, as kyaml's

@@ -84,7 +84,10 @@ impl<'a> Loader<'a> {
     /// A loader for a base or component directory `rel` (kustomize `FileLoader.New`).
     pub fn child(&self, rel: &str) -> Result<Loader<'a>, KError> {
         if rel.is_empty() {
-            return Err(KError::new("kustomize.file-not-found", "new root cannot be empty"));
+            return Err(KError::new(
+                "kustomize.file-not-found",
+                "new root cannot be empty",
+            ));
         }
         if is_remote_target(rel) {
             return Err(KError::remote(rel));

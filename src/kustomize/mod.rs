@@ -10,6 +10,7 @@ mod generate;
 mod hash;
 mod kid;
 mod loader;
+pub mod openapi;
 mod origin;
 pub mod pathmatch;
 mod plugins;
@@ -17,6 +18,7 @@ mod res;
 mod resmap;
 mod schema;
 mod selector;
+pub mod smp;
 mod smp_bridge;
 mod target;
 mod tconfig;
@@ -70,6 +72,7 @@ fn run(
 ) -> Result<Vec<Resource>, KError> {
     let ldr = Loader::new(files, dir.clone(), b.root_only);
     let mut kt = b.load(ldr)?;
+    b.set_openapi(&kt, true)?;
     if !kt.build_metadata.is_empty() {
         kt.origin = Some(String::new());
     }

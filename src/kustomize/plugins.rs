@@ -376,7 +376,10 @@ impl Builder {
             _ => {
                 return Err(at(KError::new(
                     "kustomize.plugin.unknown",
-                    format!("unable to load builtin {}: it is not a builtin generator", cfg.gvk()),
+                    format!(
+                        "unable to load builtin {}: it is not a builtin generator",
+                        cfg.gvk()
+                    ),
                 )))
             }
         }

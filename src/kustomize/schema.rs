@@ -1,23 +1,32 @@
-//! The OpenAPI schema in effect for one build: kustomize's built-in Kubernetes v1.21.2 data
-//! plus what `openapi:` and `crds:` add. kustomize keeps this in a process-global; kdelta keeps
-//! it per thread for the duration of one build (a build never spans threads).
+//! The OpenAPI schema state of the build running on this thread. kustomize keeps it in
+//! process globals that `openapi:` fields change as the build goes (see `openapi/state.rs`);
+//! kdelta keeps one [`SchemaState`] per build, in a thread-local, because a build never spans
+//! threads while different targets build in parallel.
 
+use super::openapi::{Schema, SchemaState};
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::sync::Arc;
 
 thread_local! {
-    static CUSTOM_CLUSTER_SCOPED: RefCell<BTreeSet<(String, String)>> = const { RefCell::new(BTreeSet::new()) };
+    static STATE: RefCell<SchemaState> = RefCell::new(SchemaState::new());
 }
 
-/// True when the custom schema of the current build declares this type cluster-scoped.
-pub fn custom_cluster_scoped(api_version: &str, kind: &str) -> bool {
-    CUSTOM_CLUSTER_SCOPED.with(|s| {
-        let s = s.borrow();
-        !s.is_empty() && s.contains(&(api_version.to_string(), kind.to_string()))
-    })
+/// Runs `f` on the current build's schema state.
+pub fn with_state<R>(f: impl FnOnce(&mut SchemaState) -> R) -> R {
+    STATE.with(|s| f(&mut s.borrow_mut()))
 }
 
-/// Clears the per-build schema additions (at the start and end of every build).
+/// The merge schema now.
+pub fn current() -> Arc<Schema> {
+    with_state(|s| s.schema())
+}
+
+/// True when the schema knows the type to be cluster-scoped (kyaml `IsCertainlyClusterScoped`).
+pub fn cluster_scoped(api_version: &str, kind: &str) -> bool {
+    with_state(|s| s.is_namespace_scoped(api_version, kind)) == Some(false)
+}
+
+/// A fresh state (at the start and end of every build).
 pub fn reset() {
-    CUSTOM_CLUSTER_SCOPED.with(|s| s.borrow_mut().clear());
+    STATE.with(|s| *s.borrow_mut() = SchemaState::new());
 }

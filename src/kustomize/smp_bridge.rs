@@ -1,8 +1,15 @@
-//! The seam between the patch transformers and the strategic-merge engine.
+//! The seam between the patch transformers and the strategic-merge engine: the schema of the
+//! running build.
 
+use super::smp::{self, Merged};
 use crate::yaml::Node;
 
 /// Merges `patch` into `target`; false when the patch deletes the whole object.
-pub fn merge(_target: &mut Node, _patch: &Node) -> Result<bool, String> {
-    Err("strategic merge patches are not supported by this kdelta version yet".to_string())
+pub fn merge(target: &mut Node, patch: &Node) -> Result<bool, String> {
+    let schema = super::schema::current();
+    match smp::merge(target, patch, &schema) {
+        Ok(Merged::Patched) => Ok(true),
+        Ok(Merged::Deleted) => Ok(false),
+        Err(e) => Err(e.to_string()),
+    }
 }

@@ -264,10 +264,7 @@ impl Builder {
     /// Features not implemented yet fail the build loudly instead of rendering wrong output.
     fn check_supported(&self, kt: &Kt) -> Result<(), KError> {
         let k = &kt.k;
-        let unsupported: [(&str, bool); 2] = [
-            ("validators", !k.validators.is_empty()),
-            ("openapi", !k.openapi.is_empty()),
-        ];
+        let unsupported: [(&str, bool); 1] = [("validators", !k.validators.is_empty())];
         for (field, used) in unsupported {
             if used {
                 return Err(kt.err_at(
@@ -331,7 +328,9 @@ impl Builder {
                     format!("unable to parse open API definition from '{path}': {e}"),
                 ))
             })?;
-            tc = tc.merge(&more).map_err(|e| at(KError::new("kustomize.crds", e)))?;
+            tc = tc
+                .merge(&more)
+                .map_err(|e| at(KError::new("kustomize.crds", e)))?;
         }
         Ok(tc)
     }
@@ -433,6 +432,7 @@ impl Builder {
             .load(ldr)
             .map_err(|e| e.context(format!("couldn't make target for path '{root}'")))?;
         sub.build_metadata = parent.build_metadata.clone();
+        self.set_openapi(&sub, false)?;
         sub.origin = parent.origin.as_ref().map(|o| origin::join(o, rel));
         if is_component && sub.k.kind != "Component" {
             return Err(KError::new(
@@ -948,6 +948,36 @@ impl Builder {
             );
         }
         Ok(())
+    }
+}
+
+impl Builder {
+    /// kustomize `openapi.SetSchema` for a kustomization just loaded.
+    pub fn set_openapi(&mut self, kt: &Kt, top_level: bool) -> Result<(), KError> {
+        let custom = match kt.k.openapi.get("path") {
+            Some(path) => {
+                let (_, bytes) = kt
+                    .ldr
+                    .load(path)
+                    .map_err(|e| kt.err_at(e, "openapi", None))?;
+                Some((path.clone(), bytes))
+            }
+            None => None,
+        };
+        super::schema::with_state(|s| {
+            s.set(
+                &kt.k.openapi,
+                custom.as_ref().map(|(p, b)| (p.as_str(), &b[..])),
+                top_level,
+            )
+        })
+        .map_err(|e| {
+            kt.err_at(
+                KError::new("kustomize.openapi", e.to_string()),
+                "openapi",
+                None,
+            )
+        })
     }
 }
 
