@@ -1,5 +1,6 @@
 //! `.kdelta.yaml`: which targets to render and which plain-manifest directories exist.
 
+use crate::diff::noise::IgnoreRule;
 use crate::report::Finding;
 use crate::yaml::{self, de::from_node, Dialect, ParseOptions};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -18,6 +19,17 @@ struct RawConfig {
     exclude: Vec<String>,
     #[serde(default)]
     directories: Vec<String>,
+    #[serde(default)]
+    ignore: Vec<RawIgnore>,
+}
+
+/// An `ignore:` entry as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawIgnore {
+    #[serde(default)]
+    resources: Option<String>,
+    fields: Vec<String>,
 }
 
 /// The parsed configuration with compiled globs.
@@ -26,6 +38,7 @@ pub struct Config {
     include: Option<GlobSet>,
     exclude: GlobSet,
     directories: GlobSet,
+    ignore: Vec<IgnoreRule>,
 }
 
 impl Default for Config {
@@ -34,6 +47,7 @@ impl Default for Config {
             include: None,
             exclude: GlobSet::empty(),
             directories: GlobSet::empty(),
+            ignore: Vec::new(),
         }
     }
 }
@@ -111,6 +125,14 @@ impl Config {
             },
             exclude: glob_set(&raw.exclude, "exclude", &node)?,
             directories: glob_set(&raw.directories, "directories", &node)?,
+            ignore: raw
+                .ignore
+                .into_iter()
+                .map(|r| IgnoreRule {
+                    resources: r.resources.unwrap_or_else(|| "*".to_string()),
+                    fields: r.fields,
+                })
+                .collect(),
         })
     }
 
@@ -121,6 +143,11 @@ impl Config {
             Some(set) => set.is_match(path),
         };
         included && !self.exclude.is_match(path)
+    }
+
+    /// The `ignore:` rules, for the diff.
+    pub fn ignore_rules(&self) -> &[IgnoreRule] {
+        &self.ignore
     }
 
     /// True when `dir` is listed under `directories:`.
@@ -146,6 +173,20 @@ mod tests {
         assert!(!c.is_manifest_directory("manifests/crds/sub"));
         let all = Config::parse(b"").unwrap();
         assert!(all.selects("anything"));
+    }
+
+    #[test]
+    fn ignore_rules() {
+        let c = Config::parse(
+            b"ignore:\n- fields: ['metadata.labels[\"helm.sh/chart\"]']\n- resources: 'apps/*/Deployment/*'\n  fields: [spec.replicas]\n",
+        )
+        .unwrap();
+        let rules = c.ignore_rules();
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0].resources, "*");
+        assert!(rules[1].hides("apps/v1/Deployment/prod/web", "spec.replicas"));
+        assert!(!rules[1].hides("core/v1/Service/prod/web", "spec.replicas"));
+        assert!(Config::parse(b"ignore:\n- resources: x\n").is_err());
     }
 
     #[test]

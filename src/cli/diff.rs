@@ -83,6 +83,7 @@ pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
         findings,
         &DiffOptions {
             show_secrets: c.show_secrets,
+            ignore: config.ignore_rules().to_vec(),
         },
     ))
 }

@@ -2,6 +2,7 @@
 //! modified, and which fields changed. Never reads files.
 
 mod fields;
+pub mod noise;
 mod pair;
 pub mod redact;
 mod summarize;
@@ -17,10 +18,22 @@ use crate::yaml::{to_value_lossy, Dialect};
 use serde_json::Value;
 
 /// How to diff.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct DiffOptions {
     /// Show Secret values instead of keyed digests.
     pub show_secrets: bool,
+    /// Field changes not to report (from `.kdelta.yaml`; the built-in rules always apply).
+    pub ignore: Vec<noise::IgnoreRule>,
+}
+
+impl DiffOptions {
+    /// True when a field change of `resource` at `path` is not to be reported.
+    pub fn hides(&self, resource: &str, path: &str) -> bool {
+        self.ignore
+            .iter()
+            .chain(noise::builtin_rules().iter())
+            .any(|r| r.hides(resource, path))
+    }
 }
 
 /// The typed value of a resource for diffing, with Secret values redacted unless asked.
@@ -50,6 +63,8 @@ pub fn diff_resources(base: &[Resource], head: &[Resource], opts: &DiffOptions) 
                     // The name change is the rename itself, not a field change to list.
                     fields.retain(|f| f.path != "metadata.name");
                 }
+                let id = head_ids[j].to_string();
+                fields.retain(|f| !opts.hides(&id, &f.path));
                 if renamed || !fields.is_empty() {
                     changes.push(Change {
                         resource: head_ids[j].to_string(),
@@ -59,6 +74,7 @@ pub fn diff_resources(base: &[Resource], head: &[Resource], opts: &DiffOptions) 
                             ChangeKind::Modified
                         },
                         from: renamed.then(|| base_ids[i].to_string()),
+                        from_target: None,
                         fields,
                         body: None,
                     });
@@ -80,6 +96,7 @@ fn whole(kind: ChangeKind, id: &ResId, r: &Resource, opts: &DiffOptions) -> Chan
         resource: id.to_string(),
         change: kind,
         from: None,
+        from_target: None,
         fields: Vec::<FieldChange>::new(),
         body: Some(resource_value(r, opts)),
     }
@@ -136,7 +153,14 @@ mod tests {
         let text = serde_json::to_string(&c[0].fields).unwrap();
         assert!(!text.contains("c2VjcmV0"), "{text}");
         assert_eq!(c[0].fields[0].path, "data.pw");
-        let c = diff_resources(&base, &head, &DiffOptions { show_secrets: true });
+        let c = diff_resources(
+            &base,
+            &head,
+            &DiffOptions {
+                show_secrets: true,
+                ..DiffOptions::default()
+            },
+        );
         assert!(serde_json::to_string(&c[0].fields)
             .unwrap()
             .contains("c2VjcmV0Mg=="));

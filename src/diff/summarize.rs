@@ -4,7 +4,7 @@
 use super::{diff_resources, DiffOptions};
 use crate::render::{PairOutcome, Rendered, Target};
 use crate::report::{
-    Finding, Report, RevisionInfo, Severity, Side, Summary, TargetReport, TargetStatus,
+    ChangeKind, Finding, Report, RevisionInfo, Severity, Side, Summary, TargetReport, TargetStatus,
     REPORT_SCHEMA,
 };
 
@@ -86,7 +86,81 @@ pub fn pair_report(
             changes,
         });
     }
+    detect_moves(&mut targets, opts);
+    // Moves turn a removal and an addition into one change; recount what changed.
+    summary.modified = targets
+        .iter()
+        .filter(|t| t.status == TargetStatus::Modified)
+        .count();
     finish(Some(base), head, targets, findings, summary)
+}
+
+/// An object removed in one place and added in another (another namespace of the same target,
+/// or another target) with the same content is one moved object, not a removal and an addition.
+fn detect_moves(targets: &mut [TargetReport], opts: &DiffOptions) {
+    let strip = |body: &serde_json::Value| {
+        let mut b = body.clone();
+        if let Some(meta) = b.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+            meta.remove("namespace");
+        }
+        b
+    };
+    let removed: Vec<(usize, usize, serde_json::Value)> = targets
+        .iter()
+        .enumerate()
+        .flat_map(|(ti, t)| {
+            t.changes.iter().enumerate().filter_map(move |(ci, c)| {
+                (c.change == ChangeKind::Removed)
+                    .then(|| c.body.as_ref().map(|b| (ti, ci, b.clone())))?
+            })
+        })
+        .map(|(ti, ci, b)| (ti, ci, strip(&b)))
+        .collect();
+    let mut used = vec![false; removed.len()];
+    let mut drop: Vec<(usize, usize)> = Vec::new();
+    for ti in 0..targets.len() {
+        for ci in 0..targets[ti].changes.len() {
+            let c = &targets[ti].changes[ci];
+            if c.change != ChangeKind::Added {
+                continue;
+            }
+            let Some(body) = c.body.as_ref() else {
+                continue;
+            };
+            let stripped = strip(body);
+            let Some(k) = removed.iter().enumerate().position(|(k, (rt, rc, rb))| {
+                !used[k]
+                    && *rb == stripped
+                    && (*rt != ti || targets[*rt].changes[*rc].resource != c.resource)
+            }) else {
+                continue;
+            };
+            used[k] = true;
+            let (rt, rc, _) = &removed[k];
+            let old = &targets[*rt].changes[*rc];
+            let from = old.resource.clone();
+            let old_body = old.body.clone().unwrap_or_default();
+            let from_target = (*rt != ti).then(|| targets[*rt].id.clone());
+            drop.push((*rt, *rc));
+            let mut fields = super::diff_values(&old_body, body);
+            fields.retain(|f| !opts.hides(&c.resource, &f.path));
+            let c = &mut targets[ti].changes[ci];
+            c.change = ChangeKind::Renamed;
+            c.from = Some(from);
+            c.from_target = from_target;
+            c.fields = fields;
+            c.body = None;
+        }
+    }
+    drop.sort();
+    for (ti, ci) in drop.into_iter().rev() {
+        targets[ti].changes.remove(ci);
+    }
+    for t in targets.iter_mut() {
+        if t.status == TargetStatus::Modified && t.changes.is_empty() {
+            t.status = TargetStatus::Unchanged;
+        }
+    }
 }
 
 /// The report for one revision (`check`): every target unchanged or in error.

@@ -149,7 +149,7 @@ fn target(out: &mut String, t: &TargetReport) {
 
 /// `~ resource: path, path (+3 more)` — names only, never values.
 fn change_line(c: &Change) -> String {
-    let mut line = match (c.change, &c.from) {
+    let mut line = match (c.change, c.origin()) {
         (ChangeKind::Renamed, Some(from)) => format!("~ {from} → {}", c.resource),
         (ChangeKind::Added, _) => format!("+ {}", c.resource),
         (ChangeKind::Removed, _) => format!("- {}", c.resource),

@@ -366,12 +366,12 @@ fn change(out: &mut String, c: &Change) {
         out,
         "<div class=\"change change-{word}\">\n<h3><span class=\"badge {word}\">{word}</span> "
     );
-    match (c.change, &c.from) {
+    match (c.change, c.origin()) {
         (ChangeKind::Renamed, Some(from)) => {
             let _ = write!(
                 out,
                 "<code>{}</code> → <code>{}</code>",
-                esc(from),
+                esc(&from),
                 esc(&c.resource)
             );
         }

@@ -390,9 +390,9 @@ fn revision(rev: &str, commit: Option<&str>) -> String {
 fn change_item(c: &Change) -> String {
     let mut out = String::new();
     let word = view::change_word(c.change);
-    match (c.change, &c.from) {
+    match (c.change, c.origin()) {
         (ChangeKind::Renamed, Some(from)) => {
-            let _ = writeln!(out, "- **{word}** {} → {}", code(from), code(&c.resource));
+            let _ = writeln!(out, "- **{word}** {} → {}", code(&from), code(&c.resource));
         }
         _ => {
             let _ = writeln!(out, "- **{word}** {}", code(&c.resource));

@@ -146,14 +146,29 @@ pub struct Change {
     /// `group/version/Kind/namespace/name` at head (at base for removals).
     pub resource: String,
     pub change: ChangeKind,
-    /// For renames: the id at base.
+    /// For renames and moves: the id at base.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
+    /// For a move from another target: that target's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_target: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<FieldChange>,
     /// The whole object as added or removed (Secret values redacted), for writers that show it.
     #[serde(skip)]
     pub body: Option<serde_json::Value>,
+}
+
+impl Change {
+    /// Where a renamed or moved object came from: its old id, prefixed by its old target when
+    /// it moved between targets (`dir:one core/v1/ConfigMap/a/shared`).
+    pub fn origin(&self) -> Option<String> {
+        let from = self.from.as_ref()?;
+        Some(match &self.from_target {
+            Some(t) => format!("{t} {from}"),
+            None => from.clone(),
+        })
+    }
 }
 
 /// The state of a target between the two revisions.

@@ -51,6 +51,7 @@ fn change(resource: &str, kind: ChangeKind, fields: Vec<FieldChange>) -> Change 
         resource: resource.to_string(),
         change: kind,
         from: None,
+        from_target: None,
         fields,
         body: None,
     }
@@ -145,6 +146,7 @@ fn fixture() -> Report {
         ),
         Change {
             from: Some("core/v1/ConfigMap/web/app-config-7f8t9k2h5m".to_string()),
+            from_target: None,
             ..change(
                 "core/v1/ConfigMap/web/app-config-b2c4d6f8g9",
                 ChangeKind::Renamed,

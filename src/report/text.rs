@@ -122,7 +122,7 @@ fn write_change(out: &mut String, c: &Change, p: &Painter) {
                 out,
                 "  {} {} {} {}",
                 p.yellow("~"),
-                c.from.as_deref().unwrap_or("?"),
+                c.origin().unwrap_or_else(|| "?".to_string()),
                 p.dim("→"),
                 c.resource
             );

@@ -198,3 +198,35 @@ fn dash_c_runs_as_if_started_in_the_directory() {
         .code(2)
         .stderr_has("no/such/dir");
 }
+
+#[test]
+fn moves_between_namespaces_and_targets_are_one_change_and_ignored_fields_are_hidden() {
+    let env = TestEnv::new();
+    let cm = |ns: &str, v: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\n  namespace: {ns}\n  annotations:\n    checksum/config: \"{v}\"\ndata:\n  k: v\n")
+    };
+    env.write(".kdelta.yaml", "directories: [one, two]\nignore:\n- fields: ['metadata.annotations[\"checksum/*\"]']\n")
+        .write("one/cm.yaml", cm("a", "1"))
+        .write("one/other.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: a\n  annotations:\n    checksum/config: \"1\"\n")
+        .write("two/keep.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n");
+    let base = env.commit("base");
+    // `shared` moves to target two and namespace b; `other` only changes an ignored annotation.
+    env.remove("one/cm.yaml")
+        .write("two/cm.yaml", cm("b", "1"))
+        .write("one/other.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: a\n  annotations:\n    checksum/config: \"2\"\n");
+    let head = env.commit("move");
+    let out = env
+        .kdelta(&["diff", &base, &head, "--format", "json"])
+        .success();
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let targets = report["targets"].as_array().unwrap();
+    let two = targets.iter().find(|t| t["id"] == "dir:two").unwrap();
+    let change = &two["changes"][0];
+    assert_eq!(change["change"], "renamed", "{}", out.stdout);
+    assert_eq!(change["from"], "core/v1/ConfigMap/a/shared");
+    assert_eq!(change["from_target"], "dir:one");
+    assert_eq!(change["resource"], "core/v1/ConfigMap/b/shared");
+    let one = targets.iter().find(|t| t["id"] == "dir:one").unwrap();
+    // The removal became the move, and `other` only changed an ignored field.
+    assert_eq!(one["status"], "unchanged", "{}", out.stdout);
+}
