@@ -11,6 +11,8 @@ mod commands;
 mod diff;
 #[path = "cli/hostile.rs"]
 mod hostile;
+#[path = "cli/kustomize.rs"]
+mod kustomize;
 #[path = "cli/reports.rs"]
 mod reports;
 #[path = "cli/secrets.rs"]
