@@ -1,5 +1,5 @@
 //! Kustomize targets end to end: generated names renamed by content hash, exec plugins that run
-//! only when enabled.
+//! only when enabled, replacement failures as findings at the replacement entry.
 
 use super::*;
 use std::os::unix::fs::PermissionsExt;
@@ -131,4 +131,89 @@ fn exec_transformers_get_the_resources_on_stdin() {
         .kdelta(&["render", "--enable-exec-plugins", "app"])
         .success();
     assert!(out.stdout.contains("image: busybox:1.36"), "{}", out.stdout);
+}
+
+/// A replacement whose target field is missing fails the head revision: the finding names the
+/// rule, the kustomization and the line of the replacement entry, and the resource it was applied
+/// to — the same in text, JSON and GitHub annotation output.
+#[test]
+fn replacement_failures_are_findings_at_the_replacement_entry() {
+    let env = TestEnv::new();
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: nginx\n";
+    let replacement = |field: &str| {
+        format!(
+            "resources:\n- deploy.yaml\nreplacements:\n- source:\n    kind: Deployment\n    fieldPath: metadata.name\n  targets:\n  - select:\n      kind: Deployment\n    fieldPaths:\n    - {field}\n"
+        )
+    };
+    env.write("app/deploy.yaml", deploy).write(
+        "app/kustomization.yaml",
+        replacement("spec.template.spec.containers.[name=app].name"),
+    );
+    let base = env.commit("works");
+    env.write(
+        "app/kustomization.yaml",
+        format!(
+            "# the field below does not exist\n{}",
+            replacement("spec.nothere.value")
+        ),
+    );
+    let head = env.commit("breaks");
+
+    let json = env
+        .kdelta(&["diff", &base, &head, "--format", "json"])
+        .code(1);
+    let report = json.json();
+    let finding = &report["findings"][0];
+    assert_eq!(finding["rule"], "kustomize.replacement.target-not-found");
+    assert_eq!(finding["file"], "app/kustomization.yaml");
+    assert_eq!(finding["line"], 5, "{finding}");
+    assert_eq!(finding["revision"], "head", "{finding}");
+    let message = finding["message"].as_str().unwrap();
+    assert!(message.contains("spec.nothere.value"), "{message}");
+    assert!(message.contains("Deployment.v1.apps/web"), "{message}");
+    assert_eq!(report["targets"][0]["status"], "error");
+
+    let text = env
+        .kdelta(&["diff", &base, &head, "--color", "never"])
+        .code(1);
+    assert!(
+        text.stdout
+            .contains("error[kustomize.replacement.target-not-found] app/kustomization.yaml:5:3"),
+        "{}",
+        text.stdout
+    );
+
+    let github = env
+        .kdelta(&["diff", &base, &head, "--format", "github"])
+        .code(1);
+    assert!(
+        github.stdout.contains(
+            "::error file=app/kustomization.yaml,line=5,col=3,title=kustomize.replacement.target-not-found::"
+        ),
+        "{}",
+        github.stdout
+    );
+}
+
+/// A replacement whose source selects nothing is its own rule, pointing at the entry too.
+#[test]
+fn a_replacement_source_that_matches_nothing_is_reported() {
+    let env = TestEnv::new();
+    env.write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\nreplacements:\n- source:\n    kind: ConfigMap\n    name: absent\n    fieldPath: data.host\n  targets:\n  - select:\n      kind: ConfigMap\n    fieldPaths:\n    - data.other\n",
+    )
+    .write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: present\ndata:\n  host: example.org\n",
+    );
+    env.commit("absent source");
+    let out = env.kdelta(&["check", "--format", "json"]).code(1);
+    let finding = &out.json()["findings"][0];
+    assert_eq!(finding["rule"], "kustomize.replacement.source-not-found");
+    assert_eq!(finding["line"], 4, "{finding}");
+    assert!(
+        finding["message"].as_str().unwrap().contains("absent"),
+        "{finding}"
+    );
 }
