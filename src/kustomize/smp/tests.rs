@@ -282,7 +282,11 @@ fn null_deletes_fields() {
 
 #[test]
 fn custom_resources_without_schema_replace_lists() {
-    fixtures_match(&["smp-crd-no-schema", "extra-26-smp-crd-without-openapi"]);
+    fixtures_match(&[
+        "smp-crd-no-schema",
+        "extra-26-smp-crd-without-openapi",
+        "smp-crds-field-gives-no-merge-keys",
+    ]);
 }
 
 #[test]
