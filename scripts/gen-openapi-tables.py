@@ -21,11 +21,18 @@ then run (Python 3.11, standard library only):
     python3 scripts/gen-openapi-tables.py /tmp/swagger.pb /tmp/kustomizationapi.json \
         > src/kustomize/openapi/builtin.rs
 
-What is kept (see src/kustomize/openapi/mod.rs for how it is read): every definition, with its
-properties whose schema is not a plain scalar, `additionalProperties`, array items, and the
-list extensions x-kubernetes-patch-strategy, x-kubernetes-patch-merge-key and
-x-kubernetes-list-map-keys; the x-kubernetes-group-version-kind of top-level types. Scalar
-properties are dropped: strategic merge never looks below a scalar.
+A JSON OpenAPI v2 document (same `definitions` and `paths`) is also accepted in place of the
+.pb, e.g. api/openapi-spec/swagger.json of kubernetes/kubernetes at v1.21.2. That file is not
+what kustomize embeds (it was not fetched from a cluster), so the committed tables come from
+the .pb.
+
+What is kept (src/kustomize/openapi/table.rs describes the tables): every definition by name,
+with the properties strategic merge can look into (objects, maps, `$ref`s to non-scalar
+definitions, lists that merge), `additionalProperties`, the items of lists that merge, and
+x-kubernetes-patch-strategy with the merge keys kyaml derives (x-kubernetes-list-map-keys,
+else x-kubernetes-patch-merge-key); the x-kubernetes-group-version-kind of top-level types;
+and the scope of every type from the API paths (kyaml's precomputedIsNamespaceScoped). Scalar
+properties and lists that do not merge are dropped: the walker never looks inside them.
 """
 
 import json
@@ -212,9 +219,6 @@ def type_meta(gvk):
 
 
 # --- reduction ------------------------------------------------------------------------------
-
-NO_STRATEGY = None
-
 
 def normalise(schema):
     """go-openapi reads `type: array` and `type: [array]` alike."""
@@ -406,7 +410,21 @@ def main():
         sys.exit("usage: gen-openapi-tables.py SWAGGER.pb KUSTOMIZATIONAPI.json > builtin.rs")
     pb, kapi = sys.argv[1], sys.argv[2]
     with open(pb, "rb") as f:
-        kube_defs, namespaced = decode_document(f.read())
+        raw = f.read()
+    if raw.lstrip().startswith(b"{"):
+        doc = json.loads(raw)
+        kube_defs = doc.get("definitions", {})
+        namespaced = {}
+        for path, item in doc.get("paths", {}).items():
+            gvk = (item.get("get") or {}).get("x-kubernetes-group-version-kind")
+            if isinstance(gvk, dict):
+                tm = type_meta(gvk)
+                if "namespaces/{namespace}" in path:
+                    namespaced[tm] = True
+                else:
+                    namespaced.setdefault(tm, False)
+    else:
+        kube_defs, namespaced = decode_document(raw)
     with open(kapi) as f:
         kust_defs = json.load(f).get("definitions", {})
     kube = Layer({k: normalise(v) for k, v in kube_defs.items()})

@@ -140,6 +140,9 @@ fn state_custom_before_first_use_replaces_builtin() {
     assert!(s.for_type("apps/v1", "Deployment").is_none());
 }
 
+/// Checked with kubectl: an overlay over base `a` (a Deployment with a patch) and base `b`
+/// (`openapi: {path: …}`) merges the Deployment's containers by name, because `a`'s patch
+/// parsed the built-in schema before `b` set its own; without `a`'s patch they are replaced.
 #[test]
 fn state_custom_after_first_use_is_layered() {
     let mut st = SchemaState::new();

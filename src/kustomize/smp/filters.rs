@@ -176,16 +176,21 @@ impl Arena {
 
     /// kyaml copies the style of the node being replaced onto the new value. For scalars that
     /// decides the value's type in the output, by go-yaml v3's encoding rules: the new text
-    /// keeps its tag unless the tag is what the text would resolve to anyway, in which case
-    /// the copied style alone decides (a quoted style makes it a string).
+    /// keeps its tag when the old node's tag was written out, or when the tag is not what the
+    /// text would resolve to anyway; otherwise the copied style alone decides (a quoted style
+    /// makes it a string).
     fn restyle(&mut self, value: Id, old: Id) {
         if value == old {
             return;
         }
-        let Kind::Scalar(old) = &self.get(old).kind else {
+        let old_node = self.get(old);
+        let Kind::Scalar(old) = &old_node.kind else {
             return;
         };
         let style = old.style;
+        // go-yaml's TaggedStyle: a tag written in the source is copied as part of the style
+        // and keeps the new value's tag in the output.
+        let tagged = old.tag.is_some() && !old_node.untagged;
         let untagged = self.get(value).untagged;
         let Kind::Scalar(s) = &mut self.get_mut(value).kind else {
             return;
@@ -196,7 +201,7 @@ impl Arena {
         }
         let tag = go_tag(s);
         s.style = style;
-        s.tag = if tag == "!!str" || plain_tag(&s.text, Dialect::Yaml12) != tag {
+        s.tag = if tagged || tag == "!!str" || plain_tag(&s.text, Dialect::Yaml12) != tag {
             Some(tag)
         } else {
             None

@@ -189,8 +189,21 @@ fn check(dir: &Path) -> Result<(), String> {
 
 #[test]
 fn every_fixture_matches_kustomize() {
+    check_tree(&fixtures());
+}
+
+/// Checks another tree of fixtures in the same layout, e.g. randomly generated cases with
+/// their `kubectl kustomize` output: `KDELTA_SMP_FIXTURES=DIR cargo test -- --ignored`.
+#[test]
+#[ignore = "needs KDELTA_SMP_FIXTURES"]
+fn external_fixtures_match_kustomize() {
+    let dir = std::env::var_os("KDELTA_SMP_FIXTURES").expect("KDELTA_SMP_FIXTURES is not set");
+    check_tree(Path::new(&dir));
+}
+
+fn check_tree(root: &Path) {
     let mut failed = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(fixtures())
+    let mut dirs: Vec<_> = std::fs::read_dir(root)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.join("kustomization.yaml").is_file())
@@ -269,7 +282,11 @@ fn null_deletes_fields() {
 
 #[test]
 fn custom_resources_without_schema_replace_lists() {
-    fixtures_match(&["smp-crd-no-schema", "extra-26-smp-crd-without-openapi"]);
+    fixtures_match(&[
+        "smp-crd-no-schema",
+        "extra-26-smp-crd-without-openapi",
+        "smp-crds-field-gives-no-merge-keys",
+    ]);
 }
 
 #[test]
