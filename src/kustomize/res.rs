@@ -285,6 +285,20 @@ impl Res {
         }
     }
 
+    /// kustomize `CopyMergeMetaDataFieldsFrom(self)`: labels and annotations rewritten as sorted
+    /// string maps (an empty or null map disappears), the name as a string, an empty
+    /// namespace removed.
+    pub fn rewrite_metadata_as_strings(&mut self) {
+        let labels = self.labels();
+        self.set_labels(&labels);
+        let annotations = self.annotations();
+        self.set_annotations(&annotations);
+        let name = self.name().to_string();
+        self.set_name(&name);
+        let ns = self.namespace().to_string();
+        self.set_namespace(&ns);
+    }
+
     /// Sets `kind`.
     pub fn set_kind(&mut self, kind: &str) {
         self.node.set("kind", Node::string(kind));

@@ -130,12 +130,16 @@ pub fn apply_smp(r: &mut Res, patch: &Res) -> Result<bool, String> {
     Ok(true)
 }
 
-/// kustomize `resWrangler.ApplySmPatch`: a copy of the patch, given each target's apiVersion,
-/// applied to every selected resource; deleted resources leave the list.
+/// kustomize `resWrangler.ApplySmPatch`: a copy of the patch, its metadata rewritten as
+/// strings (`CopyMergeMetaDataFieldsFrom`) and given each target's apiVersion, applied to every
+/// selected resource; deleted resources leave the list. Because of the rewrite, a label `1`
+/// arrives as `"1"` and an annotation `null` is set to `"null"` rather than deleting it, unlike
+/// a `patches:` entry without a target.
 fn apply_smp_to(rm: &mut ResMap, selected: &[usize], patch: &Res) -> Result<(), String> {
     let mut deleted = Vec::new();
     for &i in selected {
         let mut p = patch.clone();
+        p.rewrite_metadata_as_strings();
         let api = rm.list[i].api_version().to_string();
         p.node.set("apiVersion", Node::string(api));
         if !apply_smp(&mut rm.list[i], &p)? {
