@@ -154,6 +154,7 @@ struct Case {
     build_dir: String,
     reorder_none: bool,
     load_restrictor_none: bool,
+    add_managed_by_label: bool,
     runnable: bool,
     expect_error: bool,
     /// Phrases the reference's own test expects in the error message.
@@ -172,15 +173,16 @@ fn read_case(dir: &Path) -> Option<Case> {
     let node = yaml::parse_one(&text, &yaml::ParseOptions::default()).ok()?;
     let s = |path: &[&str]| node.str_at(path).unwrap_or("").to_string();
     let offline = s(&["offline"]) == "true";
-    let needs_nothing = node
-        .get("needs")
-        .and_then(|n| n.as_seq())
-        .is_none_or(|v| v.is_empty());
+    // Builtin plugin configs (`transformers: [file.yaml]`) are part of kdelta's kustomize; every
+    // other need (network, docker, exec and Go plugins, a helm binary) is not.
+    let needs_nothing = node.get("needs").and_then(|n| n.as_seq()).is_none_or(|v| {
+        v.iter()
+            .all(|n| n.as_str() == Some("builtin-plugin-config"))
+    });
     let limited = node.get_path(&["oracle", "oracle_limited"]).is_some();
     let ran = s(&["oracle", "ran"]) != "false";
-    let plugins = s(&["options", "enable_plugins"]) == "true"
-        || s(&["options", "enable_helm"]) == "true"
-        || s(&["options", "add_managedby_label"]) == "true";
+    let plugins =
+        s(&["options", "enable_plugins"]) == "true" || s(&["options", "enable_helm"]) == "true";
     let exit = s(&["oracle", "exit_code"]);
     let error_phrases = node
         .get("test_error_contains")
@@ -196,6 +198,7 @@ fn read_case(dir: &Path) -> Option<Case> {
         build_dir: s(&["build_dir"]),
         reorder_none: s(&["options", "reorder"]) == "none",
         load_restrictor_none: s(&["options", "load_restrictor"]) == "LoadRestrictionsNone",
+        add_managed_by_label: s(&["options", "add_managedby_label"]) == "true",
         runnable: offline && needs_nothing && !limited && ran && !plugins,
         expect_error: !exit.is_empty() && exit != "0",
         error_phrases,
@@ -221,6 +224,7 @@ fn render_case(case: &Case, reorder_none: bool) -> Result<String, String> {
         load_restrictor_none: case.load_restrictor_none,
         reorder_none,
         enable_exec_plugins: false,
+        add_managed_by_label: case.add_managed_by_label,
     };
     let cache = ParseCache::default();
     let rendered = render_target(&snapshot, &Target::Kustomize { dir }, &opts, &cache);
@@ -365,6 +369,7 @@ fn kustomize_next(root: &Path) -> Score {
                     build_dir,
                     reorder_none: true,
                     load_restrictor_none: false,
+                    add_managed_by_label: false,
                     runnable: true,
                     expect_error: expects_error,
                     error_phrases: Vec::new(),

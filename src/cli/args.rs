@@ -174,4 +174,8 @@ pub struct CommonArgs {
     /// Kustomize output order (`none` keeps input order).
     #[arg(long, global = true, value_enum, default_value_t = Reorder::Legacy)]
     pub reorder: Reorder,
+    /// Kustomize: label every object `app.kubernetes.io/managed-by` (kustomize's deprecated flag;
+    /// `buildMetadata: [managedByLabel]` in a kustomization does the same).
+    #[arg(long = "enable-managedby-label", global = true)]
+    pub enable_managed_by_label: bool,
 }

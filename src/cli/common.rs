@@ -113,6 +113,7 @@ pub fn render_options(common: &CommonArgs) -> RenderOptions {
         load_restrictor_none: common.load_restrictor == LoadRestrictor::None,
         reorder_none: common.reorder == Reorder::None,
         enable_exec_plugins: common.enable_exec_plugins,
+        add_managed_by_label: common.enable_managed_by_label,
     }
 }
 

@@ -36,8 +36,10 @@ use target::{Acc, Builder};
 
 /// The label kustomize adds with `buildMetadata: [managedByLabel]`.
 const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
-/// The version kdelta reproduces.
-const KUSTOMIZE_VERSION: &str = "v5.5.0";
+/// The version in that label. kdelta reproduces the reference binary, `kubectl kustomize`,
+/// whose embedded kustomize (v5.5.0) reports its version as `(devel)`; the standalone
+/// `kustomize` v5.5.0 release would write `v5.5.0` here.
+const KUSTOMIZE_VERSION: &str = "(devel)";
 
 /// Builds the kustomization in `dir`. The bool is false when an error stopped the build; the
 /// findings then hold the error (with the kustomization file and line that caused it).
@@ -103,7 +105,8 @@ fn run(
     transform::sort::sort(&mut acc.rm, kt.k.sort_options.as_ref(), opts.reorder_none).map_err(
         |e| KError::new("kustomize.sort-options", e).at(&kt.file, kt.span("sortOptions", None)),
     )?;
-    let managed_by = kt.k.build_metadata.iter().any(|m| m == "managedByLabel");
+    let managed_by =
+        opts.add_managed_by_label || kt.k.build_metadata.iter().any(|m| m == "managedByLabel");
     let keep_origin = kt.k.build_metadata.iter().any(|m| m == "originAnnotations");
     let keep_transformations =
         kt.k.build_metadata

@@ -79,6 +79,9 @@ pub struct RenderOptions {
     pub reorder_none: bool,
     /// Run exec plugins (kustomize) — off unless the user passed the flag.
     pub enable_exec_plugins: bool,
+    /// Kustomize: add the `app.kubernetes.io/managed-by` label to every object, as
+    /// `buildMetadata: [managedByLabel]` does (kustomize's deprecated `--enable-managedby-label`).
+    pub add_managed_by_label: bool,
 }
 
 /// The outcome of rendering one target at one revision.
