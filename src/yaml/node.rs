@@ -62,12 +62,23 @@ pub enum NodeKind {
 }
 
 /// A YAML node with its source position.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Node {
     pub kind: NodeKind,
     pub span: Span,
     /// A collection written in flow style (`{a: 1}`, `[x]`); kept for kyaml-style re-emitting.
     pub flow: bool,
+    /// Non-zero when this node stands for one Go object that kustomize placed at several paths
+    /// of a resource: every node of the resource with the same id is that object, so writing
+    /// one in place writes them all (see `kustomize::shared`). Not part of equality.
+    pub shared: u32,
+}
+
+/// Equal content and positions; which Go object a node stands for does not count.
+impl PartialEq for Node {
+    fn eq(&self, other: &Node) -> bool {
+        self.kind == other.kind && self.span == other.span && self.flow == other.flow
+    }
 }
 
 impl Node {
@@ -77,6 +88,7 @@ impl Node {
             kind,
             span: Span::default(),
             flow: false,
+            shared: 0,
         }
     }
 
@@ -115,6 +127,51 @@ impl Node {
     /// An empty sequence.
     pub fn seq() -> Node {
         Node::new(NodeKind::Seq(Vec::new()))
+    }
+
+    /// A fresh id for [`Node::shared`], never 0.
+    pub fn next_shared_id() -> u32 {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static NEXT: AtomicU32 = AtomicU32::new(1);
+        loop {
+            let id = NEXT.fetch_add(1, Ordering::Relaxed);
+            if id != 0 {
+                return id;
+            }
+        }
+    }
+
+    /// Go's in-place write through a shared pointer: every node under `self` that is object
+    /// `id` takes `kind` (keeping its own position and identity).
+    pub fn write_shared(&mut self, id: u32, kind: &NodeKind) {
+        if id == 0 {
+            return;
+        }
+        if self.shared == id {
+            self.kind = kind.clone();
+        }
+        match &mut self.kind {
+            NodeKind::Scalar(_) => {}
+            NodeKind::Seq(items) => items.iter_mut().for_each(|n| n.write_shared(id, kind)),
+            NodeKind::Map(entries) => entries
+                .iter_mut()
+                .for_each(|(_, v)| v.write_shared(id, kind)),
+        }
+    }
+
+    /// A deep copy that is its own object everywhere (kyaml `Copy`): no [`Node::shared`] ids.
+    pub fn unshared(mut self) -> Node {
+        self.clear_shared();
+        self
+    }
+
+    fn clear_shared(&mut self) {
+        self.shared = 0;
+        match &mut self.kind {
+            NodeKind::Scalar(_) => {}
+            NodeKind::Seq(items) => items.iter_mut().for_each(Node::clear_shared),
+            NodeKind::Map(entries) => entries.iter_mut().for_each(|(_, v)| v.clear_shared()),
+        }
     }
 
     /// The same node placed at `span`.

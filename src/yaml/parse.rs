@@ -226,6 +226,7 @@ impl<'o> Builder<'o> {
                     }),
                     span,
                     flow: false,
+                    shared: 0,
                 };
                 self.register(anchor, &node);
                 self.push_value(node)?;
@@ -261,6 +262,7 @@ impl<'o> Builder<'o> {
                         kind: NodeKind::Seq(items),
                         span,
                         flow,
+                        shared: 0,
                     };
                     self.register(anchor, &node);
                     self.push_value(node)?;
@@ -280,6 +282,7 @@ impl<'o> Builder<'o> {
                         kind: NodeKind::Map(entries),
                         span,
                         flow,
+                        shared: 0,
                     };
                     self.register(anchor, &node);
                     self.push_value(node)?;

@@ -6,6 +6,7 @@
 //! role of those pointers, and converts from and to [`Node`] trees at the edges.
 
 use crate::yaml::{Node, NodeKind, Scalar, ScalarStyle, Span};
+use std::collections::HashMap;
 
 /// A node's identity in the arena (kyaml: a `*yaml.Node`).
 pub type Id = usize;
@@ -53,11 +54,19 @@ impl KindName {
 #[derive(Debug, Default)]
 pub struct Arena {
     nodes: Vec<ANode>,
+    /// The arena node of each shared scalar imported so far ([`Node::shared`]).
+    shared: HashMap<u32, Id>,
 }
 
 impl Arena {
-    /// Copies a tree in, returning the id of its root.
+    /// Copies a tree in, returning the id of its root. Scalars that stand for one shared Go
+    /// object become one arena node, so in-place writes during the merge reach all of them.
     pub fn import(&mut self, node: &Node) -> Id {
+        if node.shared != 0 && matches!(node.kind, NodeKind::Scalar(_)) {
+            if let Some(&id) = self.shared.get(&node.shared) {
+                return id;
+            }
+        }
         let kind = match &node.kind {
             NodeKind::Scalar(s) => Kind::Scalar(s.clone()),
             NodeKind::Seq(items) => Kind::Seq(items.iter().map(|n| self.import(n)).collect()),
@@ -68,12 +77,46 @@ impl Arena {
                     .collect(),
             ),
         };
-        self.add(kind, node.span)
+        let id = self.add(kind, node.span);
+        if node.shared != 0 && matches!(node.kind, NodeKind::Scalar(_)) {
+            self.shared.insert(node.shared, id);
+        }
+        id
     }
 
-    /// Copies the tree at `id` out. `max_depth` bounds the walk (the graph could in theory
-    /// share a node with its own descendant); `None` when exceeded.
+    /// Copies the tree at `id` out; a scalar node reached at several places comes out as
+    /// nodes sharing one [`Node::shared`] identity. `max_depth` bounds the walk (the graph
+    /// could in theory share a node with its own descendant); `None` when exceeded.
     pub fn export(&self, id: Id, max_depth: usize) -> Option<Node> {
+        let mut seen = HashMap::new();
+        self.count_scalars(id, max_depth, &mut seen)?;
+        let identities: HashMap<Id, u32> = seen
+            .into_iter()
+            .filter(|&(_, count)| count > 1)
+            .map(|(id, _)| (id, Node::next_shared_id()))
+            .collect();
+        self.export_with(id, max_depth, &identities)
+    }
+
+    fn count_scalars(&self, id: Id, max_depth: usize, seen: &mut HashMap<Id, u32>) -> Option<()> {
+        let depth = max_depth.checked_sub(1)?;
+        match &self.nodes.get(id)?.kind {
+            Kind::Scalar(_) => *seen.entry(id).or_default() += 1,
+            Kind::Seq(items) => {
+                for i in items {
+                    self.count_scalars(*i, depth, seen)?;
+                }
+            }
+            Kind::Map(entries) => {
+                for (_, v) in entries {
+                    self.count_scalars(*v, depth, seen)?;
+                }
+            }
+        }
+        Some(())
+    }
+
+    fn export_with(&self, id: Id, max_depth: usize, identities: &HashMap<Id, u32>) -> Option<Node> {
         let n = self.nodes.get(id)?;
         let depth = max_depth.checked_sub(1)?;
         let kind = match &n.kind {
@@ -81,13 +124,13 @@ impl Arena {
             Kind::Seq(items) => NodeKind::Seq(
                 items
                     .iter()
-                    .map(|i| self.export(*i, depth))
+                    .map(|i| self.export_with(*i, depth, identities))
                     .collect::<Option<_>>()?,
             ),
             Kind::Map(entries) => NodeKind::Map(
                 entries
                     .iter()
-                    .map(|(k, v)| Some((k.clone(), self.export(*v, depth)?)))
+                    .map(|(k, v)| Some((k.clone(), self.export_with(*v, depth, identities)?)))
                     .collect::<Option<_>>()?,
             ),
         };
@@ -95,6 +138,7 @@ impl Arena {
             kind,
             span: n.span,
             flow: false,
+            shared: identities.get(&id).copied().unwrap_or(0),
         })
     }
 

@@ -46,6 +46,7 @@ fn deep_merge(base: &mut Node, overlay: Node) {
                 kind,
                 span: overlay.span,
                 flow: overlay.flow,
+                shared: overlay.shared,
             }
         }
     }

@@ -31,9 +31,17 @@ pub fn set_scalar(node: &mut Node, value: &str, tag: Option<&str>) -> Result<(),
     }
 }
 
-/// kyaml `FieldSetter{Name: key}` on a mapping: replaces the value (keeping its style) or
-/// appends the entry.
-pub fn set_entry(node: &mut Node, key: &str, value: &str, tag: Option<&str>) -> Result<(), String> {
+/// kyaml `FieldSetter{Name: key}` on a mapping: replaces the value in place (keeping its style
+/// and identity) or appends the entry, whose value is then object `shared` (see
+/// [`Node::shared`]). Returns the identity of the value it overwrote (0 for none), which the
+/// caller writes through the rest of the resource.
+pub fn set_entry(
+    node: &mut Node,
+    key: &str,
+    value: &str,
+    tag: Option<&str>,
+    shared: u32,
+) -> Result<u32, String> {
     let NodeKind::Map(entries) = &mut node.kind else {
         return Err(format!(
             "wrong node kind: expected MappingNode but got {}",
@@ -50,11 +58,18 @@ pub fn set_entry(node: &mut Node, key: &str, value: &str, tag: Option<&str>) -> 
     match entries.iter_mut().find(|(k, _)| k.as_str() == Some(key)) {
         Some((_, v)) => {
             let style = v.as_scalar().map(|s| s.style).unwrap_or_default();
+            let identity = v.shared;
             *v = new(style).at(v.span);
+            v.shared = identity;
+            Ok(identity)
         }
-        None => entries.push((Node::plain(key), new(ScalarStyle::Plain))),
+        None => {
+            let mut v = new(ScalarStyle::Plain);
+            v.shared = shared;
+            entries.push((Node::plain(key), v));
+            Ok(0)
+        }
     }
-    Ok(())
 }
 
 fn kind_name(n: &Node) -> &'static str {

@@ -283,5 +283,5 @@ fn role_ref_gvk(r: &Res) -> Option<Gvk> {
 
 /// kyaml `FieldSetter{Name, StringValue}`: replace keeping the style, or append.
 fn set_field(n: &mut Node, key: &str, value: &str) -> Result<(), String> {
-    super::set_entry(n, key, value, None)
+    super::set_entry(n, key, value, None, 0).map(|_| ())
 }

@@ -286,15 +286,24 @@ fn copy_to_field(
         }
     };
     let mut failure: Option<ReplacementError> = None;
+    // Targets written in place that kustomize placed at several paths (labels).
+    let mut written = Vec::new();
     let n = pathmatch::visit(obj, &path, create, &mut |t| {
-        if let Err(e) = set_field_value(options, t, value) {
-            failure.get_or_insert(e);
+        match set_field_value(options, t, value) {
+            Ok(()) if t.shared != 0 => written.push((t.shared, t.kind.clone())),
+            Ok(()) => {}
+            Err(e) => {
+                failure.get_or_insert(e);
+            }
         }
         Ok(())
     })
     .map_err(|e| retrieval(Some(e)))?;
     if let Some(e) = failure {
         return Err(e);
+    }
+    for (identity, kind) in written {
+        obj.write_shared(identity, &kind);
     }
     if n == 0 {
         return Err(retrieval(None));
@@ -309,7 +318,7 @@ fn set_field_value(
     target: &mut Node,
     value: &Node,
 ) -> Result<(), ReplacementError> {
-    let mut value = value.clone();
+    let mut value = value.clone().unshared();
     if let Some(o) = options.filter(|o| !o.delimiter.is_empty()) {
         let NodeKind::Scalar(t) = &target.kind else {
             return Err(err(
@@ -340,8 +349,9 @@ fn set_field_value(
             t.text = v.text.clone();
         }
         _ => {
-            let span = target.span;
+            let (span, identity) = (target.span, target.shared);
             *target = value.at(span);
+            target.shared = identity;
         }
     }
     Ok(())
