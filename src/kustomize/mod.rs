@@ -123,15 +123,17 @@ fn run(
             r.set_labels(&labels);
         }
         r.remove_build_annotations();
-        let mut a = r.annotations();
-        let before = a.len();
-        if !keep_origin {
-            a.remove(res::anno::ORIGIN);
-        }
-        if !keep_transformations {
-            a.remove(res::anno::TRANSFORMATIONS);
-        }
-        if a.len() != before {
+        // kustomize's RemoveOriginAnnotations / RemoveTransformerAnnotations rewrite the
+        // annotations of every object, even unchanged: values become strings and an empty
+        // `annotations: {}` disappears.
+        if !keep_origin || !keep_transformations {
+            let mut a = r.annotations();
+            if !keep_origin {
+                a.remove(res::anno::ORIGIN);
+            }
+            if !keep_transformations {
+                a.remove(res::anno::TRANSFORMATIONS);
+            }
             r.set_annotations(&a);
         }
         out.push(Resource {
