@@ -6,17 +6,15 @@
 #       renders only that overlay again at head).
 # It first checks that kdelta prints exactly what kubectl kustomize prints for every overlay.
 #
-# Usage: scripts/bench.sh [--runs N] [--smp]
+# Usage: scripts/bench.sh [--runs N]
 # Uses hyperfine when installed (apt-get install -y hyperfine), else a loop timed with date.
 set -euo pipefail
 
 runs=5
-gen_flags=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
-    --smp) gen_flags+=(--smp); shift ;;
-    *) echo "usage: scripts/bench.sh [--runs N] [--smp]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [--runs N]" >&2; exit 2 ;;
   esac
 done
 
@@ -31,7 +29,7 @@ kdelta="${CARGO_TARGET_DIR:-$root/target}/release/kdelta"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 repo="$work/repo"
-python3 scripts/gen-bench-repo.py "$repo" "${gen_flags[@]}" --list >"$work/overlays.txt"
+python3 scripts/gen-bench-repo.py "$repo" --list >"$work/overlays.txt"
 mapfile -t overlays <"$work/overlays.txt"
 changed="apps/cart/overlays/prod-eu"
 
@@ -59,33 +57,43 @@ done
 kdelta_all="cd '$repo' && '$kdelta' render --show-secrets ${overlays[*]} >/dev/null 2>&1"
 kdelta_all_j1="cd '$repo' && '$kdelta' render --show-secrets -j 1 ${overlays[*]} >/dev/null 2>&1"
 
-# mean NAME COMMAND: prints the mean wall time of COMMAND in seconds.
-mean() {
+# measure NAME COMMAND: times COMMAND, prints its mean wall time in seconds and writes
+# "mean s ± stddev" to $work/NAME.txt.
+measure() {
   local name="$1" cmd="$2"
   if command -v hyperfine >/dev/null; then
-    hyperfine --style none --warmup 1 --runs "$runs" --export-json "$work/$name.json" \
+    hyperfine --style basic --warmup 1 --runs "$runs" --export-json "$work/$name.json" \
       "$cmd" >&2
-    python3 -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["mean"])' \
-      "$work/$name.json"
   else
     bash -c "$cmd" >/dev/null 2>&1 || true
-    local total=0 start end i
+    local times=() start end i
     for ((i = 0; i < runs; i++)); do
       start=$(date +%s%N)
       bash -c "$cmd" >/dev/null 2>&1 || true
       end=$(date +%s%N)
-      total=$((total + end - start))
+      times+=("$(((end - start) / 1000))")
     done
-    python3 -c 'import sys; print("%.4f" % (int(sys.argv[1]) / int(sys.argv[2]) / 1e9))' "$total" "$runs"
+    python3 -c '
+import json, sys
+t = [int(x) / 1e6 for x in sys.argv[2:]]
+json.dump({"results": [{"times": t}]}, open(sys.argv[1], "w"))' "$work/$name.json" "${times[@]}"
   fi
+  python3 -c '
+import json, statistics, sys
+t = json.load(open(sys.argv[1]))["results"][0]["times"]
+m, sd = statistics.mean(t), (statistics.stdev(t) if len(t) > 1 else 0.0)
+open(sys.argv[2], "w").write("%.3f s ± %.3f" % (m, sd))
+print("%.4f" % m)' "$work/$name.json" "$work/$name.txt"
 }
 
+ratio() { python3 -c 'import sys; print("%.1f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
+
 echo "timing (a) kubectl kustomize x50..." >&2
-t_kubectl=$(mean kubectl "bash '$work/kubectl-all.sh'")
+t_kubectl=$(measure kubectl "bash '$work/kubectl-all.sh'")
 echo "timing (b) kdelta render, 50 overlays, -j 1..." >&2
-t_kdelta_j1=$(mean kdelta-j1 "$kdelta_all_j1")
+t_kdelta_j1=$(measure kdelta-j1 "$kdelta_all_j1")
 echo "timing (b) kdelta render, 50 overlays, default jobs..." >&2
-t_kdelta=$(mean kdelta "$kdelta_all")
+t_kdelta=$(measure kdelta "$kdelta_all")
 
 python3 scripts/gen-bench-repo.py "$repo" --change "$changed"
 git -C "$repo" -c user.name=bench -c user.email=bench@example.invalid commit --quiet -am "bump $changed"
@@ -95,17 +103,20 @@ import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
 print(" ".join(f"{k}={v}" for k, v in s.items()))' "$work/diff.json")
 echo "timing (c) kdelta diff HEAD~1 HEAD..." >&2
-t_diff=$(mean diff "cd '$repo' && '$kdelta' diff HEAD~1 HEAD >/dev/null 2>&1")
+t_diff=$(measure diff "cd '$repo' && '$kdelta' diff HEAD~1 HEAD >/dev/null 2>&1")
 
-ratio() { python3 -c 'import sys; print("%.1f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
+t_kubectl2=$(python3 -c "print(2 * $t_kubectl)")
 cores=$(nproc 2>/dev/null || echo '?')
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 cat <<EOF
 
-kdelta vs kubectl kustomize, 50 overlays over 10 bases ($cores cores, $runs runs each, mean wall time)
-  identical output                                 $same/50 overlays
-  (a) kubectl kustomize, 50 runs one after another ${t_kubectl} s
-  (b) kdelta render, 50 overlays, one process -j 1 ${t_kdelta_j1} s   ($(ratio "$t_kubectl" "$t_kdelta_j1")x faster)
-  (b) kdelta render, 50 overlays, default jobs     ${t_kdelta} s   ($(ratio "$t_kubectl" "$t_kdelta")x faster)
-  (c) kdelta diff HEAD~1 HEAD (one overlay changed) ${t_diff} s   (vs 2 x (a) = $(python3 -c "print('%.4f' % (2 * $t_kubectl))") s with kubectl: $(ratio "$(python3 -c "print(2 * $t_kubectl)")" "$t_diff")x)
-      diff summary: $summary
+kdelta vs kubectl kustomize: 50 overlays over 10 bases, $cores cores, load average $load,
+$runs runs each, mean ± standard deviation of the wall time
+  identical output                                   $same/50 overlays
+  (a) kubectl kustomize, 50 runs one after another   $(cat "$work/kubectl.txt")
+  (b) kdelta render, the 50 overlays, one process:
+        -j 1                                         $(cat "$work/kdelta-j1.txt")   $(ratio "$t_kubectl" "$t_kdelta_j1")x faster than (a)
+        default jobs                                 $(cat "$work/kdelta.txt")   $(ratio "$t_kubectl" "$t_kdelta")x faster than (a)
+  (c) kdelta diff HEAD~1 HEAD, one overlay changed   $(cat "$work/diff.txt")   $(ratio "$t_kubectl2" "$t_diff")x faster than 2 x (a)
+        $summary
 EOF

@@ -1,17 +1,16 @@
 #!/usr/bin/env python3
 """Generate a realistic kustomize GitOps repository for benchmarks.
 
-    scripts/gen-bench-repo.py OUT [--smp] [--change OVERLAY]
+    scripts/gen-bench-repo.py OUT [--list] [--change OVERLAY]
 
 Writes 10 application bases (Deployment with two containers, Service, ServiceAccount, HPA,
 Ingress, PodDisruptionBudget, configMap/secret generators from files and literals), 4 components
 (monitoring, tracing, high availability, network policy) and 5 overlays per application
 (50 in all) using namespace, namePrefix, labels, commonAnnotations, images, replicas, generator
-merges, JSON 6902 patches from files and inline, and components. A `.kdelta.yaml` limits kdelta's
-targets to the 50 overlays. The output is the same on every run.
+merges, strategic merge and JSON 6902 patches from files and inline, and components. A
+`.kdelta.yaml` limits kdelta's targets to the 50 overlays. The output is the same on every run.
 
---smp          also give every overlay a strategic merge patch file (the usual style in real
-               repositories; off by default while the engine is gaining support for it).
+--list         print the overlay directories, one a line
 --change DIR   modify one overlay (e.g. apps/cart/overlays/prod-eu) in place, as the second
                commit of a pull request would; used by scripts/bench.sh for the diff timing.
 """
@@ -338,7 +337,7 @@ spec:
     return comps
 
 
-def overlay_files(name, image, env, smp):
+def overlay_files(name, image, env):
     replicas, tag, components, domain = ENVS[env]
     region = env.split("-")[1] if env.startswith("prod-") else "eu"
     comps = "".join(f"- ../../../../components/{c}\n" for c in components)
@@ -370,8 +369,7 @@ def overlay_files(name, image, env, smp):
       path: /spec/maxReplicas
       value: {replicas * 3}
 """
-    if smp:
-        patches += "- path: deployment-patch.yaml\n"
+    patches += "- path: deployment-patch.yaml\n"
     files = {}
     files["kustomization.yaml"] = f"""apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
@@ -426,8 +424,7 @@ CACHE_TTL_SECONDS={30 * replicas}
     limits:
       memory: {limit_mem}Mi
 """
-    if smp:
-        files["deployment-patch.yaml"] = f"""apiVersion: apps/v1
+    files["deployment-patch.yaml"] = f"""apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: {name}
@@ -447,7 +444,7 @@ spec:
     return files
 
 
-def generate(out, smp):
+def generate(out):
     write(out, ".kdelta.yaml", "include:\n  - apps/*/overlays/*\n")
     for comp, files in component_files().items():
         for rel, text in files.items():
@@ -456,7 +453,7 @@ def generate(out, smp):
         for rel, text in base_files(name, port, image, index).items():
             write(out, f"apps/{name}/base/{rel}", text)
         for env in ENVS:
-            for rel, text in overlay_files(name, image, env, smp).items():
+            for rel, text in overlay_files(name, image, env).items():
                 write(out, f"apps/{name}/overlays/{env}/{rel}", text)
 
 
@@ -480,7 +477,6 @@ def change(out, overlay):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=pathlib.Path)
-    parser.add_argument("--smp", action="store_true")
     parser.add_argument("--change", metavar="OVERLAY")
     parser.add_argument(
         "--list", action="store_true", help="print the overlay directories, one a line"
@@ -489,7 +485,7 @@ def main():
     if args.change:
         change(args.out, args.change)
     else:
-        generate(args.out, args.smp)
+        generate(args.out)
     if args.list:
         print("\n".join(overlays()))
 
