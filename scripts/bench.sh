@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Times kdelta against `kubectl kustomize` on a generated 50-overlay repository, side by side:
+#   (a) kubectl kustomize on each of the 50 overlays, one after another;
+#   (b) kdelta render of the same 50 overlays in one process (one job, and the default jobs);
+#   (c) kdelta diff between two commits where one overlay changed (the content-addressed cache
+#       renders only that overlay again at head).
+# It first checks that kdelta prints exactly what kubectl kustomize prints for every overlay.
+#
+# Usage: scripts/bench.sh [--runs N]
+# Uses hyperfine when installed (apt-get install -y hyperfine), else a loop timed with date.
+set -euo pipefail
+
+runs=5
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    *) echo "usage: scripts/bench.sh [--runs N]" >&2; exit 2 ;;
+  esac
+done
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+command -v kubectl >/dev/null || { echo "bench.sh: kubectl is needed (kubectl kustomize)" >&2; exit 2; }
+
+echo "building kdelta (release)..." >&2
+cargo build --release --quiet --bin kdelta
+kdelta="${CARGO_TARGET_DIR:-$root/target}/release/kdelta"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+repo="$work/repo"
+python3 scripts/gen-bench-repo.py "$repo" --list >"$work/overlays.txt"
+mapfile -t overlays <"$work/overlays.txt"
+changed="apps/cart/overlays/prod-eu"
+
+git -C "$repo" init --quiet --initial-branch=main
+git -C "$repo" -c user.name=bench -c user.email=bench@example.invalid add -A
+git -C "$repo" -c user.name=bench -c user.email=bench@example.invalid commit --quiet -m base
+
+# Same output first: a fast wrong answer is no answer.
+same=0
+for o in "${overlays[@]}"; do
+  kubectl kustomize "$repo/$o" >"$work/expected.yaml" 2>/dev/null
+  if (cd "$repo" && "$kdelta" render --show-secrets "$o" 2>/dev/null) | cmp -s - "$work/expected.yaml"; then
+    same=$((same + 1))
+  else
+    echo "output differs: $o" >&2
+  fi
+done
+
+{
+  echo '#!/usr/bin/env bash'
+  echo 'set -e'
+  echo "cd '$repo'"
+  for o in "${overlays[@]}"; do echo "kubectl kustomize '$o' >/dev/null"; done
+} >"$work/kubectl-all.sh"
+kdelta_all="cd '$repo' && '$kdelta' render --show-secrets ${overlays[*]} >/dev/null 2>&1"
+kdelta_all_j1="cd '$repo' && '$kdelta' render --show-secrets -j 1 ${overlays[*]} >/dev/null 2>&1"
+
+# measure NAME COMMAND: times COMMAND, prints its mean wall time in seconds and writes
+# "mean s ± stddev" to $work/NAME.txt.
+measure() {
+  local name="$1" cmd="$2"
+  if command -v hyperfine >/dev/null; then
+    hyperfine --style basic --warmup 1 --runs "$runs" --export-json "$work/$name.json" \
+      "$cmd" >&2
+  else
+    bash -c "$cmd" >/dev/null 2>&1 || true
+    local times=() start end i
+    for ((i = 0; i < runs; i++)); do
+      start=$(date +%s%N)
+      bash -c "$cmd" >/dev/null 2>&1 || true
+      end=$(date +%s%N)
+      times+=("$(((end - start) / 1000))")
+    done
+    python3 -c '
+import json, sys
+t = [int(x) / 1e6 for x in sys.argv[2:]]
+json.dump({"results": [{"times": t}]}, open(sys.argv[1], "w"))' "$work/$name.json" "${times[@]}"
+  fi
+  python3 -c '
+import json, statistics, sys
+t = json.load(open(sys.argv[1]))["results"][0]["times"]
+m, sd = statistics.mean(t), (statistics.stdev(t) if len(t) > 1 else 0.0)
+open(sys.argv[2], "w").write("%.3f s ± %.3f" % (m, sd))
+print("%.4f" % m)' "$work/$name.json" "$work/$name.txt"
+}
+
+ratio() { python3 -c 'import sys; print("%.1f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
+
+echo "timing (a) kubectl kustomize x50..." >&2
+t_kubectl=$(measure kubectl "bash '$work/kubectl-all.sh'")
+echo "timing (b) kdelta render, 50 overlays, -j 1..." >&2
+t_kdelta_j1=$(measure kdelta-j1 "$kdelta_all_j1")
+echo "timing (b) kdelta render, 50 overlays, default jobs..." >&2
+t_kdelta=$(measure kdelta "$kdelta_all")
+
+python3 scripts/gen-bench-repo.py "$repo" --change "$changed"
+git -C "$repo" -c user.name=bench -c user.email=bench@example.invalid commit --quiet -am "bump $changed"
+(cd "$repo" && "$kdelta" diff HEAD~1 HEAD --format json >"$work/diff.json" 2>/dev/null) || true
+summary=$(python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+print(" ".join(f"{k}={v}" for k, v in s.items()))' "$work/diff.json")
+echo "timing (c) kdelta diff HEAD~1 HEAD..." >&2
+t_diff=$(measure diff "cd '$repo' && '$kdelta' diff HEAD~1 HEAD >/dev/null 2>&1")
+
+t_kubectl2=$(python3 -c "print(2 * $t_kubectl)")
+cores=$(nproc 2>/dev/null || echo '?')
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+cat <<EOF
+
+kdelta vs kubectl kustomize: 50 overlays over 10 bases, $cores cores, load average $load,
+$runs runs each, mean ± standard deviation of the wall time
+  identical output                                   $same/50 overlays
+  (a) kubectl kustomize, 50 runs one after another   $(cat "$work/kubectl.txt")
+  (b) kdelta render, the 50 overlays, one process:
+        -j 1                                         $(cat "$work/kdelta-j1.txt")   $(ratio "$t_kubectl" "$t_kdelta_j1")x faster than (a)
+        default jobs                                 $(cat "$work/kdelta.txt")   $(ratio "$t_kubectl" "$t_kdelta")x faster than (a)
+  (c) kdelta diff HEAD~1 HEAD, one overlay changed   $(cat "$work/diff.txt")   $(ratio "$t_kubectl2" "$t_diff")x faster than 2 x (a)
+        $summary
+EOF

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Regenerate the expected outputs of the kustomize fixtures with the reference tool.
+
+For every case directory (or the ones named on the command line) this reads `case.yaml`
+(`build_dir`, `options.reorder`, `options.load_restrictor`), runs `kubectl kustomize` from the
+case directory exactly as a user would, and writes either `expected.yaml` (the tool's stdout) or
+`expected-error.txt` (its error message, with the case's absolute path replaced by `$CASE`).
+The `oracle:` block at the end of `case.yaml` is rewritten with the command and its exit code.
+Nothing here is typed by hand: rerun this script after editing a case.
+"""
+
+import pathlib
+import re
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def field(text, key):
+    """The value of a `key: value` line (top level or one level down) in case.yaml."""
+    m = re.search(rf"^\s*{re.escape(key)}:\s*(\S.*?)\s*$", text, re.M)
+    return m.group(1) if m else None
+
+
+def command_for(text):
+    build_dir = field(text, "build_dir")
+    if build_dir is None:
+        raise SystemExit("case.yaml has no build_dir")
+    cmd = ["kubectl", "kustomize"]
+    reorder = field(text, "reorder") or "legacy"
+    if reorder == "none":
+        cmd += ["--reorder", "none"]
+    elif reorder != "legacy":
+        raise SystemExit(f"unknown reorder {reorder!r}")
+    restrictor = field(text, "load_restrictor") or "LoadRestrictionsRootOnly"
+    if restrictor == "LoadRestrictionsNone":
+        cmd += ["--load-restrictor", "LoadRestrictionsNone"]
+    elif restrictor != "LoadRestrictionsRootOnly":
+        raise SystemExit(f"unknown load_restrictor {restrictor!r}")
+    cmd.append("in" if build_dir == "." else f"in/{build_dir}")
+    return cmd
+
+
+def error_message(stderr, case_dir):
+    """The `err="..."` text kubectl logs, unquoted, with absolute paths made relative."""
+    m = re.search(r'err="((?:[^"\\]|\\.)*)"', stderr)
+    msg = m.group(1).encode().decode("unicode_escape") if m else stderr.strip()
+    msg = msg.replace(str(case_dir), "$CASE")
+    return msg.strip() + "\n"
+
+
+def regen(case_dir):
+    case_file = case_dir / "case.yaml"
+    text = case_file.read_text()
+    cmd = command_for(text)
+    runs = [
+        subprocess.run(cmd, cwd=case_dir, capture_output=True, text=True) for _ in range(2)
+    ]
+    if (runs[0].returncode, runs[0].stdout) != (runs[1].returncode, runs[1].stdout):
+        raise SystemExit(f"{case_dir.name}: the reference tool is not deterministic here")
+    run = runs[0]
+    for stale in ("expected.yaml", "expected-error.txt"):
+        (case_dir / stale).unlink(missing_ok=True)
+    if run.returncode == 0:
+        (case_dir / "expected.yaml").write_text(run.stdout)
+        result = "stdout: expected.yaml"
+    else:
+        (case_dir / "expected-error.txt").write_text(error_message(run.stderr, case_dir))
+        result = "stderr: expected-error.txt"
+    head = text.split("\noracle:", 1)[0].rstrip("\n")
+    oracle = (
+        f"oracle:\n  command: {' '.join(cmd)}\n  exit_code: {run.returncode}\n"
+        f"  {result}\n  deterministic_runs: 2\n"
+    )
+    case_file.write_text(f"{head}\n{oracle}")
+    print(f"{case_dir.name}: exit {run.returncode}")
+
+
+def main():
+    names = sys.argv[1:]
+    dirs = [HERE / n for n in names] if names else sorted(
+        p for p in HERE.iterdir() if (p / "case.yaml").is_file()
+    )
+    for d in dirs:
+        regen(d)
+
+
+if __name__ == "__main__":
+    main()
