@@ -70,7 +70,7 @@ fn read_case(dir: &Path) -> Result<Case, String> {
         options: RenderOptions {
             load_restrictor_none,
             reorder_none,
-            enable_exec_plugins: false,
+            ..RenderOptions::default()
         },
         key_phrases,
     })
