@@ -153,11 +153,8 @@ impl Builder {
             ..ParseOptions::default()
         };
         let doc = yaml::parse_one(&bytes, &opts).map_err(|e| {
-            KError::new(
-                "yaml.parse",
-                format!("invalid Kustomization: {}", e.message),
-            )
-            .at(&file, e.span)
+            let message = e.go_message.as_deref().unwrap_or(&e.message);
+            KError::new("yaml.parse", format!("invalid Kustomization: {message}")).at(&file, e.span)
         })?;
         let mut k: Kustomization = if doc.is_null() {
             Kustomization::default()
@@ -477,8 +474,10 @@ impl Builder {
                     _ => "yaml.parse",
                 },
                 format!(
-                    "MalformedYAMLError: yaml: line {}: {} in File: {rel}",
-                    e.span.line, e.message
+                    "MalformedYAMLError: {} in File: {rel}",
+                    e.go_message
+                        .clone()
+                        .unwrap_or_else(|| format!("yaml: line {}: {}", e.span.line, e.message))
                 ),
             )
             .at(&file, e.span)

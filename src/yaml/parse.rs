@@ -41,6 +41,10 @@ pub struct YamlError {
     pub kind: YamlErrorKind,
     pub message: String,
     pub span: Span,
+    /// A syntax error as Go's yaml.v3 words it (`yaml: line 4: did not find expected key`),
+    /// which is what kustomize and Helm print. Its line is go-yaml's, not always where the
+    /// problem is: `span` is.
+    pub go_message: Option<String>,
 }
 
 fn location(span: Span) -> String {
@@ -70,6 +74,7 @@ impl YamlError {
             kind,
             message: message.into(),
             span,
+            go_message: None,
         }
     }
 }
@@ -101,7 +106,10 @@ pub fn parse_stream(input: &[u8], opts: &ParseOptions) -> Result<Vec<Node>, Yaml
             break;
         }
     }
-    Ok(builder.docs)
+    match builder.duplicate {
+        Some(error) => Err(error),
+        None => Ok(builder.docs),
+    }
 }
 
 /// Parses a stream that must hold at most one document (empty input gives a null node).
@@ -136,7 +144,27 @@ fn syntax_error(e: &libyaml_safer::Error, input: &[u8]) -> YamlError {
         message = format!("{message} (the file is not valid UTF-8 text)");
         let _ = input;
     }
-    YamlError::new(YamlErrorKind::Syntax, span, message)
+    let mut error = YamlError::new(YamlErrorKind::Syntax, span, message);
+    error.go_message = Some(go_yaml_message(e));
+    error
+}
+
+/// yaml.v3 `parser.fail`: the line is the context mark's (0-based, so usually the line before
+/// the one with the problem), else the problem mark's; scanner errors add one; line 0 is left
+/// out. The context ("while parsing a block mapping") is not part of the message.
+fn go_yaml_message(e: &libyaml_safer::Error) -> String {
+    let zero_based = |m: Option<libyaml_safer::Mark>| m.map_or(0, |m| m.line as u64);
+    let mut line = match zero_based(e.context_mark()) {
+        0 => zero_based(e.problem_mark()),
+        l => l,
+    };
+    if line != 0 && e.kind() == libyaml_safer::ErrorKind::Scanner {
+        line += 1;
+    }
+    match line {
+        0 => format!("yaml: {}", e.problem()),
+        l => format!("yaml: line {l}: {}", e.problem()),
+    }
 }
 
 enum Frame {
@@ -162,6 +190,9 @@ struct Builder<'o> {
     anchors: HashMap<String, (Node, usize)>,
     alias_nodes: usize,
     docs: Vec<Node>,
+    /// The first duplicate key. Reported once the whole stream parsed, as go-yaml finds
+    /// duplicates only when decoding a parsed tree (a syntax error further down wins).
+    duplicate: Option<YamlError>,
 }
 
 impl<'o> Builder<'o> {
@@ -171,6 +202,7 @@ impl<'o> Builder<'o> {
             stack: Vec::new(),
             anchors: HashMap::new(),
             alias_nodes: 0,
+            duplicate: None,
             docs: Vec::new(),
         }
     }
@@ -184,11 +216,10 @@ impl<'o> Builder<'o> {
             EventData::DocumentEnd { .. } => {}
             EventData::Alias { anchor } => {
                 let Some((node, count)) = self.anchors.get(&anchor) else {
-                    return Err(YamlError::new(
-                        YamlErrorKind::UnknownAnchor,
-                        span,
-                        format!("unknown anchor '{anchor}' referenced"),
-                    ));
+                    let message = format!("unknown anchor '{anchor}' referenced");
+                    let mut error = YamlError::new(YamlErrorKind::UnknownAnchor, span, &message);
+                    error.go_message = Some(format!("yaml: {message}"));
+                    return Err(error);
                 };
                 self.alias_nodes += count;
                 if self.alias_nodes > self.opts.limits.max_alias_nodes {
@@ -324,15 +355,16 @@ impl<'o> Builder<'o> {
                         .iter_mut()
                         .find(|(k, _)| same_key(k, &key) && !is_merge_key(k))
                     {
-                        if !self.opts.allow_duplicate_keys {
-                            return Err(YamlError::new(
+                        if !self.opts.allow_duplicate_keys && self.duplicate.is_none() {
+                            let message = format!(
+                                "mapping key {:?} already defined at line {}",
+                                key.as_str().unwrap_or("<complex key>"),
+                                first.span.line
+                            );
+                            self.duplicate = Some(YamlError::new(
                                 YamlErrorKind::DuplicateKey,
                                 key.span,
-                                format!(
-                                    "mapping key {:?} already defined at line {}",
-                                    key.as_str().unwrap_or("<complex key>"),
-                                    first.span.line
-                                ),
+                                message,
                             ));
                         }
                         let i = entries
@@ -510,6 +542,36 @@ mod tests {
         let err = parse("a: b: c\n").unwrap_err();
         assert_eq!(err.span.line, 1);
         assert!(err.to_string().starts_with("line 1, column"), "{err}");
+    }
+
+    /// go-yaml's wording, as kustomize prints it (checked with kubectl kustomize): the line
+    /// of the context mark, 0-based, where there is one; the problem's otherwise.
+    #[test]
+    fn syntax_errors_in_go_yamls_words() {
+        let go = |text: &str| parse(text).unwrap_err().go_message.unwrap_or_default();
+        let bad_indent = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\n data:\n";
+        assert_eq!(go(bad_indent), "yaml: line 4: did not find expected key");
+        assert_eq!(parse(bad_indent).unwrap_err().span.line, 5);
+        assert_eq!(
+            go("a: 1\nb: [1, 2\nc: d\n"),
+            "yaml: line 1: did not find expected ',' or ']'"
+        );
+        assert_eq!(
+            go("a: 1\nb: b: c\n"),
+            "yaml: line 2: mapping values are not allowed in this context"
+        );
+        assert_eq!(
+            go("a: &x 1\nb: *y\n"),
+            "yaml: unknown anchor 'y' referenced"
+        );
+    }
+
+    /// go-yaml finds duplicate keys only after parsing, so a syntax error later in the stream
+    /// is the one reported.
+    #[test]
+    fn a_syntax_error_wins_over_an_earlier_duplicate_key() {
+        let err = parse("a: 1\na: 2\nb: [1\n").unwrap_err();
+        assert_eq!(err.kind, YamlErrorKind::Syntax);
     }
 
     #[test]
