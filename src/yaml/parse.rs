@@ -153,7 +153,7 @@ fn syntax_error(e: &libyaml_safer::Error, input: &[u8]) -> YamlError {
 /// the one with the problem), else the problem mark's; scanner errors add one; line 0 is left
 /// out. The context ("while parsing a block mapping") is not part of the message.
 fn go_yaml_message(e: &libyaml_safer::Error) -> String {
-    let zero_based = |m: Option<libyaml_safer::Mark>| m.map_or(0, |m| m.line as u64);
+    let zero_based = |m: Option<libyaml_safer::Mark>| m.map_or(0, |m| m.line);
     let mut line = match zero_based(e.context_mark()) {
         0 => zero_based(e.problem_mark()),
         l => l,
