@@ -764,22 +764,21 @@ impl Builder {
         acc: &mut Acc,
         entry: &types::Patch,
     ) -> Result<(), KError> {
-        let at = |e: KError| e;
         let inline = entry.patch.trim();
         let (text, source) = match (inline.is_empty(), entry.path.is_empty()) {
-            (true, true) => return Err(at(patch::err(format!(
-                "trouble configuring builtin PatchTransformer with config: must specify one of patch and path in\n{}", describe_patch(entry))))),
-            (false, false) => return Err(at(patch::err(format!(
-                "trouble configuring builtin PatchTransformer with config: patch and path can't be set at the same time\n{}", describe_patch(entry))))),
+            (true, true) => return Err(patch::err(format!(
+                "trouble configuring builtin PatchTransformer with config: must specify one of patch and path in\n{}", describe_patch(entry)))),
+            (false, false) => return Err(patch::err(format!(
+                "trouble configuring builtin PatchTransformer with config: patch and path can't be set at the same time\n{}", describe_patch(entry)))),
             (false, true) => (inline.to_string(), format!("[patch: {:?}]", inline)),
             (true, false) => {
                 let (_, bytes) = kt.ldr.load(&entry.path).map_err(|e| {
-                    at(e.context(format!("failed to get the patch file from path({})", entry.path)))
+                    e.context(format!("failed to get the patch file from path({})", entry.path))
                 })?;
                 (String::from_utf8_lossy(&bytes).into_owned(), format!("[path: {:?}]", entry.path))
             }
         };
-        let mut body = patch::parse_patch(&text, &source).map_err(|e| at(patch::err(e)))?;
+        let mut body = patch::parse_patch(&text, &source).map_err(patch::err)?;
         if let patch::PatchBody::Smp(patches) = &mut body {
             for p in patches.iter_mut() {
                 if entry
@@ -800,8 +799,7 @@ impl Builder {
                 }
             }
         }
-        patch::apply_patch(&mut acc.rm, &body, entry.target.as_ref(), &source)
-            .map_err(|e| at(patch::err(e)))
+        patch::apply_patch(&mut acc.rm, &body, entry.target.as_ref(), &source).map_err(patch::err)
     }
 
     /// One `patchesJson6902:` entry.
@@ -823,44 +821,43 @@ impl Builder {
         acc: &mut Acc,
         entry: &types::Patch,
     ) -> Result<(), KError> {
-        let at = |e: KError| e;
         let Some(target) = &entry.target else {
-            return Err(at(patch::err(
+            return Err(patch::err(
                 "must specify a target for patch (patchesJson6902 entries need `target`)".into(),
-            )));
+            ));
         };
         if target.name.is_empty() {
-            return Err(at(patch::err("trouble configuring builtin PatchJson6902Transformer: must specify the target name".into())));
+            return Err(patch::err("trouble configuring builtin PatchJson6902Transformer: must specify the target name".into()));
         }
         let text = match (entry.path.is_empty(), entry.patch.is_empty()) {
-            (true, true) => return Err(at(patch::err("empty file path and empty jsonOp".into()))),
+            (true, true) => return Err(patch::err("empty file path and empty jsonOp".into())),
             (false, false) => {
-                return Err(at(patch::err(
+                return Err(patch::err(
                     "must specify a file path or jsonOp, not both".into(),
-                )))
+                ))
             }
             (true, false) => entry.patch.clone(),
             (false, true) => {
-                let (_, bytes) = kt.ldr.load(&entry.path).map_err(at)?;
+                let (_, bytes) = kt.ldr.load(&entry.path)?;
                 let text = String::from_utf8_lossy(&bytes).into_owned();
                 if text.is_empty() {
-                    return Err(at(patch::err(format!(
+                    return Err(patch::err(format!(
                         "patch file '{}' empty seems to be empty",
                         entry.path
-                    ))));
+                    )));
                 }
                 text
             }
         };
         let ops = patch::parse_json_patch(&text)
-            .map_err(|e| at(patch::err(format!("decoding {text}: {e}"))))?;
+            .map_err(|e| patch::err(format!("decoding {text}: {e}")))?;
         if ops.is_empty() {
-            return Err(at(patch::err(format!(
+            return Err(patch::err(format!(
                 "patch appears to be empty; file={}, JsonOp={}",
                 entry.path, entry.patch
-            ))));
+            )));
         }
-        patch::apply_legacy_json6902(&mut acc.rm, &ops, target).map_err(|e| at(patch::err(e)))
+        patch::apply_legacy_json6902(&mut acc.rm, &ops, target).map_err(patch::err)
     }
 }
 
