@@ -27,6 +27,15 @@ pub fn to_string(value: &Value) -> String {
         emit(Event::document_end(true));
         emit(Event::stream_end());
     }
+    finish(out)
+}
+
+/// The emitter's output as go-yaml's encoder leaves it: its `finish` clears `open_ended`, so the
+/// `...` that libyaml writes at the end of a stream after a `|+` block never appears.
+fn finish(mut out: Vec<u8>) -> String {
+    if out.ends_with(b"\n...\n") {
+        out.truncate(out.len() - 4);
+    }
     String::from_utf8(out).expect("the emitter writes UTF-8")
 }
 
@@ -242,7 +251,7 @@ pub fn node_to_string(node: &super::Node) -> String {
         emit(Event::document_end(true));
         emit(Event::stream_end());
     }
-    String::from_utf8(out).expect("the emitter writes UTF-8")
+    finish(out)
 }
 
 fn emit_node(node: &super::Node, emit: &mut impl FnMut(Event)) {
@@ -356,6 +365,8 @@ mod tests {
             "a: \"line one  \\nline two\\n\"\n"
         );
         assert_eq!(y(json!(["x\n"])), "- |\n  x\n");
+        // Kept trailing newlines, last in the document: no `...` end marker (kubectl kustomize).
+        assert_eq!(y(json!({"z": "ends\n\n"})), "z: |+\n  ends\n\n");
     }
 
     #[test]
