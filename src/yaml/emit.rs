@@ -12,6 +12,7 @@ use std::cmp::Ordering;
 
 /// Serialises one document (no `---`), ending in a newline.
 pub fn to_string(value: &Value) -> String {
+    let escape_astral = can_escape_astral(value);
     let mut out = Vec::new();
     {
         let mut em = Emitter::new();
@@ -23,11 +24,16 @@ pub fn to_string(value: &Value) -> String {
         };
         emit(Event::stream_start(Encoding::Utf8));
         emit(Event::document_start(None, &[], true));
-        emit_value(value, &mut emit);
+        emit_value(value, escape_astral, &mut emit);
         emit(Event::document_end(true));
         emit(Event::stream_end());
     }
-    finish(out)
+    let text = finish(out);
+    if escape_astral {
+        text.chars().map(from_placeholder).collect()
+    } else {
+        text
+    }
 }
 
 /// The emitter's output as go-yaml's encoder leaves it: its `finish` clears `open_ended`, so the
@@ -51,12 +57,12 @@ pub fn to_stream<'a>(values: impl IntoIterator<Item = &'a Value>) -> String {
     out
 }
 
-fn emit_value(value: &Value, emit: &mut impl FnMut(Event)) {
+fn emit_value(value: &Value, escape_astral: bool, emit: &mut impl FnMut(Event)) {
     match value {
         Value::Null => plain("null", emit),
         Value::Bool(b) => plain(if *b { "true" } else { "false" }, emit),
         Value::Number(n) => plain(&number_text(n), emit),
-        Value::String(s) => string(s, emit),
+        Value::String(s) => string(s, escape_astral, emit),
         Value::Array(items) => {
             emit(Event::sequence_start(
                 None,
@@ -65,7 +71,7 @@ fn emit_value(value: &Value, emit: &mut impl FnMut(Event)) {
                 SequenceStyle::Block,
             ));
             for item in items {
-                emit_value(item, emit);
+                emit_value(item, escape_astral, emit);
             }
             emit(Event::sequence_end());
         }
@@ -74,8 +80,8 @@ fn emit_value(value: &Value, emit: &mut impl FnMut(Event)) {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort_by(|a, b| go_key_order(a, b));
             for k in keys {
-                string(k, emit);
-                emit_value(&map[k.as_str()], emit);
+                string(k, escape_astral, emit);
+                emit_value(&map[k.as_str()], escape_astral, emit);
             }
             emit(Event::mapping_end());
         }
@@ -110,16 +116,109 @@ fn number_text(n: &serde_json::Number) -> String {
 
 /// go-yaml v2 `stringv`: plain unless the text would resolve to another type (or is a base-60
 /// float), literal block when it contains a newline; the emitter may still quote a plain scalar
-/// that cannot be written plain.
-fn string(s: &str, emit: &mut impl FnMut(Event)) {
+/// that cannot be written plain. The string is first what go-yaml reads back from Go's JSON
+/// (see [`fold_nel`]).
+fn string(s: &str, escape_astral: bool, emit: &mut impl FnMut(Event)) {
+    let s = fold_nel(s);
+    if escape_astral && s.chars().any(is_astral) {
+        let spelled: String = s.chars().flat_map(spell_astral).collect();
+        emit(Event::scalar(
+            None,
+            None,
+            &spelled,
+            true,
+            true,
+            ScalarStyle::DoubleQuoted,
+        ));
+        return;
+    }
     let style = if s.contains('\n') {
         ScalarStyle::Literal
-    } else if plain_tag(s, Dialect::Yaml11) == "!!str" && !is_base60_float(s) {
+    } else if plain_tag(&s, Dialect::Yaml11) == "!!str" && !is_base60_float(&s) {
         ScalarStyle::Plain
     } else {
         ScalarStyle::DoubleQuoted
     };
-    emit(Event::scalar(None, None, s, true, true, style));
+    emit(Event::scalar(None, None, &s, true, true, style));
+}
+
+/// kustomize prints through Go's JSON and go-yaml v2 reading that JSON back. JSON leaves a NEL
+/// (U+0085) raw inside its double-quoted strings, and go-yaml treats it as a line break there
+/// and folds it: the spaces around a run of NELs go, one NEL becomes a space, n NELs become
+/// n-1 newlines.
+fn fold_nel(s: &str) -> std::borrow::Cow<'_, str> {
+    const NEL: char = '\u{85}';
+    if !s.contains(NEL) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != ' ' && c != NEL {
+            out.push(c);
+            continue;
+        }
+        let mut run = String::from(c);
+        while let Some(&next) = chars.peek() {
+            if next != ' ' && next != NEL {
+                break;
+            }
+            run.push(next);
+            chars.next();
+        }
+        match run.matches(NEL).count() {
+            0 => out.push_str(&run),
+            1 => out.push(' '),
+            n => out.extend(std::iter::repeat_n('\n', n - 1)),
+        }
+    }
+    out.into()
+}
+
+/// go-yaml v2 counts characters beyond U+FFFF as unprintable: it double-quotes the string and
+/// writes each as `\UXXXXXXXX`. libyaml-safer would print them raw, so such a character is
+/// handed to it spelled as ten placeholder characters — one column each, like the escape's ten,
+/// so long lines fold where go-yaml folds them — which [`to_string`] turns into the escape.
+const PLACEHOLDERS: std::ops::RangeInclusive<char> = '\u{f700}'..='\u{f77f}';
+
+fn is_astral(c: char) -> bool {
+    u32::from(c) > 0xFFFF
+}
+
+/// Placeholders can stand in only when no string holds one of those characters itself.
+fn can_escape_astral(value: &Value) -> bool {
+    fn text(s: &str, astral: &mut bool) -> bool {
+        *astral |= s.chars().any(is_astral);
+        !s.chars().any(|c| PLACEHOLDERS.contains(&c))
+    }
+    fn scan(value: &Value, astral: &mut bool) -> bool {
+        match value {
+            Value::String(s) => text(s, astral),
+            Value::Array(items) => items.iter().all(|v| scan(v, astral)),
+            Value::Object(map) => map.iter().all(|(k, v)| text(k, astral) && scan(v, astral)),
+            _ => true,
+        }
+    }
+    let mut astral = false;
+    scan(value, &mut astral) && astral
+}
+
+fn spell_astral(c: char) -> Vec<char> {
+    if !is_astral(c) {
+        return vec![c];
+    }
+    format!("\\U{:08X}", u32::from(c))
+        .bytes()
+        .map(|b| char::from_u32(0xF700 + u32::from(b)).expect("a private-use character"))
+        .collect()
+}
+
+fn from_placeholder(c: char) -> char {
+    if PLACEHOLDERS.contains(&c) {
+        char::from(u8::try_from(u32::from(c) - 0xF700).expect("placeholders map to ASCII"))
+    } else {
+        c
+    }
 }
 
 /// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`
@@ -367,6 +466,21 @@ mod tests {
         assert_eq!(y(json!(["x\n"])), "- |\n  x\n");
         // Kept trailing newlines, last in the document: no `...` end marker (kubectl kustomize).
         assert_eq!(y(json!({"z": "ends\n\n"})), "z: |+\n  ends\n\n");
+    }
+
+    /// Expected outputs from kubectl kustomize (testdata/kustomize/54-unicode-astral-and-nel).
+    #[test]
+    fn astral_characters_are_escaped_and_nel_folded() {
+        assert_eq!(y(json!({"e": "party 🎉"})), "e: \"party \\U0001F389\"\n");
+        assert_eq!(y(json!({"k🎉": "v"})), "\"k\\U0001F389\": v\n");
+        assert_eq!(
+            y(json!({"nels": "a \u{85} b\u{85}\u{85}c \u{85}\u{85}\u{85} d\u{85}"})),
+            "nels: \"a b\\nc\\n\\nd \"\n"
+        );
+        assert_eq!(y(json!({"lead": "\u{85}x"})), "lead: ' x'\n");
+        // A document holding a character of the placeholder range itself is printed without
+        // the escapes (go-yaml would write `"\u{f720}\U0001F389"`), never corrupted.
+        assert_eq!(y(json!({"p": "\u{f720}🎉"})), "p: \u{f720}🎉\n");
     }
 
     #[test]
