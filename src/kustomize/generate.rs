@@ -16,13 +16,15 @@ pub enum GenKind {
     Secret,
 }
 
-/// Generates one object from its args (global `generatorOptions` already merged in).
+/// Generates one object from its args (global `generatorOptions` already merged in). Keys the
+/// API server will reject come back as warnings: kustomize's key validator accepts everything.
 pub fn generate(
     ldr: &Loader,
     kind: GenKind,
     args: &GeneratorArgs,
     options: Option<&GeneratorOptions>,
     origin: Origin,
+    warnings: &mut Vec<String>,
 ) -> Result<Res, KError> {
     let kind_name = match kind {
         GenKind::ConfigMap => "ConfigMap",
@@ -51,10 +53,12 @@ pub fn generate(
         };
         node.set("type", Node::string(t));
     }
-    let pairs = load_pairs(ldr, args)?;
+    let pairs = load_pairs(ldr, args, warnings)?;
     let mut data: Vec<(String, Vec<u8>)> = Vec::new();
     for (k, v) in pairs {
-        validate_key(&k)?;
+        if !is_valid_key(&k) {
+            warnings.push(format!("\"{k}\" is not a valid key name for a {kind_name}: a valid key must consist of alphanumeric characters, '-', '_' or '.'; the API server will reject the object"));
+        }
         if data.iter().any(|(x, _)| *x == k) {
             return Err(KError::new(
                 "kustomize.generator.duplicate-key",
@@ -155,7 +159,11 @@ pub fn encode_base64_lines(data: &[u8]) -> String {
 
 /// Key/value pairs in kustomize's order: env files, then literals, then files. Values are bytes:
 /// a file that is not UTF-8 becomes `binaryData` in a ConfigMap.
-fn load_pairs(ldr: &Loader, args: &GeneratorArgs) -> Result<Vec<(String, Vec<u8>)>, KError> {
+fn load_pairs(
+    ldr: &Loader,
+    args: &GeneratorArgs,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(String, Vec<u8>)>, KError> {
     let mut out = Vec::new();
     let mut envs = args.env_sources.clone();
     if !args.env_source.is_empty() {
@@ -166,7 +174,7 @@ fn load_pairs(ldr: &Loader, args: &GeneratorArgs) -> Result<Vec<(String, Vec<u8>
             .load(p)
             .map_err(|e| e.context(format!("env source files: [{}]", envs.join(" "))))?;
         out.extend(
-            env_pairs(&bytes)?
+            env_pairs(&bytes, warnings)?
                 .into_iter()
                 .map(|(k, v)| (k, v.into_bytes())),
         );
@@ -185,7 +193,9 @@ fn load_pairs(ldr: &Loader, args: &GeneratorArgs) -> Result<Vec<(String, Vec<u8>
     Ok(out)
 }
 
-fn env_pairs(content: &[u8]) -> Result<Vec<(String, String)>, KError> {
+/// kustomize's env file reader. A line without `=` takes its value from kustomize's own
+/// environment; kdelta leaves it empty and warns, so that CI secrets never reach a report.
+fn env_pairs(content: &[u8], warnings: &mut Vec<String>) -> Result<Vec<(String, String)>, KError> {
     let mut out = Vec::new();
     let text = std::str::from_utf8(content).map_err(|_| {
         KError::new(
@@ -204,41 +214,25 @@ fn env_pairs(content: &[u8]) -> Result<Vec<(String, String)>, KError> {
         }
         let (key, value) = match line.split_once('=') {
             Some((k, v)) => (k, v),
-            None => (line, ""),
+            None => {
+                warnings.push(format!("\"{line}\" has no value: kustomize would read it from the environment it runs in; kdelta renders it empty"));
+                (line, "")
+            }
         };
-        if !is_env_var_name(key) {
-            return Err(KError::new(
-                "kustomize.generator.invalid-key",
-                format!("\"{key}\" is not a valid environment variable name: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit"),
-            ));
-        }
         out.push((key.to_string(), value.to_string()));
     }
     Ok(out)
 }
 
-fn is_env_var_name(k: &str) -> bool {
-    let mut chars = k.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '-' || c == '.')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
-}
-
-fn validate_key(k: &str) -> Result<(), KError> {
-    let ok = !k.is_empty()
+/// Kubernetes' `IsConfigMapKey`.
+fn is_valid_key(k: &str) -> bool {
+    !k.is_empty()
         && k.len() <= 253
         && k != "."
         && k != ".."
         && !k.starts_with("..")
         && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.');
-    if ok {
-        Ok(())
-    } else {
-        Err(KError::new(
-            "kustomize.generator.invalid-key",
-            format!("\"{k}\" is not a valid key name for a ConfigMap or Secret: a valid key must consist of alphanumeric characters, '-', '_' or '.'"),
-        ))
-    }
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
 }
 
 fn parse_literal(s: &str) -> Result<(String, String), KError> {
@@ -309,7 +303,8 @@ mod tests {
 
     #[test]
     fn env_files() {
-        let p = env_pairs(b"\xef\xbb\xbfA=1\n# c\n\n  B=x=y\nC\n").unwrap();
+        let mut warnings = Vec::new();
+        let p = env_pairs(b"\xef\xbb\xbfA=1\n# c\n\n  B=x=y\nC\n", &mut warnings).unwrap();
         assert_eq!(
             p,
             vec![
@@ -318,7 +313,14 @@ mod tests {
                 ("C".into(), "".into())
             ]
         );
-        assert!(env_pairs(b"1X=2\n").is_err());
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains("environment"), "{warnings:?}");
+        // kustomize v5.5.0 validates nothing: the key is kept (generate warns about it).
+        let mut warnings = Vec::new();
+        let p = env_pairs(b"export K=v\n", &mut warnings).unwrap();
+        assert_eq!(p, vec![("export K".into(), "v".into())]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert!(env_pairs(b"\xff=1\n", &mut Vec::new()).is_err());
     }
 
     #[test]

@@ -341,8 +341,17 @@ impl Builder {
                     GenKind::ConfigMap
                 };
                 let origin = cfg.origin.clone();
-                let res = generate::generate(&kt.ldr, gk, &args, args.options.as_ref(), origin)
-                    .map_err(at)?;
+                let mut warnings = Vec::new();
+                let res = generate::generate(
+                    &kt.ldr,
+                    gk,
+                    &args,
+                    args.options.as_ref(),
+                    origin.clone(),
+                    &mut warnings,
+                )
+                .map_err(at)?;
+                self.generator_warnings(&origin.file, origin.span, warnings);
                 rm.append(res).map_err(at)?;
             }
             "IAMPolicyGenerator" => {

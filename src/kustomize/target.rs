@@ -558,8 +558,10 @@ impl Builder {
                 file: kt.file.clone(),
                 span,
             };
-            let res = generate::generate(&kt.ldr, kind, args, opts.as_ref(), origin)
+            let mut warnings = Vec::new();
+            let res = generate::generate(&kt.ldr, kind, args, opts.as_ref(), origin, &mut warnings)
                 .map_err(|e| kt.err_at(e, field, Some(i)))?;
+            self.generator_warnings(&kt.file, span, warnings);
             let mut rm = ResMap::new();
             rm.append(res)?;
             let gen_kind = match kind {
@@ -743,6 +745,18 @@ impl Builder {
             return Err(KError::new("kustomize.patch", "patch appears to be empty"));
         }
         patch::apply_patches_strategic_merge(&mut acc.rm, &patches).map_err(patch::err)
+    }
+
+    /// Keys a generator produced that the API server will reject: warnings at the generator.
+    pub fn generator_warnings(&mut self, file: &RepoPath, span: Span, warnings: Vec<String>) {
+        for w in warnings {
+            self.findings
+                .push(Finding::warning("kustomize.generator.invalid-key", w).at(
+                    file.to_string(),
+                    span.line,
+                    span.column,
+                ));
+        }
     }
 
     /// One `patches:` entry.
