@@ -136,6 +136,19 @@ fn run(
             }
             r.set_annotations(&a);
         }
+        // kustomize prints through Go's JSON, which cannot encode a map with a key that is not
+        // a string.
+        if let Some((key, reads_as)) = crate::yaml::non_string_key(&r.node) {
+            return Err(KError::new(
+                "kustomize.non-string-key",
+                format!(
+                    "the key {:?} of {} reads as {reads_as}, not a string: json: unsupported type: map[interface {{}}]interface {{}} (quote the key)",
+                    crate::yaml::key_text(key),
+                    r.cur_id()
+                ),
+            )
+            .at(&r.origin.file, key.span.is_known().then_some(key.span).unwrap_or(r.origin.span)));
+        }
         out.push(Resource {
             node: r.node,
             origin: r.origin,

@@ -350,7 +350,7 @@ fn set_string_map(node: &mut Node, field: &str, m: &BTreeMap<String, String>) {
     }
     let entries = m
         .iter()
-        .map(|(k, v)| (Node::string(k.clone()), Node::string(v.clone())))
+        .map(|(k, v)| (Node::plain(k.clone()), Node::string(v.clone())))
         .collect();
     meta.set(field, Node::new(NodeKind::Map(entries)));
 }

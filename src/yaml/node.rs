@@ -313,7 +313,8 @@ impl Node {
             if let Some(slot) = m.iter_mut().find(|(k, _)| k.as_str() == Some(key)) {
                 slot.1 = value;
             } else {
-                m.push((Node::string(key), value));
+                // An untagged key, as kyaml's FieldSetter makes it: `1` reads back as an int.
+                m.push((Node::plain(key), value));
             }
         }
     }

@@ -57,6 +57,33 @@ pub fn to_value_lossy(node: &Node, dialect: Dialect) -> Value {
     }
 }
 
+/// The first mapping key under `node` that go-yaml v3 does not read as a string (`1`, `true`,
+/// `null`, a collection), with what it reads as. Such a key makes go-yaml decode its map as
+/// `map[interface{}]interface{}`, which Go's JSON cannot encode: kustomize fails on it.
+pub fn non_string_key(node: &Node) -> Option<(&Node, &'static str)> {
+    match &node.kind {
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(items) => items.iter().find_map(non_string_key),
+        NodeKind::Map(entries) => entries.iter().find_map(|(k, v)| {
+            let reads_as = match &k.kind {
+                NodeKind::Scalar(s) => match resolve_scalar(s, Dialect::Yaml12) {
+                    Ok(Resolved::Str(_) | Resolved::Timestamp(_)) => None,
+                    Ok(Resolved::Null) => Some("null"),
+                    Ok(Resolved::Bool(_)) => Some("a bool"),
+                    Ok(Resolved::Int(_) | Resolved::Uint(_)) => Some("an int"),
+                    Ok(Resolved::Float(_)) => Some("a float"),
+                    Err(_) => Some("a mistyped value"),
+                },
+                _ => Some("a collection"),
+            };
+            match reads_as {
+                Some(r) => Some((k, r)),
+                None => non_string_key(v),
+            }
+        }),
+    }
+}
+
 /// The text a mapping key becomes in JSON (scalars as written; other keys as flow YAML).
 pub fn key_text(k: &Node) -> String {
     match &k.kind {
