@@ -147,7 +147,14 @@ fn run(
                     r.cur_id()
                 ),
             )
-            .at(&r.origin.file, key.span.is_known().then_some(key.span).unwrap_or(r.origin.span)));
+                        .at(
+                &r.origin.file,
+                if key.span.is_known() {
+                    key.span
+                } else {
+                    r.origin.span
+                },
+            ));
         }
         out.push(Resource {
             node: r.node,
