@@ -158,10 +158,24 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
     }
 
     /// Strings accept any non-null scalar as written (`version: 1.10` stays "1.10"), like
-    /// go-yaml decoding into a string field.
+    /// go-yaml decoding into a string field. Go's JSON (kustomize reads YAML through it) is
+    /// strict: a scalar that reads as a bool or a number is an error there.
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         match &self.node.kind {
             NodeKind::Scalar(s) if !self.node.is_null() => {
+                if self.fold_case {
+                    let found = match self.resolved()? {
+                        Resolved::Bool(_) => Some("bool"),
+                        Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => Some("number"),
+                        _ => None,
+                    };
+                    if let Some(found) = found {
+                        return Err(DeError {
+                            message: format!("json: cannot unmarshal {found} into Go value of type string ({:?} reads as a {found}; quote it)", s.text),
+                            span: self.node.span,
+                        });
+                    }
+                }
                 visitor.visit_str(&s.text).map_err(|e| self.at(e))
             }
             NodeKind::Scalar(_) => visitor.visit_str("").map_err(|e| self.at(e)),
