@@ -136,30 +136,40 @@ fn run(
             }
             r.set_annotations(&a);
         }
-        // kustomize prints through Go's JSON, which cannot encode a map with a key that is not
-        // a string.
-        if let Some((key, reads_as)) = crate::yaml::non_string_key(&r.node) {
-            return Err(KError::new(
-                "kustomize.non-string-key",
-                format!(
-                    "the key {:?} of {} reads as {reads_as}, not a string: json: unsupported type: map[interface {{}}]interface {{}} (quote the key)",
-                    crate::yaml::key_text(key),
-                    r.cur_id()
-                ),
-            )
-                        .at(
-                &r.origin.file,
-                if key.span.is_known() {
-                    key.span
-                } else {
-                    r.origin.span
-                },
-            ));
-        }
+        check_printable(&r)?;
         out.push(Resource {
             node: r.node,
             origin: r.origin,
         });
     }
     Ok(out)
+}
+
+/// kustomize prints every object through Go's JSON: a value that does not fit its tag (a
+/// replacement writing `Prefix` over `flag: true`), NaN or infinity, or a mapping key that is not
+/// a string fails the build.
+fn check_printable(r: &res::Res) -> Result<(), KError> {
+    if let Err(e) = crate::yaml::to_value(&r.node, crate::yaml::Dialect::Yaml12) {
+        return Err(
+            KError::new("kustomize.output", format!("{}: {e}", r.cur_id()))
+                .at(&r.origin.file, r.origin.span),
+        );
+    }
+    if let Some((key, reads_as)) = crate::yaml::non_string_key(&r.node) {
+        let span = if key.span.is_known() {
+            key.span
+        } else {
+            r.origin.span
+        };
+        return Err(KError::new(
+            "kustomize.non-string-key",
+            format!(
+                "the key {:?} of {} reads as {reads_as}, not a string: json: unsupported type: map[interface {{}}]interface {{}} (quote the key)",
+                crate::yaml::key_text(key),
+                r.cur_id()
+            ),
+        )
+        .at(&r.origin.file, span));
+    }
+    Ok(())
 }

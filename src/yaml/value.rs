@@ -9,13 +9,22 @@ use serde_json::{Map, Number, Value};
 /// A node that has no JSON equivalent.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ValueError {
-    #[error("line {line}: {source}")]
+    #[error("{}{source}", at_line(*line))]
     Tag {
         line: u32,
         source: super::resolve::TagMismatch,
     },
-    #[error("line {line}: unsupported value {text} (JSON has no NaN or infinity)")]
+    #[error("{}unsupported value {text} (JSON has no NaN or infinity)", at_line(*line))]
     NonFinite { line: u32, text: String },
+}
+
+/// `line N: ` for a node read from a file; nothing for one kdelta made.
+fn at_line(line: u32) -> String {
+    if line > 0 {
+        format!("line {line}: ")
+    } else {
+        String::new()
+    }
 }
 
 /// The typed value of a node under the given dialect.
@@ -114,18 +123,31 @@ fn resolved_value(r: Resolved, text: &str, line: u32) -> Result<Value, ValueErro
     })
 }
 
-/// A node for a typed value: strings become `!!str` scalars (so they stay strings whatever
-/// their text), numbers and booleans plain scalars.
-pub fn from_value(v: &Value) -> Node {
+/// The node kyaml makes of a resource that went through Go's JSON (`RNode.UnmarshalJSON`, after a
+/// JSON patch): `encoding/json` reads every number as a float64 (integers beyond 2^53 lose
+/// precision), go-yaml v3 writes it with `%g` and parses it back, so every scalar carries the
+/// tag it resolved to — a later replacement keeps that tag, like on any parsed node.
+pub fn from_go_json(v: &Value) -> Node {
+    let tagged = |text: String, tag: &str| {
+        Node::new(NodeKind::Scalar(Scalar {
+            text,
+            style: super::node::ScalarStyle::Plain,
+            tag: Some(tag.to_string()),
+        }))
+    };
     match v {
         Value::Null => Node::null(),
-        Value::Bool(b) => Node::plain(if *b { "true" } else { "false" }),
-        Value::Number(n) => Node::plain(number_text(n)),
+        Value::Bool(b) => tagged(b.to_string(), "!!bool"),
+        Value::Number(n) => {
+            let text = gonum::format_g(n.as_f64().unwrap_or(0.0));
+            let tag = super::resolve::plain_tag(&text, Dialect::Yaml12);
+            tagged(text, tag)
+        }
         Value::String(s) => Node::string(s.clone()),
-        Value::Array(items) => Node::new(NodeKind::Seq(items.iter().map(from_value).collect())),
+        Value::Array(items) => Node::new(NodeKind::Seq(items.iter().map(from_go_json).collect())),
         Value::Object(m) => Node::new(NodeKind::Map(
             m.iter()
-                .map(|(k, v)| (Node::string(k.clone()), from_value(v)))
+                .map(|(k, v)| (Node::string(k.clone()), from_go_json(v)))
                 .collect(),
         )),
     }
@@ -179,9 +201,19 @@ mod tests {
     }
 
     #[test]
-    fn round_trip_keeps_types() {
+    fn go_json_round_trip_keeps_types() {
         let val =
             serde_json::json!({"s": "123", "i": 5, "f": 0.5, "b": true, "n": null, "l": ["x"]});
-        assert_eq!(to_value(&from_value(&val), Dialect::Yaml12).unwrap(), val);
+        assert_eq!(to_value(&from_go_json(&val), Dialect::Yaml12).unwrap(), val);
+    }
+
+    /// What kubectl kustomize prints after a JSON patch: float64 precision, `%g` text.
+    #[test]
+    fn go_json_numbers_are_float64() {
+        let node = from_go_json(&serde_json::json!({"a": 9007199254740993_u64, "b": 10000000}));
+        assert_eq!(node.str_at(&["a"]), Some("9.007199254740992e+15"));
+        assert_eq!(node.str_at(&["b"]), Some("1e+07"));
+        let int = node.get("b").and_then(Node::as_scalar).unwrap();
+        assert_eq!(int.tag.as_deref(), Some("!!float"));
     }
 }

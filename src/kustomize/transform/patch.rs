@@ -7,7 +7,7 @@ use super::super::resmap::ResMap;
 use super::super::selector::SelectorMatcher;
 use super::super::types::Selector;
 use super::json6902;
-use crate::yaml::{self, from_value, to_value, Dialect, Node, ParseOptions};
+use crate::yaml::{self, from_go_json, to_value, Dialect, Node, ParseOptions};
 use serde_json::Value;
 
 /// A parsed patch.
@@ -94,7 +94,7 @@ pub fn apply_json(r: &mut Res, ops: &[json6902::Op]) -> Result<(), String> {
     let mut doc = to_value(&r.node, Dialect::Yaml12).map_err(|e| e.to_string())?;
     json6902::apply(&mut doc, ops)?;
     let span = r.node.span;
-    r.node = from_value(&doc).at(span);
+    r.node = from_go_json(&doc).at(span);
     if !r.node.is_map() {
         return Err("the JSON patch did not leave an object".into());
     }
