@@ -485,7 +485,7 @@ impl Builder {
         let mut queue: std::collections::VecDeque<Node> = docs.into_iter().collect();
         let mut rm = ResMap::new();
         while let Some(doc) = queue.pop_front() {
-            if doc.is_null() || doc.as_map().is_some_and(|m| m.is_empty()) {
+            if doc.is_nil_or_empty() {
                 continue;
             }
             let span = doc.span;

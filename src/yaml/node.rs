@@ -248,6 +248,16 @@ impl Node {
         matches!(self.kind, NodeKind::Scalar(_))
     }
 
+    /// kyaml `IsNilOrEmpty`: null, or a mapping or sequence without entries. Such documents
+    /// are skipped wherever kustomize reads objects.
+    pub fn is_nil_or_empty(&self) -> bool {
+        match &self.kind {
+            NodeKind::Map(m) => m.is_empty(),
+            NodeKind::Seq(s) => s.is_empty(),
+            NodeKind::Scalar(_) => self.is_null(),
+        }
+    }
+
     /// True for a null scalar (`~`, `null`, empty, or tagged `!!null`); the same in YAML 1.1 and 1.2.
     pub fn is_null(&self) -> bool {
         match &self.kind {

@@ -40,7 +40,7 @@ pub fn parse_smp(text: &str) -> Result<Vec<Res>, String> {
         yaml::parse_stream(text.as_bytes(), &ParseOptions::default()).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for doc in docs {
-        if doc.is_null() || doc.as_map().is_some_and(|m| m.is_empty()) {
+        if doc.is_nil_or_empty() {
             continue;
         }
         if !doc.is_map() {
