@@ -78,6 +78,12 @@ impl Arena {
             ),
         };
         let id = self.add(kind, node.span);
+        // A plain scalar kdelta made rather than read stands for one kustomize made with
+        // `NewScalarRNode`: no tag at all.
+        if let NodeKind::Scalar(s) = &node.kind {
+            self.nodes[id].untagged =
+                s.tag.is_none() && s.style == ScalarStyle::Plain && !node.span.is_known();
+        }
         if node.shared != 0 && matches!(node.kind, NodeKind::Scalar(_)) {
             self.shared.insert(node.shared, id);
         }

@@ -150,6 +150,9 @@ impl Arena {
     /// (taking the old scalar's style, which can change the new value's type) or appends the
     /// field. With an empty `name`, `rn` is a scalar that takes the value's content.
     pub fn set_field(&mut self, rn: Id, name: &str, value: Option<Id>) -> Result<(), KindError> {
+        if let Some(v) = value {
+            self.quote_yaml11_non_string(v);
+        }
         if name.is_empty() {
             self.check_kind(Some(rn), KindName::Scalar)?;
             let Some(value) = value.filter(|v| !self.is_null(*v)) else {
@@ -172,6 +175,26 @@ impl Arena {
             None => self.push_field(rn, name, value),
         }
         Ok(())
+    }
+
+    /// kyaml's FieldSetter first double-quotes a plain string value (tag `!!str`, or none at all
+    /// as on nodes kustomize makes) whose text YAML 1.1 would read as something else: an untagged
+    /// `2` that a replacement created becomes the string "2" once a patch walks over it.
+    fn quote_yaml11_non_string(&mut self, value: Id) {
+        let node = self.get_mut(value);
+        let untagged = node.untagged;
+        let Kind::Scalar(s) = &mut node.kind else {
+            return;
+        };
+        let string_tag = untagged || go_tag(s) == "!!str";
+        if string_tag
+            && s.style == ScalarStyle::Plain
+            && !s.text.is_empty()
+            && !s.text.contains('\n')
+            && !matches!(plain_tag(&s.text, Dialect::Yaml11), "!!str" | "!!timestamp")
+        {
+            s.style = ScalarStyle::DoubleQuoted;
+        }
     }
 
     /// kyaml copies the style of the node being replaced onto the new value. For scalars that
