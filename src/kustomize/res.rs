@@ -333,9 +333,11 @@ fn same_ending(a: &[String], b: &[String]) -> bool {
 pub fn string_map(node: Option<&Node>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     if let Some(entries) = node.and_then(Node::as_map) {
+        // kyaml's getMapFromMeta takes each value node's text: a mapping or a sequence has
+        // none, so it becomes "".
         for (k, v) in entries {
-            if let (Some(k), Some(v)) = (k.as_str(), v.as_scalar()) {
-                out.insert(k.to_string(), v.text.clone());
+            if let Some(k) = k.as_str() {
+                out.insert(k.to_string(), v.as_str().unwrap_or_default().to_string());
             }
         }
     }
