@@ -329,7 +329,7 @@ fn same_ending(a: &[String], b: &[String]) -> bool {
     short.iter().zip(&long[offset..]).all(|(x, y)| x == y)
 }
 
-/// A mapping of string values (non-scalars skipped).
+/// A mapping as a map of strings: scalar values as written, anything else as "".
 pub fn string_map(node: Option<&Node>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     if let Some(entries) = node.and_then(Node::as_map) {
