@@ -149,7 +149,7 @@ impl Builder {
             .read(&file)
             .map_err(|e| KError::new("source.read", e.to_string()).at(&file, Span::default()))?;
         let opts = ParseOptions {
-            allow_duplicate_keys: true,
+            duplicate_keys: yaml::DuplicateKeys::LastWins,
             ..ParseOptions::default()
         };
         let doc = yaml::parse_one(&bytes, &opts).map_err(|e| {

@@ -54,7 +54,7 @@ fn listing_digest(entries: &[DirEntry]) -> u64 {
 }
 
 type ParsedStream = Arc<Result<Vec<Node>, YamlError>>;
-type StreamMap = HashMap<(ObjectId, bool), ParsedStream>;
+type StreamMap = HashMap<(ObjectId, crate::yaml::DuplicateKeys), ParsedStream>;
 
 /// Parsed YAML streams shared across targets and revisions, keyed by content id.
 #[derive(Default)]
@@ -64,7 +64,7 @@ pub struct ParseCache {
 
 impl ParseCache {
     fn get_or_parse(&self, id: ObjectId, bytes: &[u8], opts: &ParseOptions) -> ParsedStream {
-        let key = (id, opts.allow_duplicate_keys);
+        let key = (id, opts.duplicate_keys);
         if let Some(hit) = self.lock().get(&key) {
             return hit.clone();
         }

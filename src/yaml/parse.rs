@@ -30,8 +30,19 @@ impl Default for Limits {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ParseOptions {
     pub limits: Limits,
-    /// Later duplicate keys replace earlier ones instead of being an error (go-yaml v2, Helm).
-    pub allow_duplicate_keys: bool,
+    pub duplicate_keys: DuplicateKeys,
+}
+
+/// What a mapping key that appears twice means.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DuplicateKeys {
+    /// An error, as go-yaml reports when decoding into Go values (kustomize's resources).
+    #[default]
+    Error,
+    /// The later value replaces the earlier one (go-yaml v2 into a map: kustomizations, Helm).
+    LastWins,
+    /// The first value counts (kyaml reading a node tree: strategic-merge patches).
+    FirstWins,
 }
 
 /// What went wrong, and where.
@@ -355,7 +366,9 @@ impl<'o> Builder<'o> {
                         .iter_mut()
                         .find(|(k, _)| same_key(k, &key) && !is_merge_key(k))
                     {
-                        if !self.opts.allow_duplicate_keys && self.duplicate.is_none() {
+                        if self.opts.duplicate_keys == DuplicateKeys::Error
+                            && self.duplicate.is_none()
+                        {
                             let message = format!(
                                 "mapping key {:?} already defined at line {}",
                                 key.as_str().unwrap_or("<complex key>"),
@@ -367,11 +380,13 @@ impl<'o> Builder<'o> {
                                 message,
                             ));
                         }
-                        let i = entries
-                            .iter()
-                            .position(|(k, _)| same_key(k, &key))
-                            .expect("the key was found just above");
-                        entries[i].1 = node;
+                        if self.opts.duplicate_keys == DuplicateKeys::LastWins {
+                            let i = entries
+                                .iter()
+                                .position(|(k, _)| same_key(k, &key))
+                                .expect("the key was found just above");
+                            entries[i].1 = node;
+                        }
                     } else {
                         entries.push((key, node));
                     }
@@ -591,7 +606,7 @@ mod tests {
         assert_eq!(err.span.line, 2);
         assert!(err.message.contains("already defined at line 1"));
         let opts = ParseOptions {
-            allow_duplicate_keys: true,
+            duplicate_keys: DuplicateKeys::LastWins,
             ..ParseOptions::default()
         };
         let d = parse_stream(b"a: 1\na: 2\n", &opts).unwrap();

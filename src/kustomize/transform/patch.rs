@@ -34,10 +34,17 @@ pub fn parse_patch(text: &str, source: &str) -> Result<PatchBody, String> {
 }
 
 /// Strategic merge patch documents: every non-empty document must be an object with kind and
-/// name (kustomize's `SliceFromBytes`).
+/// name (kustomize's `SliceFromBytes`). kyaml reads them as node trees, where the first of two
+/// equal keys is the one found.
 pub fn parse_smp(text: &str) -> Result<Vec<Res>, String> {
-    let docs =
-        yaml::parse_stream(text.as_bytes(), &ParseOptions::default()).map_err(|e| e.to_string())?;
+    let docs = yaml::parse_stream(
+        text.as_bytes(),
+        &ParseOptions {
+            duplicate_keys: yaml::DuplicateKeys::FirstWins,
+            ..ParseOptions::default()
+        },
+    )
+    .map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for doc in docs {
         if doc.is_nil_or_empty() {
@@ -69,7 +76,7 @@ pub fn parse_json_patch(text: &str) -> Result<Vec<json6902::Op>, String> {
         let node = yaml::parse_one(
             text.as_bytes(),
             &ParseOptions {
-                allow_duplicate_keys: true,
+                duplicate_keys: yaml::DuplicateKeys::LastWins,
                 ..ParseOptions::default()
             },
         )
