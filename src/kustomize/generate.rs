@@ -68,6 +68,11 @@ pub fn generate(
         data.push((k, v));
     }
     data.sort_by(|a, b| a.0.cmp(&b.0));
+    // A Secret always has `data`, even empty (kyaml's LoadMapIntoSecretData creates it first);
+    // a ConfigMap only gets the fields its values need.
+    if kind == GenKind::Secret {
+        node.map_at("data");
+    }
     for (k, v) in data {
         let (field, value) = match kind {
             GenKind::ConfigMap => match String::from_utf8(v) {
