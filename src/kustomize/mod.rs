@@ -112,16 +112,25 @@ fn run(
         kt.k.build_metadata
             .iter()
             .any(|m| m == "transformerAnnotations");
+    if managed_by {
+        // A LabelTransformer on metadata/labels, like kustomize's: an existing value it
+        // overwrites may be shared with selectors (see transform::labels).
+        let pairs = [(
+            MANAGED_BY_LABEL.to_string(),
+            format!("kustomize-{KUSTOMIZE_VERSION}"),
+        )]
+        .into();
+        transform::labels::set_pairs(
+            &mut acc.rm,
+            &pairs,
+            &[fieldspec::FieldSpec::any("metadata/labels", true)],
+        )
+        .map_err(|e| {
+            KError::new("kustomize.transform", e).at(&kt.file, crate::yaml::Span::default())
+        })?;
+    }
     let mut out = Vec::with_capacity(acc.rm.len());
     for mut r in acc.rm.list {
-        if managed_by {
-            let mut labels = r.labels();
-            labels.insert(
-                MANAGED_BY_LABEL.into(),
-                format!("kustomize-{KUSTOMIZE_VERSION}"),
-            );
-            r.set_labels(&labels);
-        }
         r.remove_build_annotations();
         // kustomize's RemoveOriginAnnotations / RemoveTransformerAnnotations rewrite the
         // annotations of every object, even unchanged: values become strings and an empty
