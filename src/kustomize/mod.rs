@@ -3,6 +3,7 @@
 //! has its own file under `transform/`.
 
 mod crds;
+mod documents;
 mod error;
 mod exec;
 mod fieldspec;

@@ -466,22 +466,24 @@ impl Builder {
     /// Reads a resource file: every non-empty document, `*List` kinds expanded.
     pub fn load_resources(&mut self, kt: &Kt, rel: &str) -> Result<ResMap, KError> {
         let (file, bytes) = kt.ldr.load(rel)?;
-        let docs = yaml::parse_stream(&bytes, &ParseOptions::default()).map_err(|e| {
-            KError::new(
-                match e.kind {
-                    yaml::YamlErrorKind::Limit => "yaml.limit",
-                    yaml::YamlErrorKind::DuplicateKey => "yaml.duplicate-key",
-                    _ => "yaml.parse",
-                },
-                format!(
-                    "MalformedYAMLError: {} in File: {rel}",
-                    e.go_message
-                        .clone()
-                        .unwrap_or_else(|| format!("yaml: line {}: {}", e.span.line, e.message))
-                ),
-            )
-            .at(&file, e.span)
-        })?;
+        let docs =
+            super::documents::read_documents(&bytes, &ParseOptions::default()).map_err(|e| {
+                KError::new(
+                    match e.kind {
+                        yaml::YamlErrorKind::Limit => "yaml.limit",
+                        yaml::YamlErrorKind::DuplicateKey => "yaml.duplicate-key",
+                        _ => "yaml.parse",
+                    },
+                    format!(
+                        "MalformedYAMLError: {} in File: {rel}",
+                        e.go_message.clone().unwrap_or_else(|| format!(
+                            "yaml: line {}: {}",
+                            e.span.line, e.message
+                        ))
+                    ),
+                )
+                .at(&file, e.span)
+            })?;
         let mut queue: std::collections::VecDeque<Node> = docs.into_iter().collect();
         let mut rm = ResMap::new();
         while let Some(doc) = queue.pop_front() {

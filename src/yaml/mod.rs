@@ -12,7 +12,8 @@ mod value;
 pub use gonum::{format_g, format_json};
 pub use node::{Node, NodeKind, Scalar, ScalarStyle, Span};
 pub use parse::{
-    parse_one, parse_stream, DuplicateKeys, Limits, ParseOptions, YamlError, YamlErrorKind,
+    parse_first, parse_one, parse_stream, DuplicateKeys, Limits, ParseOptions, YamlError,
+    YamlErrorKind,
 };
 pub use resolve::{plain_tag, resolve_plain, resolve_scalar, Dialect, Resolved, TagMismatch};
 pub use value::{

@@ -174,6 +174,22 @@ impl Node {
         }
     }
 
+    /// Moves every known position under this node `lines` lines down (for a document parsed
+    /// out of the middle of a file).
+    pub fn shift_lines(&mut self, lines: u32) {
+        if self.span.is_known() {
+            self.span.line += lines;
+        }
+        match &mut self.kind {
+            NodeKind::Scalar(_) => {}
+            NodeKind::Seq(items) => items.iter_mut().for_each(|n| n.shift_lines(lines)),
+            NodeKind::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+                k.shift_lines(lines);
+                v.shift_lines(lines);
+            }),
+        }
+    }
+
     /// The same node placed at `span`.
     pub fn at(mut self, span: Span) -> Node {
         self.span = span;

@@ -92,6 +92,20 @@ impl YamlError {
 
 /// Parses every document of a stream. Empty documents come back as null scalars.
 pub fn parse_stream(input: &[u8], opts: &ParseOptions) -> Result<Vec<Node>, YamlError> {
+    parse_documents(input, opts, false)
+}
+
+/// Parses only the first document of a stream, as one go-yaml `Decoder.Decode` call does: what
+/// follows it is not read (`None` for an empty stream).
+pub fn parse_first(input: &[u8], opts: &ParseOptions) -> Result<Option<Node>, YamlError> {
+    Ok(parse_documents(input, opts, true)?.into_iter().next())
+}
+
+fn parse_documents(
+    input: &[u8],
+    opts: &ParseOptions,
+    first_only: bool,
+) -> Result<Vec<Node>, YamlError> {
     if input.len() > opts.limits.max_bytes {
         return Err(YamlError::new(
             YamlErrorKind::Limit,
@@ -113,7 +127,8 @@ pub fn parse_stream(input: &[u8], opts: &ParseOptions) -> Result<Vec<Node>, Yaml
             event.start_mark.line as u32 + 1,
             event.start_mark.column as u32 + 1,
         );
-        if builder.handle(event.data, span)? {
+        let document_end = matches!(event.data, EventData::DocumentEnd { .. });
+        if builder.handle(event.data, span)? || (first_only && document_end) {
             break;
         }
     }

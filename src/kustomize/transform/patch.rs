@@ -37,7 +37,7 @@ pub fn parse_patch(text: &str, source: &str) -> Result<PatchBody, String> {
 /// name (kustomize's `SliceFromBytes`). kyaml reads them as node trees, where the first of two
 /// equal keys is the one found.
 pub fn parse_smp(text: &str) -> Result<Vec<Res>, String> {
-    let docs = yaml::parse_stream(
+    let docs = super::super::documents::read_documents(
         text.as_bytes(),
         &ParseOptions {
             duplicate_keys: yaml::DuplicateKeys::FirstWins,

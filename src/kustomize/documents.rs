@@ -1,0 +1,125 @@
+//! How kustomize cuts a YAML file into objects (kyaml's `ByteReader`). The text is split at
+//! every line that starts with `---` (anything else on that line must be a comment), and only
+//! the first document of each piece is read: a `...` end marker or a second JSON object on the
+//! next line hides what follows it, and a `%YAML` directive before the first `---` is an error.
+
+use crate::yaml::{self, Node, ParseOptions, Span, YamlError, YamlErrorKind};
+
+/// The documents kustomize reads from a file, empty and null ones dropped, positions relative
+/// to the whole file.
+pub fn read_documents(bytes: &[u8], opts: &ParseOptions) -> Result<Vec<Node>, YamlError> {
+    let crlf = bytes.windows(2).any(|w| w == b"\r\n");
+    let text: std::borrow::Cow<'_, [u8]> = if crlf {
+        String::from_utf8_lossy(bytes)
+            .replace("\r\n", "\n")
+            .into_bytes()
+            .into()
+    } else {
+        bytes.into()
+    };
+    let mut docs = Vec::new();
+    for (piece, first_line) in split(&text)? {
+        let parsed = yaml::parse_first(&piece, opts).map_err(|mut e| {
+            if e.span.is_known() {
+                e.span.line += first_line;
+            }
+            e
+        })?;
+        if let Some(mut doc) = parsed.filter(|d| !d.is_nil_or_empty()) {
+            doc.shift_lines(first_line);
+            docs.push(doc);
+        }
+    }
+    Ok(docs)
+}
+
+/// kyaml `splitDocuments` (separators match `\n---.*\n`), with the line each piece starts on
+/// (0-based). Every piece but the last gets back the newline the split took.
+fn split(text: &[u8]) -> Result<Vec<(Vec<u8>, u32)>, YamlError> {
+    let mut pieces = Vec::new();
+    let (mut start, mut start_line, mut line) = (0, 0, 0u32);
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] != b'\n' {
+            i += 1;
+            continue;
+        }
+        line += 1;
+        let Some(end) = text[i + 1..]
+            .starts_with(b"---")
+            .then(|| text[i + 1..].iter().position(|&b| b == b'\n'))
+            .flatten()
+            .map(|p| i + 1 + p)
+        else {
+            i += 1;
+            continue;
+        };
+        let separator = String::from_utf8_lossy(&text[i + 1..end]);
+        let rest = separator[3..].trim();
+        if !rest.is_empty() && !rest.starts_with('#') {
+            let message = format!("invalid document separator: {}", separator.trim());
+            return Err(YamlError {
+                kind: YamlErrorKind::Syntax,
+                span: Span::new(line + 1, 1),
+                go_message: Some(message.clone()),
+                message,
+            });
+        }
+        let mut piece = text[start..i].to_vec();
+        piece.push(b'\n');
+        pieces.push((piece, start_line));
+        line += 1;
+        start = end + 1;
+        start_line = line;
+        i = end + 1;
+    }
+    pieces.push((text[start..].to_vec(), start_line));
+    Ok(pieces)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(text: &str) -> Vec<String> {
+        read_documents(text.as_bytes(), &ParseOptions::default())
+            .unwrap()
+            .iter()
+            .map(|d| d.str_at(&["name"]).unwrap_or("?").to_string())
+            .collect()
+    }
+
+    /// Expected results from kubectl kustomize (testdata/kustomize/65-how-files-split-into-objects).
+    #[test]
+    fn only_the_first_document_of_each_piece_counts() {
+        assert_eq!(names("name: a\n---\nname: b\n"), ["a", "b"]);
+        assert_eq!(names("name: a\n...\nname: b\n"), ["a"]);
+        assert_eq!(names("{\"name\": \"a\"}\n{\"name\": \"b\"}\n"), ["a"]);
+        assert_eq!(names("name: a\n---#c\nname: b\n"), ["a", "b"]);
+        assert_eq!(names("---\nname: a\n---\n---\nname: b\n"), ["a", "b"]);
+        assert_eq!(names("name: a\r\n---\r\nname: b\r\n"), ["a", "b"]);
+    }
+
+    #[test]
+    fn positions_are_in_the_whole_file() {
+        let docs = read_documents(b"a: 1\n---\n\nb: 2\n", &ParseOptions::default()).unwrap();
+        assert_eq!(docs[1].get_entry("b").unwrap().0.span.line, 4);
+        let err = read_documents(b"a: 1\n---\nb: [\n", &ParseOptions::default()).unwrap_err();
+        assert!(err.span.line >= 3, "{err:?}");
+    }
+
+    #[test]
+    fn separators_carry_only_comments() {
+        let err = read_documents(b"a: 1\n--- !!map\nb: 2\n", &ParseOptions::default()).unwrap_err();
+        assert_eq!(
+            err.go_message.as_deref(),
+            Some("invalid document separator: --- !!map")
+        );
+        assert_eq!(err.span.line, 2);
+        let err = read_documents(b"%YAML 1.1\n---\na: 1\n", &ParseOptions::default()).unwrap_err();
+        assert_eq!(
+            err.go_message.as_deref(),
+            Some("yaml: line 1: did not find expected <document start>")
+        );
+    }
+}
