@@ -146,6 +146,7 @@ fn run(
             }
             r.set_annotations(&a);
         }
+        crate::yaml::roundtrip::through_go_yaml_v3(&mut r.node);
         check_printable(&r)?;
         out.push(Resource {
             node: r.node,

@@ -7,6 +7,7 @@ mod gonum;
 mod node;
 mod parse;
 mod resolve;
+pub mod roundtrip;
 mod value;
 
 pub use gonum::{format_g, format_json};

@@ -98,6 +98,7 @@ pub fn apply_json(r: &mut Res, ops: &[json6902::Op]) -> Result<(), String> {
                 || k == "config.kubernetes.io/index"
         })
         .collect();
+    yaml::roundtrip::through_go_yaml_v3(&mut r.node);
     let mut doc = to_value(&r.node, Dialect::Yaml12).map_err(|e| e.to_string())?;
     json6902::apply(&mut doc, ops)?;
     let span = r.node.span;
