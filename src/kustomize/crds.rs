@@ -12,6 +12,17 @@ pub fn config_from_definitions(defs: &Value) -> Result<TransformerConfig, String
     let Value::Object(map) = defs else {
         return Err("expected a map of OpenAPI definitions".into());
     };
+    // Go decodes the file into map[string]OpenAPIDefinition: every value must be an object
+    // (a CustomResourceDefinition manifest is not such a file).
+    if let Some(bad) = map.values().find(|v| !v.is_object() && !v.is_null()) {
+        let found = match bad {
+            Value::String(_) => "string",
+            Value::Bool(_) => "bool",
+            Value::Number(_) => "number",
+            _ => "array",
+        };
+        return Err(format!("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {found} into Go value of type accumulator.OpenAPIDefinition"));
+    }
     let mut result = TransformerConfig::default();
     let mut names: Vec<&String> = map.keys().collect();
     names.sort();

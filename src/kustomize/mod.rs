@@ -166,6 +166,16 @@ fn check_printable(r: &res::Res) -> Result<(), KError> {
                 .at(&r.origin.file, r.origin.span),
         );
     }
+    if let Some(text) = unreadable_text(&r.node) {
+        return Err(KError::new(
+            "kustomize.output",
+            format!(
+                "{}: {text:?} holds a character YAML does not allow (DEL, a C1 control, U+FFFE or U+FFFF), which Go's JSON leaves unescaped: yaml: control characters are not allowed",
+                r.cur_id()
+            ),
+        )
+        .at(&r.origin.file, r.origin.span));
+    }
     if let Some((key, reads_as)) = crate::yaml::non_string_key(&r.node) {
         let span = if key.span.is_known() {
             key.span
@@ -183,4 +193,21 @@ fn check_printable(r: &res::Res) -> Result<(), KError> {
         .at(&r.origin.file, span));
     }
     Ok(())
+}
+
+/// The first key or string under `node` that go-yaml refuses to read back from Go's JSON.
+fn unreadable_text(node: &crate::yaml::Node) -> Option<&str> {
+    use crate::yaml::NodeKind;
+    let bad = |t: &str| {
+        t.chars().any(
+            |c| matches!(c, '\u{7f}'..='\u{84}' | '\u{86}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}'),
+        )
+    };
+    match &node.kind {
+        NodeKind::Scalar(s) => bad(&s.text).then_some(s.text.as_str()),
+        NodeKind::Seq(items) => items.iter().find_map(unreadable_text),
+        NodeKind::Map(entries) => entries
+            .iter()
+            .find_map(|(k, v)| k.as_str().filter(|t| bad(t)).or_else(|| unreadable_text(v))),
+    }
 }
