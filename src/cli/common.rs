@@ -141,6 +141,20 @@ pub fn format(common: &CommonArgs) -> Format {
     })
 }
 
+/// Writes to stdout. When the reader has gone away (`kdelta render | head`), the run ends
+/// quietly with 141, as a process killed by SIGPIPE would, instead of a panic.
+pub fn write_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("kdelta: error: cannot write to stdout: {e}");
+        std::process::exit(super::EXIT_USAGE);
+    }
+}
+
 /// Markdown writer settings from the flags.
 pub fn markdown_options(common: &CommonArgs) -> MarkdownOptions {
     MarkdownOptions {
@@ -153,19 +167,16 @@ pub fn markdown_options(common: &CommonArgs) -> MarkdownOptions {
 pub fn print_report(common: &CommonArgs, report: &Report) -> Result<()> {
     use kdelta::report::{github, json, markdown, text};
     match format(common) {
-        Format::Text => print!(
-            "{}",
-            text::to_string(
-                report,
-                text::TextOptions {
-                    color: color(common)
-                }
-            )
-        ),
-        Format::Json => print!("{}", json::to_string(report)),
-        Format::Markdown => print!("{}", markdown::to_string(report, markdown_options(common))),
+        Format::Text => write_stdout(&text::to_string(
+            report,
+            text::TextOptions {
+                color: color(common),
+            },
+        )),
+        Format::Json => write_stdout(&json::to_string(report)),
+        Format::Markdown => write_stdout(&markdown::to_string(report, markdown_options(common))),
         Format::Github => {
-            print!("{}", github::to_string(report));
+            write_stdout(&github::to_string(report));
             if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
                 append_step_summary(
                     Path::new(&path),

@@ -24,13 +24,13 @@ pub fn run(c: &CommonArgs, args: &ListArgs) -> Result<i32> {
             .iter()
             .map(|t| serde_json::json!({"id": t.id(), "kind": t.kind(), "path": t.path().to_string()}))
             .collect();
-        println!("{}", serde_json::to_string_pretty(&items)?);
+        super::common::write_stdout(&format!("{}\n", serde_json::to_string_pretty(&items)?));
     } else {
         let mut out = String::new();
         for t in &found.targets {
             let _ = writeln!(out, "{:<10} {}", t.kind(), t.id());
         }
-        print!("{out}");
+        super::common::write_stdout(&out);
     }
     if !found.findings.is_empty() {
         eprint!(

@@ -73,7 +73,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
             }
         }
     }
-    print!("{out}");
+    super::common::write_stdout(&out);
     Ok(if failed {
         super::EXIT_FINDINGS
     } else {

@@ -149,6 +149,34 @@ struct PatchConfig {
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
+struct ValueAddConfig {
+    #[serde(default)]
+    value: String,
+    #[serde(default)]
+    targets: Vec<ValueAddTarget>,
+    #[serde(default)]
+    target_file_path: String,
+}
+
+#[derive(Deserialize, Default)]
+struct ValueAddTargets {
+    #[serde(default)]
+    targets: Vec<ValueAddTarget>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ValueAddTarget {
+    #[serde(default)]
+    selector: Option<Selector>,
+    #[serde(default)]
+    field_path: String,
+    #[serde(default)]
+    file_path_position: i64,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
 struct ReplacementConfig {
     #[serde(default)]
     replacements: Vec<ReplacementField>,
@@ -447,6 +475,43 @@ impl Builder {
                     mode,
                 )
                 .map_err(at)
+            }
+            "HashTransformer" => {
+                transform::hash::add_hash_suffixes(rm);
+                Ok(())
+            }
+            "ValueAddTransformer" => {
+                let c: ValueAddConfig = config(cfg)?;
+                let mut targets = c.targets;
+                if !c.target_file_path.is_empty() {
+                    let (_, bytes) = kt.ldr.load(&c.target_file_path)?;
+                    let node = crate::yaml::parse_one(&bytes, &Default::default())
+                        .map_err(|e| at(e.to_string()))?;
+                    let more: ValueAddTargets =
+                        crate::yaml::de::from_node_go_json(&node, crate::yaml::Dialect::Yaml11)
+                            .map_err(|e| at(e.to_string()))?;
+                    targets.extend(more.targets);
+                }
+                if targets.is_empty() {
+                    return Err(at("must specify at least one target".into()));
+                }
+                if targets.iter().any(|t| t.field_path.is_empty()) {
+                    return Err(at("fieldPath cannot be empty".into()));
+                }
+                let value = match c.value.trim() {
+                    // kustomize uses the kustomization directory's name.
+                    "" => kt.ldr.root().file_name().to_string(),
+                    v => v.to_string(),
+                };
+                let targets: Vec<_> = targets
+                    .iter()
+                    .map(|t| transform::value_add::Target {
+                        selector: t.selector.as_ref(),
+                        field_path: &t.field_path,
+                        file_path_position: t.file_path_position,
+                    })
+                    .collect();
+                transform::value_add::apply(rm, &value, &targets).map_err(at)
             }
             "ImageTagTransformer" => {
                 let c: ImageConfig = config(cfg)?;

@@ -116,3 +116,27 @@ fn a_symlink_pointing_outside_the_repository_is_not_followed() {
     env.symlink("escape", "/etc");
     env.kdelta(&["render", "escape"]).code(2);
 }
+
+/// A reader that goes away (`kdelta render | head -1`) ends the run like SIGPIPE would: exit
+/// 141, no panic message.
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    use std::io::Read;
+    let (env, _base) = base_repo();
+    let mut cmd = env.kdelta_cmd(&["render", "manifests"]);
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("kdelta starts");
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("piped stderr")
+        .read_to_string(&mut stderr)
+        .expect("stderr is text");
+    let status = child.wait().expect("kdelta ends");
+    assert_eq!(status.code(), Some(141), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

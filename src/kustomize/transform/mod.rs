@@ -13,6 +13,7 @@ pub mod prefix_suffix;
 pub mod replacement;
 pub mod replicas;
 pub mod sort;
+pub mod value_add;
 pub mod vars;
 
 use crate::yaml::{Node, NodeKind, Scalar, ScalarStyle};

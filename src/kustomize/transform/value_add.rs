@@ -1,0 +1,120 @@
+//! The builtin ValueAddTransformer: writes one value into a field of the selected objects, or
+//! into one part of a slash-separated path held in that field (`filePathPosition`).
+
+use super::super::pathmatch::{self, Create};
+use super::super::resmap::ResMap;
+use super::super::types::Selector;
+use super::namespace::{apply_namespace, SubjectMode};
+use super::patch::select;
+use crate::yaml::{plain_tag, Dialect, NodeKind, Scalar, ScalarStyle};
+
+/// One target of the transformer.
+pub struct Target<'a> {
+    pub selector: Option<&'a Selector>,
+    pub field_path: &'a str,
+    pub file_path_position: i64,
+}
+
+/// Applies `value` to every target in order.
+pub fn apply(rm: &mut ResMap, value: &str, targets: &[Target]) -> Result<(), String> {
+    for t in targets {
+        let selected = match t.selector {
+            Some(sel) => select(rm, sel)?,
+            None => (0..rm.list.len()).collect(),
+        };
+        if t.field_path == "metadata/namespace" {
+            // kustomize runs its namespace filter here, without extra field specs.
+            let mut picked = ResMap::new();
+            picked.list = selected.iter().map(|&i| rm.list[i].clone()).collect();
+            apply_namespace(&mut picked, value, &[], false, SubjectMode::DefaultOnly)?;
+            for (&i, r) in selected.iter().zip(picked.list) {
+                rm.list[i] = r;
+            }
+            continue;
+        }
+        let fields = split_field_path(t.field_path);
+        for &i in &selected {
+            pathmatch::visit(
+                &mut rm.list[i].node,
+                &fields,
+                Some(Create::Scalar),
+                &mut |n| {
+                    let NodeKind::Scalar(s) = &mut n.kind else {
+                        return Err("wrong node kind: expected ScalarNode".into());
+                    };
+                    let text = if t.file_path_position > 0 {
+                        insert_path_part(&s.text, (t.file_path_position - 1) as usize, value)
+                    } else {
+                        value.to_string()
+                    };
+                    // kyaml's FieldSetter{StringValue}: an untagged scalar in the old style,
+                    // quoted when YAML 1.1 would not read it as a string.
+                    let style = if plain_tag(&text, Dialect::Yaml11) != "!!str" && !text.is_empty()
+                    {
+                        ScalarStyle::DoubleQuoted
+                    } else {
+                        s.style
+                    };
+                    *s = Scalar {
+                        text,
+                        style,
+                        tag: None,
+                    };
+                    Ok(())
+                },
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Fields separated by `/`; `\/` keeps a slash inside a field.
+fn split_field_path(path: &str) -> Vec<String> {
+    let mut fields: Vec<String> = Vec::new();
+    for part in path.split('/') {
+        match fields.last_mut() {
+            Some(last) if last.ends_with('\\') => {
+                last.pop();
+                last.push('/');
+                last.push_str(part);
+            }
+            _ => fields.push(part.to_string()),
+        }
+    }
+    fields
+}
+
+/// kyaml `filesys.InsertPathPart`: `part` becomes path element `pos` (an absolute path keeps
+/// its leading slash).
+fn insert_path_part(path: &str, pos: usize, part: &str) -> String {
+    if part.is_empty() {
+        return path.to_string();
+    }
+    let mut parts: Vec<&str> = if path.is_empty() {
+        Vec::new()
+    } else {
+        path.split('/').collect()
+    };
+    let mut pos = pos.min(parts.len());
+    if parts.first() == Some(&"") && pos < parts.len() {
+        pos += 1;
+    }
+    parts.insert(pos, part);
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_parts() {
+        assert_eq!(insert_path_part("a/b/c", 0, "x"), "x/a/b/c");
+        assert_eq!(insert_path_part("/a/b", 1, "x"), "/a/x/b");
+        assert_eq!(insert_path_part("a", 9, "x"), "a/x");
+        assert_eq!(
+            split_field_path(r"metadata/annotations/a\/b"),
+            ["metadata", "annotations", "a/b"]
+        );
+    }
+}
