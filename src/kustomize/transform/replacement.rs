@@ -35,11 +35,29 @@ pub fn apply(rm: &mut ResMap, r: &ReplacementField) -> Result<(), ReplacementErr
             "replacements must specify a source and at least one target",
         ));
     }
-    let value = source_value(rm, r)?;
+    let source = source_value(rm, r)?;
     for t in &r.targets {
-        apply_target(rm, &value, t)?;
+        apply_target(rm, &source, t)?;
     }
     Ok(())
+}
+
+/// The replacement's value. Without a delimiter kustomize holds the source node itself, not a
+/// copy, so a target that rewrites the source field changes what later targets receive.
+struct SourceValue {
+    value: Node,
+    /// The source object and field, when the value is read live.
+    live: Option<(usize, Vec<String>)>,
+}
+
+impl SourceValue {
+    fn current(&self, rm: &ResMap) -> Node {
+        self.live
+            .as_ref()
+            .and_then(|(i, path)| pathmatch::lookup(&rm.list[*i].node, path).ok().flatten())
+            .cloned()
+            .unwrap_or_else(|| self.value.clone())
+    }
 }
 
 /// kustomize `MakeResIds`: the current id and every previous one (scope never set).
@@ -72,18 +90,21 @@ fn describe_source(s: &SourceSelector) -> String {
     )
 }
 
-fn source_value(rm: &ResMap, r: &ReplacementField) -> Result<Node, ReplacementError> {
+fn source_value(rm: &ResMap, r: &ReplacementField) -> Result<SourceValue, ReplacementError> {
     match (&r.source, &r.source_value) {
         (Some(_), Some(_)) => Err(err(
             "kustomize.replacement.invalid",
             "value and resource selectors are mutually exclusive",
         )),
-        (None, Some(v)) => Ok(Node::plain(v.clone())),
+        (None, Some(v)) => Ok(SourceValue {
+            value: Node::plain(v.clone()),
+            live: None,
+        }),
         (None, None) => unreachable!("checked by the caller"),
         (Some(s), None) => {
             let sel = selector_id(&s.group, &s.version, &s.kind, &s.name, &s.namespace);
-            let mut found: Option<&Res> = None;
-            for res in &rm.list {
+            let mut found: Option<usize> = None;
+            for (i, res) in rm.list.iter().enumerate() {
                 if res_ids(res).iter().any(|id| id.is_selected_by(&sel)) {
                     if found.is_some() {
                         return Err(err(
@@ -91,10 +112,10 @@ fn source_value(rm: &ResMap, r: &ReplacementField) -> Result<Node, ReplacementEr
                             format!("multiple matches for selector {}", describe_source(s)),
                         ));
                     }
-                    found = Some(res);
+                    found = Some(i);
                 }
             }
-            let Some(source) = found else {
+            let Some(index) = found else {
                 return Err(err(
                     "kustomize.replacement.source-not-found",
                     format!("nothing selected by {}", describe_source(s)),
@@ -105,13 +126,13 @@ fn source_value(rm: &ResMap, r: &ReplacementField) -> Result<Node, ReplacementEr
             } else {
                 &s.field_path
             };
-            let node =
-                pathmatch::lookup(&source.node, &pathmatch::split(field_path)).map_err(|e| {
-                    err(
-                        "kustomize.replacement.source-field",
-                        format!("error looking up replacement source: {e}"),
-                    )
-                })?;
+            let path = pathmatch::split(field_path);
+            let node = pathmatch::lookup(&rm.list[index].node, &path).map_err(|e| {
+                err(
+                    "kustomize.replacement.source-field",
+                    format!("error looking up replacement source: {e}"),
+                )
+            })?;
             let node = match node {
                 Some(n) if !is_nil_or_empty(n) => n.clone(),
                 _ => {
@@ -124,7 +145,11 @@ fn source_value(rm: &ResMap, r: &ReplacementField) -> Result<Node, ReplacementEr
                     ))
                 }
             };
-            refine(s.options.as_ref(), node)
+            let refined = s.options.as_ref().is_some_and(|o| !o.delimiter.is_empty());
+            Ok(SourceValue {
+                value: refine(s.options.as_ref(), node)?,
+                live: (!refined).then_some((index, path)),
+            })
         }
     }
 }
@@ -203,7 +228,11 @@ fn label_selectors_match(r: &Res, sel: &Selector) -> Result<bool, ReplacementErr
     )
 }
 
-fn apply_target(rm: &mut ResMap, value: &Node, t: &TargetSelector) -> Result<(), ReplacementError> {
+fn apply_target(
+    rm: &mut ResMap,
+    source: &SourceValue,
+    t: &TargetSelector,
+) -> Result<(), ReplacementError> {
     let Some(select) = &t.select else {
         return Err(err(
             "kustomize.replacement.invalid",
@@ -221,7 +250,8 @@ fn apply_target(rm: &mut ResMap, value: &Node, t: &TargetSelector) -> Result<(),
     } else {
         t.field_paths.clone()
     };
-    for res in rm.list.iter_mut() {
+    for i in 0..rm.list.len() {
+        let res = &rm.list[i];
         if !label_selectors_match(res, select)? {
             continue;
         }
@@ -251,7 +281,8 @@ fn apply_target(rm: &mut ResMap, value: &Node, t: &TargetSelector) -> Result<(),
         }
         let target_id = res.cur_id();
         for fp in &field_paths {
-            copy_to_field(&mut res.node, value, fp, t.options.as_ref()).map_err(|e| {
+            let value = source.current(rm);
+            copy_to_field(&mut rm.list[i].node, &value, fp, t.options.as_ref()).map_err(|e| {
                 ReplacementError {
                     message: format!("{} (target {target_id})", e.message),
                     ..e
