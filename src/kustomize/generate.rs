@@ -16,6 +16,9 @@ pub enum GenKind {
     Secret,
 }
 
+/// A warning about a generator: its rule and message.
+pub type Warning = (&'static str, String);
+
 /// Generates one object from its args (global `generatorOptions` already merged in). Keys the
 /// API server will reject come back as warnings: kustomize's key validator accepts everything.
 pub fn generate(
@@ -24,7 +27,7 @@ pub fn generate(
     args: &GeneratorArgs,
     options: Option<&GeneratorOptions>,
     origin: Origin,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<Res, KError> {
     let kind_name = match kind {
         GenKind::ConfigMap => "ConfigMap",
@@ -57,7 +60,7 @@ pub fn generate(
     let mut data: Vec<(String, Vec<u8>)> = Vec::new();
     for (k, v) in pairs {
         if !is_valid_key(&k) {
-            warnings.push(format!("\"{k}\" is not a valid key name for a {kind_name}: a valid key must consist of alphanumeric characters, '-', '_' or '.'; the API server will reject the object"));
+            warnings.push(("kustomize.generator.invalid-key", format!("\"{k}\" is not a valid key name for a {kind_name}: a valid key must consist of alphanumeric characters, '-', '_' or '.'; the API server will reject the object")));
         }
         if data.iter().any(|(x, _)| *x == k) {
             return Err(KError::new(
@@ -126,10 +129,12 @@ pub fn generate(
         "" => "create",
         b @ ("create" | "merge" | "replace") => b,
         other => {
-            return Err(KError::new(
-                "kustomize.generator.invalid",
-                format!("unknown generator behavior '{other}'; use create, merge or replace"),
-            ))
+            // kustomize reads an unknown behavior as unspecified, which acts like create.
+            warnings.push((
+                "kustomize.generator.behavior",
+                format!("unknown generator behavior '{other}' is read as create; use create, merge or replace"),
+            ));
+            "create"
         }
     };
     res.set_annotation(anno::GEN_BEHAVIOR, behavior);
@@ -167,7 +172,7 @@ pub fn encode_base64_lines(data: &[u8]) -> String {
 fn load_pairs(
     ldr: &Loader,
     args: &GeneratorArgs,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<Vec<(String, Vec<u8>)>, KError> {
     let mut out = Vec::new();
     let mut envs = args.env_sources.clone();
@@ -200,7 +205,7 @@ fn load_pairs(
 
 /// kustomize's env file reader. A line without `=` takes its value from kustomize's own
 /// environment; kdelta leaves it empty and warns, so that CI secrets never reach a report.
-fn env_pairs(content: &[u8], warnings: &mut Vec<String>) -> Result<Vec<(String, String)>, KError> {
+fn env_pairs(content: &[u8], warnings: &mut Vec<Warning>) -> Result<Vec<(String, String)>, KError> {
     let mut out = Vec::new();
     let text = std::str::from_utf8(content).map_err(|_| {
         KError::new(
@@ -220,7 +225,7 @@ fn env_pairs(content: &[u8], warnings: &mut Vec<String>) -> Result<Vec<(String, 
         let (key, value) = match line.split_once('=') {
             Some((k, v)) => (k, v),
             None => {
-                warnings.push(format!("\"{line}\" has no value: kustomize would read it from the environment it runs in; kdelta renders it empty"));
+                warnings.push(("kustomize.generator.invalid-key", format!("\"{line}\" has no value: kustomize would read it from the environment it runs in; kdelta renders it empty")));
                 (line, "")
             }
         };

@@ -27,6 +27,28 @@ impl ResMap {
         self.list.is_empty()
     }
 
+    /// Fails when two resources have the same current id (after a patch renamed one), as
+    /// kustomize does when it rebuilds its resource map.
+    pub fn check_unique_ids(&self) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        for r in &self.list {
+            let id = r.cur_id();
+            let key = (
+                id.gvk.group.clone(),
+                id.gvk.version.clone(),
+                id.gvk.kind.clone(),
+                id.name.clone(),
+                id.effective_namespace().to_string(),
+            );
+            if !seen.insert(key) {
+                return Err(format!(
+                    "may not add resource with an already registered id: {id}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Appends, failing when a resource with the same current id exists.
     pub fn append(&mut self, r: Res) -> Result<(), KError> {
         let id = r.cur_id();

@@ -749,15 +749,20 @@ impl Builder {
         patch::apply_patches_strategic_merge(&mut acc.rm, &patches).map_err(patch::err)
     }
 
-    /// Keys a generator produced that the API server will reject: warnings at the generator.
-    pub fn generator_warnings(&mut self, file: &RepoPath, span: Span, warnings: Vec<String>) {
-        for w in warnings {
-            self.findings
-                .push(Finding::warning("kustomize.generator.invalid-key", w).at(
-                    file.to_string(),
-                    span.line,
-                    span.column,
-                ));
+    /// Warnings about a generator (keys the API server will reject, an unknown behavior), at
+    /// the generator's entry.
+    pub fn generator_warnings(
+        &mut self,
+        file: &RepoPath,
+        span: Span,
+        warnings: Vec<generate::Warning>,
+    ) {
+        for (rule, w) in warnings {
+            self.findings.push(Finding::warning(rule, w).at(
+                file.to_string(),
+                span.line,
+                span.column,
+            ));
         }
     }
 

@@ -188,8 +188,18 @@ fn target_of(rm: &ResMap, patch: &Res) -> Result<usize, String> {
     }
 }
 
-/// One `patches:` entry (PatchTransformer).
+/// One `patches:` entry (PatchTransformer). A patch that gives two objects the same id fails.
 pub fn apply_patch(
+    rm: &mut ResMap,
+    body: &PatchBody,
+    target: Option<&Selector>,
+    source: &str,
+) -> Result<(), String> {
+    apply_patch_body(rm, body, target, source)?;
+    rm.check_unique_ids()
+}
+
+fn apply_patch_body(
     rm: &mut ResMap,
     body: &PatchBody,
     target: Option<&Selector>,
