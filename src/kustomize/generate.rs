@@ -324,7 +324,7 @@ mod tests {
             ]
         );
         assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].contains("environment"), "{warnings:?}");
+        assert!(warnings[0].1.contains("environment"), "{warnings:?}");
         // kustomize v5.5.0 validates nothing: the key is kept (generate warns about it).
         let mut warnings = Vec::new();
         let p = env_pairs(b"export K=v\n", &mut warnings).unwrap();
