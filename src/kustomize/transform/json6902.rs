@@ -35,15 +35,17 @@ pub fn decode(v: &Value) -> Result<Vec<Op>, String> {
         .collect()
 }
 
-fn tokens(path: &str) -> Result<Vec<String>, String> {
-    if path.is_empty() {
-        return Ok(Vec::new());
+/// evanphx `findObject`: the path split at `/` with its first part dropped — whatever it is,
+/// so `spec/x` means `/x` — and at least one part left (`""` and `x` are missing paths).
+fn tokens(path: &str, op: &str) -> Result<Vec<String>, String> {
+    let parts: Vec<&str> = path.split('/').collect();
+    if parts.len() < 2 {
+        return Err(format!(
+            "{op} operation does not apply: doc is missing path: \"{path}\": missing value"
+        ));
     }
-    let Some(rest) = path.strip_prefix('/') else {
-        return Err(format!("invalid path {path:?}: must start with '/'"));
-    };
-    Ok(rest
-        .split('/')
+    Ok(parts[1..]
+        .iter()
         .map(|t| t.replace("~1", "/").replace("~0", "~"))
         .collect())
 }
@@ -98,33 +100,71 @@ fn index(t: &str, len: usize, allow_end: bool, path: &str) -> Result<usize, Stri
     Ok(i as usize)
 }
 
-fn get(doc: &Value, path: &str) -> Result<Value, String> {
-    let toks = tokens(path)?;
+/// The value at `path`; a key missing from an existing object reads as null, as evanphx's
+/// `partialDoc.get` returns it.
+fn get(doc: &Value, path: &str, op: &str) -> Result<Value, String> {
+    let toks = tokens(path, op)?;
+    let (last, head) = toks.split_last().expect("tokens are never empty");
+    let missing =
+        || format!("{op} operation does not apply: doc is missing path: \"{path}\": missing value");
     let mut cur = doc;
-    for t in &toks {
+    for t in head {
         cur = match cur {
             Value::Object(m) => m.get(t),
             Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i)),
             _ => None,
         }
-        .ok_or_else(|| format!("doc is missing path: \"{path}\": missing value"))?;
+        .ok_or_else(missing)?;
     }
-    Ok(cur.clone())
+    match cur {
+        Value::Object(m) => Ok(m.get(last).cloned().unwrap_or(Value::Null)),
+        Value::Array(a) => {
+            let i = index(last, a.len(), false, path)?;
+            Ok(a[i].clone())
+        }
+        _ => Err(missing()),
+    }
+}
+
+/// JSON equality with numbers compared as float64, as evanphx decodes them.
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
 }
 
 fn add(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
-    let toks = tokens(path)?;
-    let Some((last, head)) = toks.split_last() else {
-        *doc = value;
-        return Ok(());
-    };
+    let toks = tokens(path, "add")?;
+    let (last, head) = toks.split_last().expect("tokens are never empty");
     match parent(doc, head, path, "add")? {
         Value::Object(m) => {
             m.insert(last.clone(), value);
             Ok(())
         }
         Value::Array(a) => {
-            let i = index(last, a.len(), true, path)?;
+            // evanphx counts a negative index from the end of the array it is building, one
+            // longer: -1 appends.
+            let i = match last.parse::<i64>() {
+                Ok(n) if n < 0 => {
+                    let size = a.len() as i64 + 1;
+                    if n < -size {
+                        return Err(format!(
+                            "Unable to access invalid index: {n}: invalid index referenced"
+                        ));
+                    }
+                    (n + size) as usize
+                }
+                _ => index(last, a.len(), true, path)?,
+            };
             a.insert(i, value);
             Ok(())
         }
@@ -135,10 +175,8 @@ fn add(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
 }
 
 fn remove(doc: &mut Value, path: &str) -> Result<Value, String> {
-    let toks = tokens(path)?;
-    let Some((last, head)) = toks.split_last() else {
-        return Err("remove operation does not apply: cannot remove the document root".into());
-    };
+    let toks = tokens(path, "remove")?;
+    let (last, head) = toks.split_last().expect("tokens are never empty");
     match parent(doc, head, path, "remove")? {
         Value::Object(m) => m
             .shift_remove(last)
@@ -154,11 +192,8 @@ fn remove(doc: &mut Value, path: &str) -> Result<Value, String> {
 }
 
 fn replace(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
-    let toks = tokens(path)?;
-    let Some((last, head)) = toks.split_last() else {
-        *doc = value;
-        return Ok(());
-    };
+    let toks = tokens(path, "replace")?;
+    let (last, head) = toks.split_last().expect("tokens are never empty");
     let missing =
         || format!("replace operation does not apply: doc is missing key: {path}: missing value");
     match parent(doc, head, path, "replace")? {
@@ -179,17 +214,14 @@ fn replace(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
 /// Applies every operation in order.
 pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
     for op in ops {
-        let need_value = || {
-            op.value
-                .clone()
-                .ok_or_else(|| format!("{} operation: missing value", op.op))
-        };
+        // An operation without `value` writes null (evanphx's nil node).
+        let value = || op.value.clone().unwrap_or(Value::Null);
         match op.op.as_str() {
-            "add" => add(doc, &op.path, need_value()?)?,
+            "add" => add(doc, &op.path, value())?,
             "remove" => {
                 remove(doc, &op.path)?;
             }
-            "replace" => replace(doc, &op.path, need_value()?)?,
+            "replace" => replace(doc, &op.path, value())?,
             "move" => {
                 let from = op.from.clone().unwrap_or_default();
                 let v = remove(doc, &from)
@@ -198,17 +230,12 @@ pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
             }
             "copy" => {
                 let from = op.from.clone().unwrap_or_default();
-                let v =
-                    get(doc, &from).map_err(|e| format!("copy operation does not apply: {e}"))?;
+                let v = get(doc, &from, "copy")?;
                 add(doc, &op.path, v)?;
             }
             "test" => {
-                let want = op.value.clone().unwrap_or(Value::Null);
-                let got = get(doc, &op.path).ok();
-                let equal = match &got {
-                    Some(g) => g == &want,
-                    None => want.is_null(),
-                };
+                let want = value();
+                let equal = get(doc, &op.path, "test").is_ok_and(|got| json_equal(&got, &want));
                 if !equal {
                     return Err(format!("testing value {} failed: test failed", op.path));
                 }
@@ -255,7 +282,7 @@ mod tests {
                 json!([{"op": "add", "path": "/l/-1", "value": 9}])
             )
             .unwrap()["l"],
-            json!([1, 2, 9, 3])
+            json!([1, 2, 3, 9])
         );
         assert_eq!(
             run(
@@ -294,5 +321,41 @@ mod tests {
         )
         .is_err());
         assert!(run(doc, json!([{"op": "bogus", "path": "/a"}])).is_err());
+    }
+
+    /// evanphx/json-patch v4 quirks, as kubectl kustomize shows them
+    /// (testdata/kustomize/73-json-patch-library-quirks).
+    #[test]
+    fn library_quirks() {
+        let doc = json!({"a": 1});
+        // copy from a missing key, add without a value: null
+        assert_eq!(
+            run(
+                doc.clone(),
+                json!([{"op": "copy", "from": "/nope", "path": "/x"}])
+            )
+            .unwrap()["x"],
+            Value::Null
+        );
+        assert_eq!(
+            run(doc.clone(), json!([{"op": "add", "path": "/x"}])).unwrap()["x"],
+            Value::Null
+        );
+        // the first path segment is dropped whatever it is
+        assert_eq!(
+            run(
+                doc.clone(),
+                json!([{"op": "add", "path": "spec/x", "value": 1}])
+            )
+            .unwrap()["x"],
+            json!(1)
+        );
+        assert!(
+            run(doc.clone(), json!([{"op": "add", "path": "", "value": 1}]))
+                .unwrap_err()
+                .contains("doc is missing path: \"\"")
+        );
+        // numbers compare as float64
+        assert!(run(doc, json!([{"op": "test", "path": "/a", "value": 1.0}])).is_ok());
     }
 }
