@@ -160,6 +160,29 @@ fn run(
 /// replacement writing `Prefix` over `flag: true`), NaN or infinity, or a mapping key that is not
 /// a string fails the build.
 fn check_printable(r: &res::Res) -> Result<(), KError> {
+    // kyaml's GetValidatedMetadata, which kustomize runs on every object it keeps.
+    let kind_missing = r
+        .node
+        .get("kind")
+        .and_then(crate::yaml::Node::as_text)
+        .is_none_or(str::is_empty);
+    let name_missing = r
+        .node
+        .get_path(&["metadata", "name"])
+        .and_then(crate::yaml::Node::as_text)
+        .is_none_or(str::is_empty);
+    if kind_missing || (name_missing && !r.kind().ends_with("List")) {
+        let what = if kind_missing {
+            "kind"
+        } else {
+            "metadata.name"
+        };
+        return Err(KError::new(
+            "kustomize.output",
+            format!("missing {what} in object {}", r.cur_id()),
+        )
+        .at(&r.origin.file, r.origin.span));
+    }
     if let Err(e) = crate::yaml::to_value(&r.node, crate::yaml::Dialect::Yaml12) {
         return Err(
             KError::new("kustomize.output", format!("{}: {e}", r.cur_id()))
