@@ -20,8 +20,8 @@ impl<'a> Loader<'a> {
     /// A loader for the build's top directory.
     pub fn new(files: &'a Files<'a>, root: RepoPath, root_only: bool) -> Loader<'a> {
         Loader {
+            root: files.canonical(&root).unwrap_or(root),
             files,
-            root,
             root_only,
             referrers: Vec::new(),
         }
@@ -67,11 +67,13 @@ impl<'a> Loader<'a> {
             }
             _ => {}
         }
-        if self.root_only && !path.starts_with(&self.root) {
+        // kustomize checks the path with its symbolic links resolved.
+        let real = self.files.canonical(&path).unwrap_or_else(|_| path.clone());
+        if self.root_only && !real.starts_with(&self.root) {
             return Err(KError::new(
                 "kustomize.load-restrictor",
                 format!(
-                    "security; file '{path}' is not in or below '{}'",
+                    "security; file '{real}' is not in or below '{}'",
                     self.root
                 ),
             )
@@ -99,6 +101,9 @@ impl<'a> Loader<'a> {
             ));
         }
         let dir = self.resolve(rel)?;
+        // The new root is the real directory: its relative paths start from where a
+        // symbolic link points, as kustomize's ConfirmDir resolves links.
+        let dir = self.files.canonical(&dir).unwrap_or(dir);
         match self.files.kind(&dir) {
             EntryKind::Dir => {}
             EntryKind::Missing => {

@@ -158,6 +158,13 @@ impl<'a> Files<'a> {
     }
 
     /// What a path names.
+    /// The path with its symbolic links resolved (recorded like a kind lookup, so a changed
+    /// link changes the read set).
+    pub fn canonical(&self, path: &RepoPath) -> Result<RepoPath, crate::source::SourceError> {
+        self.kind(path);
+        self.snapshot.canonical(path)
+    }
+
     pub fn kind(&self, path: &RepoPath) -> EntryKind {
         let kind = self.snapshot.kind(path);
         self.record().kinds.insert(path.clone(), kind);

@@ -383,6 +383,9 @@ macro_rules! snapshot_via_view {
             fn kind(&self, path: &RepoPath) -> EntryKind {
                 self.view.kind(path)
             }
+            fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError> {
+                links::resolve(&self.view, path).map(|(resolved, _)| resolved)
+            }
             fn object_id(&self, path: &RepoPath) -> Option<ObjectId> {
                 self.view.object_id(path)
             }

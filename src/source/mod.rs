@@ -110,6 +110,9 @@ pub trait Snapshot: Send + Sync {
     fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError>;
     /// What the path names, following symbolic links (a dangling or escaping link is `Missing`).
     fn kind(&self, path: &RepoPath) -> EntryKind;
+    /// The path with every symbolic link in it resolved, as `realpath` would give it (links
+    /// never lead outside the repository).
+    fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError>;
     /// The content id of a file or directory, when the snapshot knows one.
     fn object_id(&self, path: &RepoPath) -> Option<ObjectId>;
     /// A short human description such as `HEAD~1 (3f2a9c1)`, `staged`, or `work tree`.

@@ -159,6 +159,10 @@ impl Snapshot for WorktreeSnapshot {
         }
     }
 
+    fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError> {
+        self.resolve(path).map(|target| target.path)
+    }
+
     fn object_id(&self, path: &RepoPath) -> Option<ObjectId> {
         if self.kind(path) != EntryKind::File {
             return None;
