@@ -1,6 +1,7 @@
 //! The builtin ValueAddTransformer: writes one value into a field of the selected objects, or
 //! into one part of a slash-separated path held in that field (`filePathPosition`).
 
+use super::super::fieldspec::split_path;
 use super::super::pathmatch::{self, Create};
 use super::super::resmap::ResMap;
 use super::super::types::Selector;
@@ -32,7 +33,7 @@ pub fn apply(rm: &mut ResMap, value: &str, targets: &[Target]) -> Result<(), Str
             }
             continue;
         }
-        let fields = split_field_path(t.field_path);
+        let fields = split_path(t.field_path);
         for &i in &selected {
             pathmatch::visit(
                 &mut rm.list[i].node,
@@ -68,22 +69,6 @@ pub fn apply(rm: &mut ResMap, value: &str, targets: &[Target]) -> Result<(), Str
     Ok(())
 }
 
-/// Fields separated by `/`; `\/` keeps a slash inside a field.
-fn split_field_path(path: &str) -> Vec<String> {
-    let mut fields: Vec<String> = Vec::new();
-    for part in path.split('/') {
-        match fields.last_mut() {
-            Some(last) if last.ends_with('\\') => {
-                last.pop();
-                last.push('/');
-                last.push_str(part);
-            }
-            _ => fields.push(part.to_string()),
-        }
-    }
-    fields
-}
-
 /// kyaml `filesys.InsertPathPart`: `part` becomes path element `pos` (an absolute path keeps
 /// its leading slash).
 fn insert_path_part(path: &str, pos: usize, part: &str) -> String {
@@ -112,9 +97,5 @@ mod tests {
         assert_eq!(insert_path_part("a/b/c", 0, "x"), "x/a/b/c");
         assert_eq!(insert_path_part("/a/b", 1, "x"), "/a/x/b");
         assert_eq!(insert_path_part("a", 9, "x"), "a/x");
-        assert_eq!(
-            split_field_path(r"metadata/annotations/a\/b"),
-            ["metadata", "annotations", "a/b"]
-        );
     }
 }
