@@ -163,7 +163,7 @@ pub fn is_remote_file(s: &str) -> bool {
 /// accepts it): a URL scheme, `git::`, a github.com path, or an SCP-style `user@host:path`.
 pub fn is_remote_target(s: &str) -> bool {
     let mut n = s;
-    if n.len() >= 5 && n[..5].eq_ignore_ascii_case("git::") {
+    if n.len() >= 5 && n.as_bytes()[..5].eq_ignore_ascii_case(b"git::") {
         n = &n[5..];
     }
     let lower = n.to_ascii_lowercase();
