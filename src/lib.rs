@@ -9,6 +9,7 @@ pub mod config;
 pub mod diff;
 pub mod discover;
 pub mod kustomize;
+pub mod panic;
 pub mod render;
 pub mod report;
 pub mod resource;

@@ -15,6 +15,8 @@ mod hostile;
 mod kustomize;
 #[path = "cli/reports.rs"]
 mod reports;
+#[path = "cli/safety.rs"]
+mod safety;
 #[path = "cli/secrets.rs"]
 mod secrets;
 

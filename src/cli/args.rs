@@ -49,6 +49,10 @@ pub struct RenderArgs {
     /// current directory.
     #[arg(value_name = "TARGET_OR_PATH")]
     pub targets: Vec<String>,
+    /// Print a target's output even when it is incomplete (a remote base that was not fetched,
+    /// a chart not inflated); without it such a target is not printed and the exit code is 1.
+    #[arg(long)]
+    pub allow_incomplete: bool,
 }
 
 #[derive(Debug, Args)]
@@ -178,4 +182,8 @@ pub struct CommonArgs {
     /// `buildMetadata: [managedByLabel]` in a kustomization does the same).
     #[arg(long = "enable-managedby-label", global = true)]
     pub enable_managed_by_label: bool,
+    /// Treat what leaves a target's output incomplete (a remote base that was not fetched, a
+    /// chart not inflated) as an error instead of a notice.
+    #[arg(long, global = true)]
+    pub strict: bool,
 }

@@ -17,7 +17,10 @@ pub fn run(c: &CommonArgs, args: &CheckArgs) -> Result<i32> {
     let found = discover(snapshot, &config);
     findings.extend(found.findings);
     let cache = ParseCache::default();
-    let rendered = render_all(snapshot, &found.targets, &common::render_options(c), &cache);
+    let mut rendered = render_all(snapshot, &found.targets, &common::render_options(c), &cache);
+    if c.strict {
+        rendered.iter_mut().for_each(|r| r.escalate_incomplete());
+    }
     let report = kdelta::diff::single_report(&found.targets, &rendered, opened.info, findings);
     common::write_report_files(c, &report)?;
     common::print_report(c, &report)?;

@@ -162,28 +162,64 @@ pub fn markdown_options(common: &CommonArgs) -> MarkdownOptions {
     }
 }
 
+static WRITER_CRASHED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// True when a report writer crashed during this run (the exit code is then at least 1).
+pub fn writer_crashed() -> bool {
+    WRITER_CRASHED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Runs one report writer; a crash in it is reported on stderr and the other writers still
+/// run (the exit code becomes 1).
+pub fn guarded(writer: &str, f: impl FnOnce() -> String) -> Option<String> {
+    let point = format!("writer:{}", writer.to_lowercase());
+    match kdelta::panic::catch(|| {
+        kdelta::panic::inject(&point);
+        f()
+    }) {
+        Ok(text) => Some(text),
+        Err(caught) => {
+            eprintln!(
+                "{}",
+                super::internal_error(&format!("the {writer} writer"), &caught)
+            );
+            WRITER_CRASHED.store(true, std::sync::atomic::Ordering::Relaxed);
+            None
+        }
+    }
+}
+
 /// Prints the report on stdout in the chosen format. With `github`, the Markdown is also
 /// appended to `$GITHUB_STEP_SUMMARY` when that is set.
 pub fn print_report(common: &CommonArgs, report: &Report) -> Result<()> {
     use kdelta::report::{github, json, markdown, text};
-    match format(common) {
-        Format::Text => write_stdout(&text::to_string(
-            report,
-            text::TextOptions {
-                color: color(common),
-            },
-        )),
-        Format::Json => write_stdout(&json::to_string(report)),
-        Format::Markdown => write_stdout(&markdown::to_string(report, markdown_options(common))),
+    let stdout = match format(common) {
+        Format::Text => guarded("text", || {
+            text::to_string(
+                report,
+                text::TextOptions {
+                    color: color(common),
+                },
+            )
+        }),
+        Format::Json => guarded("JSON", || json::to_string(report)),
+        Format::Markdown => guarded("Markdown", || {
+            markdown::to_string(report, markdown_options(common))
+        }),
         Format::Github => {
-            write_stdout(&github::to_string(report));
+            let annotations = guarded("GitHub", || github::to_string(report));
             if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-                append_step_summary(
-                    Path::new(&path),
-                    &markdown::to_string(report, markdown_options(common)),
-                )?;
+                if let Some(md) = guarded("Markdown", || {
+                    markdown::to_string(report, markdown_options(common))
+                }) {
+                    append_step_summary(Path::new(&path), &md)?;
+                }
             }
+            annotations
         }
+    };
+    if let Some(text) = stdout {
+        write_stdout(&text);
     }
     Ok(())
 }
@@ -202,19 +238,26 @@ fn append_step_summary(path: &Path, markdown: &str) -> Result<()> {
 /// Writes `--json`, `--junit` and `--markdown` files.
 pub fn write_report_files(common: &CommonArgs, report: &Report) -> Result<()> {
     if let Some(path) = &common.json {
-        std::fs::write(path, kdelta::report::json::to_string(report))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        if let Some(json) = guarded("JSON", || kdelta::report::json::to_string(report)) {
+            std::fs::write(path, json)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
     }
     if let Some(path) = &common.junit {
         let opts = kdelta::report::junit::JunitOptions {
             fail_on_diff: common.fail_on_diff,
         };
-        std::fs::write(path, kdelta::report::junit::to_string(report, opts))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        if let Some(xml) = guarded("JUnit", || kdelta::report::junit::to_string(report, opts)) {
+            std::fs::write(path, xml)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
     }
     if let Some(path) = &common.markdown {
-        let md = kdelta::report::markdown::to_string(report, markdown_options(common));
-        std::fs::write(path, md).with_context(|| format!("cannot write {}", path.display()))?;
+        if let Some(md) = guarded("Markdown", || {
+            kdelta::report::markdown::to_string(report, markdown_options(common))
+        }) {
+            std::fs::write(path, md).with_context(|| format!("cannot write {}", path.display()))?;
+        }
     }
     Ok(())
 }

@@ -68,7 +68,7 @@ pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
     let head_found = discover(head.snapshot.as_ref(), &config);
     findings.extend(head_found.findings);
     let cache = ParseCache::default();
-    let outcomes = render_pair(
+    let mut outcomes = render_pair(
         base.snapshot.as_ref(),
         head.snapshot.as_ref(),
         &base_found.targets,
@@ -76,6 +76,14 @@ pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
         &common::render_options(c),
         &cache,
     );
+    if c.strict {
+        for o in &mut outcomes {
+            o.base
+                .iter_mut()
+                .chain(&mut o.head)
+                .for_each(|r| r.escalate_incomplete());
+        }
+    }
     Ok(kdelta::diff::pair_report(
         &outcomes,
         base.info,

@@ -6,6 +6,7 @@ mod check;
 mod common;
 mod diff;
 mod list;
+mod redaction_key;
 mod render;
 mod report;
 
@@ -36,18 +37,35 @@ pub fn run() -> i32 {
             .num_threads(jobs.max(1))
             .build_global();
     }
-    let result = match &cli.command {
+    kdelta::panic::install_hook();
+    if !cli.common.show_secrets {
+        redaction_key::install();
+    }
+    let result = kdelta::panic::catch(|| match &cli.command {
         args::Command::Render(a) => render::run(&cli.common, a),
         args::Command::Diff(a) => diff::run(&cli.common, a),
         args::Command::Check(a) => check::run(&cli.common, a),
         args::Command::List(a) => list::run(&cli.common, a),
         args::Command::Report(a) => report::run(&cli.common, a),
-    };
+    });
     match result {
-        Ok(code) => code,
-        Err(e) => {
+        Ok(Ok(code)) if common::writer_crashed() => code.max(EXIT_FINDINGS),
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => {
             eprintln!("kdelta: error: {e:#}");
             EXIT_USAGE
         }
+        Err(caught) => {
+            eprintln!("{}", internal_error("kdelta", &caught));
+            EXIT_FINDINGS
+        }
     }
+}
+
+/// The message for a crash outside a target's render (which becomes a finding instead).
+pub fn internal_error(what: &str, caught: &kdelta::panic::Caught) -> String {
+    format!(
+        "error[internal.panic]: {what} crashed: {caught}\n  = help: this is a bug in kdelta, \
+         not in your repository; please report it with this message and the command you ran"
+    )
 }

@@ -31,7 +31,10 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     let mut out = String::new();
     let many = targets.len() > 1;
     for (i, t) in targets.iter().enumerate() {
-        let rendered = render_target(snapshot, t, &opts, &cache);
+        let mut rendered = render_target(snapshot, t, &opts, &cache);
+        if c.strict {
+            rendered.escalate_incomplete();
+        }
         // kustomize prints its deprecation warnings verbatim; kdelta does the same on stderr.
         let (warnings, others): (Vec<_>, Vec<_>) = rendered
             .findings
@@ -51,7 +54,24 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
         if !rendered.ok {
             continue;
         }
-        match rendered.to_yaml_redacted(!c.show_secrets) {
+        if !rendered.complete && !args.allow_incomplete {
+            // `kdelta render DIR | kubectl apply -f -` must never apply a partial set.
+            eprintln!(
+                "kdelta: the output of {} is incomplete (see the notices above), so it is not printed; pass --allow-incomplete to print it anyway",
+                t.id()
+            );
+            failed = true;
+            continue;
+        }
+        let printed = kdelta::panic::catch(|| rendered.to_yaml_redacted(!c.show_secrets))
+            .unwrap_or_else(|caught| {
+                Err(kdelta::report::Finding::error(
+                    "internal.panic",
+                    format!("kdelta crashed printing {}: {caught}", t.id()),
+                )
+                .with_help("this is a bug in kdelta, not in your repository; please report it with this message"))
+            });
+        match printed {
             Ok((yaml, redacted)) => {
                 if many {
                     if i > 0 {

@@ -2,6 +2,7 @@
 //! HTML audit report; stdout, the other report files and the exit code are as for `diff`.
 
 use super::args::{CommonArgs, ReportArgs};
+use super::common;
 use super::diff::{self, Comparison};
 use anyhow::{Context, Result};
 use kdelta::report::html;
@@ -15,8 +16,10 @@ pub fn run(c: &CommonArgs, args: &ReportArgs) -> Result<i32> {
             staged: args.staged,
         },
     )?;
-    std::fs::write(&args.html, html::to_string(&report))
-        .with_context(|| format!("cannot write {}", args.html.display()))?;
-    eprintln!("kdelta: wrote the HTML report to {}", args.html.display());
+    if let Some(page) = common::guarded("HTML", || html::to_string(&report)) {
+        std::fs::write(&args.html, page)
+            .with_context(|| format!("cannot write {}", args.html.display()))?;
+        eprintln!("kdelta: wrote the HTML report to {}", args.html.display());
+    }
     diff::output(c, &report)
 }

@@ -1,6 +1,8 @@
 //! Secret redaction: `data`/`stringData` values of Secrets are replaced by a keyed digest, so a
 //! report shows that a key changed without ever showing (or letting anyone brute-force) the
-//! value. The key is random per process: digests compare within one run only.
+//! value. The key is the caller's ([`set_key`]: the CLI keeps one per user, so reports are
+//! identical across runs); without one it is random per process and digests compare within one
+//! run only.
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -9,8 +11,16 @@ use std::sync::OnceLock;
 /// Prefix of every redaction marker.
 pub const MARKER_PREFIX: &str = "<redacted sha256:";
 
+static KEY: OnceLock<[u8; 32]> = OnceLock::new();
+
+/// Sets the digest key for this process; the first call wins, and it must come before the first
+/// redaction (later calls return false). Whoever knows the key can test guesses of a value
+/// against its digest, so it must not be derived from anything a report shows.
+pub fn set_key(key: [u8; 32]) -> bool {
+    KEY.set(key).is_ok()
+}
+
 fn process_key() -> &'static [u8; 32] {
-    static KEY: OnceLock<[u8; 32]> = OnceLock::new();
     KEY.get_or_init(|| {
         use std::hash::{BuildHasher, Hasher};
         let mut key = [0u8; 32];

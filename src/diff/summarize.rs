@@ -65,6 +65,12 @@ pub fn pair_report(
             ),
             (None, None) => (TargetStatus::Unchanged, Vec::new()),
         };
+        let incomplete = o
+            .head
+            .as_ref()
+            .or(o.base.as_ref())
+            .is_some_and(|r| r.ok && !r.complete);
+        summary.incomplete += usize::from(incomplete);
         match status {
             TargetStatus::Modified => summary.modified += 1,
             TargetStatus::Added => summary.added += 1,
@@ -83,6 +89,7 @@ pub fn pair_report(
                     .unwrap_or_else(|| o.target.path().to_string()),
             ),
             cached: o.cached,
+            incomplete,
             changes,
         });
     }
@@ -184,12 +191,14 @@ pub fn single_report(
             },
             file: Some(r.file.to_string()),
             cached: false,
+            incomplete: r.ok && !r.complete,
             changes: Vec::new(),
         });
     }
     let summary = Summary {
         targets: targets.len(),
         rendered: rendered.len(),
+        incomplete: reports.iter().filter(|t| t.incomplete).count(),
         ..Summary::default()
     };
     finish(None, head, reports, findings, summary)

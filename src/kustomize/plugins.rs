@@ -407,7 +407,8 @@ impl Builder {
             "HelmChartInflationGenerator" => {
                 self.findings.push(
                     Finding::notice("kustomize.helm.not-rendered-yet", "HelmChartInflationGenerator charts are not inflated by this kdelta version yet")
-                        .at(cfg.origin.file.to_string(), cfg.origin.span.line, cfg.origin.span.column),
+                        .at(cfg.origin.file.to_string(), cfg.origin.span.line, cfg.origin.span.column)
+                        .incomplete(),
                 );
             }
             _ => {

@@ -355,7 +355,7 @@ impl Builder {
             let at = |e: KError| kt.err_at(e, field, Some(i));
             if super::loader::is_remote_file(path) || super::loader::is_remote_target(path) {
                 let e = at(KError::remote(path));
-                let mut f = e.into_finding();
+                let mut f = e.into_finding().incomplete();
                 f.severity = crate::report::Severity::Notice;
                 self.findings.push(f);
                 continue;
@@ -961,7 +961,8 @@ impl Builder {
                         chart.name
                     ),
                 )
-                .at(kt.file.to_string(), span.line, span.column),
+                .at(kt.file.to_string(), span.line, span.column)
+                .incomplete(),
             );
         }
         Ok(())

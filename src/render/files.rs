@@ -18,13 +18,17 @@ pub struct ReadSet {
     pub dirs: BTreeMap<RepoPath, u64>,
     /// Paths whose existence or kind was checked.
     pub kinds: BTreeMap<RepoPath, EntryKind>,
+    /// True when the render stopped midway (a crash): the set may lack inputs, so it proves
+    /// nothing and the target is rendered again at head.
+    pub partial: bool,
 }
 
 impl ReadSet {
     /// True when `snapshot` has exactly the same inputs, so a render there would give the same
     /// output. Conservative: anything it cannot prove equal counts as changed.
     pub fn unchanged_in(&self, snapshot: &dyn Snapshot) -> bool {
-        self.kinds.iter().all(|(p, k)| snapshot.kind(p) == *k)
+        !self.partial
+            && self.kinds.iter().all(|(p, k)| snapshot.kind(p) == *k)
             && self.dirs.iter().all(|(d, h)| {
                 snapshot
                     .list(d)
@@ -95,6 +99,8 @@ pub struct Files<'a> {
     snapshot: &'a dyn Snapshot,
     cache: &'a ParseCache,
     read_set: Mutex<ReadSet>,
+    /// The file read last, which a crash report names.
+    last_read: Mutex<Option<RepoPath>>,
 }
 
 impl<'a> Files<'a> {
@@ -104,7 +110,16 @@ impl<'a> Files<'a> {
             snapshot,
             cache,
             read_set: Mutex::new(ReadSet::default()),
+            last_read: Mutex::new(None),
         }
+    }
+
+    /// The file read last (for a crash report: most likely the one being worked on).
+    pub fn last_read(&self) -> Option<RepoPath> {
+        self.last_read
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     fn record(&self) -> std::sync::MutexGuard<'_, ReadSet> {
@@ -125,6 +140,7 @@ impl<'a> Files<'a> {
 
     /// Reads a file.
     pub fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
+        *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) = Some(path.clone());
         let result = self.snapshot.read(path);
         match &result {
             Ok(bytes) => {

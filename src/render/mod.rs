@@ -92,6 +92,9 @@ pub struct Rendered {
     pub read_set: ReadSet,
     /// False when an error stopped the render (resources are then incomplete).
     pub ok: bool,
+    /// False when the output lacks something kdelta did not fetch or cannot render yet (a
+    /// remote base, a Helm chart not inflated): a finding marked `incomplete` says what.
+    pub complete: bool,
     /// The file that defines the target (kustomization, Chart.yaml, the Argo CD manifest),
     /// where reports anchor the target's annotations.
     pub file: RepoPath,
@@ -134,26 +137,76 @@ pub fn render_target(
     cache: &ParseCache,
 ) -> Rendered {
     let files = Files::new(snapshot, cache);
-    let (resources, mut findings, ok) = match target {
-        Target::Directory { dir } => directory::render(&files, dir),
-        Target::Kustomize { dir } => crate::kustomize::build(&files, dir, opts),
-        Target::Helm { chart, .. } => not_rendered_yet("helm", chart, "Helm charts"),
-        Target::AppSet { file, .. } => not_rendered_yet("appset", file, "ApplicationSets"),
-        Target::Application { file, .. } => not_rendered_yet("app", file, "Argo CD Applications"),
+    let id = target.id();
+    let outcome = crate::panic::catch(|| {
+        crate::panic::inject(&id);
+        match target {
+            Target::Directory { dir } => directory::render(&files, dir),
+            Target::Kustomize { dir } => crate::kustomize::build(&files, dir, opts),
+            Target::Helm { chart, .. } => not_rendered_yet("helm", chart, "Helm charts"),
+            Target::AppSet { file, .. } => not_rendered_yet("appset", file, "ApplicationSets"),
+            Target::Application { file, .. } => {
+                not_rendered_yet("app", file, "Argo CD Applications")
+            }
+        }
+    });
+    let crashed = outcome.is_err();
+    let (resources, mut findings, ok) = match outcome {
+        Ok(output) => output,
+        Err(caught) => (
+            Vec::new(),
+            vec![panic_finding(&id, &caught, files.last_read())],
+            false,
+        ),
     };
     let file = defining_file(snapshot, target);
-    let id = target.id();
     for f in &mut findings {
         if f.target.is_none() {
             f.target = Some(id.clone());
         }
     }
+    let complete = !findings.iter().any(|f| f.incomplete);
     Rendered {
         resources,
         findings,
-        read_set: files.into_read_set(),
+        read_set: ReadSet {
+            partial: crashed,
+            ..files.into_read_set()
+        },
         ok,
+        complete,
         file,
+    }
+}
+
+impl Rendered {
+    /// `--strict`: findings that leave the output incomplete become errors, and the target
+    /// fails.
+    pub fn escalate_incomplete(&mut self) {
+        for f in self.findings.iter_mut().filter(|f| f.incomplete) {
+            f.severity = crate::report::Severity::Error;
+            self.ok = false;
+        }
+    }
+}
+
+/// The `internal.panic` finding for a crash while rendering `id`.
+fn panic_finding(id: &str, caught: &crate::panic::Caught, last_read: Option<RepoPath>) -> Finding {
+    let reading = match &last_read {
+        Some(p) => format!(" while reading {p} (the last file read)"),
+        None => String::new(),
+    };
+    let finding = Finding::error(
+        "internal.panic",
+        format!("kdelta crashed rendering {id}{reading}: {caught}"),
+    )
+    .with_help(
+        "this is a bug in kdelta, not in your repository; please report it with this message \
+         and, if you can, the file named here. The other targets were rendered.",
+    );
+    match last_read {
+        Some(p) => finding.in_file(p.to_string()),
+        None => finding,
     }
 }
 
@@ -180,6 +233,7 @@ fn not_rendered_yet(
         &format!("{engine}.not-rendered-yet"),
         format!("{what} are discovered but not rendered yet by this kdelta version"),
     )
-    .in_file(path.to_string());
+    .in_file(path.to_string())
+    .incomplete();
     (Vec::new(), vec![finding], true)
 }

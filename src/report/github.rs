@@ -122,7 +122,7 @@ fn target(out: &mut String, t: &TargetReport) {
     }
     props.push((
         "title",
-        format!("kdelta: {} {}", t.id, view::status_word(t.status)),
+        format!("kdelta: {} {}", t.id, view::status_label(t)),
     ));
     let mut message = if t.changes.is_empty() {
         "no resource changes".to_string()

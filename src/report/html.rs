@@ -42,7 +42,7 @@ th,td{border:1px solid var(--border);padding:.25em .6em;text-align:left;vertical
 th{background:var(--panel)}
 table.summary td{text-align:right;font-size:1.3em;min-width:5em}
 .badge{display:inline-block;border-radius:1em;padding:0 .6em;font-size:.85em;border:1px solid var(--border);background:var(--panel)}
-.badge.added{color:#1a7f37}.badge.removed,.badge.error{color:var(--err)}.badge.modified,.badge.renamed{color:var(--warn)}
+.badge.added{color:#1a7f37}.badge.removed,.badge.error{color:var(--err)}.badge.modified,.badge.renamed,.badge.incomplete{color:var(--warn)}
 details.target{border:1px solid var(--border);border-radius:6px;margin:.8em 0;padding:0 .8em}
 details.target>summary{cursor:pointer;padding:.5em 0;font-weight:600}
 details.target>summary .file{font-weight:normal}
@@ -316,6 +316,9 @@ fn target(out: &mut String, report: &Report, t: &TargetReport, ids: &mut BTreeSe
         esc(&t.id),
         esc(&view::change_counts(&t.changes)),
     );
+    if t.incomplete {
+        out.push_str(" <span class=\"badge incomplete\">incomplete</span>");
+    }
     if let Some(file) = &t.file {
         let _ = write!(out, " <span class=\"file muted\">· {}</span>", esc(file));
     }

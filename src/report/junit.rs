@@ -34,6 +34,11 @@ pub fn to_string(report: &Report, opts: JunitOptions) -> String {
             },
         );
         render.set_classname(t.id.as_str());
+        if t.incomplete {
+            render.set_system_out(
+                "the output is incomplete: something it needs was not fetched or is not rendered yet (see the notices)",
+            );
+        }
         suite.add_test_case(render);
         for c in &t.changes {
             let mut detail = String::new();

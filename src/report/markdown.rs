@@ -233,7 +233,7 @@ impl TargetBlock {
         let open = format!(
             "<details>\n<summary><code>{}</code> · <b>{}</b> · {}</summary>\n\n",
             html(&t.id),
-            view::status_word(t.status),
+            view::status_label(t),
             html(&detail)
         );
         let (items, per_change) = if t.status == TargetStatus::Error && t.changes.is_empty() {

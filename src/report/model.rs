@@ -49,6 +49,10 @@ pub struct Finding {
     pub help: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revision: Option<Side>,
+    /// True when the finding means the target's output lacks something kdelta did not fetch or
+    /// cannot render yet (a remote base, a chart not inflated): the output is incomplete.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub incomplete: bool,
 }
 
 impl Finding {
@@ -64,7 +68,14 @@ impl Finding {
             message: message.into(),
             help: None,
             revision: None,
+            incomplete: false,
         }
+    }
+
+    /// Marks the finding as one that leaves the target's output incomplete.
+    pub fn incomplete(mut self) -> Finding {
+        self.incomplete = true;
+        self
     }
 
     /// An error finding.
@@ -194,6 +205,10 @@ pub struct TargetReport {
     /// True when the head render was skipped because every input had the same object id.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cached: bool,
+    /// True when the output (at head; at base for a removed target) lacks something kdelta
+    /// did not fetch or cannot render yet; the findings marked `incomplete` say what.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub incomplete: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<Change>,
 }
@@ -215,6 +230,13 @@ pub struct Summary {
     pub added: usize,
     pub removed: usize,
     pub errors: usize,
+    /// Targets whose output is incomplete (see [`TargetReport::incomplete`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub incomplete: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Everything one run found.

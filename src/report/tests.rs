@@ -77,6 +77,7 @@ fn target(
         status,
         file: Some(file.to_string()),
         cached: false,
+        incomplete: false,
         changes,
     }
 }
@@ -288,6 +289,7 @@ fn fixture() -> Report {
             added: 1,
             removed: 1,
             errors: 2,
+            incomplete: 0,
         },
     }
 }

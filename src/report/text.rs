@@ -1,7 +1,7 @@
 //! The terminal writer: changes grouped by target, field changes as `path: old → new`,
 //! findings with `file:line:col`, and a summary line. Colors only when asked.
 
-use super::{Change, ChangeKind, FieldChange, Finding, Report, Severity, TargetStatus};
+use super::{view, Change, ChangeKind, FieldChange, Finding, Report, Severity, TargetStatus};
 use crate::diff::redact::is_marker;
 use owo_colors::OwoColorize;
 use serde_json::Value;
@@ -67,16 +67,19 @@ pub fn to_string(report: &Report, opts: TextOptions) -> String {
     let p = Painter { color: opts.color };
     let mut out = String::new();
     for t in &report.targets {
-        if matches!(t.status, TargetStatus::Unchanged) {
+        if !view::is_shown(t) {
             continue;
         }
-        let status = match t.status {
+        let mut status = match t.status {
             TargetStatus::Added => p.green("added"),
             TargetStatus::Removed => p.red("removed"),
             TargetStatus::Modified => p.yellow("modified"),
             TargetStatus::Error => p.red("error"),
-            TargetStatus::Unchanged => String::new(),
+            TargetStatus::Unchanged => "unchanged".to_string(),
         };
+        if t.incomplete {
+            status.push_str(&format!(", {}", p.yellow("incomplete")));
+        }
         let _ = writeln!(out, "{} ({status})", p.bold(&t.id));
         for c in &t.changes {
             write_change(&mut out, c, &p);
@@ -103,6 +106,14 @@ pub fn to_string(report: &Report, opts: TextOptions) -> String {
         s.errors,
         if s.errors == 1 { "" } else { "s" }
     );
+    if s.incomplete > 0 {
+        // Said apart from the counts line, which scripts may parse.
+        let _ = writeln!(
+            out,
+            "{} incomplete: something they need was not fetched or is not rendered yet (see the notices)",
+            view::plural(s.incomplete, "target")
+        );
+    }
     out
 }
 

@@ -115,9 +115,18 @@ pub fn status_word(status: TargetStatus) -> &'static str {
     }
 }
 
-/// True for targets a reader wants to see: anything but unchanged.
+/// The status word, with ", incomplete" when the target's output is incomplete.
+pub fn status_label(t: &TargetReport) -> String {
+    if t.incomplete {
+        format!("{}, incomplete", status_word(t.status))
+    } else {
+        status_word(t.status).to_string()
+    }
+}
+
+/// True for targets a reader wants to see: anything but unchanged and complete.
 pub fn is_shown(t: &TargetReport) -> bool {
-    t.status != TargetStatus::Unchanged
+    t.status != TargetStatus::Unchanged || t.incomplete
 }
 
 /// "2 modified, 1 added" for a target's changes, in a fixed order, zero counts left out.
