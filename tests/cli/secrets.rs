@@ -147,3 +147,148 @@ fn untypable_secret_values_and_last_applied_configuration_stay_hidden() {
     );
     assert!(!check.stdout.contains("swordfish"), "{}", check.stdout);
 }
+
+/// A kustomization with a secretGenerator (literal, env file, file), a Secret with `data` and
+/// one with `stringData`, at two revisions where every value changes.
+fn write_secret_kustomization(env: &TestEnv, n: u32) -> Vec<String> {
+    let values: Vec<String> = [
+        "literal-pass",
+        "env-token",
+        "file-body",
+        "data-pass",
+        "string-pass",
+    ]
+    .iter()
+    .map(|v| format!("{v}-{n}-q9Zx"))
+    .collect();
+    let b64 = |s: &str| base64_encode(s.as_bytes());
+    env.write(
+        "secrets/kustomization.yaml",
+        format!(
+            "namespace: prod\nresources:\n- plain.yaml\nsecretGenerator:\n- name: generated\n  literals:\n  - password={}\n  envs:\n  - app.env\n  files:\n  - tls.key\n",
+            values[0]
+        ),
+    )
+    .write("secrets/app.env", format!("API_TOKEN={}\n", values[1]))
+    .write("secrets/tls.key", format!("-----BEGIN KEY-----\n{}\n-----END KEY-----\n", values[2]))
+    .write(
+        "secrets/plain.yaml",
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: plain\ndata:\n  password: {}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: strings\nstringData:\n  password: {}\n",
+            b64(&values[3]),
+            values[4]
+        ),
+    );
+    values
+}
+
+/// Standard base64 with padding, as Kubernetes writes `data`.
+fn base64_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_secret_value_reaches_any_writer_plain_or_base64() {
+    let (env, _) = base_repo();
+    let mut forbidden = write_secret_kustomization(&env, 1);
+    let base = env.commit("secrets v1");
+    forbidden.extend(write_secret_kustomization(&env, 2));
+    let head = env.commit("secrets v2");
+    // The file secret is stored whole; its base64 form is what `data` holds.
+    let file_bodies: Vec<String> = (1..=2)
+        .map(|n| format!("-----BEGIN KEY-----\nfile-body-{n}-q9Zx\n-----END KEY-----\n"))
+        .collect();
+    let mut needles: Vec<String> = Vec::new();
+    for v in forbidden.iter().chain(&file_bodies) {
+        needles.push(v.clone());
+        needles.push(base64_encode(v.as_bytes()));
+    }
+    let check = |what: &str, text: &str| {
+        for needle in &needles {
+            assert!(
+                !text.contains(needle.as_str()),
+                "{what} shows {needle:?}:\n{text}"
+            );
+        }
+    };
+    // The values really are in the rendered objects (the test would prove nothing otherwise).
+    let shown = env
+        .kdelta(&["render", "secrets", "--show-secrets"])
+        .success();
+    assert!(shown
+        .stdout
+        .contains(&base64_encode(forbidden[5].as_bytes())));
+    assert!(shown.stdout.contains(&forbidden[9]));
+
+    let summary = env.out("summary.md");
+    let (json, junit, md, html) = (
+        env.out("s.json"),
+        env.out("s.xml"),
+        env.out("s.md"),
+        env.out("s.html"),
+    );
+    for format in ["text", "json", "markdown", "github"] {
+        let mut cmd = env.kdelta_cmd(&["diff", &base, &head, "--format", format]);
+        cmd.env("GITHUB_STEP_SUMMARY", &summary);
+        let run = run(cmd).success();
+        assert!(run.stdout.contains("secrets"), "{format}: {}", run.stdout);
+        check(&format!("diff --format {format}"), &run.stdout);
+        check(&format!("diff --format {format} (stderr)"), &run.stderr);
+    }
+    check(
+        "the step summary",
+        &std::fs::read_to_string(&summary).unwrap(),
+    );
+    let report = env
+        .kdelta(&[
+            "report",
+            &base,
+            &head,
+            "--html",
+            html.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+            "--markdown",
+            md.to_str().unwrap(),
+        ])
+        .success();
+    check("report stdout", &report.stdout);
+    check("report stderr", &report.stderr);
+    for file in [&json, &junit, &md, &html] {
+        let text = std::fs::read_to_string(file).unwrap();
+        // The JSON carries the digests; the other writers say "changed".
+        if file == &json {
+            assert!(text.contains("<redacted sha256:"), "{text}");
+        }
+        check(&file.display().to_string(), &text);
+    }
+    for args in [
+        vec!["render", "secrets"],
+        vec!["render", "--rev", &base, "secrets"],
+        vec!["check", "--format", "json"],
+        vec!["check"],
+    ] {
+        let run = env.kdelta(&args).success();
+        check(&format!("{args:?}"), &run.stdout);
+        check(&format!("{args:?} (stderr)"), &run.stderr);
+    }
+}
