@@ -362,7 +362,7 @@ fn emit_node(node: &super::Node, emit: &mut impl FnMut(Event)) {
             let standard = matches!(
                 s.tag.as_deref(),
                 None | Some(
-                    "!!str"
+                    "!" | "!!str"
                         | "!!int"
                         | "!!bool"
                         | "!!float"
