@@ -19,6 +19,21 @@ use crate::resource::Origin as SourceOrigin;
 use crate::source::{EntryKind, RepoPath};
 use crate::yaml::{self, de::from_node_go_json, Dialect, Node, ParseOptions, Span};
 
+/// How resource files are read. kyaml reads a node tree (no duplicate-key check) and kustomize
+/// rewrites every object's `metadata.annotations` as a map before anything decodes the object:
+/// a key given twice there keeps its last value, while a duplicate anywhere else fails when
+/// the object is decoded.
+const RESOURCE_PARSE: ParseOptions = ParseOptions {
+    limits: yaml::Limits::DEFAULT,
+    duplicate_keys: yaml::DuplicateKeys::LastWinsAt {
+        path: ANNOTATIONS,
+        otherwise: yaml::Otherwise::Error,
+    },
+};
+
+/// Where kustomize collapses duplicate keys, last one winning.
+pub(super) const ANNOTATIONS: &[&str] = &["metadata", "annotations"];
+
 /// A loaded kustomization.
 pub struct Kt<'a> {
     pub ldr: Loader<'a>,
@@ -467,7 +482,7 @@ impl Builder {
     pub fn load_resources(&mut self, kt: &Kt, rel: &str) -> Result<ResMap, KError> {
         let (file, bytes) = kt.ldr.load(rel)?;
         let docs =
-            super::documents::read_documents(&bytes, &ParseOptions::default()).map_err(|e| {
+            super::documents::read_documents(&bytes, &RESOURCE_PARSE).map_err(|e| {
                 KError::new(
                     match e.kind {
                         yaml::YamlErrorKind::Limit => "yaml.limit",

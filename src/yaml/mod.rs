@@ -13,7 +13,7 @@ mod value;
 pub use gonum::{format_g, format_json};
 pub use node::{Node, NodeKind, Scalar, ScalarStyle, Span};
 pub use parse::{
-    parse_first, parse_one, parse_stream, DuplicateKeys, Limits, ParseOptions, YamlError,
+    parse_first, parse_one, parse_stream, DuplicateKeys, Limits, Otherwise, ParseOptions, YamlError,
     YamlErrorKind,
 };
 pub use resolve::{plain_tag, resolve_plain, resolve_scalar, Dialect, Resolved, TagMismatch};

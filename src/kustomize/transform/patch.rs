@@ -34,13 +34,14 @@ pub fn parse_patch(text: &str, source: &str) -> Result<PatchBody, String> {
 }
 
 /// Strategic merge patch documents: every non-empty document must be an object with kind and
-/// name (kustomize's `SliceFromBytes`). kyaml reads them as node trees, where the first of two
-/// equal keys is the one found.
+/// name (kustomize's `SliceFromBytes`). kyaml reads them as node trees that keep a key given
+/// twice: the merge finds the first, and a subtree it copies whole keeps both (annotations
+/// collapse to the last at the end of the build, anything else fails to print).
 pub fn parse_smp(text: &str) -> Result<Vec<Res>, String> {
     let docs = super::super::documents::read_documents(
         text.as_bytes(),
         &ParseOptions {
-            duplicate_keys: yaml::DuplicateKeys::FirstWins,
+            duplicate_keys: yaml::DuplicateKeys::Keep,
             ..ParseOptions::default()
         },
     )
