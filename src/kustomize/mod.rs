@@ -201,6 +201,27 @@ fn check_printable(r: &res::Res) -> Result<(), KError> {
         )
         .at(&r.origin.file, r.origin.span));
     }
+    if crate::yaml::roundtrip::unreadable_block(&r.node).is_some() {
+        return Err(KError::new(
+            "kustomize.output",
+            format!(
+                "{}: a block scalar starts with a tab, which go-yaml writes without an indentation indicator and cannot read back: yaml: found a tab character where an indentation space is expected",
+                r.cur_id()
+            ),
+        )
+        .at(&r.origin.file, r.origin.span));
+    }
+    if let Some(key) = crate::yaml::roundtrip::key_too_long_for_json(&r.node) {
+        return Err(KError::new(
+            "kustomize.output",
+            format!(
+                "{}: a key of {} characters is too long for go-yaml to read back from Go's JSON: yaml: did not find expected ',' or '}}'",
+                r.cur_id(),
+                crate::yaml::key_text(key).chars().count()
+            ),
+        )
+        .at(&r.origin.file, r.origin.span));
+    }
     if let Some(text) = unreadable_text(&r.node) {
         return Err(KError::new(
             "kustomize.output",

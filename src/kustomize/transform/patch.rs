@@ -99,6 +99,9 @@ pub fn apply_json(r: &mut Res, ops: &[json6902::Op]) -> Result<(), String> {
                 || k == "config.kubernetes.io/index"
         })
         .collect();
+    if yaml::roundtrip::unreadable_block(&r.node).is_some() {
+        return Err("a block scalar starts with a tab, which go-yaml writes without an indentation indicator and cannot read back: yaml: found a tab character where an indentation space is expected".into());
+    }
     yaml::roundtrip::through_go_yaml_v3(&mut r.node);
     let mut doc = to_value(&r.node, Dialect::Yaml12).map_err(|e| e.to_string())?;
     json6902::apply(&mut doc, ops)?;
