@@ -18,5 +18,5 @@ pub use parse::{
 };
 pub use resolve::{plain_tag, resolve_plain, resolve_scalar, Dialect, Resolved, TagMismatch};
 pub use value::{
-    from_go_json, key_text, non_string_key, number_text, to_value, to_value_lossy, ValueError,
+    from_go_json, from_json_text, key_text, non_string_key, number_text, to_value, to_value_lossy, ValueError,
 };
