@@ -8,6 +8,15 @@ use crate::yaml::{self, Node, ParseOptions, Span, YamlError, YamlErrorKind};
 /// The documents kustomize reads from a file, empty and null ones dropped, positions relative
 /// to the whole file.
 pub fn read_documents(bytes: &[u8], opts: &ParseOptions) -> Result<Vec<Node>, YamlError> {
+    Ok(read_documents_counted(bytes, opts)?.0)
+}
+
+/// Like [`read_documents`], with the number of pieces the file was cut into (empty ones
+/// included): kyaml unwraps a `List` without going through JSON only when there is one.
+pub fn read_documents_counted(
+    bytes: &[u8],
+    opts: &ParseOptions,
+) -> Result<(Vec<Node>, usize), YamlError> {
     let crlf = bytes.windows(2).any(|w| w == b"\r\n");
     let text: std::borrow::Cow<'_, [u8]> = if crlf {
         String::from_utf8_lossy(bytes)
@@ -18,7 +27,9 @@ pub fn read_documents(bytes: &[u8], opts: &ParseOptions) -> Result<Vec<Node>, Ya
         bytes.into()
     };
     let mut docs = Vec::new();
-    for (piece, first_line) in split(&text)? {
+    let pieces = split(&text)?;
+    let count = pieces.len();
+    for (piece, first_line) in pieces {
         let parsed = yaml::parse_first(&piece, opts).map_err(|mut e| {
             if e.span.is_known() {
                 e.span.line += first_line;
@@ -30,7 +41,7 @@ pub fn read_documents(bytes: &[u8], opts: &ParseOptions) -> Result<Vec<Node>, Ya
             docs.push(doc);
         }
     }
-    Ok(docs)
+    Ok((docs, count))
 }
 
 /// kyaml `splitDocuments` (separators match `\n---.*\n`), with the line each piece starts on

@@ -189,6 +189,39 @@ fn check_printable(r: &res::Res) -> Result<(), KError> {
                 .at(&r.origin.file, r.origin.span),
         );
     }
+    if let Some(key) = duplicate_key(&r.node) {
+        // The key's own position is in the patch file, which the finding cannot name.
+        return Err(KError::new(
+            "yaml.duplicate-key",
+            format!(
+                "{}: a patch gave a mapping the same key twice: yaml: unmarshal errors: mapping key {:?} already defined",
+                r.cur_id(),
+                crate::yaml::key_text(key),
+            ),
+        )
+        .at(&r.origin.file, r.origin.span));
+    }
+    if crate::yaml::roundtrip::unreadable_block(&r.node).is_some() {
+        return Err(KError::new(
+            "kustomize.output",
+            format!(
+                "{}: a block scalar starts with a tab, which go-yaml writes without an indentation indicator and cannot read back: yaml: found a tab character where an indentation space is expected",
+                r.cur_id()
+            ),
+        )
+        .at(&r.origin.file, r.origin.span));
+    }
+    if let Some(key) = crate::yaml::roundtrip::key_too_long_for_json(&r.node) {
+        return Err(KError::new(
+            "kustomize.output",
+            format!(
+                "{}: a key of {} characters is too long for go-yaml to read back from Go's JSON: yaml: did not find expected ',' or '}}'",
+                r.cur_id(),
+                crate::yaml::key_text(key).chars().count()
+            ),
+        )
+        .at(&r.origin.file, r.origin.span));
+    }
     if let Some(text) = unreadable_text(&r.node) {
         return Err(KError::new(
             "kustomize.output",
@@ -216,6 +249,24 @@ fn check_printable(r: &res::Res) -> Result<(), KError> {
         .at(&r.origin.file, span));
     }
     Ok(())
+}
+
+/// The second of two equal keys in a mapping under `node`: a strategic-merge patch copies a
+/// subtree whole, and go-yaml then fails to decode the object.
+fn duplicate_key(node: &crate::yaml::Node) -> Option<&crate::yaml::Node> {
+    use crate::yaml::NodeKind;
+    match &node.kind {
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(items) => items.iter().find_map(duplicate_key),
+        NodeKind::Map(entries) => {
+            let mut seen = std::collections::HashSet::new();
+            entries
+                .iter()
+                .find(|(k, _)| k.as_str().is_some_and(|t| !seen.insert(t)))
+                .map(|(k, _)| k)
+                .or_else(|| entries.iter().find_map(|(_, v)| duplicate_key(v)))
+        }
+    }
 }
 
 /// The first key or string under `node` that go-yaml refuses to read back from Go's JSON.

@@ -201,7 +201,18 @@ impl Res {
         }
         let mut cur = self.csv(key);
         cur.push(value.to_string());
-        self.set_annotation(key, &cur.join(","));
+        self.set_one_annotation(key, &cur.join(","));
+    }
+
+    /// kyaml `SetAnnotation`: sets one annotation and leaves the others as written (an empty
+    /// annotation map is dropped first). Unlike [`Res::set_annotations`], values such as `0x1F`
+    /// stay untyped, so a later JSON patch still sees them as go-yaml reads them.
+    fn set_one_annotation(&mut self, key: &str, value: &str) {
+        let meta = self.node.map_at("metadata");
+        if meta.get("annotations").is_some_and(Node::is_nil_or_empty) {
+            meta.remove("annotations");
+        }
+        meta.map_at("annotations").set(key, Node::string(value));
     }
 
     /// Name prefixes added so far, outermost last.

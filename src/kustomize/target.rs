@@ -19,6 +19,40 @@ use crate::resource::Origin as SourceOrigin;
 use crate::source::{EntryKind, RepoPath};
 use crate::yaml::{self, de::from_node_go_json, Dialect, Node, ParseOptions, Span};
 
+/// How resource files are read. kyaml reads a node tree (no duplicate-key check) and kustomize
+/// rewrites every object's `metadata.annotations` as a map before anything decodes the object:
+/// a key given twice there keeps its last value, while a duplicate anywhere else fails when
+/// the object is decoded.
+const RESOURCE_PARSE: ParseOptions = ParseOptions {
+    limits: yaml::Limits::DEFAULT,
+    duplicate_keys: yaml::DuplicateKeys::LastWinsAt {
+        path: ANNOTATIONS,
+        otherwise: yaml::Otherwise::Error,
+    },
+};
+
+/// kustomize's `inlineAnyEmbeddedLists`: the list is decoded (go-yaml v3) and each item
+/// encoded with Go's JSON and read back, which types every value anew (`0x1F` becomes `31`,
+/// `~` becomes `null`).
+fn list_items_through_json(kind: &str, items: &[Node]) -> Result<Vec<Node>, String> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        if let Some((key, _)) = yaml::non_string_key(item) {
+            return Err(format!(
+                "trouble expanding list of {kind}: the key {:?} is not a string: json: unsupported type: map[interface {{}}]interface {{}}",
+                yaml::key_text(key)
+            ));
+        }
+        let value = yaml::to_value(item, Dialect::Yaml12)
+            .map_err(|e| format!("trouble expanding list of {kind}; {e}"))?;
+        out.push(yaml::from_json_text(&value).at(item.span));
+    }
+    Ok(out)
+}
+
+/// Where kustomize collapses duplicate keys, last one winning.
+pub(super) const ANNOTATIONS: &[&str] = &["metadata", "annotations"];
+
 /// A loaded kustomization.
 pub struct Kt<'a> {
     pub ldr: Loader<'a>,
@@ -466,8 +500,8 @@ impl Builder {
     /// Reads a resource file: every non-empty document, `*List` kinds expanded.
     pub fn load_resources(&mut self, kt: &Kt, rel: &str) -> Result<ResMap, KError> {
         let (file, bytes) = kt.ldr.load(rel)?;
-        let docs =
-            super::documents::read_documents(&bytes, &ParseOptions::default()).map_err(|e| {
+        let (docs, pieces) =
+            super::documents::read_documents_counted(&bytes, &RESOURCE_PARSE).map_err(|e| {
                 KError::new(
                     match e.kind {
                         yaml::YamlErrorKind::Limit => "yaml.limit",
@@ -484,6 +518,20 @@ impl Builder {
                 )
                 .at(&file, e.span)
             })?;
+        // kyaml's ByteReader unwraps a lone `List` (or `ResourceList`) keeping its items as
+        // written; kustomize expands any other `*List` through Go's JSON.
+        let lone_list = pieces == 1
+            && docs.len() == 1
+            && matches!(docs[0].str_at(&["kind"]), Some("List" | "ResourceList"))
+            && (docs[0].get("items").is_some() || docs[0].get("functionConfig").is_some());
+        let docs = if lone_list {
+            match docs[0].get("items").and_then(Node::as_seq) {
+                Some(items) => items.to_vec(),
+                None => Vec::new(),
+            }
+        } else {
+            docs
+        };
         let mut queue: std::collections::VecDeque<Node> = docs.into_iter().collect();
         let mut rm = ResMap::new();
         while let Some(doc) = queue.pop_front() {
@@ -510,7 +558,9 @@ impl Builder {
                     Some(items) if items.is_null() => continue,
                     Some(items) => match items.as_seq() {
                         Some(items) => {
-                            queue.extend(items.iter().cloned());
+                            let items = list_items_through_json(&kind, items)
+                                .map_err(|e| KError::new("resource.invalid", e).at(&file, span))?;
+                            queue.extend(items);
                             continue;
                         }
                         None => {

@@ -120,7 +120,9 @@ fn number_text(n: &serde_json::Number) -> String {
 /// (see [`fold_nel`]).
 fn string(s: &str, escape_astral: bool, emit: &mut impl FnMut(Event)) {
     let s = fold_nel(s);
-    if escape_astral && s.chars().any(is_astral) {
+    // A value starting with U+FEFF is escaped throughout by the emitter itself (go-yaml's
+    // `is_bom` looks at the start of the value), astral characters included.
+    if escape_astral && !s.starts_with('\u{feff}') && s.chars().any(is_astral) {
         let spelled: String = s.chars().flat_map(spell_astral).collect();
         emit(Event::scalar(
             None,
@@ -360,7 +362,7 @@ fn emit_node(node: &super::Node, emit: &mut impl FnMut(Event)) {
             let standard = matches!(
                 s.tag.as_deref(),
                 None | Some(
-                    "!!str"
+                    "!" | "!!str"
                         | "!!int"
                         | "!!bool"
                         | "!!float"

@@ -16,13 +16,18 @@ pub struct Limits {
     pub max_bytes: usize,
 }
 
+impl Limits {
+    /// The limits kdelta applies everywhere.
+    pub const DEFAULT: Limits = Limits {
+        max_depth: 1000,
+        max_alias_nodes: 1_000_000,
+        max_bytes: crate::source::MAX_FILE_SIZE as usize,
+    };
+}
+
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            max_depth: 1000,
-            max_alias_nodes: 1_000_000,
-            max_bytes: crate::source::MAX_FILE_SIZE as usize,
-        }
+        Limits::DEFAULT
     }
 }
 
@@ -41,7 +46,23 @@ pub enum DuplicateKeys {
     Error,
     /// The later value replaces the earlier one (go-yaml v2 into a map: kustomizations, Helm).
     LastWins,
-    /// The first value counts (kyaml reading a node tree: strategic-merge patches).
+    /// The first value counts (kyaml looking a key up in a node tree).
+    FirstWins,
+    /// Every entry stays in the mapping, as in a kyaml node tree (strategic-merge patches,
+    /// whose merge finds the first and copies whole subtrees as they are).
+    Keep,
+    /// The later value wins in the mapping at `path` (keys from the document root); elsewhere
+    /// `otherwise` applies.
+    LastWinsAt {
+        path: &'static [&'static str],
+        otherwise: Otherwise,
+    },
+}
+
+/// What a duplicate key means outside the path of [`DuplicateKeys::LastWinsAt`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Otherwise {
+    Error,
     FirstWins,
 }
 
@@ -367,6 +388,11 @@ impl<'o> Builder<'o> {
     }
 
     fn push_value(&mut self, node: Node) -> Result<(), YamlError> {
+        let last_wins = match self.opts.duplicate_keys {
+            DuplicateKeys::LastWins => true,
+            DuplicateKeys::LastWinsAt { path, .. } => map_path_is(&self.stack, path),
+            _ => false,
+        };
         match self.stack.last_mut() {
             None => self.docs.push(node),
             Some(Frame::Seq { items, .. }) => items.push(node),
@@ -377,13 +403,20 @@ impl<'o> Builder<'o> {
             }) => match pending_key.take() {
                 None => *pending_key = Some(node),
                 Some(key) => {
+                    let keep = self.opts.duplicate_keys == DuplicateKeys::Keep;
                     if let Some((first, _)) = entries
                         .iter_mut()
-                        .find(|(k, _)| same_key(k, &key) && !is_merge_key(k))
+                        .find(|(k, _)| !keep && same_key(k, &key) && !is_merge_key(k))
                     {
-                        if self.opts.duplicate_keys == DuplicateKeys::Error
-                            && self.duplicate.is_none()
-                        {
+                        let error = matches!(
+                            self.opts.duplicate_keys,
+                            DuplicateKeys::Error
+                                | DuplicateKeys::LastWinsAt {
+                                    otherwise: Otherwise::Error,
+                                    ..
+                                }
+                        ) && !last_wins;
+                        if error && self.duplicate.is_none() {
                             let message = format!(
                                 "mapping key {:?} already defined at line {}",
                                 key.as_str().unwrap_or("<complex key>"),
@@ -395,7 +428,7 @@ impl<'o> Builder<'o> {
                                 message,
                             ));
                         }
-                        if self.opts.duplicate_keys == DuplicateKeys::LastWins {
+                        if last_wins {
                             let i = entries
                                 .iter()
                                 .position(|(k, _)| same_key(k, &key))
@@ -410,6 +443,20 @@ impl<'o> Builder<'o> {
         }
         Ok(())
     }
+}
+
+/// Whether the innermost frame is the mapping reached from the document root by `path`.
+fn map_path_is(stack: &[Frame], path: &[&str]) -> bool {
+    let Some((_, parents)) = stack.split_last() else {
+        return false;
+    };
+    parents.len() == path.len()
+        && parents.iter().zip(path).all(|(frame, want)| match frame {
+            Frame::Map { pending_key, .. } => {
+                pending_key.as_ref().and_then(Node::as_str) == Some(*want)
+            }
+            Frame::Seq { .. } => false,
+        })
 }
 
 fn short_tag(tag: String) -> String {
@@ -626,6 +673,19 @@ mod tests {
         };
         let d = parse_stream(b"a: 1\na: 2\n", &opts).unwrap();
         assert_eq!(d[0].str_at(&["a"]), Some("2"));
+        let opts = ParseOptions {
+            duplicate_keys: DuplicateKeys::LastWinsAt {
+                path: &["m", "a"],
+                otherwise: Otherwise::Error,
+            },
+            ..ParseOptions::default()
+        };
+        let d = parse_stream(b"m:\n  a:\n    x: 1\n    x: 2\n", &opts).unwrap();
+        assert_eq!(d[0].str_at(&["m", "a", "x"]), Some("2"));
+        for elsewhere in ["m:\n  b:\n    x: 1\n    x: 2\n", "m:\n  x: 1\n  x: 2\n"] {
+            let err = parse_stream(elsewhere.as_bytes(), &opts).unwrap_err();
+            assert_eq!(err.kind, YamlErrorKind::DuplicateKey, "{elsewhere}");
+        }
     }
 
     #[test]

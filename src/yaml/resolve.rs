@@ -37,8 +37,12 @@ pub struct TagMismatch {
 
 /// Resolves a parsed scalar: quoted and block scalars are strings unless explicitly tagged.
 pub fn resolve_scalar(s: &Scalar, dialect: Dialect) -> Result<Resolved, TagMismatch> {
+    let plain = s.style == super::node::ScalarStyle::Plain;
     match s.tag.as_deref() {
-        None if s.style != super::node::ScalarStyle::Plain => Ok(Resolved::Str(s.text.clone())),
+        None | Some("!") if !plain => Ok(Resolved::Str(s.text.clone())),
+        // go-yaml v3 reads the non-specific tag `!` as no tag at all (`! 12` is an int);
+        // go-yaml v2 leaves it unresolved, a string.
+        Some("!") if dialect == Dialect::Yaml12 => resolve_tagged("", &s.text, dialect),
         tag => resolve_tagged(tag.unwrap_or(""), &s.text, dialect),
     }
 }
@@ -401,6 +405,27 @@ mod tests {
     }
     fn r11(s: &str) -> Resolved {
         resolve_plain(s, Dialect::Yaml11)
+    }
+
+    /// Expected values from kubectl kustomize (testdata/kustomize/81-non-specific-tag).
+    #[test]
+    fn the_non_specific_tag() {
+        let scalar = |text: &str, style| super::super::node::Scalar {
+            text: text.to_string(),
+            style,
+            tag: Some("!".to_string()),
+        };
+        use super::super::node::ScalarStyle::{DoubleQuoted, Plain};
+        assert_eq!(resolve_scalar(&scalar("12", Plain), Dialect::Yaml12), Ok(Int(12)));
+        assert_eq!(resolve_scalar(&scalar("0x1F", Plain), Dialect::Yaml12), Ok(Int(31)));
+        assert_eq!(
+            resolve_scalar(&scalar("12", DoubleQuoted), Dialect::Yaml12),
+            Ok(Str("12".into()))
+        );
+        assert_eq!(
+            resolve_scalar(&scalar("12", Plain), Dialect::Yaml11),
+            Ok(Str("12".into()))
+        );
     }
 
     #[test]

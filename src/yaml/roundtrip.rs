@@ -31,6 +31,75 @@ pub fn through_go_yaml_v3(node: &mut Node) {
     }
 }
 
+/// A block scalar (key or value) that go-yaml v3 writes as a block and cannot read back: its
+/// value starts with a tab, which the writer gives no indentation indicator, so the reader
+/// takes the tab for indentation ("found a tab character where an indentation space is
+/// expected").
+pub fn unreadable_block(node: &Node) -> Option<&Node> {
+    fn bad(n: &Node, in_flow: bool) -> Option<&Node> {
+        match &n.kind {
+            NodeKind::Scalar(s) => {
+                let block = matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded);
+                let tab = s.text.starts_with('\t');
+                (block && !in_flow && tab && block_allowed(&s.text)).then_some(n)
+            }
+            _ => unreadable_block(n),
+        }
+    }
+    match &node.kind {
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(items) => items.iter().find_map(|i| bad(i, node.flow)),
+        NodeKind::Map(entries) => entries
+            .iter()
+            .find_map(|(k, v)| bad(k, node.flow).or_else(|| bad(v, node.flow))),
+    }
+}
+
+/// go-yaml v3's `block_allowed`: no space before a line break or at the end, no character it
+/// must escape.
+fn block_allowed(text: &str) -> bool {
+    let special = |c: char| {
+        !matches!(c, '\t' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+            && (c < ' '
+                || ('\u{7f}'..='\u{9f}').contains(&c)
+                || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}'))
+    };
+    !text.ends_with(' ') && !text.contains(" \n") && !text.chars().any(special)
+}
+
+/// A mapping key that go-yaml cannot read back from Go's JSON: a flow key is no longer a
+/// simple key when more than 1,024 characters lie between its start and the `:` after it, so
+/// a key whose JSON string (quotes included) is longer fails ("did not find expected ',' or
+/// '}'"). kustomize prints every object that way.
+pub fn key_too_long_for_json(node: &Node) -> Option<&Node> {
+    match &node.kind {
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(items) => items.iter().find_map(key_too_long_for_json),
+        NodeKind::Map(entries) => entries.iter().find_map(|(k, v)| {
+            let long = k.as_str().is_some_and(|t| go_json_quoted_chars(t) > 1024);
+            if long {
+                Some(k)
+            } else {
+                key_too_long_for_json(v)
+            }
+        }),
+    }
+}
+
+/// The characters of `s` as Go's `json.Marshal` writes it, quotes included (HTML characters
+/// and U+2028/U+2029 become `\uXXXX`, like other control characters).
+fn go_json_quoted_chars(s: &str) -> usize {
+    2 + s
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => 6,
+            c if c < ' ' => 6,
+            _ => 1,
+        })
+        .sum::<usize>()
+}
+
 fn is_blank(c: char) -> bool {
     c == ' ' || c == '\t'
 }
@@ -95,6 +164,23 @@ mod tests {
     use super::*;
 
     /// Expected values from kubectl kustomize (testdata/kustomize/66-go-yaml-v3-round-trip).
+    #[test]
+    fn what_go_yaml_cannot_read_back() {
+        use crate::yaml::{parse_one, ParseOptions};
+        let node = |s: &str| parse_one(s.as_bytes(), &ParseOptions::default()).unwrap();
+        assert!(unreadable_block(&node("a: |2\n  \thello\n")).is_some());
+        assert!(unreadable_block(&node("? >2\n  \tk\n: v\n")).is_some());
+        assert!(unreadable_block(&node("a: |\n  x\n  \thello\n")).is_none());
+        assert!(unreadable_block(&node("a: \"\\thello\\nx\"\n")).is_none());
+        assert!(unreadable_block(&node("a: |2\n  \thello \n")).is_none());
+        let key = |n: usize, tail: &str| node(&format!("? {}{tail}\n: v\n", "k".repeat(n)));
+        assert!(key_too_long_for_json(&key(1022, "")).is_none());
+        assert!(key_too_long_for_json(&key(1023, "")).is_some());
+        assert!(key_too_long_for_json(&key(1016, "<")).is_none());
+        assert!(key_too_long_for_json(&key(1017, "<")).is_some());
+        assert!(key_too_long_for_json(&key(1020, "\u{e9}\u{e9}")).is_none());
+    }
+
     #[test]
     fn folded_values_after_the_round_trip() {
         assert_eq!(folded_round_trip("a\n b\nc"), "a\n\n b\nc");

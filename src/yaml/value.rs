@@ -153,6 +153,33 @@ pub fn from_go_json(v: &Value) -> Node {
     }
 }
 
+/// The node kyaml reads from the JSON text of a value that Go decoded from YAML and encoded
+/// with `encoding/json` (kustomize's expansion of a `List` that kyaml did not unwrap itself):
+/// unlike [`from_go_json`], integers stay integers, and every scalar is typed as its JSON text
+/// reads.
+pub fn from_json_text(v: &Value) -> Node {
+    let tagged = |text: String| {
+        let tag = super::resolve::plain_tag(&text, Dialect::Yaml12);
+        Node::new(NodeKind::Scalar(Scalar {
+            text,
+            style: super::node::ScalarStyle::Plain,
+            tag: Some(tag.to_string()),
+        }))
+    };
+    match v {
+        Value::Null => Node::null(),
+        Value::Bool(b) => tagged(b.to_string()),
+        Value::Number(n) => tagged(number_text(n)),
+        Value::String(s) => Node::string(s.clone()),
+        Value::Array(items) => Node::new(NodeKind::Seq(items.iter().map(from_json_text).collect())),
+        Value::Object(m) => Node::new(NodeKind::Map(
+            m.iter()
+                .map(|(k, v)| (Node::string(k.clone()), from_json_text(v)))
+                .collect(),
+        )),
+    }
+}
+
 /// The text Go's `encoding/json` writes for a number.
 pub fn number_text(n: &Number) -> String {
     if let Some(i) = n.as_i64() {

@@ -34,13 +34,14 @@ pub fn parse_patch(text: &str, source: &str) -> Result<PatchBody, String> {
 }
 
 /// Strategic merge patch documents: every non-empty document must be an object with kind and
-/// name (kustomize's `SliceFromBytes`). kyaml reads them as node trees, where the first of two
-/// equal keys is the one found.
+/// name (kustomize's `SliceFromBytes`). kyaml reads them as node trees that keep a key given
+/// twice: the merge finds the first, and a subtree it copies whole keeps both (annotations
+/// collapse to the last at the end of the build, anything else fails to print).
 pub fn parse_smp(text: &str) -> Result<Vec<Res>, String> {
     let docs = super::super::documents::read_documents(
         text.as_bytes(),
         &ParseOptions {
-            duplicate_keys: yaml::DuplicateKeys::FirstWins,
+            duplicate_keys: yaml::DuplicateKeys::Keep,
             ..ParseOptions::default()
         },
     )
@@ -98,6 +99,9 @@ pub fn apply_json(r: &mut Res, ops: &[json6902::Op]) -> Result<(), String> {
                 || k == "config.kubernetes.io/index"
         })
         .collect();
+    if yaml::roundtrip::unreadable_block(&r.node).is_some() {
+        return Err("a block scalar starts with a tab, which go-yaml writes without an indentation indicator and cannot read back: yaml: found a tab character where an indentation space is expected".into());
+    }
     yaml::roundtrip::through_go_yaml_v3(&mut r.node);
     let mut doc = to_value(&r.node, Dialect::Yaml12).map_err(|e| e.to_string())?;
     json6902::apply(&mut doc, ops)?;

@@ -1,7 +1,8 @@
 use std::collections::VecDeque;
 
 use crate::macros::{
-    is_alpha, is_ascii, is_blank, is_blankz, is_bom, is_break, is_breakz, is_printable, is_space,
+    is_alpha, is_ascii, is_blank, is_blankz, is_break, is_breakz, is_printable, is_space,
+    starts_with_bom,
 };
 use crate::{
     Break, Encoding, Error, Event, EventData, MappingStyle, Result, ScalarStyle, SequenceStyle,
@@ -1536,9 +1537,6 @@ impl<'w> Emitter<'w> {
 
             is_first = false;
         }
-        if breaks {
-            self.write_indent()?;
-        }
         self.write_indicator("'", false, false, false)?;
         self.whitespace = false;
         self.indention = false;
@@ -1550,10 +1548,11 @@ impl<'w> Emitter<'w> {
         self.write_indicator("\"", true, false, false)?;
         let mut chars = value.chars();
         let mut first = true;
+        let escape_all = starts_with_bom(value);
         while let Some(ch) = chars.next() {
             if !is_printable(ch)
                 || !self.unicode && !is_ascii(ch)
-                || is_bom(ch)
+                || escape_all
                 || is_break(ch)
                 || ch == '"'
                 || ch == '\\'

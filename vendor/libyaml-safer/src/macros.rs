@@ -108,8 +108,10 @@ macro_rules! IS_BOM {
     };
 }
 
-pub(crate) fn is_bom(ch: char) -> bool {
-    ch == '\u{7eff}'
+/// libyaml's `IS_BOM` as the emitter uses it: it looks at the start of the whole value, not at
+/// the current character, so a value that starts with U+FEFF has every character escaped.
+pub(crate) fn starts_with_bom(value: &str) -> bool {
+    value.starts_with('\u{feff}')
 }
 
 macro_rules! IS_SPACE_AT {

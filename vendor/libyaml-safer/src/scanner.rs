@@ -1591,8 +1591,8 @@ impl<R: BufRead> Scanner<R> {
                             '"' => {
                                 string.push('"');
                             }
-                            '/' => {
-                                string.push('/');
+                            '\'' => {
+                                string.push('\'');
                             }
                             '\\' => {
                                 string.push('\\');

@@ -76,3 +76,86 @@ fn uri_escapes_in_tags_decode_as_utf8() {
     let failed = (0..10).any(|_| parser.parse().is_err());
     assert!(failed, "an invalid UTF-8 sequence in a tag must be an error");
 }
+
+#[test]
+fn escapes_as_go_yaml_reads_them() {
+    assert_eq!(scalars(r#"a: "it\'s""#).unwrap()[1], "it's");
+    let err = scalars(r#"a: "a\/b""#).unwrap_err();
+    assert_eq!(err, "found unknown escape character");
+}
+
+fn emit(value: &str, style: libyaml_safer::ScalarStyle) -> String {
+    use libyaml_safer::{Emitter, Encoding, Event, MappingStyle};
+    let mut out = Vec::new();
+    {
+        let mut em = Emitter::new();
+        em.set_output_string(&mut out);
+        em.set_unicode(true);
+        for e in [
+            Event::stream_start(Encoding::Utf8),
+            Event::document_start(None, &[], true),
+            Event::mapping_start(None, None, true, MappingStyle::Block),
+            Event::scalar(None, None, "a", true, true, libyaml_safer::ScalarStyle::Plain),
+            Event::scalar(None, None, value, true, true, style),
+            Event::mapping_end(),
+            Event::document_end(true),
+            Event::stream_end(),
+        ] {
+            em.emit(e).unwrap();
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// go-yaml's `is_bom` looks at the start of the value, so a value starting with U+FEFF has
+/// every character escaped; U+FEFF elsewhere is escaped alone (it is not printable).
+#[test]
+fn a_value_starting_with_a_bom_is_escaped_throughout() {
+    let dq = libyaml_safer::ScalarStyle::DoubleQuoted;
+    assert_eq!(emit("\u{feff}hi x", dq), "a: \"\\uFEFF\\x68\\x69\\x20\\x78\"\n");
+    assert_eq!(emit("x\u{feff}y", dq), "a: \"x\\uFEFFy\"\n");
+    assert_eq!(emit("\u{7eff}", dq), "a: \"\u{7eff}\"\n");
+}
+
+/// go-yaml writes no indentation after a line break that ends a single-quoted value.
+#[test]
+fn a_single_quoted_value_ending_in_a_line_separator() {
+    let sq = libyaml_safer::ScalarStyle::SingleQuoted;
+    assert_eq!(emit("x\u{2028}", sq), "a: 'x\u{2028}'\n");
+}
+
+#[test]
+fn utf16_input_with_a_bom() {
+    for bytes in [
+        "\u{feff}a: b\r\nc: d\r\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect::<Vec<u8>>(),
+        "\u{feff}a: b\nc: d\n"
+            .encode_utf16()
+            .flat_map(u16::to_be_bytes)
+            .collect(),
+    ] {
+        let mut input = bytes.as_slice();
+        let mut parser = Parser::new();
+        parser.set_input_string(&mut input);
+        let mut out = Vec::new();
+        loop {
+            match parser.parse().unwrap().data {
+                EventData::StreamEnd => break,
+                EventData::Scalar { value, .. } => out.push(value),
+                _ => {}
+            }
+        }
+        assert_eq!(out, ["a", "b", "c", "d"]);
+    }
+}
+
+#[test]
+fn an_unpaired_surrogate_in_utf16_is_an_error() {
+    let mut input: &[u8] = &[0xff, 0xfe, 0x00, 0xd8, b'a', 0, b':', 0, b' ', 0, b'b', 0];
+    let mut parser = Parser::new();
+    parser.set_input_string(&mut input);
+    let failed = (0..10).any(|_| parser.parse().is_err());
+    assert!(failed);
+}
