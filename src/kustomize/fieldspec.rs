@@ -112,7 +112,10 @@ fn walk(
     match &mut node.kind {
         NodeKind::Seq(items) => {
             for item in items.iter_mut() {
-                walk(item, path, spec_create, create, set)?;
+                // kustomize wraps every error below a sequence with the path still to walk.
+                walk(item, path, spec_create, create, set).map_err(|e| {
+                    format!("visit traversal on path: [{}]: {e}", path.join(" "))
+                })?;
             }
             Ok(())
         }
@@ -134,6 +137,10 @@ fn walk_map(
     };
     if name.is_empty() {
         return Err("cannot set or create an empty field name".to_string());
+    }
+    if name == "*" {
+        // kyaml's PathGetter, which looks the field up, has no wildcards.
+        return Err("fieldName: *: wildcard is not supported in PathGetter".to_string());
     }
     let last = path.len() <= 1;
     // What to create when missing, and what a null value is turned into.
