@@ -113,9 +113,8 @@ fn walk(
         NodeKind::Seq(items) => {
             for item in items.iter_mut() {
                 // kustomize wraps every error below a sequence with the path still to walk.
-                walk(item, path, spec_create, create, set).map_err(|e| {
-                    format!("visit traversal on path: [{}]: {e}", path.join(" "))
-                })?;
+                walk(item, path, spec_create, create, set)
+                    .map_err(|e| format!("visit traversal on path: [{}]: {e}", path.join(" ")))?;
             }
             Ok(())
         }

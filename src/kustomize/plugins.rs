@@ -531,9 +531,18 @@ impl Builder {
             "ReplacementTransformer" => {
                 let c: ReplacementConfig = config(cfg)?;
                 for r in &c.replacements {
-                    transform::replacement::apply(rm, r).map_err(|e| {
+                    let warnings = transform::replacement::apply(rm, r).map_err(|e| {
                         KError::new(e.rule, e.message).at(&cfg.origin.file, cfg.origin.span)
                     })?;
+                    for w in warnings {
+                        self.findings.push(
+                            Finding::warning("kustomize.replacement.version-divergence", w).at(
+                                cfg.origin.file.to_string(),
+                                cfg.origin.span.line,
+                                cfg.origin.span.column,
+                            ),
+                        );
+                    }
                 }
                 Ok(())
             }

@@ -500,8 +500,8 @@ impl Builder {
     /// Reads a resource file: every non-empty document, `*List` kinds expanded.
     pub fn load_resources(&mut self, kt: &Kt, rel: &str) -> Result<ResMap, KError> {
         let (file, bytes) = kt.ldr.load(rel)?;
-        let (docs, pieces) =
-            super::documents::read_documents_counted(&bytes, &RESOURCE_PARSE).map_err(|e| {
+        let (docs, pieces) = super::documents::read_documents_counted(&bytes, &RESOURCE_PARSE)
+            .map_err(|e| {
                 KError::new(
                     match e.kind {
                         yaml::YamlErrorKind::Limit => "yaml.limit",
@@ -969,8 +969,15 @@ impl Builder {
             list.extend(loaded.into_iter().map(|r| (i, r)));
         }
         for (i, r) in &list {
-            replacement::apply(&mut acc.rm, r)
+            let warnings = replacement::apply(&mut acc.rm, r)
                 .map_err(|e| kt.err_at(KError::new(e.rule, e.message), "replacements", Some(*i)))?;
+            let span = kt.span("replacements", Some(*i));
+            for w in warnings {
+                self.findings.push(
+                    crate::report::Finding::warning("kustomize.replacement.version-divergence", w)
+                        .at(kt.file.to_string(), span.line, span.column),
+                );
+            }
         }
         Ok(())
     }

@@ -217,3 +217,42 @@ fn a_replacement_source_that_matches_nothing_is_reported() {
         "{finding}"
     );
 }
+
+#[test]
+fn a_replacement_target_that_kustomize_versions_select_differently_is_a_warning() {
+    // kubeflow v1.9/v1.10 common/user-namespace/base: `name: $(profile-name)` is the literal
+    // name of the object in v5.5.0 and an unmatchable regex in v5.8.
+    let env = TestEnv::new();
+    env.write(
+        "app/kustomization.yaml",
+        "resources:\n- res.yaml\nreplacements:\n- source:\n    kind: ConfigMap\n    name: src\n    fieldPath: data.v\n  targets:\n  - select:\n      kind: ConfigMap\n      name: $(name)\n    fieldPaths:\n    - data.a\n- source:\n    kind: ConfigMap\n    name: src\n    fieldPath: data.v\n  targets:\n  - select:\n      kind: ConfigMap\n      name: plain\n    fieldPaths:\n    - data.a\n",
+    )
+    .write(
+        "app/res.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: src\ndata:\n  v: replaced\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: $(name)\ndata:\n  a: orig\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\ndata:\n  a: orig\n",
+    );
+    let check = env.kdelta(&["check", "--format", "json"]).success();
+    let report = check.json();
+    let warnings: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "kustomize.replacement.version-divergence")
+        .collect();
+    assert_eq!(
+        warnings.len(),
+        1,
+        "only the regex-like selector: {}",
+        check.stdout
+    );
+    assert_eq!(warnings[0]["severity"], "warning");
+    assert_eq!(warnings[0]["file"], "app/kustomization.yaml");
+    assert_eq!(warnings[0]["line"], 4);
+    let message = warnings[0]["message"].as_str().unwrap();
+    assert_eq!(
+        message,
+        "targets[0] selects differently in kustomize versions: v5.8 reads select/reject fields \
+         as regular expressions and selects nothing, v5.5.0 compares them exactly and selects \
+         ConfigMap.v1.[noGrp]/$(name).[noNs]; kdelta renders as v5.8"
+    );
+}

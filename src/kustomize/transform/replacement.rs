@@ -27,8 +27,9 @@ fn err(rule: &'static str, message: impl Into<String>) -> ReplacementError {
     }
 }
 
-/// Runs one replacement over all resources.
-pub fn apply(rm: &mut ResMap, r: &ReplacementField) -> Result<(), ReplacementError> {
+/// Runs one replacement over all resources. Returns warnings: targets that kustomize v5.5.0
+/// (exact names) and v5.8 (regular expressions) select differently.
+pub fn apply(rm: &mut ResMap, r: &ReplacementField) -> Result<Vec<String>, ReplacementError> {
     if (r.source.is_none() && r.source_value.is_none()) || r.targets.is_empty() {
         return Err(err(
             "kustomize.replacement.invalid",
@@ -36,10 +37,93 @@ pub fn apply(rm: &mut ResMap, r: &ReplacementField) -> Result<(), ReplacementErr
         ));
     }
     let source = source_value(rm, r)?;
-    for t in &r.targets {
+    let mut warnings = Vec::new();
+    for (i, t) in r.targets.iter().enumerate() {
+        warnings.extend(version_divergence(rm, t, i));
         apply_target(rm, &source, t)?;
     }
-    Ok(())
+    Ok(warnings)
+}
+
+/// Characters that make a selector field mean something else as a regular expression.
+fn has_regex_syntax(s: &str) -> bool {
+    s.chars().any(|c| ".^$*+?()[]{}|\\".contains(c))
+}
+
+/// v5.8 reads a target's `select`/`reject` group, version, kind, name and namespace as anchored
+/// regular expressions; v5.5.0 compares them exactly. Where that changes which objects are
+/// selected (`name: $(profile-name)` selects the object so named in v5.5.0 and nothing in
+/// v5.8), say so: kdelta renders as v5.8, and the user's kustomize may be older.
+fn version_divergence(rm: &ResMap, t: &TargetSelector, index: usize) -> Option<String> {
+    let select = t.select.as_ref()?;
+    let selectors = std::iter::once(select).chain(&t.reject);
+    let regex_like = selectors.clone().any(|s| {
+        [&s.group, &s.version, &s.kind, &s.name, &s.namespace]
+            .iter()
+            .any(|f| has_regex_syntax(f))
+    });
+    if !regex_like {
+        return None;
+    }
+    let select_m = compile(select).ok()?;
+    let rejects: Vec<(SelectorMatcher, KId, &Selector)> = t
+        .reject
+        .iter()
+        .map(|r| {
+            let id = selector_id(&r.group, &r.version, &r.kind, &r.name, &r.namespace);
+            compile(r).ok().map(|m| (m, id, r))
+        })
+        .collect::<Option<_>>()?;
+    let select_id = selector_id(
+        &select.group,
+        &select.version,
+        &select.kind,
+        &select.name,
+        &select.namespace,
+    );
+    let (mut exact, mut regex) = (Vec::new(), Vec::new());
+    for res in &rm.list {
+        if !label_selectors_match(res, select).ok()? {
+            continue;
+        }
+        let ids = res_ids(res);
+        let real_reject = |r: &Selector| {
+            !(r.group.is_empty()
+                && r.version.is_empty()
+                && r.kind.is_empty()
+                && r.name.is_empty()
+                && r.namespace.is_empty())
+        };
+        let rejected_exact = rejects
+            .iter()
+            .any(|(_, id, r)| real_reject(r) && ids.iter().any(|i| i.is_selected_by(id)));
+        let rejected_regex = rejects
+            .iter()
+            .any(|(m, _, r)| real_reject(r) && ids.iter().any(|i| id_matches(m, i)));
+        if !rejected_exact && ids.iter().any(|i| i.is_selected_by(&select_id)) {
+            exact.push(res.cur_id().to_string());
+        }
+        if !rejected_regex && ids.iter().any(|i| id_matches(&select_m, i)) {
+            regex.push(res.cur_id().to_string());
+        }
+    }
+    if exact == regex {
+        return None;
+    }
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "nothing".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    Some(format!(
+        "targets[{index}] selects differently in kustomize versions: v5.8 reads select/reject \
+         fields as regular expressions and selects {}, v5.5.0 compares them exactly and selects {}; \
+         kdelta renders as v5.8",
+        list(&regex),
+        list(&exact)
+    ))
 }
 
 /// The replacement's value. Without a delimiter kustomize holds the source node itself, not a
