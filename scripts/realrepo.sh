@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compare `kdelta render` with `kubectl kustomize` on every kustomization directory of a real repository.
 #
-#   scripts/realrepo.sh [-o OUTDIR] [-t TIMEOUT] [-j JOBS] [-f FILTER] REPO KDELTA
+#   scripts/realrepo.sh [-o OUTDIR] [-t TIMEOUT] [-j JOBS] [-f FILTER] [-r REV] REPO KDELTA
 #
 # REPO is a clone with a work tree; KDELTA a kdelta binary. Every directory under REPO holding a
 # kustomization.yaml, kustomization.yml or Kustomization (outside .git) is rendered twice, both
@@ -10,7 +10,9 @@
 #     kdelta render --show-secrets DIR
 # each under `timeout TIMEOUT` (default 120 s). JOBS directories are processed at once (default 1;
 # the machine is shared, keep it at 1 or 2). FILTER, an extended regex, keeps only the directories
-# whose relative path matches it.
+# whose relative path matches it. With -r REV, kdelta reads the files from git revision REV
+# (`kdelta render --rev REV`) instead of the work tree; kubectl always reads the work tree, so
+# check out REV first (e.g. -r HEAD on a clean clone) — this exercises kdelta's git reader.
 #
 # Each directory gets one class:
 #     SAME          both succeed, outputs byte-identical
@@ -36,13 +38,14 @@ set -euo pipefail
 
 usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
-OUT= TIMEOUT=120 JOBS=1 FILTER=
-while getopts "o:t:j:f:h" opt; do
+OUT= TIMEOUT=120 JOBS=1 FILTER= REV=
+while getopts "o:t:j:f:r:h" opt; do
   case $opt in
     o) OUT=$OPTARG ;;
     t) TIMEOUT=$OPTARG ;;
     j) JOBS=$OPTARG ;;
     f) FILTER=$OPTARG ;;
+    r) REV=$OPTARG ;;
     *) usage ;;
   esac
 done
@@ -58,7 +61,7 @@ OUT=$(cd "$OUT" && pwd)
 rm -rf "$OUT/diffs" "$OUT/logs" "$OUT/rows"
 mkdir -p "$OUT/diffs" "$OUT/logs" "$OUT/rows"
 
-export REPO KDELTA OUT TIMEOUT
+export REPO KDELTA OUT TIMEOUT REV
 
 # One directory: run both tools, classify, write rows/<slug>.tsv (a single line).
 one() {
@@ -70,7 +73,7 @@ one() {
   t0=$(date +%s%N)
   krc=0; timeout "$TIMEOUT" kubectl kustomize "$rel" >"$w/kubectl.out" 2>"$w/kubectl.err" || krc=$?
   t1=$(date +%s%N)
-  drc=0; RUST_BACKTRACE=1 timeout "$TIMEOUT" "$KDELTA" render --show-secrets "$rel" \
+  drc=0; RUST_BACKTRACE=1 timeout "$TIMEOUT" "$KDELTA" render --show-secrets ${REV:+--rev "$REV"} "$rel" \
     >"$w/kdelta.out" 2>"$w/kdelta.err" || drc=$?
   t2=$(date +%s%N)
   kms=$(( (t1 - t0) / 1000000 )); dms=$(( (t2 - t1) / 1000000 ))
@@ -116,7 +119,7 @@ find . -name .git -prune -o -type f \( -name kustomization.yaml -o -name kustomi
   | sed 's#^\./##; s#/[^/]*$##; s#^kustomization\.ya\{0,1\}ml$#.#; s#^Kustomization$#.#' \
   | LC_ALL=C sort -u | { if [ -n "$FILTER" ]; then grep -E -- "$FILTER" || true; else cat; fi; } >"$OUT/dirs.txt"
 N=$(wc -l <"$OUT/dirs.txt")
-echo "realrepo.sh: $N kustomization directories in $REPO (timeout ${TIMEOUT}s, $JOBS at once)" >&2
+echo "realrepo.sh: $N kustomization directories in $REPO (timeout ${TIMEOUT}s, $JOBS at once${REV:+, kdelta --rev $REV})" >&2
 START=$(date +%s)
 tr '\n' '\0' <"$OUT/dirs.txt" | xargs -0 -r -P "$JOBS" -I{} bash -c 'one "$1"' _ {}
 
@@ -124,7 +127,7 @@ tr '\n' '\0' <"$OUT/dirs.txt" | xargs -0 -r -P "$JOBS" -I{} bash -c 'one "$1"' _
   find "$OUT/rows" -name '*.tsv' -print0 | xargs -0 -r cat | LC_ALL=C sort; } >"$OUT/results.tsv"
 rm -rf "$OUT/rows"
 count() { awk -F'\t' -v c="$1" 'NR > 1 && $2 == c' "$OUT/results.tsv" | wc -l; }
-SUMMARY="$(basename "$REPO") @ $(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null || echo '?'): $N overlays;"
+SUMMARY="$(basename "$REPO") @ $(git -C "$REPO" rev-parse --short=12 HEAD 2>/dev/null || echo '?')${REV:+ (kdelta --rev $REV)}: $N overlays;"
 SUMMARY+=" same $(count SAME), different $(count DIFF), kdelta-failed $(count KDELTA-FAIL), panics $(count PANIC),"
 SUMMARY+=" timeouts $(count TIMEOUT), kubectl-failed $(count KUBECTL-FAIL), remote $(count REMOTE)"
 SUMMARY+=" ($(( $(date +%s) - START ))s) -> $OUT"
