@@ -26,6 +26,11 @@ pub fn read_documents_counted(
     } else {
         bytes.into()
     };
+    // kyaml reads each piece with go-yaml v3.
+    let opts = &ParseOptions {
+        go_yaml_v3_comments: true,
+        ..*opts
+    };
     let mut docs = Vec::new();
     let pieces = split(&text)?;
     let count = pieces.len();

@@ -29,6 +29,7 @@ const RESOURCE_PARSE: ParseOptions = ParseOptions {
         path: ANNOTATIONS,
         otherwise: yaml::Otherwise::Error,
     },
+    go_yaml_v3_comments: true,
 };
 
 /// kustomize's `inlineAnyEmbeddedLists`: the list is decoded (go-yaml v3) and each item

@@ -36,6 +36,9 @@ impl Default for Limits {
 pub struct ParseOptions {
     pub limits: Limits,
     pub duplicate_keys: DuplicateKeys,
+    /// Comments as go-yaml v3 reads them (kyaml): the comment lines after a comment belong to
+    /// it even when a tab starts them, where go-yaml v2 (and libyaml) fail.
+    pub go_yaml_v3_comments: bool,
 }
 
 /// What a mapping key that appears twice means.
@@ -141,6 +144,7 @@ fn parse_documents(
     let mut builder = Builder::new(opts);
     let mut parser = Parser::new();
     parser.set_input(Chunked(input));
+    parser.set_go_yaml_v3_comments(opts.go_yaml_v3_comments);
     loop {
         let event = parser.parse().map_err(|e| syntax_error(&e, input))?;
         let span = Span::new(
