@@ -18,7 +18,8 @@ pub fn through_go_yaml_v3(node: &mut Node) {
         NodeKind::Scalar(s) => {
             if flow && s.text.is_empty() && s.tag.is_none() && s.style == ScalarStyle::Plain {
                 s.tag = Some("!!str".to_string());
-            } else if s.style == ScalarStyle::Folded {
+            } else if s.style == ScalarStyle::Folded && !flow && block_allowed(&s.text) {
+                // Otherwise go-yaml v3 writes it double-quoted and the value is kept.
                 s.text = folded_round_trip(&s.text);
             }
         }
@@ -189,5 +190,10 @@ mod tests {
         assert_eq!(folded_round_trip("one two\nthree\n"), "one two\nthree\n");
         assert_eq!(folded_round_trip("a\n\nb"), "a\n\nb");
         assert_eq!(folded_round_trip("single line"), "single line");
+        // Written double-quoted (a space before a line break), so kept as it is.
+        let mut node = crate::yaml::parse_one(b"a: >\n  hello \n    more\n", &Default::default())
+            .unwrap();
+        through_go_yaml_v3(&mut node);
+        assert_eq!(node.str_at(&["a"]), Some("hello \n  more\n"));
     }
 }
