@@ -32,7 +32,7 @@ pub fn through_go_yaml_v3(node: &mut Node) {
     }
 }
 
-/// A block scalar (key or value) that go-yaml v3 writes as a block and cannot read back: its
+/// A scalar (key or value) that go-yaml v3 writes as a block and cannot read back: its
 /// value starts with a tab, which the writer gives no indentation indicator, so the reader
 /// takes the tab for indentation ("found a tab character where an indentation space is
 /// expected").
@@ -40,7 +40,9 @@ pub fn unreadable_block(node: &Node) -> Option<&Node> {
     fn bad(n: &Node, in_flow: bool) -> Option<&Node> {
         match &n.kind {
             NodeKind::Scalar(s) => {
-                let block = matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded);
+                // go-yaml v3 writes a plain (unstyled) scalar with a line break as a literal.
+                let block = matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded)
+                    || (s.style == ScalarStyle::Plain && s.text.contains('\n'));
                 let tab = s.text.starts_with('\t');
                 (block && !in_flow && tab && block_allowed(&s.text)).then_some(n)
             }
