@@ -14,7 +14,8 @@ sortOptions, strategic merge and JSON 6902 patches (files, inline, targets with 
 replacements, vars and configurations/crds. String values are drawn from YAML edge cases (things
 that look like numbers, booleans, dates or nulls, quotes, indicators, multi-line and non-ASCII
 text), and some cases add hand-written documents using anchors, merge keys, block scalars, flow
-collections and tags.
+collections and tags. With the `yaml-bytes` area, some written files are then re-saved the way
+editors and tools save them (no final newline, CRLF, CR, BOM, UTF-16, tab-indented comments).
 
 Valid and invalid combinations are both produced on purpose: when kustomize rejects a case kdelta
 should reject it too. The output depends only on SEED (and AREA), so a case is reproduced by its
