@@ -501,8 +501,8 @@ impl Builder {
     /// Reads a resource file: every non-empty document, `*List` kinds expanded.
     pub fn load_resources(&mut self, kt: &Kt, rel: &str) -> Result<ResMap, KError> {
         let (file, bytes) = kt.ldr.load(rel)?;
-        let (docs, pieces) =
-            super::documents::read_documents_counted(&bytes, &RESOURCE_PARSE).map_err(|e| {
+        let (docs, pieces) = super::documents::read_documents_counted(&bytes, &RESOURCE_PARSE)
+            .map_err(|e| {
                 KError::new(
                     match e.kind {
                         yaml::YamlErrorKind::Limit => "yaml.limit",

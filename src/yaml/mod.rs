@@ -13,10 +13,11 @@ mod value;
 pub use gonum::{format_g, format_json};
 pub use node::{Node, NodeKind, Scalar, ScalarStyle, Span};
 pub use parse::{
-    parse_first, parse_one, parse_stream, DuplicateKeys, Limits, Otherwise, ParseOptions, YamlError,
-    YamlErrorKind,
+    parse_first, parse_one, parse_stream, DuplicateKeys, Limits, Otherwise, ParseOptions,
+    YamlError, YamlErrorKind,
 };
 pub use resolve::{plain_tag, resolve_plain, resolve_scalar, Dialect, Resolved, TagMismatch};
 pub use value::{
-    from_go_json, from_json_text, key_text, non_string_key, number_text, to_value, to_value_lossy, ValueError,
+    from_go_json, from_json_text, key_text, non_string_key, number_text, to_value, to_value_lossy,
+    ValueError,
 };

@@ -416,8 +416,14 @@ mod tests {
             tag: Some("!".to_string()),
         };
         use super::super::node::ScalarStyle::{DoubleQuoted, Plain};
-        assert_eq!(resolve_scalar(&scalar("12", Plain), Dialect::Yaml12), Ok(Int(12)));
-        assert_eq!(resolve_scalar(&scalar("0x1F", Plain), Dialect::Yaml12), Ok(Int(31)));
+        assert_eq!(
+            resolve_scalar(&scalar("12", Plain), Dialect::Yaml12),
+            Ok(Int(12))
+        );
+        assert_eq!(
+            resolve_scalar(&scalar("0x1F", Plain), Dialect::Yaml12),
+            Ok(Int(31))
+        );
         assert_eq!(
             resolve_scalar(&scalar("12", DoubleQuoted), Dialect::Yaml12),
             Ok(Str("12".into()))

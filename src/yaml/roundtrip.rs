@@ -193,8 +193,8 @@ mod tests {
         assert_eq!(folded_round_trip("a\n\nb"), "a\n\nb");
         assert_eq!(folded_round_trip("single line"), "single line");
         // Written double-quoted (a space before a line break), so kept as it is.
-        let mut node = crate::yaml::parse_one(b"a: >\n  hello \n    more\n", &Default::default())
-            .unwrap();
+        let mut node =
+            crate::yaml::parse_one(b"a: >\n  hello \n    more\n", &Default::default()).unwrap();
         through_go_yaml_v3(&mut node);
         assert_eq!(node.str_at(&["a"]), Some("hello \n  more\n"));
     }
