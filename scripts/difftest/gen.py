@@ -14,7 +14,8 @@ sortOptions, strategic merge and JSON 6902 patches (files, inline, targets with 
 replacements, vars and configurations/crds. String values are drawn from YAML edge cases (things
 that look like numbers, booleans, dates or nulls, quotes, indicators, multi-line and non-ASCII
 text), and some cases add hand-written documents using anchors, merge keys, block scalars, flow
-collections and tags.
+collections and tags. With the `yaml-bytes` area, some written files are then re-saved the way
+editors and tools save them (no final newline, CRLF, CR, BOM, UTF-16, tab-indented comments).
 
 Valid and invalid combinations are both produced on purpose: when kustomize rejects a case kdelta
 should reject it too. The output depends only on SEED (and AREA), so a case is reproduced by its
@@ -47,11 +48,43 @@ areas = set()
 GEN_NAMES = {"cm": [], "sec": []}
 
 
+WRITTEN = []
+
 def w(path, text):
     p = os.path.join(OUT, path)
     os.makedirs(os.path.dirname(p), exist_ok=True)
     with open(p, 'w') as f:
         f.write(text)
+    if p not in WRITTEN:
+        WRITTEN.append(p)
+
+# How editors and tools save files: each takes the text of a whole file and gives its bytes.
+def _utf16(text, endian):
+    return ("\ufeff" + text.replace("\r\n", "\n").replace("\n", "\r\n")).encode("utf-16-" + endian)
+
+BYTE_SHAPES = {
+    "no-final-newline": lambda t: t.rstrip("\n").encode(),
+    "crlf": lambda t: t.replace("\n", "\r\n").encode(),
+    "cr-only": lambda t: t.replace("\n", "\r").encode(),
+    "bom": lambda t: ("\ufeff" + t).encode(),
+    "bom-later-docs": lambda t: t.replace("\n---\n", "\n---\n\ufeff").encode(),
+    "utf16le": lambda t: _utf16(t, "le"),
+    "utf16be": lambda t: _utf16(t, "be"),
+    "tab-comments": lambda t: (t + "# saved by an editor\n\t# with a tab\n \t\n").encode(),
+    "tab-comment-no-newline": lambda t: (t + "# c\n\t# tab").encode(),
+}
+
+def reshape_files():
+    """Re-save one to three written files the way real tools do (area yaml-bytes)."""
+    if not WRITTEN or not maybe_area("yaml-bytes", 0.25):
+        return
+    areas.add("yaml-bytes")
+    for p in R.sample(WRITTEN, min(len(WRITTEN), R.randint(1, 3))):
+        with open(p) as f:
+            text = f.read()
+        shape = R.choice(sorted(BYTE_SHAPES))
+        with open(p, "wb") as f:
+            f.write(BYTE_SHAPES[shape](text))
 
 def dump(obj):
     return yaml.safe_dump(obj, sort_keys=R.random() < 0.3, default_flow_style=False, allow_unicode=True, width=R.choice([80, 1000]))
@@ -65,7 +98,9 @@ EDGE = ["0755", "1e3", "yes", "no", "on", "off", "~", "null", "2020-01-01", "202
         "`tick`", "line1\nline2", "trail \nspace", "  lead\n  more", "tab\there", "ends\n",
         "x" * 120, ("word " * 30).strip(), "héllo wörld", "日本語", "- dash", "? q", "| pipe",
         "> gt", "#hash", "a\tb\n", "multi\nline with trailing   \n", "\nleading newline", "=", "a=b=c",
-        "12345678901234567890", "-1", "0", "1.5e-10", "Y", "n", "NO", "<<", "\u00a0nbsp", "ctl"]
+        "12345678901234567890", "-1", "0", "1.5e-10", "Y", "n", "NO", "<<", "\u00a0nbsp", "ctl",
+        "\ufeffbom first", "mid\ufeffbom", "ends in ls\u2028", "ends in ps\u2029", "a\u2028b", "\tstarts\nwith tab",
+        "9223372036854775807", "18446744073709551616", "-0", "0o17", "017", "1.50", "k" * 1030]
 
 def ev():
     return R.choice(EDGE)
@@ -319,6 +354,89 @@ spec:
   int: !!int "42"
   float: 3.0
   exp: 6.02e+23
+""",
+]
+
+RAW_EDGE_DOCS += [
+"""apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: escapes
+  annotations:
+    apostrophe: "it\\'s"
+    bang-int: ! 12
+    bang-str: ! "12"
+    dup: first
+    tilde: ~
+    hex: 0x1F
+    float: 1.50
+    under: 1_000
+    dup: second
+    bin: !!binary aGVsbG8=
+    max: 9223372036854775807
+data:
+  ls: "hello\\u2028"
+  ps: "x\\u2029"
+  bom: "\\ufeffbom"
+  tab-first: "\\thello\\nworld"
+  bang: ! 0x1F
+  folded-spaces: >
+    hello 
+      more indented
+
+    back
+  folded-plain: >
+    a
+      b
+    c
+""",
+"""apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: blocks
+data:
+  lit-indent: |2
+     leading space
+    next
+  keep: |+
+    kept
+
+  strip: >-
+    folded
+    strip
+  # a comment line
+\t# a tab-indented comment after it
+  after: x
+  last: |
+    ends the document
+""",
+"""apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: longkey
+spec:
+  ? """ + "k" * 1000 + """
+  : long key
+  ? """ + "\u00e9" * 900 + """
+  : accented key
+  items:
+  -
+  - x
+  - 
+""",
+"""apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: listed
+    annotations:
+      hex: 0x1F
+      tilde: ~
+      float: 1.50
+  data:
+    big: 18446744073709551616
 """,
 ]
 
@@ -586,7 +704,7 @@ def write_resources(d, objs, k):
             fn = "%s-%d.yaml" % (o["kind"].lower(), i)
             w(os.path.join(d, fn), dump(o)); k.setdefault("resources", []).append(fn)
     if maybe_area("yaml-edge", 0.3):
-        w(os.path.join(d, "edge.yaml"), re.sub(r"\b(raw1|flowcm|mergekeys|rawdep|weird|nested)\b", d + r"-\1", edge_docs())); k.setdefault("resources", []).append("edge.yaml")
+        w(os.path.join(d, "edge.yaml"), re.sub(r"\b(raw1|flowcm|mergekeys|rawdep|weird|nested|escapes|blocks|longkey|listed)\b", d + r"-\1", edge_docs())); k.setdefault("resources", []).append("edge.yaml")
 
 def layout():
     """Write base/, maybe overlay/ (with comp/) and top/; return the build directory."""
@@ -642,7 +760,9 @@ def generate(seed, out, area=None):
     FORCE = area
     areas = set()
     GEN_NAMES = {"cm": [], "sec": []}
+    WRITTEN.clear()
     top = layout()
+    reshape_files()
     return top, sorted(areas)
 
 

@@ -26,6 +26,11 @@ pub fn read_documents_counted(
     } else {
         bytes.into()
     };
+    // kyaml reads each piece with go-yaml v3.
+    let opts = &ParseOptions {
+        go_yaml_v3_comments: true,
+        ..*opts
+    };
     let mut docs = Vec::new();
     let pieces = split(&text)?;
     let count = pieces.len();
@@ -42,6 +47,29 @@ pub fn read_documents_counted(
         }
     }
     Ok((docs, count))
+}
+
+/// The text of a patch file. go-yaml reads UTF-16 with a byte order mark (what Windows
+/// PowerShell writes), so kustomize takes such a patch as its UTF-16 text says.
+pub fn patch_text(bytes: &[u8]) -> String {
+    let utf16 = |be: bool| {
+        let units = bytes[2..].chunks_exact(2).map(|c| {
+            if be {
+                u16::from_be_bytes([c[0], c[1]])
+            } else {
+                u16::from_le_bytes([c[0], c[1]])
+            }
+        });
+        char::decode_utf16(units)
+            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect::<String>()
+            .replace("\r\n", "\n")
+    };
+    match bytes {
+        [0xff, 0xfe, ..] => utf16(false),
+        [0xfe, 0xff, ..] => utf16(true),
+        _ => String::from_utf8_lossy(bytes).into_owned(),
+    }
 }
 
 /// kyaml `splitDocuments` (separators match `\n---.*\n`), with the line each piece starts on

@@ -29,6 +29,7 @@ const RESOURCE_PARSE: ParseOptions = ParseOptions {
         path: ANNOTATIONS,
         otherwise: yaml::Otherwise::Error,
     },
+    go_yaml_v3_comments: true,
 };
 
 /// kustomize's `inlineAnyEmbeddedLists`: the list is decoded (go-yaml v3) and each item
@@ -784,7 +785,7 @@ impl Builder {
                             "trouble configuring builtin PatchStrategicMergeTransformer with config: `\npaths:\n- {entry}\n`"
                         )))
                     })?;
-                    let text = String::from_utf8_lossy(&bytes);
+                    let text = super::documents::patch_text(&bytes);
                     patch::parse_smp(&text).map_err(|e| {
                         KError::new("kustomize.patch", format!("{e} in File: {entry}"))
                             .at(&file, Default::default())
@@ -846,7 +847,7 @@ impl Builder {
                 let (_, bytes) = kt.ldr.load(&entry.path).map_err(|e| {
                     e.context(format!("failed to get the patch file from path({})", entry.path))
                 })?;
-                (String::from_utf8_lossy(&bytes).into_owned(), format!("[path: {:?}]", entry.path))
+                (super::documents::patch_text(&bytes), format!("[path: {:?}]", entry.path))
             }
         };
         let mut body = patch::parse_patch(&text, &source).map_err(patch::err)?;
@@ -910,7 +911,7 @@ impl Builder {
             (true, false) => entry.patch.clone(),
             (false, true) => {
                 let (_, bytes) = kt.ldr.load(&entry.path)?;
-                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let text = super::documents::patch_text(&bytes);
                 if text.is_empty() {
                     return Err(patch::err(format!(
                         "patch file '{}' empty seems to be empty",

@@ -36,6 +36,9 @@ impl Default for Limits {
 pub struct ParseOptions {
     pub limits: Limits,
     pub duplicate_keys: DuplicateKeys,
+    /// Comments as go-yaml v3 reads them (kyaml): the comment lines after a comment belong to
+    /// it even when a tab starts them, where go-yaml v2 (and libyaml) fail.
+    pub go_yaml_v3_comments: bool,
 }
 
 /// What a mapping key that appears twice means.
@@ -139,9 +142,9 @@ fn parse_documents(
         ));
     }
     let mut builder = Builder::new(opts);
-    let mut slice = input;
     let mut parser = Parser::new();
-    parser.set_input_string(&mut slice);
+    parser.set_input(Chunked(input));
+    parser.set_go_yaml_v3_comments(opts.go_yaml_v3_comments);
     loop {
         let event = parser.parse().map_err(|e| syntax_error(&e, input))?;
         let span = Span::new(
@@ -156,6 +159,32 @@ fn parse_documents(
     match builder.duplicate {
         Some(error) => Err(error),
         None => Ok(builder.docs),
+    }
+}
+
+/// The input as go-yaml's reader takes it, 512 bytes at a time (`input_raw_buffer_size`).
+/// go-yaml checks the characters of each chunk as it decodes it, so a control character well
+/// past the end of the only document that is read is never seen: kustomize accepts it.
+struct Chunked<'a>(&'a [u8]);
+
+const GO_YAML_CHUNK: usize = 512;
+
+impl std::io::Read for Chunked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.0.len()).min(GO_YAML_CHUNK);
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for Chunked<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        Ok(&self.0[..self.0.len().min(GO_YAML_CHUNK)])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.0 = &self.0[n.min(self.0.len())..];
     }
 }
 

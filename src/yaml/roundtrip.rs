@@ -18,7 +18,8 @@ pub fn through_go_yaml_v3(node: &mut Node) {
         NodeKind::Scalar(s) => {
             if flow && s.text.is_empty() && s.tag.is_none() && s.style == ScalarStyle::Plain {
                 s.tag = Some("!!str".to_string());
-            } else if s.style == ScalarStyle::Folded {
+            } else if s.style == ScalarStyle::Folded && !flow && block_allowed(&s.text) {
+                // Otherwise go-yaml v3 writes it double-quoted and the value is kept.
                 s.text = folded_round_trip(&s.text);
             }
         }
@@ -31,7 +32,7 @@ pub fn through_go_yaml_v3(node: &mut Node) {
     }
 }
 
-/// A block scalar (key or value) that go-yaml v3 writes as a block and cannot read back: its
+/// A scalar (key or value) that go-yaml v3 writes as a block and cannot read back: its
 /// value starts with a tab, which the writer gives no indentation indicator, so the reader
 /// takes the tab for indentation ("found a tab character where an indentation space is
 /// expected").
@@ -39,7 +40,9 @@ pub fn unreadable_block(node: &Node) -> Option<&Node> {
     fn bad(n: &Node, in_flow: bool) -> Option<&Node> {
         match &n.kind {
             NodeKind::Scalar(s) => {
-                let block = matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded);
+                // go-yaml v3 writes a plain (unstyled) scalar with a line break as a literal.
+                let block = matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded)
+                    || (s.style == ScalarStyle::Plain && s.text.contains('\n'));
                 let tab = s.text.starts_with('\t');
                 (block && !in_flow && tab && block_allowed(&s.text)).then_some(n)
             }
@@ -189,5 +192,10 @@ mod tests {
         assert_eq!(folded_round_trip("one two\nthree\n"), "one two\nthree\n");
         assert_eq!(folded_round_trip("a\n\nb"), "a\n\nb");
         assert_eq!(folded_round_trip("single line"), "single line");
+        // Written double-quoted (a space before a line break), so kept as it is.
+        let mut node =
+            crate::yaml::parse_one(b"a: >\n  hello \n    more\n", &Default::default()).unwrap();
+        through_go_yaml_v3(&mut node);
+        assert_eq!(node.str_at(&["a"]), Some("hello \n  more\n"));
     }
 }

@@ -143,6 +143,12 @@ pub fn from_go_json(v: &Value) -> Node {
             let tag = super::resolve::plain_tag(&text, Dialect::Yaml12);
             tagged(text, tag)
         }
+        // go-yaml v3's encoder writes a string with a line break as a literal block.
+        Value::String(s) if s.contains('\n') => Node::new(NodeKind::Scalar(Scalar {
+            text: s.clone(),
+            style: super::node::ScalarStyle::Literal,
+            tag: Some("!!str".to_string()),
+        })),
         Value::String(s) => Node::string(s.clone()),
         Value::Array(items) => Node::new(NodeKind::Seq(items.iter().map(from_go_json).collect())),
         Value::Object(m) => Node::new(NodeKind::Map(

@@ -29,6 +29,8 @@ pub struct ANode {
     pub untagged: bool,
     /// kyaml's `ShouldKeep`: a null that a field setter keeps instead of deleting the field.
     pub keep: bool,
+    /// A flow collection (go-yaml's `FlowStyle`, part of the style a field setter copies).
+    pub flow: bool,
 }
 
 /// The node kind names kyaml's errors use.
@@ -78,6 +80,7 @@ impl Arena {
             ),
         };
         let id = self.add(kind, node.span);
+        self.nodes[id].flow = node.flow;
         // A plain scalar kdelta made rather than read stands for one kustomize made with
         // `NewScalarRNode`: no tag at all.
         if let NodeKind::Scalar(s) = &node.kind {
@@ -143,7 +146,7 @@ impl Arena {
         Some(Node {
             kind,
             span: n.span,
-            flow: false,
+            flow: n.flow,
             shared: identities.get(&id).copied().unwrap_or(0),
         })
     }
@@ -155,6 +158,7 @@ impl Arena {
             span,
             untagged: false,
             keep: false,
+            flow: false,
         });
         self.nodes.len() - 1
     }

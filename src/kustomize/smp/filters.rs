@@ -207,6 +207,13 @@ impl Arena {
             return;
         }
         let old_node = self.get(old);
+        // A collection takes the old node's flow style: a list a patch replaces stays `[...]`
+        // when it was written so (and an empty item in it then reads back as "").
+        let old_flow = old_node.flow;
+        if !matches!(self.get(value).kind, Kind::Scalar(_)) {
+            self.get_mut(value).flow = old_flow;
+            return;
+        }
         let Kind::Scalar(old) = &old_node.kind else {
             return;
         };

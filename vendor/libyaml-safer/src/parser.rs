@@ -174,6 +174,12 @@ impl<R: BufRead> Parser<R> {
         self.scanner.set_encoding(encoding);
     }
 
+    /// Read comments as go-yaml v3 does (see PATCHES.md): comment lines that follow a comment
+    /// belong to it, even when a tab starts them.
+    pub fn set_go_yaml_v3_comments(&mut self, on: bool) {
+        self.scanner.go_yaml_v3_comments = on;
+    }
+
     /// Parse the input stream and produce the next parsing event.
     ///
     /// Call the function subsequently to produce a sequence of events

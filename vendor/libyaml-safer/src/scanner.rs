@@ -1,7 +1,7 @@
 use std::collections::VecDeque;
 use std::io::BufRead;
 
-use crate::macros::{is_blankz, is_break};
+use crate::macros::{is_blank, is_blankz, is_break};
 use crate::reader::yaml_parser_update_buffer;
 use crate::{
     Encoding, Error, INPUT_BUFFER_SIZE, Mark, Result, ScalarStyle, SimpleKey, Token, TokenData,
@@ -48,6 +48,15 @@ pub struct Scanner<R> {
     pub(crate) simple_key_allowed: bool,
     /// The stack of simple keys.
     pub(crate) simple_keys: Vec<SimpleKey>,
+    /// Read comments as go-yaml v3 does: the comment lines that follow a comment are taken
+    /// with it, whatever blanks (tabs included) start them.
+    pub(crate) go_yaml_v3_comments: bool,
+    /// go-yaml v3's `newlines`: line breaks consumed since the last non-blank character. A
+    /// comment with none before it is a line comment, which takes no lines after it.
+    pub(crate) newlines: usize,
+    /// The last token fetched takes no line comment (go-yaml v3: a sequence entry, or the
+    /// start of the stream).
+    pub(crate) no_line_comment: bool,
 }
 
 impl<'r, 'b> Scanner<&'r mut &'b [u8]> {
@@ -76,6 +85,9 @@ impl<R> Scanner<R> {
             indents: Vec::with_capacity(16),
             indent: 0,
             simple_key_allowed: false,
+            go_yaml_v3_comments: false,
+            newlines: 0,
+            no_line_comment: true,
             simple_keys: Vec::with_capacity(16),
         }
     }
@@ -110,6 +122,8 @@ impl<R> Scanner<R> {
         self.indent = 0;
         self.simple_key_allowed = false;
         self.simple_keys.clear();
+        self.newlines = 0;
+        self.no_line_comment = true;
     }
 }
 
@@ -125,8 +139,11 @@ impl<R: BufRead> Scanner<R> {
     /// Equivalent to the libyaml macro `SKIP`.
     fn skip_char(&mut self) {
         let popped = self.buffer.pop_front().expect("unexpected end of tokens");
-        let width = popped.len_utf8();
-        self.mark.index += width as u64;
+        if !is_blank(popped) {
+            self.newlines = 0;
+        }
+        // go-yaml counts the index in characters: it decides when a simple key is too long.
+        self.mark.index += 1;
         self.mark.column += 1;
     }
 
@@ -137,12 +154,13 @@ impl<R: BufRead> Scanner<R> {
                 self.mark.index += 2;
                 self.mark.column = 0;
                 self.mark.line += 1;
+                self.newlines += 1;
                 self.buffer.drain(0..2);
             } else if is_break(front) {
-                let width = front.len_utf8();
-                self.mark.index += width as u64;
+                self.mark.index += 1;
                 self.mark.column = 0;
                 self.mark.line += 1;
+                self.newlines += 1;
                 self.buffer.pop_front();
             }
         }
@@ -152,7 +170,10 @@ impl<R: BufRead> Scanner<R> {
     fn read_char(&mut self, string: &mut String) {
         if let Some(popped) = self.buffer.pop_front() {
             string.push(popped);
-            self.mark.index += popped.len_utf8() as u64;
+            if !is_blank(popped) {
+                self.newlines = 0;
+            }
+            self.mark.index += 1;
             self.mark.column += 1;
         } else {
             panic!("unexpected end of input")
@@ -172,18 +193,19 @@ impl<R: BufRead> Scanner<R> {
             self.mark.index += 2;
             self.mark.column = 0;
             self.mark.line += 1;
+            self.newlines += 1;
         } else if is_break(front) {
             self.buffer.pop_front();
-            let char_len = front.len_utf8();
-            if char_len == 3 {
+            if front.len_utf8() == 3 {
                 // libyaml preserves Unicode breaks in this case.
                 string.push(front);
             } else {
                 string.push('\n');
             }
-            self.mark.index += char_len as u64;
+            self.mark.index += 1;
             self.mark.column = 0;
             self.mark.line += 1;
+            self.newlines += 1;
         }
     }
 
@@ -296,6 +318,9 @@ impl<R: BufRead> Scanner<R> {
                 break;
             }
             self.fetch_next_token()?;
+            self.no_line_comment = self.tokens.back().is_none_or(|t| {
+                matches!(t.data, TokenData::BlockEntry | TokenData::StreamStart { .. })
+            });
         }
         self.token_available = true;
         Ok(())
@@ -812,9 +837,13 @@ impl<R: BufRead> Scanner<R> {
                 self.cache(1)?;
             }
             if CHECK!(self.buffer, '#') {
+                let line_comment = self.newlines == 0 && !self.no_line_comment;
                 while !IS_BREAKZ!(self.buffer) {
                     self.skip_char();
                     self.cache(1)?;
+                }
+                if self.go_yaml_v3_comments && !line_comment {
+                    self.skip_following_comment_lines()?;
                 }
             }
             if !IS_BREAK!(self.buffer) {
@@ -827,6 +856,44 @@ impl<R: BufRead> Scanner<R> {
             }
         }
         Ok(())
+    }
+
+    /// go-yaml v3's `yaml_parser_scan_comments`: after a comment, it looks up to 512
+    /// characters ahead over blanks (spaces and tabs) and line breaks, and takes every further
+    /// line that starts with `#` after them, with the lines between. The line break after the
+    /// last comment is left to the caller.
+    fn skip_following_comment_lines(&mut self) -> Result<()> {
+        loop {
+            let mut peek = 0;
+            loop {
+                if peek >= 512 {
+                    return Ok(());
+                }
+                self.cache(peek + 1)?;
+                match self.buffer.get(peek).copied() {
+                    Some(' ' | '\t') => peek += 1,
+                    Some(c) if is_break(c) => peek += 1,
+                    Some('#') => break,
+                    _ => return Ok(()),
+                }
+            }
+            while peek > 0 {
+                self.cache(2)?;
+                let crlf = CHECK!(self.buffer, '\r') && self.buffer.get(1) == Some(&'\n');
+                if IS_BREAK!(self.buffer) {
+                    self.skip_line_break();
+                    peek -= if crlf { 2 } else { 1 };
+                } else {
+                    self.skip_char();
+                    peek -= 1;
+                }
+            }
+            self.cache(1)?;
+            while !IS_BREAKZ!(self.buffer) {
+                self.skip_char();
+                self.cache(1)?;
+            }
+        }
     }
 
     fn scan_directive(&mut self) -> Result<Token> {

@@ -159,3 +159,43 @@ fn an_unpaired_surrogate_in_utf16_is_an_error() {
     let failed = (0..10).any(|_| parser.parse().is_err());
     assert!(failed);
 }
+
+fn scalars_v3(input: &str) -> Result<Vec<String>, String> {
+    let mut bytes = input.as_bytes();
+    let mut parser = Parser::new();
+    parser.set_input_string(&mut bytes);
+    parser.set_go_yaml_v3_comments(true);
+    let mut out = Vec::new();
+    loop {
+        match parser.parse() {
+            Ok(event) => match event.data {
+                EventData::StreamEnd => return Ok(out),
+                EventData::Scalar { value, .. } => out.push(value),
+                _ => {}
+            },
+            Err(e) => return Err(e.problem().to_string()),
+        }
+    }
+}
+
+/// go-yaml v3 takes the comment lines after a comment with it, tabs and all; a comment on the
+/// line of a token (a line comment) takes nothing more. libyaml and go-yaml v2 fail on a tab
+/// starting a line.
+#[test]
+fn comment_lines_after_a_comment_as_go_yaml_v3_reads_them() {
+    let tabbed = "a: >\n  hello\n# ok\n\t# tab\n \t\n\t # more\nb: x\n";
+    assert_eq!(scalars_v3(tabbed).unwrap(), ["a", "hello\n", "b", "x"]);
+    assert!(scalars(tabbed).is_err());
+    assert!(scalars_v3("a: x # line comment\n\t# tab\nb: y\n").is_err());
+    assert!(scalars_v3("a: x\n\t# no comment before\n").is_err());
+    assert_eq!(scalars_v3("# x\n\t# c\na: b\n").unwrap(), ["a", "b"]);
+    assert_eq!(scalars_v3("- # x\n\t# c\n  y\n").unwrap(), ["y"]);
+}
+
+/// go-yaml counts a simple key's 1,024-character limit in characters, not bytes.
+#[test]
+fn simple_key_length_in_characters() {
+    let key = |n: usize| format!("{}: v\n", "\u{e9}".repeat(n));
+    assert!(scalars(&key(1024)).is_ok());
+    assert!(scalars(&key(1025)).is_err());
+}
