@@ -87,7 +87,9 @@ def reshape_files():
             f.write(BYTE_SHAPES[shape](text))
 
 def dump(obj):
-    return yaml.safe_dump(obj, sort_keys=R.random() < 0.3, default_flow_style=False, allow_unicode=True, width=R.choice([80, 1000]))
+    # Sometimes leaf collections in flow style (`args: [a, b]`), which kyaml keeps through patches.
+    flow = None if R.random() < 0.15 else False
+    return yaml.safe_dump(obj, sort_keys=R.random() < 0.3, default_flow_style=flow, allow_unicode=True, width=R.choice([80, 1000]))
 
 def dumpall(objs):
     return yaml.safe_dump_all(objs, sort_keys=False, allow_unicode=True)
@@ -580,6 +582,7 @@ def gen_patches(k, objs, d):
         c = R.random()
         if o["kind"] in WK:
             tmpl = {"spec": {"containers": [{"name": o["metadata"]["name"], "image": "patched:1", "env": [{"name": "NEW", "value": ev()}]}]}}
+            if pick(0.3): tmpl["spec"]["containers"][0]["args"] = [None, ev()]
             if pick(0.3): tmpl["spec"]["containers"].append({"name": "sidecar", "image": "side"})
             if pick(0.2): tmpl["spec"]["containers"][0]["$patch"] = "delete" if pick(0.3) else "replace"
             if o["kind"] == "CronJob": p["spec"] = {"jobTemplate": {"spec": {"template": tmpl}}}
@@ -590,7 +593,9 @@ def gen_patches(k, objs, d):
             if "data" in o: p["data"] = {"new": ev(), R.choice(list(o["data"].keys())): None}
         if c < 0.1: p = {"$patch": "delete", "apiVersion": o["apiVersion"], "kind": o["kind"], "metadata": {"name": o["metadata"]["name"]}}
         fn = "smp%d.yaml" % R.randint(0, 99)
-        w(os.path.join(d, fn), dump(p))
+        text = dump(p)
+        if pick(0.5): text = text.replace("- null\n", "-\n")  # an empty list item
+        w(os.path.join(d, fn), text)
         m = R.random()
         if m < 0.3: k.setdefault("patchesStrategicMerge", []).append(fn)
         elif m < 0.8:

@@ -45,7 +45,14 @@ def command_for(text):
 def error_message(stderr, case_dir):
     """The `err="..."` text kubectl logs, unquoted, with absolute paths made relative."""
     m = re.search(r'err="((?:[^"\\]|\\.)*)"', stderr)
-    msg = m.group(1).encode().decode("unicode_escape") if m else stderr.strip()
+    # klog writes a message with line breaks as `err=<`, its lines indented by a tab, then ` >`.
+    multi = re.search(r'err=<\n(.*?)\n >', stderr, re.S)
+    if m:
+        msg = m.group(1).encode().decode("unicode_escape")
+    elif multi:
+        msg = "\n".join(l[1:] if l.startswith("\t") else l for l in multi.group(1).split("\n"))
+    else:
+        msg = stderr.strip()
     msg = msg.replace(str(case_dir), "$CASE")
     return msg.strip() + "\n"
 
