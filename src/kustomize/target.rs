@@ -377,6 +377,11 @@ impl Builder {
                         })?;
                 }
                 EntryKind::Missing => {
+                    if let Some(e) = kt.ldr.unusable(&resolved) {
+                        return Err(at(
+                            e.context(format!("accumulating resources from '{path}'"))
+                        ));
+                    }
                     return Err(at(KError::new(
                         "kustomize.file-not-found",
                         format!("accumulation err='accumulating resources from '{path}': '{resolved}': no such file or directory': must build at directory: not a valid directory"),
@@ -725,7 +730,14 @@ impl Builder {
         let mut patches = Vec::new();
         for (i, entry) in entries.iter().enumerate() {
             let at = |e: KError| kt.err_at(e, field, Some(i));
-            let inline = patch::parse_smp(entry).ok().filter(|p| !p.is_empty());
+            let inline = match patch::parse_smp(entry) {
+                Ok(p) => Some(p).filter(|p| !p.is_empty()),
+                // Not a path either: refuse it without echoing it as a file name.
+                Err(_) => match patch::yaml_limit(entry) {
+                    Some(e) => return Err(at(e)),
+                    None => None,
+                },
+            };
             let loaded = match inline {
                 Some(p) => p,
                 None => {
@@ -799,7 +811,7 @@ impl Builder {
                 (String::from_utf8_lossy(&bytes).into_owned(), format!("[path: {:?}]", entry.path))
             }
         };
-        let mut body = patch::parse_patch(&text, &source).map_err(patch::err)?;
+        let mut body = patch::parse_patch(&text, &source)?;
         if let patch::PatchBody::Smp(patches) = &mut body {
             for p in patches.iter_mut() {
                 if entry
@@ -870,8 +882,9 @@ impl Builder {
                 text
             }
         };
-        let ops = patch::parse_json_patch(&text)
-            .map_err(|e| patch::err(format!("decoding {text}: {e}")))?;
+        let ops = patch::parse_json_patch(&text).map_err(|e| {
+            patch::yaml_limit(&text).unwrap_or_else(|| patch::err(format!("decoding {text}: {e}")))
+        })?;
         if ops.is_empty() {
             return Err(patch::err(format!(
                 "patch appears to be empty; file={}, JsonOp={}",
