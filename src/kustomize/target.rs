@@ -491,6 +491,7 @@ impl Builder {
             })?;
         let mut queue: std::collections::VecDeque<Node> = docs.into_iter().collect();
         let mut rm = ResMap::new();
+        let mut ids = rm.ids();
         while let Some(doc) = queue.pop_front() {
             if doc.is_nil_or_empty() {
                 continue;
@@ -534,13 +535,16 @@ impl Builder {
                 )
                 .at(&file, span));
             }
-            rm.append(Res::new(
-                doc,
-                SourceOrigin {
-                    file: file.clone(),
-                    span,
-                },
-            ))?;
+            rm.append_to(
+                Res::new(
+                    doc,
+                    SourceOrigin {
+                        file: file.clone(),
+                        span,
+                    },
+                ),
+                &mut ids,
+            )?;
         }
         Ok(rm)
     }

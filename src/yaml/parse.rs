@@ -203,10 +203,63 @@ enum Frame {
     Map {
         entries: Vec<(Node, Node)>,
         pending_key: Option<Node>,
+        /// Where each scalar key's text first appears in `entries`, so that finding a
+        /// duplicate does not compare every key with every other.
+        keys: KeyIndex,
         span: Span,
         anchor: Option<String>,
         flow: bool,
     },
+}
+
+/// The positions of a mapping's scalar keys by text, built once the mapping has a few
+/// entries. `<<` merge keys are compared by more than their text: a mapping with one falls
+/// back to comparing keys one by one.
+#[derive(Default)]
+struct KeyIndex {
+    positions: HashMap<String, usize>,
+    /// False once a merge key (or a complex key) was added.
+    usable: bool,
+    built: bool,
+}
+
+/// Entries below which a linear scan is cheaper than the index.
+const KEY_INDEX_FROM: usize = 16;
+
+impl KeyIndex {
+    /// The first entry whose key equals `key` and is not a merge key, as
+    /// `entries.iter().position(|(k, _)| same_key(k, key) && !is_merge_key(k))` finds it.
+    fn find(&mut self, entries: &[(Node, Node)], key: &Node) -> Option<usize> {
+        if !self.built && entries.len() >= KEY_INDEX_FROM {
+            self.built = true;
+            self.usable = true;
+            for (i, (k, _)) in entries.iter().enumerate() {
+                self.note(k, i);
+            }
+        }
+        match (&key.kind, self.usable) {
+            (NodeKind::Scalar(s), true) => self.positions.get(&s.text).copied(),
+            _ => entries
+                .iter()
+                .position(|(k, _)| same_key(k, key) && !is_merge_key(k)),
+        }
+    }
+
+    /// Records the key of entry `i` (just appended).
+    fn note(&mut self, k: &Node, i: usize) {
+        if !self.built || !self.usable {
+            return;
+        }
+        match &k.kind {
+            NodeKind::Scalar(s) if !is_merge_key(k) && s.text != "<<" => {
+                self.positions.entry(s.text.clone()).or_insert(i);
+            }
+            _ => {
+                self.usable = false;
+                self.positions = HashMap::new();
+            }
+        }
+    }
 }
 
 struct Builder<'o> {
@@ -302,6 +355,7 @@ impl<'o> Builder<'o> {
                 self.stack.push(Frame::Map {
                     entries: Vec::new(),
                     pending_key: None,
+                    keys: KeyIndex::default(),
                     span,
                     anchor,
                     flow: style == libyaml_safer::MappingStyle::Flow,
@@ -373,14 +427,13 @@ impl<'o> Builder<'o> {
             Some(Frame::Map {
                 entries,
                 pending_key,
+                keys,
                 ..
             }) => match pending_key.take() {
                 None => *pending_key = Some(node),
                 Some(key) => {
-                    if let Some((first, _)) = entries
-                        .iter_mut()
-                        .find(|(k, _)| same_key(k, &key) && !is_merge_key(k))
-                    {
+                    if let Some(found) = keys.find(entries, &key) {
+                        let first = &entries[found].0;
                         if self.opts.duplicate_keys == DuplicateKeys::Error
                             && self.duplicate.is_none()
                         {
@@ -396,13 +449,19 @@ impl<'o> Builder<'o> {
                             ));
                         }
                         if self.opts.duplicate_keys == DuplicateKeys::LastWins {
-                            let i = entries
-                                .iter()
-                                .position(|(k, _)| same_key(k, &key))
-                                .expect("the key was found just above");
+                            // Without merge keys the first equal key is the one found.
+                            let i = if keys.usable {
+                                found
+                            } else {
+                                entries
+                                    .iter()
+                                    .position(|(k, _)| same_key(k, &key))
+                                    .expect("the key was found just above")
+                            };
                             entries[i].1 = node;
                         }
                     } else {
+                        keys.note(&key, entries.len());
                         entries.push((key, node));
                     }
                 }
