@@ -265,8 +265,8 @@ impl KeyIndex {
 struct Builder<'o> {
     opts: &'o ParseOptions,
     stack: Vec<Frame>,
-    /// Anchor name → (node, node count).
-    anchors: HashMap<String, (Node, usize)>,
+    /// Anchor name → (node, node count, nesting height).
+    anchors: HashMap<String, (Node, usize, usize)>,
     alias_nodes: usize,
     docs: Vec<Node>,
     /// The first duplicate key. Reported once the whole stream parsed, as go-yaml finds
@@ -294,7 +294,7 @@ impl<'o> Builder<'o> {
             EventData::DocumentStart { .. } => self.anchors.clear(),
             EventData::DocumentEnd { .. } => {}
             EventData::Alias { anchor } => {
-                let Some((node, count)) = self.anchors.get(&anchor) else {
+                let Some((node, count, height)) = self.anchors.get(&anchor) else {
                     let message = format!("unknown anchor '{anchor}' referenced");
                     let mut error = YamlError::new(YamlErrorKind::UnknownAnchor, span, &message);
                     error.go_message = Some(format!("yaml: {message}"));
@@ -308,6 +308,18 @@ impl<'o> Builder<'o> {
                         format!(
                             "alias expansion exceeds {} nodes (is this a \"billion laughs\" document?)",
                             self.opts.limits.max_alias_nodes
+                        ),
+                    ));
+                }
+                // An alias repeats its anchor's whole depth where it stands: nesting built
+                // from aliases counts against the depth limit like written nesting.
+                if self.stack.len() + height > self.opts.limits.max_depth {
+                    return Err(YamlError::new(
+                        YamlErrorKind::Limit,
+                        span,
+                        format!(
+                            "nesting deeper than {} levels (through the alias *{anchor})",
+                            self.opts.limits.max_depth
                         ),
                     ));
                 }
@@ -416,7 +428,8 @@ impl<'o> Builder<'o> {
 
     fn register(&mut self, anchor: Option<String>, node: &Node) {
         if let Some(name) = anchor {
-            self.anchors.insert(name, (node.clone(), node.count()));
+            self.anchors
+                .insert(name, (node.clone(), node.count(), height(node)));
         }
     }
 
@@ -468,6 +481,22 @@ impl<'o> Builder<'o> {
             },
         }
         Ok(())
+    }
+}
+
+/// Levels of collections in `node` (0 for a scalar). Bounded by the depth limit, which every
+/// node the builder makes respects.
+fn height(node: &Node) -> usize {
+    match &node.kind {
+        NodeKind::Scalar(_) => 0,
+        NodeKind::Seq(items) => 1 + items.iter().map(height).max().unwrap_or(0),
+        NodeKind::Map(entries) => {
+            1 + entries
+                .iter()
+                .map(|(k, v)| height(k).max(height(v)))
+                .max()
+                .unwrap_or(0)
+        }
     }
 }
 
