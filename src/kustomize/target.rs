@@ -130,10 +130,18 @@ impl Builder {
             .collect();
         let name = match found.as_slice() {
             [] => {
+                // A kustomization that is there but cannot be read (a link out of the
+                // repository, a link loop) says so.
+                for f in KUSTOMIZATION_FILES {
+                    let path = root.child(f);
+                    if let Some(e) = ldr.unusable(&path) {
+                        return Err(e.at(&path, Span::default()));
+                    }
+                }
                 return Err(KError::new(
                     "kustomize.missing-kustomization",
                     format!("unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{root}'"),
-                ))
+                ));
             }
             [one] => *one,
             _ => {
