@@ -21,6 +21,9 @@ pub const EXIT_FINDINGS: i32 = 1;
 /// Exit code: usage error, or kdelta could not run at all.
 pub const EXIT_USAGE: i32 = 2;
 
+/// Stack of each rendering thread (the size of a Linux main thread's).
+const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
+
 /// Parses the process arguments, runs the command and returns the exit code.
 pub fn run() -> i32 {
     let cli = match Cli::try_parse() {
@@ -31,12 +34,15 @@ pub fn run() -> i32 {
             return code;
         }
     };
+    // Node trees are walked recursively (parse depth is limited to 1,000 levels, but patches
+    // and replacements can nest a value under another): give the workers the main thread's
+    // stack rather than rayon's 2 MiB. The memory is only reserved, not used.
+    let mut pool = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK_BYTES);
     if let Some(jobs) = cli.common.jobs {
-        // Fails only if a pool was already built, which cannot happen this early.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.max(1))
-            .build_global();
+        pool = pool.num_threads(jobs.max(1));
     }
+    // Fails only if a pool was already built, which cannot happen this early.
+    let _ = pool.build_global();
     kdelta::panic::install_hook();
     if !cli.common.show_secrets {
         redaction_key::install();

@@ -92,9 +92,10 @@ pub fn run_plugin(
     match input {
         None => {
             let mut rm = ResMap::new();
+            let mut ids = rm.ids();
             for mut r in produced {
                 update_generator_options(&mut r)?;
-                rm.append(r)?;
+                rm.append_to(r, &mut ids)?;
             }
             Ok(rm)
         }

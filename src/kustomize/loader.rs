@@ -60,9 +60,12 @@ impl<'a> Loader<'a> {
                 ))
             }
             EntryKind::Missing => {
-                return Err(KError::new(
-                    "kustomize.file-not-found",
-                    format!("'{path}': no such file or directory"),
+                return Err(self.missing(
+                    &path,
+                    KError::new(
+                        "kustomize.file-not-found",
+                        format!("'{path}': no such file or directory"),
+                    ),
                 ))
             }
             _ => {}
@@ -107,10 +110,13 @@ impl<'a> Loader<'a> {
         match self.files.kind(&dir) {
             EntryKind::Dir => {}
             EntryKind::Missing => {
-                return Err(KError::new(
-                    "kustomize.file-not-found",
-                    format!(
-                        "must build at directory: not a valid directory: '{dir}' does not exist"
+                return Err(self.missing(
+                    &dir,
+                    KError::new(
+                        "kustomize.file-not-found",
+                        format!(
+                            "must build at directory: not a valid directory: '{dir}' does not exist"
+                        ),
                     ),
                 ))
             }
@@ -139,6 +145,17 @@ impl<'a> Loader<'a> {
             root_only: self.root_only,
             referrers,
         })
+    }
+
+    /// For a path whose kind is `Missing`: the `source.*` error saying what is wrong with
+    /// what is there (a symbolic link leaving the repository or looping), or `None` when
+    /// nothing is there.
+    pub fn unusable(&self, path: &RepoPath) -> Option<KError> {
+        self.files.why_missing(path).map(|e| source_error(e, path))
+    }
+
+    fn missing(&self, path: &RepoPath, not_found: KError) -> KError {
+        self.unusable(path).unwrap_or(not_found)
     }
 }
 

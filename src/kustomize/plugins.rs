@@ -257,7 +257,11 @@ impl Builder {
         let mut inline = ResMap::new();
         let mut paths: Vec<(usize, &str)> = Vec::new();
         for (i, entry) in entries.iter().enumerate() {
-            match patch::parse_smp(entry) {
+            let parsed = patch::parse_smp(entry);
+            if let Some(e) = parsed.as_ref().err().and_then(|_| patch::yaml_limit(entry)) {
+                return Err(kt.err_at(e, role.field(), Some(i)));
+            }
+            match parsed {
                 Ok(rs) if !rs.is_empty() => {
                     for mut r in rs {
                         r.origin = crate::resource::Origin {

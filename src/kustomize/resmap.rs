@@ -4,6 +4,32 @@
 use super::error::KError;
 use super::kid::KId;
 use super::res::Res;
+use std::collections::HashSet;
+
+/// A set of resource ids where two ids are the same when [`KId::equals`] says so: same
+/// group, version, kind and name, and the same effective namespace.
+#[derive(Default)]
+pub struct IdSet(HashSet<(String, String, String, String, String)>);
+
+impl IdSet {
+    /// Adds `id`; false when an equal id is already in the set.
+    pub fn insert(&mut self, id: &KId) -> bool {
+        self.0.insert((
+            id.gvk.group.clone(),
+            id.gvk.version.clone(),
+            id.gvk.kind.clone(),
+            id.name.clone(),
+            id.effective_namespace().to_string(),
+        ))
+    }
+}
+
+fn duplicate(id: &KId) -> KError {
+    KError::new(
+        "kustomize.duplicate-resource",
+        format!("may not add resource with an already registered id: {id}"),
+    )
+}
 
 /// Resources in accumulation order.
 #[derive(Clone, Debug, Default)]
@@ -30,17 +56,10 @@ impl ResMap {
     /// Fails when two resources have the same current id (after a patch renamed one), as
     /// kustomize does when it rebuilds its resource map.
     pub fn check_unique_ids(&self) -> Result<(), String> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = IdSet::default();
         for r in &self.list {
             let id = r.cur_id();
-            let key = (
-                id.gvk.group.clone(),
-                id.gvk.version.clone(),
-                id.gvk.kind.clone(),
-                id.name.clone(),
-                id.effective_namespace().to_string(),
-            );
-            if !seen.insert(key) {
+            if !seen.insert(&id) {
                 return Err(format!(
                     "may not add resource with an already registered id: {id}"
                 ));
@@ -49,14 +68,32 @@ impl ResMap {
         Ok(())
     }
 
+    /// The current ids of the resources, for appending many (see [`ResMap::append_to`]).
+    pub fn ids(&self) -> IdSet {
+        let mut ids = IdSet::default();
+        for r in &self.list {
+            ids.insert(&r.cur_id());
+        }
+        ids
+    }
+
     /// Appends, failing when a resource with the same current id exists.
     pub fn append(&mut self, r: Res) -> Result<(), KError> {
         let id = r.cur_id();
         if self.list.iter().any(|x| x.cur_id().equals(&id)) {
-            return Err(KError::new(
-                "kustomize.duplicate-resource",
-                format!("may not add resource with an already registered id: {id}"),
-            ));
+            return Err(duplicate(&id));
+        }
+        self.list.push(r);
+        Ok(())
+    }
+
+    /// [`ResMap::append`] in a loop without comparing each resource with all the others:
+    /// `ids` holds the current ids of the list (from [`ResMap::ids`], kept up to date by
+    /// every call).
+    pub fn append_to(&mut self, r: Res, ids: &mut IdSet) -> Result<(), KError> {
+        let id = r.cur_id();
+        if !ids.insert(&id) {
+            return Err(duplicate(&id));
         }
         self.list.push(r);
         Ok(())
@@ -64,8 +101,9 @@ impl ResMap {
 
     /// Appends every resource of `other`.
     pub fn append_all(&mut self, other: ResMap) -> Result<(), KError> {
+        let mut ids = self.ids();
         for r in other.list {
-            self.append(r)?;
+            self.append_to(r, &mut ids)?;
         }
         Ok(())
     }

@@ -165,10 +165,18 @@ impl Builder {
             .collect();
         let name = match found.as_slice() {
             [] => {
+                // A kustomization that is there but cannot be read (a link out of the
+                // repository, a link loop) says so.
+                for f in KUSTOMIZATION_FILES {
+                    let path = root.child(f);
+                    if let Some(e) = ldr.unusable(&path) {
+                        return Err(e.at(&path, Span::default()));
+                    }
+                }
                 return Err(KError::new(
                     "kustomize.missing-kustomization",
                     format!("unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{root}'"),
-                ))
+                ));
             }
             [one] => *one,
             _ => {
@@ -412,6 +420,11 @@ impl Builder {
                         })?;
                 }
                 EntryKind::Missing => {
+                    if let Some(e) = kt.ldr.unusable(&resolved) {
+                        return Err(at(
+                            e.context(format!("accumulating resources from '{path}'"))
+                        ));
+                    }
                     return Err(at(KError::new(
                         "kustomize.file-not-found",
                         format!("accumulation err='accumulating resources from '{path}': '{resolved}': no such file or directory': must build at directory: not a valid directory"),
@@ -535,6 +548,7 @@ impl Builder {
         };
         let mut queue: std::collections::VecDeque<Node> = docs.into_iter().collect();
         let mut rm = ResMap::new();
+        let mut ids = rm.ids();
         while let Some(doc) = queue.pop_front() {
             if doc.is_nil_or_empty() {
                 continue;
@@ -580,13 +594,16 @@ impl Builder {
                 )
                 .at(&file, span));
             }
-            rm.append(Res::new(
-                doc,
-                SourceOrigin {
-                    file: file.clone(),
-                    span,
-                },
-            ))?;
+            rm.append_to(
+                Res::new(
+                    doc,
+                    SourceOrigin {
+                        file: file.clone(),
+                        span,
+                    },
+                ),
+                &mut ids,
+            )?;
         }
         Ok(rm)
     }
@@ -776,7 +793,14 @@ impl Builder {
         let mut patches = Vec::new();
         for (i, entry) in entries.iter().enumerate() {
             let at = |e: KError| kt.err_at(e, field, Some(i));
-            let inline = patch::parse_smp(entry).ok().filter(|p| !p.is_empty());
+            let inline = match patch::parse_smp(entry) {
+                Ok(p) => Some(p).filter(|p| !p.is_empty()),
+                // Not a path either: refuse it without echoing it as a file name.
+                Err(_) => match patch::yaml_limit(entry) {
+                    Some(e) => return Err(at(e)),
+                    None => None,
+                },
+            };
             let loaded = match inline {
                 Some(p) => p,
                 None => {
@@ -850,7 +874,7 @@ impl Builder {
                 (super::documents::patch_text(&bytes), format!("[path: {:?}]", entry.path))
             }
         };
-        let mut body = patch::parse_patch(&text, &source).map_err(patch::err)?;
+        let mut body = patch::parse_patch(&text, &source)?;
         if let patch::PatchBody::Smp(patches) = &mut body {
             for p in patches.iter_mut() {
                 if entry
@@ -921,8 +945,9 @@ impl Builder {
                 text
             }
         };
-        let ops = patch::parse_json_patch(&text)
-            .map_err(|e| patch::err(format!("decoding {text}: {e}")))?;
+        let ops = patch::parse_json_patch(&text).map_err(|e| {
+            patch::yaml_limit(&text).unwrap_or_else(|| patch::err(format!("decoding {text}: {e}")))
+        })?;
         if ops.is_empty() {
             return Err(patch::err(format!(
                 "patch appears to be empty; file={}, JsonOp={}",

@@ -173,7 +173,6 @@ impl<'a> Files<'a> {
         result
     }
 
-    /// What a path names.
     /// The path with its symbolic links resolved (recorded like a kind lookup, so a changed
     /// link changes the read set).
     pub fn canonical(&self, path: &RepoPath) -> Result<RepoPath, crate::source::SourceError> {
@@ -181,6 +180,17 @@ impl<'a> Files<'a> {
         self.snapshot.canonical(path)
     }
 
+    /// Why a path whose [`kind`](Self::kind) is `Missing` cannot be used: `None` when nothing
+    /// is there, else what is wrong with what is there (a symbolic link leaving the
+    /// repository, a link loop).
+    pub fn why_missing(&self, path: &RepoPath) -> Option<SourceError> {
+        match self.read(path) {
+            Err(SourceError::NotFound { .. }) | Ok(_) => None,
+            Err(e) => Some(e),
+        }
+    }
+
+    /// What a path names.
     pub fn kind(&self, path: &RepoPath) -> EntryKind {
         let kind = self.snapshot.kind(path);
         self.record().kinds.insert(path.clone(), kind);

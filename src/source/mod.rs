@@ -90,6 +90,8 @@ pub enum SourceError {
     SymlinkEscape { path: String, target: String },
     #[error("{path}: too many levels of symbolic links")]
     SymlinkLoop { path: String },
+    #[error("{path}: not a regular file (a FIFO, socket or device); kdelta does not read it")]
+    NotRegular { path: String },
     #[error("{path}: file is {size} bytes, over the {limit}-byte limit")]
     TooLarge { path: String, size: u64, limit: u64 },
     #[error("{path}: {message}")]
@@ -108,7 +110,8 @@ pub trait Snapshot: Send + Sync {
     fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError>;
     /// The entries of a directory, sorted by name (bytewise).
     fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError>;
-    /// What the path names, following symbolic links (a dangling or escaping link is `Missing`).
+    /// What the path names, following symbolic links (a dangling or escaping link is `Missing`;
+    /// a FIFO, socket or device in a work tree is a `File` that [`Snapshot::read`] refuses).
     fn kind(&self, path: &RepoPath) -> EntryKind;
     /// The path with every symbolic link in it resolved, as `realpath` would give it (links
     /// never lead outside the repository).

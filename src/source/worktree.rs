@@ -100,6 +100,12 @@ impl Snapshot for WorktreeSnapshot {
                 path: path.to_string(),
             });
         }
+        // Opening a FIFO blocks until a writer comes, and a device can be endless.
+        if !meta.is_file() {
+            return Err(SourceError::NotRegular {
+                path: path.to_string(),
+            });
+        }
         if meta.len() > self.max_file_size {
             return Err(SourceError::TooLarge {
                 path: path.to_string(),
@@ -137,10 +143,10 @@ impl Snapshot for WorktreeSnapshot {
                 EntryKind::Symlink
             } else if file_type.is_dir() {
                 EntryKind::Dir
-            } else if file_type.is_file() {
-                EntryKind::File
             } else {
-                continue; // sockets, fifos and devices cannot be committed either
+                // A FIFO, socket or device is listed as a file so that a target reading the
+                // directory reports it: `read` refuses it without opening it.
+                EntryKind::File
             };
             out.push(DirEntry { name, kind });
         }
@@ -152,10 +158,12 @@ impl Snapshot for WorktreeSnapshot {
         let Ok(target) = self.resolve(path) else {
             return EntryKind::Missing;
         };
+        // A FIFO, socket or device counts as a file, so that using it reports it: `read`
+        // refuses it.
         match fs::metadata(&target.disk) {
             Ok(meta) if meta.is_dir() => EntryKind::Dir,
-            Ok(meta) if meta.is_file() => EntryKind::File,
-            _ => EntryKind::Missing,
+            Ok(_) => EntryKind::File,
+            Err(_) => EntryKind::Missing,
         }
     }
 

@@ -253,17 +253,70 @@ enum Frame {
     Map {
         entries: Vec<(Node, Node)>,
         pending_key: Option<Node>,
+        /// Where each scalar key's text first appears in `entries`, so that finding a
+        /// duplicate does not compare every key with every other.
+        keys: KeyIndex,
         span: Span,
         anchor: Option<String>,
         flow: bool,
     },
 }
 
+/// The positions of a mapping's scalar keys by text, built once the mapping has a few
+/// entries. `<<` merge keys are compared by more than their text: a mapping with one falls
+/// back to comparing keys one by one.
+#[derive(Default)]
+struct KeyIndex {
+    positions: HashMap<String, usize>,
+    /// False once a merge key (or a complex key) was added.
+    usable: bool,
+    built: bool,
+}
+
+/// Entries below which a linear scan is cheaper than the index.
+const KEY_INDEX_FROM: usize = 16;
+
+impl KeyIndex {
+    /// The first entry whose key equals `key` and is not a merge key, as
+    /// `entries.iter().position(|(k, _)| same_key(k, key) && !is_merge_key(k))` finds it.
+    fn find(&mut self, entries: &[(Node, Node)], key: &Node) -> Option<usize> {
+        if !self.built && entries.len() >= KEY_INDEX_FROM {
+            self.built = true;
+            self.usable = true;
+            for (i, (k, _)) in entries.iter().enumerate() {
+                self.note(k, i);
+            }
+        }
+        match (&key.kind, self.usable) {
+            (NodeKind::Scalar(s), true) => self.positions.get(&s.text).copied(),
+            _ => entries
+                .iter()
+                .position(|(k, _)| same_key(k, key) && !is_merge_key(k)),
+        }
+    }
+
+    /// Records the key of entry `i` (just appended).
+    fn note(&mut self, k: &Node, i: usize) {
+        if !self.built || !self.usable {
+            return;
+        }
+        match &k.kind {
+            NodeKind::Scalar(s) if !is_merge_key(k) && s.text != "<<" => {
+                self.positions.entry(s.text.clone()).or_insert(i);
+            }
+            _ => {
+                self.usable = false;
+                self.positions = HashMap::new();
+            }
+        }
+    }
+}
+
 struct Builder<'o> {
     opts: &'o ParseOptions,
     stack: Vec<Frame>,
-    /// Anchor name → (node, node count).
-    anchors: HashMap<String, (Node, usize)>,
+    /// Anchor name → (node, node count, nesting height).
+    anchors: HashMap<String, (Node, usize, usize)>,
     alias_nodes: usize,
     docs: Vec<Node>,
     /// The first duplicate key. Reported once the whole stream parsed, as go-yaml finds
@@ -291,7 +344,7 @@ impl<'o> Builder<'o> {
             EventData::DocumentStart { .. } => self.anchors.clear(),
             EventData::DocumentEnd { .. } => {}
             EventData::Alias { anchor } => {
-                let Some((node, count)) = self.anchors.get(&anchor) else {
+                let Some((node, count, height)) = self.anchors.get(&anchor) else {
                     let message = format!("unknown anchor '{anchor}' referenced");
                     let mut error = YamlError::new(YamlErrorKind::UnknownAnchor, span, &message);
                     error.go_message = Some(format!("yaml: {message}"));
@@ -305,6 +358,18 @@ impl<'o> Builder<'o> {
                         format!(
                             "alias expansion exceeds {} nodes (is this a \"billion laughs\" document?)",
                             self.opts.limits.max_alias_nodes
+                        ),
+                    ));
+                }
+                // An alias repeats its anchor's whole depth where it stands: nesting built
+                // from aliases counts against the depth limit like written nesting.
+                if self.stack.len() + height > self.opts.limits.max_depth {
+                    return Err(YamlError::new(
+                        YamlErrorKind::Limit,
+                        span,
+                        format!(
+                            "nesting deeper than {} levels (through the alias *{anchor})",
+                            self.opts.limits.max_depth
                         ),
                     ));
                 }
@@ -352,6 +417,7 @@ impl<'o> Builder<'o> {
                 self.stack.push(Frame::Map {
                     entries: Vec::new(),
                     pending_key: None,
+                    keys: KeyIndex::default(),
                     span,
                     anchor,
                     flow: style == libyaml_safer::MappingStyle::Flow,
@@ -412,7 +478,8 @@ impl<'o> Builder<'o> {
 
     fn register(&mut self, anchor: Option<String>, node: &Node) {
         if let Some(name) = anchor {
-            self.anchors.insert(name, (node.clone(), node.count()));
+            self.anchors
+                .insert(name, (node.clone(), node.count(), height(node)));
         }
     }
 
@@ -428,15 +495,15 @@ impl<'o> Builder<'o> {
             Some(Frame::Map {
                 entries,
                 pending_key,
+                keys,
                 ..
             }) => match pending_key.take() {
                 None => *pending_key = Some(node),
                 Some(key) => {
                     let keep = self.opts.duplicate_keys == DuplicateKeys::Keep;
-                    if let Some((first, _)) = entries
-                        .iter_mut()
-                        .find(|(k, _)| !keep && same_key(k, &key) && !is_merge_key(k))
-                    {
+                    let found = if keep { None } else { keys.find(entries, &key) };
+                    if let Some(found) = found {
+                        let first = &entries[found].0;
                         let error = matches!(
                             self.opts.duplicate_keys,
                             DuplicateKeys::Error
@@ -458,13 +525,19 @@ impl<'o> Builder<'o> {
                             ));
                         }
                         if last_wins {
-                            let i = entries
-                                .iter()
-                                .position(|(k, _)| same_key(k, &key))
-                                .expect("the key was found just above");
+                            // Without merge keys the first equal key is the one found.
+                            let i = if keys.usable {
+                                found
+                            } else {
+                                entries
+                                    .iter()
+                                    .position(|(k, _)| same_key(k, &key))
+                                    .expect("the key was found just above")
+                            };
                             entries[i].1 = node;
                         }
                     } else {
+                        keys.note(&key, entries.len());
                         entries.push((key, node));
                     }
                 }
@@ -486,6 +559,22 @@ fn map_path_is(stack: &[Frame], path: &[&str]) -> bool {
             }
             Frame::Seq { .. } => false,
         })
+}
+
+/// Levels of collections in `node` (0 for a scalar). Bounded by the depth limit, which every
+/// node the builder makes respects.
+fn height(node: &Node) -> usize {
+    match &node.kind {
+        NodeKind::Scalar(_) => 0,
+        NodeKind::Seq(items) => 1 + items.iter().map(height).max().unwrap_or(0),
+        NodeKind::Map(entries) => {
+            1 + entries
+                .iter()
+                .map(|(k, v)| height(k).max(height(v)))
+                .max()
+                .unwrap_or(0)
+        }
+    }
 }
 
 fn short_tag(tag: String) -> String {

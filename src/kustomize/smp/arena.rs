@@ -298,6 +298,27 @@ impl Arena {
         }
     }
 
+    /// [`Arena::field_names`] and [`Arena::field`] of every name at once: the value of the
+    /// first entry of each name in a mapping (a name without entry comes from a key that is
+    /// not a scalar, which `field_names` gives as "").
+    pub fn first_fields(&self, id: Id) -> HashMap<String, Option<Id>> {
+        let mut out = HashMap::new();
+        if let Kind::Map(m) = &self.get(id).kind {
+            for (k, v) in m {
+                match k.as_str() {
+                    Some(name) => {
+                        let first = out.entry(name.to_string()).or_insert(Some(*v));
+                        first.get_or_insert(*v);
+                    }
+                    None => {
+                        out.entry(String::new()).or_insert(None);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// kyaml `Field(name)`: the value of the first entry called `name` in a mapping.
     pub fn field(&self, id: Id, name: &str) -> Option<Id> {
         match &self.get(id).kind {

@@ -150,6 +150,19 @@ impl Arena {
     /// (taking the old scalar's style, which can change the new value's type) or appends the
     /// field. With an empty `name`, `rn` is a scalar that takes the value's content.
     pub fn set_field(&mut self, rn: Id, name: &str, value: Option<Id>) -> Result<(), KindError> {
+        self.set_field_found(rn, name, value, None)
+    }
+
+    /// [`Arena::set_field`] where the caller already knows the field's current value node
+    /// (`Some(Some(id))`) or that there is none (`Some(None)`), sparing the search of a wide
+    /// mapping for every field set.
+    pub fn set_field_found(
+        &mut self,
+        rn: Id,
+        name: &str,
+        value: Option<Id>,
+        found: Option<Option<Id>>,
+    ) -> Result<(), KindError> {
         if let Some(v) = value {
             self.quote_yaml11_non_string(v);
         }
@@ -167,7 +180,14 @@ impl Arena {
             self.remove_field(rn, name);
             return Ok(());
         };
-        match self.match_field(Some(rn), name, None)? {
+        let existing = match found {
+            Some(existing) if !self.is_null(rn) => {
+                self.check_kind(Some(rn), KindName::Map)?;
+                existing
+            }
+            _ => self.match_field(Some(rn), name, None)?,
+        };
+        match existing {
             Some(field) => {
                 self.restyle(value, field);
                 self.overwrite(field, value);
@@ -186,13 +206,7 @@ impl Arena {
         let Kind::Scalar(s) = &mut node.kind else {
             return;
         };
-        let string_tag = untagged || go_tag(s) == "!!str";
-        if string_tag
-            && s.style == ScalarStyle::Plain
-            && !s.text.is_empty()
-            && !s.text.contains('\n')
-            && !matches!(plain_tag(&s.text, Dialect::Yaml11), "!!str" | "!!timestamp")
-        {
+        if yaml11_quote_needed(s, untagged) {
             s.style = ScalarStyle::DoubleQuoted;
         }
     }
@@ -237,6 +251,22 @@ impl Arena {
             None
         };
     }
+}
+
+/// True when kyaml's field setter double-quotes this scalar (see
+/// `Arena::quote_yaml11_non_string`); `untagged` as the arena marks scalars kdelta made.
+pub(super) fn yaml11_quote_needed(s: &Scalar, untagged: bool) -> bool {
+    // Cheap tests first: this runs for every scalar a merge could set aside.
+    if s.style != ScalarStyle::Plain || s.text.is_empty() || s.text.contains('\n') {
+        return false;
+    }
+    // `go_tag(s) == "!!str"` for a plain scalar, without building the tag.
+    let string_tag = untagged
+        || match &s.tag {
+            Some(t) => t == "!!str",
+            None => plain_tag(&s.text, Dialect::Yaml12) == "!!str",
+        };
+    string_tag && !matches!(plain_tag(&s.text, Dialect::Yaml11), "!!str" | "!!timestamp")
 }
 
 /// The tag go-yaml v3 gives a parsed scalar: the explicit one, `!!str` when quoted or a block

@@ -24,6 +24,7 @@
 //! merge is left to the caller.
 
 mod arena;
+mod aside;
 mod assoc;
 mod filters;
 mod walk;
@@ -85,6 +86,18 @@ fn at(path: &str) -> String {
 /// [`Schema::builtin`]. kustomize deep-copies the patch for every resource it applies to; here
 /// `patch` is only read, so one patch can be applied to many resources.
 pub fn merge(dest: &mut Node, patch: &Node, schema: &Schema) -> Result<Merged, SmpError> {
+    match aside::set_aside(dest, patch, 0) {
+        None => merge_walked(dest, patch, schema),
+        Some(aside) => {
+            let merged = merge_walked(dest, patch, schema);
+            aside::restore(dest, aside);
+            merged
+        }
+    }
+}
+
+/// [`merge`], walking every field of `dest`.
+fn merge_walked(dest: &mut Node, patch: &Node, schema: &Schema) -> Result<Merged, SmpError> {
     let mut m = Merger::new(schema);
     let root = m.arena.import(dest);
     let origin = m.arena.import(patch);

@@ -121,19 +121,23 @@ impl<'s> Merger<'s> {
         let Some(dest) = self.visit_map(dest, origin)? else {
             return Ok(None);
         };
-        let mut names: BTreeSet<String> = self.arena.field_names(dest).into_iter().collect();
-        if let Some(o) = origin {
-            names.extend(self.arena.field_names(o));
-        }
+        // Each field's value, looked up once: the walk of one field changes neither side's
+        // entry for another, so the first entry of each name stays where it was.
+        let dest_fields = self.arena.first_fields(dest);
+        let origin_fields = origin
+            .map(|o| self.arena.first_fields(o))
+            .unwrap_or_default();
+        let mut names: BTreeSet<&str> = dest_fields.keys().map(String::as_str).collect();
+        names.extend(origin_fields.keys().map(String::as_str));
         for name in names {
-            let field_schema = schema.and_then(|s| s.field(&name));
-            let d = self.arena.field(dest, &name);
-            let o = origin.and_then(|o| self.arena.field(o, &name));
-            self.path.push(name.clone());
+            let field_schema = schema.and_then(|s| s.field(name));
+            let d = dest_fields.get(name).copied().flatten();
+            let o = origin_fields.get(name).copied().flatten();
+            self.path.push(name.to_string());
             let merged = self.walk(d, o, field_schema);
             let merged = merged.and_then(|v| {
                 self.arena
-                    .set_field(dest, &name, v)
+                    .set_field_found(dest, name, v, Some(d))
                     .map_err(|e| self.kind_error(e))
             });
             self.path.pop();

@@ -216,6 +216,14 @@ pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
     for op in ops {
         // An operation without `value` writes null (evanphx's nil node).
         let value = || op.value.clone().unwrap_or(Value::Null);
+        let add = |doc: &mut Value, path: &str, value: Value| {
+            check_depth(path, &value)?;
+            add(doc, path, value)
+        };
+        let replace = |doc: &mut Value, path: &str, value: Value| {
+            check_depth(path, &value)?;
+            replace(doc, path, value)
+        };
         match op.op.as_str() {
             "add" => add(doc, &op.path, value())?,
             "remove" => {
@@ -244,6 +252,32 @@ pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Deepest nesting a JSON patch may build. Each operation can nest a value (itself up to the
+/// parser's 1,000 levels) under the deepest point of the object, so without a bound a few
+/// hundred operations would build a tree too deep to walk recursively.
+const MAX_DEPTH: usize = 2000;
+
+/// Fails when writing `value` at `path` would nest the object deeper than [`MAX_DEPTH`].
+fn check_depth(path: &str, value: &Value) -> Result<(), String> {
+    let depth = path.matches('/').count() + value_depth(value);
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "the operation at {path} would nest the object {depth} levels deep, over the {MAX_DEPTH}-level limit"
+        ));
+    }
+    Ok(())
+}
+
+/// Levels of arrays and objects in `v`; values come from parsed patches or from the object
+/// itself, both within [`MAX_DEPTH`], so the recursion is bounded.
+fn value_depth(v: &Value) -> usize {
+    match v {
+        Value::Array(a) => 1 + a.iter().map(value_depth).max().unwrap_or(0),
+        Value::Object(m) => 1 + m.values().map(value_depth).max().unwrap_or(0),
+        _ => 0,
+    }
 }
 
 #[cfg(test)]

@@ -20,16 +20,30 @@ pub enum PatchBody {
 
 /// Parses patch text as kustomize does: it must be either strategic-merge resources or a JSON
 /// patch, not both and not neither.
-pub fn parse_patch(text: &str, source: &str) -> Result<PatchBody, String> {
+pub fn parse_patch(text: &str, source: &str) -> Result<PatchBody, KError> {
     let smp = parse_smp(text);
     let json = parse_json_patch(text);
     match (smp, json) {
-        (Ok(_), Ok(_)) => Err(format!(
+        (Ok(_), Ok(_)) => Err(err(format!(
             "illegally qualifies as both an SM and JSON patch: {source}"
-        )),
+        ))),
         (Ok(p), Err(_)) => Ok(PatchBody::Smp(p)),
         (Err(_), Ok(ops)) => Ok(PatchBody::Json(ops)),
-        (Err(_), Err(_)) => Err(format!("unable to parse SM or JSON patch from {source}")),
+        (Err(_), Err(_)) => Err(yaml_limit(text)
+            .unwrap_or_else(|| err(format!("unable to parse SM or JSON patch from {source}")))),
+    }
+}
+
+/// A `yaml.limit` error when patch text exceeds a YAML safety limit (nesting, aliases, size).
+/// Its message stays short: kustomize's wording for an unreadable patch would echo the whole
+/// (typically huge) text.
+pub fn yaml_limit(text: &str) -> Option<KError> {
+    let opts = ParseOptions::default();
+    match super::super::documents::read_documents(text.as_bytes(), &opts) {
+        Err(e) if e.kind == yaml::YamlErrorKind::Limit => {
+            Some(KError::new("yaml.limit", format!("the patch text: {e}")))
+        }
+        _ => None,
     }
 }
 

@@ -1,0 +1,105 @@
+//! The shapes that used to cost quadratic time, at growing sizes: one file of N documents, one
+//! mapping of N keys, and N inline patches that each add a key to one ConfigMap. Time per
+//! element should stay flat as N grows; a quadratic corner shows as time growing with N.
+//! Each input is generated once per size into a temporary directory; each iteration renders it
+//! with a fresh snapshot and parse cache.
+
+use std::path::PathBuf;
+
+use divan::Bencher;
+use kdelta::render::{render_target, ParseCache, RenderOptions, Target};
+use kdelta::source::{RepoPath, WorktreeSnapshot};
+
+fn main() {
+    divan::main();
+}
+
+/// A kustomization in a temporary directory, rendered once to check it works.
+struct Input {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+fn input(files: &[(&str, String)]) -> Input {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir.path().join("repo");
+    for (name, text) in files {
+        let path = root.join("app").join(name);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    let input = Input { _dir: dir, root };
+    assert!(render(&input) > 0);
+    input
+}
+
+/// Renders `app`, panicking on a failed render so that a regression cannot look fast.
+fn render(input: &Input) -> usize {
+    let snapshot = WorktreeSnapshot::new(input.root.clone()).expect("the input opens");
+    let cache = ParseCache::default();
+    let target = Target::Kustomize {
+        dir: RepoPath::new("app").expect("a relative path"),
+    };
+    let rendered = render_target(&snapshot, &target, &RenderOptions::default(), &cache);
+    assert!(rendered.ok, "render failed: {:?}", rendered.findings);
+    rendered
+        .to_yaml()
+        .expect("rendered output serialises")
+        .len()
+}
+
+/// N ConfigMaps in one file.
+fn documents(n: usize) -> Input {
+    let mut all = String::new();
+    for i in 0..n {
+        all.push_str(&format!(
+            "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{i}\ndata:\n  k: v{i}\n"
+        ));
+    }
+    input(&[
+        ("kustomization.yaml", "resources:\n- all.yaml\n".to_string()),
+        ("all.yaml", all),
+    ])
+}
+
+/// One ConfigMap with N data keys.
+fn keys(n: usize) -> Input {
+    let mut cm = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n");
+    for i in 0..n {
+        cm.push_str(&format!("  k{i}: v{i}\n"));
+    }
+    input(&[
+        ("kustomization.yaml", "resources:\n- cm.yaml\n".to_string()),
+        ("cm.yaml", cm),
+    ])
+}
+
+/// N inline strategic-merge patches, each adding one key to the same ConfigMap.
+fn patches(n: usize) -> Input {
+    let mut k = String::from("resources:\n- cm.yaml\npatches:\n");
+    for i in 0..n {
+        k.push_str(&format!(
+            "- patch: |\n    apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: big\n    data:\n      p{i}: v{i}\n"
+        ));
+    }
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n  a: b\n";
+    input(&[("kustomization.yaml", k), ("cm.yaml", cm.to_string())])
+}
+
+#[divan::bench(args = [1_000, 10_000, 100_000], sample_count = 3)]
+fn documents_in_one_file(bencher: Bencher, n: usize) {
+    let input = documents(n);
+    bencher.counter(n).bench(|| render(&input));
+}
+
+#[divan::bench(args = [1_000, 10_000, 100_000], sample_count = 3)]
+fn keys_in_one_mapping(bencher: Bencher, n: usize) {
+    let input = keys(n);
+    bencher.counter(n).bench(|| render(&input));
+}
+
+#[divan::bench(args = [100, 1_000, 5_000], sample_count = 3)]
+fn inline_patches_adding_a_key(bencher: Bencher, n: usize) {
+    let input = patches(n);
+    bencher.counter(n).bench(|| render(&input));
+}
