@@ -43,6 +43,16 @@ fn multi_target_repo() -> (TestEnv, String, String) {
     (env, base, head)
 }
 
+/// The entry of target `id` in a JSON report.
+fn target_in<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .find(|t| t["id"] == id)
+        .unwrap_or_else(|| panic!("no target {id} in {report}"))
+}
+
 #[test]
 fn a_crash_in_one_target_is_a_finding_and_the_others_still_render() {
     let (env, base, head) = multi_target_repo();
@@ -69,15 +79,7 @@ fn a_crash_in_one_target_is_a_finding_and_the_others_still_render() {
         .as_str()
         .unwrap()
         .contains("please report"));
-    let status = |id: &str| {
-        report["targets"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["id"] == id)
-            .unwrap_or_else(|| panic!("no target {id}"))["status"]
-            .clone()
-    };
+    let status = |id: &str| target_in(&report, id)["status"].clone();
     assert_eq!(status("kustomize:apps/overlays/prod"), "error");
     assert_eq!(status("kustomize:apps/overlays/dev"), "modified");
     assert_eq!(status("kustomize:apps/overlays/staging"), "modified");
@@ -146,13 +148,7 @@ fn incomplete_targets_are_marked_in_every_report_and_strict_fails_them() {
         .kdelta(&["check", "--rev", &head, "--format", "json"])
         .success();
     let report = check.json();
-    let remote = report["targets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["id"] == "kustomize:remote")
-        .unwrap()
-        .clone();
+    let remote = target_in(&report, "kustomize:remote");
     assert_eq!(remote["incomplete"], true, "{remote}");
     assert_eq!(report["summary"]["incomplete"], 1);
     let notice = report["findings"]
@@ -193,13 +189,7 @@ fn incomplete_targets_are_marked_in_every_report_and_strict_fails_them() {
         .kdelta(&["check", "--rev", &head, "--strict", "--format", "json"])
         .code(1);
     let report = strict.json();
-    let remote = report["targets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["id"] == "kustomize:remote")
-        .unwrap()
-        .clone();
+    let remote = target_in(&report, "kustomize:remote");
     assert_eq!(remote["status"], "error");
     env.kdelta(&["diff", &base, &head, "--strict"]).code(1);
 }
