@@ -16,7 +16,9 @@ for t in "${targets[@]}"; do
     dict=()
     [ -f "dicts/$t.dict" ] && dict=("-dict=dicts/$t.dict")
     echo "fuzz: $t for ${seconds}s" >&2
-    if ! cargo +nightly fuzz run -O "$t" "corpus/$t" "seeds/$t" -- \
+    # git_objects builds its repository in the temp directory: keep those out of /tmp.
+    mkdir -p target/tmp
+    if ! TMPDIR="$PWD/target/tmp" cargo +nightly fuzz run -O "$t" "corpus/$t" "seeds/$t" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 "${dict[@]}"; then
         failed+=("$t")
     fi
