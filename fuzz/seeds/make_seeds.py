@@ -56,7 +56,7 @@ for case in sorted(KUST.iterdir()):
     put("kustomize_build", case.name, out)
 
 for p in sorted((ROOT / "testdata" / "emitter").rglob("*.yaml")):
-    put("yaml_roundtrip", "emitter-" + p.name, p.read_bytes())
+    put("yaml_roundtrip", "emitter-" + p.parent.name + "-" + p.name, p.read_bytes())
 
 # patches: a resource, then "=== patch" and a patch, from cases with json6902/smp patches.
 for case in sorted(KUST.iterdir()):
