@@ -76,3 +76,12 @@ fn uri_escapes_in_tags_decode_as_utf8() {
     let failed = (0..10).any(|_| parser.parse().is_err());
     assert!(failed, "an invalid UTF-8 sequence in a tag must be an error");
 }
+
+#[test]
+fn a_first_character_in_u_f000_to_u_ffff_is_not_a_byte_order_mark() {
+    // U+FFFD and U+FF46 start with 0xEF, as the UTF-8 BOM does.
+    assert_eq!(scalars("\u{fffd}pec: 1").unwrap(), ["\u{fffd}pec", "1"]);
+    assert_eq!(scalars("\u{ff46}").unwrap(), ["\u{ff46}"]);
+    // A real BOM is still skipped.
+    assert_eq!(scalars("\u{feff}a: b").unwrap(), ["a", "b"]);
+}
