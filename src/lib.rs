@@ -8,6 +8,8 @@
 pub mod config;
 pub mod diff;
 pub mod discover;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod kustomize;
 pub mod panic;
 pub mod render;

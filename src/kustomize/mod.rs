@@ -7,6 +7,8 @@ mod documents;
 mod error;
 mod exec;
 mod fieldspec;
+#[doc(hidden)]
+pub mod fuzz;
 mod generate;
 mod hash;
 mod kid;

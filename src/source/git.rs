@@ -245,7 +245,7 @@ impl GitRepo {
             &RepoPath::root(),
             &mut builder,
         )
-        .map_err(|e| git_error(context(), e))?;
+        .map_err(|e| in_context(context(), e))?;
         let mut table = builder.finish();
         table.root_id = Some(to_oid(&tree_id)?);
         Ok(CommitSnapshot {
@@ -313,7 +313,7 @@ impl GitRepo {
             if entry.mode.is_sparse() {
                 // A sparse index keeps whole directories as tree entries: expand them.
                 add_tree(&self.repo, entry.id, &path, &mut builder).map_err(|e| {
-                    git_error(
+                    in_context(
                         format_args!("{path}: cannot expand the sparse directory"),
                         e,
                     )
@@ -533,23 +533,76 @@ fn add_tree(
     id: gix::ObjectId,
     prefix: &RepoPath,
     builder: &mut TableBuilder,
-) -> Result<(), gix::Error> {
-    let tree = repo.find_tree(id)?;
-    let mut recorder = gix::traverse::tree::Recorder::default();
-    tree.traverse().breadthfirst(&mut recorder)?;
-    for record in recorder.records {
-        let Some(rel) = repo_path(record.filepath.as_ref()) else {
-            continue;
-        };
-        let Ok(path) = prefix.join(rel.as_str()) else {
-            continue;
-        };
-        let Ok(id) = to_oid(&record.oid) else {
-            continue;
-        };
-        builder.insert(path, Node::new(record.mode.kind(), id));
+) -> Result<(), SourceError> {
+    let git = |e: gix::Error| SourceError::Git(e.probable_cause().to_string());
+    // Each tree to read, with its path and the ids of the trees above it: a damaged or
+    // hostile object database can hold a tree that contains itself, which would never end.
+    let mut pending = vec![(id, prefix.clone(), Vec::new())];
+    let mut added = 0usize;
+    while let Some((id, dir, mut ancestors)) = pending.pop() {
+        if ancestors.contains(&id) {
+            return Err(SourceError::Git(format!(
+                "{}: tree {id} contains itself",
+                display_dir(&dir)
+            )));
+        }
+        if ancestors.len() >= MAX_TREE_DEPTH {
+            return Err(SourceError::Git(format!(
+                "{}: trees nest deeper than {MAX_TREE_DEPTH} levels",
+                display_dir(&dir)
+            )));
+        }
+        ancestors.push(id);
+        let tree = repo.find_tree(id).map_err(git)?;
+        let decoded = tree.decode().map_err(git)?;
+        for entry in &decoded.entries {
+            let Some(name) = repo_path(entry.filename).filter(|n| n.components().count() == 1)
+            else {
+                continue;
+            };
+            let path = dir.child(name.as_str());
+            let Ok(oid) = to_oid(entry.oid) else {
+                continue;
+            };
+            added += 1;
+            if added > MAX_TREE_ENTRIES {
+                return Err(SourceError::Git(format!(
+                    "{}: more than {MAX_TREE_ENTRIES} files and directories",
+                    display_dir(prefix)
+                )));
+            }
+            let kind = entry.mode.kind();
+            if kind == Mode::Tree {
+                pending.push((entry.oid.to_owned(), path.clone(), ancestors.clone()));
+            }
+            builder.insert(path, Node::new(kind, oid));
+        }
     }
     Ok(())
+}
+
+/// A directory for messages: the root is `.`.
+fn display_dir(dir: &RepoPath) -> String {
+    if dir.is_root() {
+        ".".to_string()
+    } else {
+        dir.to_string()
+    }
+}
+
+/// Deepest nesting of trees read, git's default `core.maxTreeDepth`.
+const MAX_TREE_DEPTH: usize = 4096;
+
+/// Most paths one tree may hold, subtrees included: far beyond real repositories (a few hundred
+/// thousand files), and a bound on trees that share subtrees so that paths multiply.
+const MAX_TREE_ENTRIES: usize = 2_000_000;
+
+/// `err` (from reading a tree) with `context` in front.
+fn in_context(context: impl Display, err: SourceError) -> SourceError {
+    match err {
+        SourceError::Git(message) => SourceError::Git(format!("{context}: {message}")),
+        other => other,
+    }
 }
 
 /// A repository path from git's bytes, or `None` for names no [`RepoPath`] can address

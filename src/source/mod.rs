@@ -3,10 +3,13 @@
 
 mod git;
 mod links;
+mod memory;
 mod paths;
 mod worktree;
 
 pub use git::{CommitSnapshot, GitRepo, IndexSnapshot, ResolvedRev};
+#[doc(hidden)]
+pub use memory::MemorySnapshot;
 pub use paths::{PathError, RepoPath};
 pub use worktree::WorktreeSnapshot;
 

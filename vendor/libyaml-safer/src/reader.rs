@@ -14,36 +14,19 @@ fn yaml_parser_determine_encoding(reader: &mut dyn BufRead) -> Result<Option<Enc
         return Ok(None);
     }
 
-    match initial_bytes[0] {
-        0xef => {
-            let mut bom = [0; 3];
-            reader.read_exact(&mut bom)?;
-            if bom == BOM_UTF8 {
-                Ok(Some(Encoding::Utf8))
-            } else {
-                Err(Error::reader(
-                    "invalid byte order marker",
-                    0,
-                    i32::from_be_bytes([bom[0], bom[1], bom[2], 0]),
-                ))
-            }
-        }
-        0xff | 0xfe => {
-            let mut bom = [0; 2];
-            reader.read_exact(&mut bom)?;
-            if bom == BOM_UTF16LE {
-                Ok(Some(Encoding::Utf16Le))
-            } else if bom == BOM_UTF16BE {
-                Ok(Some(Encoding::Utf16Be))
-            } else {
-                Err(Error::reader(
-                    "invalid byte order marker",
-                    0,
-                    i32::from_le_bytes([bom[0], bom[1], 0, 0]),
-                ))
-            }
-        }
-        _ => Ok(Some(Encoding::Utf8)),
+    // As libyaml: a byte order mark is skipped, anything else is UTF-8 from its first byte
+    // (U+F000..U+FFFF start with 0xEF, like the UTF-8 BOM).
+    if initial_bytes.starts_with(&BOM_UTF8) {
+        reader.consume(BOM_UTF8.len());
+        Ok(Some(Encoding::Utf8))
+    } else if initial_bytes.starts_with(&BOM_UTF16LE) {
+        reader.consume(BOM_UTF16LE.len());
+        Ok(Some(Encoding::Utf16Le))
+    } else if initial_bytes.starts_with(&BOM_UTF16BE) {
+        reader.consume(BOM_UTF16BE.len());
+        Ok(Some(Encoding::Utf16Be))
+    } else {
+        Ok(Some(Encoding::Utf8))
     }
 }
 

@@ -199,3 +199,12 @@ fn simple_key_length_in_characters() {
     assert!(scalars(&key(1024)).is_ok());
     assert!(scalars(&key(1025)).is_err());
 }
+
+#[test]
+fn a_first_character_in_u_f000_to_u_ffff_is_not_a_byte_order_mark() {
+    // U+FFFD and U+FF46 start with 0xEF, as the UTF-8 BOM does.
+    assert_eq!(scalars("\u{fffd}pec: 1").unwrap(), ["\u{fffd}pec", "1"]);
+    assert_eq!(scalars("\u{ff46}").unwrap(), ["\u{ff46}"]);
+    // A real BOM is still skipped.
+    assert_eq!(scalars("\u{feff}a: b").unwrap(), ["a", "b"]);
+}
