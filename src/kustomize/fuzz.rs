@@ -30,7 +30,7 @@ pub fn apply_patch_text(resource: &[u8], patch_text: &str) -> Result<Vec<String>
     match patch::parse_patch(patch_text, "fuzz") {
         Ok(PatchBody::Smp(patches)) => keep(apply_smps(&res, &patches)),
         Ok(PatchBody::Json(ops)) => keep(apply_json(&res, &ops)),
-        Err(e) => keep(Err(e)),
+        Err(e) => keep(Err(e.to_string())),
     }
     if let Ok(patches) = patch::parse_smp(patch_text) {
         // The merge engine on its own, with the builtin schema.
