@@ -83,7 +83,9 @@ fn version_divergence(rm: &ResMap, t: &TargetSelector, index: usize) -> Option<S
     );
     let (mut exact, mut regex) = (Vec::new(), Vec::new());
     for res in &rm.list {
-        if !label_selectors_match(res, select).ok()? {
+        if !label_selectors_match(res, select).ok()?
+            || rejected_by_labels(res, t.reject.iter()).ok()?
+        {
             continue;
         }
         let ids = res_ids(res);
@@ -312,6 +314,23 @@ fn label_selectors_match(r: &Res, sel: &Selector) -> Result<bool, ReplacementErr
     )
 }
 
+/// True when a `reject` entry with a label or annotation selector matches `res` (those match
+/// the same way in every kustomize version).
+fn rejected_by_labels<'s>(
+    res: &Res,
+    rejects: impl Iterator<Item = &'s Selector>,
+) -> Result<bool, ReplacementError> {
+    for r in rejects {
+        if r.annotation_selector.is_empty() && r.label_selector.is_empty() {
+            continue;
+        }
+        if label_selectors_match(res, r)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 fn apply_target(
     rm: &mut ResMap,
     source: &SourceValue,
@@ -339,16 +358,7 @@ fn apply_target(
         if !label_selectors_match(res, select)? {
             continue;
         }
-        let mut rejected_by_labels = false;
-        for (_, r) in &rejects {
-            if r.annotation_selector.is_empty() && r.label_selector.is_empty() {
-                continue;
-            }
-            if label_selectors_match(res, r)? {
-                rejected_by_labels = true;
-            }
-        }
-        if rejected_by_labels {
+        if rejected_by_labels(res, rejects.iter().map(|(_, r)| *r))? {
             continue;
         }
         let ids = res_ids(res);
