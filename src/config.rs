@@ -1,6 +1,7 @@
 //! `.kdelta.yaml`: which targets to render and which plain-manifest directories exist.
 
 use crate::diff::noise::IgnoreRule;
+use crate::finding::rules;
 use crate::report::Finding;
 use crate::yaml::{self, de::from_node, Dialect, ParseOptions};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -95,7 +96,7 @@ pub struct ConfigError {
 impl ConfigError {
     /// The error as a finding on `file`.
     pub fn to_finding(&self, file: &str) -> Finding {
-        Finding::error("config.invalid", self.message.clone())
+        Finding::error(rules::CONFIG_INVALID, self.message.clone())
             .at(file, self.line, self.column)
             .with_help("see docs/configuration.md for the keys .kdelta.yaml accepts")
     }
@@ -199,6 +200,6 @@ mod tests {
         let e = Config::parse(b"include: [a\n").unwrap_err();
         assert!(e.line > 0);
         let f = e.to_finding(".kdelta.yaml");
-        assert_eq!(f.rule, "config.invalid");
+        assert_eq!(f.rule, rules::CONFIG_INVALID);
     }
 }

@@ -2,6 +2,7 @@
 //! ApplicationSets and Applications, and the plain-manifest directories named in the config.
 
 use crate::config::Config;
+use crate::finding::rules;
 use crate::render::{yaml_finding, Target};
 use crate::report::Finding;
 use crate::source::{EntryKind, RepoPath, Snapshot};
@@ -28,7 +29,8 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
             Ok(e) => e,
             Err(e) => {
                 out.findings.push(
-                    Finding::warning("discover.unreadable", e.to_string()).in_file(dir.to_string()),
+                    Finding::warning(rules::DISCOVER_UNREADABLE, e.to_string())
+                        .in_file(dir.to_string()),
                 );
                 continue;
             }

@@ -8,6 +8,7 @@
 pub mod config;
 pub mod diff;
 pub mod discover;
+pub mod finding;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod kustomize;

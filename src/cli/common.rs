@@ -4,6 +4,7 @@
 use super::args::{ColorChoice, CommonArgs, Format, LoadRestrictor, Reorder, RevisionArgs};
 use anyhow::{Context, Result};
 use kdelta::config::{Config, CONFIG_FILE};
+use kdelta::finding::rules;
 use kdelta::render::RenderOptions;
 use kdelta::report::markdown::MarkdownOptions;
 use kdelta::report::{Finding, Report, RevisionInfo};
@@ -95,7 +96,7 @@ pub fn arg_path(start: &Path, root: &Path, arg: &str) -> Result<RepoPath> {
 pub fn config(common: &CommonArgs, snapshot: &dyn Snapshot) -> Result<Config, Finding> {
     if let Some(path) = &common.config {
         let bytes = std::fs::read(path).map_err(|e| {
-            Finding::error("config.invalid", format!("cannot read config: {e}"))
+            Finding::error(rules::CONFIG_INVALID, format!("cannot read config: {e}"))
                 .in_file(path.display().to_string())
         })?;
         return Config::parse(&bytes).map_err(|e| e.to_finding(&path.display().to_string()));

@@ -5,6 +5,7 @@ use super::args::{CommonArgs, RenderArgs};
 use super::common;
 use anyhow::{bail, Result};
 use kdelta::discover::{discover, KUSTOMIZATION_FILES};
+use kdelta::finding::rules;
 use kdelta::render::{render_target, ParseCache, Target};
 use kdelta::report::text::{findings_to_string, TextOptions};
 use kdelta::source::{EntryKind, RepoPath, Snapshot};
@@ -40,7 +41,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
             .findings
             .iter()
             .cloned()
-            .partition(|f| f.rule == "kustomize.deprecated");
+            .partition(|f| f.rule == rules::KUSTOMIZE_DEPRECATED);
         for w in &warnings {
             eprintln!("{}", w.message);
         }
@@ -66,7 +67,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
         let printed = kdelta::panic::catch(|| rendered.to_yaml_redacted(!c.show_secrets))
             .unwrap_or_else(|caught| {
                 Err(kdelta::report::Finding::error(
-                    "internal.panic",
+                    rules::INTERNAL_PANIC,
                     format!("kdelta crashed printing {}: {caught}", t.id()),
                 )
                 .with_help("this is a bug in kdelta, not in your repository; please report it with this message"))

@@ -3,7 +3,7 @@
 //! reordered list is no change and a changed container shows as
 //! `spec.template.spec.containers[name=app].image`.
 
-use crate::report::FieldChange;
+use super::FieldChange;
 use serde_json::Value;
 
 /// Keys that identify list items, tried in order; the first one present and unique in every

@@ -1,6 +1,7 @@
 //! Semantic diff of two renders of a target: which objects were added, removed, renamed or
 //! modified, and which fields changed. Never reads files.
 
+mod change;
 mod fields;
 pub mod noise;
 mod pair;
@@ -9,10 +10,10 @@ mod summarize;
 
 pub use summarize::{pair_report, single_report};
 
+pub use change::{Change, ChangeKind, FieldChange};
 pub use fields::diff_values;
 pub use pair::{pair, strip_hash_suffix};
 
-use crate::report::{Change, ChangeKind, FieldChange};
 use crate::resource::{ResId, Resource};
 use crate::yaml::{to_value_lossy, Dialect};
 use serde_json::Value;

@@ -1,6 +1,7 @@
 //! Build errors: a rule id, a message in kustomize's words, and (when known) the kustomization
 //! file and line of the entry that caused it.
 
+use crate::finding::rules;
 use crate::report::Finding;
 use crate::source::RepoPath;
 use crate::yaml::Span;
@@ -8,7 +9,7 @@ use crate::yaml::Span;
 /// An error that stops a kustomize build (or, for remote targets, one entry of it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KError {
-    pub rule: &'static str,
+    pub rule: crate::finding::Rule,
     pub message: String,
     pub file: Option<RepoPath>,
     pub span: Span,
@@ -17,7 +18,7 @@ pub struct KError {
 
 impl KError {
     /// An error without a location yet.
-    pub fn new(rule: &'static str, message: impl Into<String>) -> KError {
+    pub fn new(rule: crate::finding::Rule, message: impl Into<String>) -> KError {
         KError {
             rule,
             message: message.into(),
@@ -30,7 +31,7 @@ impl KError {
     /// A remote resource kdelta does not fetch.
     pub fn remote(target: &str) -> KError {
         KError::new(
-            "kustomize.remote-resource",
+            rules::KUSTOMIZE_REMOTE_RESOURCE,
             format!("remote target '{target}' is not fetched (kdelta never uses the network)"),
         )
         .with_help("vendor the remote base into the repository to have it rendered")

@@ -8,6 +8,7 @@ use super::loader::Loader;
 use super::res::{anno, Res};
 use super::resmap::ResMap;
 use super::transform::patch::parse_smp;
+use crate::finding::rules;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -55,7 +56,7 @@ pub fn run_plugin(
     let id = cfg.cur_id();
     let Some(path) = plugin_path(cfg) else {
         return Err(KError::new(
-            "kustomize.plugin.not-found",
+            rules::KUSTOMIZE_PLUGIN_NOT_FOUND,
             format!(
                 "external plugin {id} not found: looked for {}/{}/{} under {}",
                 cfg.api_version(),
@@ -71,7 +72,7 @@ pub fn run_plugin(
     };
     if !enabled {
         return Err(KError::new(
-            "kustomize.plugin.exec-disabled",
+            rules::KUSTOMIZE_PLUGIN_EXEC_DISABLED,
             format!("exec plugin {id} ({}) is not run", path.display()),
         )
         .with_help(
@@ -85,7 +86,7 @@ pub fn run_plugin(
     let text = String::from_utf8_lossy(&output);
     let produced = parse_smp(&text).map_err(|e| {
         KError::new(
-            "kustomize.plugin.output",
+            rules::KUSTOMIZE_PLUGIN_OUTPUT,
             format!("plugin {id} printed invalid resources: {e}"),
         )
     })?;
@@ -198,7 +199,7 @@ fn invoke(
     stdin: &[u8],
     root: &str,
 ) -> Result<Vec<u8>, KError> {
-    let fail = |m: String| KError::new("kustomize.plugin.failed", m);
+    let fail = |m: String| KError::new(rules::KUSTOMIZE_PLUGIN_FAILED, m);
     let dir = tempdir().map_err(|e| fail(format!("cannot create a temporary directory: {e}")))?;
     let config_file = dir.join("kust-plugin-config.yaml");
     std::fs::write(&config_file, config)
@@ -294,7 +295,7 @@ fn update_generator_options(r: &mut Res) -> Result<(), KError> {
             "0" | "f" | "F" | "false" | "FALSE" | "False" => false,
             _ => {
                 return Err(KError::new(
-                    "kustomize.plugin.output",
+                    rules::KUSTOMIZE_PLUGIN_OUTPUT,
                     format!("the annotation \"{HASH}\" contains an invalid value (\"{v}\")"),
                 ))
             }
@@ -322,7 +323,7 @@ fn merge_transformed(before: &ResMap, produced: Vec<Res>, plugin: &str) -> Resul
         let id = r.cur_id();
         if seen.iter().any(|s: &super::kid::KId| s.equals(&id)) {
             return Err(KError::new(
-                "kustomize.plugin.output",
+                rules::KUSTOMIZE_PLUGIN_OUTPUT,
                 format!("plugin {plugin} generated duplicate resource: {id}"),
             ));
         }

@@ -5,6 +5,7 @@ use super::error::KError;
 use super::loader::Loader;
 use super::res::{anno, Res};
 use super::types::{GeneratorArgs, GeneratorOptions};
+use crate::finding::rules;
 use crate::resource::Origin;
 use crate::yaml::{Node, NodeKind, Scalar, ScalarStyle};
 use base64::Engine;
@@ -17,7 +18,7 @@ pub enum GenKind {
 }
 
 /// A warning about a generator: its rule and message.
-pub type Warning = (&'static str, String);
+pub type Warning = (crate::finding::Rule, String);
 
 /// Generates one object from its args (global `generatorOptions` already merged in). Keys the
 /// API server will reject come back as warnings: kustomize's key validator accepts everything.
@@ -35,7 +36,7 @@ pub fn generate(
     };
     if args.name.is_empty() {
         return Err(KError::new(
-            "kustomize.generator.invalid",
+            rules::KUSTOMIZE_GENERATOR_INVALID,
             "a configmap must have a name",
         ));
     }
@@ -60,11 +61,11 @@ pub fn generate(
     let mut data: Vec<(String, Vec<u8>)> = Vec::new();
     for (k, v) in pairs {
         if !is_valid_key(&k) {
-            warnings.push(("kustomize.generator.invalid-key", format!("\"{k}\" is not a valid key name for a {kind_name}: a valid key must consist of alphanumeric characters, '-', '_' or '.'; the API server will reject the object")));
+            warnings.push((rules::KUSTOMIZE_GENERATOR_INVALID_KEY, format!("\"{k}\" is not a valid key name for a {kind_name}: a valid key must consist of alphanumeric characters, '-', '_' or '.'; the API server will reject the object")));
         }
         if data.iter().any(|(x, _)| *x == k) {
             return Err(KError::new(
-                "kustomize.generator.duplicate-key",
+                rules::KUSTOMIZE_GENERATOR_DUPLICATE_KEY,
                 format!("configmap {} illegally repeats the key `{k}`", args.name),
             ));
         }
@@ -131,7 +132,7 @@ pub fn generate(
         other => {
             // kustomize reads an unknown behavior as unspecified, which acts like create.
             warnings.push((
-                "kustomize.generator.behavior",
+                rules::KUSTOMIZE_GENERATOR_BEHAVIOR,
                 format!("unknown generator behavior '{other}' is read as create; use create, merge or replace"),
             ));
             "create"
@@ -140,7 +141,7 @@ pub fn generate(
     res.set_annotation(anno::GEN_BEHAVIOR, behavior);
     if !args.merge_values.is_empty() && behavior != "merge" {
         return Err(KError::new(
-            "kustomize.generator.merge-values",
+            rules::KUSTOMIZE_GENERATOR_MERGE_VALUES,
             format!(
                 "mergeValues needs behavior: merge (generator '{}' has '{behavior}')",
                 args.name
@@ -209,7 +210,7 @@ fn env_pairs(content: &[u8], warnings: &mut Vec<Warning>) -> Result<Vec<(String,
     let mut out = Vec::new();
     let text = std::str::from_utf8(content).map_err(|_| {
         KError::new(
-            "kustomize.generator.invalid",
+            rules::KUSTOMIZE_GENERATOR_INVALID,
             "env file has invalid utf8 bytes",
         )
     })?;
@@ -225,7 +226,7 @@ fn env_pairs(content: &[u8], warnings: &mut Vec<Warning>) -> Result<Vec<(String,
         let (key, value) = match line.split_once('=') {
             Some((k, v)) => (k, v),
             None => {
-                warnings.push(("kustomize.generator.invalid-key", format!("\"{line}\" has no value: kustomize would read it from the environment it runs in; kdelta renders it empty")));
+                warnings.push((rules::KUSTOMIZE_GENERATOR_INVALID_KEY, format!("\"{line}\" has no value: kustomize would read it from the environment it runs in; kdelta renders it empty")));
                 (line, "")
             }
         };
@@ -248,7 +249,7 @@ fn is_valid_key(k: &str) -> bool {
 fn parse_literal(s: &str) -> Result<(String, String), KError> {
     let invalid = || {
         KError::new(
-            "kustomize.generator.invalid",
+            rules::KUSTOMIZE_GENERATOR_INVALID,
             format!("invalid literal source {s}, expected key=value"),
         )
     };
@@ -271,7 +272,7 @@ fn remove_quotes(s: &str) -> &str {
 /// kustomize `ParseFileSource`: `path` (key is the file name) or `key=path`.
 fn parse_file_source(s: &str) -> Result<(String, String), KError> {
     let n = s.matches('=').count();
-    let err = |m: String| Err(KError::new("kustomize.generator.invalid", m));
+    let err = |m: String| Err(KError::new(rules::KUSTOMIZE_GENERATOR_INVALID, m));
     match n {
         0 => Ok((s.rsplit('/').next().unwrap_or(s).to_string(), s.to_string())),
         1 if s.starts_with('=') => err(format!(

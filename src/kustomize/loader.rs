@@ -3,6 +3,7 @@
 //! detection, and recognition of remote targets (which are never fetched).
 
 use super::error::KError;
+use crate::finding::rules;
 use crate::render::Files;
 use crate::source::{Bytes, EntryKind, RepoPath, SourceError};
 
@@ -37,13 +38,13 @@ impl<'a> Loader<'a> {
     pub fn resolve(&self, rel: &str) -> Result<RepoPath, KError> {
         if rel.starts_with('/') {
             return Err(KError::new(
-                "kustomize.absolute-path",
+                rules::KUSTOMIZE_ABSOLUTE_PATH,
                 format!("'{rel}': absolute paths are not allowed; use a path relative to the kustomization"),
             ));
         }
         self.root
             .join(rel)
-            .map_err(|e| KError::new("source.outside-repository", format!("'{rel}': {e}")))
+            .map_err(|e| KError::new(rules::SOURCE_OUTSIDE_REPOSITORY, format!("'{rel}': {e}")))
     }
 
     /// Loads a file relative to the root, enforcing the load restrictor.
@@ -55,7 +56,7 @@ impl<'a> Loader<'a> {
         match self.files.kind(&path) {
             EntryKind::Dir => {
                 return Err(KError::new(
-                    "kustomize.not-a-file",
+                    rules::KUSTOMIZE_NOT_A_FILE,
                     format!("'{path}' must resolve to a file"),
                 ))
             }
@@ -63,7 +64,7 @@ impl<'a> Loader<'a> {
                 return Err(self.missing(
                     &path,
                     KError::new(
-                        "kustomize.file-not-found",
+                        rules::KUSTOMIZE_FILE_NOT_FOUND,
                         format!("'{path}': no such file or directory"),
                     ),
                 ))
@@ -74,7 +75,7 @@ impl<'a> Loader<'a> {
         let real = self.files.canonical(&path).unwrap_or_else(|_| path.clone());
         if self.root_only && !real.starts_with(&self.root) {
             return Err(KError::new(
-                "kustomize.load-restrictor",
+                rules::KUSTOMIZE_LOAD_RESTRICTOR,
                 format!(
                     "security; file '{real}' is not in or below '{}'",
                     self.root
@@ -90,7 +91,7 @@ impl<'a> Loader<'a> {
     pub fn child(&self, rel: &str) -> Result<Loader<'a>, KError> {
         if rel.is_empty() {
             return Err(KError::new(
-                "kustomize.file-not-found",
+                rules::KUSTOMIZE_FILE_NOT_FOUND,
                 "new root cannot be empty",
             ));
         }
@@ -99,7 +100,7 @@ impl<'a> Loader<'a> {
         }
         if rel.starts_with('/') {
             return Err(KError::new(
-                "kustomize.absolute-path",
+                rules::KUSTOMIZE_ABSOLUTE_PATH,
                 format!("new root '{rel}' cannot be absolute"),
             ));
         }
@@ -113,7 +114,7 @@ impl<'a> Loader<'a> {
                 return Err(self.missing(
                     &dir,
                     KError::new(
-                        "kustomize.file-not-found",
+                        rules::KUSTOMIZE_FILE_NOT_FOUND,
                         format!(
                             "must build at directory: not a valid directory: '{dir}' does not exist"
                         ),
@@ -122,7 +123,7 @@ impl<'a> Loader<'a> {
             }
             _ => {
                 return Err(KError::new(
-                    "kustomize.not-a-directory",
+                    rules::KUSTOMIZE_NOT_A_DIRECTORY,
                     format!("must build at directory: '{dir}': file is not directory"),
                 ))
             }
@@ -130,7 +131,7 @@ impl<'a> Loader<'a> {
         for visited in std::iter::once(&self.root).chain(&self.referrers) {
             if visited.starts_with(&dir) {
                 return Err(KError::new(
-                    "kustomize.cycle",
+                    rules::KUSTOMIZE_CYCLE,
                     format!(
                         "cycle detected: candidate root '{dir}' contains visited root '{visited}'"
                     ),
@@ -161,10 +162,12 @@ impl<'a> Loader<'a> {
 
 fn source_error(e: SourceError, path: &RepoPath) -> KError {
     let rule = match e {
-        SourceError::NotFound { .. } => "kustomize.file-not-found",
-        SourceError::TooLarge { .. } => "source.too-large",
-        SourceError::SymlinkEscape { .. } | SourceError::Path(_) => "source.outside-repository",
-        _ => "source.read",
+        SourceError::NotFound { .. } => rules::KUSTOMIZE_FILE_NOT_FOUND,
+        SourceError::TooLarge { .. } => rules::SOURCE_TOO_LARGE,
+        SourceError::SymlinkEscape { .. } | SourceError::Path(_) => {
+            rules::SOURCE_OUTSIDE_REPOSITORY
+        }
+        _ => rules::SOURCE_READ,
     };
     let _ = path;
     KError::new(rule, e.to_string())

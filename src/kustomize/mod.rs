@@ -30,6 +30,7 @@ mod types;
 
 pub use error::KError;
 
+use crate::finding::rules;
 use crate::render::{Files, RenderOptions};
 use crate::report::Finding;
 use crate::resource::Resource;
@@ -83,14 +84,15 @@ fn run(
     }
     let mut acc = b.accumulate_target(&kt, Acc::new())?;
     transform::hash::add_hash_suffixes(&mut acc.rm);
-    transform::nameref::fix_name_references(&mut acc.rm, &acc.tc.name_reference)
-        .map_err(|e| KError::new("kustomize.name-reference", e).at(&kt.file, Default::default()))?;
+    transform::nameref::fix_name_references(&mut acc.rm, &acc.tc.name_reference).map_err(|e| {
+        KError::new(rules::KUSTOMIZE_NAME_REFERENCE, e).at(&kt.file, Default::default())
+    })?;
     let unused = transform::vars::resolve(&mut acc.rm, &acc.vars, &acc.tc.var_reference)
-        .map_err(|e| KError::new("kustomize.vars", e).at(&kt.file, kt.span("vars", None)))?;
+        .map_err(|e| KError::new(rules::KUSTOMIZE_VARS, e).at(&kt.file, kt.span("vars", None)))?;
     if !unused.is_empty() {
         b.findings.push(
             Finding::warning(
-                "kustomize.vars.unused",
+                rules::KUSTOMIZE_VARS_UNUSED,
                 format!(
                     "well-defined vars that were never replaced: {}",
                     unused.join(",")
@@ -106,7 +108,9 @@ fn run(
             .is_none_or(|v| v == "false")
     });
     transform::sort::sort(&mut acc.rm, kt.k.sort_options.as_ref(), opts.reorder_none).map_err(
-        |e| KError::new("kustomize.sort-options", e).at(&kt.file, kt.span("sortOptions", None)),
+        |e| {
+            KError::new(rules::KUSTOMIZE_SORT_OPTIONS, e).at(&kt.file, kt.span("sortOptions", None))
+        },
     )?;
     let managed_by =
         opts.add_managed_by_label || kt.k.build_metadata.iter().any(|m| m == "managedByLabel");
@@ -129,7 +133,7 @@ fn run(
             &[fieldspec::FieldSpec::any("metadata/labels", true)],
         )
         .map_err(|e| {
-            KError::new("kustomize.transform", e).at(&kt.file, crate::yaml::Span::default())
+            KError::new(rules::KUSTOMIZE_TRANSFORM, e).at(&kt.file, crate::yaml::Span::default())
         })?;
     }
     let mut out = Vec::with_capacity(acc.rm.len());
@@ -180,21 +184,21 @@ fn check_printable(r: &res::Res) -> Result<(), KError> {
             "metadata.name"
         };
         return Err(KError::new(
-            "kustomize.output",
+            rules::KUSTOMIZE_OUTPUT,
             format!("missing {what} in object {}", r.cur_id()),
         )
         .at(&r.origin.file, r.origin.span));
     }
     if let Err(e) = crate::yaml::to_value(&r.node, crate::yaml::Dialect::Yaml12) {
         return Err(
-            KError::new("kustomize.output", format!("{}: {e}", r.cur_id()))
+            KError::new(rules::KUSTOMIZE_OUTPUT, format!("{}: {e}", r.cur_id()))
                 .at(&r.origin.file, r.origin.span),
         );
     }
     if let Some(key) = duplicate_key(&r.node) {
         // The key's own position is in the patch file, which the finding cannot name.
         return Err(KError::new(
-            "yaml.duplicate-key",
+            rules::YAML_DUPLICATE_KEY,
             format!(
                 "{}: a patch gave a mapping the same key twice: yaml: unmarshal errors: mapping key {:?} already defined",
                 r.cur_id(),
@@ -205,7 +209,7 @@ fn check_printable(r: &res::Res) -> Result<(), KError> {
     }
     if crate::yaml::roundtrip::unreadable_block(&r.node).is_some() {
         return Err(KError::new(
-            "kustomize.output",
+            rules::KUSTOMIZE_OUTPUT,
             format!(
                 "{}: a block scalar starts with a tab, which go-yaml writes without an indentation indicator and cannot read back: yaml: found a tab character where an indentation space is expected",
                 r.cur_id()
@@ -215,7 +219,7 @@ fn check_printable(r: &res::Res) -> Result<(), KError> {
     }
     if let Some(key) = crate::yaml::roundtrip::key_too_long_for_json(&r.node) {
         return Err(KError::new(
-            "kustomize.output",
+            rules::KUSTOMIZE_OUTPUT,
             format!(
                 "{}: a key of {} characters is too long for go-yaml to read back from Go's JSON: yaml: did not find expected ',' or '}}'",
                 r.cur_id(),
@@ -226,7 +230,7 @@ fn check_printable(r: &res::Res) -> Result<(), KError> {
     }
     if let Some(text) = unreadable_text(&r.node) {
         return Err(KError::new(
-            "kustomize.output",
+            rules::KUSTOMIZE_OUTPUT,
             format!(
                 "{}: {text:?} holds a character YAML does not allow (DEL, a C1 control, U+FFFE or U+FFFF), which Go's JSON leaves unescaped: yaml: control characters are not allowed",
                 r.cur_id()
@@ -241,7 +245,7 @@ fn check_printable(r: &res::Res) -> Result<(), KError> {
             r.origin.span
         };
         return Err(KError::new(
-            "kustomize.non-string-key",
+            rules::KUSTOMIZE_NON_STRING_KEY,
             format!(
                 "the key {:?} of {} reads as {reads_as}, not a string: json: unsupported type: map[interface {{}}]interface {{}} (quote the key)",
                 crate::yaml::key_text(key),

@@ -12,6 +12,7 @@ use super::resmap::ResMap;
 use super::target::{Acc, Builder, Kt};
 use super::transform::{self, patch};
 use super::types::{self, GeneratorArgs, Image, ReplacementField, Replica, Selector};
+use crate::finding::rules;
 use crate::report::{Finding, Severity};
 use crate::yaml::{de::from_node_go_json, Dialect};
 use serde::Deserialize;
@@ -236,7 +237,7 @@ fn specs(raw: Vec<RawFieldSpec>) -> Vec<FieldSpec> {
 fn config<T: for<'de> Deserialize<'de>>(r: &Res) -> Result<T, KError> {
     from_node_go_json(&r.node, Dialect::Yaml11).map_err(|e| {
         KError::new(
-            "kustomize.plugin.config",
+            rules::KUSTOMIZE_PLUGIN_CONFIG,
             format!(
                 "trouble configuring builtin {} with config: {}",
                 r.kind(),
@@ -390,7 +391,7 @@ impl Builder {
                 let c: IamConfig = config(cfg)?;
                 if c.cloud != "gke" {
                     return Err(at(KError::new(
-                        "kustomize.plugin.config",
+                        rules::KUSTOMIZE_PLUGIN_CONFIG,
                         format!("cloud provider {} not supported yet", c.cloud),
                     )));
                 }
@@ -405,19 +406,19 @@ impl Builder {
                     ));
                 }
                 let node = crate::yaml::parse_one(text.as_bytes(), &Default::default())
-                    .map_err(|e| at(KError::new("kustomize.plugin.config", e.message)))?;
+                    .map_err(|e| at(KError::new(rules::KUSTOMIZE_PLUGIN_CONFIG, e.message)))?;
                 rm.append(Res::new(node, cfg.origin.clone())).map_err(at)?;
             }
             "HelmChartInflationGenerator" => {
                 self.findings.push(
-                    Finding::notice("kustomize.helm.not-rendered-yet", "HelmChartInflationGenerator charts are not inflated by this kdelta version yet")
+                    Finding::notice(rules::KUSTOMIZE_HELM_NOT_RENDERED_YET, "HelmChartInflationGenerator charts are not inflated by this kdelta version yet")
                         .at(cfg.origin.file.to_string(), cfg.origin.span.line, cfg.origin.span.column)
                         .incomplete(),
                 );
             }
             _ => {
                 return Err(at(KError::new(
-                    "kustomize.plugin.unknown",
+                    rules::KUSTOMIZE_PLUGIN_UNKNOWN,
                     format!(
                         "unable to load builtin {}: it is not a builtin generator",
                         cfg.gvk()
@@ -435,8 +436,9 @@ impl Builder {
         cfg: &Res,
         kind: &str,
     ) -> Result<(), KError> {
-        let at =
-            |e: String| KError::new("kustomize.transform", e).at(&cfg.origin.file, cfg.origin.span);
+        let at = |e: String| {
+            KError::new(rules::KUSTOMIZE_TRANSFORM, e).at(&cfg.origin.file, cfg.origin.span)
+        };
         let rm = &mut acc.rm;
         match kind {
             "LabelTransformer" => {
@@ -540,11 +542,12 @@ impl Builder {
                     })?;
                     for w in warnings {
                         self.findings.push(
-                            Finding::warning("kustomize.replacement.version-divergence", w).at(
-                                cfg.origin.file.to_string(),
-                                cfg.origin.span.line,
-                                cfg.origin.span.column,
-                            ),
+                            Finding::warning(rules::KUSTOMIZE_REPLACEMENT_VERSION_DIVERGENCE, w)
+                                .at(
+                                    cfg.origin.file.to_string(),
+                                    cfg.origin.span.line,
+                                    cfg.origin.span.column,
+                                ),
                         );
                     }
                 }
@@ -601,7 +604,7 @@ impl Builder {
         let annotations = cfg.annotations();
         if let Some(f) = annotations.get("config.kubernetes.io/function") {
             let mut finding = Finding::notice(
-                "kustomize.plugin.krm-function",
+                rules::KUSTOMIZE_PLUGIN_KRM_FUNCTION,
                 format!(
                     "KRM function {} ({}) is not run by kdelta; its output is missing",
                     id,

@@ -4,6 +4,7 @@
 use super::error::KError;
 use super::kid::KId;
 use super::res::Res;
+use crate::finding::rules;
 use std::collections::HashSet;
 
 /// A set of resource ids where two ids are the same when [`KId::equals`] says so: same
@@ -26,7 +27,7 @@ impl IdSet {
 
 fn duplicate(id: &KId) -> KError {
     KError::new(
-        "kustomize.duplicate-resource",
+        rules::KUSTOMIZE_DUPLICATE_RESOURCE,
         format!("may not add resource with an already registered id: {id}"),
     )
 }
@@ -144,7 +145,7 @@ impl ResMap {
         match matches.as_slice() {
             [] => match behavior.as_str() {
                 "merge" | "replace" => Err(KError::new(
-                    "kustomize.generator.no-base",
+                    rules::KUSTOMIZE_GENERATOR_NO_BASE,
                     format!(
                         "id {} does not exist; cannot merge or replace",
                         go_struct_id(&id)
@@ -168,7 +169,7 @@ impl ResMap {
                     }
                     _ => {
                         return Err(KError::new(
-                            "kustomize.generator.exists",
+                            rules::KUSTOMIZE_GENERATOR_EXISTS,
                             format!(
                                 "id {} exists; behavior must be merge or replace",
                                 go_struct_id(&id)
@@ -181,7 +182,7 @@ impl ResMap {
                 Ok(())
             }
             _ => Err(KError::new(
-                "kustomize.generator.ambiguous",
+                rules::KUSTOMIZE_GENERATOR_AMBIGUOUS,
                 format!("found multiple objects that could accept merge of {id}"),
             )),
         }
@@ -257,7 +258,7 @@ fn merge_structured_values(r: &mut Res, old: &Res) -> Result<(), KError> {
                 .and_then(|b| String::from_utf8(b).ok())
                 .ok_or_else(|| {
                     KError::new(
-                        "kustomize.generator.merge-values",
+                        rules::KUSTOMIZE_GENERATOR_MERGE_VALUES,
                         format!("value of '{}' is not base64 text", mv.key),
                     )
                 })
@@ -271,7 +272,7 @@ fn merge_structured_values(r: &mut Res, old: &Res) -> Result<(), KError> {
             super::transform::merge_values::merge_value(&decode(&base)?, &decode(&new)?, format)
                 .map_err(|e| {
                     KError::new(
-                        "kustomize.generator.merge-values",
+                        rules::KUSTOMIZE_GENERATOR_MERGE_VALUES,
                         format!("mergeValues of key '{}': {e}", mv.key),
                     )
                 })?;

@@ -14,6 +14,7 @@ use super::transform;
 use super::transform::patch;
 use super::types::{self, GeneratorOptions, Kustomization, Var};
 use crate::discover::KUSTOMIZATION_FILES;
+use crate::finding::rules;
 use crate::report::Finding;
 use crate::resource::Origin as SourceOrigin;
 use crate::source::{EntryKind, RepoPath};
@@ -124,14 +125,14 @@ impl Acc {
         self.tc = self
             .tc
             .merge(tc)
-            .map_err(|e| KError::new("kustomize.configurations", e))?;
+            .map_err(|e| KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e))?;
         Ok(())
     }
 
     fn merge_var(&mut self, v: Var) -> Result<(), KError> {
         if self.vars.iter().any(|x| x.name == v.name) {
             return Err(KError::new(
-                "kustomize.vars.duplicate",
+                rules::KUSTOMIZE_VARS_DUPLICATE,
                 format!("var '{}' already encountered", v.name),
             ));
         }
@@ -154,7 +155,7 @@ impl Builder {
         let root = ldr.root().clone();
         if ldr.files.kind(&root) != EntryKind::Dir {
             return Err(KError::new(
-                "kustomize.file-not-found",
+                rules::KUSTOMIZE_FILE_NOT_FOUND,
                 format!("must build at directory: '{root}' doesn't exist"),
             ));
         }
@@ -174,37 +175,40 @@ impl Builder {
                     }
                 }
                 return Err(KError::new(
-                    "kustomize.missing-kustomization",
+                    rules::KUSTOMIZE_MISSING_KUSTOMIZATION,
                     format!("unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{root}'"),
                 ));
             }
             [one] => *one,
             _ => {
                 return Err(KError::new(
-                    "kustomize.multiple-kustomizations",
+                    rules::KUSTOMIZE_MULTIPLE_KUSTOMIZATIONS,
                     format!("Found multiple kustomization files under: {root}"),
                 ))
             }
         };
         let file = root.child(name);
-        let bytes = ldr
-            .files
-            .read(&file)
-            .map_err(|e| KError::new("source.read", e.to_string()).at(&file, Span::default()))?;
+        let bytes = ldr.files.read(&file).map_err(|e| {
+            KError::new(rules::SOURCE_READ, e.to_string()).at(&file, Span::default())
+        })?;
         let opts = ParseOptions {
             duplicate_keys: yaml::DuplicateKeys::LastWins,
             ..ParseOptions::default()
         };
         let doc = yaml::parse_one(&bytes, &opts).map_err(|e| {
             let message = e.go_message.as_deref().unwrap_or(&e.message);
-            KError::new("yaml.parse", format!("invalid Kustomization: {message}")).at(&file, e.span)
+            KError::new(
+                rules::YAML_PARSE,
+                format!("invalid Kustomization: {message}"),
+            )
+            .at(&file, e.span)
         })?;
         let mut k: Kustomization = if doc.is_null() {
             Kustomization::default()
         } else {
             from_node_go_json(&doc, Dialect::Yaml11).map_err(|e| {
                 KError::new(
-                    "kustomize.invalid-kustomization",
+                    rules::KUSTOMIZE_INVALID_KUSTOMIZATION,
                     format!("invalid Kustomization: {}", e.message),
                 )
                 .at(&file, e.span)
@@ -216,7 +220,7 @@ impl Builder {
                 .map(|(k, _)| k.span)
                 .unwrap_or_default();
             self.findings
-                .push(Finding::notice("kustomize.deprecated", warning).at(
+                .push(Finding::notice(rules::KUSTOMIZE_DEPRECATED, warning).at(
                     file.to_string(),
                     span.line,
                     span.column,
@@ -225,7 +229,7 @@ impl Builder {
         fix_kustomization(&mut k);
         if is_empty(&doc) {
             return Err(KError::new(
-                "kustomize.empty-kustomization",
+                rules::KUSTOMIZE_EMPTY_KUSTOMIZATION,
                 "kustomization.yaml is empty",
             )
             .at(&file, Span::default()));
@@ -249,7 +253,7 @@ impl Builder {
                 .map(|(k, _)| k.span)
                 .unwrap_or_default();
             return Err(KError::new(
-                "kustomize.invalid-kustomization",
+                rules::KUSTOMIZE_INVALID_KUSTOMIZATION,
                 format!(
                     "Failed to read kustomization file under {root}:\n{}",
                     errs.join("\n")
@@ -290,7 +294,11 @@ impl Builder {
         if let Some(vars) = &kt.k.vars {
             for (i, v) in vars.iter().enumerate() {
                 transform::vars::bind(&mut acc.rm, v).map_err(|e| {
-                    kt.err_at(KError::new("kustomize.vars.ambiguous", e), "vars", Some(i))
+                    kt.err_at(
+                        KError::new(rules::KUSTOMIZE_VARS_AMBIGUOUS, e),
+                        "vars",
+                        Some(i),
+                    )
                 })?;
             }
             for (i, v) in vars.iter().enumerate() {
@@ -309,7 +317,7 @@ impl Builder {
             if used {
                 return Err(kt.err_at(
                     KError::new(
-                        "kustomize.unsupported",
+                        rules::KUSTOMIZE_UNSUPPORTED,
                         format!("'{field}' is not supported by this kdelta version yet"),
                     ),
                     field,
@@ -329,13 +337,13 @@ impl Builder {
                 .load(path)
                 .map_err(|e| kt.err_at(e, "configurations", Some(i)))?;
             let node = yaml::parse_one(&bytes, &ParseOptions::default())
-                .map_err(|e| KError::new("yaml.parse", e.message.clone()).at(&file, e.span))?;
+                .map_err(|e| KError::new(rules::YAML_PARSE, e.message.clone()).at(&file, e.span))?;
             let t = TransformerConfig::from_yaml(&node).map_err(|e| {
-                KError::new("kustomize.configurations", e.message.clone()).at(&file, e.span)
+                KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e.message.clone()).at(&file, e.span)
             })?;
             extra = extra.merge(&t).map_err(|e| {
                 kt.err_at(
-                    KError::new("kustomize.configurations", e),
+                    KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e),
                     "configurations",
                     Some(i),
                 )
@@ -344,7 +352,7 @@ impl Builder {
         if !kt.k.configurations.is_empty() {
             tc = tc.merge(&extra).map_err(|e| {
                 kt.err_at(
-                    KError::new("kustomize.configurations", e),
+                    KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e),
                     "configurations",
                     None,
                 )
@@ -360,17 +368,17 @@ impl Builder {
             let at = |e: KError| kt.err_at(e, "crds", Some(i));
             let (file, bytes) = kt.ldr.load(path).map_err(at)?;
             let node = yaml::parse_one(&bytes, &ParseOptions::default())
-                .map_err(|e| KError::new("yaml.parse", e.message.clone()).at(&file, e.span))?;
+                .map_err(|e| KError::new(rules::YAML_PARSE, e.message.clone()).at(&file, e.span))?;
             let value = yaml::to_value_lossy(&node, Dialect::Yaml12);
             let more = super::crds::config_from_definitions(&value).map_err(|e| {
                 at(KError::new(
-                    "kustomize.crds",
+                    rules::KUSTOMIZE_CRDS,
                     format!("unable to parse open API definition from '{path}': {e}"),
                 ))
             })?;
             tc = tc
                 .merge(&more)
-                .map_err(|e| at(KError::new("kustomize.crds", e)))?;
+                .map_err(|e| at(KError::new(rules::KUSTOMIZE_CRDS, e)))?;
         }
         Ok(tc)
     }
@@ -426,7 +434,7 @@ impl Builder {
                         ));
                     }
                     return Err(at(KError::new(
-                        "kustomize.file-not-found",
+                        rules::KUSTOMIZE_FILE_NOT_FOUND,
                         format!("accumulation err='accumulating resources from '{path}': '{resolved}': no such file or directory': must build at directory: not a valid directory"),
                     )));
                 }
@@ -481,7 +489,7 @@ impl Builder {
         sub.origin = parent.origin.as_ref().map(|o| origin::join(o, rel));
         if is_component && sub.k.kind != "Component" {
             return Err(KError::new(
-                "kustomize.component-kind",
+                rules::KUSTOMIZE_COMPONENT_KIND,
                 format!(
                     "expected kind 'Component' for path '{root}' but got '{}'",
                     sub.k.kind
@@ -491,7 +499,7 @@ impl Builder {
         }
         if !is_component && sub.k.kind == "Component" {
             return Err(KError::new(
-                "kustomize.component-kind",
+                rules::KUSTOMIZE_COMPONENT_KIND,
                 format!("expected kind != 'Component' for path '{root}'"),
             )
             .at(&sub.file, sub.span("kind", None)));
@@ -518,9 +526,9 @@ impl Builder {
             .map_err(|e| {
                 KError::new(
                     match e.kind {
-                        yaml::YamlErrorKind::Limit => "yaml.limit",
-                        yaml::YamlErrorKind::DuplicateKey => "yaml.duplicate-key",
-                        _ => "yaml.parse",
+                        yaml::YamlErrorKind::Limit => rules::YAML_LIMIT,
+                        yaml::YamlErrorKind::DuplicateKey => rules::YAML_DUPLICATE_KEY,
+                        _ => rules::YAML_PARSE,
                     },
                     format!(
                         "MalformedYAMLError: {} in File: {rel}",
@@ -556,7 +564,7 @@ impl Builder {
             let span = doc.span;
             if !doc.is_map() {
                 return Err(KError::new(
-                    "resource.invalid",
+                    rules::RESOURCE_INVALID,
                     "wrong node kind: expected MappingNode; a resource must be a mapping",
                 )
                 .at(&file, span));
@@ -564,7 +572,7 @@ impl Builder {
             let kind = doc.str_at(&["kind"]).unwrap_or("").to_string();
             if kind.is_empty() {
                 return Err(
-                    KError::new("resource.invalid", "missing kind in object").at(&file, span)
+                    KError::new(rules::RESOURCE_INVALID, "missing kind in object").at(&file, span),
                 );
             }
             if kind.ends_with("List") {
@@ -573,14 +581,15 @@ impl Builder {
                     Some(items) if items.is_null() => continue,
                     Some(items) => match items.as_seq() {
                         Some(items) => {
-                            let items = list_items_through_json(&kind, items)
-                                .map_err(|e| KError::new("resource.invalid", e).at(&file, span))?;
+                            let items = list_items_through_json(&kind, items).map_err(|e| {
+                                KError::new(rules::RESOURCE_INVALID, e).at(&file, span)
+                            })?;
                             queue.extend(items);
                             continue;
                         }
                         None => {
                             return Err(KError::new(
-                                "resource.invalid",
+                                rules::RESOURCE_INVALID,
                                 format!("expected array in {kind}/items"),
                             )
                             .at(&file, items.span))
@@ -589,7 +598,7 @@ impl Builder {
                 }
             } else if doc.str_at(&["metadata", "name"]).unwrap_or("").is_empty() {
                 return Err(KError::new(
-                    "resource.invalid",
+                    rules::RESOURCE_INVALID,
                     format!("missing metadata.name in object of kind {kind}"),
                 )
                 .at(&file, span));
@@ -657,8 +666,9 @@ impl Builder {
     fn run_transformers(&mut self, kt: &Kt, acc: &mut Acc) -> Result<(), KError> {
         let k = &kt.k;
         let tc = acc.tc.clone();
-        let fail =
-            |field: &str, e: String| kt.err_at(KError::new("kustomize.transform", e), field, None);
+        let fail = |field: &str, e: String| {
+            kt.err_at(KError::new(rules::KUSTOMIZE_TRANSFORM, e), field, None)
+        };
         // After each configured builtin, kustomize records it on every resource.
         let record = |rm: &mut ResMap, kind: &str| {
             if let Some(o) = kt.builtin_origin(kind) {
@@ -749,13 +759,18 @@ impl Builder {
         for (i, r) in k.replicas.iter().enumerate() {
             transform::replicas::set_replicas(&mut acc.rm, &r.name, r.count, &tc.replicas)
                 .map_err(|e| {
-                    kt.err_at(KError::new("kustomize.replicas", e), "replicas", Some(i))
+                    kt.err_at(
+                        KError::new(rules::KUSTOMIZE_REPLICAS, e),
+                        "replicas",
+                        Some(i),
+                    )
                 })?;
             record(&mut acc.rm, "ReplicaCountTransformer");
         }
         for (i, image) in k.images.iter().enumerate() {
-            transform::images::apply_image(&mut acc.rm, image, &tc.images)
-                .map_err(|e| kt.err_at(KError::new("kustomize.images", e), "images", Some(i)))?;
+            transform::images::apply_image(&mut acc.rm, image, &tc.images).map_err(|e| {
+                kt.err_at(KError::new(rules::KUSTOMIZE_IMAGES, e), "images", Some(i))
+            })?;
             record(&mut acc.rm, "ImageTagTransformer");
         }
         if !k.replacements.is_empty() {
@@ -811,7 +826,7 @@ impl Builder {
                     })?;
                     let text = super::documents::patch_text(&bytes);
                     patch::parse_smp(&text).map_err(|e| {
-                        KError::new("kustomize.patch", format!("{e} in File: {entry}"))
+                        KError::new(rules::KUSTOMIZE_PATCH, format!("{e} in File: {entry}"))
                             .at(&file, Default::default())
                     })?
                 }
@@ -819,7 +834,10 @@ impl Builder {
             patches.extend(loaded);
         }
         if patches.is_empty() {
-            return Err(KError::new("kustomize.patch", "patch appears to be empty"));
+            return Err(KError::new(
+                rules::KUSTOMIZE_PATCH,
+                "patch appears to be empty",
+            ));
         }
         patch::apply_patches_strategic_merge(&mut acc.rm, &patches).map_err(patch::err)
     }
@@ -982,15 +1000,15 @@ impl Builder {
             }
             if r.source.is_some() || !r.targets.is_empty() || r.source_value.is_some() {
                 return Err(at(KError::new(
-                    "kustomize.replacement.invalid",
+                    rules::KUSTOMIZE_REPLACEMENT_INVALID,
                     "cannot specify both path and inline replacement",
                 )));
             }
             let (file, bytes) = kt.ldr.load(&r.path).map_err(at)?;
             let node = yaml::parse_one(&bytes, &ParseOptions::default())
-                .map_err(|e| KError::new("yaml.parse", e.message.clone()).at(&file, e.span))?;
+                .map_err(|e| KError::new(rules::YAML_PARSE, e.message.clone()).at(&file, e.span))?;
             let loaded = replacement::parse_file(&node).map_err(|e| {
-                KError::new("kustomize.replacement.invalid", e).at(&file, Default::default())
+                KError::new(rules::KUSTOMIZE_REPLACEMENT_INVALID, e).at(&file, Default::default())
             })?;
             list.extend(loaded.into_iter().map(|r| (i, r)));
         }
@@ -1000,8 +1018,11 @@ impl Builder {
             let span = kt.span("replacements", Some(*i));
             for w in warnings {
                 self.findings.push(
-                    crate::report::Finding::warning("kustomize.replacement.version-divergence", w)
-                        .at(kt.file.to_string(), span.line, span.column),
+                    crate::report::Finding::warning(
+                        rules::KUSTOMIZE_REPLACEMENT_VERSION_DIVERGENCE,
+                        w,
+                    )
+                    .at(kt.file.to_string(), span.line, span.column),
                 );
             }
         }
@@ -1017,13 +1038,13 @@ impl Builder {
             let at = |e: KError| kt.err_at(e, "helmCharts", Some(i));
             if chart.name.is_empty() {
                 return Err(at(KError::new(
-                    "kustomize.helm.invalid",
+                    rules::KUSTOMIZE_HELM_INVALID,
                     "helmCharts entry needs a name",
                 )));
             }
             if !["", "merge", "override", "replace"].contains(&chart.values_merge.as_str()) {
                 return Err(at(KError::new(
-                    "kustomize.helm.invalid",
+                    rules::KUSTOMIZE_HELM_INVALID,
                     format!(
                         "valuesMerge must be one of 'override', 'replace', or 'merge', not '{}'",
                         chart.values_merge
@@ -1038,7 +1059,7 @@ impl Builder {
             let span = kt.span("helmCharts", Some(i));
             self.findings.push(
                 crate::report::Finding::notice(
-                    "kustomize.helm.not-rendered-yet",
+                    rules::KUSTOMIZE_HELM_NOT_RENDERED_YET,
                     format!(
                         "helm chart '{}'{version} is not inflated by this kdelta version yet; its resources are missing from the output",
                         chart.name
@@ -1074,7 +1095,7 @@ impl Builder {
         })
         .map_err(|e| {
             kt.err_at(
-                KError::new("kustomize.openapi", e.to_string()),
+                KError::new(rules::KUSTOMIZE_OPENAPI, e.to_string()),
                 "openapi",
                 None,
             )

@@ -2,6 +2,7 @@
 //! `.json` files (not recursive), in kustomize's legacy order.
 
 use super::files::{source_finding, yaml_finding, Files};
+use crate::finding::rules;
 use crate::report::Finding;
 use crate::resource::{legacy_sort, LegacyOrder, Resource};
 use crate::source::{EntryKind, RepoPath};
@@ -53,7 +54,7 @@ fn collect(doc: &Node, path: &RepoPath, out: &mut Vec<Resource>, findings: &mut 
     if !doc.is_map() {
         findings.push(
             Finding::error(
-                "resource.invalid",
+                rules::RESOURCE_INVALID,
                 "document is not a mapping; a Kubernetes object must be a mapping with apiVersion, kind and metadata",
             )
             .at(path.to_string(), doc.span.line, doc.span.column),
@@ -71,11 +72,11 @@ fn collect(doc: &Node, path: &RepoPath, out: &mut Vec<Resource>, findings: &mut 
     }
     if kind.is_none() || doc.str_at(&["metadata", "name"]).is_none() {
         findings.push(
-            Finding::error("resource.invalid", "object has no kind or no metadata.name").at(
-                path.to_string(),
-                doc.span.line,
-                doc.span.column,
-            ),
+            Finding::error(
+                rules::RESOURCE_INVALID,
+                "object has no kind or no metadata.name",
+            )
+            .at(path.to_string(), doc.span.line, doc.span.column),
         );
         return;
     }
@@ -87,7 +88,7 @@ fn collect(doc: &Node, path: &RepoPath, out: &mut Vec<Resource>, findings: &mut 
         } else {
             e.to_string()
         };
-        findings.push(Finding::error("resource.untypable", message).at(
+        findings.push(Finding::error(rules::RESOURCE_UNTYPABLE, message).at(
             path.to_string(),
             doc.span.line,
             doc.span.column,

@@ -2,6 +2,7 @@
 //! snapshot, are recorded in the target's [`ReadSet`] (for the content-addressed cache), and
 //! YAML is parsed once per content id and shared between targets and revisions.
 
+use crate::finding::rules;
 use crate::report::Finding;
 use crate::source::{Bytes, DirEntry, EntryKind, ObjectId, RepoPath, Snapshot, SourceError};
 use crate::yaml::{self, Node, ParseOptions, YamlError};
@@ -222,10 +223,12 @@ impl<'a> Files<'a> {
 /// A finding for a file that could not be read.
 pub fn source_finding(e: &SourceError, path: &RepoPath) -> Finding {
     let rule = match e {
-        SourceError::NotFound { .. } => "source.not-found",
-        SourceError::Path(_) | SourceError::SymlinkEscape { .. } => "source.outside-repository",
-        SourceError::TooLarge { .. } => "source.too-large",
-        _ => "source.read",
+        SourceError::NotFound { .. } => rules::SOURCE_NOT_FOUND,
+        SourceError::Path(_) | SourceError::SymlinkEscape { .. } => {
+            rules::SOURCE_OUTSIDE_REPOSITORY
+        }
+        SourceError::TooLarge { .. } => rules::SOURCE_TOO_LARGE,
+        _ => rules::SOURCE_READ,
     };
     // The location names the file already; keep the message to what went wrong.
     let message = e.to_string();
@@ -239,10 +242,10 @@ pub fn source_finding(e: &SourceError, path: &RepoPath) -> Finding {
 /// A finding for a YAML error in `path`.
 pub fn yaml_finding(e: &YamlError, path: &RepoPath) -> Finding {
     let rule = match e.kind {
-        yaml::YamlErrorKind::Syntax => "yaml.parse",
-        yaml::YamlErrorKind::Limit => "yaml.limit",
-        yaml::YamlErrorKind::DuplicateKey => "yaml.duplicate-key",
-        yaml::YamlErrorKind::UnknownAnchor => "yaml.parse",
+        yaml::YamlErrorKind::Syntax => rules::YAML_PARSE,
+        yaml::YamlErrorKind::Limit => rules::YAML_LIMIT,
+        yaml::YamlErrorKind::DuplicateKey => rules::YAML_DUPLICATE_KEY,
+        yaml::YamlErrorKind::UnknownAnchor => rules::YAML_PARSE,
     };
     Finding::error(rule, e.message.clone()).at(path.to_string(), e.span.line, e.span.column)
 }

@@ -8,6 +8,7 @@ mod run;
 pub use files::{source_finding, yaml_finding, Files, LoadError, ParseCache, ReadSet};
 pub use run::{render_all, render_pair, PairOutcome};
 
+use crate::finding::rules;
 use crate::report::Finding;
 use crate::resource::Resource;
 use crate::source::{RepoPath, Snapshot};
@@ -114,7 +115,7 @@ impl Rendered {
         for r in &self.resources {
             let mut v =
                 crate::yaml::to_value(&r.node, crate::yaml::Dialect::Yaml12).map_err(|e| {
-                    Finding::error("render.output", e.to_string()).at(
+                    Finding::error(rules::RENDER_OUTPUT, e.to_string()).at(
                         r.origin.file.to_string(),
                         r.origin.span.line,
                         0,
@@ -143,10 +144,14 @@ pub fn render_target(
         match target {
             Target::Directory { dir } => directory::render(&files, dir),
             Target::Kustomize { dir } => crate::kustomize::build(&files, dir, opts),
-            Target::Helm { chart, .. } => not_rendered_yet("helm", chart, "Helm charts"),
-            Target::AppSet { file, .. } => not_rendered_yet("appset", file, "ApplicationSets"),
+            Target::Helm { chart, .. } => {
+                not_rendered_yet(rules::HELM_NOT_RENDERED_YET, chart, "Helm charts")
+            }
+            Target::AppSet { file, .. } => {
+                not_rendered_yet(rules::APPSET_NOT_RENDERED_YET, file, "ApplicationSets")
+            }
             Target::Application { file, .. } => {
-                not_rendered_yet("app", file, "Argo CD Applications")
+                not_rendered_yet(rules::APP_NOT_RENDERED_YET, file, "Argo CD Applications")
             }
         }
     });
@@ -197,7 +202,7 @@ fn panic_finding(id: &str, caught: &crate::panic::Caught, last_read: Option<Repo
         None => String::new(),
     };
     let finding = Finding::error(
-        "internal.panic",
+        rules::INTERNAL_PANIC,
         format!("kdelta crashed rendering {id}{reading}: {caught}"),
     )
     .with_help(
@@ -225,12 +230,12 @@ fn defining_file(snapshot: &dyn Snapshot, target: &Target) -> RepoPath {
 }
 
 fn not_rendered_yet(
-    engine: &str,
+    rule: crate::finding::Rule,
     path: &RepoPath,
     what: &str,
 ) -> (Vec<Resource>, Vec<Finding>, bool) {
     let finding = Finding::notice(
-        &format!("{engine}.not-rendered-yet"),
+        rule,
         format!("{what} are discovered but not rendered yet by this kdelta version"),
     )
     .in_file(path.to_string())

@@ -102,7 +102,7 @@ fn finding(out: &mut String, f: &Finding) {
     let title = if base {
         format!("{} (base revision, {})", f.rule, f.severity.as_str())
     } else {
-        f.rule.clone()
+        f.rule.to_string()
     };
     props.push(("title", title));
     let mut message = f.message.clone();
@@ -221,10 +221,16 @@ mod tests {
             summary: Default::default(),
         };
         for i in 0..10 {
-            report.findings.push(Finding::warning("w", format!("w{i}")));
+            report.findings.push(Finding::warning(
+                crate::finding::Rule::example("w"),
+                format!("w{i}"),
+            ));
         }
         assert!(!to_string(&report).contains("more annotations"));
-        report.findings.push(Finding::warning("w", "one too many"));
+        report.findings.push(Finding::warning(
+            crate::finding::Rule::example("w"),
+            "one too many",
+        ));
         let out = to_string(&report);
         let first = out.lines().next().unwrap_or_default();
         assert!(

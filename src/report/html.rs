@@ -504,7 +504,7 @@ fn findings_table(out: &mut String, findings: &[&Finding]) {
             out,
             "<tr class=\"sev-{sev}\"><td class=\"sev\">{sev}{side}</td><td><code>{}</code></td>\
              <td><code>{}</code></td><td><code>{}</code></td><td class=\"msg\">{}",
-            esc(&f.rule),
+            esc(f.rule.id),
             esc(&f.location().unwrap_or_default()),
             esc(f.target.as_deref().unwrap_or("")),
             esc(&f.message),

@@ -87,11 +87,11 @@ fn failure(message: &str, ty: &str) -> TestCaseStatus {
 fn finding_case(f: &super::Finding, classname: &str) -> TestCase {
     let name = match f.location() {
         Some(loc) => format!("{} {loc}", f.rule),
-        None => f.rule.clone(),
+        None => f.rule.to_string(),
     };
     let status = match f.severity {
         Severity::Error => {
-            let mut s = failure(&f.message, &f.rule);
+            let mut s = failure(&f.message, f.rule.id);
             if let Some(h) = &f.help {
                 s.set_description(h.as_str());
             }

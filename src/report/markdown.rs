@@ -499,7 +499,7 @@ fn finding_item(f: &Finding) -> String {
         Severity::Warning => "⚠️",
         Severity::Notice => "ℹ️",
     };
-    let mut out = format!("- {icon} **{}** {}", f.severity.as_str(), code(&f.rule));
+    let mut out = format!("- {icon} **{}** {}", f.severity.as_str(), code(f.rule.id));
     if let Some(loc) = f.location() {
         let _ = write!(out, " at {}", code(&loc));
     }

@@ -233,39 +233,34 @@ fn fixture() -> Report {
         ),
     ];
     let findings = vec![
-        Finding::error(
-            "kustomize.replacement.source-not-found",
+        Finding::error(crate::finding::Rule::example("kustomize.replacement.source-not-found"),
             "replacement source ConfigMap/missing not found",
         )
         .at("apps/broken/kustomization.yaml", 14, 5)
         .for_target("kustomize:apps/broken")
         .with_help("check the kind and name under replacements[0].source"),
-        Finding::error(
-            "render.failed",
+        Finding::error(crate::finding::Rule::example("render.failed"),
             "cannot parse apps/broken/base/deploy.yaml: mapping values are not allowed here",
         )
         .in_file("apps/broken/base/deploy.yaml")
         .for_target("kustomize:apps/broken"),
         Finding {
             revision: Some(Side::Base),
-            ..Finding::error("yaml.parse", "did not find expected key")
+            ..Finding::error(crate::finding::Rule::example("yaml.parse"), "did not find expected key")
                 .at("apps/web/overlays/prod/patch.yaml", 3, 1)
                 .for_target("kustomize:apps/web/overlays/prod")
         },
-        Finding::warning(
-            "helm.values.unknown-key",
+        Finding::warning(crate::finding::Rule::example("helm.values.unknown-key"),
             "key `replicaCount|x` is not in values.schema.json: 100% <b>ignored</b>\nsecond line, with: colons",
         )
         .at("charts/api/ci/prod-values.yaml", 7, 3)
         .for_target("helm:charts/api#ci/prod-values.yaml"),
-        Finding::notice(
-            "helm.subchart.pruned",
+        Finding::notice(crate::finding::Rule::example("helm.subchart.pruned"),
             "subchart redis disabled: condition redis.enabled is false",
         )
         .at("charts/api/Chart.yaml", 12, 0)
         .for_target("helm:charts/api#ci/prod-values.yaml"),
-        Finding::notice(
-            "kustomize.remote-base.skipped",
+        Finding::notice(crate::finding::Rule::example("kustomize.remote-base.skipped"),
             "remote base github.com/example/base?ref=v1 was not fetched (no network); rendered without it",
         ),
     ];
@@ -459,7 +454,7 @@ fn huge_report() -> Report {
     for i in 0..300 {
         r.findings.push(
             Finding::warning(
-                "test.generated",
+                crate::finding::Rule::example("test.generated"),
                 format!("generated warning {i} | with a pipe"),
             )
             .at("apps/generated/kustomization.yaml", i + 1, 1),

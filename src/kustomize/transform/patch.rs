@@ -7,6 +7,7 @@ use super::super::resmap::ResMap;
 use super::super::selector::SelectorMatcher;
 use super::super::types::Selector;
 use super::json6902;
+use crate::finding::rules;
 use crate::yaml::{self, from_go_json, to_value, Dialect, Node, ParseOptions};
 use serde_json::Value;
 
@@ -40,9 +41,10 @@ pub fn parse_patch(text: &str, source: &str) -> Result<PatchBody, KError> {
 pub fn yaml_limit(text: &str) -> Option<KError> {
     let opts = ParseOptions::default();
     match super::super::documents::read_documents(text.as_bytes(), &opts) {
-        Err(e) if e.kind == yaml::YamlErrorKind::Limit => {
-            Some(KError::new("yaml.limit", format!("the patch text: {e}")))
-        }
+        Err(e) if e.kind == yaml::YamlErrorKind::Limit => Some(KError::new(
+            rules::YAML_LIMIT,
+            format!("the patch text: {e}"),
+        )),
         _ => None,
     }
 }
@@ -286,5 +288,5 @@ pub fn apply_legacy_json6902(
 
 /// Wraps an error with the patch entry's location.
 pub fn err(e: String) -> KError {
-    KError::new("kustomize.patch", e)
+    KError::new(rules::KUSTOMIZE_PATCH, e)
 }

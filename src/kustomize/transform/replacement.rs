@@ -11,16 +11,17 @@ use super::super::selector::{LabelSelector, SelectorMatcher};
 use super::super::types::{
     FieldOptions, ReplacementField, Selector, SourceSelector, TargetSelector,
 };
+use crate::finding::rules;
 use crate::yaml::{self, Dialect, Node, NodeKind, ParseOptions};
 
 /// A replacement failure: a stable rule id and kustomize's wording.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplacementError {
-    pub rule: &'static str,
+    pub rule: crate::finding::Rule,
     pub message: String,
 }
 
-fn err(rule: &'static str, message: impl Into<String>) -> ReplacementError {
+fn err(rule: crate::finding::Rule, message: impl Into<String>) -> ReplacementError {
     ReplacementError {
         rule,
         message: message.into(),
@@ -32,7 +33,7 @@ fn err(rule: &'static str, message: impl Into<String>) -> ReplacementError {
 pub fn apply(rm: &mut ResMap, r: &ReplacementField) -> Result<Vec<String>, ReplacementError> {
     if (r.source.is_none() && r.source_value.is_none()) || r.targets.is_empty() {
         return Err(err(
-            "kustomize.replacement.invalid",
+            rules::KUSTOMIZE_REPLACEMENT_INVALID,
             "replacements must specify a source and at least one target",
         ));
     }
@@ -179,7 +180,7 @@ fn describe_source(s: &SourceSelector) -> String {
 fn source_value(rm: &ResMap, r: &ReplacementField) -> Result<SourceValue, ReplacementError> {
     match (&r.source, &r.source_value) {
         (Some(_), Some(_)) => Err(err(
-            "kustomize.replacement.invalid",
+            rules::KUSTOMIZE_REPLACEMENT_INVALID,
             "value and resource selectors are mutually exclusive",
         )),
         (None, Some(v)) => Ok(SourceValue {
@@ -194,7 +195,7 @@ fn source_value(rm: &ResMap, r: &ReplacementField) -> Result<SourceValue, Replac
                 if res_ids(res).iter().any(|id| id.is_selected_by(&sel)) {
                     if found.is_some() {
                         return Err(err(
-                            "kustomize.replacement.ambiguous-source",
+                            rules::KUSTOMIZE_REPLACEMENT_AMBIGUOUS_SOURCE,
                             format!("multiple matches for selector {}", describe_source(s)),
                         ));
                     }
@@ -203,7 +204,7 @@ fn source_value(rm: &ResMap, r: &ReplacementField) -> Result<SourceValue, Replac
             }
             let Some(index) = found else {
                 return Err(err(
-                    "kustomize.replacement.source-not-found",
+                    rules::KUSTOMIZE_REPLACEMENT_SOURCE_NOT_FOUND,
                     format!("nothing selected by {}", describe_source(s)),
                 ));
             };
@@ -215,7 +216,7 @@ fn source_value(rm: &ResMap, r: &ReplacementField) -> Result<SourceValue, Replac
             let path = pathmatch::split(field_path);
             let node = pathmatch::lookup(&rm.list[index].node, &path).map_err(|e| {
                 err(
-                    "kustomize.replacement.source-field",
+                    rules::KUSTOMIZE_REPLACEMENT_SOURCE_FIELD,
                     format!("error looking up replacement source: {e}"),
                 )
             })?;
@@ -223,7 +224,7 @@ fn source_value(rm: &ResMap, r: &ReplacementField) -> Result<SourceValue, Replac
                 Some(n) if !is_nil_or_empty(n) => n.clone(),
                 _ => {
                     return Err(err(
-                        "kustomize.replacement.source-field-missing",
+                        rules::KUSTOMIZE_REPLACEMENT_SOURCE_FIELD_MISSING,
                         format!(
                             "fieldPath `{field_path}` is missing for replacement source {}",
                             selector_id(&s.group, &s.version, &s.kind, &s.name, &s.namespace)
@@ -255,14 +256,14 @@ fn refine(options: Option<&FieldOptions>, mut node: Node) -> Result<Node, Replac
     };
     let NodeKind::Scalar(s) = &mut node.kind else {
         return Err(err(
-            "kustomize.replacement.delimiter",
+            rules::KUSTOMIZE_REPLACEMENT_DELIMITER,
             "delimiter option can only be used with scalar nodes",
         ));
     };
     let parts: Vec<&str> = s.text.split(o.delimiter.as_str()).collect();
     if o.index < 0 || o.index as usize >= parts.len() {
         return Err(err(
-            "kustomize.replacement.index-out-of-range",
+            rules::KUSTOMIZE_REPLACEMENT_INDEX_OUT_OF_RANGE,
             format!(
                 "options.index {} is out of bounds for value {}",
                 o.index, s.text
@@ -287,7 +288,7 @@ fn pin_tag(s: &mut crate::yaml::Scalar, parsed: bool) {
 fn compile(sel: &Selector) -> Result<SelectorMatcher, ReplacementError> {
     SelectorMatcher::new(sel).map_err(|e| {
         err(
-            "kustomize.replacement.invalid-selector",
+            rules::KUSTOMIZE_REPLACEMENT_INVALID_SELECTOR,
             format!("error creating target selector: {e}"),
         )
     })
@@ -306,7 +307,7 @@ fn label_selectors_match(r: &Res, sel: &Selector) -> Result<bool, ReplacementErr
         }
         LabelSelector::parse(expr)
             .map(|s| s.matches(&map))
-            .map_err(|e| err("kustomize.replacement.invalid-selector", e))
+            .map_err(|e| err(rules::KUSTOMIZE_REPLACEMENT_INVALID_SELECTOR, e))
     };
     Ok(
         check(&sel.annotation_selector, r.annotations())?
@@ -338,7 +339,7 @@ fn apply_target(
 ) -> Result<(), ReplacementError> {
     let Some(select) = &t.select else {
         return Err(err(
-            "kustomize.replacement.invalid",
+            rules::KUSTOMIZE_REPLACEMENT_INVALID,
             "target must specify resources to select",
         ));
     };
@@ -404,7 +405,7 @@ fn copy_to_field(
         } else {
             "unable to find field"
         };
-        let rule = "kustomize.replacement.target-not-found";
+        let rule = rules::KUSTOMIZE_REPLACEMENT_TARGET_NOT_FOUND;
         match cause {
             Some(c) => err(rule, format!("{what} {fp:?} in replacement target: {c}")),
             None => err(rule, format!("{what} {fp:?} in replacement target")),
@@ -447,7 +448,7 @@ fn set_field_value(
     if let Some(o) = options.filter(|o| !o.delimiter.is_empty()) {
         let NodeKind::Scalar(t) = &target.kind else {
             return Err(err(
-                "kustomize.replacement.delimiter",
+                rules::KUSTOMIZE_REPLACEMENT_DELIMITER,
                 "delimiter option can only be used with scalar nodes",
             ));
         };
@@ -494,7 +495,7 @@ fn set_in_structured_data(
     let parts = pathmatch::split(fp);
     let nope = || {
         err(
-            "kustomize.replacement.not-structured",
+            rules::KUSTOMIZE_REPLACEMENT_NOT_STRUCTURED,
             "no structured data found in path",
         )
     };
@@ -530,13 +531,13 @@ fn set_in_structured_data(
         }
         Ok(())
     })
-    .map_err(|e| err("kustomize.replacement.embedded", e))?;
+    .map_err(|e| err(rules::KUSTOMIZE_REPLACEMENT_EMBEDDED, e))?;
     if let Some(e) = failure {
         return Err(e);
     }
     if n == 0 {
         return Err(err(
-            "kustomize.replacement.embedded",
+            rules::KUSTOMIZE_REPLACEMENT_EMBEDDED,
             "unable to find field in structured data",
         ));
     }
@@ -551,7 +552,7 @@ fn set_in_structured_data(
         }
         Ok(())
     })
-    .map_err(|e| err("kustomize.replacement.embedded", e))?;
+    .map_err(|e| err(rules::KUSTOMIZE_REPLACEMENT_EMBEDDED, e))?;
     Ok(())
 }
 
@@ -561,7 +562,7 @@ pub fn serialize_embedded(doc: &Node, original: &str) -> Result<String, Replacem
     let first = original.trim_start().chars().next();
     if matches!(first, Some('{' | '[')) {
         let v = yaml::to_value(doc, Dialect::Yaml12)
-            .map_err(|e| err("kustomize.replacement.embedded", e.to_string()))?;
+            .map_err(|e| err(rules::KUSTOMIZE_REPLACEMENT_EMBEDDED, e.to_string()))?;
         if original.contains('\n') && original.contains("  ") {
             return Ok(go_json_indent(&v, 0));
         }

@@ -1,0 +1,181 @@
+//! Findings: the diagnostics every part of kdelta reports, each with a rule from the registry in
+//! [`rules`], a severity and the file and line that caused it. A leaf: it depends on nothing in
+//! the crate.
+
+pub mod rules;
+
+use serde::Serialize;
+
+/// A kind of finding: a stable dotted id (`kustomize.replacement.source-not-found`), the
+/// severity it usually has, and a one-line summary. Serialised as its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rule {
+    pub id: &'static str,
+    pub severity: Severity,
+    pub summary: &'static str,
+}
+
+impl Rule {
+    /// A rule outside the registry, for tests of the report writers (the registry holds the
+    /// rules kdelta produces; writers must work for any).
+    #[doc(hidden)]
+    pub const fn example(id: &'static str) -> Rule {
+        Rule {
+            id,
+            severity: Severity::Notice,
+            summary: "",
+        }
+    }
+}
+
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id)
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id)
+    }
+}
+
+impl PartialEq<&str> for Rule {
+    fn eq(&self, other: &&str) -> bool {
+        self.id == *other
+    }
+}
+
+impl PartialEq<str> for Rule {
+    fn eq(&self, other: &str) -> bool {
+        self.id == other
+    }
+}
+
+/// How serious a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Notice,
+}
+
+impl Severity {
+    /// `error`, `warning` or `notice`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Notice => "notice",
+        }
+    }
+}
+
+/// Which side of a diff a finding was made on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    Base,
+    Head,
+}
+
+/// A diagnostic with a stable rule id, pointing at the file and line that caused it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    /// What kind of problem it is (see [`rules`] and docs/rules.md).
+    pub rule: Rule,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<Side>,
+    /// True when the finding means the target's output lacks something kdelta did not fetch or
+    /// cannot render yet (a remote base, a chart not inflated): the output is incomplete.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub incomplete: bool,
+}
+
+impl Finding {
+    /// A finding with no location yet.
+    pub fn new(severity: Severity, rule: Rule, message: impl Into<String>) -> Finding {
+        Finding {
+            severity,
+            rule,
+            target: None,
+            file: None,
+            line: None,
+            column: None,
+            message: message.into(),
+            help: None,
+            revision: None,
+            incomplete: false,
+        }
+    }
+
+    /// Marks the finding as one that leaves the target's output incomplete.
+    pub fn incomplete(mut self) -> Finding {
+        self.incomplete = true;
+        self
+    }
+
+    /// An error finding.
+    pub fn error(rule: Rule, message: impl Into<String>) -> Finding {
+        Finding::new(Severity::Error, rule, message)
+    }
+
+    /// A warning finding.
+    pub fn warning(rule: Rule, message: impl Into<String>) -> Finding {
+        Finding::new(Severity::Warning, rule, message)
+    }
+
+    /// A notice finding.
+    pub fn notice(rule: Rule, message: impl Into<String>) -> Finding {
+        Finding::new(Severity::Notice, rule, message)
+    }
+
+    /// Points the finding at a file (and a line and column when known, 0 meaning unknown).
+    pub fn at(mut self, file: impl Into<String>, line: u32, column: u32) -> Finding {
+        self.file = Some(file.into());
+        self.line = (line > 0).then_some(line);
+        self.column = (column > 0).then_some(column);
+        self
+    }
+
+    /// Points the finding at a file without a line.
+    pub fn in_file(mut self, file: impl Into<String>) -> Finding {
+        self.file = Some(file.into());
+        self
+    }
+
+    /// Attaches the target id.
+    pub fn for_target(mut self, target: impl Into<String>) -> Finding {
+        self.target = Some(target.into());
+        self
+    }
+
+    /// Adds a hint on how to fix it.
+    pub fn with_help(mut self, help: impl Into<String>) -> Finding {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// `file:line:column` as far as known.
+    pub fn location(&self) -> Option<String> {
+        let file = self.file.as_ref()?;
+        Some(match (self.line, self.column) {
+            (Some(l), Some(c)) => format!("{file}:{l}:{c}"),
+            (Some(l), None) => format!("{file}:{l}"),
+            _ => file.clone(),
+        })
+    }
+}

@@ -1,0 +1,160 @@
+//! The rule registry: every rule id kdelta reports, with its usual severity and a one-line
+//! summary. docs/rules.md documents exactly these (a test checks it); a rule id never changes
+//! meaning once released.
+
+use super::{Rule, Severity};
+
+macro_rules! rules {
+    ($($name:ident = $id:literal, $severity:ident, $summary:literal;)*) => {
+        $(
+            #[doc = $summary]
+            pub const $name: Rule = Rule { id: $id, severity: Severity::$severity, summary: $summary };
+        )*
+        /// Every rule, in the order docs/rules.md lists them.
+        pub const ALL: &[Rule] = &[$($name),*];
+    };
+}
+
+rules! {
+    CONFIG_INVALID = "config.invalid", Error, "the configuration file cannot be used";
+    DISCOVER_UNREADABLE = "discover.unreadable", Warning, "a directory could not be listed while looking for targets";
+
+    SOURCE_NOT_FOUND = "source.not-found", Error, "a file or directory a target needs does not exist at that revision";
+    SOURCE_OUTSIDE_REPOSITORY = "source.outside-repository", Error, "a path or symbolic link leaves the repository";
+    SOURCE_TOO_LARGE = "source.too-large", Error, "a file is larger than 16 MiB";
+    SOURCE_READ = "source.read", Error, "a file cannot be read (wrong entry type, link loop, FIFO, device, I/O error)";
+
+    YAML_PARSE = "yaml.parse", Error, "a file is not valid YAML or not text";
+    YAML_LIMIT = "yaml.limit", Error, "a document exceeds a safety limit (aliases, depth, size)";
+    YAML_DUPLICATE_KEY = "yaml.duplicate-key", Error, "a mapping has the same key twice";
+
+    RESOURCE_INVALID = "resource.invalid", Error, "a document in a plain-manifest directory is not a Kubernetes object";
+    RESOURCE_UNTYPABLE = "resource.untypable", Error, "a document in a plain-manifest directory has a value that cannot be typed";
+    RENDER_OUTPUT = "render.output", Error, "a rendered object cannot be printed";
+
+    KUSTOMIZE_MISSING_KUSTOMIZATION = "kustomize.missing-kustomization", Error, "a resource or component directory has no kustomization file";
+    KUSTOMIZE_MULTIPLE_KUSTOMIZATIONS = "kustomize.multiple-kustomizations", Error, "a directory has more than one kustomization file";
+    KUSTOMIZE_INVALID_KUSTOMIZATION = "kustomize.invalid-kustomization", Error, "a kustomization has an unknown field, a wrong type or a wrong kind/apiVersion";
+    KUSTOMIZE_EMPTY_KUSTOMIZATION = "kustomize.empty-kustomization", Error, "a kustomization has nothing but apiVersion/kind";
+    KUSTOMIZE_FILE_NOT_FOUND = "kustomize.file-not-found", Error, "a listed file or directory does not exist";
+    KUSTOMIZE_NOT_A_FILE = "kustomize.not-a-file", Error, "a directory where a file is needed";
+    KUSTOMIZE_NOT_A_DIRECTORY = "kustomize.not-a-directory", Error, "a file where a directory is needed";
+    KUSTOMIZE_ABSOLUTE_PATH = "kustomize.absolute-path", Error, "an absolute path in a kustomization";
+    KUSTOMIZE_LOAD_RESTRICTOR = "kustomize.load-restrictor", Error, "a file outside the kustomization's root under the rootOnly load restrictor";
+    KUSTOMIZE_CYCLE = "kustomize.cycle", Error, "kustomizations that include each other";
+    KUSTOMIZE_DUPLICATE_RESOURCE = "kustomize.duplicate-resource", Error, "two resources with the same id";
+    KUSTOMIZE_COMPONENT_KIND = "kustomize.component-kind", Error, "a Component under resources, or a Kustomization under components";
+    KUSTOMIZE_REMOTE_RESOURCE = "kustomize.remote-resource", Notice, "a remote base or file, never fetched; the build goes on without it";
+    KUSTOMIZE_DEPRECATED = "kustomize.deprecated", Notice, "a deprecated kustomization field";
+    KUSTOMIZE_GENERATOR_INVALID_KEY = "kustomize.generator.invalid-key", Warning, "a generated key the API server will reject, or an env-file line without =";
+    KUSTOMIZE_GENERATOR_BEHAVIOR = "kustomize.generator.behavior", Warning, "an unknown generator behavior, read as create";
+    KUSTOMIZE_GENERATOR_INVALID = "kustomize.generator.invalid", Error, "a configMap or secret generator that cannot be used";
+    KUSTOMIZE_GENERATOR_DUPLICATE_KEY = "kustomize.generator.duplicate-key", Error, "a generator produces the same key twice";
+    KUSTOMIZE_GENERATOR_NO_BASE = "kustomize.generator.no-base", Error, "a merge or replace generator with nothing to merge into";
+    KUSTOMIZE_GENERATOR_EXISTS = "kustomize.generator.exists", Error, "a create generator over an existing object";
+    KUSTOMIZE_GENERATOR_AMBIGUOUS = "kustomize.generator.ambiguous", Error, "a merge or replace generator matching several objects";
+    KUSTOMIZE_GENERATOR_MERGE_VALUES = "kustomize.generator.merge-values", Error, "generator values that cannot be merged";
+    KUSTOMIZE_PATCH = "kustomize.patch", Error, "a patch that cannot be parsed or applied";
+    KUSTOMIZE_REPLACEMENT_SOURCE_NOT_FOUND = "kustomize.replacement.source-not-found", Error, "no resource matches the replacement source";
+    KUSTOMIZE_REPLACEMENT_AMBIGUOUS_SOURCE = "kustomize.replacement.ambiguous-source", Error, "several resources match the replacement source";
+    KUSTOMIZE_REPLACEMENT_SOURCE_FIELD_MISSING = "kustomize.replacement.source-field-missing", Error, "the replacement source object lacks fieldPath";
+    KUSTOMIZE_REPLACEMENT_TARGET_NOT_FOUND = "kustomize.replacement.target-not-found", Error, "a replacement target field is missing and cannot be created";
+    KUSTOMIZE_REPLACEMENT_INDEX_OUT_OF_RANGE = "kustomize.replacement.index-out-of-range", Error, "options.index outside the delimited source value";
+    KUSTOMIZE_REPLACEMENT_SOURCE_FIELD = "kustomize.replacement.source-field", Error, "the replacement source fieldPath cannot be followed";
+    KUSTOMIZE_REPLACEMENT_NOT_STRUCTURED = "kustomize.replacement.not-structured", Error, "a replacement target path runs into a string that holds no YAML or JSON";
+    KUSTOMIZE_REPLACEMENT_VERSION_DIVERGENCE = "kustomize.replacement.version-divergence", Warning, "a replacement target that kustomize v5.5.0 and v5.8 select differently";
+    KUSTOMIZE_REPLACEMENT_DELIMITER = "kustomize.replacement.delimiter", Error, "a replacement delimiter on a non-scalar value";
+    KUSTOMIZE_REPLACEMENT_INVALID = "kustomize.replacement.invalid", Error, "a replacement that cannot be used (both source and sourceValue, a bad entry)";
+    KUSTOMIZE_REPLACEMENT_INVALID_SELECTOR = "kustomize.replacement.invalid-selector", Error, "a replacement selector regular expression that does not compile";
+    KUSTOMIZE_REPLACEMENT_EMBEDDED = "kustomize.replacement.embedded", Error, "YAML or JSON inside a string that a replacement cannot handle";
+    KUSTOMIZE_VARS = "kustomize.vars", Error, "a var that cannot be resolved";
+    KUSTOMIZE_VARS_AMBIGUOUS = "kustomize.vars.ambiguous", Error, "a var that matches several objects";
+    KUSTOMIZE_VARS_DUPLICATE = "kustomize.vars.duplicate", Error, "a var declared twice";
+    KUSTOMIZE_VARS_UNUSED = "kustomize.vars.unused", Warning, "vars that were never substituted";
+    KUSTOMIZE_TRANSFORM = "kustomize.transform", Error, "a builtin transformer failed";
+    KUSTOMIZE_IMAGES = "kustomize.images", Error, "the images transformer failed";
+    KUSTOMIZE_REPLICAS = "kustomize.replicas", Error, "the replicas transformer failed";
+    KUSTOMIZE_NAME_REFERENCE = "kustomize.name-reference", Error, "the name reference transformer failed";
+    KUSTOMIZE_SORT_OPTIONS = "kustomize.sort-options", Error, "sortOptions that cannot be used";
+    KUSTOMIZE_OUTPUT = "kustomize.output", Error, "an object kustomize cannot print";
+    KUSTOMIZE_NON_STRING_KEY = "kustomize.non-string-key", Error, "an object has a mapping key that reads as a number, bool or null";
+    KUSTOMIZE_CONFIGURATIONS = "kustomize.configurations", Error, "a configurations: file that cannot be used";
+    KUSTOMIZE_CRDS = "kustomize.crds", Error, "a crds: file that cannot be used";
+    KUSTOMIZE_PLUGIN_EXEC_DISABLED = "kustomize.plugin.exec-disabled", Error, "an exec plugin is configured but --enable-exec-plugins was not given";
+    KUSTOMIZE_PLUGIN_NOT_FOUND = "kustomize.plugin.not-found", Error, "an exec plugin executable is missing";
+    KUSTOMIZE_PLUGIN_FAILED = "kustomize.plugin.failed", Error, "an exec plugin failed or timed out";
+    KUSTOMIZE_PLUGIN_OUTPUT = "kustomize.plugin.output", Error, "an exec plugin printed invalid output";
+    KUSTOMIZE_PLUGIN_CONFIG = "kustomize.plugin.config", Error, "a builtin plugin config that cannot be read";
+    KUSTOMIZE_PLUGIN_UNKNOWN = "kustomize.plugin.unknown", Error, "a plugin config naming an unknown kind";
+    KUSTOMIZE_PLUGIN_KRM_FUNCTION = "kustomize.plugin.krm-function", Notice, "a KRM function, never run; its output is missing";
+    KUSTOMIZE_HELM_NOT_RENDERED_YET = "kustomize.helm.not-rendered-yet", Notice, "a helmCharts entry, not inflated yet; its resources are missing";
+    KUSTOMIZE_HELM_INVALID = "kustomize.helm.invalid", Error, "a helmCharts entry without a name or with an invalid valuesMerge";
+    KUSTOMIZE_OPENAPI = "kustomize.openapi", Error, "an openapi field kustomize rejects";
+    KUSTOMIZE_UNSUPPORTED = "kustomize.unsupported", Error, "a kustomization field kdelta does not implement yet";
+
+    INTERNAL_PANIC = "internal.panic", Error, "kdelta itself crashed (a bug in kdelta)";
+
+    HELM_NOT_RENDERED_YET = "helm.not-rendered-yet", Notice, "a Helm chart, discovered but not rendered yet";
+    APPSET_NOT_RENDERED_YET = "appset.not-rendered-yet", Notice, "an Argo CD ApplicationSet, discovered but not expanded yet";
+    APP_NOT_RENDERED_YET = "app.not-rendered-yet", Notice, "an Argo CD Application, discovered but not rendered yet";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// The rules docs/rules.md defines: `### \`id\` (severity)` headings and table rows
+    /// `| \`id\` | severity | … |`, before the section on errors that are not findings.
+    fn documented() -> BTreeMap<String, String> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md");
+        let text = std::fs::read_to_string(path).expect("docs/rules.md exists");
+        let mut out = BTreeMap::new();
+        // The last section lists errors that are not findings (exit 2).
+        let findings = text
+            .split("\n## Errors that stop the run")
+            .next()
+            .unwrap_or_default();
+        for line in findings.lines() {
+            let entry = if let Some(rest) = line.strip_prefix("### `") {
+                rest.split_once("` (")
+                    .and_then(|(id, sev)| Some((id, sev.strip_suffix(')')?)))
+            } else if let Some(rest) = line.strip_prefix("| `") {
+                rest.split_once("` | ")
+                    .and_then(|(id, rest)| Some((id, rest.split_once(" |")?.0)))
+            } else {
+                None
+            };
+            if let Some((id, severity)) = entry {
+                let previous = out.insert(id.to_string(), severity.to_string());
+                assert!(previous.is_none(), "docs/rules.md defines {id} twice");
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn docs_list_exactly_the_registry() {
+        let registry: BTreeMap<String, String> = ALL
+            .iter()
+            .map(|r| (r.id.to_string(), r.severity.as_str().to_string()))
+            .collect();
+        assert_eq!(registry.len(), ALL.len(), "a rule id is registered twice");
+        assert_eq!(documented(), registry);
+    }
+
+    #[test]
+    fn ids_are_dotted_lowercase() {
+        for r in ALL {
+            assert!(
+                r.id.contains('.')
+                    && r.id.bytes().all(|b| b.is_ascii_lowercase()
+                        || b.is_ascii_digit()
+                        || b"-.".contains(&b)),
+                "{}",
+                r.id
+            );
+            assert!(!r.summary.is_empty(), "{} has no summary", r.id);
+        }
+    }
+}
