@@ -40,8 +40,10 @@ static REPO: LazyLock<BenchRepo> = LazyLock::new(|| {
     );
     let targets = String::from_utf8_lossy(&out.stdout)
         .lines()
-        .map(|l| Target::Kustomize {
-            dir: RepoPath::new(l).expect("the generator prints relative paths"),
+        .map(|l| {
+            Target::Kustomize(kdelta::kustomize::Spec {
+                dir: RepoPath::new(l).expect("the generator prints relative paths"),
+            })
         })
         .collect::<Vec<_>>();
     assert_eq!(targets.len(), 50, "the generator makes 50 overlays");

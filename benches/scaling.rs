@@ -37,9 +37,9 @@ fn input(files: &[(&str, String)]) -> Input {
 fn render(input: &Input) -> usize {
     let snapshot = WorktreeSnapshot::new(input.root.clone()).expect("the input opens");
     let cache = ParseCache::default();
-    let target = Target::Kustomize {
+    let target = Target::Kustomize(kdelta::kustomize::Spec {
         dir: RepoPath::new("app").expect("a relative path"),
-    };
+    });
     let rendered = render_target(&snapshot, &target, &RenderOptions::default(), &cache);
     assert!(rendered.ok, "render failed: {:?}", rendered.findings);
     rendered

@@ -1,11 +1,21 @@
 //! `.kdelta.yaml`: which targets to render and which plain-manifest directories exist.
 
-use crate::diff::noise::IgnoreRule;
 use crate::finding::rules;
-use crate::report::Finding;
+use crate::finding::Finding;
 use crate::yaml::{self, de::from_node, Dialect, ParseOptions};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
+
+/// One ignore rule: which resources (a wildcard over `group/version/Kind/namespace/name`) and
+/// which field paths (wildcards over kdelta paths such as
+/// `metadata.annotations["checksum/config"]`; a rule that matches a parent path covers the
+/// fields below it). `*` matches any run of characters; nothing else is special. The diff
+/// applies them (`diff::noise`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IgnoreRule {
+    pub resources: String,
+    pub fields: Vec<String>,
+}
 
 /// The default config file name, at the repository root.
 pub const CONFIG_FILE: &str = ".kdelta.yaml";

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::render::{render_target, ParseCache, RenderOptions, Target};
+use crate::render::{render_target, ParseCache, RenderOptions};
 use crate::source::{EntryKind, GitRepo, MemorySnapshot, RepoPath, Snapshot};
 use crate::yaml::{self, Dialect, DuplicateKeys, ParseOptions};
 
@@ -139,8 +139,8 @@ pub fn memory_repo(data: &[u8]) -> (MemorySnapshot, RepoPath, RenderOptions) {
         if let Some(option) = name.strip_prefix('@') {
             match option.split_once(' ') {
                 Some(("build", d)) => dir = RepoPath::new(d.trim()).unwrap_or_default(),
-                _ if option == "reorder-none" => opts.reorder_none = true,
-                _ if option == "load-restrictor-none" => opts.load_restrictor_none = true,
+                _ if option == "reorder-none" => opts.kustomize.reorder_none = true,
+                _ if option == "load-restrictor-none" => opts.kustomize.load_restrictor_none = true,
                 _ => {}
             }
         } else if let Some((link, target)) = name.split_once(" -> ") {
@@ -158,7 +158,12 @@ pub fn memory_repo(data: &[u8]) -> (MemorySnapshot, RepoPath, RenderOptions) {
 pub fn kustomize_build(data: &[u8]) -> Outcome {
     let (snapshot, dir, opts) = memory_repo(data);
     let cache = ParseCache::default();
-    let rendered = render_target(&snapshot, &Target::Kustomize { dir }, &opts, &cache);
+    let rendered = render_target(
+        &snapshot,
+        &crate::kustomize::Spec { dir }.into(),
+        &opts,
+        &cache,
+    );
     if !rendered.ok {
         let errors: Vec<&str> = rendered
             .findings

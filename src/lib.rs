@@ -5,16 +5,23 @@
 // and rare, so boxing them would only add noise.
 #![allow(clippy::result_large_err)]
 
+pub mod appset;
 pub mod config;
 pub mod diff;
+pub mod directory;
 pub mod discover;
+pub mod engine;
 pub mod finding;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod helm;
 pub mod kustomize;
 pub mod panic;
+pub mod pipeline;
+pub mod redact;
 pub mod render;
 pub mod report;
 pub mod resource;
 pub mod source;
+pub mod target;
 pub mod yaml;

@@ -207,6 +207,7 @@ fn read_case(dir: &Path) -> Option<Case> {
 
 /// Renders a case's build directory with the library, as `kubectl kustomize` would.
 fn render_case(case: &Case, reorder_none: bool) -> Result<String, String> {
+    use kdelta::kustomize::Spec;
     use kdelta::render::{render_target, ParseCache, RenderOptions, Target};
     use kdelta::source::{RepoPath, WorktreeSnapshot};
     // A case about an empty file system has no in/ at all.
@@ -221,13 +222,16 @@ fn render_case(case: &Case, reorder_none: bool) -> Result<String, String> {
     let snapshot = WorktreeSnapshot::new(root).map_err(|e| e.to_string())?;
     let dir = RepoPath::new(&case.build_dir).map_err(|e| e.to_string())?;
     let opts = RenderOptions {
-        load_restrictor_none: case.load_restrictor_none,
-        reorder_none,
-        enable_exec_plugins: false,
-        add_managed_by_label: case.add_managed_by_label,
+        kustomize: kdelta::kustomize::Options {
+            load_restrictor_none: case.load_restrictor_none,
+            reorder_none,
+            enable_exec_plugins: false,
+            add_managed_by_label: case.add_managed_by_label,
+        },
+        ..RenderOptions::default()
     };
     let cache = ParseCache::default();
-    let rendered = render_target(&snapshot, &Target::Kustomize { dir }, &opts, &cache);
+    let rendered = render_target(&snapshot, &Target::Kustomize(Spec { dir }), &opts, &cache);
     if !rendered.ok {
         let errors: Vec<String> = rendered
             .findings

@@ -68,8 +68,11 @@ fn read_case(dir: &Path) -> Result<Case, String> {
         dir: dir.to_path_buf(),
         build_dir,
         options: RenderOptions {
-            load_restrictor_none,
-            reorder_none,
+            kustomize: kdelta::kustomize::Options {
+                load_restrictor_none,
+                reorder_none,
+                ..Default::default()
+            },
             ..RenderOptions::default()
         },
         key_phrases,
@@ -93,7 +96,12 @@ fn render(case: &Case) -> Result<String, Vec<String>> {
     let snapshot = WorktreeSnapshot::new(in_dir).map_err(|e| vec![e.to_string()])?;
     let dir = RepoPath::new(&case.build_dir).map_err(|e| vec![e.to_string()])?;
     let cache = ParseCache::default();
-    let rendered = render_target(&snapshot, &Target::Kustomize { dir }, &case.options, &cache);
+    let rendered = render_target(
+        &snapshot,
+        &Target::Kustomize(kdelta::kustomize::Spec { dir }),
+        &case.options,
+        &cache,
+    );
     let errors: Vec<String> = rendered
         .findings
         .iter()

@@ -13,9 +13,9 @@ fn render(dir: &str) -> (Vec<serde_json::Value>, Vec<kdelta::report::Finding>) {
     let snapshot = WorktreeSnapshot::new(root).unwrap();
     let r = render_target(
         &snapshot,
-        &Target::Kustomize {
+        &Target::Kustomize(kdelta::kustomize::Spec {
             dir: RepoPath::new(dir).unwrap(),
-        },
+        }),
         &RenderOptions::default(),
         &ParseCache::default(),
     );

@@ -3,8 +3,7 @@
 
 use super::args::{ColorChoice, CommonArgs, Format, LoadRestrictor, Reorder, RevisionArgs};
 use anyhow::{Context, Result};
-use kdelta::config::{Config, CONFIG_FILE};
-use kdelta::finding::rules;
+use kdelta::config::Config;
 use kdelta::render::RenderOptions;
 use kdelta::report::markdown::MarkdownOptions;
 use kdelta::report::{Finding, Report, RevisionInfo};
@@ -94,27 +93,28 @@ pub fn arg_path(start: &Path, root: &Path, arg: &str) -> Result<RepoPath> {
 
 /// The configuration: `--config FILE` from disk, else `.kdelta.yaml` from the snapshot.
 pub fn config(common: &CommonArgs, snapshot: &dyn Snapshot) -> Result<Config, Finding> {
-    if let Some(path) = &common.config {
-        let bytes = std::fs::read(path).map_err(|e| {
-            Finding::error(rules::CONFIG_INVALID, format!("cannot read config: {e}"))
-                .in_file(path.display().to_string())
-        })?;
-        return Config::parse(&bytes).map_err(|e| e.to_finding(&path.display().to_string()));
-    }
-    let file = RepoPath::new(CONFIG_FILE).expect("a constant relative path");
-    match snapshot.read(&file) {
-        Ok(bytes) => Config::parse(&bytes).map_err(|e| e.to_finding(CONFIG_FILE)),
-        Err(_) => Ok(Config::default()),
-    }
+    kdelta::pipeline::load_config(common.config.as_deref(), snapshot)
 }
 
 /// Rendering options from the flags.
 pub fn render_options(common: &CommonArgs) -> RenderOptions {
     RenderOptions {
-        load_restrictor_none: common.load_restrictor == LoadRestrictor::None,
-        reorder_none: common.reorder == Reorder::None,
-        enable_exec_plugins: common.enable_exec_plugins,
-        add_managed_by_label: common.enable_managed_by_label,
+        kustomize: kdelta::kustomize::Options {
+            load_restrictor_none: common.load_restrictor == LoadRestrictor::None,
+            reorder_none: common.reorder == Reorder::None,
+            enable_exec_plugins: common.enable_exec_plugins,
+            add_managed_by_label: common.enable_managed_by_label,
+        },
+        ..RenderOptions::default()
+    }
+}
+
+/// The pipeline's options from the flags.
+pub fn pipeline_options(common: &CommonArgs) -> kdelta::pipeline::Options {
+    kdelta::pipeline::Options {
+        render: render_options(common),
+        strict: common.strict,
+        show_secrets: common.show_secrets,
     }
 }
 

@@ -4,9 +4,7 @@
 use super::args::{CommonArgs, DiffArgs};
 use super::common;
 use anyhow::Result;
-use kdelta::diff::DiffOptions;
-use kdelta::discover::discover;
-use kdelta::render::{render_pair, ParseCache};
+use kdelta::pipeline;
 use kdelta::report::Report;
 use kdelta::source::Revision;
 
@@ -55,44 +53,19 @@ pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
         base.info.rev = label;
     }
     let head = common::open(&ws, &head_rev)?;
-    let mut findings = Vec::new();
     // The head's configuration decides what is rendered on both sides.
-    let config = match common::config(c, head.snapshot.as_ref()) {
-        Ok(cfg) => cfg,
-        Err(f) => {
-            findings.push(f);
-            kdelta::config::Config::default()
-        }
-    };
-    let base_found = discover(base.snapshot.as_ref(), &config);
-    let head_found = discover(head.snapshot.as_ref(), &config);
-    findings.extend(head_found.findings);
-    let cache = ParseCache::default();
-    let mut outcomes = render_pair(
-        base.snapshot.as_ref(),
-        head.snapshot.as_ref(),
-        &base_found.targets,
-        &head_found.targets,
-        &common::render_options(c),
-        &cache,
-    );
-    if c.strict {
-        for o in &mut outcomes {
-            o.base
-                .iter_mut()
-                .chain(&mut o.head)
-                .for_each(|r| r.escalate_incomplete());
-        }
-    }
-    Ok(kdelta::diff::pair_report(
-        &outcomes,
-        base.info,
-        head.info,
-        findings,
-        &DiffOptions {
-            show_secrets: c.show_secrets,
-            ignore: config.ignore_rules().to_vec(),
+    let config = common::config(c, head.snapshot.as_ref());
+    Ok(pipeline::diff(
+        pipeline::Revision {
+            snapshot: base.snapshot.as_ref(),
+            info: base.info,
         },
+        pipeline::Revision {
+            snapshot: head.snapshot.as_ref(),
+            info: head.info,
+        },
+        config,
+        &common::pipeline_options(c),
     ))
 }
 

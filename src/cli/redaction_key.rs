@@ -18,7 +18,7 @@ pub const KEY_VARIABLE: &str = "KDELTA_REDACTION_KEY";
 /// Chooses the key for this process (before anything is redacted).
 pub fn install() {
     if let Some(key) = from_environment().or_else(from_state_file) {
-        kdelta::diff::redact::set_key(key);
+        kdelta::redact::set_key(key);
     }
 }
 

@@ -4,11 +4,11 @@
 use super::args::{CommonArgs, RenderArgs};
 use super::common;
 use anyhow::{bail, Result};
-use kdelta::discover::{discover, KUSTOMIZATION_FILES};
-use kdelta::finding::rules;
-use kdelta::render::{render_target, ParseCache, Target};
+use kdelta::finding::{rules, Severity};
+use kdelta::pipeline::{self, ResolveError, TargetArg};
+use kdelta::render::Target;
 use kdelta::report::text::{findings_to_string, TextOptions};
-use kdelta::source::{EntryKind, RepoPath, Snapshot};
+use kdelta::source::Snapshot;
 
 pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     let (start, ws) = common::workspace(c)?;
@@ -26,16 +26,11 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     if targets.is_empty() {
         bail!("nothing to render in {}", requested.join(", "));
     }
-    let cache = ParseCache::default();
-    let opts = common::render_options(c);
     let mut failed = false;
     let mut out = String::new();
     let many = targets.len() > 1;
-    for (i, t) in targets.iter().enumerate() {
-        let mut rendered = render_target(snapshot, t, &opts, &cache);
-        if c.strict {
-            rendered.escalate_incomplete();
-        }
+    let opts = common::pipeline_options(c);
+    for (i, (t, rendered)) in pipeline::render(snapshot, &targets, &opts).enumerate() {
         // kustomize prints its deprecation warnings verbatim; kdelta does the same on stderr.
         let (warnings, others): (Vec<_>, Vec<_>) = rendered
             .findings
@@ -51,7 +46,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
         failed |= rendered
             .findings
             .iter()
-            .any(|f| f.severity == kdelta::report::Severity::Error);
+            .any(|f| f.severity == Severity::Error);
         if !rendered.ok {
             continue;
         }
@@ -102,8 +97,8 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     })
 }
 
-/// Maps one argument to targets: a target id, a kustomization or chart directory, a directory
-/// of manifests, a file holding Argo CD manifests, or a directory containing targets.
+/// Maps one argument to targets (see [`pipeline::resolve`]); paths are relative to the start
+/// directory.
 fn resolve(
     c: &CommonArgs,
     snapshot: &dyn Snapshot,
@@ -111,49 +106,23 @@ fn resolve(
     root: &std::path::Path,
     arg: &str,
 ) -> Result<Vec<Target>> {
-    if let Some((kind, rest)) = arg.split_once(':') {
-        if ["kustomize", "helm", "appset", "app", "dir"].contains(&kind) {
-            let config = common::config(c, snapshot).unwrap_or_default();
-            let all = discover(snapshot, &config).targets;
-            let found: Vec<Target> = all.into_iter().filter(|t| t.id() == arg).collect();
-            if found.is_empty() {
-                bail!("no target {arg} (see `kdelta list`); {rest} not found");
-            }
-            return Ok(found);
+    let target_arg = match TargetArg::parse_id(arg) {
+        Some(id) => id,
+        None => TargetArg::Path(common::arg_path(start, root, arg)?),
+    };
+    let config = common::config(c, snapshot).unwrap_or_default();
+    match pipeline::resolve(snapshot, &config, &target_arg) {
+        Ok(found) => Ok(found),
+        Err(ResolveError::NoSuchId) => {
+            let rest = arg.split_once(':').map_or(arg, |(_, r)| r);
+            bail!("no target {arg} (see `kdelta list`); {rest} not found")
         }
-    }
-    let path = common::arg_path(start, root, arg)?;
-    match snapshot.kind(&path) {
-        EntryKind::Dir => Ok(vec![dir_target(snapshot, path)]),
-        EntryKind::File | EntryKind::Symlink => {
-            let config = common::config(c, snapshot).unwrap_or_default();
-            let found: Vec<Target> = discover(snapshot, &config)
-                .targets
-                .into_iter()
-                .filter(|t| t.path() == &path)
-                .collect();
-            if found.is_empty() {
-                bail!("{arg} is a file but not an Argo CD manifest; pass its directory to render the manifests in it");
-            }
-            Ok(found)
-        }
-        EntryKind::Missing => bail!(
+        Err(ResolveError::NotAManifest) => bail!(
+            "{arg} is a file but not an Argo CD manifest; pass its directory to render the manifests in it"
+        ),
+        Err(ResolveError::Missing) => bail!(
             "{arg}: no such file or directory in {}",
             snapshot.describe()
         ),
-    }
-}
-
-fn dir_target(snapshot: &dyn Snapshot, dir: RepoPath) -> Target {
-    let has = |name: &str| snapshot.kind(&dir.child(name)) == EntryKind::File;
-    if KUSTOMIZATION_FILES.iter().any(|f| has(f)) {
-        Target::Kustomize { dir }
-    } else if has("Chart.yaml") {
-        Target::Helm {
-            chart: dir,
-            values: None,
-        }
-    } else {
-        Target::Directory { dir }
     }
 }

@@ -1,15 +1,7 @@
 //! Noise control: field changes a team has decided not to see (`ignore:` in `.kdelta.yaml`),
 //! plus Argo CD's tracking annotation, which never means a change in the cluster's desired state.
 
-/// One ignore rule: which resources (a wildcard over `group/version/Kind/namespace/name`) and
-/// which field paths (wildcards over kdelta paths such as
-/// `metadata.annotations["checksum/config"]`; a rule that matches a parent path covers the
-/// fields below it). `*` matches any run of characters; nothing else is special.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IgnoreRule {
-    pub resources: String,
-    pub fields: Vec<String>,
-}
+pub use crate::config::IgnoreRule;
 
 impl IgnoreRule {
     /// True when the rule hides `path` of `resource`.

@@ -2,7 +2,7 @@
 //! file and line of the entry that caused it.
 
 use crate::finding::rules;
-use crate::report::Finding;
+use crate::finding::Finding;
 use crate::source::RepoPath;
 use crate::yaml::Span;
 

@@ -4,7 +4,7 @@
 
 use super::error::KError;
 use crate::finding::rules;
-use crate::render::Files;
+use crate::source::Files;
 use crate::source::{Bytes, EntryKind, RepoPath, SourceError};
 
 /// A loader rooted at one kustomization directory.

@@ -30,13 +30,93 @@ mod types;
 
 pub use error::KError;
 
-use crate::finding::rules;
-use crate::render::{Files, RenderOptions};
-use crate::report::Finding;
+use crate::engine::{self, Detected, DirListing, EngineOutput};
+use crate::finding::{rules, Finding};
 use crate::resource::Resource;
-use crate::source::RepoPath;
+use crate::source::{EntryKind, Files, RepoPath, Snapshot};
+use crate::yaml::{self, ParseOptions};
 use loader::Loader;
 use target::{Acc, Builder};
+
+/// The file names kustomize accepts, in its order of preference.
+pub const KUSTOMIZATION_FILES: [&str; 3] =
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// A kustomize target: a kustomization directory (`kustomize build DIR`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Spec {
+    pub dir: RepoPath,
+}
+
+/// The `kustomize build` flags that change its output (part of every cache key).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Options {
+    /// `--load-restrictor none`: allow reading files outside a kustomization's root.
+    pub load_restrictor_none: bool,
+    /// `--reorder none` (keep input order) instead of the legacy kind order.
+    pub reorder_none: bool,
+    /// Run exec plugins — off unless the user passed the flag.
+    pub enable_exec_plugins: bool,
+    /// Add the `app.kubernetes.io/managed-by` label to every object, as
+    /// `buildMetadata: [managedByLabel]` does (kustomize's deprecated `--enable-managedby-label`).
+    pub add_managed_by_label: bool,
+}
+
+impl engine::Spec for Spec {
+    type Options = Options;
+    type Details = ();
+
+    fn kind(&self) -> &'static str {
+        "kustomize"
+    }
+
+    fn id(&self) -> String {
+        format!("kustomize:{}", self.dir)
+    }
+
+    fn path(&self) -> &RepoPath {
+        &self.dir
+    }
+
+    fn defining_file(&self, snapshot: &dyn Snapshot) -> RepoPath {
+        KUSTOMIZATION_FILES
+            .iter()
+            .map(|f| self.dir.child(f))
+            .find(|p| snapshot.kind(p) == EntryKind::File)
+            .unwrap_or_else(|| self.dir.child("kustomization.yaml"))
+    }
+
+    fn render(&self, files: &Files, opts: &Options) -> EngineOutput<()> {
+        build(files, &self.dir, opts)
+    }
+
+    /// A directory with a kustomization that is not a `Component` (components are only built
+    /// as part of the kustomizations that use them).
+    fn detect_dir(listing: &DirListing) -> Detected<Spec> {
+        let specs = KUSTOMIZATION_FILES
+            .iter()
+            .find(|f| listing.has_file(f))
+            .filter(|f| !is_component(listing.snapshot, &listing.dir.child(f)))
+            .map(|_| Spec {
+                dir: listing.dir.clone(),
+            })
+            .into_iter()
+            .collect();
+        Detected {
+            specs,
+            claims_dir: false,
+        }
+    }
+}
+
+fn is_component(snapshot: &dyn Snapshot, file: &RepoPath) -> bool {
+    let Ok(bytes) = snapshot.read(file) else {
+        return false;
+    };
+    yaml::parse_one(&bytes, &ParseOptions::default())
+        .map(|n| n.str_at(&["kind"]) == Some("Component"))
+        .unwrap_or(false)
+}
 
 /// The label kustomize adds with `buildMetadata: [managedByLabel]`.
 const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
@@ -45,13 +125,9 @@ const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
 /// `kustomize` v5.5.0 release would write `v5.5.0` here.
 const KUSTOMIZE_VERSION: &str = "(devel)";
 
-/// Builds the kustomization in `dir`. The bool is false when an error stopped the build; the
-/// findings then hold the error (with the kustomization file and line that caused it).
-pub fn build(
-    files: &Files,
-    dir: &RepoPath,
-    opts: &RenderOptions,
-) -> (Vec<Resource>, Vec<Finding>, bool) {
+/// Builds the kustomization in `dir`. When an error stops the build, the output is not `ok`
+/// and its findings hold the error (with the kustomization file and line that caused it).
+pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<()> {
     schema::reset();
     let mut b = Builder {
         root_only: !opts.load_restrictor_none,
@@ -62,10 +138,10 @@ pub fn build(
     schema::reset();
     let mut findings = b.findings;
     match result {
-        Ok(resources) => (resources, findings, true),
+        Ok(resources) => EngineOutput::new(resources, findings, true),
         Err(e) => {
             findings.push(e.into_finding());
-            (Vec::new(), findings, false)
+            EngineOutput::failed(findings)
         }
     }
 }
@@ -74,7 +150,7 @@ fn run(
     b: &mut Builder,
     files: &Files,
     dir: &RepoPath,
-    opts: &RenderOptions,
+    opts: &Options,
 ) -> Result<Vec<Resource>, KError> {
     let ldr = Loader::new(files, dir.clone(), b.root_only);
     let mut kt = b.load(ldr)?;

@@ -13,7 +13,7 @@ use super::target::{Acc, Builder, Kt};
 use super::transform::{self, patch};
 use super::types::{self, GeneratorArgs, Image, ReplacementField, Replica, Selector};
 use crate::finding::rules;
-use crate::report::{Finding, Severity};
+use crate::finding::{Finding, Severity};
 use crate::yaml::{de::from_node_go_json, Dialect};
 use serde::Deserialize;
 use std::collections::BTreeMap;

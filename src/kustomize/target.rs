@@ -13,9 +13,9 @@ use super::tconfig::{self, TransformerConfig};
 use super::transform;
 use super::transform::patch;
 use super::types::{self, GeneratorOptions, Kustomization, Var};
-use crate::discover::KUSTOMIZATION_FILES;
+use super::KUSTOMIZATION_FILES;
 use crate::finding::rules;
-use crate::report::Finding;
+use crate::finding::Finding;
 use crate::resource::Origin as SourceOrigin;
 use crate::source::{EntryKind, RepoPath};
 use crate::yaml::{self, de::from_node_go_json, Dialect, Node, ParseOptions, Span};
@@ -407,7 +407,7 @@ impl Builder {
             if super::loader::is_remote_file(path) || super::loader::is_remote_target(path) {
                 let e = at(KError::remote(path));
                 let mut f = e.into_finding().incomplete();
-                f.severity = crate::report::Severity::Notice;
+                f.severity = crate::finding::Severity::Notice;
                 self.findings.push(f);
                 continue;
             }
@@ -1018,7 +1018,7 @@ impl Builder {
             let span = kt.span("replacements", Some(*i));
             for w in warnings {
                 self.findings.push(
-                    crate::report::Finding::warning(
+                    crate::finding::Finding::warning(
                         rules::KUSTOMIZE_REPLACEMENT_VERSION_DIVERGENCE,
                         w,
                     )
@@ -1058,7 +1058,7 @@ impl Builder {
             };
             let span = kt.span("helmCharts", Some(i));
             self.findings.push(
-                crate::report::Finding::notice(
+                crate::finding::Finding::notice(
                     rules::KUSTOMIZE_HELM_NOT_RENDERED_YET,
                     format!(
                         "helm chart '{}'{version} is not inflated by this kdelta version yet; its resources are missing from the output",

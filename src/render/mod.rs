@@ -1,89 +1,15 @@
-//! Rendering: what a target is, how one target is rendered, and running many in parallel with
-//! the content-addressed cache.
+//! Rendering: one target from a snapshot (inside a safety net), the expand phase, and running
+//! many in parallel with the content-addressed cache.
 
-mod directory;
-mod files;
 mod run;
 
-pub use files::{source_finding, yaml_finding, Files, LoadError, ParseCache, ReadSet};
-pub use run::{render_all, render_pair, PairOutcome};
+pub use crate::source::{Files, ParseCache, ReadSet};
+pub use crate::target::{Details, RenderOptions, Target};
+pub use run::{expand, render_all, render_pair, Expansion, PairOutcome};
 
-use crate::finding::rules;
-use crate::report::Finding;
+use crate::finding::{rules, Finding, Severity};
 use crate::resource::Resource;
 use crate::source::{RepoPath, Snapshot};
-
-/// Something kdelta renders into Kubernetes objects.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Target {
-    /// A kustomization directory (`kustomize build DIR`).
-    Kustomize { dir: RepoPath },
-    /// A Helm chart, optionally with a values file.
-    Helm {
-        chart: RepoPath,
-        values: Option<RepoPath>,
-    },
-    /// An Argo CD ApplicationSet (one per document).
-    AppSet { file: RepoPath, name: String },
-    /// An Argo CD Application manifest.
-    Application { file: RepoPath, name: String },
-    /// A directory of plain manifests.
-    Directory { dir: RepoPath },
-}
-
-impl Target {
-    /// The stable id used in reports: `kustomize:apps/web/overlays/prod`.
-    pub fn id(&self) -> String {
-        match self {
-            Target::Kustomize { dir } => format!("kustomize:{dir}"),
-            Target::Helm {
-                chart,
-                values: None,
-            } => format!("helm:{chart}"),
-            Target::Helm {
-                chart,
-                values: Some(v),
-            } => format!("helm:{chart}#{v}"),
-            Target::AppSet { file, name } => format!("appset:{file}#{name}"),
-            Target::Application { file, name } => format!("app:{file}#{name}"),
-            Target::Directory { dir } => format!("dir:{dir}"),
-        }
-    }
-
-    /// `kustomize`, `helm`, `appset`, `app` or `directory`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Target::Kustomize { .. } => "kustomize",
-            Target::Helm { .. } => "helm",
-            Target::AppSet { .. } => "appset",
-            Target::Application { .. } => "app",
-            Target::Directory { .. } => "directory",
-        }
-    }
-
-    /// The path the target lives at (its directory or defining file).
-    pub fn path(&self) -> &RepoPath {
-        match self {
-            Target::Kustomize { dir } | Target::Directory { dir } => dir,
-            Target::Helm { chart, .. } => chart,
-            Target::AppSet { file, .. } | Target::Application { file, .. } => file,
-        }
-    }
-}
-
-/// Options that change rendered output (part of every cache key).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct RenderOptions {
-    /// Kustomize: allow reading files outside a kustomization's root.
-    pub load_restrictor_none: bool,
-    /// Kustomize: `--reorder none` (keep input order) instead of the legacy kind order.
-    pub reorder_none: bool,
-    /// Run exec plugins (kustomize) — off unless the user passed the flag.
-    pub enable_exec_plugins: bool,
-    /// Kustomize: add the `app.kubernetes.io/managed-by` label to every object, as
-    /// `buildMetadata: [managedByLabel]` does (kustomize's deprecated `--enable-managedby-label`).
-    pub add_managed_by_label: bool,
-}
 
 /// The outcome of rendering one target at one revision.
 #[derive(Debug, Clone)]
@@ -99,6 +25,8 @@ pub struct Rendered {
     /// The file that defines the target (kustomization, Chart.yaml, the Argo CD manifest),
     /// where reports anchor the target's annotations.
     pub file: RepoPath,
+    /// What the engine reported beyond resources; `None` when the render crashed.
+    pub details: Option<Details>,
 }
 
 impl Rendered {
@@ -122,7 +50,7 @@ impl Rendered {
                     )
                 })?;
             if redact {
-                redacted += crate::diff::redact::redact_secret(&mut v);
+                redacted += crate::redact::redact_secret(&mut v);
             }
             values.push(v);
         }
@@ -141,46 +69,36 @@ pub fn render_target(
     let id = target.id();
     let outcome = crate::panic::catch(|| {
         crate::panic::inject(&id);
-        match target {
-            Target::Directory { dir } => directory::render(&files, dir),
-            Target::Kustomize { dir } => crate::kustomize::build(&files, dir, opts),
-            Target::Helm { chart, .. } => {
-                not_rendered_yet(rules::HELM_NOT_RENDERED_YET, chart, "Helm charts")
-            }
-            Target::AppSet { file, .. } => {
-                not_rendered_yet(rules::APPSET_NOT_RENDERED_YET, file, "ApplicationSets")
-            }
-            Target::Application { file, .. } => {
-                not_rendered_yet(rules::APP_NOT_RENDERED_YET, file, "Argo CD Applications")
-            }
-        }
+        target.render(&files, opts)
     });
     let crashed = outcome.is_err();
-    let (resources, mut findings, ok) = match outcome {
-        Ok(output) => output,
-        Err(caught) => (
-            Vec::new(),
-            vec![panic_finding(&id, &caught, files.last_read())],
-            false,
-        ),
+    let output = match outcome {
+        Ok(output) => output.map_details(Some),
+        Err(caught) => crate::engine::EngineOutput {
+            resources: Vec::new(),
+            findings: vec![panic_finding(&id, &caught, files.last_read())],
+            ok: false,
+            complete: true,
+            details: None,
+        },
     };
-    let file = defining_file(snapshot, target);
+    let mut findings = output.findings;
     for f in &mut findings {
         if f.target.is_none() {
             f.target = Some(id.clone());
         }
     }
-    let complete = !findings.iter().any(|f| f.incomplete);
     Rendered {
-        resources,
+        resources: output.resources,
         findings,
         read_set: ReadSet {
             partial: crashed,
             ..files.into_read_set()
         },
-        ok,
-        complete,
-        file,
+        ok: output.ok,
+        complete: output.complete,
+        file: target.defining_file(snapshot),
+        details: output.details,
     }
 }
 
@@ -189,7 +107,7 @@ impl Rendered {
     /// fails.
     pub fn escalate_incomplete(&mut self) {
         for f in self.findings.iter_mut().filter(|f| f.incomplete) {
-            f.severity = crate::report::Severity::Error;
+            f.severity = Severity::Error;
             self.ok = false;
         }
     }
@@ -213,32 +131,4 @@ fn panic_finding(id: &str, caught: &crate::panic::Caught, last_read: Option<Repo
         Some(p) => finding.in_file(p.to_string()),
         None => finding,
     }
-}
-
-/// The file a target is defined in.
-fn defining_file(snapshot: &dyn Snapshot, target: &Target) -> RepoPath {
-    match target {
-        Target::Kustomize { dir } => crate::discover::KUSTOMIZATION_FILES
-            .iter()
-            .map(|f| dir.child(f))
-            .find(|p| snapshot.kind(p) == crate::source::EntryKind::File)
-            .unwrap_or_else(|| dir.child("kustomization.yaml")),
-        Target::Helm { chart, .. } => chart.child("Chart.yaml"),
-        Target::AppSet { file, .. } | Target::Application { file, .. } => file.clone(),
-        Target::Directory { dir } => dir.clone(),
-    }
-}
-
-fn not_rendered_yet(
-    rule: crate::finding::Rule,
-    path: &RepoPath,
-    what: &str,
-) -> (Vec<Resource>, Vec<Finding>, bool) {
-    let finding = Finding::notice(
-        rule,
-        format!("{what} are discovered but not rendered yet by this kdelta version"),
-    )
-    .in_file(path.to_string())
-    .incomplete();
-    (Vec::new(), vec![finding], true)
 }

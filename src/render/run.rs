@@ -1,9 +1,64 @@
-//! Rendering many targets in parallel, at one revision or at two with the content-addressed
-//! cache: a target whose every input has the same content at head is not rendered again.
+//! Running many targets in parallel: the expand phase (targets that generate targets), and
+//! rendering at one revision or at two with the content-addressed cache, where a target whose
+//! every input has the same content at head is not rendered again.
 
-use super::{render_target, ParseCache, RenderOptions, Rendered, Target};
-use crate::source::Snapshot;
+use super::{panic_finding, render_target, ParseCache, ReadSet, RenderOptions, Rendered, Target};
+use crate::finding::Finding;
+use crate::source::{Files, Snapshot};
 use rayon::prelude::*;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// The targets to render at one revision: the discovered ones and those they generate.
+#[derive(Debug, Default)]
+pub struct Expansion {
+    /// Sorted, without duplicates.
+    pub targets: Vec<Target>,
+    pub findings: Vec<Finding>,
+    /// What each generating target read to expand, by its id.
+    pub read_sets: Vec<(String, ReadSet)>,
+}
+
+/// The expand phase: asks every discovered target for the targets it generates (an
+/// ApplicationSet's Applications), so that those are rendered and diffed like the others.
+pub fn expand(
+    snapshot: &dyn Snapshot,
+    discovered: Vec<Target>,
+    opts: &RenderOptions,
+    cache: &ParseCache,
+) -> Expansion {
+    /// What one target generated, and what it read to do so (when it generated anything).
+    type Generated = (Vec<Target>, Vec<Finding>, Option<(String, ReadSet)>);
+    let expanded: Vec<Generated> = discovered
+        .par_iter()
+        .map(|target| {
+            let files = Files::new(snapshot, cache);
+            let id = target.id();
+            let (generated, findings) = crate::panic::catch(|| target.expand(&files, opts))
+                .unwrap_or_else(|caught| {
+                    (
+                        Vec::new(),
+                        vec![panic_finding(&id, &caught, files.last_read())],
+                    )
+                });
+            let read_set = files.into_read_set();
+            let read = (!generated.is_empty() || !findings.is_empty()).then_some((id, read_set));
+            (generated, findings, read)
+        })
+        .collect();
+    let mut out = Expansion {
+        targets: discovered,
+        ..Expansion::default()
+    };
+    for (generated, findings, read) in expanded {
+        out.targets.extend(generated);
+        out.findings.extend(findings);
+        out.read_sets.extend(read);
+    }
+    out.targets.sort();
+    out.targets.dedup();
+    out
+}
 
 /// Renders every target at one revision, in parallel, keeping the targets' order.
 pub fn render_all(
@@ -23,15 +78,15 @@ pub fn render_all(
 pub struct PairOutcome {
     pub target: Target,
     /// None when the target does not exist at base.
-    pub base: Option<Rendered>,
+    pub base: Option<Arc<Rendered>>,
     /// None when the target does not exist at head.
-    pub head: Option<Rendered>,
+    pub head: Option<Arc<Rendered>>,
     /// True when head reused the base render because no input changed.
     pub cached: bool,
 }
 
 /// Renders the union of both revisions' targets. `base_targets` and `head_targets` are each
-/// sorted; the result follows the sorted union.
+/// sorted and without duplicates; the result follows the sorted union.
 pub fn render_pair(
     base: &dyn Snapshot,
     head: &dyn Snapshot,
@@ -40,21 +95,18 @@ pub fn render_pair(
     opts: &RenderOptions,
     cache: &ParseCache,
 ) -> Vec<PairOutcome> {
-    let mut all: Vec<&Target> = base_targets.iter().chain(head_targets).collect();
-    all.sort();
-    all.dedup();
-    all.par_iter()
-        .map(|&target| {
-            let in_base = base_targets.binary_search(target).is_ok();
-            let in_head = head_targets.binary_search(target).is_ok();
-            let base_out = in_base.then(|| render_target(base, target, opts, cache));
+    union(base_targets, head_targets)
+        .into_par_iter()
+        .map(|(target, in_base, in_head)| {
+            let base_out = in_base.then(|| Arc::new(render_target(base, target, opts, cache)));
             let reusable = base_out
                 .as_ref()
                 .filter(|b| in_head && b.read_set.unchanged_in(head));
             let (head_out, cached) = match reusable {
-                Some(b) => (Some(b.clone()), true),
+                // The same render, shared rather than copied.
+                Some(b) => (Some(Arc::clone(b)), true),
                 None => (
-                    in_head.then(|| render_target(head, target, opts, cache)),
+                    in_head.then(|| Arc::new(render_target(head, target, opts, cache))),
                     false,
                 ),
             };
@@ -66,4 +118,30 @@ pub fn render_pair(
             }
         })
         .collect()
+}
+
+/// The sorted union of two sorted lists, with where each target occurs.
+fn union<'a>(base: &'a [Target], head: &'a [Target]) -> Vec<(&'a Target, bool, bool)> {
+    let mut out = Vec::with_capacity(base.len().max(head.len()));
+    let (mut b, mut h) = (base.iter().peekable(), head.iter().peekable());
+    loop {
+        let next = match (b.peek(), h.peek()) {
+            (None, None) => break,
+            (Some(x), None) => (*x, true, false),
+            (None, Some(y)) => (*y, false, true),
+            (Some(x), Some(y)) => match x.cmp(y) {
+                Ordering::Less => (*x, true, false),
+                Ordering::Greater => (*y, false, true),
+                Ordering::Equal => (*x, true, true),
+            },
+        };
+        if next.1 {
+            b.next();
+        }
+        if next.2 {
+            h.next();
+        }
+        out.push(next);
+    }
+    out
 }

@@ -5,12 +5,14 @@ mod git;
 mod links;
 mod memory;
 mod paths;
+mod recording;
 mod worktree;
 
 pub use git::{CommitSnapshot, GitRepo, IndexSnapshot, ResolvedRev};
 #[doc(hidden)]
 pub use memory::MemorySnapshot;
 pub use paths::{PathError, RepoPath};
+pub use recording::{source_finding, yaml_finding, Files, LoadError, ParseCache, ReadSet};
 pub use worktree::WorktreeSnapshot;
 
 use std::path::Path;
@@ -314,6 +316,11 @@ mod tests {
     use super::testing::{commit_all, git, write};
     use super::*;
     use tempfile::TempDir;
+
+    #[test]
+    fn the_yaml_size_limit_is_the_file_size_limit() {
+        assert_eq!(crate::yaml::Limits::DEFAULT.max_bytes as u64, MAX_FILE_SIZE);
+    }
 
     fn text(snapshot: &dyn Snapshot, path: &str) -> String {
         let bytes = snapshot.read(&RepoPath::new(path).unwrap()).unwrap();

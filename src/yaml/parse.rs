@@ -6,7 +6,7 @@ use libyaml_safer::{EventData, Parser};
 use std::collections::HashMap;
 
 /// Limits that keep hostile input from exhausting memory or the stack.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
     /// Deepest nesting of collections.
     pub max_depth: usize,
@@ -21,7 +21,8 @@ impl Limits {
     pub const DEFAULT: Limits = Limits {
         max_depth: 1000,
         max_alias_nodes: 1_000_000,
-        max_bytes: crate::source::MAX_FILE_SIZE as usize,
+        // The largest file a snapshot reads (`source::MAX_FILE_SIZE`, checked by a test there).
+        max_bytes: 16 * 1024 * 1024,
     };
 }
 
@@ -32,7 +33,7 @@ impl Default for Limits {
 }
 
 /// How to parse.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ParseOptions {
     pub limits: Limits,
     pub duplicate_keys: DuplicateKeys,

@@ -1,20 +1,64 @@
 //! Plain-manifest directories: every YAML document of the directory's `.yaml`, `.yml` and
 //! `.json` files (not recursive), in kustomize's legacy order.
 
-use super::files::{source_finding, yaml_finding, Files};
-use crate::finding::rules;
-use crate::report::Finding;
+use crate::engine::{self, Detected, DirListing, EngineOutput};
+use crate::finding::{rules, Finding};
 use crate::resource::{legacy_sort, LegacyOrder, Resource};
-use crate::source::{EntryKind, RepoPath};
+use crate::source::{source_finding, yaml_finding, EntryKind, Files, RepoPath, Snapshot};
 use crate::yaml::{Node, ParseOptions};
 
-/// Renders the directory; the bool is false when an error made the output incomplete.
-pub fn render(files: &Files, dir: &RepoPath) -> (Vec<Resource>, Vec<Finding>, bool) {
+/// A directory of plain manifests, named in the configuration's `directories:`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Spec {
+    pub dir: RepoPath,
+}
+
+impl engine::Spec for Spec {
+    type Options = ();
+    type Details = ();
+
+    fn kind(&self) -> &'static str {
+        "directory"
+    }
+
+    fn id(&self) -> String {
+        format!("dir:{}", self.dir)
+    }
+
+    fn path(&self) -> &RepoPath {
+        &self.dir
+    }
+
+    fn defining_file(&self, _snapshot: &dyn Snapshot) -> RepoPath {
+        self.dir.clone()
+    }
+
+    fn render(&self, files: &Files, _opts: &()) -> EngineOutput<()> {
+        render(files, &self.dir)
+    }
+
+    fn detect_dir(listing: &DirListing) -> Detected<Spec> {
+        let chosen =
+            !listing.dir.is_root() && listing.config.is_manifest_directory(listing.dir.as_str());
+        Detected {
+            specs: chosen
+                .then(|| Spec {
+                    dir: listing.dir.clone(),
+                })
+                .into_iter()
+                .collect(),
+            claims_dir: false,
+        }
+    }
+}
+
+/// Renders the directory; the output is not `ok` when an error made it incomplete.
+fn render(files: &Files, dir: &RepoPath) -> EngineOutput<()> {
     let mut resources = Vec::new();
     let mut findings = Vec::new();
     let entries = match files.list(dir) {
         Ok(e) => e,
-        Err(e) => return (resources, vec![source_finding(&e, dir)], false),
+        Err(e) => return EngineOutput::failed(vec![source_finding(&e, dir)]),
     };
     for entry in entries {
         let is_manifest = [".yaml", ".yml", ".json"]
@@ -43,7 +87,7 @@ pub fn render(files: &Files, dir: &RepoPath) -> (Vec<Resource>, Vec<Finding>, bo
     }
     legacy_sort(&mut resources, &LegacyOrder::default());
     let ok = findings.is_empty();
-    (resources, findings, ok)
+    EngineOutput::new(resources, findings, ok)
 }
 
 /// Adds one document: objects as they are, `kind: List` expanded into its items.

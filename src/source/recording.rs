@@ -1,14 +1,14 @@
-//! The file access every engine uses while rendering one target: reads go through the
-//! snapshot, are recorded in the target's [`ReadSet`] (for the content-addressed cache), and
-//! YAML is parsed once per content id and shared between targets and revisions.
+//! The recording file view every engine reads through while rendering one target (DESIGN's
+//! `RecordingSnapshot`): reads go through the snapshot, are recorded in the target's
+//! [`ReadSet`] (for the content-addressed cache), and YAML is parsed once per content id and
+//! parse options, shared between targets, threads and revisions.
 
-use crate::finding::rules;
-use crate::report::Finding;
-use crate::source::{Bytes, DirEntry, EntryKind, ObjectId, RepoPath, Snapshot, SourceError};
+use super::{Bytes, DirEntry, EntryKind, ObjectId, RepoPath, Snapshot, SourceError};
+use crate::finding::{rules, Finding};
 use crate::yaml::{self, Node, ParseOptions, YamlError};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Every input a render looked at, with a fingerprint of what it saw.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -59,9 +59,13 @@ fn listing_digest(entries: &[DirEntry]) -> u64 {
 }
 
 type ParsedStream = Arc<Result<Vec<Node>, YamlError>>;
-type StreamMap = HashMap<(ObjectId, crate::yaml::DuplicateKeys), ParsedStream>;
+/// One slot per blob and set of options: the first thread to ask parses, the others wait for
+/// it rather than parse the same blob again.
+type StreamMap = HashMap<(ObjectId, ParseOptions), Arc<OnceLock<ParsedStream>>>;
 
-/// Parsed YAML streams shared across targets and revisions, keyed by content id.
+/// Parsed YAML streams shared across targets, threads and revisions, keyed by content id and
+/// everything that changes a parse (the [`ParseOptions`]: limits, duplicate-key mode, comment
+/// dialect).
 #[derive(Default)]
 pub struct ParseCache {
     streams: Mutex<StreamMap>,
@@ -69,13 +73,10 @@ pub struct ParseCache {
 
 impl ParseCache {
     fn get_or_parse(&self, id: ObjectId, bytes: &[u8], opts: &ParseOptions) -> ParsedStream {
-        let key = (id, opts.duplicate_keys);
-        if let Some(hit) = self.lock().get(&key) {
-            return hit.clone();
-        }
-        let parsed = Arc::new(yaml::parse_stream(bytes, opts));
-        self.lock().insert(key, parsed.clone());
-        parsed
+        let slot = self.lock().entry((id, *opts)).or_default().clone();
+        // The map's lock is not held while parsing: other blobs parse in parallel.
+        slot.get_or_init(|| Arc::new(yaml::parse_stream(bytes, opts)))
+            .clone()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, StreamMap> {
@@ -141,20 +142,24 @@ impl<'a> Files<'a> {
 
     /// Reads a file.
     pub fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
+        self.read_with_id(path).map(|(bytes, _)| bytes)
+    }
+
+    /// Reads a file and gives its content id, which is computed once per read.
+    fn read_with_id(&self, path: &RepoPath) -> Result<(Bytes, ObjectId), SourceError> {
         *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) = Some(path.clone());
-        let result = self.snapshot.read(path);
-        match &result {
+        match self.snapshot.read(path) {
             Ok(bytes) => {
-                self.record()
-                    .files
-                    .insert(path.clone(), ObjectId::for_blob(bytes));
+                let id = ObjectId::for_blob(&bytes);
+                self.record().files.insert(path.clone(), id);
+                Ok((bytes, id))
             }
-            Err(_) => {
+            Err(e) => {
                 let kind = self.snapshot.kind(path);
                 self.record().kinds.insert(path.clone(), kind);
+                Err(e)
             }
         }
-        result
     }
 
     /// Lists a directory.
@@ -176,7 +181,7 @@ impl<'a> Files<'a> {
 
     /// The path with its symbolic links resolved (recorded like a kind lookup, so a changed
     /// link changes the read set).
-    pub fn canonical(&self, path: &RepoPath) -> Result<RepoPath, crate::source::SourceError> {
+    pub fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError> {
         self.kind(path);
         self.snapshot.canonical(path)
     }
@@ -204,8 +209,7 @@ impl<'a> Files<'a> {
         path: &RepoPath,
         opts: &ParseOptions,
     ) -> Result<Arc<Result<Vec<Node>, YamlError>>, SourceError> {
-        let bytes = self.read(path)?;
-        let id = ObjectId::for_blob(&bytes);
+        let (bytes, id) = self.read_with_id(path)?;
         Ok(self.cache.get_or_parse(id, &bytes, opts))
     }
 
@@ -248,4 +252,42 @@ pub fn yaml_finding(e: &YamlError, path: &RepoPath) -> Finding {
         yaml::YamlErrorKind::UnknownAnchor => rules::YAML_PARSE,
     };
     Finding::error(rule, e.message.clone()).at(path.to_string(), e.span.line, e.span.column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_share_one_parse_per_blob_and_options() {
+        let cache = ParseCache::default();
+        let bytes = b"a: 1\n".as_slice();
+        let id = ObjectId::for_blob(bytes);
+        let opts = ParseOptions::default();
+        let barrier = std::sync::Barrier::new(8);
+        let parsed: Vec<ParsedStream> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    s.spawn(|| {
+                        barrier.wait();
+                        cache.get_or_parse(id, bytes, &opts)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(parsed.iter().all(|p| Arc::ptr_eq(p, &parsed[0])));
+        // Options that change a parse get their own entry.
+        let strict_depth = ParseOptions {
+            limits: yaml::Limits {
+                max_depth: 1,
+                ..yaml::Limits::DEFAULT
+            },
+            ..opts
+        };
+        assert!(!Arc::ptr_eq(
+            &cache.get_or_parse(id, bytes, &strict_depth),
+            &parsed[0]
+        ));
+    }
 }

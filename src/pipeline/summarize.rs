@@ -1,12 +1,16 @@
 //! Turns render outcomes into a [`Report`]: per-target status and changes, every finding
 //! tagged with its side, and the summary counts.
 
-use super::{diff_resources, DiffOptions};
+use crate::diff::{diff_resources, DiffOptions};
 use crate::render::{PairOutcome, Rendered, Target};
 use crate::report::{
     ChangeKind, Finding, Report, RevisionInfo, Severity, Side, Summary, TargetReport, TargetStatus,
     REPORT_SCHEMA,
 };
+use serde_json::Value;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 /// The report for a two-revision diff.
 pub fn pair_report(
@@ -105,24 +109,21 @@ pub fn pair_report(
 /// An object removed in one place and added in another (another namespace of the same target,
 /// or another target) with the same content is one moved object, not a removal and an addition.
 fn detect_moves(targets: &mut [TargetReport], opts: &DiffOptions) {
-    let strip = |body: &serde_json::Value| {
-        let mut b = body.clone();
-        if let Some(meta) = b.get_mut("metadata").and_then(|m| m.as_object_mut()) {
-            meta.remove("namespace");
+    // Removed bodies by a hash of their content without the namespace: each added body is
+    // compared only with the removed ones of the same hash, and nothing is cloned.
+    let mut removed: Vec<(usize, usize)> = Vec::new();
+    let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
+    for (ti, t) in targets.iter().enumerate() {
+        for (ci, c) in t.changes.iter().enumerate() {
+            if let (ChangeKind::Removed, Some(body)) = (c.change, &c.body) {
+                by_hash
+                    .entry(body_hash(body))
+                    .or_default()
+                    .push(removed.len());
+                removed.push((ti, ci));
+            }
         }
-        b
-    };
-    let removed: Vec<(usize, usize, serde_json::Value)> = targets
-        .iter()
-        .enumerate()
-        .flat_map(|(ti, t)| {
-            t.changes.iter().enumerate().filter_map(move |(ci, c)| {
-                (c.change == ChangeKind::Removed)
-                    .then(|| c.body.as_ref().map(|b| (ti, ci, b.clone())))?
-            })
-        })
-        .map(|(ti, ci, b)| (ti, ci, strip(&b)))
-        .collect();
+    }
     let mut used = vec![false; removed.len()];
     let mut drop: Vec<(usize, usize)> = Vec::new();
     for ti in 0..targets.len() {
@@ -134,22 +135,27 @@ fn detect_moves(targets: &mut [TargetReport], opts: &DiffOptions) {
             let Some(body) = c.body.as_ref() else {
                 continue;
             };
-            let stripped = strip(body);
-            let Some(k) = removed.iter().enumerate().position(|(k, (rt, rc, rb))| {
+            let candidates = by_hash.get(&body_hash(body)).map_or(&[][..], Vec::as_slice);
+            let Some(&k) = candidates.iter().find(|&&k| {
+                let (rt, rc) = removed[k];
+                let old = &targets[rt].changes[rc];
                 !used[k]
-                    && *rb == stripped
-                    && (*rt != ti || targets[*rt].changes[*rc].resource != c.resource)
+                    && old
+                        .body
+                        .as_ref()
+                        .is_some_and(|b| same_but_namespace(b, body))
+                    && (rt != ti || old.resource != c.resource)
             }) else {
                 continue;
             };
             used[k] = true;
-            let (rt, rc, _) = &removed[k];
+            let (rt, rc) = &removed[k];
             let old = &targets[*rt].changes[*rc];
             let from = old.resource.clone();
             let old_body = old.body.clone().unwrap_or_default();
             let from_target = (*rt != ti).then(|| targets[*rt].id.clone());
             drop.push((*rt, *rc));
-            let mut fields = super::diff_values(&old_body, body);
+            let mut fields = crate::diff::diff_values(&old_body, body);
             fields.retain(|f| !opts.hides(&c.resource, &f.path));
             let c = &mut targets[ti].changes[ci];
             c.change = ChangeKind::Renamed;
@@ -168,6 +174,74 @@ fn detect_moves(targets: &mut [TargetReport], opts: &DiffOptions) {
             t.status = TargetStatus::Unchanged;
         }
     }
+}
+
+/// A hash of an object that ignores `metadata.namespace` and the order of mapping keys (the
+/// order [`serde_json::Value`]'s equality ignores too).
+fn body_hash(body: &Value) -> u64 {
+    /// Where a value sits: the object's root, its `metadata`, or anywhere else.
+    #[derive(Clone, Copy, PartialEq)]
+    enum At {
+        Root,
+        Metadata,
+        Other,
+    }
+    fn hash(v: &Value, at: At) -> u64 {
+        let mut h = DefaultHasher::new();
+        match v {
+            Value::Object(map) => {
+                // Entries combine by addition, so their order does not count.
+                let mut sum = 0u64;
+                for (k, v) in map {
+                    if at == At::Metadata && k == "namespace" {
+                        continue;
+                    }
+                    let child = if at == At::Root && k == "metadata" {
+                        At::Metadata
+                    } else {
+                        At::Other
+                    };
+                    let mut e = DefaultHasher::new();
+                    k.hash(&mut e);
+                    hash(v, child).hash(&mut e);
+                    sum = sum.wrapping_add(e.finish());
+                }
+                (5u8, sum).hash(&mut h);
+            }
+            Value::Array(items) => {
+                6u8.hash(&mut h);
+                for i in items {
+                    hash(i, At::Other).hash(&mut h);
+                }
+            }
+            other => other.to_string().hash(&mut h),
+        }
+        h.finish()
+    }
+    hash(body, At::Root)
+}
+
+/// True when two objects are equal up to `metadata.namespace`.
+fn same_but_namespace(a: &Value, b: &Value) -> bool {
+    let (Some(a), Some(b)) = (a.as_object(), b.as_object()) else {
+        return a == b;
+    };
+    let without_namespace = |m: &serde_json::Map<String, Value>| {
+        m.iter()
+            .filter(|(k, _)| *k != "namespace")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<serde_json::Map<String, Value>>()
+    };
+    let metadata_equal = match (a.get("metadata"), b.get("metadata")) {
+        (Some(Value::Object(x)), Some(Value::Object(y))) => {
+            without_namespace(x) == without_namespace(y)
+        }
+        (x, y) => x == y,
+    };
+    metadata_equal
+        && a.len() == b.len()
+        && a.iter()
+            .all(|(k, v)| k == "metadata" || b.get(k) == Some(v))
 }
 
 /// The report for one revision (`check`): every target unchanged or in error.

@@ -1,0 +1,143 @@
+//! The seam between the engines (kustomize, Helm, Argo CD, plain manifests) and the code that
+//! orchestrates them. An engine owns a spec type (what one of its targets is), its options, how
+//! it detects targets in a snapshot, and how it renders one; [`crate::target`] lists the
+//! engines in one dispatch table.
+
+use crate::config::Config;
+use crate::finding::{Finding, Rule};
+use crate::resource::Resource;
+use crate::source::{DirEntry, EntryKind, Files, RepoPath, Snapshot};
+
+/// What rendering one target gives.
+#[derive(Clone, Debug)]
+pub struct EngineOutput<D> {
+    pub resources: Vec<Resource>,
+    pub findings: Vec<Finding>,
+    /// False when an error stopped the render (the resources are then incomplete).
+    pub ok: bool,
+    /// False when the output lacks something kdelta did not fetch or cannot render yet: a
+    /// finding marked `incomplete` says what.
+    pub complete: bool,
+    /// What the engine knows beyond the resources (a Helm dependency tree, the generator
+    /// parameters behind an Application), typed per engine.
+    pub details: D,
+}
+
+impl<D: Default> EngineOutput<D> {
+    /// An output whose completeness follows from its findings.
+    pub fn new(resources: Vec<Resource>, findings: Vec<Finding>, ok: bool) -> EngineOutput<D> {
+        let complete = !findings.iter().any(|f| f.incomplete);
+        EngineOutput {
+            resources,
+            findings,
+            ok,
+            complete,
+            details: D::default(),
+        }
+    }
+
+    /// A failed render: no resources, the findings say why.
+    pub fn failed(findings: Vec<Finding>) -> EngineOutput<D> {
+        EngineOutput::new(Vec::new(), findings, false)
+    }
+}
+
+impl<D> EngineOutput<D> {
+    /// The same output with other details.
+    pub fn map_details<E>(self, f: impl FnOnce(D) -> E) -> EngineOutput<E> {
+        EngineOutput {
+            resources: self.resources,
+            findings: self.findings,
+            ok: self.ok,
+            complete: self.complete,
+            details: f(self.details),
+        }
+    }
+}
+
+/// One directory as discovery sees it.
+pub struct DirListing<'a> {
+    pub snapshot: &'a dyn Snapshot,
+    pub dir: &'a RepoPath,
+    pub entries: &'a [DirEntry],
+    pub config: &'a Config,
+}
+
+impl DirListing<'_> {
+    /// True when the directory holds a file (not a directory) of that name.
+    pub fn has_file(&self, name: &str) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e.name == name && e.kind != EntryKind::Dir)
+    }
+}
+
+/// What an engine found in one directory.
+pub struct Detected<S> {
+    pub specs: Vec<S>,
+    /// The directory belongs to this engine as a whole (a Helm chart: its templates and
+    /// subcharts are part of it): no other engine looks at it and discovery does not descend.
+    pub claims_dir: bool,
+}
+
+impl<S> Default for Detected<S> {
+    fn default() -> Self {
+        Detected {
+            specs: Vec::new(),
+            claims_dir: false,
+        }
+    }
+}
+
+/// A kind of target: the spec type of one engine. Implemented by every engine's spec and
+/// listed once in [`crate::target`]'s dispatch table.
+pub trait Spec: Sized {
+    /// What changes the engine's output (part of every cache key).
+    type Options;
+    /// What the engine reports beyond resources.
+    type Details: Default + Clone + std::fmt::Debug;
+
+    /// The kind in reports and `kdelta list`: `kustomize`, `helm`, `appset`, `app`,
+    /// `directory`.
+    fn kind(&self) -> &'static str;
+
+    /// The stable id used in reports: `kustomize:apps/web/overlays/prod`.
+    fn id(&self) -> String;
+    /// The path the target lives at (its directory or defining file).
+    fn path(&self) -> &RepoPath;
+    /// The file that defines the target, where reports anchor its annotations.
+    fn defining_file(&self, snapshot: &dyn Snapshot) -> RepoPath;
+    /// Renders the target, reading through `files`.
+    fn render(&self, files: &Files, opts: &Self::Options) -> EngineOutput<Self::Details>;
+
+    /// The targets this one generates (an ApplicationSet's Applications), found in the expand
+    /// phase between discovery and rendering so that they are rendered and diffed like any
+    /// other target.
+    fn expand(&self, _files: &Files, _opts: &Self::Options) -> (Vec<Self>, Vec<Finding>) {
+        (Vec::new(), Vec::new())
+    }
+
+    /// Targets of this kind in a directory (discovery asks every engine, in table order).
+    fn detect_dir(_listing: &DirListing) -> Detected<Self> {
+        Detected::default()
+    }
+    /// Targets of this kind defined in a YAML file; findings for files that look like such
+    /// manifests but cannot be read.
+    fn detect_file(
+        _snapshot: &dyn Snapshot,
+        _path: &RepoPath,
+        _config: &Config,
+    ) -> (Vec<Self>, Vec<Finding>) {
+        (Vec::new(), Vec::new())
+    }
+}
+
+/// The notice for a target whose engine has not landed yet: its output is missing.
+pub fn not_rendered_yet(rule: Rule, path: &RepoPath, what: &str) -> Finding {
+    Finding::notice(
+        rule,
+        format!("{what} are discovered but not rendered yet by this kdelta version"),
+    )
+    .in_file(path.to_string())
+    .incomplete()
+}

@@ -1,0 +1,204 @@
+//! The library pipeline behind every command: `diff`, `check` and `render` take typed requests
+//! (opened snapshots, the configuration, options) and return typed results (a [`Report`],
+//! renders). The CLI only parses arguments, opens revisions and prints.
+
+mod summarize;
+
+pub use summarize::{pair_report, single_report};
+
+use crate::config::{Config, CONFIG_FILE};
+use crate::diff::DiffOptions;
+use crate::discover::discover;
+use crate::finding::{rules, Finding};
+use crate::render::{
+    expand, render_all, render_pair, render_target, ParseCache, RenderOptions, Rendered, Target,
+};
+use crate::report::{Report, RevisionInfo};
+use crate::source::{EntryKind, RepoPath, Snapshot};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Options every command shares.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub render: RenderOptions,
+    /// `--strict`: findings that leave an output incomplete are errors.
+    pub strict: bool,
+    /// Show Secret values instead of keyed digests.
+    pub show_secrets: bool,
+}
+
+/// One revision, opened.
+pub struct Revision<'a> {
+    pub snapshot: &'a dyn Snapshot,
+    pub info: RevisionInfo,
+}
+
+/// The configuration a run uses, or the finding that says why the file could not be used
+/// (the run then goes on with the default configuration).
+pub type LoadedConfig = Result<Config, Finding>;
+
+/// The configuration: `explicit` (`--config FILE`, read from disk) if given, else
+/// `.kdelta.yaml` from the snapshot, else the default.
+pub fn load_config(explicit: Option<&Path>, snapshot: &dyn Snapshot) -> LoadedConfig {
+    if let Some(path) = explicit {
+        let bytes = std::fs::read(path).map_err(|e| {
+            Finding::error(rules::CONFIG_INVALID, format!("cannot read config: {e}"))
+                .in_file(path.display().to_string())
+        })?;
+        return Config::parse(&bytes).map_err(|e| e.to_finding(&path.display().to_string()));
+    }
+    let file = RepoPath::new(CONFIG_FILE).expect("a constant relative path");
+    match snapshot.read(&file) {
+        Ok(bytes) => Config::parse(&bytes).map_err(|e| e.to_finding(CONFIG_FILE)),
+        Err(_) => Ok(Config::default()),
+    }
+}
+
+fn config_or_default(config: LoadedConfig, findings: &mut Vec<Finding>) -> Config {
+    config.unwrap_or_else(|f| {
+        findings.push(f);
+        Config::default()
+    })
+}
+
+/// `kdelta diff`: discovers, expands and renders both revisions (head reusing base renders
+/// whose inputs did not change) and diffs them. The head's configuration decides what is
+/// rendered on both sides.
+pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options) -> Report {
+    let mut findings = Vec::new();
+    let config = config_or_default(config, &mut findings);
+    let cache = ParseCache::default();
+    let base_found = discover(base.snapshot, &config);
+    let head_found = discover(head.snapshot, &config);
+    findings.extend(head_found.findings);
+    let base_targets = expand(base.snapshot, base_found.targets, &opts.render, &cache).targets;
+    let head_expansion = expand(head.snapshot, head_found.targets, &opts.render, &cache);
+    findings.extend(head_expansion.findings);
+    let mut outcomes = render_pair(
+        base.snapshot,
+        head.snapshot,
+        &base_targets,
+        &head_expansion.targets,
+        &opts.render,
+        &cache,
+    );
+    if opts.strict {
+        for o in &mut outcomes {
+            // Shared when head reused base: the first escalation copies, the second is in place.
+            o.base
+                .iter_mut()
+                .chain(&mut o.head)
+                .for_each(|r| Arc::make_mut(r).escalate_incomplete());
+        }
+    }
+    pair_report(
+        &outcomes,
+        base.info,
+        head.info,
+        findings,
+        &DiffOptions {
+            show_secrets: opts.show_secrets,
+            ignore: config.ignore_rules().to_vec(),
+        },
+    )
+}
+
+/// `kdelta check`: renders every target at one revision and reports its findings.
+pub fn check(rev: Revision, config: LoadedConfig, opts: &Options) -> Report {
+    let mut findings = Vec::new();
+    let config = config_or_default(config, &mut findings);
+    let cache = ParseCache::default();
+    let found = discover(rev.snapshot, &config);
+    findings.extend(found.findings);
+    let expansion = expand(rev.snapshot, found.targets, &opts.render, &cache);
+    findings.extend(expansion.findings);
+    let mut rendered = render_all(rev.snapshot, &expansion.targets, &opts.render, &cache);
+    if opts.strict {
+        rendered.iter_mut().for_each(|r| r.escalate_incomplete());
+    }
+    single_report(&expansion.targets, &rendered, rev.info, findings)
+}
+
+/// `kdelta render`: renders the given targets one after the other (they share a parse cache).
+pub fn render<'a>(
+    snapshot: &'a dyn Snapshot,
+    targets: &'a [Target],
+    opts: &Options,
+) -> impl Iterator<Item = (Target, Rendered)> + 'a {
+    let cache = ParseCache::default();
+    let opts = opts.clone();
+    targets.iter().map(move |t| {
+        let mut rendered = render_target(snapshot, t, &opts.render, &cache);
+        if opts.strict {
+            rendered.escalate_incomplete();
+        }
+        (t.clone(), rendered)
+    })
+}
+
+/// What a `kdelta render` argument names.
+#[derive(Clone, Debug)]
+pub enum TargetArg {
+    /// A target id as `kdelta list` prints it (`kustomize:apps/web`).
+    Id(String),
+    /// A repository path: a target directory, or a file holding Argo CD manifests.
+    Path(RepoPath),
+}
+
+impl TargetArg {
+    /// An argument that looks like a target id (`KIND:…` with a known kind) is one.
+    pub fn parse_id(arg: &str) -> Option<TargetArg> {
+        let (kind, _) = arg.split_once(':')?;
+        ["kustomize", "helm", "appset", "app", "dir"]
+            .contains(&kind)
+            .then(|| TargetArg::Id(arg.to_string()))
+    }
+}
+
+/// Why a `kdelta render` argument names no target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResolveError {
+    /// No target has this id.
+    NoSuchId,
+    /// A file, but no Argo CD manifest is defined in it.
+    NotAManifest,
+    /// Nothing is at that path in the snapshot.
+    Missing,
+}
+
+/// Maps a `kdelta render` argument to targets: a target id, a kustomization or chart
+/// directory, a directory of manifests, or a file holding Argo CD manifests.
+pub fn resolve(
+    snapshot: &dyn Snapshot,
+    config: &Config,
+    arg: &TargetArg,
+) -> Result<Vec<Target>, ResolveError> {
+    let discovered = |keep: &dyn Fn(&Target) -> bool| -> Vec<Target> {
+        discover(snapshot, config)
+            .targets
+            .into_iter()
+            .filter(|t| keep(t))
+            .collect()
+    };
+    let found = match arg {
+        TargetArg::Id(id) => {
+            let found = discovered(&|t| t.id() == *id);
+            return if found.is_empty() {
+                Err(ResolveError::NoSuchId)
+            } else {
+                Ok(found)
+            };
+        }
+        TargetArg::Path(path) => match snapshot.kind(path) {
+            EntryKind::Dir => return Ok(vec![crate::discover::target_at(snapshot, path.clone())]),
+            EntryKind::File | EntryKind::Symlink => discovered(&|t| t.path() == path),
+            EntryKind::Missing => return Err(ResolveError::Missing),
+        },
+    };
+    if found.is_empty() {
+        Err(ResolveError::NotAManifest)
+    } else {
+        Ok(found)
+    }
+}

@@ -1,0 +1,120 @@
+//! What kdelta renders: the [`Target`] of every engine, and the dispatch table that is the only
+//! place listing the engines. Adding an engine means adding its module (with a type
+//! implementing [`engine::Spec`]) and one line in [`engines!`]'s invocation below.
+
+use crate::config::Config;
+use crate::engine::{self, Detected, DirListing, EngineOutput, Spec as _};
+use crate::finding::Finding;
+use crate::source::{Files, RepoPath, Snapshot};
+use crate::{appset, directory, helm, kustomize};
+
+/// Generates [`Target`], [`Details`], [`RenderOptions`] and the dispatch from one line per
+/// engine: `Variant(spec type) => options field`. Detection asks the engines in this order.
+macro_rules! engines {
+    ($($variant:ident($spec:ty) => $options:ident,)*) => {
+        /// Something kdelta renders into Kubernetes objects. Ordered by engine, then by spec
+        /// (reports list targets in this order).
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Target {
+            $($variant($spec),)*
+        }
+
+        /// What an engine reported about a render beyond its resources.
+        #[derive(Clone, Debug)]
+        pub enum Details {
+            $($variant(<$spec as engine::Spec>::Details),)*
+        }
+
+        /// Options that change rendered output, per engine (part of every cache key).
+        #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct RenderOptions {
+            $(pub $options: <$spec as engine::Spec>::Options,)*
+        }
+
+        $(
+            impl From<$spec> for Target {
+                fn from(spec: $spec) -> Target {
+                    Target::$variant(spec)
+                }
+            }
+        )*
+
+        impl Target {
+            /// The stable id used in reports: `kustomize:apps/web/overlays/prod`.
+            pub fn id(&self) -> String {
+                match self { $(Target::$variant(s) => s.id(),)* }
+            }
+
+            /// `kustomize`, `helm`, `appset`, `app` or `directory`.
+            pub fn kind(&self) -> &'static str {
+                match self { $(Target::$variant(s) => s.kind(),)* }
+            }
+
+            /// The path the target lives at (its directory or defining file).
+            pub fn path(&self) -> &RepoPath {
+                match self { $(Target::$variant(s) => s.path(),)* }
+            }
+
+            /// The file that defines the target (kustomization, Chart.yaml, the Argo CD
+            /// manifest), where reports anchor the target's annotations.
+            pub fn defining_file(&self, snapshot: &dyn Snapshot) -> RepoPath {
+                match self { $(Target::$variant(s) => s.defining_file(snapshot),)* }
+            }
+
+            /// Renders the target with its engine.
+            pub fn render(&self, files: &Files, opts: &RenderOptions) -> EngineOutput<Details> {
+                match self {
+                    $(Target::$variant(s) => s.render(files, &opts.$options).map_details(Details::$variant),)*
+                }
+            }
+
+            /// The targets this one generates (see [`engine::Spec::expand`]).
+            pub fn expand(&self, files: &Files, opts: &RenderOptions) -> (Vec<Target>, Vec<Finding>) {
+                match self {
+                    $(Target::$variant(s) => {
+                        let (specs, findings) = s.expand(files, &opts.$options);
+                        (specs.into_iter().map(Target::$variant).collect(), findings)
+                    })*
+                }
+            }
+        }
+
+        /// Every engine's targets in a directory. When an engine claims the directory (a
+        /// Helm chart), only its targets count and discovery does not descend.
+        pub fn detect_dir(listing: &DirListing) -> Detected<Target> {
+            let mut all = Detected::default();
+            $(
+                let found = <$spec as engine::Spec>::detect_dir(listing);
+                let specs = found.specs.into_iter().map(Target::$variant);
+                if found.claims_dir {
+                    return Detected { specs: specs.collect(), claims_dir: true };
+                }
+                all.specs.extend(specs);
+            )*
+            all
+        }
+
+        /// Every engine's targets defined in a YAML file.
+        pub fn detect_file(
+            snapshot: &dyn Snapshot,
+            path: &RepoPath,
+            config: &Config,
+        ) -> (Vec<Target>, Vec<Finding>) {
+            let mut targets = Vec::new();
+            let mut findings = Vec::new();
+            $(
+                let (specs, found) = <$spec as engine::Spec>::detect_file(snapshot, path, config);
+                targets.extend(specs.into_iter().map(Target::$variant));
+                findings.extend(found);
+            )*
+            (targets, findings)
+        }
+    };
+}
+
+engines! {
+    Kustomize(kustomize::Spec) => kustomize,
+    Helm(helm::Spec) => helm,
+    Argo(appset::Spec) => appset,
+    Directory(directory::Spec) => directory,
+}
