@@ -1,0 +1,206 @@
+//! The dependency rule of DESIGN.md section 2, checked on the source: a module imports only
+//! from modules in lower layers (the leaves know nothing of the engines, the engines nothing
+//! of the orchestration, `diff` and `report` nothing of rendering), only `source`, the
+//! kustomize exec plugin runner and the pipeline touch the file system, and only the CLI
+//! prints. Every top-level module must be placed in a layer.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The layers, lowest first. A module may use any module of a lower layer; modules of one
+/// layer do not use each other (engines may, where the domain needs it: none yet).
+const LAYERS: &[&[&str]] = &[
+    &["panic", "finding", "redact", "yaml"],
+    &["source"],
+    &["resource", "config"],
+    &["engine"],
+    &["kustomize", "helm", "appset", "directory"],
+    &["target"],
+    &["discover"],
+    &["render"],
+    &["diff"],
+    &["report"],
+    &["pipeline", "fuzzing"],
+];
+
+/// Uses allowed inside one layer: (user, used).
+const SAME_LAYER: &[(&str, &str)] = &[];
+
+/// Modules that may read or write files directly (everything else reads through a snapshot).
+const FILE_SYSTEM: &[&str] = &["source", "pipeline", "fuzzing", "kustomize"];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file of a top-level module (`src/NAME.rs` or `src/NAME/**`).
+fn module_files(name: &str) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let single = src().join(format!("{name}.rs"));
+    if single.is_file() {
+        files.push(single);
+    }
+    let mut stack = vec![src().join(name)];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") && !is_test_file(&p) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Test-only files (`tests.rs`, `tests/…` inside a module) may use anything.
+fn is_test_file(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "tests.rs")
+        || path
+            .strip_prefix(src())
+            .is_ok_and(|p| p.components().any(|c| c.as_os_str() == "tests"))
+}
+
+/// The code of a file without comments and without `#[cfg(test)]` modules at the end of a
+/// file (tests may use anything).
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("a readable source file");
+    let text = match text.find("#[cfg(test)]\nmod tests") {
+        Some(i) => &text[..i],
+        None => &text,
+    };
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(i) if !l[..i].contains('"') => &l[..i],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The top-level modules a file names through `crate::…`, with the line it first does.
+fn crate_uses(code: &str) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for (n, line) in code.lines().enumerate() {
+        let mut rest = line;
+        while let Some(i) = rest.find("crate::") {
+            rest = &rest[i + "crate::".len()..];
+            let names: Vec<&str> = if let Some(group) = rest.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                group[..end]
+                    .split(',')
+                    .map(|s| s.trim().split("::").next().unwrap_or(""))
+                    .collect()
+            } else {
+                vec![rest
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or("")]
+            };
+            for name in names.into_iter().filter(|s| !s.is_empty()) {
+                out.entry(name.to_string()).or_insert(n + 1);
+            }
+        }
+    }
+    out
+}
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| l.contains(&module))
+}
+
+/// The modules `lib.rs` declares.
+fn declared_modules() -> Vec<String> {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).expect("src/lib.rs");
+    lib.lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("pub mod ")
+                .or(l.trim().strip_prefix("mod "))
+        })
+        .map(|l| l.trim_end_matches(';').to_string())
+        .collect()
+}
+
+#[test]
+fn every_module_has_a_layer() {
+    for m in declared_modules() {
+        assert!(
+            layer_of(&m).is_some(),
+            "src/{m} is in no layer of tests/architecture.rs: place it in DESIGN.md's order"
+        );
+    }
+}
+
+#[test]
+fn modules_import_only_from_lower_layers() {
+    let mut violations = Vec::new();
+    for module in declared_modules() {
+        let own = layer_of(&module).expect("checked by every_module_has_a_layer");
+        for file in module_files(&module) {
+            for (used, line) in crate_uses(&code(&file)) {
+                if used == module {
+                    continue;
+                }
+                let Some(theirs) = layer_of(&used) else {
+                    continue;
+                };
+                let allowed = theirs < own
+                    || (theirs == own && SAME_LAYER.contains(&(module.as_str(), used.as_str())));
+                if !allowed {
+                    violations.push(format!(
+                        "{}:{line}: {module} uses crate::{used}, which is not below it",
+                        file.strip_prefix(src()).unwrap_or(&file).display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
+
+#[test]
+fn only_the_cli_prints_and_few_modules_touch_files() {
+    let mut violations = Vec::new();
+    for module in declared_modules() {
+        for file in module_files(&module) {
+            let code = code(&file);
+            let shown = file
+                .strip_prefix(src())
+                .unwrap_or(&file)
+                .display()
+                .to_string();
+            for (n, line) in code.lines().enumerate() {
+                if ["println!", "eprintln!", "print!(", "eprint!("]
+                    .iter()
+                    .any(|p| line.contains(p))
+                {
+                    violations.push(format!("{shown}:{}: prints (only src/cli may)", n + 1));
+                }
+                if !FILE_SYSTEM.contains(&module.as_str())
+                    && (line.contains("std::fs") || line.contains("File::open"))
+                {
+                    violations.push(format!(
+                        "{shown}:{}: touches the file system (read through a Snapshot)",
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_imports() {
+    let uses = crate_uses("use crate::{appset, finding::Finding};\nlet x = crate::yaml::parse();");
+    assert_eq!(
+        uses.keys().collect::<Vec<_>>(),
+        ["appset", "finding", "yaml"]
+    );
+}
