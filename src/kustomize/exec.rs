@@ -84,7 +84,7 @@ pub fn run_plugin(
     let stdin = input.map(stream_of).unwrap_or_default();
     let output = invoke(&path, &config, &args, stdin.as_bytes(), ldr.root().as_str())?;
     let text = String::from_utf8_lossy(&output);
-    let produced = parse_smp(&text).map_err(|e| {
+    let produced = parse_smp(&text, &ldr.schema).map_err(|e| {
         KError::new(
             rules::KUSTOMIZE_PLUGIN_OUTPUT,
             format!("plugin {id} printed invalid resources: {e}"),

@@ -93,7 +93,7 @@ pub fn apply(
 }
 
 fn object_id(obj: &Node) -> String {
-    super::kid::KId::of(obj).to_string()
+    super::kid::KId::unscoped(obj).to_string()
 }
 
 fn walk(

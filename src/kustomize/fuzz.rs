@@ -2,8 +2,9 @@
 //! own functions applied to one resource, without a kustomization around them.
 
 use super::res::Res;
+use super::schema::BuildSchema;
+use super::smp;
 use super::transform::patch::{self, PatchBody};
-use super::{schema, smp};
 use crate::yaml::{self, Dialect, ParseOptions};
 
 /// Parses `resource` as one object and applies `patch_text` to it the ways kustomize can: as
@@ -11,12 +12,12 @@ use crate::yaml::{self, Dialect, ParseOptions};
 /// patched objects written as kustomize prints them; `Err` says why the input was refused.
 #[doc(hidden)]
 pub fn apply_patch_text(resource: &[u8], patch_text: &str) -> Result<Vec<String>, String> {
-    schema::reset();
     let node = yaml::parse_one(resource, &ParseOptions::default()).map_err(|e| e.to_string())?;
     if !node.is_map() {
         return Err("the resource is not a mapping".into());
     }
-    let res = Res::new(node, Default::default());
+    let schema = BuildSchema::new();
+    let res = Res::new(node, Default::default(), schema.clone());
     let mut out = Vec::new();
     let mut errors = Vec::new();
     let mut keep = |r: Result<Option<Res>, String>| match r {
@@ -27,18 +28,18 @@ pub fn apply_patch_text(resource: &[u8], patch_text: &str) -> Result<Vec<String>
         Ok(None) => {}
         Err(e) => errors.push(e),
     };
-    match patch::parse_patch(patch_text, "fuzz") {
+    match patch::parse_patch(patch_text, "fuzz", &schema) {
         Ok(PatchBody::Smp(patches)) => keep(apply_smps(&res, &patches)),
         Ok(PatchBody::Json(ops)) => keep(apply_json(&res, &ops)),
         Err(e) => keep(Err(e.to_string())),
     }
-    if let Ok(patches) = patch::parse_smp(patch_text) {
+    if let Ok(patches) = patch::parse_smp(patch_text, &schema) {
         // The merge engine on its own, with the builtin schema.
         for p in &patches {
             let mut dest = res.node.clone();
             keep(
                 smp::merge(&mut dest, &p.node, super::openapi::Schema::builtin())
-                    .map(|_| Some(Res::new(dest, Default::default())))
+                    .map(|_| Some(Res::new(dest, Default::default(), schema.clone())))
                     .map_err(|e| e.to_string()),
             );
         }
@@ -46,7 +47,6 @@ pub fn apply_patch_text(resource: &[u8], patch_text: &str) -> Result<Vec<String>
     if let Ok(ops) = patch::parse_json_patch(patch_text) {
         keep(apply_json(&res, &ops));
     }
-    schema::reset();
     if out.is_empty() {
         Err(errors.join("; "))
     } else {

@@ -99,7 +99,7 @@ pub fn generate(
             })),
         );
     }
-    let mut res = Res::new(node, origin);
+    let mut res = Res::new(node, origin, ldr.schema.clone());
     if let Some(opts) = options {
         let mut labels = res.labels();
         if let Some(l) = &opts.labels {

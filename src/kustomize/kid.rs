@@ -2,18 +2,19 @@
 //! the "effective namespace" rules (`""` and `default` are the same; cluster-scoped kinds have
 //! none) and the built-in table of cluster-scoped types.
 
+use super::schema::BuildSchema;
 use crate::resource::split_api_version;
 use crate::yaml::Node;
 use std::fmt;
 
-/// True when kustomize's schema knows this type to be cluster-scoped.
-pub fn is_cluster_scoped(group: &str, version: &str, kind: &str) -> bool {
+/// True when the build's schema knows this type to be cluster-scoped.
+pub fn is_cluster_scoped(group: &str, version: &str, kind: &str, schema: &BuildSchema) -> bool {
     let api_version = if group.is_empty() {
         version.to_string()
     } else {
         format!("{group}/{version}")
     };
-    super::schema::cluster_scoped(&api_version, kind)
+    schema.cluster_scoped(&api_version, kind)
 }
 
 /// Group, version, kind. `cluster_scoped` is decided when built from an object, as kyaml's
@@ -27,20 +28,31 @@ pub struct Gvk {
 }
 
 impl Gvk {
-    /// A gvk with the scope looked up in the schema.
-    pub fn new(group: &str, version: &str, kind: &str) -> Gvk {
+    /// A gvk with the scope looked up in the build's schema.
+    pub fn new(group: &str, version: &str, kind: &str, schema: &BuildSchema) -> Gvk {
         Gvk {
             group: group.to_string(),
             version: version.to_string(),
             kind: kind.to_string(),
-            cluster_scoped: is_cluster_scoped(group, version, kind),
+            cluster_scoped: is_cluster_scoped(group, version, kind, schema),
         }
     }
 
     /// The gvk of an object node.
-    pub fn of(node: &Node) -> Gvk {
+    pub fn of(node: &Node, schema: &BuildSchema) -> Gvk {
         let (g, v) = split_api_version(node.str_at(&["apiVersion"]).unwrap_or(""));
-        Gvk::new(g, v, node.str_at(&["kind"]).unwrap_or(""))
+        Gvk::new(g, v, node.str_at(&["kind"]).unwrap_or(""), schema)
+    }
+
+    /// The gvk of an object node without its scope (for messages, which do not show it).
+    pub fn unscoped(node: &Node) -> Gvk {
+        let (g, v) = split_api_version(node.str_at(&["apiVersion"]).unwrap_or(""));
+        Gvk {
+            group: g.to_string(),
+            version: v.to_string(),
+            kind: node.str_at(&["kind"]).unwrap_or("").to_string(),
+            cluster_scoped: false,
+        }
     }
 
     /// Same group, version and kind (scope ignored).
@@ -98,9 +110,17 @@ pub const NOT_A_NAMESPACE: &str = "_non_namespaceable_";
 
 impl KId {
     /// The current id of an object node.
-    pub fn of(node: &Node) -> KId {
+    pub fn of(node: &Node, schema: &BuildSchema) -> KId {
         KId {
-            gvk: Gvk::of(node),
+            gvk: Gvk::of(node, schema),
+            ..KId::unscoped(node)
+        }
+    }
+
+    /// The id of an object node without its scope (for messages, which do not show it).
+    pub fn unscoped(node: &Node) -> KId {
+        KId {
+            gvk: Gvk::unscoped(node),
             name: node.str_at(&["metadata", "name"]).unwrap_or("").to_string(),
             namespace: node
                 .str_at(&["metadata", "namespace"])
@@ -167,14 +187,14 @@ mod tests {
     #[test]
     fn display_and_namespaces() {
         let id = KId {
-            gvk: Gvk::new("apps", "v1", "Deployment"),
+            gvk: Gvk::new("apps", "v1", "Deployment", &BuildSchema::default()),
             name: "web".into(),
             namespace: String::new(),
         };
         assert_eq!(id.to_string(), "Deployment.v1.apps/web.[noNs]");
         assert_eq!(id.effective_namespace(), "default");
         let ns = KId {
-            gvk: Gvk::new("", "v1", "Namespace"),
+            gvk: Gvk::new("", "v1", "Namespace", &BuildSchema::default()),
             name: "x".into(),
             namespace: String::new(),
         };

@@ -3,9 +3,10 @@
 //! detection, and recognition of remote targets (which are never fetched).
 
 use super::error::KError;
+use super::schema::BuildSchema;
 use crate::finding::rules;
-use crate::source::Files;
-use crate::source::{Bytes, EntryKind, RepoPath, SourceError};
+use crate::source::{Bytes, EntryKind, Files, RepoPath, SourceError};
+use std::sync::Arc;
 
 /// A loader rooted at one kustomization directory.
 #[derive(Clone)]
@@ -15,16 +16,24 @@ pub struct Loader<'a> {
     root_only: bool,
     /// The roots of the kustomizations that led here (for cycle detection).
     referrers: Vec<RepoPath>,
+    /// The schema of the build (every resource the build makes holds it too).
+    pub schema: Arc<BuildSchema>,
 }
 
 impl<'a> Loader<'a> {
     /// A loader for the build's top directory.
-    pub fn new(files: &'a Files<'a>, root: RepoPath, root_only: bool) -> Loader<'a> {
+    pub fn new(
+        files: &'a Files<'a>,
+        root: RepoPath,
+        root_only: bool,
+        schema: Arc<BuildSchema>,
+    ) -> Loader<'a> {
         Loader {
             root: files.canonical(&root).unwrap_or(root),
             files,
             root_only,
             referrers: Vec::new(),
+            schema,
         }
     }
 
@@ -145,6 +154,7 @@ impl<'a> Loader<'a> {
             root: dir,
             root_only: self.root_only,
             referrers,
+            schema: self.schema.clone(),
         })
     }
 

@@ -128,14 +128,12 @@ const KUSTOMIZE_VERSION: &str = "(devel)";
 /// Builds the kustomization in `dir`. When an error stops the build, the output is not `ok`
 /// and its findings hold the error (with the kustomization file and line that caused it).
 pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<()> {
-    schema::reset();
     let mut b = Builder {
         root_only: !opts.load_restrictor_none,
         findings: Vec::new(),
         exec_plugins: opts.enable_exec_plugins,
     };
     let result = run(&mut b, files, dir, opts);
-    schema::reset();
     let mut findings = b.findings;
     match result {
         Ok(resources) => EngineOutput::new(resources, findings, true),
@@ -152,7 +150,7 @@ fn run(
     dir: &RepoPath,
     opts: &Options,
 ) -> Result<Vec<Resource>, KError> {
-    let ldr = Loader::new(files, dir.clone(), b.root_only);
+    let ldr = Loader::new(files, dir.clone(), b.root_only, schema::BuildSchema::new());
     let mut kt = b.load(ldr)?;
     b.set_openapi(&kt, true)?;
     if !kt.build_metadata.is_empty() {

@@ -258,7 +258,7 @@ impl Builder {
         let mut inline = ResMap::new();
         let mut paths: Vec<(usize, &str)> = Vec::new();
         for (i, entry) in entries.iter().enumerate() {
-            let parsed = patch::parse_smp(entry);
+            let parsed = patch::parse_smp(entry, &kt.ldr.schema);
             if let Some(e) = parsed.as_ref().err().and_then(|_| patch::yaml_limit(entry)) {
                 return Err(kt.err_at(e, role.field(), Some(i)));
             }
@@ -407,7 +407,8 @@ impl Builder {
                 }
                 let node = crate::yaml::parse_one(text.as_bytes(), &Default::default())
                     .map_err(|e| at(KError::new(rules::KUSTOMIZE_PLUGIN_CONFIG, e.message)))?;
-                rm.append(Res::new(node, cfg.origin.clone())).map_err(at)?;
+                rm.append(Res::new(node, cfg.origin.clone(), cfg.schema.clone()))
+                    .map_err(at)?;
             }
             "HelmChartInflationGenerator" => {
                 self.findings.push(

@@ -2,9 +2,11 @@
 //! keeps on it (previous names, prefixes, suffixes, generator behavior…) and removes at the end.
 
 use super::kid::{Gvk, KId};
+use super::schema::BuildSchema;
 use crate::resource::Origin;
 use crate::yaml::{Node, NodeKind};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The build annotation keys (kustomize `utils.BuildAnnotation*`).
 pub mod anno {
@@ -60,16 +62,19 @@ pub struct Res {
     pub ref_var_names: Vec<String>,
     /// Generated objects only: data keys merged as structured data (`mergeValues`).
     pub merge_values: Vec<super::types::MergeValue>,
+    /// The schema of the build the resource belongs to (scope lookups, merges).
+    pub schema: Arc<BuildSchema>,
 }
 
 impl Res {
-    /// Wraps an object node.
-    pub fn new(node: Node, origin: Origin) -> Res {
+    /// Wraps an object node of the build with that schema.
+    pub fn new(node: Node, origin: Origin, schema: Arc<BuildSchema>) -> Res {
         Res {
             node,
             origin,
             ref_var_names: Vec::new(),
             merge_values: Vec::new(),
+            schema,
         }
     }
 
@@ -95,12 +100,12 @@ impl Res {
 
     /// The gvk.
     pub fn gvk(&self) -> Gvk {
-        Gvk::of(&self.node)
+        Gvk::of(&self.node, &self.schema)
     }
 
     /// The current id.
     pub fn cur_id(&self) -> KId {
-        KId::of(&self.node)
+        KId::of(&self.node, &self.schema)
     }
 
     /// Ids the resource had before renames (empty when never renamed).
@@ -381,6 +386,7 @@ mod tests {
         Res::new(
             parse_one(s.as_bytes(), &ParseOptions::default()).unwrap(),
             Origin::default(),
+            BuildSchema::new(),
         )
     }
 

@@ -1,32 +1,39 @@
-//! The OpenAPI schema state of the build running on this thread. kustomize keeps it in
-//! process globals that `openapi:` fields change as the build goes (see `openapi/state.rs`);
-//! kdelta keeps one [`SchemaState`] per build, in a thread-local, because a build never spans
-//! threads while different targets build in parallel.
+//! The OpenAPI schema state of one build. kustomize keeps it in process globals that `openapi:`
+//! fields change as the build goes (see `openapi/state.rs`); kdelta gives every build its own
+//! [`BuildSchema`], which the build's loader and every resource it makes hold, so that scope
+//! lookups and merges see their own build's schema on any thread.
 
 use super::openapi::{Schema, SchemaState};
-use std::cell::RefCell;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-thread_local! {
-    static STATE: RefCell<SchemaState> = RefCell::new(SchemaState::new());
-}
+/// The schema state of one build, shared by everything the build makes.
+#[derive(Debug, Default)]
+pub struct BuildSchema(Mutex<SchemaState>);
 
-/// Runs `f` on the current build's schema state.
-pub fn with_state<R>(f: impl FnOnce(&mut SchemaState) -> R) -> R {
-    STATE.with(|s| f(&mut s.borrow_mut()))
-}
+impl BuildSchema {
+    /// The state at the start of a build: nothing set, nothing parsed.
+    pub fn new() -> Arc<BuildSchema> {
+        Arc::new(BuildSchema::default())
+    }
 
-/// The merge schema now.
-pub fn current() -> Arc<Schema> {
-    with_state(|s| s.schema())
-}
+    fn state(&self) -> MutexGuard<'_, SchemaState> {
+        // A poisoned lock means a panic mid-update; that build is reported as crashed anyway.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
 
-/// True when the schema knows the type to be cluster-scoped (kyaml `IsCertainlyClusterScoped`).
-pub fn cluster_scoped(api_version: &str, kind: &str) -> bool {
-    with_state(|s| s.is_namespace_scoped(api_version, kind)) == Some(false)
-}
+    /// Runs `f` on the state (a lookup may parse a schema layer lazily, as kyaml does).
+    pub fn with_state<R>(&self, f: impl FnOnce(&mut SchemaState) -> R) -> R {
+        f(&mut self.state())
+    }
 
-/// A fresh state (at the start and end of every build).
-pub fn reset() {
-    STATE.with(|s| *s.borrow_mut() = SchemaState::new());
+    /// The merge schema now.
+    pub fn current(&self) -> Arc<Schema> {
+        self.state().schema()
+    }
+
+    /// True when the schema knows the type to be cluster-scoped (kyaml
+    /// `IsCertainlyClusterScoped`).
+    pub fn cluster_scoped(&self, api_version: &str, kind: &str) -> bool {
+        self.state().is_namespace_scoped(api_version, kind) == Some(false)
+    }
 }

@@ -1,12 +1,14 @@
 //! The seam between the patch transformers and the strategic-merge engine: the schema of the
-//! running build.
+//! build the patched resource belongs to.
 
+use super::schema::BuildSchema;
 use super::smp::{self, Merged};
 use crate::yaml::Node;
 
-/// Merges `patch` into `target`; false when the patch deletes the whole object.
-pub fn merge(target: &mut Node, patch: &Node) -> Result<bool, String> {
-    let schema = super::schema::current();
+/// Merges `patch` into `target` with the build's schema; false when the patch deletes the
+/// whole object.
+pub fn merge(target: &mut Node, patch: &Node, schema: &BuildSchema) -> Result<bool, String> {
+    let schema = schema.current();
     match smp::merge(target, patch, &schema) {
         Ok(Merged::Patched) => Ok(true),
         Ok(Merged::Deleted) => Ok(false),

@@ -610,6 +610,7 @@ impl Builder {
                         file: file.clone(),
                         span,
                     },
+                    kt.ldr.schema.clone(),
                 ),
                 &mut ids,
             )?;
@@ -808,7 +809,7 @@ impl Builder {
         let mut patches = Vec::new();
         for (i, entry) in entries.iter().enumerate() {
             let at = |e: KError| kt.err_at(e, field, Some(i));
-            let inline = match patch::parse_smp(entry) {
+            let inline = match patch::parse_smp(entry, &kt.ldr.schema) {
                 Ok(p) => Some(p).filter(|p| !p.is_empty()),
                 // Not a path either: refuse it without echoing it as a file name.
                 Err(_) => match patch::yaml_limit(entry) {
@@ -825,7 +826,7 @@ impl Builder {
                         )))
                     })?;
                     let text = super::documents::patch_text(&bytes);
-                    patch::parse_smp(&text).map_err(|e| {
+                    patch::parse_smp(&text, &kt.ldr.schema).map_err(|e| {
                         KError::new(rules::KUSTOMIZE_PATCH, format!("{e} in File: {entry}"))
                             .at(&file, Default::default())
                     })?
@@ -892,7 +893,7 @@ impl Builder {
                 (super::documents::patch_text(&bytes), format!("[path: {:?}]", entry.path))
             }
         };
-        let mut body = patch::parse_patch(&text, &source)?;
+        let mut body = patch::parse_patch(&text, &source, &kt.ldr.schema)?;
         if let patch::PatchBody::Smp(patches) = &mut body {
             for p in patches.iter_mut() {
                 if entry
@@ -1086,20 +1087,22 @@ impl Builder {
             }
             None => None,
         };
-        super::schema::with_state(|s| {
-            s.set(
-                &kt.k.openapi,
-                custom.as_ref().map(|(p, b)| (p.as_str(), &b[..])),
-                top_level,
-            )
-        })
-        .map_err(|e| {
-            kt.err_at(
-                KError::new(rules::KUSTOMIZE_OPENAPI, e.to_string()),
-                "openapi",
-                None,
-            )
-        })
+        kt.ldr
+            .schema
+            .with_state(|s| {
+                s.set(
+                    &kt.k.openapi,
+                    custom.as_ref().map(|(p, b)| (p.as_str(), &b[..])),
+                    top_level,
+                )
+            })
+            .map_err(|e| {
+                kt.err_at(
+                    KError::new(rules::KUSTOMIZE_OPENAPI, e.to_string()),
+                    "openapi",
+                    None,
+                )
+            })
     }
 }
 

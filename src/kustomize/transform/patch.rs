@@ -4,12 +4,14 @@
 use super::super::error::KError;
 use super::super::res::Res;
 use super::super::resmap::ResMap;
+use super::super::schema::BuildSchema;
 use super::super::selector::SelectorMatcher;
 use super::super::types::Selector;
 use super::json6902;
 use crate::finding::rules;
 use crate::yaml::{self, from_go_json, to_value, Dialect, Node, ParseOptions};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// A parsed patch.
 pub enum PatchBody {
@@ -21,8 +23,12 @@ pub enum PatchBody {
 
 /// Parses patch text as kustomize does: it must be either strategic-merge resources or a JSON
 /// patch, not both and not neither.
-pub fn parse_patch(text: &str, source: &str) -> Result<PatchBody, KError> {
-    let smp = parse_smp(text);
+pub fn parse_patch(
+    text: &str,
+    source: &str,
+    schema: &Arc<BuildSchema>,
+) -> Result<PatchBody, KError> {
+    let smp = parse_smp(text, schema);
     let json = parse_json_patch(text);
     match (smp, json) {
         (Ok(_), Ok(_)) => Err(err(format!(
@@ -53,7 +59,7 @@ pub fn yaml_limit(text: &str) -> Option<KError> {
 /// name (kustomize's `SliceFromBytes`). kyaml reads them as node trees that keep a key given
 /// twice: the merge finds the first, and a subtree it copies whole keeps both (annotations
 /// collapse to the last at the end of the build, anything else fails to print).
-pub fn parse_smp(text: &str) -> Result<Vec<Res>, String> {
+pub fn parse_smp(text: &str, schema: &Arc<BuildSchema>) -> Result<Vec<Res>, String> {
     let docs = super::super::documents::read_documents(
         text.as_bytes(),
         &ParseOptions {
@@ -77,7 +83,7 @@ pub fn parse_smp(text: &str) -> Result<Vec<Res>, String> {
         if !kind.ends_with("List") && doc.str_at(&["metadata", "name"]).unwrap_or("").is_empty() {
             return Err("missing metadata.name in object".into());
         }
-        out.push(Res::new(doc, Default::default()));
+        out.push(Res::new(doc, Default::default(), schema.clone()));
     }
     Ok(out)
 }
@@ -144,7 +150,7 @@ pub fn apply_smp(r: &mut Res, patch: &Res) -> Result<bool, String> {
     if patch.name_change_allowed() || patch.kind_change_allowed() {
         r.store_previous_id();
     }
-    let kept = super::super::smp_bridge::merge(&mut r.node, &patch.node)?;
+    let kept = super::super::smp_bridge::merge(&mut r.node, &patch.node, &r.schema)?;
     if !kept {
         return Ok(false);
     }
