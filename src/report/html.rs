@@ -7,6 +7,7 @@
 //! are inline, and a Content-Security-Policy forbids every other source, so it works offline
 //! and from a CI artifact. Every piece of report text is HTML-escaped.
 
+use super::escape::html as esc;
 use super::view::{self, FieldView};
 use super::TargetStatus;
 use super::{Change, ChangeKind, FieldChange, Finding, Report, Severity, Side, TargetReport};
@@ -547,32 +548,12 @@ fn unchanged_section(out: &mut String, report: &Report) {
     out.push_str("</section>\n");
 }
 
-/// HTML-escapes text for element content and quoted attribute values.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn escaping_and_anchors() {
-        assert_eq!(
-            esc("<a href='x'>&</a>"),
-            "&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;"
-        );
+    fn anchors_are_unique_slugs() {
         let mut ids = BTreeSet::new();
         assert_eq!(
             unique_anchor("kustomize:apps/web/overlays/prod", &mut ids),

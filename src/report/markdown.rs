@@ -9,6 +9,7 @@
 //! characters), whole change entries are dropped from the end, never cutting a fence or a
 //! `<details>` block, and a note at the top says what was left out.
 
+use super::escape;
 use super::view::{self, FieldView};
 use super::TargetStatus;
 use super::{Change, ChangeKind, FieldChange, Finding, Report, Severity, Side, TargetReport};
@@ -617,21 +618,10 @@ pub fn text(s: &str) -> String {
     out
 }
 
-/// Text for inside an HTML element (`<summary>`), where Markdown is not processed.
+/// Text for inside an HTML element (`<summary>`), where Markdown is not processed. It stays on
+/// one line: a blank line would end the HTML block early.
 pub fn html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\n' | '\r' => out.push(' '),
-            _ => out.push(c),
-        }
-    }
-    out
+    escape::html(&s.replace(['\n', '\r'], " "))
 }
 
 fn thousands(n: usize) -> String {
@@ -663,6 +653,7 @@ mod tests {
     fn prose_is_escaped() {
         assert_eq!(text("a|b <c> *d*\n"), "a\\|b \\<c\\> \\*d\\* ");
         assert_eq!(html("<b>&\"</b>"), "&lt;b&gt;&amp;&quot;&lt;/b&gt;");
+        assert_eq!(html("a\r\nb"), "a  b");
         assert_eq!(thousands(65536), "65,536");
         assert_eq!(thousands(999), "999");
     }
