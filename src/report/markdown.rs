@@ -9,9 +9,9 @@
 //! characters), whole change entries are dropped from the end, never cutting a fence or a
 //! `<details>` block, and a note at the top says what was left out.
 
-use super::escape;
 use super::view::{self, FieldView};
 use super::TargetStatus;
+use super::{escape, textdiff};
 use super::{Change, ChangeKind, FieldChange, Finding, Report, Severity, Side, TargetReport};
 use std::fmt::Write;
 
@@ -451,20 +451,7 @@ fn field_item(out: &mut String, f: &FieldChange) {
 /// A unified diff of two texts, three lines of context, without file headers.
 fn unified(old: &str, new: &str) -> Vec<String> {
     let (old, new) = (view::visible_lines(old), view::visible_lines(new));
-    let diff = similar::TextDiff::from_lines(&old, &new);
-    let mut lines = Vec::new();
-    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
-        lines.push(hunk.header().to_string());
-        for change in hunk.iter_changes() {
-            let sign = match change.tag() {
-                similar::ChangeTag::Delete => '-',
-                similar::ChangeTag::Insert => '+',
-                similar::ChangeTag::Equal => ' ',
-            };
-            lines.push(format!("{sign}{}", change.value().trim_end_matches('\n')));
-        }
-    }
-    lines
+    textdiff::line_diff(&old, &new).unified(3)
 }
 
 fn prefixed(text: &str, sign: char) -> Vec<String> {

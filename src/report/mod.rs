@@ -8,6 +8,7 @@ pub mod junit;
 pub mod markdown;
 mod model;
 pub mod text;
+mod textdiff;
 pub mod view;
 
 pub use model::*;
