@@ -8,6 +8,7 @@
 //! and from a CI artifact. Every piece of report text is HTML-escaped.
 
 use super::escape::html as esc;
+use super::revision;
 use super::view::{self, FieldView};
 use super::TargetStatus;
 use super::{Change, ChangeKind, FieldChange, Finding, Report, Severity, Side, TargetReport};
@@ -85,10 +86,7 @@ const SCRIPT: &str = r#"
 /// The report as one self-contained HTML page.
 pub fn to_string(report: &Report) -> String {
     let mut out = String::with_capacity(16 * 1024);
-    let title = match &report.base {
-        Some(b) => format!("kdelta report: {} → {}", b.rev, report.head.rev),
-        None => format!("kdelta report: {}", report.head.rev),
-    };
+    let title = format!("kdelta report: {}", revision::names(report));
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -128,23 +126,7 @@ pub fn to_string(report: &Report) -> String {
 
 fn header(out: &mut String, report: &Report) {
     out.push_str("<header>\n<h1>kdelta report</h1>\n<p class=\"revs\">");
-    match &report.base {
-        Some(b) => {
-            let _ = write!(
-                out,
-                "Base {} → head {}",
-                revision(&b.rev, b.commit.as_deref()),
-                revision(&report.head.rev, report.head.commit.as_deref())
-            );
-        }
-        None => {
-            let _ = write!(
-                out,
-                "Revision {}",
-                revision(&report.head.rev, report.head.commit.as_deref())
-            );
-        }
-    }
+    out.push_str(&revision::line(report, rev));
     let _ = writeln!(
         out,
         " <span class=\"muted\">· schema {}</span></p>\n</header>",
@@ -152,15 +134,16 @@ fn header(out: &mut String, report: &Report) {
     );
 }
 
-fn revision(rev: &str, commit: Option<&str>) -> String {
+/// A revision in `<code>`, its abbreviated commit beside it with the full id as a tooltip.
+fn rev(name: &str, commit: Option<&str>) -> String {
     match commit {
-        Some(c) if !rev.starts_with(c) => format!(
+        Some(c) => format!(
             "<code>{}</code> (<code title=\"{}\">{}</code>)",
-            esc(rev),
+            esc(name),
             esc(c),
-            esc(view::short_commit(c))
+            esc(revision::short_commit(c))
         ),
-        _ => format!("<code>{}</code>", esc(rev)),
+        None => format!("<code>{}</code>", esc(name)),
     }
 }
 

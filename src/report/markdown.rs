@@ -11,7 +11,7 @@
 
 use super::view::{self, FieldView};
 use super::TargetStatus;
-use super::{escape, textdiff};
+use super::{escape, revision, textdiff};
 use super::{Change, ChangeKind, FieldChange, Finding, Report, Severity, Side, TargetReport};
 use std::fmt::Write;
 
@@ -323,23 +323,7 @@ fn header(report: &Report) -> String {
         String::new()
     };
     let _ = writeln!(out, "## kdelta: {what}{errors}\n");
-    match &report.base {
-        Some(b) => {
-            let _ = writeln!(
-                out,
-                "Base {} → head {}\n",
-                revision(&b.rev, b.commit.as_deref()),
-                revision(&report.head.rev, report.head.commit.as_deref())
-            );
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "Revision {}\n",
-                revision(&report.head.rev, report.head.commit.as_deref())
-            );
-        }
-    }
+    let _ = writeln!(out, "{}\n", revision::line(report, rev));
     let _ = writeln!(
         out,
         "| Targets | Modified | Added | Removed | Unchanged | Errors |\n\
@@ -378,12 +362,11 @@ fn count(report: &Report, severity: Severity) -> usize {
         .count()
 }
 
-fn revision(rev: &str, commit: Option<&str>) -> String {
+/// A revision as a code span, its abbreviated commit beside it.
+fn rev(name: &str, commit: Option<&str>) -> String {
     match commit {
-        Some(c) if !rev.starts_with(c) => {
-            format!("{} ({})", code(rev), code(view::short_commit(c)))
-        }
-        _ => code(rev),
+        Some(c) => format!("{} ({})", code(name), code(revision::short_commit(c))),
+        None => code(name),
     }
 }
 

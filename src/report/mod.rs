@@ -7,6 +7,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 mod model;
+mod revision;
 pub mod text;
 mod textdiff;
 pub mod view;
