@@ -1,12 +1,15 @@
 //! Reports: the model every run produces and the writers that print it. Never reads files.
 
+mod escape;
 pub mod github;
 pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 mod model;
+mod revision;
 pub mod text;
+mod textdiff;
 pub mod view;
 
 pub use model::*;

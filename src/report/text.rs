@@ -1,6 +1,7 @@
 //! The terminal writer: changes grouped by target, field changes as `path: old → new`,
 //! findings with `file:line:col`, and a summary line. Colors only when asked.
 
+use super::textdiff::{self, Run};
 use super::{view, Change, ChangeKind, FieldChange, Finding, Report, Severity, TargetStatus};
 use crate::diff::redact::is_marker;
 use owo_colors::OwoColorize;
@@ -181,16 +182,23 @@ fn write_field(out: &mut String, f: &FieldChange, p: &Painter) {
 }
 
 fn write_text_diff(out: &mut String, old: &str, new: &str, p: &Painter) {
-    let diff = similar::TextDiff::from_lines(old, new);
-    for change in diff.iter_all_changes() {
-        let line = change.value().trim_end_matches('\n');
-        let _ = match change.tag() {
-            similar::ChangeTag::Delete => writeln!(out, "        {}", p.red(&format!("- {line}"))),
-            similar::ChangeTag::Insert => {
-                writeln!(out, "        {}", p.green(&format!("+ {line}")))
+    let diff = textdiff::line_diff(old, new);
+    for run in diff.runs() {
+        match run {
+            Run::Same { lines, .. } => {
+                for line in lines {
+                    let _ = writeln!(out, "          {line}");
+                }
             }
-            similar::ChangeTag::Equal => writeln!(out, "          {line}"),
-        };
+            Run::Changed { removed, added, .. } => {
+                for line in removed {
+                    let _ = writeln!(out, "        {}", p.red(&format!("- {line}")));
+                }
+                for line in added {
+                    let _ = writeln!(out, "        {}", p.green(&format!("+ {line}")));
+                }
+            }
+        }
     }
 }
 

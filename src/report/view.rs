@@ -231,11 +231,6 @@ fn collect_images(path: &str, v: &Value, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// The abbreviated commit id (7 hex digits, as git shows it).
-pub fn short_commit(commit: &str) -> &str {
-    commit.get(..7.min(commit.len())).unwrap_or(commit)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

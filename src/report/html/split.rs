@@ -1,7 +1,8 @@
 //! The side-by-side (old | new) line diff of the HTML report, with character-level highlights
 //! of what changed inside a line and long unchanged runs folded.
 
-use super::esc;
+use crate::report::escape::html as esc;
+use crate::report::textdiff::{self, Run, Tag};
 use crate::report::view;
 use std::fmt::Write;
 
@@ -17,25 +18,23 @@ struct Row<'a> {
 /// A side-by-side line diff as a table; unchanged runs longer than `2 * context + 1` lines fold
 /// into one row (`usize::MAX` keeps everything).
 pub(super) fn split_diff(out: &mut String, old: &str, new: &str, context: usize) {
-    let diff = similar::TextDiff::from_lines(old, new);
+    let diff = textdiff::line_diff(old, new);
+    let runs = diff.runs();
     let mut rows: Vec<Row> = Vec::new();
     let mut folds: Vec<(usize, usize)> = Vec::new(); // (row index, lines folded)
-    let ops = diff.ops();
-    for (i, op) in ops.iter().enumerate() {
-        match *op {
-            similar::DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => {
+    for (i, run) in runs.iter().enumerate() {
+        match run {
+            Run::Same { old, new, lines } => {
+                let len = lines.len();
                 let keep_all = context == usize::MAX || len <= 2 * context + 1;
-                let (first, last) = (i == 0, i + 1 == ops.len());
-                for k in 0..len {
+                // The first run has no change before it, the last none after: no context there.
+                let (first, last) = (i == 0, i + 1 == runs.len());
+                for (k, &line) in lines.iter().enumerate() {
                     let keep = keep_all || (!first && k < context) || (!last && k + context >= len);
                     if keep {
                         rows.push(Row {
-                            old: Some((old_index + k + 1, line(diff.old_slice(old_index + k)))),
-                            new: Some((new_index + k + 1, line(diff.new_slice(new_index + k)))),
+                            old: Some((old + k, line)),
+                            new: Some((new + k, line)),
                         });
                     } else if folds.last().is_some_and(|f| f.0 == rows.len()) {
                         if let Some(f) = folds.last_mut() {
@@ -46,38 +45,17 @@ pub(super) fn split_diff(out: &mut String, old: &str, new: &str, context: usize)
                     }
                 }
             }
-            similar::DiffOp::Delete {
-                old_index, old_len, ..
+            Run::Changed {
+                old,
+                removed,
+                new,
+                added,
             } => {
-                for k in 0..old_len {
+                // Replaced lines side by side, the k-th old one beside the k-th new one.
+                for k in 0..removed.len().max(added.len()) {
                     rows.push(Row {
-                        old: Some((old_index + k + 1, line(diff.old_slice(old_index + k)))),
-                        new: None,
-                    });
-                }
-            }
-            similar::DiffOp::Insert {
-                new_index, new_len, ..
-            } => {
-                for k in 0..new_len {
-                    rows.push(Row {
-                        old: None,
-                        new: Some((new_index + k + 1, line(diff.new_slice(new_index + k)))),
-                    });
-                }
-            }
-            similar::DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                for k in 0..old_len.max(new_len) {
-                    rows.push(Row {
-                        old: (k < old_len)
-                            .then(|| (old_index + k + 1, line(diff.old_slice(old_index + k)))),
-                        new: (k < new_len)
-                            .then(|| (new_index + k + 1, line(diff.new_slice(new_index + k)))),
+                        old: removed.get(k).map(|&l| (old + k, l)),
+                        new: added.get(k).map(|&l| (new + k, l)),
                     });
                 }
             }
@@ -120,10 +98,6 @@ pub(super) fn split_diff(out: &mut String, old: &str, new: &str, context: usize)
     out.push_str("</table>\n");
 }
 
-fn line(s: Option<&str>) -> &str {
-    s.unwrap_or("").trim_end_matches('\n')
-}
-
 fn fold_row(out: &mut String, n: usize) {
     let _ = writeln!(
         out,
@@ -138,26 +112,26 @@ pub(super) fn highlight_pair(old: &str, new: &str) -> (String, String) {
     if old.len() > HIGHLIGHT_MAX || new.len() > HIGHLIGHT_MAX {
         return (esc(old), esc(new));
     }
-    let diff = similar::TextDiff::from_chars(old, new);
-    if diff.ratio() < 0.4 {
+    let diff = textdiff::char_diff(old, new);
+    if diff.similarity() < 0.4 {
         return (esc(old), esc(new));
     }
     let (mut o, mut n) = (String::new(), String::new());
     let (mut o_mark, mut n_mark) = (false, false);
-    for change in diff.iter_all_changes() {
-        let v = esc(change.value());
-        match change.tag() {
-            similar::ChangeTag::Equal => {
+    for (tag, text) in diff.pieces() {
+        let v = esc(&text);
+        match tag {
+            Tag::Same => {
                 close_mark(&mut o, &mut o_mark);
                 close_mark(&mut n, &mut n_mark);
                 o.push_str(&v);
                 n.push_str(&v);
             }
-            similar::ChangeTag::Delete => {
+            Tag::Removed => {
                 open_mark(&mut o, &mut o_mark);
                 o.push_str(&v);
             }
-            similar::ChangeTag::Insert => {
+            Tag::Added => {
                 open_mark(&mut n, &mut n_mark);
                 n.push_str(&v);
             }

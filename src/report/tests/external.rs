@@ -1,20 +1,45 @@
-//! The writers' output in the programs that will show it, when they are installed: GitHub's
-//! Markdown renderer (cmark-gfm) and headless Chromium. Without them the tests say that they
-//! skipped and pass.
+//! The writers' output in the programs that will show it: GitHub's Markdown renderer
+//! (cmark-gfm) and headless Chromium. Without them the tests say that they skipped and pass,
+//! except under `CI=true`, where a missing program fails them: CI installs both (`.ci/run`),
+//! so a skip there would mean a broken setup passing unseen.
 
 use super::structure::check_html_static;
 use super::*;
+use std::path::Path;
+
+/// The program at `path` when it is installed. Otherwise `None`, after saying that `what`
+/// skipped; under `CI=true` the test fails instead.
+fn installed(path: &'static str, what: &str) -> Option<&'static Path> {
+    let program = Path::new(path);
+    if program.exists() {
+        return Some(program);
+    }
+    missing(path, what, std::env::var("CI").is_ok_and(|v| v == "true"));
+    None
+}
+
+fn missing(path: &str, what: &str, ci: bool) {
+    assert!(
+        !ci,
+        "{path} is not installed, and CI=true needs it: `bash .ci/run --tools-only` installs it"
+    );
+    eprintln!("skipped{what}: {path} is not installed");
+}
+
+#[test]
+#[should_panic(expected = "CI=true needs it")]
+fn a_missing_program_fails_under_ci() {
+    missing("/nonexistent/tool", "", true);
+}
 
 /// The Markdown through cmark-gfm, the renderer github.com uses, with GitHub's extensions, when
 /// it is installed (Debian package `cmark-gfm`): every `<details>` block stays HTML with the
 /// Markdown inside it rendered, every fence becomes a code block, and the summary is a table.
 #[test]
 fn markdown_renders_with_githubs_cmark_gfm() {
-    let cmark = std::path::Path::new("/usr/bin/cmark-gfm");
-    if !cmark.exists() {
-        eprintln!("skipped: /usr/bin/cmark-gfm is not installed");
+    let Some(cmark) = installed("/usr/bin/cmark-gfm", "") else {
         return;
-    }
+    };
     let huge = huge_report();
     let docs = [
         markdown::to_string(&fixture(), markdown::MarkdownOptions::default()),
@@ -50,7 +75,7 @@ fn markdown_renders_with_githubs_cmark_gfm() {
     }
 }
 
-fn render_gfm(cmark: &std::path::Path, md: &str) -> String {
+fn render_gfm(cmark: &Path, md: &str) -> String {
     use std::io::Write;
     let mut child = std::process::Command::new(cmark)
         .args(["--unsafe", "--github-pre-lang"])
@@ -85,13 +110,11 @@ fn render_gfm(cmark: &std::path::Path, md: &str) -> String {
 /// control (a page that loads an image from a closed local port) proves the log check works.
 #[test]
 fn html_renders_in_headless_chromium() {
-    let chromium = std::path::Path::new("/usr/bin/chromium");
     let page = html::to_string(&fixture());
     check_html_static(&page);
-    if !chromium.exists() {
-        eprintln!("skipped the browser part: /usr/bin/chromium is not installed");
+    let Some(chromium) = installed("/usr/bin/chromium", " the browser part") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().expect("a temp dir");
     let file = dir.path().join("report.html");
     std::fs::write(&file, &page).expect("write the page");
@@ -136,11 +159,7 @@ fn html_renders_in_headless_chromium() {
 /// Loads a file in headless Chromium; returns the DOM after scripts ran and the URLs the page
 /// itself requested (Chromium's own background requests are told apart by their isolation
 /// key, which is `file://` only for the page's).
-fn load_in_chromium(
-    chromium: &std::path::Path,
-    dir: &std::path::Path,
-    file: &std::path::Path,
-) -> (String, Vec<String>) {
+fn load_in_chromium(chromium: &Path, dir: &Path, file: &Path) -> (String, Vec<String>) {
     let profile = tempfile::tempdir_in(dir).expect("a profile dir");
     let netlog = profile.path().join("netlog.json");
     let mut child = std::process::Command::new(chromium)
