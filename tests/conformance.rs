@@ -17,12 +17,24 @@
 //! reference needed the network or docker; `oracle.oracle_limited`, it could not run exec
 //! functions, exec or Go plugins or helm), and the skip prints that reason.
 //!
-//! An error case passes when kdelta reports an error finding whose text holds every phrase of
-//! the case's `test_error_contains` (kustomize-next: the whole `expected-error.txt`, a substring
-//! of kdelta's message, as its README says). Phrases compare as runs of adjacent lower-case words
-//! (letters and digits), so quoting, punctuation and the `/` of in-memory paths do not matter; the
-//! reference's `$IN` and `$CASE` placeholders (and kdelta's absolute case paths), Go pointers
-//! (`0xc000…`, `0xPTR`) and Go escapes (`\n`, `\"`) are removed first.
+//! An error case passes only when kdelta reports an error finding whose text holds every key
+//! phrase of the case. Phrases compare as runs of adjacent lower-case words (letters and digits),
+//! so quoting, punctuation and the `/` of in-memory paths do not matter; the reference's `$IN` and
+//! `$CASE` placeholders (and kdelta's absolute case paths), Go pointers (`0xc000…`, `0xPTR`) and
+//! Go escapes (`\n`, `\"`) are removed first. Where the phrases come from:
+//!
+//! * kustomize-next: the whole `expected-error.txt`, a substring of kdelta's message (its README).
+//! * kustomize and kustomize-extra: the reference test's own assertions (`test_error_contains`,
+//!   `test_error_equals`, the literal runs of `test_error_regexp` between `.+`/`\S+`) that occur
+//!   in `expected-error.txt`. Assertions worded for the test's in-memory file system do not occur
+//!   there and are dropped. A case left with none (kustomize-extra has no assertions at all) uses
+//!   the innermost cause of the reference error ([`innermost_cause`]): the message up to its first
+//!   blank line (what follows is an object dump or a tool's stderr), without the configurations
+//!   kustomize quotes between backticks and without Go value dumps (`&{…}`, `ResId{…}`), is cut
+//!   at line breaks and at `: ` (Go's wrapping separator); the last piece with at least three
+//!   prose words (letters only, so not a path, an id or a number) is the cause, and its
+//!   `; `-separated clauses of three prose words or more are the key phrases. A message without
+//!   such a piece uses its first line.
 //!
 //! Without `../shared/conformance` the test prints that it skipped and passes, except under
 //! `CI=true`: CI always has `../shared` beside the clone, so there its absence fails the test.
@@ -349,9 +361,147 @@ fn contains_phrase(haystack: &[String], phrase: &[String]) -> bool {
     !phrase.is_empty() && haystack.windows(phrase.len()).any(|w| w == phrase)
 }
 
+/// The literal runs of a test's `assert.Regexp` pattern (split at `.+`, `\S+` and the like), or
+/// `None` when it uses other regex syntax.
+fn regex_literals(re: &str) -> Option<Vec<String>> {
+    let (mut parts, mut current) = (Vec::new(), String::new());
+    let mut chars = re.chars().peekable();
+    while let Some(c) = chars.next() {
+        let wildcard = match c {
+            '\\' => match chars.next()? {
+                'S' | 's' | 'w' | 'd' => true,
+                e if e.is_ascii_punctuation() => {
+                    current.push(e);
+                    false
+                }
+                _ => return None,
+            },
+            '.' => true,
+            '^' | '$' | '(' | ')' | '|' | '?' | '[' | ']' | '{' | '}' | '+' | '*' => return None,
+            c => {
+                current.push(c);
+                false
+            }
+        };
+        if wildcard {
+            if matches!(chars.peek(), Some('+' | '*')) {
+                chars.next();
+            }
+            parts.push(std::mem::take(&mut current));
+        }
+    }
+    parts.push(current);
+    Some(parts)
+}
+
+/// Words of letters only (after trimming quotes and punctuation): prose, not paths, ids or numbers.
+fn prose_words(text: &str) -> usize {
+    text.split_whitespace()
+        .map(|t| t.trim_matches(|c: char| "'\"`()[]{}<>,;:.!?".contains(c)))
+        .filter(|t| {
+            t.starts_with(|c: char| c.is_ascii_alphabetic())
+                && t.ends_with(|c: char| c.is_ascii_alphabetic())
+                && t.chars()
+                    .all(|c| c.is_ascii_alphabetic() || c == '\'' || c == '-')
+        })
+        .count()
+}
+
+/// Replaces backtick-quoted blocks and Go value dumps (`&{…}`, `Name{…}`) by line breaks.
+fn cut_quoted(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '`' {
+            for c in chars.by_ref() {
+                if c == '`' {
+                    break;
+                }
+            }
+            out.push('\n');
+        } else if c == '{'
+            && out
+                .chars()
+                .next_back()
+                .is_some_and(|p| p == '&' || p.is_alphanumeric())
+        {
+            let mut depth = 1;
+            for c in chars.by_ref() {
+                depth += match c {
+                    '{' => 1,
+                    '}' => -1,
+                    _ => 0,
+                };
+                if depth == 0 {
+                    break;
+                }
+            }
+            // Drop the value's type name (`resid.ResId`, `&`) too.
+            let keep = out
+                .trim_end_matches(|c: char| c.is_alphanumeric() || "&._".contains(c))
+                .len();
+            out.truncate(keep);
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Key phrases for a reference error that no assertion describes (the rule is in the module doc).
+fn innermost_cause(reference: &str) -> Vec<String> {
+    let text = unescape_go(reference);
+    let paragraph: Vec<&str> = text
+        .trim_start()
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    let cut = cut_quoted(&paragraph.join("\n"));
+    let cause = cut
+        .lines()
+        .flat_map(|l| l.split(": "))
+        .filter(|s| prose_words(s) >= 3)
+        .last();
+    let Some(cause) = cause else {
+        return paragraph
+            .first()
+            .map(|l| vec![l.trim().to_string()])
+            .unwrap_or_default();
+    };
+    let clauses: Vec<String> = cause
+        .split("; ")
+        .filter(|c| prose_words(c) >= 3)
+        .map(|c| c.trim().to_string())
+        .collect();
+    if clauses.is_empty() {
+        vec![cause.trim().to_string()]
+    } else {
+        clauses
+    }
+}
+
 /// Key phrases of a kustomize or kustomize-extra error case (see the module doc).
-fn kustomize_phrases(case: &Value, _reference: &str, _dir: &Path) -> Vec<String> {
-    strings(case, &["test_error_contains"])
+fn kustomize_phrases(case: &Value, reference: &str, dir: &Path) -> Vec<String> {
+    let reference_words = words(reference, dir);
+    let mut asserted = strings(case, &["test_error_contains"]);
+    asserted.extend(strings(case, &["test_error_equals"]));
+    for re in strings(case, &["test_error_regexp"]) {
+        asserted.extend(regex_literals(&re).unwrap_or_default());
+    }
+    let found: Vec<String> = asserted
+        .into_iter()
+        .filter(|p| contains_phrase(&reference_words, &words(p, dir)))
+        .collect();
+    let phrases = if found.is_empty() {
+        innermost_cause(reference)
+    } else {
+        found
+    };
+    phrases
+        .into_iter()
+        .filter(|p| !words(p, dir).is_empty())
+        .collect()
 }
 
 /// Judges a render that should have failed: some error finding must hold every phrase.
@@ -526,6 +676,9 @@ fn read_kustomize_case(dir: &Path, case: &Value) -> Result<KustomizeCase, String
         (false, true) if exit != "0" => {
             let reference = read_text(&error)?;
             let phrases = kustomize_phrases(case, &reference, dir);
+            if phrases.is_empty() {
+                return Err("expected-error.txt gives no key phrase".to_string());
+            }
             Expected::Error { phrases }
         }
         (false, false) => return Err("neither expected.yaml nor expected-error.txt exists".into()),
