@@ -12,10 +12,12 @@
 //! It prints a scoreboard line per corpus (`conformance kustomize: N passed, M failed (known), K
 //! skipped`) and one line per case that did not pass. Corpora: `emitter` (every expected output of
 //! kustomize and kustomize-extra, parsed and re-emitted, must come out byte for byte),
-//! `kustomize`, `kustomize-extra` and `kustomize-next`. A case is skipped only
+//! `kustomize`, `kustomize-extra`, `kustomize-next`, `helm` and `appset`. A case is skipped only
 //! where the corpus says the reference result is unusable (kustomize: `oracle.ran: false`, the
 //! reference needed the network or docker; `oracle.oracle_limited`, it could not run exec
-//! functions, exec or Go plugins or helm), and the skip prints that reason.
+//! functions, exec or Go plugins or helm), and the skip prints that reason. Helm and
+//! ApplicationSet cases are enumerated and their expectations read, but kdelta has no engine for
+//! them yet: [`run_helm_case`] and [`run_appset_case`] are where the engines plug in.
 //!
 //! An error case passes only when kdelta reports an error finding whose text holds every key
 //! phrase of the case. Phrases compare as runs of adjacent lower-case words (letters and digits),
@@ -24,6 +26,7 @@
 //! Go escapes (`\n`, `\"`) are removed first. Where the phrases come from:
 //!
 //! * kustomize-next: the whole `expected-error.txt`, a substring of kdelta's message (its README).
+//! * appset: `expectError.contains` (its README), once the engine exists.
 //! * kustomize and kustomize-extra: the reference test's own assertions (`test_error_contains`,
 //!   `test_error_equals`, the literal runs of `test_error_regexp` between `.+`/`\S+`) that occur
 //!   in `expected-error.txt`. Assertions worded for the test's in-memory file system do not occur
@@ -227,6 +230,8 @@ fn conformance() {
         kustomize_corpus(&root, "kustomize"),
         kustomize_corpus(&root, "kustomize-extra"),
         kustomize_next(&root),
+        helm_corpus(&root),
+        appset_corpus(&root),
     ];
     let problems: Vec<String> = results.iter().flat_map(judge).collect();
     assert!(
@@ -901,6 +906,347 @@ fn kustomize_next(root: &Path) -> Results {
             }
         }
         Err(e) => results.push("kustomize-next", Err(e)),
+    }
+    results
+}
+
+// ---------------------------------------------------------------------------------------------
+// helm: `helm template` v3.17.3 results (no Helm engine yet)
+
+/// One Helm case, with the corpus's expectation.
+#[expect(
+    dead_code,
+    reason = "read by run_helm_case once the Helm engine exists"
+)]
+enum HelmCase {
+    /// `helm template` of a chart: the whole output stream. Lines matching `masks` carry random
+    /// values (compare them with the values blanked).
+    Template {
+        chart: PathBuf,
+        release: String,
+        namespace: String,
+        values_files: Vec<PathBuf>,
+        masks: Vec<String>,
+        expected: String,
+    },
+    /// Which charts survive tags and conditions, with `values` (YAML text) as the user's values:
+    /// sorted chart paths (`parentchart.subchart1`).
+    Enabled {
+        chart: PathBuf,
+        values: String,
+        expected: Vec<String>,
+    },
+    /// One value of the root chart's final `.Values` after import-values, as Go prints it
+    /// (`None`: present and null).
+    ImportValue {
+        chart: PathBuf,
+        path: String,
+        expected: Option<String>,
+    },
+    /// `tpl` of `template` with `data` as the dot: the output, or the first line of the error.
+    Probe {
+        template: String,
+        data: PathBuf,
+        expected: Result<String, String>,
+    },
+}
+
+/// Renders a Helm case and compares it with its expectation.
+fn run_helm_case(_case: &HelmCase) -> Outcome {
+    Outcome::Fail("Helm engine not implemented".to_string())
+}
+
+/// Case names from free text: `tags with no effect` → `tags-with-no-effect`.
+fn slug(name: &str) -> String {
+    name.to_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+fn helm_dependency_cases(dir: &Path, results: &mut Results) {
+    let chart = dir.join("subpop");
+    let dump_chart = dir.join("subpop-dump");
+    for (name, chart, expected) in [
+        ("template/subpop", &chart, "expected-subpop-default.yaml"),
+        (
+            "template/subpop-dump",
+            &dump_chart,
+            "expected-subpop-dump.yaml",
+        ),
+    ] {
+        let case = read_text(&dir.join(expected)).map(|expected| HelmCase::Template {
+            chart: chart.clone(),
+            release: "rel".to_string(),
+            namespace: "default".to_string(),
+            values_files: Vec::new(),
+            masks: Vec::new(),
+            expected,
+        });
+        results.push(
+            format!("dependencies/{name}"),
+            case.map(|c| run_helm_case(&c)),
+        );
+    }
+    match read_yaml(&dir.join("cases.yaml")) {
+        Ok(file) => {
+            let cases = field(&file, &["cases"]).and_then(Value::as_array);
+            for case in cases.into_iter().flatten() {
+                let Some(name) = text(case, &["name"]) else {
+                    results.push("dependencies/cases.yaml", Err("a case has no name".into()));
+                    continue;
+                };
+                let judged = match (text(case, &["values"]), field(case, &["expected"])) {
+                    (Some(values), Some(Value::Array(_))) => {
+                        Ok(run_helm_case(&HelmCase::Enabled {
+                            chart: chart.clone(),
+                            values,
+                            expected: strings(case, &["expected"]),
+                        }))
+                    }
+                    _ => Err("cases.yaml: the case has no values or no expected list".to_string()),
+                };
+                results.push(format!("dependencies/{}", slug(&name)), judged);
+            }
+        }
+        Err(e) => results.push("dependencies/cases.yaml", Err(e)),
+    }
+    match read_yaml(&dir.join("imports.yaml")) {
+        Ok(file) => {
+            let values = field(&file, &["expected_root_values"]).and_then(Value::as_object);
+            for (path, value) in values.into_iter().flatten() {
+                let judged = match value.as_str() {
+                    Some(v) => Ok(run_helm_case(&HelmCase::ImportValue {
+                        chart: dump_chart.clone(),
+                        path: path.clone(),
+                        expected: Some(v.to_string()),
+                    })),
+                    None => Err(format!("imports.yaml: {path} is not a string")),
+                };
+                results.push(format!("dependencies/import-values/{path}"), judged);
+            }
+            for path in strings(&file, &["expected_root_values_present_null"]) {
+                let case = HelmCase::ImportValue {
+                    chart: dump_chart.clone(),
+                    path: path.clone(),
+                    expected: None,
+                };
+                results.push(
+                    format!("dependencies/import-values/{path}"),
+                    Ok(run_helm_case(&case)),
+                );
+            }
+        }
+        Err(e) => results.push("dependencies/imports.yaml", Err(e)),
+    }
+}
+
+/// `helm template in [-f FILE]…` from a chart case's `command`.
+fn template_command(command: &str, dir: &Path) -> Result<(PathBuf, Vec<PathBuf>), String> {
+    let mut args = command.split_whitespace();
+    if args.next() != Some("helm") || args.next() != Some("template") {
+        return Err(format!("command {command:?} is not helm template"));
+    }
+    let (mut chart, mut values) = (None, Vec::new());
+    while let Some(arg) = args.next() {
+        match arg {
+            "-f" | "--values" => values.push(dir.join(args.next().ok_or("-f without a file")?)),
+            a if a.starts_with('-') => {
+                return Err(format!("command {command:?}: unknown flag {a}"))
+            }
+            a if chart.is_none() => chart = Some(dir.join(a)),
+            a => return Err(format!("command {command:?}: unexpected argument {a}")),
+        }
+    }
+    let chart = chart.ok_or_else(|| format!("command {command:?} names no chart"))?;
+    if let Some(missing) = std::iter::once(&chart).chain(&values).find(|p| !p.exists()) {
+        return Err(format!("{} does not exist", missing.display()));
+    }
+    Ok((chart, values))
+}
+
+fn helm_chart_case(dir: &Path, case: &Value) -> Result<HelmCase, String> {
+    let command = text(case, &["command"]).ok_or("case.yaml: a case has no command")?;
+    let (chart, values_files) = template_command(&command, dir)?;
+    let expected = text(case, &["expected"]).ok_or("case.yaml: a case has no expected")?;
+    Ok(HelmCase::Template {
+        chart,
+        release: text(case, &["release_name"]).ok_or("case.yaml: no release_name")?,
+        namespace: text(case, &["namespace"]).ok_or("case.yaml: no namespace")?,
+        values_files,
+        masks: strings(case, &["mask_line_regexes"]),
+        expected: read_text(&dir.join(expected))?,
+    })
+}
+
+fn helm_chart_cases(dir: &Path, results: &mut Results) {
+    let dirs = match case_dirs(dir) {
+        Ok(dirs) => dirs,
+        Err(e) => {
+            results.push("charts", Err(e));
+            return;
+        }
+    };
+    for chart_dir in dirs {
+        let chart = dir_name(&chart_dir);
+        let file = match read_yaml(&chart_dir.join("case.yaml")) {
+            Ok(file) => file,
+            Err(e) => {
+                results.push(format!("charts/{chart}"), Err(e));
+                continue;
+            }
+        };
+        let cases = field(&file, &["cases"]).and_then(Value::as_array);
+        if cases.is_none_or(|c| c.is_empty()) {
+            results.push(format!("charts/{chart}"), Err("case.yaml: no cases".into()));
+        }
+        for case in cases.into_iter().flatten() {
+            let Some(name) = text(case, &["name"]) else {
+                results.push(format!("charts/{chart}"), Err("a case has no name".into()));
+                continue;
+            };
+            let judged = helm_chart_case(&chart_dir, case).map(|c| run_helm_case(&c));
+            results.push(format!("charts/{chart}/{name}"), judged);
+        }
+    }
+}
+
+fn helm_probe_cases(dir: &Path, results: &mut Results) {
+    let defaults = read_text(&dir.join("expected-defaults-chart.yaml")).map(|expected| {
+        run_helm_case(&HelmCase::Template {
+            chart: dir.join("defaults-chart"),
+            release: "release-name".to_string(),
+            namespace: "default".to_string(),
+            values_files: Vec::new(),
+            masks: Vec::new(),
+            expected,
+        })
+    });
+    results.push("template-probes/defaults-chart", defaults);
+    let json = |file: &str| -> Result<Value, String> {
+        serde_json::from_str(&read_text(&dir.join(file))?).map_err(|e| format!("{file}: {e}"))
+    };
+    let (probes, expected) = match (json("probes.json"), json("helm_expected.json")) {
+        (Ok(p), Ok(e)) => (p, e),
+        (Err(e), _) | (_, Err(e)) => {
+            results.push("template-probes", Err(e));
+            return;
+        }
+    };
+    for probe in probes.as_array().into_iter().flatten() {
+        let (name, template) = match probe.as_array().map(Vec::as_slice) {
+            Some([Value::String(n), Value::String(t)]) => (n.clone(), t.clone()),
+            _ => {
+                results.push(
+                    "template-probes",
+                    Err(format!("probes.json: bad entry {probe}")),
+                );
+                continue;
+            }
+        };
+        let judged = match (
+            text(&expected, &[&name, "out"]),
+            text(&expected, &[&name, "error"]),
+        ) {
+            (Some(out), None) => Ok(Ok(out)),
+            (None, Some(error)) => Ok(Err(error)),
+            _ => Err("helm_expected.json has no single out or error for it".to_string()),
+        }
+        .map(|expected| {
+            run_helm_case(&HelmCase::Probe {
+                template,
+                data: dir.join("data.yaml"),
+                expected,
+            })
+        });
+        results.push(format!("template-probes/{name}"), judged);
+    }
+}
+
+fn helm_corpus(root: &Path) -> Results {
+    let mut results = Results::new("helm");
+    let helm = root.join("helm");
+    helm_dependency_cases(&helm.join("dependencies"), &mut results);
+    helm_chart_cases(&helm.join("charts"), &mut results);
+    helm_probe_cases(&helm.join("template-probes"), &mut results);
+    results
+}
+
+// ---------------------------------------------------------------------------------------------
+// appset: Argo CD ApplicationSet expansion (no engine yet)
+
+/// One ApplicationSet case, with the corpus's expectation.
+#[expect(
+    dead_code,
+    reason = "read by run_appset_case once the ApplicationSet engine exists"
+)]
+struct AppSetCase {
+    /// `appset.yaml`, `clusters.yaml` (when present) and `repo/` (when present) live here.
+    dir: PathBuf,
+    /// `controllerOptions` of `case.yaml`.
+    controller_options: Option<Value>,
+    /// The Applications, sorted by name (empty when generation fails).
+    expected: String,
+    /// `expectError`, when generation fails.
+    error: Option<AppSetError>,
+}
+
+/// An ApplicationSet case's `expectError`.
+#[expect(
+    dead_code,
+    reason = "read by run_appset_case once the ApplicationSet engine exists"
+)]
+struct AppSetError {
+    /// `generate`, `render` or `validate`.
+    stage: String,
+    /// A substring of the message.
+    contains: String,
+    /// The other Applications are still created.
+    partial: bool,
+}
+
+/// Expands an ApplicationSet case and compares it with its expectation.
+fn run_appset_case(_case: &AppSetCase) -> Outcome {
+    Outcome::Fail("ApplicationSet engine not implemented".to_string())
+}
+
+fn read_appset_case(dir: &Path) -> Result<AppSetCase, String> {
+    let case = read_yaml(&dir.join("case.yaml"))?;
+    if !dir.join("appset.yaml").is_file() {
+        return Err("no appset.yaml".to_string());
+    }
+    let error = match field(&case, &["expectError"]) {
+        None | Some(Value::Null) => None,
+        Some(_) => {
+            let contains = text(&case, &["expectError", "contains"])
+                .filter(|c| !c.trim().is_empty())
+                .ok_or("case.yaml: expectError without contains")?;
+            Some(AppSetError {
+                stage: text(&case, &["expectError", "stage"]).unwrap_or_default(),
+                contains,
+                partial: text(&case, &["expectError", "partial"]).as_deref() == Some("true"),
+            })
+        }
+    };
+    Ok(AppSetCase {
+        dir: dir.to_path_buf(),
+        controller_options: field(&case, &["controllerOptions"]).cloned(),
+        expected: read_text(&dir.join("expected.yaml"))?,
+        error,
+    })
+}
+
+fn appset_corpus(root: &Path) -> Results {
+    let mut results = Results::new("appset");
+    match case_dirs(&root.join("appset")) {
+        Ok(dirs) => {
+            for dir in dirs {
+                let judged = read_appset_case(&dir).map(|case| run_appset_case(&case));
+                results.push(dir_name(&dir), judged);
+            }
+        }
+        Err(e) => results.push("appset", Err(e)),
     }
     results
 }
