@@ -8,8 +8,6 @@ mod pair;
 
 pub use change::{Change, ChangeKind, FieldChange};
 pub use fields::diff_values;
-// The writers still name it through diff; redaction is its own leaf.
-pub use crate::redact;
 pub use pair::{pair, strip_hash_suffix};
 
 use crate::resource::{ResId, Resource};
@@ -41,7 +39,7 @@ pub fn resource_value(r: &Resource, opts: &DiffOptions) -> Value {
     // as text, so the change stays visible and Secret redaction still sees the object.
     let mut v = to_value_lossy(&r.node, Dialect::Yaml12);
     if !opts.show_secrets {
-        redact::redact_secret(&mut v);
+        crate::redact::redact_secret(&mut v);
     }
     v
 }

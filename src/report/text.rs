@@ -3,7 +3,7 @@
 
 use super::textdiff::{self, Run};
 use super::{view, Change, ChangeKind, FieldChange, Finding, Report, Severity, TargetStatus};
-use crate::diff::redact::is_marker;
+use crate::redact::is_marker;
 use owo_colors::OwoColorize;
 use serde_json::Value;
 use std::fmt::Write;

@@ -3,7 +3,7 @@
 //! per-target counts are computed once.
 
 use super::{Change, ChangeKind, FieldChange, Report, TargetReport, TargetStatus};
-use crate::diff::redact::is_marker;
+use crate::redact::is_marker;
 use serde_json::Value;
 
 /// What the writers print for a Secret value that changed.
@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn secrets_and_shapes_are_classified() {
-        let marker = crate::diff::redact::marker(&json!("s3cr3t"));
+        let marker = crate::redact::marker(&json!("s3cr3t"));
         let f = |old: Option<Value>, new: Option<Value>| FieldChange {
             path: "data.pw".into(),
             old,
