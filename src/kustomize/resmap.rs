@@ -10,18 +10,30 @@ use std::collections::HashSet;
 /// A set of resource ids where two ids are the same when [`KId::equals`] says so: same
 /// group, version, kind and name, and the same effective namespace.
 #[derive(Default)]
-pub struct IdSet(HashSet<(String, String, String, String, String)>);
+pub struct IdSet(HashSet<IdKey>);
 
 impl IdSet {
     /// Adds `id`; false when an equal id is already in the set.
     pub fn insert(&mut self, id: &KId) -> bool {
-        self.0.insert((
+        self.0.insert(IdKey::of(id))
+    }
+}
+
+/// What [`KId::equals`] compares: group, version, kind, name and effective namespace; equal
+/// keys are equal ids, so ids can be hashed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IdKey(String, String, String, String, String);
+
+impl IdKey {
+    /// The key of an id.
+    pub fn of(id: &KId) -> IdKey {
+        IdKey(
             id.gvk.group.clone(),
             id.gvk.version.clone(),
             id.gvk.kind.clone(),
             id.name.clone(),
             id.effective_namespace().to_string(),
-        ))
+        )
     }
 }
 

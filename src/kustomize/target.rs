@@ -19,6 +19,7 @@ use crate::finding::Finding;
 use crate::resource::Origin as SourceOrigin;
 use crate::source::{EntryKind, RepoPath};
 use crate::yaml::{self, de::from_node_go_json, Dialect, Node, ParseOptions, Span};
+use std::sync::Arc;
 
 /// How resource files are read. kyaml reads a node tree (no duplicate-key check) and kustomize
 /// rewrites every object's `metadata.annotations` as a map before anything decodes the object:
@@ -98,7 +99,8 @@ impl Kt<'_> {
 /// What a build accumulates (kustomize's `ResAccumulator`).
 pub struct Acc {
     pub rm: ResMap,
-    pub tc: TransformerConfig,
+    /// Shared: most kustomizations contribute the same (default) config.
+    pub tc: Arc<TransformerConfig>,
     pub vars: Vec<Var>,
 }
 
@@ -107,7 +109,7 @@ impl Acc {
     pub fn new() -> Acc {
         Acc {
             rm: ResMap::new(),
-            tc: TransformerConfig::default(),
+            tc: Arc::default(),
             vars: Vec::new(),
         }
     }
@@ -121,10 +123,8 @@ impl Acc {
         Ok(())
     }
 
-    fn merge_config(&mut self, tc: &TransformerConfig) -> Result<(), KError> {
-        self.tc = self
-            .tc
-            .merge(tc)
+    fn merge_config(&mut self, tc: &Arc<TransformerConfig>) -> Result<(), KError> {
+        self.tc = TransformerConfig::merged(&self.tc, tc)
             .map_err(|e| KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e))?;
         Ok(())
     }
@@ -328,8 +328,11 @@ impl Builder {
         Ok(())
     }
 
-    fn transformer_config(&mut self, kt: &Kt) -> Result<TransformerConfig, KError> {
-        let mut tc = TransformerConfig::defaults().clone();
+    fn transformer_config(&mut self, kt: &Kt) -> Result<Arc<TransformerConfig>, KError> {
+        if kt.k.configurations.is_empty() {
+            return Ok(Arc::clone(TransformerConfig::defaults()));
+        }
+        let mut tc = TransformerConfig::clone(TransformerConfig::defaults());
         let mut extra = TransformerConfig::default();
         for (i, path) in kt.k.configurations.iter().enumerate() {
             let (file, bytes) = kt
@@ -358,11 +361,11 @@ impl Builder {
                 )
             })?;
         }
-        Ok(tc)
+        Ok(Arc::new(tc))
     }
 
     /// `crds:` files: transformer config from their OpenAPI definitions.
-    fn crd_config(&mut self, kt: &Kt) -> Result<TransformerConfig, KError> {
+    fn crd_config(&mut self, kt: &Kt) -> Result<Arc<TransformerConfig>, KError> {
         let mut tc = TransformerConfig::default();
         for (i, path) in kt.k.crds.iter().enumerate() {
             let at = |e: KError| kt.err_at(e, "crds", Some(i));
@@ -380,7 +383,7 @@ impl Builder {
                 .merge(&more)
                 .map_err(|e| at(KError::new(rules::KUSTOMIZE_CRDS, e)))?;
         }
-        Ok(tc)
+        Ok(Arc::new(tc))
     }
 
     fn accumulate_resources(&mut self, kt: &Kt, acc: Acc) -> Result<Acc, KError> {

@@ -6,7 +6,7 @@ use super::fieldspec::FieldSpec;
 use super::kid::Gvk;
 use serde::Deserialize;
 use std::cmp::Ordering;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Fields of objects of `gvk` that other objects use to refer to them by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -99,9 +99,47 @@ fn sort_specs(list: &mut [FieldSpec]) {
 
 impl TransformerConfig {
     /// kustomize's default configuration.
-    pub fn defaults() -> &'static TransformerConfig {
-        static DEFAULTS: OnceLock<TransformerConfig> = OnceLock::new();
-        DEFAULTS.get_or_init(|| parse_table(DEFAULT_TABLE))
+    pub fn defaults() -> &'static Arc<TransformerConfig> {
+        static DEFAULTS: OnceLock<Arc<TransformerConfig>> = OnceLock::new();
+        DEFAULTS.get_or_init(|| Arc::new(parse_table(DEFAULT_TABLE)))
+    }
+
+    /// True when no list has an entry.
+    pub fn is_empty(&self) -> bool {
+        *self == TransformerConfig::default()
+    }
+
+    /// The defaults merged into an empty config (what every kustomization without
+    /// `configurations:` contributes), computed once.
+    fn merged_defaults() -> &'static Arc<TransformerConfig> {
+        static MERGED: OnceLock<Arc<TransformerConfig>> = OnceLock::new();
+        MERGED.get_or_init(|| {
+            Arc::new(
+                TransformerConfig::default()
+                    .merge(TransformerConfig::defaults())
+                    .expect("the default field specs do not conflict"),
+            )
+        })
+    }
+
+    /// `self` merged with `other`, sharing rather than recomputing in the common cases: a
+    /// config merged with itself (a base and an overlay that both use the defaults), and the
+    /// defaults merged into an empty config. `self` must be a merge result or empty.
+    pub fn merged(
+        this: &Arc<TransformerConfig>,
+        other: &Arc<TransformerConfig>,
+    ) -> Result<Arc<TransformerConfig>, String> {
+        let defaults = TransformerConfig::defaults();
+        if Arc::ptr_eq(this, other) {
+            return Ok(Arc::clone(this));
+        }
+        if Arc::ptr_eq(other, defaults) && this.is_empty() {
+            return Ok(Arc::clone(TransformerConfig::merged_defaults()));
+        }
+        if Arc::ptr_eq(other, defaults) && Arc::ptr_eq(this, TransformerConfig::merged_defaults()) {
+            return Ok(Arc::clone(this));
+        }
+        this.merge(other).map(Arc::new)
     }
 
     /// kustomize `TransformerConfig.Merge`: every list merged, then sorted by gvk.

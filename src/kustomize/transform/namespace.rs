@@ -3,9 +3,10 @@
 //! named `default`.
 
 use super::super::fieldspec::{apply, CreateKind, FieldSpec};
-use super::super::resmap::ResMap;
+use super::super::resmap::{IdKey, ResMap};
 use super::set_scalar;
 use crate::yaml::Node;
+use std::collections::HashMap;
 
 /// Which RoleBinding subjects get the namespace (`setRoleBindingSubjects`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,8 +27,15 @@ pub fn apply_namespace(
     if namespace.is_empty() {
         return Ok(());
     }
+    // How many resources have each current id, kept up to date as ids change, so that the
+    // conflict check after each resource does not rebuild every id.
+    let mut counts: HashMap<IdKey, usize> = HashMap::new();
+    for r in &rm.list {
+        *counts.entry(IdKey::of(&r.cur_id())).or_default() += 1;
+    }
     for i in 0..rm.list.len() {
         let r = &mut rm.list[i];
+        let old = IdKey::of(&r.cur_id());
         r.store_previous_id();
         let api_version = r.api_version().to_string();
         let gvk = r.gvk();
@@ -82,7 +90,14 @@ pub fn apply_namespace(
                 .map_err(|e| format!("namespace transformation failed: {e}"))?;
         }
         let id = rm.list[i].cur_id();
-        let n = rm.list.iter().filter(|x| x.cur_id().equals(&id)).count();
+        if let Some(n) = counts.get_mut(&old) {
+            *n -= 1;
+        }
+        let n = {
+            let n = counts.entry(IdKey::of(&id)).or_default();
+            *n += 1;
+            *n
+        };
         if n != 1 {
             return Err(format!(
                 "namespace transformation produces ID conflict: {id} appears {n} times"
