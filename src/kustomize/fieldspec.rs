@@ -180,6 +180,39 @@ fn empty(kind: CreateKind) -> Node {
     }
 }
 
+/// A field spec in a builtin plugin config, read leniently (kustomize's `yaml.Unmarshal`;
+/// `configurations:` files are read strictly, see `tconfig::RawFieldSpec`).
+#[derive(serde::Deserialize, Default, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginFieldSpec {
+    #[serde(default)]
+    group: String,
+    #[serde(default)]
+    version: String,
+    #[serde(default)]
+    kind: String,
+    #[serde(default)]
+    path: String,
+    #[serde(default)]
+    create: bool,
+}
+
+/// The field specs of a plugin config.
+pub fn plugin_specs(raw: Vec<PluginFieldSpec>) -> Vec<FieldSpec> {
+    raw.into_iter()
+        .map(|r| FieldSpec {
+            gvk: Gvk {
+                group: r.group,
+                version: r.version,
+                kind: r.kind,
+                cluster_scoped: false,
+            },
+            path: r.path,
+            create: r.create,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

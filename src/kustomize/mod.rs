@@ -2,6 +2,7 @@
 //! ../shared/reference/kustomize.md). `target.rs` holds the pipeline; each builtin transformer
 //! has its own file under `transform/`.
 
+mod builtins;
 mod crds;
 mod documents;
 mod error;

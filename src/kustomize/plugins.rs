@@ -2,21 +2,18 @@
 //! kustomization directories producing configs). Builtin kinds (`apiVersion: builtin`) run
 //! natively; exec plugins run only with `--enable-exec-plugins`; KRM functions never run.
 
+use super::builtins::{self, BuiltinError, Transformer};
 use super::error::KError;
 use super::exec;
-use super::fieldspec::FieldSpec;
 use super::generate::{self, GenKind};
 use super::origin::{self, Origin};
 use super::res::Res;
 use super::resmap::ResMap;
 use super::target::{Acc, Builder, Kt};
-use super::transform::{self, patch};
-use super::types::{self, GeneratorArgs, Image, ReplacementField, Replica, Selector};
-use crate::finding::rules;
-use crate::finding::{Finding, Severity};
-use crate::yaml::{de::from_node_go_json, Dialect};
+use super::transform::patch;
+use super::types::{self, GeneratorArgs, PluginMeta};
+use crate::finding::{rules, Finding, Severity};
 use serde::Deserialize;
-use std::collections::BTreeMap;
 
 /// Generator or transformer.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -36,18 +33,9 @@ impl Role {
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct Meta {
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    namespace: String,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
 struct GeneratorConfig {
     #[serde(default)]
-    metadata: Meta,
+    metadata: PluginMeta,
     #[serde(flatten)]
     args: GeneratorArgsLenient,
 }
@@ -78,118 +66,11 @@ struct GeneratorArgsLenient {
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-struct PairsConfig {
-    #[serde(default)]
-    labels: BTreeMap<String, String>,
-    #[serde(default)]
-    annotations: BTreeMap<String, String>,
-    #[serde(default)]
-    field_specs: Vec<RawFieldSpec>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct AffixConfig {
-    #[serde(default)]
-    prefix: String,
-    #[serde(default)]
-    suffix: String,
-    #[serde(default)]
-    field_specs: Vec<RawFieldSpec>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct NamespaceConfig {
-    #[serde(default)]
-    metadata: Meta,
-    #[serde(default)]
-    field_specs: Vec<RawFieldSpec>,
-    #[serde(default)]
-    unset_only: bool,
-    #[serde(default)]
-    set_role_binding_subjects: String,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct ImageConfig {
-    #[serde(default)]
-    image_tag: Image,
-    #[serde(default)]
-    field_specs: Vec<RawFieldSpec>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct ReplicaConfig {
-    #[serde(default)]
-    replica: Replica,
-    #[serde(default)]
-    field_specs: Vec<RawFieldSpec>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct PatchConfig {
-    #[serde(default)]
-    path: String,
-    #[serde(default)]
-    patch: String,
-    #[serde(default)]
-    target: Option<Selector>,
-    #[serde(default)]
-    options: BTreeMap<String, bool>,
-    #[serde(default)]
-    json_op: String,
-    #[serde(default)]
-    paths: Vec<String>,
-    #[serde(default)]
-    patches: String,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct ValueAddConfig {
-    #[serde(default)]
-    value: String,
-    #[serde(default)]
-    targets: Vec<ValueAddTarget>,
-    #[serde(default)]
-    target_file_path: String,
-}
-
-#[derive(Deserialize, Default)]
-struct ValueAddTargets {
-    #[serde(default)]
-    targets: Vec<ValueAddTarget>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct ValueAddTarget {
-    #[serde(default)]
-    selector: Option<Selector>,
-    #[serde(default)]
-    field_path: String,
-    #[serde(default)]
-    file_path_position: i64,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct ReplacementConfig {
-    #[serde(default)]
-    replacements: Vec<ReplacementField>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
 struct IamConfig {
     #[serde(default)]
     cloud: String,
     #[serde(default)]
-    kubernetes_service: Meta,
+    kubernetes_service: PluginMeta,
     #[serde(default)]
     service_account: IamAccount,
 }
@@ -201,51 +82,6 @@ struct IamAccount {
     name: String,
     #[serde(default)]
     project_id: String,
-}
-
-/// A field spec in a plugin config (read leniently, as kustomize's yaml.Unmarshal does).
-#[derive(Deserialize, Default, Clone)]
-#[serde(rename_all = "camelCase")]
-struct RawFieldSpec {
-    #[serde(default)]
-    group: String,
-    #[serde(default)]
-    version: String,
-    #[serde(default)]
-    kind: String,
-    #[serde(default)]
-    path: String,
-    #[serde(default)]
-    create: bool,
-}
-
-fn specs(raw: Vec<RawFieldSpec>) -> Vec<FieldSpec> {
-    raw.into_iter()
-        .map(|r| FieldSpec {
-            gvk: super::kid::Gvk {
-                group: r.group,
-                version: r.version,
-                kind: r.kind,
-                cluster_scoped: false,
-            },
-            path: r.path,
-            create: r.create,
-        })
-        .collect()
-}
-
-fn config<T: for<'de> Deserialize<'de>>(r: &Res) -> Result<T, KError> {
-    from_node_go_json(&r.node, Dialect::Yaml11).map_err(|e| {
-        KError::new(
-            rules::KUSTOMIZE_PLUGIN_CONFIG,
-            format!(
-                "trouble configuring builtin {} with config: {}",
-                r.kind(),
-                e.message
-            ),
-        )
-        .at(&r.origin.file, e.span)
-    })
 }
 
 impl Builder {
@@ -325,7 +161,7 @@ impl Builder {
         }
         for cfg in self.plugin_configs(kt, Role::Transformer)? {
             match builtin_kind(&cfg) {
-                Some(kind) => self.builtin_transformer(kt, acc, &cfg, kind)?,
+                Some(_) => self.builtin_transformer(kt, acc, &cfg)?,
                 None => {
                     let input = std::mem::take(&mut acc.rm);
                     match self.external(kt, &cfg, Role::Transformer, Some(&input))? {
@@ -346,7 +182,7 @@ impl Builder {
         let mut rm = ResMap::new();
         match kind {
             "ConfigMapGenerator" | "SecretGenerator" => {
-                let c: GeneratorConfig = config(cfg)?;
+                let c: GeneratorConfig = builtins::read(cfg)?;
                 let a = c.args;
                 let args = GeneratorArgs {
                     name: if a.name.is_empty() {
@@ -388,7 +224,7 @@ impl Builder {
                 rm.append(res).map_err(at)?;
             }
             "IAMPolicyGenerator" => {
-                let c: IamConfig = config(cfg)?;
+                let c: IamConfig = builtins::read(cfg)?;
                 if c.cloud != "gke" {
                     return Err(at(KError::new(
                         rules::KUSTOMIZE_PLUGIN_CONFIG,
@@ -430,166 +266,24 @@ impl Builder {
         Ok(rm)
     }
 
-    fn builtin_transformer(
-        &mut self,
-        kt: &Kt,
-        acc: &mut Acc,
-        cfg: &Res,
-        kind: &str,
-    ) -> Result<(), KError> {
-        let at = |e: String| {
-            KError::new(rules::KUSTOMIZE_TRANSFORM, e).at(&cfg.origin.file, cfg.origin.span)
-        };
-        let rm = &mut acc.rm;
-        match kind {
-            "LabelTransformer" => {
-                let c: PairsConfig = config(cfg)?;
-                transform::labels::set_pairs(rm, &c.labels, &specs(c.field_specs)).map_err(at)
-            }
-            "AnnotationsTransformer" => {
-                let c: PairsConfig = config(cfg)?;
-                transform::labels::set_pairs(rm, &c.annotations, &specs(c.field_specs)).map_err(at)
-            }
-            "PrefixSuffixTransformer" | "PrefixTransformer" | "SuffixTransformer" => {
-                use transform::prefix_suffix::{apply_affix, Affix};
-                let c: AffixConfig = config(cfg)?;
-                let fs = specs(c.field_specs);
-                if kind != "SuffixTransformer" && !c.prefix.is_empty() {
-                    apply_affix(rm, Affix::Prefix, &c.prefix, &fs).map_err(at)?;
+    /// A builtin transformer configured by a plugin config; its errors point at the config.
+    fn builtin_transformer(&mut self, kt: &Kt, acc: &mut Acc, cfg: &Res) -> Result<(), KError> {
+        let t = builtins::transformer_from_config(cfg)?;
+        let (file, span) = (&cfg.origin.file, cfg.origin.span);
+        let patches = matches!(
+            t,
+            Transformer::Patch(_)
+                | Transformer::PatchJson6902(_)
+                | Transformer::PatchStrategicMerge(_)
+        );
+        self.apply_transformer(kt, acc, &t, file, span)
+            .map_err(|e| match e {
+                BuiltinError::Transform(m) => {
+                    KError::new(rules::KUSTOMIZE_TRANSFORM, m).at(file, span)
                 }
-                if kind != "PrefixTransformer" && !c.suffix.is_empty() {
-                    apply_affix(rm, Affix::Suffix, &c.suffix, &fs).map_err(at)?;
-                }
-                Ok(())
-            }
-            "NamespaceTransformer" => {
-                use transform::namespace::{apply_namespace, SubjectMode};
-                let c: NamespaceConfig = config(cfg)?;
-                let mode = match c.set_role_binding_subjects.as_str() {
-                    "" | "defaultOnly" => SubjectMode::DefaultOnly,
-                    "allServiceAccounts" => SubjectMode::AllServiceAccounts,
-                    "none" => SubjectMode::None,
-                    other => {
-                        return Err(at(format!(
-                            "invalid value \"{other}\" for setRoleBindingSubjects: must be one of \"defaultOnly\", \"none\" or \"allServiceAccounts\""
-                        )))
-                    }
-                };
-                apply_namespace(
-                    rm,
-                    &c.metadata.namespace,
-                    &specs(c.field_specs),
-                    c.unset_only,
-                    mode,
-                )
-                .map_err(at)
-            }
-            "HashTransformer" => {
-                transform::hash::add_hash_suffixes(rm);
-                Ok(())
-            }
-            "ValueAddTransformer" => {
-                let c: ValueAddConfig = config(cfg)?;
-                let mut targets = c.targets;
-                if !c.target_file_path.is_empty() {
-                    let (_, bytes) = kt.ldr.load(&c.target_file_path)?;
-                    let node = crate::yaml::parse_one(&bytes, &Default::default())
-                        .map_err(|e| at(e.to_string()))?;
-                    let more: ValueAddTargets =
-                        crate::yaml::de::from_node_go_json(&node, crate::yaml::Dialect::Yaml11)
-                            .map_err(|e| at(e.to_string()))?;
-                    targets.extend(more.targets);
-                }
-                if targets.is_empty() {
-                    return Err(at("must specify at least one target".into()));
-                }
-                if targets.iter().any(|t| t.field_path.is_empty()) {
-                    return Err(at("fieldPath cannot be empty".into()));
-                }
-                let value = match c.value.trim() {
-                    // kustomize uses the kustomization directory's name.
-                    "" => kt.ldr.root().file_name().to_string(),
-                    v => v.to_string(),
-                };
-                let targets: Vec<_> = targets
-                    .iter()
-                    .map(|t| transform::value_add::Target {
-                        selector: t.selector.as_ref(),
-                        field_path: &t.field_path,
-                        file_path_position: t.file_path_position,
-                    })
-                    .collect();
-                transform::value_add::apply(rm, &value, &targets).map_err(at)
-            }
-            "ImageTagTransformer" => {
-                let c: ImageConfig = config(cfg)?;
-                transform::images::apply_image(rm, &c.image_tag, &specs(c.field_specs)).map_err(at)
-            }
-            "ReplicaCountTransformer" => {
-                let c: ReplicaConfig = config(cfg)?;
-                transform::replicas::set_replicas(
-                    rm,
-                    &c.replica.name,
-                    c.replica.count,
-                    &specs(c.field_specs),
-                )
-                .map_err(at)
-            }
-            "ReplacementTransformer" => {
-                let c: ReplacementConfig = config(cfg)?;
-                for r in &c.replacements {
-                    let warnings = transform::replacement::apply(rm, r).map_err(|e| {
-                        KError::new(e.rule, e.message).at(&cfg.origin.file, cfg.origin.span)
-                    })?;
-                    for w in warnings {
-                        self.findings.push(
-                            Finding::warning(rules::KUSTOMIZE_REPLACEMENT_VERSION_DIVERGENCE, w)
-                                .at(
-                                    cfg.origin.file.to_string(),
-                                    cfg.origin.span.line,
-                                    cfg.origin.span.column,
-                                ),
-                        );
-                    }
-                }
-                Ok(())
-            }
-            "PatchTransformer" => {
-                let c: PatchConfig = config(cfg)?;
-                let entry = types::Patch {
-                    path: c.path,
-                    patch: c.patch,
-                    target: c.target,
-                    options: c.options,
-                };
-                self.apply_patch_entry(kt, acc, &entry)
-                    .map_err(|e| e.at(&cfg.origin.file, cfg.origin.span))
-            }
-            "PatchJson6902Transformer" => {
-                let c: PatchConfig = config(cfg)?;
-                let entry = types::Patch {
-                    path: c.path,
-                    patch: c.json_op,
-                    target: c.target,
-                    options: BTreeMap::new(),
-                };
-                self.apply_legacy_json6902_entry(kt, acc, &entry)
-                    .map_err(|e| e.at(&cfg.origin.file, cfg.origin.span))
-            }
-            "PatchStrategicMergeTransformer" => {
-                let c: PatchConfig = config(cfg)?;
-                let mut entries = c.paths;
-                if !c.patches.is_empty() {
-                    entries.push(c.patches);
-                }
-                self.apply_psm_entries(kt, acc, &entries)
-                    .map_err(|e| e.at(&cfg.origin.file, cfg.origin.span))
-            }
-            _ => Err(at(format!(
-                "unable to load builtin {}: it is not a builtin transformer",
-                cfg.gvk()
-            ))),
-        }
+                BuiltinError::Placed(e) if patches => e.at(file, span),
+                BuiltinError::Placed(e) => e,
+            })
     }
 
     /// A non-builtin plugin: a KRM function is reported and skipped, an exec plugin runs only

@@ -2,6 +2,7 @@
 //! resources, bases and components, run generators and the builtin transformers in kustomize's
 //! fixed order. The pipeline order is written here and nowhere else.
 
+use super::builtins::{BuiltinError, Transformer};
 use super::error::KError;
 use super::fieldspec::FieldSpec;
 use super::generate::{self, GenKind};
@@ -12,13 +13,16 @@ use super::resmap::ResMap;
 use super::tconfig::{self, TransformerConfig};
 use super::transform;
 use super::transform::patch;
+use super::transform::{images, labels, namespace, prefix_suffix, replicas};
 use super::types::{self, GeneratorOptions, Kustomization, Var};
 use super::KUSTOMIZATION_FILES;
 use crate::finding::rules;
 use crate::finding::Finding;
+use crate::finding::Rule;
 use crate::resource::Origin as SourceOrigin;
 use crate::source::{EntryKind, RepoPath};
 use crate::yaml::{self, de::from_node_go_json, Dialect, Node, ParseOptions, Span};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// How resource files are read. kyaml reads a node tree (no duplicate-key check) and kustomize
@@ -690,36 +694,52 @@ impl Builder {
             self.run_patch(kt, acc, entry, i)?;
             record(&mut acc.rm, "PatchTransformer");
         }
+        let transform = rules::KUSTOMIZE_TRANSFORM;
         if !k.namespace.is_empty() {
-            transform::namespace::apply_namespace(
-                &mut acc.rm,
-                &k.namespace,
-                &tc.namespace,
-                false,
-                transform::namespace::SubjectMode::DefaultOnly,
-            )
-            .map_err(|e| fail("namespace", e))?;
-            record(&mut acc.rm, "NamespaceTransformer");
+            let t = Transformer::Namespace(namespace::Config {
+                namespace: Cow::Borrowed(&k.namespace),
+                specs: Cow::Borrowed(&tc.namespace),
+                unset_only: false,
+                mode: namespace::SubjectMode::DefaultOnly,
+            });
+            self.run_field_builtin(
+                kt,
+                acc,
+                &t,
+                "NamespaceTransformer",
+                ("namespace", None),
+                transform,
+            )?;
         }
         if !k.name_prefix.is_empty() {
-            transform::prefix_suffix::apply_affix(
-                &mut acc.rm,
-                transform::prefix_suffix::Affix::Prefix,
-                &k.name_prefix,
-                &tc.name_prefix,
-            )
-            .map_err(|e| fail("namePrefix", e))?;
-            record(&mut acc.rm, "PrefixTransformer");
+            let t = Transformer::Affix(prefix_suffix::Config {
+                prefix: Cow::Borrowed(&k.name_prefix),
+                suffix: Cow::Borrowed(""),
+                specs: Cow::Borrowed(&tc.name_prefix),
+            });
+            self.run_field_builtin(
+                kt,
+                acc,
+                &t,
+                "PrefixTransformer",
+                ("namePrefix", None),
+                transform,
+            )?;
         }
         if !k.name_suffix.is_empty() {
-            transform::prefix_suffix::apply_affix(
-                &mut acc.rm,
-                transform::prefix_suffix::Affix::Suffix,
-                &k.name_suffix,
-                &tc.name_suffix,
-            )
-            .map_err(|e| fail("nameSuffix", e))?;
-            record(&mut acc.rm, "SuffixTransformer");
+            let t = Transformer::Affix(prefix_suffix::Config {
+                prefix: Cow::Borrowed(""),
+                suffix: Cow::Borrowed(&k.name_suffix),
+                specs: Cow::Borrowed(&tc.name_suffix),
+            });
+            self.run_field_builtin(
+                kt,
+                acc,
+                &t,
+                "SuffixTransformer",
+                ("nameSuffix", None),
+                transform,
+            )?;
         }
         let common = k.common_labels.clone().unwrap_or_default();
         if !k.labels.is_empty() || !common.is_empty() {
@@ -739,49 +759,109 @@ impl Builder {
                     }
                     merge(&mut fss, &[FieldSpec::any("metadata/labels", true)])?;
                 }
-                transform::labels::set_pairs(&mut acc.rm, &label.pairs, &fss)
-                    .map_err(|e| fail("labels", e))?;
-                record(&mut acc.rm, "LabelTransformer");
+                let t = Transformer::Pairs(labels::Config {
+                    pairs: Cow::Borrowed(&label.pairs),
+                    specs: Cow::Owned(fss),
+                });
+                self.run_field_builtin(
+                    kt,
+                    acc,
+                    &t,
+                    "LabelTransformer",
+                    ("labels", None),
+                    transform,
+                )?;
             }
-            transform::labels::set_pairs(&mut acc.rm, &common, &tc.common_labels)
-                .map_err(|e| fail("commonLabels", e))?;
-            record(&mut acc.rm, "LabelTransformer");
+            let t = Transformer::Pairs(labels::Config {
+                pairs: Cow::Borrowed(&common),
+                specs: Cow::Borrowed(&tc.common_labels),
+            });
+            self.run_field_builtin(
+                kt,
+                acc,
+                &t,
+                "LabelTransformer",
+                ("commonLabels", None),
+                transform,
+            )?;
         }
         if !k.common_annotations.is_empty() {
-            transform::labels::set_pairs(
-                &mut acc.rm,
-                &k.common_annotations,
-                &tc.common_annotations,
-            )
-            .map_err(|e| fail("commonAnnotations", e))?;
-            record(&mut acc.rm, "AnnotationsTransformer");
+            let t = Transformer::Pairs(labels::Config {
+                pairs: Cow::Borrowed(&k.common_annotations),
+                specs: Cow::Borrowed(&tc.common_annotations),
+            });
+            self.run_field_builtin(
+                kt,
+                acc,
+                &t,
+                "AnnotationsTransformer",
+                ("commonAnnotations", None),
+                transform,
+            )?;
         }
         for (i, entry) in k.patches_json6902.iter().flatten().enumerate() {
             self.run_legacy_json6902(kt, acc, entry, i)?;
             record(&mut acc.rm, "PatchJson6902Transformer");
         }
         for (i, r) in k.replicas.iter().enumerate() {
-            transform::replicas::set_replicas(&mut acc.rm, &r.name, r.count, &tc.replicas)
-                .map_err(|e| {
-                    kt.err_at(
-                        KError::new(rules::KUSTOMIZE_REPLICAS, e),
-                        "replicas",
-                        Some(i),
-                    )
-                })?;
-            record(&mut acc.rm, "ReplicaCountTransformer");
+            let t = Transformer::ReplicaCount(replicas::Config {
+                replica: Cow::Borrowed(r),
+                specs: Cow::Borrowed(&tc.replicas),
+            });
+            self.run_field_builtin(
+                kt,
+                acc,
+                &t,
+                "ReplicaCountTransformer",
+                ("replicas", Some(i)),
+                rules::KUSTOMIZE_REPLICAS,
+            )?;
         }
         for (i, image) in k.images.iter().enumerate() {
-            transform::images::apply_image(&mut acc.rm, image, &tc.images).map_err(|e| {
-                kt.err_at(KError::new(rules::KUSTOMIZE_IMAGES, e), "images", Some(i))
-            })?;
-            record(&mut acc.rm, "ImageTagTransformer");
+            let t = Transformer::ImageTag(images::Config {
+                image: Cow::Borrowed(image),
+                specs: Cow::Borrowed(&tc.images),
+            });
+            self.run_field_builtin(
+                kt,
+                acc,
+                &t,
+                "ImageTagTransformer",
+                ("images", Some(i)),
+                rules::KUSTOMIZE_IMAGES,
+            )?;
         }
         if !k.replacements.is_empty() {
             self.run_replacements(kt, acc)?;
             record(&mut acc.rm, "ReplacementTransformer");
         }
         self.run_transformer_plugins(kt, acc)?;
+        Ok(())
+    }
+}
+
+impl Builder {
+    /// Runs a builtin configured by a kustomization field (`field`, entry `index`): a plain
+    /// failure is reported as `rule` at that entry; then kustomize records the builtin
+    /// (`kind`) on every resource.
+    fn run_field_builtin(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        t: &Transformer<'_>,
+        kind: &str,
+        (field, index): (&str, Option<usize>),
+        rule: Rule,
+    ) -> Result<(), KError> {
+        let span = kt.span(field, index);
+        self.apply_transformer(kt, acc, t, &kt.file, span)
+            .map_err(|e| match e {
+                BuiltinError::Transform(m) => kt.err_at(KError::new(rule, m), field, index),
+                BuiltinError::Placed(e) => e,
+            })?;
+        if let Some(o) = kt.builtin_origin(kind) {
+            origin::add_transformation(&mut acc.rm, &o);
+        }
         Ok(())
     }
 }

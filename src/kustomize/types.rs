@@ -134,6 +134,16 @@ pub struct HelmChart {
     pub debug: bool,
 }
 
+/// `metadata` of a builtin plugin config: only the name and namespace are read.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginMeta {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub namespace: String,
+}
+
 /// `metadata` of a Kustomization or of a plugin config.
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]

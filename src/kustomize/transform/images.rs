@@ -2,12 +2,13 @@
 //! digest, tagSuffix). Like kustomize, it first walks every `containers`/`initContainers` list
 //! anywhere in the object (the legacy pass), then the configured field specs.
 
-use super::super::fieldspec::{apply, CreateKind, FieldSpec};
+use super::super::fieldspec::{apply, CreateKind, FieldSpec, PluginFieldSpec};
 use super::super::resmap::ResMap;
 use super::super::types::Image;
 use super::set_scalar;
 use crate::yaml::{Node, NodeKind};
 use regex::Regex;
+use std::borrow::Cow;
 
 /// Applies one `images:` entry.
 pub fn apply_image(rm: &mut ResMap, image: &Image, specs: &[FieldSpec]) -> Result<(), String> {
@@ -131,6 +132,28 @@ pub fn split(image: &str) -> (String, String, String) {
         }
         (Some(_), None) => unreachable!("handled by the digest-first arm"),
     }
+}
+
+/// ImageTagTransformer.
+pub struct Config<'a> {
+    pub image: Cow<'a, Image>,
+    pub specs: Cow<'a, [FieldSpec]>,
+}
+
+impl Config<'_> {
+    pub fn apply(&self, rm: &mut ResMap) -> Result<(), String> {
+        apply_image(rm, &self.image, &self.specs)
+    }
+}
+
+/// Its plugin config.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginConfig {
+    #[serde(default)]
+    pub image_tag: Image,
+    #[serde(default)]
+    pub field_specs: Vec<PluginFieldSpec>,
 }
 
 #[cfg(test)]

@@ -7,10 +7,11 @@
 //! value in `metadata.labels`, a replacement, a strategic-merge patch — shows at all of them.
 //! The nodes carry that identity in [`Node::shared`] so kdelta prints what kustomize prints.
 
-use super::super::fieldspec::{apply, CreateKind, FieldSpec};
+use super::super::fieldspec::{apply, CreateKind, FieldSpec, PluginFieldSpec};
 use super::super::resmap::ResMap;
 use super::set_entry;
 use crate::yaml::{Node, NodeKind, Scalar, ScalarStyle};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Sets every pair (sorted by key) at every field spec of every resource.
@@ -46,4 +47,28 @@ pub fn set_pairs(
         }
     }
     Ok(())
+}
+
+/// LabelTransformer and AnnotationsTransformer: pairs set at the field specs.
+pub struct Config<'a> {
+    pub pairs: Cow<'a, BTreeMap<String, String>>,
+    pub specs: Cow<'a, [FieldSpec]>,
+}
+
+impl Config<'_> {
+    pub fn apply(&self, rm: &mut ResMap) -> Result<(), String> {
+        set_pairs(rm, &self.pairs, &self.specs)
+    }
+}
+
+/// Their plugin config.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginConfig {
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+    #[serde(default)]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(default)]
+    pub field_specs: Vec<PluginFieldSpec>,
 }

@@ -2,10 +2,11 @@
 //! Namespace object, updates the configured reference fields, and moves RoleBinding subjects
 //! named `default`.
 
-use super::super::fieldspec::{apply, CreateKind, FieldSpec};
+use super::super::fieldspec::{apply, plugin_specs, CreateKind, FieldSpec, PluginFieldSpec};
 use super::super::resmap::{IdKey, ResMap};
 use super::set_scalar;
 use crate::yaml::Node;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Which RoleBinding subjects get the namespace (`setRoleBindingSubjects`).
@@ -109,4 +110,52 @@ pub fn apply_namespace(
 
 fn is_rb(kind: &str) -> bool {
     kind == "RoleBinding" || kind == "ClusterRoleBinding"
+}
+
+/// NamespaceTransformer.
+pub struct Config<'a> {
+    pub namespace: Cow<'a, str>,
+    pub specs: Cow<'a, [FieldSpec]>,
+    pub unset_only: bool,
+    pub mode: SubjectMode,
+}
+
+impl Config<'_> {
+    pub fn apply(&self, rm: &mut ResMap) -> Result<(), String> {
+        apply_namespace(rm, &self.namespace, &self.specs, self.unset_only, self.mode)
+    }
+
+    /// The config a plugin config describes.
+    pub fn from_plugin(c: PluginConfig) -> Result<Config<'static>, String> {
+        let mode = match c.set_role_binding_subjects.as_str() {
+            "" | "defaultOnly" => SubjectMode::DefaultOnly,
+            "allServiceAccounts" => SubjectMode::AllServiceAccounts,
+            "none" => SubjectMode::None,
+            other => {
+                return Err(format!(
+                    "invalid value \"{other}\" for setRoleBindingSubjects: must be one of \"defaultOnly\", \"none\" or \"allServiceAccounts\""
+                ))
+            }
+        };
+        Ok(Config {
+            namespace: Cow::Owned(c.metadata.namespace),
+            specs: Cow::Owned(plugin_specs(c.field_specs)),
+            unset_only: c.unset_only,
+            mode,
+        })
+    }
+}
+
+/// Its plugin config.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginConfig {
+    #[serde(default)]
+    pub metadata: super::super::types::PluginMeta,
+    #[serde(default)]
+    pub field_specs: Vec<PluginFieldSpec>,
+    #[serde(default)]
+    pub unset_only: bool,
+    #[serde(default)]
+    pub set_role_binding_subjects: String,
 }

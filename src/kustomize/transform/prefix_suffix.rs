@@ -2,10 +2,11 @@
 //! configured name fields, recording the old id for name references. CRDs, APIServices and
 //! Namespaces are skipped.
 
-use super::super::fieldspec::{apply, CreateKind, FieldSpec};
+use super::super::fieldspec::{apply, CreateKind, FieldSpec, PluginFieldSpec};
 use super::super::kid::Gvk;
 use super::super::resmap::ResMap;
 use super::set_scalar;
+use std::borrow::Cow;
 
 /// Prefix or suffix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,4 +66,36 @@ pub fn apply_affix(
         }
     }
     Ok(())
+}
+
+/// PrefixSuffixTransformer (and PrefixTransformer, SuffixTransformer): a prefix and a suffix,
+/// each applied when not empty.
+pub struct Config<'a> {
+    pub prefix: Cow<'a, str>,
+    pub suffix: Cow<'a, str>,
+    pub specs: Cow<'a, [FieldSpec]>,
+}
+
+impl Config<'_> {
+    pub fn apply(&self, rm: &mut ResMap) -> Result<(), String> {
+        if !self.prefix.is_empty() {
+            apply_affix(rm, Affix::Prefix, &self.prefix, &self.specs)?;
+        }
+        if !self.suffix.is_empty() {
+            apply_affix(rm, Affix::Suffix, &self.suffix, &self.specs)?;
+        }
+        Ok(())
+    }
+}
+
+/// Their plugin config.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginConfig {
+    #[serde(default)]
+    pub prefix: String,
+    #[serde(default)]
+    pub suffix: String,
+    #[serde(default)]
+    pub field_specs: Vec<PluginFieldSpec>,
 }

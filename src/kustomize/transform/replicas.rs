@@ -1,8 +1,10 @@
 //! replicas (ReplicaCountTransformer): sets the replica count of the named workloads.
 
-use super::super::fieldspec::{apply, CreateKind, FieldSpec};
+use super::super::fieldspec::{apply, CreateKind, FieldSpec, PluginFieldSpec};
 use super::super::resmap::ResMap;
+use super::super::types::Replica;
 use super::set_scalar;
+use std::borrow::Cow;
 
 /// Sets `count` on every resource named `name` (by any of its ids) selected by a field spec.
 pub fn set_replicas(
@@ -32,4 +34,26 @@ pub fn set_replicas(
         ));
     }
     Ok(())
+}
+
+/// ReplicaCountTransformer.
+pub struct Config<'a> {
+    pub replica: Cow<'a, Replica>,
+    pub specs: Cow<'a, [FieldSpec]>,
+}
+
+impl Config<'_> {
+    pub fn apply(&self, rm: &mut ResMap) -> Result<(), String> {
+        set_replicas(rm, &self.replica.name, self.replica.count, &self.specs)
+    }
+}
+
+/// Its plugin config.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginConfig {
+    #[serde(default)]
+    pub replica: Replica,
+    #[serde(default)]
+    pub field_specs: Vec<PluginFieldSpec>,
 }

@@ -88,6 +88,38 @@ fn insert_path_part(path: &str, pos: usize, part: &str) -> String {
     parts.join("/")
 }
 
+/// Its plugin config: the value (empty: the kustomization directory's name), the targets, and
+/// a file holding more targets.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginConfig {
+    #[serde(default)]
+    pub value: String,
+    #[serde(default)]
+    pub targets: Vec<PluginTarget>,
+    #[serde(default)]
+    pub target_file_path: String,
+}
+
+/// The file `targetFilePath` names.
+#[derive(serde::Deserialize, Default)]
+pub struct PluginTargets {
+    #[serde(default)]
+    pub targets: Vec<PluginTarget>,
+}
+
+/// One target as a plugin config writes it.
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginTarget {
+    #[serde(default)]
+    pub selector: Option<Selector>,
+    #[serde(default)]
+    pub field_path: String,
+    #[serde(default)]
+    pub file_path_position: i64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,284 @@
+//! kustomize's builtin plugins as kusttarget runs them. A kustomization's transforming fields
+//! become builtin configs (`target.rs`, in kustomize's order); a plugin config with
+//! `apiVersion: builtin` is read by its kind from the one factory table, [`TRANSFORMERS`]; either
+//! way [`Builder::apply_transformer`] runs it. Each transformer's file owns its config type.
+
+use super::error::KError;
+use super::fieldspec::plugin_specs;
+use super::res::Res;
+use super::target::{Acc, Builder, Kt};
+use super::transform::{
+    images, labels, namespace, prefix_suffix, replacement, replicas, value_add,
+};
+use super::types::{self, ReplacementField, Selector};
+use crate::finding::{rules, Finding};
+use crate::source::RepoPath;
+use crate::yaml::{de::from_node_go_json, Dialect, Span};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+/// One builtin transformer with its config.
+pub enum Transformer<'a> {
+    /// LabelTransformer, AnnotationsTransformer.
+    Pairs(labels::Config<'a>),
+    /// PrefixSuffixTransformer, PrefixTransformer, SuffixTransformer.
+    Affix(prefix_suffix::Config<'a>),
+    Namespace(namespace::Config<'a>),
+    ImageTag(images::Config<'a>),
+    ReplicaCount(replicas::Config<'a>),
+    Hash,
+    ValueAdd(value_add::PluginConfig),
+    Replacement(Vec<ReplacementField>),
+    Patch(types::Patch),
+    PatchJson6902(types::Patch),
+    /// Paths or inline patches.
+    PatchStrategicMerge(Vec<String>),
+}
+
+/// Why a builtin failed: a plain transformer's message, which the caller places (at the
+/// kustomization field or the plugin config), or an error placed already.
+pub enum BuiltinError {
+    Transform(String),
+    Placed(KError),
+}
+
+impl From<KError> for BuiltinError {
+    fn from(e: KError) -> Self {
+        BuiltinError::Placed(e)
+    }
+}
+
+type ReadConfig = fn(&Res) -> Result<Transformer<'static>, KError>;
+
+/// Every builtin transformer kind and how its plugin config is read.
+pub const TRANSFORMERS: &[(&str, ReadConfig)] = &[
+    ("LabelTransformer", |cfg| {
+        let c: labels::PluginConfig = read(cfg)?;
+        Ok(Transformer::Pairs(labels::Config {
+            pairs: Cow::Owned(c.labels),
+            specs: Cow::Owned(plugin_specs(c.field_specs)),
+        }))
+    }),
+    ("AnnotationsTransformer", |cfg| {
+        let c: labels::PluginConfig = read(cfg)?;
+        Ok(Transformer::Pairs(labels::Config {
+            pairs: Cow::Owned(c.annotations),
+            specs: Cow::Owned(plugin_specs(c.field_specs)),
+        }))
+    }),
+    ("PrefixSuffixTransformer", |cfg| affix(cfg, true, true)),
+    ("PrefixTransformer", |cfg| affix(cfg, true, false)),
+    ("SuffixTransformer", |cfg| affix(cfg, false, true)),
+    ("NamespaceTransformer", |cfg| {
+        namespace::Config::from_plugin(read(cfg)?)
+            .map(Transformer::Namespace)
+            .map_err(|e| transform_error(cfg, e))
+    }),
+    ("HashTransformer", |_| Ok(Transformer::Hash)),
+    ("ValueAddTransformer", |cfg| {
+        read(cfg).map(Transformer::ValueAdd)
+    }),
+    ("ImageTagTransformer", |cfg| {
+        let c: images::PluginConfig = read(cfg)?;
+        Ok(Transformer::ImageTag(images::Config {
+            image: Cow::Owned(c.image_tag),
+            specs: Cow::Owned(plugin_specs(c.field_specs)),
+        }))
+    }),
+    ("ReplicaCountTransformer", |cfg| {
+        let c: replicas::PluginConfig = read(cfg)?;
+        Ok(Transformer::ReplicaCount(replicas::Config {
+            replica: Cow::Owned(c.replica),
+            specs: Cow::Owned(plugin_specs(c.field_specs)),
+        }))
+    }),
+    ("ReplacementTransformer", |cfg| {
+        let c: ReplacementConfig = read(cfg)?;
+        Ok(Transformer::Replacement(c.replacements))
+    }),
+    ("PatchTransformer", |cfg| {
+        let c: PatchConfig = read(cfg)?;
+        Ok(Transformer::Patch(types::Patch {
+            path: c.path,
+            patch: c.patch,
+            target: c.target,
+            options: c.options,
+        }))
+    }),
+    ("PatchJson6902Transformer", |cfg| {
+        let c: PatchConfig = read(cfg)?;
+        Ok(Transformer::PatchJson6902(types::Patch {
+            path: c.path,
+            patch: c.json_op,
+            target: c.target,
+            options: BTreeMap::new(),
+        }))
+    }),
+    ("PatchStrategicMergeTransformer", |cfg| {
+        let c: PatchConfig = read(cfg)?;
+        let mut entries = c.paths;
+        if !c.patches.is_empty() {
+            entries.push(c.patches);
+        }
+        Ok(Transformer::PatchStrategicMerge(entries))
+    }),
+];
+
+/// The builtin transformer a plugin config (`apiVersion: builtin`) configures.
+pub fn transformer_from_config(cfg: &Res) -> Result<Transformer<'static>, KError> {
+    let kind = cfg.kind();
+    match TRANSFORMERS.iter().find(|(k, _)| *k == kind) {
+        Some((_, read_config)) => read_config(cfg),
+        None => Err(transform_error(
+            cfg,
+            format!(
+                "unable to load builtin {}: it is not a builtin transformer",
+                cfg.gvk()
+            ),
+        )),
+    }
+}
+
+/// Reads a plugin config leniently, as kustomize's `yaml.Unmarshal` does.
+pub fn read<T: for<'de> Deserialize<'de>>(cfg: &Res) -> Result<T, KError> {
+    from_node_go_json(&cfg.node, Dialect::Yaml11).map_err(|e| {
+        KError::new(
+            rules::KUSTOMIZE_PLUGIN_CONFIG,
+            format!(
+                "trouble configuring builtin {} with config: {}",
+                cfg.kind(),
+                e.message
+            ),
+        )
+        .at(&cfg.origin.file, e.span)
+    })
+}
+
+fn transform_error(cfg: &Res, message: String) -> KError {
+    KError::new(rules::KUSTOMIZE_TRANSFORM, message).at(&cfg.origin.file, cfg.origin.span)
+}
+
+fn affix(cfg: &Res, prefix: bool, suffix: bool) -> Result<Transformer<'static>, KError> {
+    let c: prefix_suffix::PluginConfig = read(cfg)?;
+    Ok(Transformer::Affix(prefix_suffix::Config {
+        prefix: Cow::Owned(if prefix { c.prefix } else { String::new() }),
+        suffix: Cow::Owned(if suffix { c.suffix } else { String::new() }),
+        specs: Cow::Owned(plugin_specs(c.field_specs)),
+    }))
+}
+
+/// ReplacementTransformer's plugin config.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ReplacementConfig {
+    #[serde(default)]
+    replacements: Vec<ReplacementField>,
+}
+
+/// The plugin config of the patch transformers (each reads its own fields).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct PatchConfig {
+    #[serde(default)]
+    path: String,
+    #[serde(default)]
+    patch: String,
+    #[serde(default)]
+    target: Option<Selector>,
+    #[serde(default)]
+    options: BTreeMap<String, bool>,
+    #[serde(default)]
+    json_op: String,
+    #[serde(default)]
+    paths: Vec<String>,
+    #[serde(default)]
+    patches: String,
+}
+
+impl Builder {
+    /// Runs one builtin transformer over the accumulated resources. `file` and `span` place
+    /// the warnings it makes (the plugin config, or the kustomization field).
+    pub fn apply_transformer(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        t: &Transformer<'_>,
+        file: &RepoPath,
+        span: Span,
+    ) -> Result<(), BuiltinError> {
+        let rm = &mut acc.rm;
+        let transform = BuiltinError::Transform;
+        match t {
+            Transformer::Pairs(c) => c.apply(rm).map_err(transform),
+            Transformer::Affix(c) => c.apply(rm).map_err(transform),
+            Transformer::Namespace(c) => c.apply(rm).map_err(transform),
+            Transformer::ImageTag(c) => c.apply(rm).map_err(transform),
+            Transformer::ReplicaCount(c) => c.apply(rm).map_err(transform),
+            Transformer::Hash => {
+                super::transform::hash::add_hash_suffixes(rm);
+                Ok(())
+            }
+            Transformer::ValueAdd(c) => apply_value_add(kt, rm, c),
+            Transformer::Replacement(list) => {
+                for r in list {
+                    let warnings = replacement::apply(rm, r)
+                        .map_err(|e| KError::new(e.rule, e.message).at(file, span))?;
+                    for w in warnings {
+                        self.findings.push(
+                            Finding::warning(rules::KUSTOMIZE_REPLACEMENT_VERSION_DIVERGENCE, w)
+                                .at(file.to_string(), span.line, span.column),
+                        );
+                    }
+                }
+                Ok(())
+            }
+            Transformer::Patch(entry) => Ok(self.apply_patch_entry(kt, acc, entry)?),
+            Transformer::PatchJson6902(entry) => {
+                Ok(self.apply_legacy_json6902_entry(kt, acc, entry)?)
+            }
+            Transformer::PatchStrategicMerge(entries) => {
+                Ok(self.apply_psm_entries(kt, acc, entries)?)
+            }
+        }
+    }
+}
+
+/// ValueAddTransformer: its targets (with those of `targetFilePath`) and its value.
+fn apply_value_add(
+    kt: &Kt,
+    rm: &mut super::resmap::ResMap,
+    c: &value_add::PluginConfig,
+) -> Result<(), BuiltinError> {
+    let fail = |e: String| BuiltinError::Transform(e);
+    let mut more = Vec::new();
+    if !c.target_file_path.is_empty() {
+        let (_, bytes) = kt.ldr.load(&c.target_file_path)?;
+        let node =
+            crate::yaml::parse_one(&bytes, &Default::default()).map_err(|e| fail(e.to_string()))?;
+        let file: value_add::PluginTargets =
+            from_node_go_json(&node, Dialect::Yaml11).map_err(|e| fail(e.to_string()))?;
+        more = file.targets;
+    }
+    let targets: Vec<&value_add::PluginTarget> = c.targets.iter().chain(&more).collect();
+    if targets.is_empty() {
+        return Err(fail("must specify at least one target".into()));
+    }
+    if targets.iter().any(|t| t.field_path.is_empty()) {
+        return Err(fail("fieldPath cannot be empty".into()));
+    }
+    let value = match c.value.trim() {
+        // kustomize uses the kustomization directory's name.
+        "" => kt.ldr.root().file_name().to_string(),
+        v => v.to_string(),
+    };
+    let targets: Vec<_> = targets
+        .iter()
+        .map(|t| value_add::Target {
+            selector: t.selector.as_ref(),
+            field_path: &t.field_path,
+            file_path_position: t.file_path_position,
+        })
+        .collect();
+    value_add::apply(rm, &value, &targets).map_err(fail)
+}
