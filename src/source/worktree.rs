@@ -1,5 +1,5 @@
 //! The directory tree on disk as a snapshot: the work tree of a repository, or any directory
-//! outside git. Besides `git.rs`, the only reader of the file system.
+//! outside git. Besides `git/`, the only reader of the file system.
 
 use std::collections::HashMap;
 use std::fs;
