@@ -99,7 +99,7 @@ impl ObjectView {
     }
 }
 
-/// Implements [`Snapshot`] for a type holding its [`ObjectView`] in a `view` field.
+/// Implements `Snapshot` for a type holding its [`ObjectView`] in a `view` field.
 macro_rules! snapshot_via_view {
     ($ty:ty) => {
         impl $crate::source::Snapshot for $ty {
