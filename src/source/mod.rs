@@ -1,6 +1,8 @@
 //! Read-only views of a repository at one revision: a git commit, the staged index, or the
 //! work tree. Every engine reads through [`Snapshot`], never through `std::fs`.
 
+#[cfg(all(test, unix))]
+mod contract;
 mod git;
 mod links;
 mod memory;
