@@ -1,0 +1,286 @@
+//! Accumulation: resources (files and directories), bases and components, each directory
+//! built as its own kustomization and merged in.
+
+use super::{Acc, Builder, Kt};
+use crate::finding::rules;
+use crate::kustomize::error::KError;
+use crate::kustomize::loader::Loader;
+use crate::kustomize::origin::{self, Origin};
+use crate::kustomize::res::Res;
+use crate::kustomize::resmap::ResMap;
+use crate::resource::Origin as SourceOrigin;
+use crate::source::EntryKind;
+use crate::yaml::{self, Dialect, Node, ParseOptions};
+
+impl Builder {
+    pub(super) fn accumulate_resources(&mut self, kt: &Kt, acc: Acc) -> Result<Acc, KError> {
+        let entries: Vec<(usize, &str)> =
+            kt.k.resources
+                .iter()
+                .map(String::as_str)
+                .enumerate()
+                .collect();
+        self.accumulate_paths(kt, acc, "resources", &entries)
+    }
+
+    /// Accumulates files and kustomization directories listed under `field` (resources, or the
+    /// plugin configs of generators/transformers).
+    pub fn accumulate_paths(
+        &mut self,
+        kt: &Kt,
+        mut acc: Acc,
+        field: &str,
+        entries: &[(usize, &str)],
+    ) -> Result<Acc, KError> {
+        for &(i, path) in entries {
+            let at = |e: KError| kt.err_at(e, field, Some(i));
+            if crate::kustomize::loader::is_remote_file(path)
+                || crate::kustomize::loader::is_remote_target(path)
+            {
+                let e = at(KError::remote(path));
+                let mut f = e.into_finding().incomplete();
+                f.severity = crate::finding::Severity::Notice;
+                self.findings.push(f);
+                continue;
+            }
+            let resolved = kt.ldr.resolve(path).map_err(at)?;
+            match kt.ldr.files.kind(&resolved) {
+                EntryKind::Dir => {
+                    let child = kt.ldr.child(path).map_err(|e| {
+                        at(e.context(format!(
+                            "accumulation err='accumulating resources from '{path}''"
+                        )))
+                    })?;
+                    acc = self
+                        .accumulate_directory(kt, path, acc, child, false)
+                        .map_err(|e| {
+                            at(e.context(format!(
+                                "accumulation err='accumulating resources from '{path}''"
+                            )))
+                        })?;
+                }
+                EntryKind::Missing => {
+                    if let Some(e) = kt.ldr.unusable(&resolved) {
+                        return Err(at(
+                            e.context(format!("accumulating resources from '{path}'"))
+                        ));
+                    }
+                    return Err(at(KError::new(
+                        rules::KUSTOMIZE_FILE_NOT_FOUND,
+                        format!("accumulation err='accumulating resources from '{path}': '{resolved}': no such file or directory': must build at directory: not a valid directory"),
+                    )));
+                }
+                _ => {
+                    let mut rm = self.load_resources(kt, path).map_err(|e| {
+                        at(e.context(format!("accumulating resources from '{path}'")))
+                    })?;
+                    if let Some(prefix) = &kt.origin {
+                        let o = Origin {
+                            path: origin::join(prefix, path),
+                            ..Origin::default()
+                        };
+                        origin::annotate_all(&mut rm, &o);
+                    }
+                    acc.rm
+                        .append_all(rm)
+                        .map_err(|e| at(e.context(format!("merging resources from '{path}'"))))?;
+                }
+            }
+        }
+        Ok(acc)
+    }
+
+    pub(super) fn accumulate_components(&mut self, kt: &Kt, mut acc: Acc) -> Result<Acc, KError> {
+        for (i, path) in kt.k.components.iter().enumerate() {
+            let at = |e: KError| kt.err_at(e, "components", Some(i));
+            let child = kt
+                .ldr
+                .child(path)
+                .map_err(|e| at(e.context("loader.New")))?;
+            acc = self
+                .accumulate_directory(kt, path, acc, child, true)
+                .map_err(|e| at(e.context("accumulateDirectory")))?;
+        }
+        Ok(acc)
+    }
+
+    pub(super) fn accumulate_directory<'a>(
+        &mut self,
+        parent: &Kt,
+        rel: &str,
+        acc: Acc,
+        ldr: Loader<'a>,
+        is_component: bool,
+    ) -> Result<Acc, KError> {
+        let root = ldr.root().clone();
+        let mut sub = self
+            .load(ldr)
+            .map_err(|e| e.context(format!("couldn't make target for path '{root}'")))?;
+        sub.build_metadata = parent.build_metadata.clone();
+        self.set_openapi(&sub, false)?;
+        sub.origin = parent.origin.as_ref().map(|o| origin::join(o, rel));
+        if is_component && sub.k.kind != "Component" {
+            return Err(KError::new(
+                rules::KUSTOMIZE_COMPONENT_KIND,
+                format!(
+                    "expected kind 'Component' for path '{root}' but got '{}'",
+                    sub.k.kind
+                ),
+            )
+            .at(&sub.file, sub.span("kind", None)));
+        }
+        if !is_component && sub.k.kind == "Component" {
+            return Err(KError::new(
+                rules::KUSTOMIZE_COMPONENT_KIND,
+                format!("expected kind != 'Component' for path '{root}'"),
+            )
+            .at(&sub.file, sub.span("kind", None)));
+        }
+        if is_component {
+            // A component transforms everything accumulated so far.
+            self.accumulate_target(&sub, acc)
+                .map_err(|e| e.context(format!("recursed accumulation of path '{root}'")))
+        } else {
+            let sub_acc = self
+                .accumulate_target(&sub, Acc::new())
+                .map_err(|e| e.context(format!("recursed accumulation of path '{root}'")))?;
+            let mut acc = acc;
+            acc.merge(sub_acc)
+                .map_err(|e| e.context(format!("recursed merging from path '{root}'")))?;
+            Ok(acc)
+        }
+    }
+
+    /// Reads a resource file: every non-empty document, `*List` kinds expanded.
+    pub fn load_resources(&mut self, kt: &Kt, rel: &str) -> Result<ResMap, KError> {
+        let (file, bytes) = kt.ldr.load(rel)?;
+        let (docs, pieces) = crate::kustomize::documents::read_documents_counted(
+            &bytes,
+            &RESOURCE_PARSE,
+        )
+        .map_err(|e| {
+            KError::new(
+                match e.kind {
+                    yaml::YamlErrorKind::Limit => rules::YAML_LIMIT,
+                    yaml::YamlErrorKind::DuplicateKey => rules::YAML_DUPLICATE_KEY,
+                    _ => rules::YAML_PARSE,
+                },
+                format!(
+                    "MalformedYAMLError: {} in File: {rel}",
+                    e.go_message
+                        .clone()
+                        .unwrap_or_else(|| format!("yaml: line {}: {}", e.span.line, e.message))
+                ),
+            )
+            .at(&file, e.span)
+        })?;
+        // kyaml's ByteReader unwraps a lone `List` (or `ResourceList`) keeping its items as
+        // written; kustomize expands any other `*List` through Go's JSON.
+        let lone_list = pieces == 1
+            && docs.len() == 1
+            && matches!(docs[0].str_at(&["kind"]), Some("List" | "ResourceList"))
+            && (docs[0].get("items").is_some() || docs[0].get("functionConfig").is_some());
+        let docs = if lone_list {
+            match docs[0].get("items").and_then(Node::as_seq) {
+                Some(items) => items.to_vec(),
+                None => Vec::new(),
+            }
+        } else {
+            docs
+        };
+        let mut queue: std::collections::VecDeque<Node> = docs.into_iter().collect();
+        let mut rm = ResMap::new();
+        let mut ids = rm.ids();
+        while let Some(doc) = queue.pop_front() {
+            if doc.is_nil_or_empty() {
+                continue;
+            }
+            let span = doc.span;
+            if !doc.is_map() {
+                return Err(KError::new(
+                    rules::RESOURCE_INVALID,
+                    "wrong node kind: expected MappingNode; a resource must be a mapping",
+                )
+                .at(&file, span));
+            }
+            let kind = doc.str_at(&["kind"]).unwrap_or("").to_string();
+            if kind.is_empty() {
+                return Err(
+                    KError::new(rules::RESOURCE_INVALID, "missing kind in object").at(&file, span),
+                );
+            }
+            if kind.ends_with("List") {
+                match doc.get("items") {
+                    None => {}
+                    Some(items) if items.is_null() => continue,
+                    Some(items) => match items.as_seq() {
+                        Some(items) => {
+                            let items = list_items_through_json(&kind, items).map_err(|e| {
+                                KError::new(rules::RESOURCE_INVALID, e).at(&file, span)
+                            })?;
+                            queue.extend(items);
+                            continue;
+                        }
+                        None => {
+                            return Err(KError::new(
+                                rules::RESOURCE_INVALID,
+                                format!("expected array in {kind}/items"),
+                            )
+                            .at(&file, items.span))
+                        }
+                    },
+                }
+            } else if doc.str_at(&["metadata", "name"]).unwrap_or("").is_empty() {
+                return Err(KError::new(
+                    rules::RESOURCE_INVALID,
+                    format!("missing metadata.name in object of kind {kind}"),
+                )
+                .at(&file, span));
+            }
+            rm.append_to(
+                Res::new(
+                    doc,
+                    SourceOrigin {
+                        file: file.clone(),
+                        span,
+                    },
+                    kt.ldr.schema.clone(),
+                ),
+                &mut ids,
+            )?;
+        }
+        Ok(rm)
+    }
+}
+
+/// How resource files are read. kyaml reads a node tree (no duplicate-key check) and kustomize
+/// rewrites every object's `metadata.annotations` as a map before anything decodes the object:
+/// a key given twice there keeps its last value, while a duplicate anywhere else fails when
+/// the object is decoded.
+const RESOURCE_PARSE: ParseOptions = ParseOptions {
+    limits: yaml::Limits::DEFAULT,
+    duplicate_keys: yaml::DuplicateKeys::LastWinsAt {
+        path: super::ANNOTATIONS,
+        otherwise: yaml::Otherwise::Error,
+    },
+    go_yaml_v3_comments: true,
+};
+
+/// kustomize's `inlineAnyEmbeddedLists`: the list is decoded (go-yaml v3) and each item
+/// encoded with Go's JSON and read back, which types every value anew (`0x1F` becomes `31`,
+/// `~` becomes `null`).
+fn list_items_through_json(kind: &str, items: &[Node]) -> Result<Vec<Node>, String> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        if let Some((key, _)) = yaml::non_string_key(item) {
+            return Err(format!(
+                "trouble expanding list of {kind}: the key {:?} is not a string: json: unsupported type: map[interface {{}}]interface {{}}",
+                yaml::key_text(key)
+            ));
+        }
+        let value = yaml::to_value(item, Dialect::Yaml12)
+            .map_err(|e| format!("trouble expanding list of {kind}; {e}"))?;
+        out.push(yaml::from_json_text(&value).at(item.span));
+    }
+    Ok(out)
+}

@@ -1,0 +1,200 @@
+//! The patch transformers as kustomization fields run them: `patchesStrategicMerge`, `patches`
+//! and `patchesJson6902`.
+
+use super::{Acc, Builder, Kt};
+use crate::finding::rules;
+use crate::kustomize::error::KError;
+use crate::kustomize::transform::patch;
+use crate::kustomize::types::{self};
+
+impl Builder {
+    /// One `patches:` entry.
+    pub(super) fn run_patch(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        entry: &types::Patch,
+        i: usize,
+    ) -> Result<(), KError> {
+        self.apply_patch_entry(kt, acc, entry)
+            .map_err(|e| kt.err_at(e, "patches", Some(i)))
+    }
+
+    /// `patchesStrategicMerge:`: inline patches or files of patches, each applied to the
+    /// resource with the patch's id.
+    pub(super) fn run_patches_strategic_merge(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+    ) -> Result<(), KError> {
+        let Some(entries) =
+            kt.k.patches_strategic_merge
+                .as_ref()
+                .filter(|e| !e.is_empty())
+        else {
+            return Ok(());
+        };
+        self.apply_psm_entries(kt, acc, entries)
+            .map_err(|e| kt.err_at(e, "patchesStrategicMerge", None))
+    }
+
+    /// Loads strategic merge patches (inline or files) and applies each to its resource.
+    pub fn apply_psm_entries(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        entries: &[String],
+    ) -> Result<(), KError> {
+        let field = "patchesStrategicMerge";
+        let mut patches = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let at = |e: KError| kt.err_at(e, field, Some(i));
+            let inline = match patch::parse_smp(entry, &kt.ldr.schema) {
+                Ok(p) => Some(p).filter(|p| !p.is_empty()),
+                // Not a path either: refuse it without echoing it as a file name.
+                Err(_) => match patch::yaml_limit(entry) {
+                    Some(e) => return Err(at(e)),
+                    None => None,
+                },
+            };
+            let loaded = match inline {
+                Some(p) => p,
+                None => {
+                    let (file, bytes) = kt.ldr.load(entry).map_err(|e| {
+                        at(e.context(format!(
+                            "trouble configuring builtin PatchStrategicMergeTransformer with config: `\npaths:\n- {entry}\n`"
+                        )))
+                    })?;
+                    let text = crate::kustomize::documents::patch_text(&bytes);
+                    patch::parse_smp(&text, &kt.ldr.schema).map_err(|e| {
+                        KError::new(rules::KUSTOMIZE_PATCH, format!("{e} in File: {entry}"))
+                            .at(&file, Default::default())
+                    })?
+                }
+            };
+            patches.extend(loaded);
+        }
+        if patches.is_empty() {
+            return Err(KError::new(
+                rules::KUSTOMIZE_PATCH,
+                "patch appears to be empty",
+            ));
+        }
+        patch::apply_patches_strategic_merge(&mut acc.rm, &patches).map_err(patch::err)
+    }
+
+    /// A PatchTransformer: strategic merge or JSON 6902, inline or from a file.
+    pub fn apply_patch_entry(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        entry: &types::Patch,
+    ) -> Result<(), KError> {
+        let inline = entry.patch.trim();
+        let (text, source) = match (inline.is_empty(), entry.path.is_empty()) {
+            (true, true) => return Err(patch::err(format!(
+                "trouble configuring builtin PatchTransformer with config: must specify one of patch and path in\n{}", describe_patch(entry)))),
+            (false, false) => return Err(patch::err(format!(
+                "trouble configuring builtin PatchTransformer with config: patch and path can't be set at the same time\n{}", describe_patch(entry)))),
+            (false, true) => (inline.to_string(), format!("[patch: {:?}]", inline)),
+            (true, false) => {
+                let (_, bytes) = kt.ldr.load(&entry.path).map_err(|e| {
+                    e.context(format!("failed to get the patch file from path({})", entry.path))
+                })?;
+                (crate::kustomize::documents::patch_text(&bytes), format!("[path: {:?}]", entry.path))
+            }
+        };
+        let mut body = patch::parse_patch(&text, &source, &kt.ldr.schema)?;
+        if let patch::PatchBody::Smp(patches) = &mut body {
+            for p in patches.iter_mut() {
+                if entry
+                    .options
+                    .get("allowNameChange")
+                    .copied()
+                    .unwrap_or(false)
+                {
+                    p.set_annotation(crate::kustomize::res::anno::ALLOW_NAME_CHANGE, "enabled");
+                }
+                if entry
+                    .options
+                    .get("allowKindChange")
+                    .copied()
+                    .unwrap_or(false)
+                {
+                    p.set_annotation(crate::kustomize::res::anno::ALLOW_KIND_CHANGE, "enabled");
+                }
+            }
+        }
+        patch::apply_patch(&mut acc.rm, &body, entry.target.as_ref(), &source).map_err(patch::err)
+    }
+
+    /// One `patchesJson6902:` entry.
+    pub(super) fn run_legacy_json6902(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        entry: &types::Patch,
+        i: usize,
+    ) -> Result<(), KError> {
+        self.apply_legacy_json6902_entry(kt, acc, entry)
+            .map_err(|e| kt.err_at(e, "patchesJson6902", Some(i)))
+    }
+
+    /// A PatchJson6902Transformer.
+    pub fn apply_legacy_json6902_entry(
+        &mut self,
+        kt: &Kt,
+        acc: &mut Acc,
+        entry: &types::Patch,
+    ) -> Result<(), KError> {
+        let Some(target) = &entry.target else {
+            return Err(patch::err(
+                "must specify a target for patch (patchesJson6902 entries need `target`)".into(),
+            ));
+        };
+        if target.name.is_empty() {
+            return Err(patch::err("trouble configuring builtin PatchJson6902Transformer: must specify the target name".into()));
+        }
+        let text = match (entry.path.is_empty(), entry.patch.is_empty()) {
+            (true, true) => return Err(patch::err("empty file path and empty jsonOp".into())),
+            (false, false) => {
+                return Err(patch::err(
+                    "must specify a file path or jsonOp, not both".into(),
+                ))
+            }
+            (true, false) => entry.patch.clone(),
+            (false, true) => {
+                let (_, bytes) = kt.ldr.load(&entry.path)?;
+                let text = crate::kustomize::documents::patch_text(&bytes);
+                if text.is_empty() {
+                    return Err(patch::err(format!(
+                        "patch file '{}' empty seems to be empty",
+                        entry.path
+                    )));
+                }
+                text
+            }
+        };
+        let ops = patch::parse_json_patch(&text).map_err(|e| {
+            patch::yaml_limit(&text).unwrap_or_else(|| patch::err(format!("decoding {text}: {e}")))
+        })?;
+        if ops.is_empty() {
+            return Err(patch::err(format!(
+                "patch appears to be empty; file={}, JsonOp={}",
+                entry.path, entry.patch
+            )));
+        }
+        patch::apply_legacy_json6902(&mut acc.rm, &ops, target).map_err(patch::err)
+    }
+}
+
+fn describe_patch(p: &types::Patch) -> String {
+    let mut s = String::new();
+    if !p.path.is_empty() {
+        s.push_str(&format!("path: {}\n", p.path));
+    }
+    if !p.patch.is_empty() {
+        s.push_str(&format!("patch: {:?}\n", p.patch));
+    }
+    s
+}
