@@ -1,16 +1,20 @@
 //! kustomize's builtin plugins as kusttarget runs them. A kustomization's transforming fields
-//! become builtin configs (`target.rs`, in kustomize's order); a plugin config with
-//! `apiVersion: builtin` is read by its kind from the one factory table, [`TRANSFORMERS`]; either
-//! way [`Builder::apply_transformer`] runs it. Each transformer's file owns its config type.
+//! become builtin configs (`target/`, in kustomize's order); a plugin config with
+//! `apiVersion: builtin` is read by its kind from the factory tables, [`TRANSFORMERS`] and
+//! [`GENERATORS`], the only places listing builtin kinds; either way one function runs a
+//! transformer ([`Builder::apply_transformer`]) and one makes a generator's objects
+//! (`generate::generate` for ConfigMaps and Secrets). Each transformer's file owns its config.
 
 use super::error::KError;
 use super::fieldspec::plugin_specs;
+use super::generate::{self, GenKind};
 use super::res::Res;
+use super::resmap::ResMap;
 use super::target::{Acc, Builder, Kt};
 use super::transform::{
     images, labels, namespace, prefix_suffix, replacement, replicas, value_add,
 };
-use super::types::{self, ReplacementField, Selector};
+use super::types::{self, GeneratorArgs, PluginMeta, ReplacementField, Selector};
 use crate::finding::{rules, Finding};
 use crate::source::RepoPath;
 use crate::yaml::{de::from_node_go_json, Dialect, Span};
@@ -166,6 +170,175 @@ fn affix(cfg: &Res, prefix: bool, suffix: bool) -> Result<Transformer<'static>, 
         suffix: Cow::Owned(if suffix { c.suffix } else { String::new() }),
         specs: Cow::Owned(plugin_specs(c.field_specs)),
     }))
+}
+
+type Generate = fn(&mut Builder, &Kt, &Res) -> Result<ResMap, KError>;
+
+/// Every builtin generator kind and how it runs from its plugin config.
+pub const GENERATORS: &[(&str, Generate)] = &[
+    ("ConfigMapGenerator", |b, kt, cfg| {
+        data_generator(b, kt, cfg, GenKind::ConfigMap)
+    }),
+    ("SecretGenerator", |b, kt, cfg| {
+        data_generator(b, kt, cfg, GenKind::Secret)
+    }),
+    ("IAMPolicyGenerator", |_, _, cfg| iam_policy_generator(cfg)),
+    ("HelmChartInflationGenerator", |b, _, cfg| {
+        b.findings.push(
+            Finding::notice(
+                rules::KUSTOMIZE_HELM_NOT_RENDERED_YET,
+                "HelmChartInflationGenerator charts are not inflated by this kdelta version yet",
+            )
+            .at(
+                cfg.origin.file.to_string(),
+                cfg.origin.span.line,
+                cfg.origin.span.column,
+            )
+            .incomplete(),
+        );
+        Ok(ResMap::new())
+    }),
+];
+
+/// Runs the builtin generator a plugin config (`apiVersion: builtin`) configures.
+pub fn generate_from_config(b: &mut Builder, kt: &Kt, cfg: &Res) -> Result<ResMap, KError> {
+    let kind = cfg.kind();
+    match GENERATORS.iter().find(|(k, _)| *k == kind) {
+        Some((_, generate)) => generate(b, kt, cfg),
+        None => Err(KError::new(
+            rules::KUSTOMIZE_PLUGIN_UNKNOWN,
+            format!(
+                "unable to load builtin {}: it is not a builtin generator",
+                cfg.gvk()
+            ),
+        )
+        .at(&cfg.origin.file, cfg.origin.span)),
+    }
+}
+
+/// ConfigMapGenerator and SecretGenerator: the same generator the fields use.
+fn data_generator(b: &mut Builder, kt: &Kt, cfg: &Res, kind: GenKind) -> Result<ResMap, KError> {
+    let at = |e: KError| e.at(&cfg.origin.file, cfg.origin.span);
+    let c: GeneratorConfig = read(cfg)?;
+    let a = c.args;
+    let args = GeneratorArgs {
+        name: if a.name.is_empty() {
+            c.metadata.name
+        } else {
+            a.name
+        },
+        namespace: if a.namespace.is_empty() {
+            c.metadata.namespace
+        } else {
+            a.namespace
+        },
+        behavior: a.behavior,
+        literal_sources: a.literals,
+        file_sources: a.files,
+        env_sources: a.envs,
+        env_source: a.env,
+        options: a.options,
+        secret_type: a.secret_type,
+        merge_values: Vec::new(),
+    };
+    let origin = cfg.origin.clone();
+    let mut warnings = Vec::new();
+    let res = generate::generate(
+        &kt.ldr,
+        kind,
+        &args,
+        args.options.as_ref(),
+        origin.clone(),
+        &mut warnings,
+    )
+    .map_err(at)?;
+    b.generator_warnings(&origin.file, origin.span, warnings);
+    let mut rm = ResMap::new();
+    rm.append(res).map_err(at)?;
+    Ok(rm)
+}
+
+/// IAMPolicyGenerator: the GKE workload-identity ServiceAccount.
+fn iam_policy_generator(cfg: &Res) -> Result<ResMap, KError> {
+    let at = |e: KError| e.at(&cfg.origin.file, cfg.origin.span);
+    let c: IamConfig = read(cfg)?;
+    if c.cloud != "gke" {
+        return Err(at(KError::new(
+            rules::KUSTOMIZE_PLUGIN_CONFIG,
+            format!("cloud provider {} not supported yet", c.cloud),
+        )));
+    }
+    let mut text = format!(
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  annotations:\n    iam.gke.io/gcp-service-account: {}@{}.iam.gserviceaccount.com\n  name: {}\n",
+        c.service_account.name, c.service_account.project_id, c.kubernetes_service.name
+    );
+    if !c.kubernetes_service.namespace.is_empty() {
+        text.push_str(&format!(
+            "  namespace: {}\n",
+            c.kubernetes_service.namespace
+        ));
+    }
+    let node = crate::yaml::parse_one(text.as_bytes(), &Default::default())
+        .map_err(|e| at(KError::new(rules::KUSTOMIZE_PLUGIN_CONFIG, e.message)))?;
+    let mut rm = ResMap::new();
+    rm.append(Res::new(node, cfg.origin.clone(), cfg.schema.clone()))
+        .map_err(at)?;
+    Ok(rm)
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+/// ConfigMapGenerator and SecretGenerator plugin configs.
+struct GeneratorConfig {
+    #[serde(default)]
+    metadata: PluginMeta,
+    #[serde(flatten)]
+    args: GeneratorArgsLenient,
+}
+
+/// GeneratorArgs without `deny_unknown_fields` (plugin configs are read leniently).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct GeneratorArgsLenient {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    namespace: String,
+    #[serde(default)]
+    behavior: String,
+    #[serde(default)]
+    literals: Vec<String>,
+    #[serde(default)]
+    files: Vec<String>,
+    #[serde(default)]
+    envs: Vec<String>,
+    #[serde(default)]
+    env: String,
+    #[serde(default)]
+    options: Option<types::GeneratorOptions>,
+    #[serde(default, rename = "type")]
+    secret_type: String,
+}
+
+/// IAMPolicyGenerator's plugin config.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct IamConfig {
+    #[serde(default)]
+    cloud: String,
+    #[serde(default)]
+    kubernetes_service: PluginMeta,
+    #[serde(default)]
+    service_account: IamAccount,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct IamAccount {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    project_id: String,
 }
 
 /// ReplacementTransformer's plugin config.

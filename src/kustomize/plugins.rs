@@ -5,15 +5,12 @@
 use super::builtins::{self, BuiltinError, Transformer};
 use super::error::KError;
 use super::exec;
-use super::generate::{self, GenKind};
 use super::origin::{self, Origin};
 use super::res::Res;
 use super::resmap::ResMap;
 use super::target::{Acc, Builder, Kt};
 use super::transform::patch;
-use super::types::{self, GeneratorArgs, PluginMeta};
 use crate::finding::{rules, Finding, Severity};
-use serde::Deserialize;
 
 /// Generator or transformer.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -29,59 +26,6 @@ impl Role {
             Role::Transformer => "transformers",
         }
     }
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct GeneratorConfig {
-    #[serde(default)]
-    metadata: PluginMeta,
-    #[serde(flatten)]
-    args: GeneratorArgsLenient,
-}
-
-/// GeneratorArgs without `deny_unknown_fields` (plugin configs are read leniently).
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct GeneratorArgsLenient {
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    namespace: String,
-    #[serde(default)]
-    behavior: String,
-    #[serde(default)]
-    literals: Vec<String>,
-    #[serde(default)]
-    files: Vec<String>,
-    #[serde(default)]
-    envs: Vec<String>,
-    #[serde(default)]
-    env: String,
-    #[serde(default)]
-    options: Option<types::GeneratorOptions>,
-    #[serde(default, rename = "type")]
-    secret_type: String,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct IamConfig {
-    #[serde(default)]
-    cloud: String,
-    #[serde(default)]
-    kubernetes_service: PluginMeta,
-    #[serde(default)]
-    service_account: IamAccount,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct IamAccount {
-    #[serde(default)]
-    name: String,
-    #[serde(default)]
-    project_id: String,
 }
 
 impl Builder {
@@ -137,7 +81,7 @@ impl Builder {
         }
         for cfg in self.plugin_configs(kt, Role::Generator)? {
             let mut produced = match builtin_kind(&cfg) {
-                Some(kind) => self.builtin_generator(kt, &cfg, kind)?,
+                Some(_) => builtins::generate_from_config(self, kt, &cfg)?,
                 None => match self.external(kt, &cfg, Role::Generator, None)? {
                     Some(rm) => rm,
                     None => continue,
@@ -175,95 +119,6 @@ impl Builder {
             }
         }
         Ok(())
-    }
-
-    fn builtin_generator(&mut self, kt: &Kt, cfg: &Res, kind: &str) -> Result<ResMap, KError> {
-        let at = |e: KError| e.at(&cfg.origin.file, cfg.origin.span);
-        let mut rm = ResMap::new();
-        match kind {
-            "ConfigMapGenerator" | "SecretGenerator" => {
-                let c: GeneratorConfig = builtins::read(cfg)?;
-                let a = c.args;
-                let args = GeneratorArgs {
-                    name: if a.name.is_empty() {
-                        c.metadata.name
-                    } else {
-                        a.name
-                    },
-                    namespace: if a.namespace.is_empty() {
-                        c.metadata.namespace
-                    } else {
-                        a.namespace
-                    },
-                    behavior: a.behavior,
-                    literal_sources: a.literals,
-                    file_sources: a.files,
-                    env_sources: a.envs,
-                    env_source: a.env,
-                    options: a.options,
-                    secret_type: a.secret_type,
-                    merge_values: Vec::new(),
-                };
-                let gk = if kind == "SecretGenerator" {
-                    GenKind::Secret
-                } else {
-                    GenKind::ConfigMap
-                };
-                let origin = cfg.origin.clone();
-                let mut warnings = Vec::new();
-                let res = generate::generate(
-                    &kt.ldr,
-                    gk,
-                    &args,
-                    args.options.as_ref(),
-                    origin.clone(),
-                    &mut warnings,
-                )
-                .map_err(at)?;
-                self.generator_warnings(&origin.file, origin.span, warnings);
-                rm.append(res).map_err(at)?;
-            }
-            "IAMPolicyGenerator" => {
-                let c: IamConfig = builtins::read(cfg)?;
-                if c.cloud != "gke" {
-                    return Err(at(KError::new(
-                        rules::KUSTOMIZE_PLUGIN_CONFIG,
-                        format!("cloud provider {} not supported yet", c.cloud),
-                    )));
-                }
-                let mut text = format!(
-                    "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  annotations:\n    iam.gke.io/gcp-service-account: {}@{}.iam.gserviceaccount.com\n  name: {}\n",
-                    c.service_account.name, c.service_account.project_id, c.kubernetes_service.name
-                );
-                if !c.kubernetes_service.namespace.is_empty() {
-                    text.push_str(&format!(
-                        "  namespace: {}\n",
-                        c.kubernetes_service.namespace
-                    ));
-                }
-                let node = crate::yaml::parse_one(text.as_bytes(), &Default::default())
-                    .map_err(|e| at(KError::new(rules::KUSTOMIZE_PLUGIN_CONFIG, e.message)))?;
-                rm.append(Res::new(node, cfg.origin.clone(), cfg.schema.clone()))
-                    .map_err(at)?;
-            }
-            "HelmChartInflationGenerator" => {
-                self.findings.push(
-                    Finding::notice(rules::KUSTOMIZE_HELM_NOT_RENDERED_YET, "HelmChartInflationGenerator charts are not inflated by this kdelta version yet")
-                        .at(cfg.origin.file.to_string(), cfg.origin.span.line, cfg.origin.span.column)
-                        .incomplete(),
-                );
-            }
-            _ => {
-                return Err(at(KError::new(
-                    rules::KUSTOMIZE_PLUGIN_UNKNOWN,
-                    format!(
-                        "unable to load builtin {}: it is not a builtin generator",
-                        cfg.gvk()
-                    ),
-                )))
-            }
-        }
-        Ok(rm)
     }
 
     /// A builtin transformer configured by a plugin config; its errors point at the config.
