@@ -204,3 +204,18 @@ fn the_checker_sees_imports() {
         ["appset", "finding", "yaml"]
     );
 }
+
+#[test]
+fn the_code_map_lists_every_module() {
+    let map =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .expect("docs/architecture.md");
+    for m in declared_modules() {
+        let dir = format!("`src/{m}/`");
+        let file = format!("`src/{m}.rs`");
+        assert!(
+            map.contains(&dir) || map.contains(&file),
+            "docs/architecture.md does not list src/{m}"
+        );
+    }
+}
