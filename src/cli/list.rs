@@ -3,7 +3,6 @@
 use super::args::{CommonArgs, Format, ListArgs};
 use super::common;
 use anyhow::Result;
-use kdelta::discover::discover;
 use kdelta::report::text::{findings_to_string, TextOptions};
 use std::fmt::Write;
 
@@ -17,7 +16,11 @@ pub fn run(c: &CommonArgs, args: &ListArgs) -> Result<i32> {
             return Ok(super::EXIT_FINDINGS);
         }
     };
-    let found = discover(opened.snapshot.as_ref(), &config);
+    let found = kdelta::pipeline::list(
+        opened.snapshot.as_ref(),
+        &config,
+        &common::pipeline_options(c),
+    );
     if c.format == Some(Format::Json) {
         let items: Vec<serde_json::Value> = found
             .targets

@@ -180,37 +180,127 @@ fn empty(kind: CreateKind) -> Node {
     }
 }
 
-/// A field spec in a builtin plugin config, read leniently (kustomize's `yaml.Unmarshal`;
-/// `configurations:` files are read strictly, see `tconfig::RawFieldSpec`).
-#[derive(serde::Deserialize, Default, Clone)]
-#[serde(rename_all = "camelCase")]
-pub struct PluginFieldSpec {
-    #[serde(default)]
+/// A field spec as written in YAML. kustomize reads the same fields two ways, both checked
+/// with `kubectl kustomize`: strictly in `configurations:` files (an unknown key is an error,
+/// `json: unknown field`) and leniently in builtin plugin configs (unknown keys are ignored).
+/// `STRICT` picks the way; the deserializer behaves as serde's derive would with and without
+/// `deny_unknown_fields`.
+#[derive(Default, Clone)]
+pub struct RawFieldSpec<const STRICT: bool> {
     group: String,
-    #[serde(default)]
     version: String,
-    #[serde(default)]
     kind: String,
-    #[serde(default)]
     path: String,
-    #[serde(default)]
     create: bool,
+}
+
+/// A field spec of a `configurations:` file.
+pub type StrictFieldSpec = RawFieldSpec<true>;
+/// A field spec of a builtin plugin config.
+pub type PluginFieldSpec = RawFieldSpec<false>;
+
+impl<const STRICT: bool> RawFieldSpec<STRICT> {
+    /// The spec.
+    pub fn into_spec(self) -> FieldSpec {
+        FieldSpec {
+            gvk: Gvk {
+                group: self.group,
+                version: self.version,
+                kind: self.kind,
+                cluster_scoped: false,
+            },
+            path: self.path,
+            create: self.create,
+        }
+    }
 }
 
 /// The field specs of a plugin config.
 pub fn plugin_specs(raw: Vec<PluginFieldSpec>) -> Vec<FieldSpec> {
-    raw.into_iter()
-        .map(|r| FieldSpec {
-            gvk: Gvk {
-                group: r.group,
-                version: r.version,
-                kind: r.kind,
-                cluster_scoped: false,
-            },
-            path: r.path,
-            create: r.create,
-        })
-        .collect()
+    raw.into_iter().map(RawFieldSpec::into_spec).collect()
+}
+
+const RAW_FIELDS: &[&str] = &["group", "version", "kind", "path", "create"];
+
+impl<'de, const STRICT: bool> serde::Deserialize<'de> for RawFieldSpec<STRICT> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_struct("RawFieldSpec", RAW_FIELDS, RawVisitor::<STRICT>)
+    }
+}
+
+/// A key of a field spec: one of [`RAW_FIELDS`] by index, or another (ignored when lenient).
+struct RawKey<const STRICT: bool>(Option<usize>);
+
+impl<'de, const STRICT: bool> serde::Deserialize<'de> for RawKey<STRICT> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor<const STRICT: bool>;
+        impl<const STRICT: bool> serde::de::Visitor<'_> for KeyVisitor<STRICT> {
+            type Value = RawKey<STRICT>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("field identifier")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawKey<STRICT>, E> {
+                match RAW_FIELDS.iter().position(|f| *f == v) {
+                    Some(i) => Ok(RawKey(Some(i))),
+                    None if STRICT => Err(E::unknown_field(v, RAW_FIELDS)),
+                    None => Ok(RawKey(None)),
+                }
+            }
+        }
+        d.deserialize_identifier(KeyVisitor::<STRICT>)
+    }
+}
+
+struct RawVisitor<const STRICT: bool>;
+
+impl<'de, const STRICT: bool> serde::de::Visitor<'de> for RawVisitor<STRICT> {
+    type Value = RawFieldSpec<STRICT>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("struct RawFieldSpec")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        use serde::de::Error;
+        let mut out = RawFieldSpec::<STRICT>::default();
+        let mut seen = [false; 5];
+        while let Some(RawKey(key)) = map.next_key::<RawKey<STRICT>>()? {
+            let Some(i) = key else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                continue;
+            };
+            if std::mem::replace(&mut seen[i], true) {
+                return Err(A::Error::duplicate_field(RAW_FIELDS[i]));
+            }
+            match i {
+                0 => out.group = map.next_value()?,
+                1 => out.version = map.next_value()?,
+                2 => out.kind = map.next_value()?,
+                3 => out.path = map.next_value()?,
+                _ => out.create = map.next_value()?,
+            }
+        }
+        Ok(out)
+    }
+
+    /// As serde's derive: a sequence gives the fields in order.
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = RawFieldSpec::<STRICT>::default();
+        macro_rules! next {
+            ($field:ident) => {
+                match seq.next_element()? {
+                    Some(v) => out.$field = v,
+                    None => return Ok(out),
+                }
+            };
+        }
+        next!(group);
+        next!(version);
+        next!(kind);
+        next!(path);
+        next!(create);
+        Ok(out)
+    }
 }
 
 #[cfg(test)]
@@ -287,5 +377,44 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.contains("expected sequence or mapping node"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod raw_tests {
+    use super::*;
+    use crate::yaml::{de::from_node_go_json, parse_one, Dialect, ParseOptions};
+
+    fn read<T: for<'de> serde::Deserialize<'de>>(text: &str) -> Result<T, String> {
+        let node = parse_one(text.as_bytes(), &ParseOptions::default()).unwrap();
+        from_node_go_json(&node, Dialect::Yaml11).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn strict_rejects_unknown_keys_at_the_key_and_lenient_ignores_them() {
+        let text = "kind: Deployment\nbogus: 1\npath: spec/replicas\n";
+        let e = read::<StrictFieldSpec>(text).err().expect("strict fails");
+        assert_eq!(
+            e,
+            "line 2, column 1: unknown field `bogus`, expected one of `group`, `version`, `kind`, `path`, `create`"
+        );
+        let spec = read::<PluginFieldSpec>(text)
+            .expect("lenient reads")
+            .into_spec();
+        assert_eq!(
+            (spec.gvk.kind.as_str(), spec.path.as_str()),
+            ("Deployment", "spec/replicas")
+        );
+    }
+
+    #[test]
+    fn keys_fold_case_and_defaults_fill_the_rest() {
+        let spec = read::<StrictFieldSpec>("Path: a/b\ncreate: true\n")
+            .expect("reads")
+            .into_spec();
+        assert_eq!(
+            (spec.path.as_str(), spec.create, spec.gvk.group.as_str()),
+            ("a/b", true, "")
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! builtin transformer touches and which fields refer to which kinds. The defaults are
 //! kustomize's; `configurations:` files and CRDs extend them.
 
-use super::fieldspec::FieldSpec;
+use super::fieldspec::{FieldSpec, StrictFieldSpec as RawFieldSpec};
 use super::kid::Gvk;
 use serde::Deserialize;
 use std::cmp::Ordering;
@@ -272,38 +272,6 @@ struct RawNameBackRef {
     kind: String,
     #[serde(default)]
     field_specs: Vec<RawFieldSpec>,
-}
-
-/// A field spec as written in YAML.
-#[derive(Deserialize, Default, Clone)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct RawFieldSpec {
-    #[serde(default)]
-    group: String,
-    #[serde(default)]
-    version: String,
-    #[serde(default)]
-    kind: String,
-    #[serde(default)]
-    path: String,
-    #[serde(default)]
-    create: bool,
-}
-
-impl RawFieldSpec {
-    /// The spec.
-    pub fn into_spec(self) -> FieldSpec {
-        FieldSpec {
-            gvk: Gvk {
-                group: self.group,
-                version: self.version,
-                kind: self.kind,
-                cluster_scoped: false,
-            },
-            path: self.path,
-            create: self.create,
-        }
-    }
 }
 
 impl From<&super::types::FieldSpecArgs> for FieldSpec {

@@ -8,7 +8,7 @@ pub use summarize::{pair_report, single_report};
 
 use crate::config::{Config, CONFIG_FILE};
 use crate::diff::DiffOptions;
-use crate::discover::discover;
+use crate::discover::{discover, Discovery};
 use crate::finding::{rules, Finding};
 use crate::render::{
     expand, render_all, render_pair, render_target, ParseCache, RenderOptions, Rendered, Target,
@@ -118,6 +118,24 @@ pub fn check(rev: Revision, config: LoadedConfig, opts: &Options) -> Report {
         rendered.iter_mut().for_each(|r| r.escalate_incomplete());
     }
     single_report(&expansion.targets, &rendered, rev.info, findings)
+}
+
+/// `kdelta list`: the targets of a revision, discovered and expanded (sorted), with the
+/// findings of both phases.
+pub fn list(snapshot: &dyn Snapshot, config: &Config, opts: &Options) -> Discovery {
+    let found = discover(snapshot, config);
+    let expansion = expand(
+        snapshot,
+        found.targets,
+        &opts.render,
+        &ParseCache::default(),
+    );
+    let mut findings = found.findings;
+    findings.extend(expansion.findings);
+    Discovery {
+        targets: expansion.targets,
+        findings,
+    }
 }
 
 /// `kdelta render`: renders the given targets one after the other (they share a parse cache).
