@@ -24,4 +24,5 @@ pub mod report;
 pub mod resource;
 pub mod source;
 pub mod target;
+pub mod template;
 pub mod yaml;

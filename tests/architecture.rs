@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["panic", "finding", "redact", "yaml"],
     &["source"],
-    &["resource", "config"],
+    &["resource", "config", "template"],
     &["engine"],
     &["kustomize", "helm", "appset", "directory"],
     &["target"],

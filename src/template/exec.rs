@@ -1,0 +1,490 @@
+//! The executor of Go's text/template (`text/template/exec.go`): walks a tree with a dot and
+//! variables, evaluates pipelines, calls functions, and words errors as Go does
+//! (`template: NAME:LINE:COL: executing "NAME" at <NODE>: MESSAGE`).
+
+use super::fmt::print_action;
+use super::parse::{arg_string, command_string, Arg, Branch, Command, Node, Pipe, Tree};
+use super::value::Value;
+use super::{Error, FuncError, MissingKey, TemplateSet};
+
+/// What a function gets besides its arguments: the running set (for `include`, `tpl`).
+pub struct Call<'a> {
+    pub set: &'a TemplateSet,
+    /// How deep templates are nested now.
+    pub depth: usize,
+}
+
+/// A template function: arguments in, a value or an error out.
+pub type Func = fn(&Call, &[Value]) -> std::result::Result<Value, FuncError>;
+
+/// Control flow out of a list.
+enum Flow {
+    Normal,
+    Break,
+    Continue,
+}
+
+pub(super) struct State<'a> {
+    set: &'a TemplateSet,
+    tree: &'a Tree,
+    vars: Vec<(String, Value)>,
+    out: &'a mut String,
+    depth: usize,
+    steps: &'a mut u64,
+}
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// Runs `tree` with `dot`, appending to `out`.
+pub(super) fn execute(
+    set: &TemplateSet,
+    tree: &Tree,
+    dot: &Value,
+    out: &mut String,
+    depth: usize,
+    steps: &mut u64,
+) -> Result<()> {
+    let mut state = State {
+        set,
+        tree,
+        vars: vec![("$".to_string(), dot.clone())],
+        out,
+        depth,
+        steps,
+    };
+    state.walk_list(dot, &tree.root).map(|_| ())
+}
+
+impl State<'_> {
+    fn error_at(&self, pos: usize, node: &str, message: impl std::fmt::Display) -> Error {
+        Error::Exec(format!(
+            "template: {}: executing \"{}\" at <{}>: {message}",
+            self.tree.location(pos),
+            self.tree.name,
+            node
+        ))
+    }
+
+    fn step(&mut self, pos: usize) -> Result<()> {
+        *self.steps += 1;
+        if *self.steps > self.set.options.max_steps {
+            return Err(self.error_at(pos, "", "execution budget exceeded"));
+        }
+        if self.out.len() > self.set.options.max_output {
+            return Err(Error::Exec(format!(
+                "template: {}: output larger than {} bytes",
+                self.tree.location(pos),
+                self.set.options.max_output
+            )));
+        }
+        Ok(())
+    }
+
+    fn walk_list(&mut self, dot: &Value, list: &[Node]) -> Result<Flow> {
+        for node in list {
+            match self.walk(dot, node)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn walk(&mut self, dot: &Value, node: &Node) -> Result<Flow> {
+        match node {
+            Node::Text(t) => {
+                self.out.push_str(t);
+                Ok(Flow::Normal)
+            }
+            Node::Action(pipe) => {
+                self.step(pipe.pos)?;
+                let v = self.eval_pipeline(dot, pipe)?;
+                if pipe.decl.is_empty() {
+                    self.out.push_str(&print_action(&v));
+                }
+                Ok(Flow::Normal)
+            }
+            Node::If(b) => self.walk_if_or_with(dot, b, false),
+            Node::With(b) => self.walk_if_or_with(dot, b, true),
+            Node::Range(b) => self.walk_range(dot, b),
+            Node::Template { pos, name, pipe } => {
+                self.step(*pos)?;
+                let new_dot = match pipe {
+                    Some(p) => self.eval_pipeline(dot, p)?,
+                    None => Value::Nil,
+                };
+                let Some(tree) = self.set.trees.get(name) else {
+                    return Err(Error::Exec(format!(
+                        "template: {}: executing \"{}\" at <{{{{template \"{}\" {}}}}}>: template: no template \"{}\" associated with template \"{}\"",
+                        self.tree.location(*pos),
+                        self.tree.name,
+                        name,
+                        pipe.as_ref().map(super::parse::pipe_string).unwrap_or_default(),
+                        name,
+                        self.set.root_name()
+                    )));
+                };
+                if self.depth + 1 >= self.set.options.max_depth {
+                    return Err(self.error_at(
+                        *pos,
+                        &format!("{{{{template \"{name}\"}}}}"),
+                        format!(
+                            "exceeded maximum template depth ({})",
+                            self.set.options.max_depth
+                        ),
+                    ));
+                }
+                let tree = tree.clone();
+                execute(
+                    self.set,
+                    &tree,
+                    &new_dot,
+                    self.out,
+                    self.depth + 1,
+                    self.steps,
+                )?;
+                Ok(Flow::Normal)
+            }
+            Node::Break => Ok(Flow::Break),
+            Node::Continue => Ok(Flow::Continue),
+        }
+    }
+
+    fn walk_if_or_with(&mut self, dot: &Value, b: &Branch, with: bool) -> Result<Flow> {
+        self.step(b.pos)?;
+        let mark = self.vars.len();
+        let v = self.eval_pipeline(dot, &b.pipe)?;
+        let flow = if v.truth() {
+            if with {
+                self.walk_list(&v, &b.list)?
+            } else {
+                self.walk_list(dot, &b.list)?
+            }
+        } else if let Some(else_list) = &b.else_list {
+            self.walk_list(dot, else_list)?
+        } else {
+            Flow::Normal
+        };
+        self.vars.truncate(mark);
+        Ok(flow)
+    }
+
+    fn walk_range(&mut self, dot: &Value, b: &Branch) -> Result<Flow> {
+        self.step(b.pos)?;
+        let mark = self.vars.len();
+        let v = self.eval_pipeline_no_decl(dot, &b.pipe)?;
+        let items: Vec<(Value, Value)> = match &v {
+            Value::List(l) => l
+                .iter()
+                .enumerate()
+                .map(|(i, x)| (Value::Int(i as i64), x.clone()))
+                .collect(),
+            Value::Map(m) => m
+                .iter()
+                .map(|(k, x)| (Value::str(k.as_str()), x.clone()))
+                .collect(),
+            Value::NoValue | Value::Nil => Vec::new(),
+            other => {
+                let node = super::parse::pipe_string(&b.pipe);
+                let _ = node;
+                let pos = b.pipe.cmds.first().map_or(b.pipe.pos, |c| c.pos);
+                let at = b.pipe.cmds.first().map(command_string).unwrap_or_default();
+                return Err(self.error_at(
+                    pos,
+                    &at,
+                    format!(
+                        "range can't iterate over {}",
+                        super::fmt::sprint_value(other)
+                    ),
+                ));
+            }
+        };
+        if items.is_empty() {
+            let flow = match &b.else_list {
+                Some(list) => self.walk_list(dot, list)?,
+                None => Flow::Normal,
+            };
+            self.vars.truncate(mark);
+            return Ok(match flow {
+                Flow::Normal => Flow::Normal,
+                // break/continue in a range's else belong to an outer range.
+                other => other,
+            });
+        }
+        for (key, item) in items {
+            self.step(b.pos)?;
+            let inner = self.vars.len();
+            match b.pipe.decl.len() {
+                1 => self.set_or_push(&b.pipe.decl[0], item.clone(), b.pipe.is_assign),
+                2 => {
+                    self.set_or_push(&b.pipe.decl[0], key, b.pipe.is_assign);
+                    self.set_or_push(&b.pipe.decl[1], item.clone(), b.pipe.is_assign);
+                }
+                _ => {}
+            }
+            let flow = self.walk_list(&item, &b.list)?;
+            self.vars.truncate(inner.max(
+                mark + if b.pipe.is_assign {
+                    0
+                } else {
+                    b.pipe.decl.len()
+                },
+            ));
+            match flow {
+                Flow::Break => break,
+                Flow::Continue | Flow::Normal => {}
+            }
+            // Variables of one iteration do not leak into the next.
+            self.vars.truncate(mark);
+        }
+        self.vars.truncate(mark);
+        Ok(Flow::Normal)
+    }
+
+    fn set_or_push(&mut self, name: &str, v: Value, assign: bool) {
+        if assign {
+            if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) {
+                slot.1 = v;
+                return;
+            }
+        }
+        self.vars.push((name.to_string(), v));
+    }
+
+    fn var(&self, name: &str) -> Value {
+        self.vars
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or(Value::NoValue)
+    }
+
+    /// A range's pipeline: its variables are bound per iteration, not to the pipeline's value.
+    fn eval_pipeline_no_decl(&mut self, dot: &Value, pipe: &Pipe) -> Result<Value> {
+        let mut value = Value::NoValue;
+        let mut first = true;
+        for cmd in &pipe.cmds {
+            value = self.eval_command(dot, cmd, if first { None } else { Some(value.clone()) })?;
+            first = false;
+        }
+        Ok(value)
+    }
+
+    fn eval_pipeline(&mut self, dot: &Value, pipe: &Pipe) -> Result<Value> {
+        let value = self.eval_pipeline_no_decl(dot, pipe)?;
+        if let Some(name) = pipe.decl.first() {
+            self.set_or_push(name, value.clone(), pipe.is_assign);
+        }
+        Ok(value)
+    }
+
+    fn eval_command(&mut self, dot: &Value, cmd: &Command, last: Option<Value>) -> Result<Value> {
+        let first = &cmd.args[0];
+        match first {
+            Arg::Identifier(pos, name) => self.eval_function(dot, *pos, name, cmd, last),
+            Arg::Field(pos, names) => {
+                self.not_a_function(cmd, last.is_some())?;
+                self.eval_fields(*pos, dot.clone(), names, &arg_string(first))
+            }
+            Arg::Variable(pos, names) => {
+                self.not_a_function(cmd, last.is_some())?;
+                let v = self.var(&names[0]);
+                self.eval_fields(*pos, v, &names[1..], &arg_string(first))
+            }
+            Arg::Chain(pos, node, fields) => {
+                self.not_a_function(cmd, last.is_some())?;
+                let base = self.eval_arg(dot, node)?;
+                self.eval_fields(*pos, base, fields, &arg_string(first))
+            }
+            Arg::Pipe(p) => {
+                self.not_a_function(cmd, last.is_some())?;
+                let mark = self.vars.len();
+                let v = self.eval_pipeline(dot, p);
+                self.vars.truncate(mark);
+                v
+            }
+            Arg::Nil(pos) => Err(self.error_at(*pos, &command_string(cmd), "nil is not a command")),
+            other => {
+                self.not_a_function(cmd, last.is_some())?;
+                self.eval_arg(dot, other)
+            }
+        }
+    }
+
+    fn not_a_function(&self, cmd: &Command, has_final: bool) -> Result<()> {
+        if cmd.args.len() > 1 || has_final {
+            return Err(self.error_at(
+                cmd.args[0].pos(),
+                &command_string(cmd),
+                format!(
+                    "can't give argument to non-function {}",
+                    arg_string(&cmd.args[0])
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn eval_arg(&mut self, dot: &Value, arg: &Arg) -> Result<Value> {
+        Ok(match arg {
+            Arg::Dot(_) => dot.clone(),
+            Arg::Nil(_) => Value::Nil,
+            Arg::Bool(_, b) => Value::Bool(*b),
+            Arg::String(_, _, s) => Value::str(s.as_str()),
+            Arg::Number(pos, n) => {
+                if n.is_complex {
+                    return Err(self.error_at(*pos, &n.text, "complex numbers are not supported"));
+                }
+                let text = &n.text;
+                let hex_int = text
+                    .trim_start_matches(['+', '-'])
+                    .to_ascii_lowercase()
+                    .starts_with("0x")
+                    && !text.contains(['p', 'P']);
+                if n.is_float && !hex_int && !text.starts_with('\'') {
+                    Value::Float(n.float.unwrap_or_default())
+                } else if let Some(i) = n.int {
+                    Value::Int(i)
+                } else {
+                    return Err(self.error_at(*pos, text, format!("{text} overflows int")));
+                }
+            }
+            Arg::Field(pos, names) => {
+                self.eval_fields(*pos, dot.clone(), names, &arg_string(arg))?
+            }
+            Arg::Variable(pos, names) => {
+                let v = self.var(&names[0]);
+                self.eval_fields(*pos, v, &names[1..], &arg_string(arg))?
+            }
+            Arg::Chain(pos, node, fields) => {
+                let base = self.eval_arg(dot, node)?;
+                self.eval_fields(*pos, base, fields, &arg_string(arg))?
+            }
+            Arg::Pipe(p) => {
+                let mark = self.vars.len();
+                let v = self.eval_pipeline(dot, p);
+                self.vars.truncate(mark);
+                v?
+            }
+            Arg::Identifier(pos, name) => {
+                // A function used as an argument is called without arguments.
+                let cmd = Command {
+                    pos: *pos,
+                    args: vec![arg.clone()],
+                };
+                self.eval_function(dot, *pos, name, &cmd, None)?
+            }
+        })
+    }
+
+    /// Follows `.a.b` from `receiver`.
+    fn eval_fields(
+        &mut self,
+        pos: usize,
+        receiver: Value,
+        names: &[String],
+        node: &str,
+    ) -> Result<Value> {
+        let mut v = receiver;
+        for name in names {
+            v = match v {
+                Value::Map(m) => match m.get(name) {
+                    Some(x) => x.clone(),
+                    None => match self.set.options.missing_key {
+                        MissingKey::Default => Value::NoValue,
+                        MissingKey::Zero => Value::Nil,
+                        MissingKey::Error => {
+                            return Err(self.error_at(
+                                pos,
+                                node,
+                                format!("map has no entry for key \"{name}\""),
+                            ))
+                        }
+                    },
+                },
+                Value::NoValue => {
+                    if self.set.options.missing_key == MissingKey::Error {
+                        return Err(self.error_at(
+                            pos,
+                            node,
+                            format!("nil data; no entry for key \"{name}\""),
+                        ));
+                    }
+                    Value::NoValue
+                }
+                Value::Nil => {
+                    return Err(self.error_at(
+                        pos,
+                        node,
+                        format!("nil pointer evaluating interface {{}}.{name}"),
+                    ))
+                }
+                other => {
+                    return Err(self.error_at(
+                        pos,
+                        node,
+                        format!("can't evaluate field {name} in type {}", other.type_name()),
+                    ))
+                }
+            };
+        }
+        Ok(v)
+    }
+
+    fn eval_function(
+        &mut self,
+        dot: &Value,
+        pos: usize,
+        name: &str,
+        cmd: &Command,
+        last: Option<Value>,
+    ) -> Result<Value> {
+        let node = command_string(cmd);
+        // `and` and `or` evaluate their arguments only as far as needed.
+        if name == "and" || name == "or" {
+            let mut args: Vec<&Arg> = cmd.args[1..].iter().collect();
+            let n = args.len() + usize::from(last.is_some());
+            if n < 1 {
+                return Err(self.error_at(
+                    pos,
+                    &node,
+                    format!("wrong number of args for {name}: want at least 1 got 0"),
+                ));
+            }
+            let mut value = Value::NoValue;
+            for a in args.drain(..) {
+                value = self.eval_arg(dot, a)?;
+                if value.truth() == (name == "or") {
+                    return Ok(value);
+                }
+            }
+            if let Some(l) = last {
+                value = l;
+            }
+            return Ok(value);
+        }
+        let Some(f) = self.set.funcs.get(name) else {
+            return Err(self.error_at(pos, &node, format!("\"{name}\" is not a defined function")));
+        };
+        let mut args = Vec::with_capacity(cmd.args.len());
+        for a in &cmd.args[1..] {
+            let v = self.eval_arg(dot, a)?;
+            args.push(v);
+        }
+        if let Some(l) = last {
+            args.push(l);
+        }
+        let call = Call {
+            set: self.set,
+            depth: self.depth,
+        };
+        f(&call, &args).map_err(|e| match e {
+            FuncError::Call(m) => {
+                self.error_at(cmd.pos, &node, format!("error calling {name}: {m}"))
+            }
+            FuncError::Plain(m) => self.error_at(cmd.pos, &node, m),
+            FuncError::Raw(e) => e,
+        })
+    }
+}

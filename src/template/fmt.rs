@@ -1,0 +1,627 @@
+//! Go's `fmt` for template values: `print`, `println` and `printf` (verbs, flags, width,
+//! precision, and the `%!verb(type=value)` error forms), and the value printing of `{{ . }}`.
+
+use super::value::Value;
+
+/// How an action prints its value (`fmt.Fprint` after text/template's `printableValue`).
+pub fn print_action(v: &Value) -> String {
+    match v {
+        Value::NoValue | Value::Nil => "<no value>".to_string(),
+        other => sprint_value(other),
+    }
+}
+
+/// `fmt.Sprint`: operands separated by a space when neither side is a string.
+pub fn sprint(args: &[Value]) -> String {
+    let mut out = String::new();
+    for (i, a) in args.iter().enumerate() {
+        let is_string = matches!(a, Value::String(_));
+        if i > 0 && !is_string && !matches!(args[i - 1], Value::String(_)) {
+            out.push(' ');
+        }
+        out.push_str(&sprint_value(a));
+    }
+    out
+}
+
+/// `fmt.Sprintln`: operands always separated by a space, then a newline.
+pub fn sprintln(args: &[Value]) -> String {
+    let mut out: Vec<String> = args.iter().map(sprint_value).collect();
+    let last = out.len();
+    out.push(String::new());
+    let mut s = out[..last].join(" ");
+    s.push('\n');
+    s
+}
+
+/// One value as `%v` prints it.
+pub fn sprint_value(v: &Value) -> String {
+    let mut out = String::new();
+    format_value(&mut out, v, 'v', &Spec::default());
+    out
+}
+
+/// Go's shortest float formatting, as `%v` prints a float64 (strconv's shortest `'g'`).
+pub fn format_float_shortest(f: f64) -> String {
+    format_float(f, 'g', None, false)
+}
+
+#[derive(Clone, Default)]
+struct Spec {
+    minus: bool,
+    plus: bool,
+    sharp: bool,
+    space: bool,
+    zero: bool,
+    width: Option<usize>,
+    precision: Option<usize>,
+}
+
+/// `fmt.Sprintf`.
+pub fn sprintf(format: &str, args: &[Value]) -> String {
+    let mut out = String::new();
+    let mut arg = 0usize;
+    let chars: Vec<char> = format.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c != '%' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let mut spec = Spec::default();
+        while i < chars.len() {
+            match chars[i] {
+                '-' => {
+                    spec.minus = true;
+                    spec.zero = false;
+                }
+                '+' => spec.plus = true,
+                '#' => spec.sharp = true,
+                ' ' => spec.space = true,
+                '0' => spec.zero = !spec.minus,
+                _ => break,
+            }
+            i += 1;
+        }
+        // Width.
+        if i < chars.len() && chars[i] == '*' {
+            i += 1;
+            match args.get(arg) {
+                Some(Value::Int(n)) => {
+                    let n = *n;
+                    if n < 0 {
+                        spec.minus = true;
+                        spec.zero = false;
+                    }
+                    spec.width = Some(n.unsigned_abs() as usize);
+                }
+                _ => out.push_str("%!(BADWIDTH)"),
+            }
+            arg += 1;
+        } else {
+            let start = i;
+            while i < chars.len() && chars[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i > start {
+                spec.width = chars[start..i].iter().collect::<String>().parse().ok();
+            }
+        }
+        // Precision.
+        if i < chars.len() && chars[i] == '.' {
+            i += 1;
+            if i < chars.len() && chars[i] == '*' {
+                i += 1;
+                match args.get(arg) {
+                    Some(Value::Int(n)) if *n >= 0 => spec.precision = Some(*n as usize),
+                    _ => out.push_str("%!(BADPREC)"),
+                }
+                arg += 1;
+            } else {
+                let start = i;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+                spec.precision = Some(
+                    chars[start..i]
+                        .iter()
+                        .collect::<String>()
+                        .parse()
+                        .unwrap_or(0),
+                );
+            }
+        }
+        let Some(&verb) = chars.get(i) else {
+            out.push_str("%!(NOVERB)");
+            break;
+        };
+        i += 1;
+        if verb == '%' {
+            out.push('%');
+            continue;
+        }
+        match args.get(arg) {
+            None => {
+                out.push_str(&format!("%!{verb}(MISSING)"));
+            }
+            Some(v) => {
+                format_value(&mut out, v, verb, &spec);
+                arg += 1;
+            }
+        }
+    }
+    if arg < args.len() {
+        out.push_str("%!(EXTRA ");
+        let extra: Vec<String> = args[arg..]
+            .iter()
+            .map(|v| format!("{}={}", v.type_name(), sprint_value(v)))
+            .collect();
+        out.push_str(&extra.join(", "));
+        out.push(')');
+    }
+    out
+}
+
+fn bad_verb(out: &mut String, v: &Value, verb: char) {
+    match v {
+        Value::NoValue | Value::Nil => out.push_str(&format!("%!{verb}(<nil>)")),
+        _ => out.push_str(&format!("%!{verb}({}={})", v.type_name(), sprint_value(v))),
+    }
+}
+
+fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
+    if verb == 'T' {
+        pad(out, v.type_name(), spec);
+        return;
+    }
+    match v {
+        Value::NoValue | Value::Nil => match verb {
+            'v' | 's' => pad(out, "<nil>", spec),
+            _ => bad_verb(out, v, verb),
+        },
+        Value::Bool(b) => match verb {
+            'v' | 't' => pad(out, if *b { "true" } else { "false" }, spec),
+            _ => bad_verb(out, v, verb),
+        },
+        Value::Int(n) => format_int(out, *n, verb, spec, v),
+        Value::Float(f) => match verb {
+            'v' | 'g' | 'G' | 'e' | 'E' | 'f' | 'F' => {
+                let verb = if verb == 'v' { 'g' } else { verb };
+                let text = format_float(*f, verb, spec.precision, spec.sharp);
+                pad_number(out, &text, spec);
+            }
+            _ => bad_verb(out, v, verb),
+        },
+        Value::String(s) => match verb {
+            'v' | 's' => {
+                let s = truncate(s, spec.precision);
+                pad(out, &s, spec)
+            }
+            'q' => pad(out, &go_quote(&truncate(s, spec.precision)), spec),
+            'x' | 'X' => {
+                let hex: String = s
+                    .bytes()
+                    .map(|b| {
+                        if verb == 'x' {
+                            format!("{b:02x}")
+                        } else {
+                            format!("{b:02X}")
+                        }
+                    })
+                    .collect();
+                pad(out, &hex, spec)
+            }
+            _ => bad_verb(out, v, verb),
+        },
+        Value::List(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                format_value(out, item, verb, spec);
+            }
+            out.push(']');
+        }
+        Value::Map(m) => {
+            out.push_str("map[");
+            for (i, (k, val)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                format_value(out, &Value::str(k.as_str()), verb, spec);
+                out.push(':');
+                format_value(out, val, verb, spec);
+            }
+            out.push(']');
+        }
+    }
+}
+
+fn truncate(s: &str, precision: Option<usize>) -> String {
+    match precision {
+        Some(p) => s.chars().take(p).collect(),
+        None => s.to_string(),
+    }
+}
+
+fn format_int(out: &mut String, n: i64, verb: char, spec: &Spec, v: &Value) {
+    let digits = |radix: u32, upper: bool| -> String {
+        let mut s = match radix {
+            16 => format!("{:x}", n.unsigned_abs()),
+            8 => format!("{:o}", n.unsigned_abs()),
+            2 => format!("{:b}", n.unsigned_abs()),
+            _ => n.unsigned_abs().to_string(),
+        };
+        if upper {
+            s = s.to_uppercase();
+        }
+        s
+    };
+    let body = match verb {
+        'v' | 'd' => digits(10, false),
+        'x' => digits(16, false),
+        'X' => digits(16, true),
+        'o' | 'O' => digits(8, false),
+        'b' => digits(2, false),
+        'c' => {
+            let c = u32::try_from(n)
+                .ok()
+                .and_then(char::from_u32)
+                .unwrap_or('\u{FFFD}');
+            pad(out, &c.to_string(), spec);
+            return;
+        }
+        'q' => {
+            let c = u32::try_from(n)
+                .ok()
+                .and_then(char::from_u32)
+                .unwrap_or('\u{FFFD}');
+            pad(out, &go_quote_rune(c), spec);
+            return;
+        }
+        'U' => {
+            let s = format!("U+{:04X}", n);
+            pad(out, &s, spec);
+            return;
+        }
+        'e' | 'E' | 'f' | 'F' | 'g' | 'G' | 's' | 't' => {
+            bad_verb(out, v, verb);
+            return;
+        }
+        _ => {
+            bad_verb(out, v, verb);
+            return;
+        }
+    };
+    // Precision is the minimum number of digits.
+    let body = match spec.precision {
+        Some(0) if n == 0 => String::new(),
+        Some(p) if body.len() < p => format!("{}{body}", "0".repeat(p - body.len())),
+        _ => body,
+    };
+    let prefix = match (spec.sharp, verb) {
+        (true, 'x') => "0x",
+        (true, 'X') => "0X",
+        (true, 'o') => "0",
+        (true, 'b') => "0b",
+        (_, 'O') => "0o",
+        _ => "",
+    };
+    let sign = if n < 0 {
+        "-"
+    } else if spec.plus {
+        "+"
+    } else if spec.space {
+        " "
+    } else {
+        ""
+    };
+    let text = format!("{sign}{prefix}{body}");
+    let zero_pad_ok = spec.precision.is_none();
+    let spec = Spec {
+        zero: spec.zero && zero_pad_ok,
+        ..spec.clone()
+    };
+    pad_number(out, &text, &spec);
+}
+
+/// Pads text with spaces to the width (left or right).
+fn pad(out: &mut String, text: &str, spec: &Spec) {
+    let len = text.chars().count();
+    match spec.width {
+        Some(w) if w > len => {
+            let fill = if spec.zero && !spec.minus { '0' } else { ' ' };
+            if spec.minus {
+                out.push_str(text);
+                out.extend(std::iter::repeat_n(' ', w - len));
+            } else {
+                out.extend(std::iter::repeat_n(fill, w - len));
+                out.push_str(text);
+            }
+        }
+        _ => out.push_str(text),
+    }
+}
+
+/// Pads a number: zero padding goes after the sign.
+fn pad_number(out: &mut String, text: &str, spec: &Spec) {
+    let len = text.chars().count();
+    match spec.width {
+        Some(w)
+            if w > len
+                && spec.zero
+                && !spec.minus
+                && !text.ends_with("Inf")
+                && !text.ends_with("NaN") =>
+        {
+            let (sign, rest) = match text.chars().next() {
+                Some(c @ ('-' | '+' | ' ')) => (c.to_string(), &text[1..]),
+                _ => (String::new(), text),
+            };
+            out.push_str(&sign);
+            out.extend(std::iter::repeat_n('0', w - len));
+            out.push_str(rest);
+        }
+        _ => pad(
+            out,
+            text,
+            &Spec {
+                zero: false,
+                ..spec.clone()
+            },
+        ),
+    }
+}
+
+/// strconv.FormatFloat with `'e'`, `'E'`, `'f'`, `'g'`, `'G'` and Go's shortest digits when
+/// there is no precision.
+pub fn format_float(f: f64, verb: char, precision: Option<usize>, sharp: bool) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    let upper = verb.is_ascii_uppercase();
+    let s = match verb.to_ascii_lowercase() {
+        'e' => {
+            let p = precision.unwrap_or(6);
+            go_exp(&format!("{:.*e}", p, f))
+        }
+        'f' => format!("{:.*}", precision.unwrap_or(6), f),
+        // The shortest form is the one the YAML emitter writes too.
+        _ if precision.is_none() && !sharp => crate::yaml::format_g(f),
+        _ => format_g(f, precision, sharp),
+    };
+    if upper {
+        s.to_uppercase()
+    } else {
+        s
+    }
+}
+
+/// Rust's `1.5e-7` exponent as Go writes it: `1.5e-07`.
+fn go_exp(rust: &str) -> String {
+    let (mantissa, exp) = rust.split_once('e').unwrap_or((rust, "0"));
+    let (sign, digits) = match exp.strip_prefix('-') {
+        Some(d) => ('-', d),
+        None => ('+', exp),
+    };
+    let digits = if digits.len() < 2 {
+        format!("0{digits}")
+    } else {
+        digits.to_string()
+    };
+    format!("{mantissa}e{sign}{digits}")
+}
+
+/// `%g`: shortest digits (or `precision` significant digits), exponent form when the exponent
+/// is below -4 or at least the precision (6 for the shortest form, as strconv does).
+fn format_g(f: f64, precision: Option<usize>, sharp: bool) -> String {
+    let (digits, exp) = decimal_digits(f, precision);
+    let negative = f.is_sign_negative();
+    let eprec = match precision {
+        None => 6,
+        Some(p) => {
+            let p = p.max(1);
+            if p > digits.len() && digits.len() as i32 > exp {
+                digits.len()
+            } else {
+                p
+            }
+        }
+    };
+    let mut digits = digits;
+    if sharp {
+        let want = precision.unwrap_or(6).max(1);
+        while digits.len() < want {
+            digits.push('0');
+        }
+    }
+    let sign = if negative { "-" } else { "" };
+    if exp < -4 || exp >= eprec as i32 {
+        let mut m = digits[..1].to_string();
+        if digits.len() > 1 {
+            m.push('.');
+            m.push_str(&digits[1..]);
+        } else if sharp {
+            m.push('.');
+        }
+        let e = if exp < 0 {
+            format!("-{:02}", -exp)
+        } else {
+            format!("+{exp:02}")
+        };
+        format!("{sign}{m}e{e}")
+    } else if exp < 0 {
+        format!("{sign}0.{}{digits}", "0".repeat((-exp - 1) as usize))
+    } else {
+        let int_len = exp as usize + 1;
+        if digits.len() <= int_len {
+            let mut s = format!("{sign}{digits}{}", "0".repeat(int_len - digits.len()));
+            if sharp {
+                s.push('.');
+            }
+            s
+        } else {
+            format!("{sign}{}.{}", &digits[..int_len], &digits[int_len..])
+        }
+    }
+}
+
+/// The significant digits of |f| (shortest round-trip, or rounded to `precision` digits) and
+/// the decimal exponent of the first one.
+fn decimal_digits(f: f64, precision: Option<usize>) -> (String, i32) {
+    let f = f.abs();
+    if f == 0.0 {
+        return ("0".into(), 0);
+    }
+    let text = match precision {
+        None => format!("{f:e}"),
+        Some(p) => format!("{:.*e}", p.max(1) - 1, f),
+    };
+    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+    let mut digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    if precision.is_some() {
+        while digits.len() > 1 && digits.ends_with('0') {
+            digits.pop();
+        }
+    }
+    (digits, exp.parse().unwrap_or(0))
+}
+
+/// strconv.Quote.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if is_printable(c) => out.push(c),
+            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn go_quote_rune(c: char) -> String {
+    match c {
+        '\'' => "'\\''".into(),
+        '"' => "'\"'".into(),
+        _ => {
+            let q = go_quote(&c.to_string());
+            format!("'{}'", &q[1..q.len() - 1])
+        }
+    }
+}
+
+/// An approximation of Go's `unicode.IsPrint` good for text: letters, marks, numbers,
+/// punctuation, symbols and the ASCII space.
+fn is_printable(c: char) -> bool {
+    !(c.is_control()
+        || ('\u{80}'..='\u{9f}').contains(&c)
+        || c == '\u{ad}'
+        || c == '\u{feff}'
+        || matches!(c as u32, 0x2028 | 0x2029 | 0xe000..=0xf8ff))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_go_prints_them() {
+        let cases = [
+            (3.25, "3.25"),
+            (123456789012.0, "1.23456789012e+11"),
+            (2.0, "2"),
+            (0.1, "0.1"),
+            (1e21, "1e+21"),
+            (100000000.0, "1e+08"),
+            (1.5e-7, "1.5e-07"),
+            (123456.0, "123456"),
+            (1234567.0, "1.234567e+06"),
+            (-0.5, "-0.5"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+        ];
+        for (f, want) in cases {
+            assert_eq!(format_float_shortest(f), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn printf_verbs() {
+        let l = Value::list(vec!["a".into(), "b".into()]);
+        assert_eq!(
+            sprintf(
+                "%v %q %d %s %5.2f %x %t %v",
+                &[
+                    "hello".into(),
+                    "hello".into(),
+                    42.into(),
+                    "hello".into(),
+                    2.71999.into(),
+                    255.into(),
+                    true.into(),
+                    l
+                ]
+            ),
+            "hello \"hello\" 42 hello  2.72 ff true [a b]"
+        );
+        assert_eq!(sprintf("%d", &[2.0.into()]), "%!d(float64=2)");
+        assert_eq!(sprintf("%s %s", &["a".into()]), "a %!s(MISSING)");
+        assert_eq!(sprintf("%s", &["a".into(), 1.into()]), "a%!(EXTRA int64=1)");
+        assert_eq!(
+            sprintf(
+                "%05d|%-4d|%+d|%x",
+                &[42.into(), 7.into(), 3.into(), "hi".into()]
+            ),
+            "00042|7   |+3|6869"
+        );
+        assert_eq!(
+            sprintf(
+                "%.3g %g %e %E",
+                &[2.71999.into(), 1e-7.into(), 1234.5678.into(), 0.0.into()]
+            ),
+            "2.72 1e-07 1.234568e+03 0.000000E+00"
+        );
+        assert_eq!(sprintf("100%%", &[]), "100%");
+    }
+
+    #[test]
+    fn sprint_spaces_between_non_strings() {
+        assert_eq!(
+            sprint(&[
+                1.into(),
+                2.into(),
+                "a".into(),
+                "b".into(),
+                3.into(),
+                Value::Nil
+            ]),
+            "1 2ab3 <nil>"
+        );
+        assert_eq!(sprintln(&[1.into(), "a".into()]), "1 a\n");
+    }
+}

@@ -1,0 +1,386 @@
+//! text/template's predefined functions (`text/template/funcs.go`) except `and` and `or`, which
+//! the executor evaluates lazily.
+
+use super::super::exec::Call;
+use super::super::fmt::{sprint, sprintf, sprintln};
+use super::super::value::Value;
+use super::super::FuncError;
+
+type R = Result<Value, FuncError>;
+
+/// The builtin functions by name.
+pub const FUNCS: &[(&str, super::super::Func)] = &[
+    ("not", not),
+    ("len", len),
+    ("index", index),
+    ("slice", slice),
+    ("print", |_, a| Ok(Value::str(sprint(&interfaces(a))))),
+    ("println", |_, a| Ok(Value::str(sprintln(&interfaces(a))))),
+    ("printf", printf),
+    ("eq", eq),
+    ("ne", ne),
+    ("lt", |_, a| compare(a, "lt")),
+    ("le", |_, a| compare(a, "le")),
+    ("gt", |_, a| compare(a, "gt")),
+    ("ge", |_, a| compare(a, "ge")),
+    ("html", |_, a| {
+        Ok(Value::str(html_escape(&sprint(&interfaces(a)))))
+    }),
+    ("js", |_, a| {
+        Ok(Value::str(js_escape(&sprint(&interfaces(a)))))
+    }),
+    ("urlquery", |_, a| {
+        Ok(Value::str(query_escape(&sprint(&interfaces(a)))))
+    }),
+    ("call", |_, a| match a.first() {
+        Some(Value::NoValue | Value::Nil) | None => Err(FuncError::Call("call of nil".into())),
+        Some(v) => Err(FuncError::Call(format!(
+            "non-function {} of type {}",
+            super::super::fmt::sprint_value(v),
+            v.type_name()
+        ))),
+    }),
+];
+
+/// Arguments as an `interface{}` parameter receives them: a missing value becomes nil.
+pub fn interfaces(args: &[Value]) -> Vec<Value> {
+    args.iter()
+        .map(|v| match v {
+            Value::NoValue => Value::Nil,
+            other => other.clone(),
+        })
+        .collect()
+}
+
+fn arity(name: &str, args: &[Value], want: usize) -> Result<(), FuncError> {
+    if args.len() != want {
+        return Err(FuncError::Plain(format!(
+            "wrong number of args for {name}: want {want} got {}",
+            args.len()
+        )));
+    }
+    Ok(())
+}
+
+fn not(_: &Call, a: &[Value]) -> R {
+    arity("not", a, 1)?;
+    Ok(Value::Bool(!a[0].truth()))
+}
+
+fn len(_: &Call, a: &[Value]) -> R {
+    arity("len", a, 1)?;
+    match &a[0] {
+        Value::String(s) => Ok(Value::Int(s.len() as i64)),
+        Value::List(l) => Ok(Value::Int(l.len() as i64)),
+        Value::Map(m) => Ok(Value::Int(m.len() as i64)),
+        Value::NoValue => Err(FuncError::Plain(
+            "invalid value; expected reflect.Value".into(),
+        )),
+        Value::Nil => Err(FuncError::Call("len of nil pointer".into())),
+        other => Err(FuncError::Call(format!(
+            "len of type {}",
+            other.type_name()
+        ))),
+    }
+}
+
+fn int_index(v: &Value, len: usize, cap: usize) -> Result<usize, String> {
+    let i = match v {
+        Value::Int(i) => *i,
+        Value::NoValue | Value::Nil => return Err("cannot index slice/array with nil".into()),
+        other => {
+            return Err(format!(
+                "cannot index slice/array with type {}",
+                other.type_name()
+            ))
+        }
+    };
+    if i < 0 || i as usize > cap {
+        return Err(format!("index out of range: {i}"));
+    }
+    let _ = len;
+    Ok(i as usize)
+}
+
+fn index(_: &Call, a: &[Value]) -> R {
+    if a.is_empty() {
+        return Err(FuncError::Plain(
+            "wrong number of args for index: want at least 1 got 0".into(),
+        ));
+    }
+    let mut item = a[0].clone();
+    for key in &a[1..] {
+        item = match &item {
+            Value::List(l) => {
+                let i = int_index(key, l.len(), l.len()).map_err(FuncError::Call)?;
+                if i >= l.len() {
+                    return Err(FuncError::Call(format!("index out of range: {i}")));
+                }
+                l[i].clone()
+            }
+            Value::String(s) => {
+                let i = int_index(key, s.len(), s.len()).map_err(FuncError::Call)?;
+                if i >= s.len() {
+                    return Err(FuncError::Call(format!("index out of range: {i}")));
+                }
+                Value::Int(s.as_bytes()[i] as i64)
+            }
+            Value::Map(m) => match key {
+                Value::String(k) => m.get(k.as_ref()).cloned().unwrap_or(Value::Nil),
+                Value::NoValue | Value::Nil => {
+                    return Err(FuncError::Call(
+                        "value is nil; should be of type string".into(),
+                    ))
+                }
+                other => {
+                    return Err(FuncError::Call(format!(
+                        "value has type {}; should be string",
+                        other.type_name()
+                    )))
+                }
+            },
+            Value::NoValue | Value::Nil => {
+                return Err(FuncError::Call("index of untyped nil".into()))
+            }
+            other => {
+                return Err(FuncError::Call(format!(
+                    "can't index item of type {}",
+                    other.type_name()
+                )))
+            }
+        };
+    }
+    Ok(item)
+}
+
+fn slice(_: &Call, a: &[Value]) -> R {
+    if a.is_empty() {
+        return Err(FuncError::Plain(
+            "wrong number of args for slice: want at least 1 got 0".into(),
+        ));
+    }
+    let item = &a[0];
+    let idx = &a[1..];
+    if idx.len() > 3 {
+        return Err(FuncError::Call(format!(
+            "too many slice indexes: {}",
+            idx.len()
+        )));
+    }
+    let len = match item {
+        Value::String(s) => {
+            if idx.len() == 3 {
+                return Err(FuncError::Call("cannot 3-index slice a string".into()));
+            }
+            s.len()
+        }
+        Value::List(l) => l.len(),
+        Value::NoValue | Value::Nil => return Err(FuncError::Call("slice of untyped nil".into())),
+        other => {
+            return Err(FuncError::Call(format!(
+                "can't slice item of type {}",
+                other.type_name()
+            )))
+        }
+    };
+    let mut bounds = [0usize, len, len];
+    for (i, v) in idx.iter().enumerate() {
+        bounds[i] = int_index(v, len, len).map_err(FuncError::Call)?;
+    }
+    if bounds[0] > bounds[1] {
+        return Err(FuncError::Call(format!(
+            "invalid slice index: {} > {}",
+            bounds[0], bounds[1]
+        )));
+    }
+    if idx.len() == 3 && bounds[1] > bounds[2] {
+        return Err(FuncError::Call(format!(
+            "invalid slice index: {} > {}",
+            bounds[1], bounds[2]
+        )));
+    }
+    Ok(match item {
+        Value::String(s) => match s.get(bounds[0]..bounds[1]) {
+            Some(sub) => Value::str(sub),
+            None => Value::str(
+                String::from_utf8_lossy(&s.as_bytes()[bounds[0]..bounds[1]]).into_owned(),
+            ),
+        },
+        Value::List(l) => Value::list(l[bounds[0]..bounds[1]].to_vec()),
+        _ => unreachable!("checked above"),
+    })
+}
+
+fn printf(_: &Call, a: &[Value]) -> R {
+    let Some(format) = a.first() else {
+        return Err(FuncError::Plain(
+            "wrong number of args for printf: want at least 1 got 0".into(),
+        ));
+    };
+    let format = match format {
+        Value::String(s) => s.to_string(),
+        other => {
+            return Err(FuncError::Plain(format!(
+                "wrong type for value; expected string; got {}",
+                other.type_name()
+            )))
+        }
+    };
+    Ok(Value::str(sprintf(&format, &interfaces(&a[1..]))))
+}
+
+#[derive(PartialEq, Eq, Clone, Copy)]
+enum Basic {
+    Invalid,
+    Bool,
+    Int,
+    Float,
+    String,
+    Other,
+}
+
+fn basic(v: &Value) -> Basic {
+    match v {
+        Value::NoValue | Value::Nil => Basic::Invalid,
+        Value::Bool(_) => Basic::Bool,
+        Value::Int(_) => Basic::Int,
+        Value::Float(_) => Basic::Float,
+        Value::String(_) => Basic::String,
+        _ => Basic::Other,
+    }
+}
+
+const BAD_COMPARISON: &str = "incompatible types for comparison";
+
+fn eq(_: &Call, a: &[Value]) -> R {
+    let Some(first) = a.first() else {
+        return Err(FuncError::Plain(
+            "wrong number of args for eq: want at least 1 got 0".into(),
+        ));
+    };
+    if a.len() < 2 {
+        return Err(FuncError::Call("missing argument for comparison".into()));
+    }
+    let k1 = basic(first);
+    for arg in &a[1..] {
+        let k2 = basic(arg);
+        let truth = if k1 != k2 {
+            if k1 != Basic::Invalid && k2 != Basic::Invalid {
+                return Err(FuncError::Call(BAD_COMPARISON.into()));
+            }
+            false
+        } else {
+            match (first, arg) {
+                (Value::Bool(x), Value::Bool(y)) => x == y,
+                (Value::Int(x), Value::Int(y)) => x == y,
+                (Value::Float(x), Value::Float(y)) => x == y,
+                (Value::String(x), Value::String(y)) => x == y,
+                (x, y) if k1 == Basic::Invalid => {
+                    let _ = (x, y);
+                    true
+                }
+                (x, _) => {
+                    return Err(FuncError::Call(format!(
+                        "non-comparable type {}: {}",
+                        super::super::fmt::sprint_value(x),
+                        x.type_name()
+                    )))
+                }
+            }
+        };
+        if truth {
+            return Ok(Value::Bool(true));
+        }
+    }
+    Ok(Value::Bool(false))
+}
+
+fn ne(c: &Call, a: &[Value]) -> R {
+    arity("ne", a, 2)?;
+    match eq(c, a)? {
+        Value::Bool(b) => Ok(Value::Bool(!b)),
+        other => Ok(other),
+    }
+}
+
+fn compare(a: &[Value], name: &str) -> R {
+    arity(name, a, 2)?;
+    let (x, y) = (&a[0], &a[1]);
+    let (kx, ky) = (basic(x), basic(y));
+    let invalid = |k: Basic| matches!(k, Basic::Invalid | Basic::Other);
+    if invalid(kx) || invalid(ky) {
+        return Err(FuncError::Call("invalid type for comparison".into()));
+    }
+    if kx != ky {
+        return Err(FuncError::Call(BAD_COMPARISON.into()));
+    }
+    let ord = match (x, y) {
+        (Value::Int(p), Value::Int(q)) => p.partial_cmp(q),
+        (Value::Float(p), Value::Float(q)) => p.partial_cmp(q),
+        (Value::String(p), Value::String(q)) => p.partial_cmp(q),
+        _ => return Err(FuncError::Call("invalid type for comparison".into())),
+    };
+    use std::cmp::Ordering::*;
+    let truth = matches!(
+        (name, ord),
+        ("lt", Some(Less))
+            | ("le", Some(Less | Equal))
+            | ("gt", Some(Greater))
+            | ("ge", Some(Greater | Equal))
+    );
+    Ok(Value::Bool(truth))
+}
+
+/// `template.HTMLEscapeString`.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("&#34;"),
+            '\'' => out.push_str("&#39;"),
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\0' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `template.JSEscapeString`.
+pub fn js_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '"' => out.push_str("\\\""),
+            '<' => out.push_str("\\u003C"),
+            '>' => out.push_str("\\u003E"),
+            '&' => out.push_str("\\u0026"),
+            '=' => out.push_str("\\u003D"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `url.QueryEscape`.
+pub fn query_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            b => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}

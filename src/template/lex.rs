@@ -1,0 +1,504 @@
+//! The lexer of Go's text/template (`text/template/parse/lex.go`): text, delimiters with trim
+//! markers, comments, and the tokens inside actions, each with its byte position.
+
+/// What a token is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    LeftDelim,
+    RightDelim,
+    Space,
+    Identifier,
+    Keyword,
+    Field,
+    Variable,
+    Dot,
+    Bool,
+    Nil,
+    Number,
+    String,
+    RawString,
+    Char,
+    Pipe,
+    LeftParen,
+    RightParen,
+    Declare,
+    Assign,
+    Comma,
+    Comment,
+    Eof,
+    Error,
+}
+
+/// One token: its kind, text and byte offset in the template.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Token {
+    pub kind: Kind,
+    pub text: String,
+    pub pos: usize,
+    pub line: usize,
+}
+
+const KEYWORDS: &[&str] = &[
+    "block", "break", "continue", "define", "else", "end", "if", "range", "nil", "template", "with",
+];
+
+/// Splits a template into tokens. An error ends the stream with an `Error` token holding the
+/// message (`unclosed action`, `unterminated quoted string`…).
+pub fn lex(input: &str, left: &str, right: &str) -> Vec<Token> {
+    let mut l = Lexer {
+        input,
+        left,
+        right,
+        pos: 0,
+        line: 1,
+        tokens: Vec::new(),
+        paren_depth: 0,
+    };
+    l.run();
+    l.tokens
+}
+
+struct Lexer<'a> {
+    input: &'a str,
+    left: &'a str,
+    right: &'a str,
+    pos: usize,
+    line: usize,
+    tokens: Vec<Token>,
+    paren_depth: usize,
+}
+
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\r' | '\n')
+}
+
+impl Lexer<'_> {
+    fn rest(&self) -> &str {
+        &self.input[self.pos..]
+    }
+
+    fn emit(&mut self, kind: Kind, start: usize) {
+        let text = self.input[start..self.pos].to_string();
+        let line = self.line;
+        self.line += text.matches('\n').count();
+        self.tokens.push(Token {
+            kind,
+            text,
+            pos: start,
+            line,
+        });
+    }
+
+    fn error(&mut self, message: impl Into<String>) {
+        self.tokens.push(Token {
+            kind: Kind::Error,
+            text: message.into(),
+            pos: self.pos,
+            line: self.line,
+        });
+    }
+
+    fn run(&mut self) {
+        loop {
+            // Text up to the next left delimiter.
+            let start = self.pos;
+            match self.rest().find(self.left) {
+                None => {
+                    self.pos = self.input.len();
+                    if self.pos > start {
+                        self.emit(Kind::Text, start);
+                    }
+                    self.tokens.push(Token {
+                        kind: Kind::Eof,
+                        text: String::new(),
+                        pos: self.pos,
+                        line: self.line,
+                    });
+                    return;
+                }
+                Some(i) => {
+                    let delim_at = self.pos + i;
+                    let after = &self.input[delim_at + self.left.len()..];
+                    let trim = after.starts_with('-') && after[1..].starts_with(is_space);
+                    let mut text_end = delim_at;
+                    if trim {
+                        text_end =
+                            start + self.input[start..delim_at].trim_end_matches(is_space).len();
+                    }
+                    self.pos = text_end;
+                    if text_end > start {
+                        self.emit(Kind::Text, start);
+                    }
+                    // Count the trimmed whitespace's lines.
+                    self.line += self.input[text_end..delim_at].matches('\n').count();
+                    self.pos = delim_at;
+                    if !self.lex_left_delim(trim) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// At a left delimiter: a comment, or an action up to its right delimiter. False when an
+    /// error ended the stream.
+    fn lex_left_delim(&mut self, trim: bool) -> bool {
+        let start = self.pos;
+        self.pos += self.left.len();
+        if trim {
+            self.pos += 2; // "- " (the space is skipped, not part of a token)
+        }
+        if self.rest().starts_with("/*") {
+            return self.lex_comment(start, trim);
+        }
+        let end = start + self.left.len();
+        self.tokens.push(Token {
+            kind: Kind::LeftDelim,
+            text: self.input[start..end].to_string(),
+            pos: start,
+            line: self.line,
+        });
+        if trim {
+            self.line += self.input[end..self.pos].matches('\n').count();
+        }
+        self.paren_depth = 0;
+        self.lex_inside_action()
+    }
+
+    fn lex_comment(&mut self, start: usize, trim_before: bool) -> bool {
+        let _ = trim_before;
+        let body_start = self.pos;
+        let Some(close) = self.rest().find("*/") else {
+            self.error("unclosed comment");
+            return false;
+        };
+        self.pos += close + 2;
+        // The comment must end at the right delimiter (with an optional trim marker).
+        let (trim_after, delim_len) = if self.rest().starts_with(&format!(" -{}", self.right)) {
+            (true, 2 + self.right.len())
+        } else if self.rest().starts_with(self.right) {
+            (false, self.right.len())
+        } else {
+            self.error("comment ends before closing delimiter");
+            return false;
+        };
+        let comment_end = self.pos;
+        self.pos = body_start;
+        self.pos = comment_end;
+        self.line += self.input[start..comment_end].matches('\n').count();
+        self.tokens.push(Token {
+            kind: Kind::Comment,
+            text: self.input[body_start..comment_end].to_string(),
+            pos: body_start,
+            line: self.line,
+        });
+        self.pos += delim_len;
+        if trim_after {
+            self.skip_leading_space();
+        }
+        true
+    }
+
+    fn skip_leading_space(&mut self) {
+        let rest = self.rest();
+        let skipped = rest.len() - rest.trim_start_matches(is_space).len();
+        self.line += rest[..skipped].matches('\n').count();
+        self.pos += skipped;
+    }
+
+    /// Tokens inside an action, up to and including the right delimiter.
+    fn lex_inside_action(&mut self) -> bool {
+        loop {
+            let rest = self.rest();
+            let trim_right = format!(" -{}", self.right);
+            if self.paren_depth == 0 && rest.starts_with(&trim_right) {
+                let start = self.pos;
+                self.pos += 2;
+                let delim = self.pos;
+                self.pos += self.right.len();
+                self.tokens.push(Token {
+                    kind: Kind::Space,
+                    text: " ".into(),
+                    pos: start,
+                    line: self.line,
+                });
+                self.tokens.push(Token {
+                    kind: Kind::RightDelim,
+                    text: self.right.to_string(),
+                    pos: delim,
+                    line: self.line,
+                });
+                self.skip_leading_space();
+                return true;
+            }
+            if self.paren_depth == 0 && rest.starts_with(self.right) {
+                let start = self.pos;
+                self.pos += self.right.len();
+                self.emit(Kind::RightDelim, start);
+                return true;
+            }
+            let Some(c) = rest.chars().next() else {
+                self.error("unclosed action");
+                return false;
+            };
+            let start = self.pos;
+            match c {
+                c if is_space(c) => {
+                    let n = rest.len() - rest.trim_start_matches(is_space).len();
+                    // A space that is part of " -}}" ends here.
+                    let spaces = &rest[..n];
+                    if spaces.contains('\n') && self.paren_depth == 0 {
+                        // Newlines are allowed inside actions (Go 1.16+).
+                    }
+                    self.pos += n;
+                    if self.rest().starts_with(&format!("-{}", self.right)) && n > 0 {
+                        // Let the trim marker take its own space.
+                        self.pos -= 1;
+                        if self.pos > start {
+                            self.emit(Kind::Space, start);
+                        }
+                        continue;
+                    }
+                    self.emit(Kind::Space, start);
+                }
+                '=' => {
+                    self.pos += 1;
+                    self.emit(Kind::Assign, start);
+                }
+                ':' => {
+                    if !rest.starts_with(":=") {
+                        self.error("expected :=");
+                        return false;
+                    }
+                    self.pos += 2;
+                    self.emit(Kind::Declare, start);
+                }
+                '|' => {
+                    self.pos += 1;
+                    self.emit(Kind::Pipe, start);
+                }
+                ',' => {
+                    self.pos += 1;
+                    self.emit(Kind::Comma, start);
+                }
+                '(' => {
+                    self.pos += 1;
+                    self.paren_depth += 1;
+                    self.emit(Kind::LeftParen, start);
+                }
+                ')' => {
+                    if self.paren_depth == 0 {
+                        self.error("unexpected right paren");
+                        return false;
+                    }
+                    self.pos += 1;
+                    self.paren_depth -= 1;
+                    self.emit(Kind::RightParen, start);
+                }
+                '"' => {
+                    if !self.lex_quote() {
+                        return false;
+                    }
+                }
+                '`' => match rest[1..].find('`') {
+                    Some(i) => {
+                        self.pos += i + 2;
+                        self.emit(Kind::RawString, start);
+                    }
+                    None => {
+                        self.error("unterminated raw quoted string");
+                        return false;
+                    }
+                },
+                '\'' => {
+                    if !self.lex_char() {
+                        return false;
+                    }
+                }
+                '$' => {
+                    self.pos += 1;
+                    self.take_alphanumeric();
+                    self.emit(Kind::Variable, start);
+                }
+                '.' => {
+                    let next = rest[1..].chars().next();
+                    if next.is_some_and(|c| c.is_ascii_digit()) {
+                        if !self.lex_number() {
+                            return false;
+                        }
+                    } else if next.is_some_and(is_alphanumeric) {
+                        self.pos += 1;
+                        self.take_alphanumeric();
+                        self.emit(Kind::Field, start);
+                    } else {
+                        self.pos += 1;
+                        self.emit(Kind::Dot, start);
+                    }
+                }
+                '+' | '-' | '0'..='9' => {
+                    if !self.lex_number() {
+                        return false;
+                    }
+                }
+                c if is_alphanumeric(c) => {
+                    self.take_alphanumeric();
+                    let word = &self.input[start..self.pos];
+                    let kind = match word {
+                        "true" | "false" => Kind::Bool,
+                        "nil" => Kind::Nil,
+                        w if KEYWORDS.contains(&w) => Kind::Keyword,
+                        _ => Kind::Identifier,
+                    };
+                    // An identifier must be followed by a space, a delimiter or punctuation.
+                    self.emit(kind, start);
+                }
+                c => {
+                    self.error(format!(
+                        "unrecognized character in action: {}",
+                        quote_rune(c)
+                    ));
+                    return false;
+                }
+            }
+        }
+    }
+
+    fn take_alphanumeric(&mut self) {
+        let rest = self.rest();
+        let n = rest
+            .char_indices()
+            .find(|(_, c)| !is_alphanumeric(*c))
+            .map(|(i, _)| i)
+            .unwrap_or(rest.len());
+        self.pos += n;
+    }
+
+    fn lex_quote(&mut self) -> bool {
+        let start = self.pos;
+        let mut chars = self.rest().char_indices().skip(1);
+        loop {
+            match chars.next() {
+                Some((i, '"')) => {
+                    self.pos = start + i + 1;
+                    self.emit(Kind::String, start);
+                    return true;
+                }
+                Some((_, '\\')) => {
+                    if matches!(chars.next(), None | Some((_, '\n'))) {
+                        self.error("unterminated quoted string");
+                        return false;
+                    }
+                }
+                Some((_, '\n')) | None => {
+                    self.error("unterminated quoted string");
+                    return false;
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    fn lex_char(&mut self) -> bool {
+        let start = self.pos;
+        let mut chars = self.rest().char_indices().skip(1);
+        loop {
+            match chars.next() {
+                Some((i, '\'')) => {
+                    self.pos = start + i + 1;
+                    self.emit(Kind::Char, start);
+                    return true;
+                }
+                Some((_, '\\')) => {
+                    if matches!(chars.next(), None | Some((_, '\n'))) {
+                        self.error("unterminated character constant");
+                        return false;
+                    }
+                }
+                Some((_, '\n')) | None => {
+                    self.error("unterminated character constant");
+                    return false;
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// A number as Go's lexer scans it (validated later by the parser).
+    fn lex_number(&mut self) -> bool {
+        let start = self.pos;
+        let bytes = self.input.as_bytes();
+        let mut i = self.pos;
+        if i < bytes.len() && (bytes[i] == b'+' || bytes[i] == b'-') {
+            i += 1;
+        }
+        let mut digits: &[u8] = b"0123456789_";
+        if i + 1 < bytes.len() && bytes[i] == b'0' {
+            match bytes[i + 1] {
+                b'x' | b'X' => {
+                    i += 2;
+                    digits = b"0123456789abcdefABCDEF_";
+                }
+                b'o' | b'O' => {
+                    i += 2;
+                    digits = b"01234567_";
+                }
+                b'b' | b'B' => {
+                    i += 2;
+                    digits = b"01_";
+                }
+                _ => {}
+            }
+        }
+        let take = |i: &mut usize, set: &[u8]| {
+            while *i < bytes.len() && set.contains(&bytes[*i]) {
+                *i += 1;
+            }
+        };
+        take(&mut i, digits);
+        if i < bytes.len() && bytes[i] == b'.' {
+            i += 1;
+            take(&mut i, digits);
+        }
+        let hex = digits.len() > 12;
+        if i < bytes.len()
+            && (if hex {
+                b"pP".contains(&bytes[i])
+            } else {
+                b"eE".contains(&bytes[i])
+            })
+        {
+            i += 1;
+            if i < bytes.len() && (bytes[i] == b'+' || bytes[i] == b'-') {
+                i += 1;
+            }
+            take(&mut i, b"0123456789_");
+        }
+        if i < bytes.len() && bytes[i] == b'i' {
+            i += 1;
+        }
+        // Something alphanumeric right after a number is a bad number.
+        if i < bytes.len() && is_alphanumeric(self.input[i..].chars().next().unwrap_or(' ')) {
+            let end = i + self.input[i..]
+                .char_indices()
+                .find(|(_, c)| !is_alphanumeric(*c))
+                .map(|(j, _)| j)
+                .unwrap_or(self.input.len() - i);
+            self.pos = end;
+            let text = &self.input[start..end];
+            self.error(format!("bad number syntax: \"{text}\""));
+            return false;
+        }
+        self.pos = i;
+        self.emit(Kind::Number, start);
+        true
+    }
+}
+
+fn is_alphanumeric(c: char) -> bool {
+    c == '_' || c.is_alphanumeric()
+}
+
+fn quote_rune(c: char) -> String {
+    format!("U+{:04X} '{c}'", c as u32)
+}

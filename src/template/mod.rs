@@ -1,0 +1,194 @@
+//! Go's text/template, natively: lexer, parser and executor with Go's semantics (Go 1.23),
+//! Go's `fmt` printing, and function sets the caller picks. A library module: it knows nothing
+//! of Helm or Argo CD, which add their functions on top.
+
+mod exec;
+mod fmt;
+mod funcs;
+mod lex;
+mod parse;
+mod value;
+
+pub use exec::{Call, Func};
+pub use fmt::{format_float_shortest, sprint, sprint_value, sprintf};
+pub use value::Value;
+
+use parse::Tree;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// What a missing map key gives (`missingkey=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MissingKey {
+    /// `<no value>` (Go's default).
+    #[default]
+    Default,
+    /// The zero value of the map's element type: nil for Helm's `map[string]interface{}`.
+    Zero,
+    /// An error.
+    Error,
+}
+
+/// Execution options and limits.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub missing_key: MissingKey,
+    /// Deepest nesting of `template` (Go's limit is 100000).
+    pub max_depth: usize,
+    /// Evaluation steps before execution stops with an error.
+    pub max_steps: u64,
+    /// Largest output in bytes.
+    pub max_output: usize,
+    pub left_delim: String,
+    pub right_delim: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            missing_key: MissingKey::Default,
+            max_depth: 100_000,
+            max_steps: 50_000_000,
+            max_output: 256 * 1024 * 1024,
+            left_delim: "{{".into(),
+            right_delim: "}}".into(),
+        }
+    }
+}
+
+/// A parse or execution error, worded as Go words it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    Parse(String),
+    #[error("{0}")]
+    Exec(String),
+}
+
+/// How a function fails.
+#[derive(Clone, Debug)]
+pub enum FuncError {
+    /// Worded `error calling NAME: MESSAGE` at the call.
+    Call(String),
+    /// A message of the executor itself at the call (wrong number of arguments…).
+    Plain(String),
+    /// An error of a nested execution, passed on as it is.
+    Raw(Error),
+}
+
+/// A set of named functions.
+#[derive(Clone, Default)]
+pub struct Funcs {
+    map: HashMap<&'static str, Func>,
+}
+
+impl Funcs {
+    /// text/template's predefined functions (`and`, `or`, `not`, `len`, `index`, `slice`,
+    /// `print*`, comparisons, `html`, `js`, `urlquery`, `call`).
+    pub fn builtin() -> Funcs {
+        let mut f = Funcs::default();
+        for (name, func) in funcs::builtin::FUNCS {
+            f.map.insert(name, *func);
+        }
+        f
+    }
+
+    /// Adds or replaces functions.
+    pub fn extend(&mut self, more: &[(&'static str, Func)]) {
+        for (name, func) in more {
+            self.map.insert(name, *func);
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<Func> {
+        self.map.get(name).copied()
+    }
+
+    fn has(&self, name: &str) -> bool {
+        name == "and" || name == "or" || self.map.contains_key(name)
+    }
+}
+
+/// Parsed templates by name, sharing one function table and options; a later definition of a
+/// name replaces an earlier one (Go's `AddParseTree`).
+#[derive(Clone)]
+pub struct TemplateSet {
+    trees: HashMap<String, Arc<Tree>>,
+    funcs: Arc<Funcs>,
+    options: Options,
+    root: String,
+}
+
+impl TemplateSet {
+    /// An empty set.
+    pub fn new(funcs: Funcs, options: Options) -> TemplateSet {
+        TemplateSet {
+            trees: HashMap::new(),
+            funcs: Arc::new(funcs),
+            options,
+            root: String::new(),
+        }
+    }
+
+    /// The options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Parses `text` as template `name`, adding it and the templates it defines.
+    pub fn parse(&mut self, name: &str, text: &str) -> Result<(), Error> {
+        let funcs = self.funcs.clone();
+        let parsed = parse::parse(
+            name,
+            text,
+            &self.options.left_delim,
+            &self.options.right_delim,
+            &|f| funcs.has(f),
+        )
+        .map_err(|e| Error::Parse(e.0))?;
+        if self.root.is_empty() {
+            self.root = name.to_string();
+        }
+        for (n, tree) in parsed.trees {
+            // An empty definition does not replace a non-empty one.
+            if let Some(old) = self.trees.get(&n) {
+                if parse::is_empty_tree(&tree.root) && !parse::is_empty_tree(&old.root) {
+                    continue;
+                }
+            }
+            self.trees.insert(n, Arc::new(tree));
+        }
+        Ok(())
+    }
+
+    /// True when a template of that name exists.
+    pub fn has(&self, name: &str) -> bool {
+        self.trees.contains_key(name)
+    }
+
+    /// Runs template `name` with `dot`.
+    pub fn execute(&self, name: &str, dot: &Value) -> Result<String, Error> {
+        self.execute_nested(name, dot, 0)
+    }
+
+    /// Runs template `name` from a function at nesting `depth` (for `include`).
+    pub fn execute_nested(&self, name: &str, dot: &Value, depth: usize) -> Result<String, Error> {
+        let Some(tree) = self.trees.get(name) else {
+            return Err(Error::Exec(format!(
+                "template: no template \"{name}\" associated with template \"{}\"",
+                self.root_name()
+            )));
+        };
+        let mut out = String::new();
+        let mut steps = 0;
+        exec::execute(self, tree, dot, &mut out, depth, &mut steps)?;
+        Ok(out)
+    }
+
+    fn root_name(&self) -> &str {
+        &self.root
+    }
+}
+
+#[cfg(test)]
+mod tests;

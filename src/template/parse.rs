@@ -1,0 +1,946 @@
+//! The parser of Go's text/template (`text/template/parse/parse.go`): a tree of nodes per
+//! template, `define`d templates collected beside it, and Go's parse errors
+//! (`template: NAME:LINE: message`).
+
+use super::lex::{lex, Kind, Token};
+use std::collections::BTreeMap;
+
+/// A node of a template body.
+#[derive(Clone, Debug)]
+pub enum Node {
+    Text(String),
+    Action(Pipe),
+    If(Branch),
+    Range(Branch),
+    With(Branch),
+    Template {
+        pos: usize,
+        name: String,
+        pipe: Option<Pipe>,
+    },
+    Break,
+    Continue,
+}
+
+/// The parts of `if`, `range` and `with`.
+#[derive(Clone, Debug)]
+pub struct Branch {
+    pub pos: usize,
+    pub pipe: Pipe,
+    pub list: Vec<Node>,
+    pub else_list: Option<Vec<Node>>,
+}
+
+/// A pipeline, with the variables it declares or assigns.
+#[derive(Clone, Debug)]
+pub struct Pipe {
+    pub pos: usize,
+    pub is_assign: bool,
+    pub decl: Vec<String>,
+    pub cmds: Vec<Command>,
+}
+
+/// One command of a pipeline: a function or value with its arguments.
+#[derive(Clone, Debug)]
+pub struct Command {
+    pub pos: usize,
+    pub args: Vec<Arg>,
+}
+
+/// An operand.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    /// `.a.b`: field names without dots.
+    Field(usize, Vec<String>),
+    /// `$x.a.b`: the variable (with `$`) then field names.
+    Variable(usize, Vec<String>),
+    Dot(usize),
+    Nil(usize),
+    Bool(usize, bool),
+    Number(usize, Number),
+    /// The quoted text as written and its value.
+    String(usize, String, String),
+    /// A function name.
+    Identifier(usize, String),
+    /// `(pipeline).a.b` or `fn.a` (a field chain on another operand).
+    Chain(usize, Box<Arg>, Vec<String>),
+    Pipe(Box<Pipe>),
+}
+
+impl Arg {
+    /// Where the operand starts.
+    pub fn pos(&self) -> usize {
+        match self {
+            Arg::Field(p, _)
+            | Arg::Variable(p, _)
+            | Arg::Dot(p)
+            | Arg::Nil(p)
+            | Arg::Bool(p, _)
+            | Arg::Number(p, _)
+            | Arg::String(p, _, _)
+            | Arg::Identifier(p, _)
+            | Arg::Chain(p, _, _) => *p,
+            Arg::Pipe(p) => p.pos,
+        }
+    }
+}
+
+/// A number constant.
+#[derive(Clone, Debug)]
+pub struct Number {
+    pub text: String,
+    pub int: Option<i64>,
+    pub float: Option<f64>,
+    /// Written as a float (`.`, an exponent) and not a hex or char constant.
+    pub is_float: bool,
+    pub is_complex: bool,
+}
+
+/// A parsed template: its body and the text it came from (for error positions).
+#[derive(Clone, Debug)]
+pub struct Tree {
+    /// The template's name (a `define`d name, or the file's).
+    pub name: String,
+    /// The name of the text it was parsed from (error positions name it).
+    pub parse_name: String,
+    pub text: std::sync::Arc<str>,
+    pub root: Vec<Node>,
+}
+
+impl Tree {
+    /// `NAME:LINE:COL` of a byte position (Go's ErrorContext: the column is the byte offset in
+    /// the line).
+    pub fn location(&self, pos: usize) -> String {
+        let before = &self.text[..pos.min(self.text.len())];
+        let line = 1 + before.matches('\n').count();
+        let col = match before.rfind('\n') {
+            Some(i) => pos - i - 1,
+            None => pos,
+        };
+        format!("{}:{line}:{col}", self.parse_name)
+    }
+}
+
+/// What parsing one text gives: the main tree and every `define`d or `block` tree.
+pub struct Parsed {
+    pub trees: BTreeMap<String, Tree>,
+}
+
+/// A parse error, worded as Go words it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError(pub String);
+
+/// Parses `text` as template `name`. `is_function` says which identifiers are functions.
+pub fn parse(
+    name: &str,
+    text: &str,
+    left: &str,
+    right: &str,
+    is_function: &dyn Fn(&str) -> bool,
+) -> Result<Parsed, ParseError> {
+    let tokens = lex(text, left, right);
+    let shared: std::sync::Arc<str> = text.into();
+    let mut p = Parser {
+        name: name.to_string(),
+        tokens,
+        at: 0,
+        vars: vec![vec!["$".to_string()]],
+        range_depth: 0,
+        is_function,
+        trees: BTreeMap::new(),
+        text: shared.clone(),
+    };
+    let root = p.parse_top()?;
+    let mut trees = p.trees;
+    // A template that is only whitespace and defines does not replace an existing one; the
+    // caller decides with `is_empty_tree`.
+    trees.insert(
+        name.to_string(),
+        Tree {
+            name: name.to_string(),
+            parse_name: name.to_string(),
+            text: shared,
+            root,
+        },
+    );
+    Ok(Parsed { trees })
+}
+
+/// True when a tree has nothing but whitespace text (Go's `IsEmptyTree`).
+pub fn is_empty_tree(nodes: &[Node]) -> bool {
+    nodes.iter().all(|n| match n {
+        Node::Text(t) => t.trim().is_empty(),
+        _ => false,
+    })
+}
+
+struct Parser<'a> {
+    name: String,
+    tokens: Vec<Token>,
+    at: usize,
+    /// Variables in scope, one list per scope.
+    vars: Vec<Vec<String>>,
+    range_depth: usize,
+    is_function: &'a dyn Fn(&str) -> bool,
+    trees: BTreeMap<String, Tree>,
+    text: std::sync::Arc<str>,
+}
+
+/// What ended a list of nodes.
+enum Stop {
+    Eof,
+    End,
+    Else,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> &Token {
+        &self.tokens[self.at.min(self.tokens.len() - 1)]
+    }
+
+    fn next(&mut self) -> Token {
+        let t = self.peek().clone();
+        if self.at < self.tokens.len() {
+            self.at += 1;
+        }
+        t
+    }
+
+    /// The next token that is not a space.
+    fn next_non_space(&mut self) -> Token {
+        loop {
+            let t = self.next();
+            if t.kind != Kind::Space {
+                return t;
+            }
+        }
+    }
+
+    fn peek_non_space(&mut self) -> Token {
+        let save = self.at;
+        let t = self.next_non_space();
+        self.at = save;
+        t
+    }
+
+    fn error_at(&self, line: usize, message: impl std::fmt::Display) -> ParseError {
+        ParseError(format!("template: {}:{line}: {message}", self.name))
+    }
+
+    fn error(&self, t: &Token, message: impl std::fmt::Display) -> ParseError {
+        self.error_at(t.line, message)
+    }
+
+    fn unexpected(&self, t: &Token, context: &str) -> ParseError {
+        if t.kind == Kind::Error {
+            return self.error(t, &t.text);
+        }
+        self.error(t, format!("unexpected {} in {context}", describe(t)))
+    }
+
+    fn parse_top(&mut self) -> Result<Vec<Node>, ParseError> {
+        let mut root = Vec::new();
+        loop {
+            let t = self.peek().clone();
+            match t.kind {
+                Kind::Eof => return Ok(root),
+                Kind::LeftDelim => {
+                    // `define` is only allowed at the top.
+                    let save = self.at;
+                    self.next();
+                    let kw = self.next_non_space();
+                    if kw.kind == Kind::Keyword && kw.text == "define" {
+                        self.parse_define(&kw)?;
+                        continue;
+                    }
+                    self.at = save;
+                    if let Some(n) = self.parse_text_or_action()? {
+                        root.push(n);
+                    }
+                }
+                _ => {
+                    if let Some(n) = self.parse_text_or_action()? {
+                        root.push(n)
+                    }
+                }
+            }
+        }
+    }
+
+    fn parse_define(&mut self, kw: &Token) -> Result<(), ParseError> {
+        let name_tok = self.next_non_space();
+        let name = match name_tok.kind {
+            Kind::String | Kind::RawString => {
+                unquote(&name_tok.text).map_err(|e| self.error(&name_tok, e))?
+            }
+            _ => return Err(self.unexpected(&name_tok, "define clause")),
+        };
+        let close = self.next_non_space();
+        if close.kind != Kind::RightDelim {
+            return Err(self.unexpected(&close, "define clause"));
+        }
+        let saved_vars = std::mem::replace(&mut self.vars, vec![vec!["$".to_string()]]);
+        let (list, end) = self.parse_list()?;
+        self.vars = saved_vars;
+        match end {
+            Stop::End => {}
+            Stop::Else => return Err(self.error(kw, "unexpected {{else}}")),
+            Stop::Eof => return Err(self.error(kw, "unexpected EOF")),
+        }
+        self.add_tree(name, list);
+        Ok(())
+    }
+
+    fn add_tree(&mut self, name: String, list: Vec<Node>) {
+        // A later definition replaces an earlier one unless it is empty.
+        if let Some(old) = self.trees.get(&name) {
+            if is_empty_tree(&list) && !is_empty_tree(&old.root) {
+                return;
+            }
+        }
+        self.trees.insert(
+            name.clone(),
+            Tree {
+                name,
+                parse_name: self.name.clone(),
+                text: self.text.clone(),
+                root: list,
+            },
+        );
+    }
+
+    /// Nodes up to `{{end}}`, `{{else}}` or the end of input.
+    fn parse_list(&mut self) -> Result<(Vec<Node>, Stop), ParseError> {
+        let mut list = Vec::new();
+        loop {
+            let t = self.peek().clone();
+            match t.kind {
+                Kind::Eof => return Ok((list, Stop::Eof)),
+                Kind::LeftDelim => {
+                    let save = self.at;
+                    self.next();
+                    let kw = self.next_non_space();
+                    if kw.kind == Kind::Keyword {
+                        match kw.text.as_str() {
+                            "end" => {
+                                let close = self.next_non_space();
+                                if close.kind != Kind::RightDelim {
+                                    return Err(self.unexpected(&close, "end"));
+                                }
+                                return Ok((list, Stop::End));
+                            }
+                            "else" => {
+                                // `else if`/`else with` keep the else token for the caller.
+                                self.at = save;
+                                return Ok((list, Stop::Else));
+                            }
+                            "define" => {
+                                return Err(self.error(&kw, "unexpected <define> in command"));
+                            }
+                            _ => {}
+                        }
+                    }
+                    self.at = save;
+                    if let Some(n) = self.parse_text_or_action()? {
+                        list.push(n);
+                    }
+                }
+                _ => {
+                    if let Some(n) = self.parse_text_or_action()? {
+                        list.push(n);
+                    }
+                }
+            }
+        }
+    }
+
+    fn parse_text_or_action(&mut self) -> Result<Option<Node>, ParseError> {
+        let t = self.next();
+        match t.kind {
+            Kind::Text => Ok(Some(Node::Text(t.text))),
+            Kind::Comment => Ok(None),
+            Kind::LeftDelim => self.parse_action().map(Some),
+            Kind::Error => Err(self.error(&t, &t.text)),
+            _ => Err(self.unexpected(&t, "input")),
+        }
+    }
+
+    fn parse_action(&mut self) -> Result<Node, ParseError> {
+        let t = self.peek_non_space();
+        if t.kind == Kind::Keyword {
+            self.next_non_space();
+            return match t.text.as_str() {
+                "if" => self.parse_branch(&t, "if").map(Node::If),
+                "range" => self.parse_branch(&t, "range").map(Node::Range),
+                "with" => self.parse_branch(&t, "with").map(Node::With),
+                "template" => self.parse_template(&t, false),
+                "block" => self.parse_template(&t, true),
+                "break" | "continue" => {
+                    if self.range_depth == 0 {
+                        return Err(
+                            self.error(&t, format!("{{{{{}}}}} outside {{{{range}}}}", t.text))
+                        );
+                    }
+                    let close = self.next_non_space();
+                    if close.kind != Kind::RightDelim {
+                        return Err(self.unexpected(&close, &format!("{{{{{}}}}}", t.text)));
+                    }
+                    Ok(if t.text == "break" {
+                        Node::Break
+                    } else {
+                        Node::Continue
+                    })
+                }
+                "else" => Err(self.error(&t, "unexpected {{else}}")),
+                "end" => Err(self.error(&t, "unexpected {{end}}")),
+                "nil" => {
+                    // `nil` is a keyword token only in the lexer's list; treat as an operand.
+                    self.at -= 1;
+                    let pipe = self.parse_pipeline("command", Kind::RightDelim)?;
+                    Ok(Node::Action(pipe))
+                }
+                other => Err(self.error(&t, format!("unexpected <{other}> in command"))),
+            };
+        }
+        let pipe = self.parse_pipeline("command", Kind::RightDelim)?;
+        Ok(Node::Action(pipe))
+    }
+
+    fn parse_branch(&mut self, kw: &Token, context: &str) -> Result<Branch, ParseError> {
+        self.vars.push(Vec::new());
+        let pipe = self.parse_pipeline(context, Kind::RightDelim)?;
+        if context == "range" {
+            self.range_depth += 1;
+        }
+        let (list, end) = self.parse_list()?;
+        if context == "range" {
+            self.range_depth -= 1;
+        }
+        let else_list = match end {
+            Stop::End => None,
+            Stop::Eof => {
+                self.vars.pop();
+                return Err(self.error(&self.peek().clone(), "unexpected EOF"));
+            }
+            Stop::Else => {
+                // At `{{ else`: `else if …` / `else with …` chain into a nested branch.
+                self.next(); // left delim
+                self.next_non_space(); // else
+                let after = self.peek_non_space();
+                if (context == "if" && after.kind == Kind::Keyword && after.text == "if")
+                    || (context == "with" && after.kind == Kind::Keyword && after.text == "with")
+                {
+                    let kw2 = self.next_non_space();
+                    let nested = self.parse_branch(&kw2, context)?;
+                    let node = if context == "if" {
+                        Node::If(nested)
+                    } else {
+                        Node::With(nested)
+                    };
+                    self.vars.pop();
+                    return Ok(Branch {
+                        pos: kw.pos,
+                        pipe,
+                        list,
+                        else_list: Some(vec![node]),
+                    });
+                }
+                let close = self.next_non_space();
+                if close.kind != Kind::RightDelim {
+                    return Err(self.unexpected(&close, "else"));
+                }
+                if context == "range" {
+                    // The else of a range is not inside the loop.
+                }
+                let (else_list, end) = self.parse_list()?;
+                match end {
+                    Stop::End => Some(else_list),
+                    Stop::Else => {
+                        return Err(self.error(&self.peek().clone(), "expected end; found {{else}}"))
+                    }
+                    Stop::Eof => return Err(self.error(&self.peek().clone(), "unexpected EOF")),
+                }
+            }
+        };
+        self.vars.pop();
+        Ok(Branch {
+            pos: kw.pos,
+            pipe,
+            list,
+            else_list,
+        })
+    }
+
+    fn parse_template(&mut self, kw: &Token, block: bool) -> Result<Node, ParseError> {
+        let context = if block {
+            "block clause"
+        } else {
+            "template clause"
+        };
+        let name_tok = self.next_non_space();
+        let name = match name_tok.kind {
+            Kind::String | Kind::RawString => {
+                unquote(&name_tok.text).map_err(|e| self.error(&name_tok, e))?
+            }
+            _ => return Err(self.unexpected(&name_tok, context)),
+        };
+        let pipe = if self.peek_non_space().kind != Kind::RightDelim {
+            Some(self.parse_pipeline(context, Kind::RightDelim)?)
+        } else {
+            self.next_non_space();
+            None
+        };
+        if block {
+            let saved_vars = std::mem::replace(&mut self.vars, vec![vec!["$".to_string()]]);
+            let (list, end) = self.parse_list()?;
+            self.vars = saved_vars;
+            match end {
+                Stop::End => {}
+                Stop::Else => return Err(self.error(kw, "unexpected {{else}}")),
+                Stop::Eof => return Err(self.error(kw, "unexpected EOF")),
+            }
+            self.add_tree(name.clone(), list);
+        }
+        Ok(Node::Template {
+            pos: kw.pos,
+            name,
+            pipe,
+        })
+    }
+
+    fn lookup_var(&self, name: &str) -> bool {
+        self.vars
+            .iter()
+            .any(|scope| scope.iter().any(|v| v == name))
+    }
+
+    /// A pipeline up to `end` (a right delimiter or a right paren), consumed.
+    fn parse_pipeline(&mut self, context: &str, end: Kind) -> Result<Pipe, ParseError> {
+        let start = self.peek_non_space();
+        let mut pipe = Pipe {
+            pos: start.pos,
+            is_assign: false,
+            decl: Vec::new(),
+            cmds: Vec::new(),
+        };
+        // Declarations: `$x :=`, `$x =`, `$i, $v :=`.
+        if start.kind == Kind::Variable {
+            let save = self.at;
+            let v = self.next_non_space();
+            let after = self.peek_non_space();
+            match after.kind {
+                Kind::Declare | Kind::Assign => {
+                    self.next_non_space();
+                    pipe.is_assign = after.kind == Kind::Assign;
+                    if pipe.is_assign && !self.lookup_var(&v.text) {
+                        return Err(self.error(&v, format!("undefined variable \"{}\"", v.text)));
+                    }
+                    pipe.decl.push(v.text.clone());
+                    if !pipe.is_assign {
+                        self.vars.last_mut().expect("a scope").push(v.text);
+                    }
+                }
+                Kind::Comma if context == "range" => {
+                    self.next_non_space();
+                    let v2 = self.next_non_space();
+                    if v2.kind != Kind::Variable {
+                        return Err(self.error(&v2, "range can only initialize variables"));
+                    }
+                    let op = self.next_non_space();
+                    if op.kind != Kind::Declare && op.kind != Kind::Assign {
+                        return Err(self.unexpected(&op, context));
+                    }
+                    pipe.is_assign = op.kind == Kind::Assign;
+                    pipe.decl.push(v.text.clone());
+                    pipe.decl.push(v2.text.clone());
+                    if !pipe.is_assign {
+                        let scope = self.vars.last_mut().expect("a scope");
+                        scope.push(v.text);
+                        scope.push(v2.text);
+                    }
+                }
+                Kind::Comma => {
+                    return Err(self.error(&after, format!("too many declarations in {context}")));
+                }
+                _ => self.at = save,
+            }
+        }
+        loop {
+            let t = self.peek_non_space();
+            if t.kind == end {
+                self.next_non_space();
+                break;
+            }
+            match t.kind {
+                Kind::Bool
+                | Kind::Char
+                | Kind::Dot
+                | Kind::Field
+                | Kind::Identifier
+                | Kind::Number
+                | Kind::Nil
+                | Kind::RawString
+                | Kind::String
+                | Kind::Variable
+                | Kind::LeftParen => {
+                    let cmd = self.parse_command(end)?;
+                    pipe.cmds.push(cmd);
+                }
+                Kind::Keyword if t.text == "nil" => {
+                    let cmd = self.parse_command(end)?;
+                    pipe.cmds.push(cmd);
+                }
+                Kind::Eof => return Err(self.error(&t, "unclosed action")),
+                Kind::Error => return Err(self.error(&t, &t.text)),
+                _ => return Err(self.unexpected(&t, context)),
+            }
+        }
+        if pipe.cmds.is_empty() {
+            return Err(self.error(&start, format!("missing value for {context}")));
+        }
+        Ok(pipe)
+    }
+
+    /// Operands up to `|` (consumed) or the pipeline's end (not consumed).
+    fn parse_command(&mut self, end: Kind) -> Result<Command, ParseError> {
+        let first = self.peek_non_space();
+        let mut cmd = Command {
+            pos: first.pos,
+            args: Vec::new(),
+        };
+        loop {
+            self.skip_spaces();
+            let t = self.peek().clone();
+            if t.kind == end {
+                break;
+            }
+            match t.kind {
+                Kind::Pipe => {
+                    self.next();
+                    if cmd.args.is_empty() {
+                        return Err(self.error(&t, "missing value for command"));
+                    }
+                    return Ok(cmd);
+                }
+                Kind::Error => return Err(self.error(&t, &t.text)),
+                Kind::RightDelim | Kind::RightParen => {
+                    return Err(self.unexpected(&t, "operand"));
+                }
+                _ => {}
+            }
+            let operand = self.parse_operand()?;
+            cmd.args.push(operand);
+            // Operands are separated by spaces.
+            let after = self.peek().clone();
+            match after.kind {
+                Kind::Space | Kind::Pipe => {}
+                k if k == end => {}
+                Kind::RightDelim | Kind::RightParen => {}
+                Kind::Error => return Err(self.error(&after, &after.text)),
+                _ => return Err(self.unexpected(&after, "operand")),
+            }
+        }
+        if cmd.args.is_empty() {
+            return Err(self.error(&first, "empty command"));
+        }
+        Ok(cmd)
+    }
+
+    fn skip_spaces(&mut self) {
+        while self.peek().kind == Kind::Space {
+            self.next();
+        }
+    }
+
+    fn parse_operand(&mut self) -> Result<Arg, ParseError> {
+        let term = self.parse_term()?;
+        if self.peek().kind == Kind::Field {
+            let chain_pos = self.peek().pos;
+            let mut fields = Vec::new();
+            while self.peek().kind == Kind::Field {
+                fields.push(self.next().text[1..].to_string());
+            }
+            return Ok(match term {
+                Arg::Field(_, mut names) => {
+                    names.extend(fields);
+                    Arg::Field(chain_pos, names)
+                }
+                Arg::Variable(_, mut names) => {
+                    names.extend(fields);
+                    Arg::Variable(chain_pos, names)
+                }
+                Arg::Bool(..) | Arg::String(..) | Arg::Number(..) | Arg::Nil(_) | Arg::Dot(_) => {
+                    let t = self.tokens[self.at - 1].clone();
+                    return Err(
+                        self.error(&t, format!("unexpected . after term {}", arg_string(&term)))
+                    );
+                }
+                other => Arg::Chain(chain_pos, Box::new(other), fields),
+            });
+        }
+        Ok(term)
+    }
+
+    fn parse_term(&mut self) -> Result<Arg, ParseError> {
+        let t = self.next_non_space();
+        Ok(match t.kind {
+            Kind::Identifier => {
+                if !(self.is_function)(&t.text) {
+                    return Err(self.error(&t, format!("function \"{}\" not defined", t.text)));
+                }
+                Arg::Identifier(t.pos, t.text)
+            }
+            Kind::Dot => Arg::Dot(t.pos),
+            Kind::Nil => Arg::Nil(t.pos),
+            Kind::Keyword if t.text == "nil" => Arg::Nil(t.pos),
+            Kind::Variable => {
+                if !self.lookup_var(&t.text) {
+                    return Err(self.error(&t, format!("undefined variable \"{}\"", t.text)));
+                }
+                Arg::Variable(t.pos, vec![t.text])
+            }
+            Kind::Field => Arg::Field(t.pos, vec![t.text[1..].to_string()]),
+            Kind::Bool => Arg::Bool(t.pos, t.text == "true"),
+            Kind::Char | Kind::Number => {
+                let n =
+                    parse_number(&t.text, t.kind == Kind::Char).map_err(|e| self.error(&t, e))?;
+                Arg::Number(t.pos, n)
+            }
+            Kind::String | Kind::RawString => {
+                let value = unquote(&t.text).map_err(|e| self.error(&t, e))?;
+                Arg::String(t.pos, t.text, value)
+            }
+            Kind::LeftParen => {
+                let pipe = self.parse_pipeline("parenthesized pipeline", Kind::RightParen)?;
+                Arg::Pipe(Box::new(pipe))
+            }
+            Kind::Error => return Err(self.error(&t, &t.text)),
+            _ => return Err(self.unexpected(&t, "operand")),
+        })
+    }
+}
+
+fn describe(t: &Token) -> String {
+    match t.kind {
+        Kind::Eof => "EOF".into(),
+        Kind::RightDelim => format!("\"{}\"", t.text),
+        Kind::RightParen => "\")\"".into(),
+        Kind::LeftParen => "\"(\"".into(),
+        Kind::Pipe => "\"|\"".into(),
+        Kind::Comma => "\",\"".into(),
+        Kind::Declare => "\":=\"".into(),
+        Kind::Assign => "\"=\"".into(),
+        Kind::Keyword => format!("<{}>", t.text),
+        Kind::Space => "space".into(),
+        Kind::String | Kind::RawString | Kind::Char => t.text.clone(),
+        _ => format!("<{}>", t.text),
+    }
+}
+
+/// Go's `strconv.Unquote` for the three quote forms.
+pub fn unquote(text: &str) -> Result<String, String> {
+    let bad = || "invalid syntax".to_string();
+    if let Some(raw) = text.strip_prefix('`').and_then(|t| t.strip_suffix('`')) {
+        return Ok(raw.replace('\r', ""));
+    }
+    let quote = text.chars().next().ok_or_else(bad)?;
+    let body = text
+        .strip_prefix(quote)
+        .and_then(|t| t.strip_suffix(quote))
+        .ok_or_else(bad)?;
+    let mut out = String::new();
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let e = chars.next().ok_or_else(bad)?;
+        match e {
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\u{b}'),
+            '\\' => out.push('\\'),
+            '\'' if quote == '\'' => out.push('\''),
+            '"' if quote == '"' => out.push('"'),
+            'x' | 'u' | 'U' => {
+                let n = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let hex: String = (0..n).filter_map(|_| chars.next()).collect();
+                let v = u32::from_str_radix(&hex, 16).map_err(|_| bad())?;
+                if e == 'x' {
+                    // A byte; in a string it may form UTF-8 with others. Keep it simple: as a char.
+                    out.push(char::from_u32(v).ok_or_else(bad)?);
+                } else {
+                    out.push(char::from_u32(v).ok_or_else(bad)?);
+                }
+            }
+            '0'..='7' => {
+                let mut v = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    let d = chars.next().and_then(|c| c.to_digit(8)).ok_or_else(bad)?;
+                    v = v * 8 + d;
+                }
+                out.push(char::from_u32(v).ok_or_else(bad)?);
+            }
+            _ => return Err(bad()),
+        }
+    }
+    if quote == '\'' && out.chars().count() != 1 {
+        return Err(bad());
+    }
+    Ok(out)
+}
+
+/// A number constant as Go's parser reads it.
+fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
+    if is_char {
+        let s = unquote(text).map_err(|_| format!("malformed character constant: {text}"))?;
+        let c = s.chars().next().unwrap_or('\0') as i64;
+        return Ok(Number {
+            text: text.to_string(),
+            int: Some(c),
+            float: Some(c as f64),
+            is_float: false,
+            is_complex: false,
+        });
+    }
+    let bad = || format!("illegal number syntax: \"{text}\"");
+    if text.ends_with('i') {
+        return Ok(Number {
+            text: text.to_string(),
+            int: None,
+            float: None,
+            is_float: false,
+            is_complex: true,
+        });
+    }
+    let clean = text.replace('_', "");
+    let (negative, unsigned) = match clean.strip_prefix('-') {
+        Some(rest) => (true, rest.to_string()),
+        None => (false, clean.trim_start_matches('+').to_string()),
+    };
+    let lower = unsigned.to_ascii_lowercase();
+    let int = if let Some(hex) = lower.strip_prefix("0x") {
+        if hex.contains('.') || hex.contains('p') {
+            None
+        } else {
+            i64::from_str_radix(hex, 16).ok()
+        }
+    } else if let Some(oct) = lower.strip_prefix("0o") {
+        i64::from_str_radix(oct, 8).ok()
+    } else if let Some(bin) = lower.strip_prefix("0b") {
+        i64::from_str_radix(bin, 2).ok()
+    } else if lower.len() > 1 && lower.starts_with('0') && lower.bytes().all(|b| b.is_ascii_digit())
+    {
+        i64::from_str_radix(&lower[1..], 8).ok()
+    } else {
+        lower.parse::<i64>().ok()
+    };
+    let int = int.map(|i| if negative { -i } else { i });
+    let is_hex = lower.starts_with("0x");
+    let float = if is_hex && (lower.contains('p')) {
+        parse_hex_float(&lower[2..]).map(|f| if negative { -f } else { f })
+    } else if is_hex || lower.starts_with("0o") || lower.starts_with("0b") {
+        int.map(|i| i as f64)
+    } else {
+        clean.parse::<f64>().ok()
+    };
+    if int.is_none() && float.is_none() {
+        return Err(bad());
+    }
+    let is_float = !is_hex && lower.contains(['.', 'e']) || (is_hex && lower.contains('p'));
+    // An integral float is also an int (Go marks it so).
+    let int = int.or_else(|| {
+        float
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
+            .map(|f| f as i64)
+    });
+    Ok(Number {
+        text: text.to_string(),
+        int,
+        float,
+        is_float,
+        is_complex: false,
+    })
+}
+
+fn parse_hex_float(s: &str) -> Option<f64> {
+    let (mantissa, exp) = s.split_once('p')?;
+    let exp: i32 = exp.parse().ok()?;
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut v = u64::from_str_radix(if int.is_empty() { "0" } else { int }, 16).ok()? as f64;
+    for (i, c) in frac.chars().enumerate() {
+        v += c.to_digit(16)? as f64 / 16f64.powi(i as i32 + 1);
+    }
+    Some(v * 2f64.powi(exp))
+}
+
+/// An operand as Go's `String()` prints it (for `at <…>` in errors).
+pub fn arg_string(a: &Arg) -> String {
+    match a {
+        Arg::Field(_, names) => names.iter().map(|n| format!(".{n}")).collect(),
+        Arg::Variable(_, names) => {
+            let mut s = names[0].clone();
+            for n in &names[1..] {
+                s.push('.');
+                s.push_str(n);
+            }
+            s
+        }
+        Arg::Dot(_) => ".".into(),
+        Arg::Nil(_) => "nil".into(),
+        Arg::Bool(_, b) => b.to_string(),
+        Arg::Number(_, n) => n.text.clone(),
+        Arg::String(_, quoted, _) => quoted.clone(),
+        Arg::Identifier(_, name) => name.clone(),
+        Arg::Chain(_, node, fields) => {
+            let mut s = match node.as_ref() {
+                Arg::Pipe(p) => format!("({})", pipe_string(p)),
+                other => arg_string(other),
+            };
+            for f in fields {
+                s.push('.');
+                s.push_str(f);
+            }
+            s
+        }
+        Arg::Pipe(p) => format!("({})", pipe_string(p)),
+    }
+}
+
+/// A command as Go prints it.
+pub fn command_string(c: &Command) -> String {
+    c.args
+        .iter()
+        .map(|a| match a {
+            Arg::Pipe(p) => format!("({})", pipe_string(p)),
+            other => arg_string(other),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A pipeline as Go prints it.
+pub fn pipe_string(p: &Pipe) -> String {
+    let mut s = String::new();
+    if !p.decl.is_empty() {
+        s.push_str(&p.decl.join(", "));
+        s.push_str(if p.is_assign { " = " } else { " := " });
+    }
+    s.push_str(
+        &p.cmds
+            .iter()
+            .map(command_string)
+            .collect::<Vec<_>>()
+            .join(" | "),
+    );
+    s
+}

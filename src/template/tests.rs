@@ -1,0 +1,86 @@
+//! Unit tests of the engine on its own (the probe corpora run in tests/template_probes.rs).
+
+use super::*;
+
+fn run(text: &str, dot: &Value, missing: MissingKey) -> Result<String, Error> {
+    let mut set = TemplateSet::new(
+        Funcs::builtin(),
+        Options {
+            missing_key: missing,
+            ..Options::default()
+        },
+    );
+    set.parse("t", text)?;
+    set.execute("t", dot)
+}
+
+fn dot() -> Value {
+    let json =
+        serde_json::json!({"s": "hello", "l": ["a", "b"], "m": {"b": 2, "a": 1}, "nil": null});
+    Value::from(json)
+}
+
+#[test]
+fn control_structures() {
+    let d = dot();
+    let ok = |t: &str| run(t, &d, MissingKey::Default).unwrap();
+    assert_eq!(
+        ok("{{ range $i, $v := .l }}{{ $i }}={{ $v }};{{ end }}"),
+        "0=a;1=b;"
+    );
+    assert_eq!(
+        ok("{{ range $k, $v := .m }}{{ $k }}{{ $v }}{{ end }}"),
+        "a1b2"
+    );
+    assert_eq!(ok("{{ if .nope }}x{{ else if .s }}y{{ end }}"), "y");
+    assert_eq!(ok("{{ with .s }}{{ . }}{{ end }}"), "hello");
+    assert_eq!(
+        ok("{{ $x := 1 }}{{ if true }}{{ $x = 2 }}{{ end }}{{ $x }}"),
+        "2"
+    );
+    assert_eq!(ok("a  {{- 1 -}}  b"), "a1b");
+    assert_eq!(ok("{{ .missing }}"), "<no value>");
+    assert_eq!(
+        ok("{{ define \"T\" }}[{{ . }}]{{ end }}{{ template \"T\" .s }}"),
+        "[hello]"
+    );
+}
+
+#[test]
+fn errors_are_worded_as_go_words_them() {
+    let d = dot();
+    let e = run("{{ .missing.deeper }}", &d, MissingKey::Zero).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "template: t:1:11: executing \"t\" at <.missing.deeper>: nil pointer evaluating interface {}.deeper"
+    );
+    let e = run("{{ nosuch 1 }}", &d, MissingKey::Default).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "template: t:1: function \"nosuch\" not defined"
+    );
+    let e = run("{{ eq 1 2.0 }}", &d, MissingKey::Default).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "template: t:1:3: executing \"t\" at <eq 1 2.0>: error calling eq: incompatible types for comparison"
+    );
+}
+
+#[test]
+fn runaway_templates_end_with_an_error() {
+    let d = dot();
+    let mut set = TemplateSet::new(
+        Funcs::builtin(),
+        Options {
+            max_depth: 50,
+            ..Options::default()
+        },
+    );
+    set.parse(
+        "t",
+        "{{ define \"r\" }}{{ template \"r\" . }}{{ end }}{{ template \"r\" . }}",
+    )
+    .unwrap();
+    let e = set.execute("t", &d).unwrap_err().to_string();
+    assert!(e.contains("exceeded maximum template depth (50)"), "{e}");
+}
