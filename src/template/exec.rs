@@ -5,7 +5,7 @@
 use super::fmt::print_action;
 use super::parse::{arg_string, command_string, Arg, Branch, Command, Node, Pipe, Tree};
 use super::value::Value;
-use super::{Error, FuncError, MissingKey, TemplateSet};
+use super::{Error, FuncError, MissingKey, Param, TemplateSet};
 
 /// What a function gets besides its arguments: the running set (for `include`, `tpl`).
 pub struct Call<'a> {
@@ -180,8 +180,9 @@ impl State<'_> {
                 .map(|(i, x)| (Value::Int(i as i64), x.clone()))
                 .collect(),
             Value::Map(m) => m
-                .iter()
-                .map(|(k, x)| (Value::str(k.as_str()), x.clone()))
+                .entries()
+                .into_iter()
+                .map(|(k, x)| (Value::str(k), x))
                 .collect(),
             Value::NoValue | Value::Nil => Vec::new(),
             other => {
@@ -378,6 +379,92 @@ impl State<'_> {
         })
     }
 
+    /// An argument for a parameter of type `param` (Go's `evalArg`): a literal takes the
+    /// parameter's type, any other value must have it.
+    fn eval_typed_arg(&mut self, dot: &Value, arg: &Arg, param: Param) -> Result<Value> {
+        let node = arg_string(arg);
+        let pos = arg.pos();
+        let literal_error = |what: &str| format!("expected {what}; found {node}");
+        match (param, arg) {
+            (Param::String, Arg::String(_, _, s)) => return Ok(Value::str(s.as_str())),
+            (Param::String, Arg::Number(..) | Arg::Bool(..) | Arg::Nil(_)) => {
+                return Err(self.error_at(pos, &node, literal_error("string")))
+            }
+            (Param::Int | Param::Int64, Arg::Number(_, n)) => {
+                return match n.int {
+                    Some(i) if param == Param::Int => Ok(Value::Int(i)),
+                    Some(i) => Ok(Value::Int64(i)),
+                    None => Err(self.error_at(pos, &node, literal_error("integer"))),
+                }
+            }
+            (Param::Int | Param::Int64, Arg::String(..) | Arg::Bool(..) | Arg::Nil(_)) => {
+                return Err(self.error_at(pos, &node, literal_error("integer")))
+            }
+            (Param::Float64, Arg::Number(_, n)) => {
+                return match n.float {
+                    Some(f) => Ok(Value::Float(f)),
+                    None => Err(self.error_at(pos, &node, literal_error("float"))),
+                }
+            }
+            (Param::Float64, Arg::String(..) | Arg::Bool(..) | Arg::Nil(_)) => {
+                return Err(self.error_at(pos, &node, literal_error("float")))
+            }
+            (Param::Bool, Arg::Bool(_, b)) => return Ok(Value::Bool(*b)),
+            (Param::Bool, Arg::String(..) | Arg::Number(..) | Arg::Nil(_)) => {
+                return Err(self.error_at(pos, &node, literal_error("bool")))
+            }
+            (_, Arg::Nil(_)) if matches!(param, Param::Any) => return Ok(Value::Nil),
+            (_, Arg::Nil(_)) => {
+                return Err(self.error_at(pos, &node, "cannot assign nil to reflect.Value"))
+            }
+            _ => {}
+        }
+        let v = self.eval_arg(dot, arg)?;
+        self.validate(pos, &node, v, param)
+    }
+
+    /// Go's `validateType`: a value for a typed parameter.
+    fn validate(&self, pos: usize, node: &str, v: Value, param: Param) -> Result<Value> {
+        let go = match param {
+            Param::Any => {
+                return Ok(match v {
+                    Value::NoValue => Value::Nil,
+                    other => other,
+                })
+            }
+            Param::Value => {
+                return match v {
+                    Value::NoValue => Err(self.error_at(pos, node, "invalid value; expected reflect.Value")),
+                    other => Ok(other),
+                }
+            }
+            Param::String => "string",
+            Param::Int => "int",
+            Param::Int64 => "int64",
+            Param::Float64 => "float64",
+            Param::Bool => "bool",
+        };
+        let fits = matches!(
+            (param, &v),
+            (Param::String, Value::String(_))
+                | (Param::Int, Value::Int(_))
+                | (Param::Int64, Value::Int64(_))
+                | (Param::Float64, Value::Float(_))
+                | (Param::Bool, Value::Bool(_))
+        );
+        if fits {
+            return Ok(v);
+        }
+        let got = match &v {
+            Value::NoValue => {
+                return Err(self.error_at(pos, node, format!("invalid value; expected {go}")))
+            }
+            Value::Nil => "interface {}",
+            other => other.type_name(),
+        };
+        Err(self.error_at(pos, node, format!("wrong type for value; expected {go}; got {got}")))
+    }
+
     /// Follows `.a.b` from `receiver`.
     fn eval_fields(
         &mut self,
@@ -390,7 +477,7 @@ impl State<'_> {
         for name in names {
             v = match v {
                 Value::Map(m) => match m.get(name) {
-                    Some(x) => x.clone(),
+                    Some(x) => x,
                     None => match self.set.options.missing_key {
                         MissingKey::Default => Value::NoValue,
                         MissingKey::Zero => Value::Nil,
@@ -464,17 +551,38 @@ impl State<'_> {
             }
             return Ok(value);
         }
-        let Some(f) = self.set.funcs.get(name) else {
+        let Some(def) = self.set.funcs.get(name).copied() else {
             return Err(self.error_at(pos, &node, format!("\"{name}\" is not a defined function")));
         };
-        let mut args = Vec::with_capacity(cmd.args.len());
-        for a in &cmd.args[1..] {
-            let v = self.eval_arg(dot, a)?;
+        let given = &cmd.args[1..];
+        let n = given.len() + usize::from(last.is_some());
+        let fixed = def.params.len();
+        if def.variadic.is_some() {
+            if n < fixed {
+                return Err(self.error_at(
+                    cmd.pos,
+                    &node,
+                    format!("wrong number of args for {name}: want at least {fixed} got {}", given.len()),
+                ));
+            }
+        } else if n != fixed {
+            return Err(self.error_at(
+                cmd.pos,
+                &node,
+                format!("wrong number of args for {name}: want {fixed} got {n}"),
+            ));
+        }
+        let param = |i: usize| def.params.get(i).copied().or(def.variadic).unwrap_or(Param::Any);
+        let mut args = Vec::with_capacity(n);
+        for (i, a) in given.iter().enumerate() {
+            let v = self.eval_typed_arg(dot, a, param(i))?;
             args.push(v);
         }
         if let Some(l) = last {
-            args.push(l);
+            let v = self.validate(cmd.pos, &node, l, param(given.len()))?;
+            args.push(v);
         }
+        let f = def.f;
         let call = Call {
             set: self.set,
             depth: self.depth,

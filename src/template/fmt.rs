@@ -89,9 +89,8 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         // Width.
         if i < chars.len() && chars[i] == '*' {
             i += 1;
-            match args.get(arg) {
-                Some(Value::Int(n)) => {
-                    let n = *n;
+            match args.get(arg).and_then(Value::as_int) {
+                Some(n) => {
                     if n < 0 {
                         spec.minus = true;
                         spec.zero = false;
@@ -115,8 +114,8 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             i += 1;
             if i < chars.len() && chars[i] == '*' {
                 i += 1;
-                match args.get(arg) {
-                    Some(Value::Int(n)) if *n >= 0 => spec.precision = Some(*n as usize),
+                match args.get(arg).and_then(Value::as_int) {
+                    Some(n) if n >= 0 => spec.precision = Some(n as usize),
                     _ => out.push_str("%!(BADPREC)"),
                 }
                 arg += 1;
@@ -186,7 +185,7 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
             'v' | 't' => pad(out, if *b { "true" } else { "false" }, spec),
             _ => bad_verb(out, v, verb),
         },
-        Value::Int(n) => format_int(out, *n, verb, spec, v),
+        Value::Int(n) | Value::Int64(n) => format_int(out, *n, verb, spec, v),
         Value::Float(f) => match verb {
             'v' | 'g' | 'G' | 'e' | 'E' | 'f' | 'F' => {
                 let verb = if verb == 'v' { 'g' } else { verb };
@@ -228,7 +227,7 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
         }
         Value::Map(m) => {
             out.push_str("map[");
-            for (i, (k, val)) in m.iter().enumerate() {
+            for (i, (k, val)) in m.entries().iter().enumerate() {
                 if i > 0 {
                     out.push(' ');
                 }
@@ -591,7 +590,7 @@ mod tests {
         );
         assert_eq!(sprintf("%d", &[2.0.into()]), "%!d(float64=2)");
         assert_eq!(sprintf("%s %s", &["a".into()]), "a %!s(MISSING)");
-        assert_eq!(sprintf("%s", &["a".into(), 1.into()]), "a%!(EXTRA int64=1)");
+        assert_eq!(sprintf("%s", &["a".into(), 1.into()]), "a%!(EXTRA int=1)");
         assert_eq!(
             sprintf(
                 "%05d|%-4d|%+d|%x",

@@ -11,7 +11,7 @@ mod value;
 
 pub use exec::{Call, Func};
 pub use fmt::{format_float_shortest, sprint, sprint_value, sprintf};
-pub use value::Value;
+pub use value::{Dict, Value};
 
 use parse::Tree;
 use std::collections::HashMap;
@@ -76,10 +76,63 @@ pub enum FuncError {
     Raw(Error),
 }
 
+/// The Go type of a function parameter, which decides how the executor converts an argument
+/// (Go's `evalArg`): literals are typed from the parameter, other values must already have it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// `interface{}`: anything; a missing value is passed as nil.
+    Any,
+    /// `reflect.Value` (the builtins): anything but a missing value.
+    Value,
+    String,
+    /// Go's `int`.
+    Int,
+    Int64,
+    Float64,
+    Bool,
+}
+
+/// A function with its Go signature.
+#[derive(Clone, Copy)]
+pub struct FuncDef {
+    pub name: &'static str,
+    pub params: &'static [Param],
+    /// The type of `...` parameters, for a variadic function.
+    pub variadic: Option<Param>,
+    pub f: Func,
+}
+
+impl FuncDef {
+    /// A function of fixed arity.
+    pub const fn new(name: &'static str, params: &'static [Param], f: Func) -> FuncDef {
+        FuncDef {
+            name,
+            params,
+            variadic: None,
+            f,
+        }
+    }
+
+    /// A variadic function.
+    pub const fn variadic(
+        name: &'static str,
+        params: &'static [Param],
+        rest: Param,
+        f: Func,
+    ) -> FuncDef {
+        FuncDef {
+            name,
+            params,
+            variadic: Some(rest),
+            f,
+        }
+    }
+}
+
 /// A set of named functions.
 #[derive(Clone, Default)]
 pub struct Funcs {
-    map: HashMap<&'static str, Func>,
+    map: HashMap<&'static str, FuncDef>,
 }
 
 impl Funcs {
@@ -87,21 +140,20 @@ impl Funcs {
     /// `print*`, comparisons, `html`, `js`, `urlquery`, `call`).
     pub fn builtin() -> Funcs {
         let mut f = Funcs::default();
-        for (name, func) in funcs::builtin::FUNCS {
-            f.map.insert(name, *func);
-        }
+        f.extend(funcs::builtin::FUNCS);
         f
     }
 
-    /// Adds or replaces functions.
-    pub fn extend(&mut self, more: &[(&'static str, Func)]) {
-        for (name, func) in more {
-            self.map.insert(name, *func);
+    /// Adds or replaces functions (a caller's function replaces a builtin of the same name,
+    /// as a Go FuncMap does).
+    pub fn extend(&mut self, more: &[FuncDef]) {
+        for def in more {
+            self.map.insert(def.name, *def);
         }
     }
 
-    fn get(&self, name: &str) -> Option<Func> {
-        self.map.get(name).copied()
+    fn get(&self, name: &str) -> Option<&FuncDef> {
+        self.map.get(name)
     }
 
     fn has(&self, name: &str) -> bool {

@@ -4,7 +4,66 @@
 //! order, so a sorted map is exact).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// A Go map: a reference, so `set $d "k" v` changes the map every holder of `$d` sees (sprig's
+/// `set`, `unset`, `merge` mutate in place). Keys iterate in order, as Go prints them.
+#[derive(Clone, Default)]
+pub struct Dict(Arc<RwLock<BTreeMap<String, Value>>>);
+
+impl Dict {
+    /// A map holding `entries`.
+    pub fn new(entries: BTreeMap<String, Value>) -> Dict {
+        Dict(Arc::new(RwLock::new(entries)))
+    }
+
+    /// Read access (a panic elsewhere never leaves the map unusable).
+    pub fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
+        self.0.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Write access.
+    pub fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
+        self.0.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The value at `key`.
+    pub fn get(&self, key: &str) -> Option<Value> {
+        self.read().get(key).cloned()
+    }
+
+    /// The entries, copied (values are cheap to clone).
+    pub fn entries(&self) -> Vec<(String, Value)> {
+        self.read().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.read().len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.read().is_empty()
+    }
+
+    /// True when both are the same map.
+    pub fn same(&self, other: &Dict) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for Dict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.read().iter()).finish()
+    }
+}
+
+impl PartialEq for Dict {
+    fn eq(&self, other: &Dict) -> bool {
+        self.same(other) || *self.read() == *other.read()
+    }
+}
 
 /// A template value.
 #[derive(Clone, Debug, PartialEq)]
@@ -14,11 +73,14 @@ pub enum Value {
     /// A nil interface (printed `<nil>` by `print`, `<no value>` by an action).
     Nil,
     Bool(bool),
+    /// Go's `int`: number constants in templates, `len`, `atoi`, `int`.
     Int(i64),
+    /// Go's `int64`: `--set` values, sprig's `int64`, its integer math.
+    Int64(i64),
     Float(f64),
     String(Arc<str>),
     List(Arc<Vec<Value>>),
-    Map(Arc<BTreeMap<String, Value>>),
+    Map(Dict),
 }
 
 impl Value {
@@ -34,7 +96,7 @@ impl Value {
 
     /// A map value.
     pub fn map(entries: BTreeMap<String, Value>) -> Value {
-        Value::Map(Arc::new(entries))
+        Value::Map(Dict::new(entries))
     }
 
     /// Go's `reflect.Kind` name as `kindOf` prints it.
@@ -43,7 +105,8 @@ impl Value {
             Value::NoValue => "invalid",
             Value::Nil => "invalid",
             Value::Bool(_) => "bool",
-            Value::Int(_) => "int64",
+            Value::Int(_) => "int",
+            Value::Int64(_) => "int64",
             Value::Float(_) => "float64",
             Value::String(_) => "string",
             Value::List(_) => "slice",
@@ -56,7 +119,8 @@ impl Value {
         match self {
             Value::NoValue | Value::Nil => "<nil>",
             Value::Bool(_) => "bool",
-            Value::Int(_) => "int64",
+            Value::Int(_) => "int",
+            Value::Int64(_) => "int64",
             Value::Float(_) => "float64",
             Value::String(_) => "string",
             Value::List(_) => "[]interface {}",
@@ -69,11 +133,19 @@ impl Value {
         match self {
             Value::NoValue | Value::Nil => false,
             Value::Bool(b) => *b,
-            Value::Int(i) => *i != 0,
+            Value::Int(i) | Value::Int64(i) => *i != 0,
             Value::Float(f) => *f != 0.0,
             Value::String(s) => !s.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
+        }
+    }
+
+    /// The integer inside, if an int or int64.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) | Value::Int64(i) => Some(*i),
+            _ => None,
         }
     }
 
@@ -117,16 +189,12 @@ impl From<f64> for Value {
 }
 
 impl From<serde_json::Value> for Value {
-    /// JSON numbers that are integers become ints, others floats (callers that need Helm's
-    /// "every YAML number is a float64" convert before).
+    /// As Go's `encoding/json` decodes into `interface{}`: every number a float64.
     fn from(v: serde_json::Value) -> Value {
         match v {
             serde_json::Value::Null => Value::Nil,
             serde_json::Value::Bool(b) => Value::Bool(b),
-            serde_json::Value::Number(n) => match n.as_i64() {
-                Some(i) => Value::Int(i),
-                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-            },
+            serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
             serde_json::Value::String(s) => Value::str(s),
             serde_json::Value::Array(items) => {
                 Value::list(items.into_iter().map(Value::from).collect())

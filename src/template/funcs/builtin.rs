@@ -4,36 +4,32 @@
 use super::super::exec::Call;
 use super::super::fmt::{sprint, sprintf, sprintln};
 use super::super::value::Value;
-use super::super::FuncError;
+use super::super::{FuncDef, FuncError, Param};
 
 type R = Result<Value, FuncError>;
 
-/// The builtin functions by name.
-pub const FUNCS: &[(&str, super::super::Func)] = &[
-    ("not", not),
-    ("len", len),
-    ("index", index),
-    ("slice", slice),
-    ("print", |_, a| Ok(Value::str(sprint(&interfaces(a))))),
-    ("println", |_, a| Ok(Value::str(sprintln(&interfaces(a))))),
-    ("printf", printf),
-    ("eq", eq),
-    ("ne", ne),
-    ("lt", |_, a| compare(a, "lt")),
-    ("le", |_, a| compare(a, "le")),
-    ("gt", |_, a| compare(a, "gt")),
-    ("ge", |_, a| compare(a, "ge")),
-    ("html", |_, a| {
-        Ok(Value::str(html_escape(&sprint(&interfaces(a)))))
+/// The builtin functions, with Go's signatures.
+pub const FUNCS: &[FuncDef] = &[
+    FuncDef::new("not", &[V], not),
+    FuncDef::new("len", &[V], len),
+    FuncDef::variadic("index", &[V], V, index),
+    FuncDef::variadic("slice", &[V], V, slice),
+    FuncDef::variadic("print", &[], Param::Any, |_, a| Ok(Value::str(sprint(a)))),
+    FuncDef::variadic("println", &[], Param::Any, |_, a| Ok(Value::str(sprintln(a)))),
+    FuncDef::variadic("printf", &[Param::String], Param::Any, printf),
+    FuncDef::variadic("eq", &[V], V, eq),
+    FuncDef::new("ne", &[V, V], ne),
+    FuncDef::new("lt", &[V, V], |_, a| compare(a, "lt")),
+    FuncDef::new("le", &[V, V], |_, a| compare(a, "le")),
+    FuncDef::new("gt", &[V, V], |_, a| compare(a, "gt")),
+    FuncDef::new("ge", &[V, V], |_, a| compare(a, "ge")),
+    FuncDef::variadic("html", &[], Param::Any, |_, a| Ok(Value::str(html_escape(&sprint(a))))),
+    FuncDef::variadic("js", &[], Param::Any, |_, a| Ok(Value::str(js_escape(&sprint(a))))),
+    FuncDef::variadic("urlquery", &[], Param::Any, |_, a| {
+        Ok(Value::str(query_escape(&sprint(a))))
     }),
-    ("js", |_, a| {
-        Ok(Value::str(js_escape(&sprint(&interfaces(a)))))
-    }),
-    ("urlquery", |_, a| {
-        Ok(Value::str(query_escape(&sprint(&interfaces(a)))))
-    }),
-    ("call", |_, a| match a.first() {
-        Some(Value::NoValue | Value::Nil) | None => Err(FuncError::Call("call of nil".into())),
+    FuncDef::variadic("call", &[V], V, |_, a| match a.first() {
+        Some(Value::Nil) | None => Err(FuncError::Call("call of nil".into())),
         Some(v) => Err(FuncError::Call(format!(
             "non-function {} of type {}",
             super::super::fmt::sprint_value(v),
@@ -42,33 +38,13 @@ pub const FUNCS: &[(&str, super::super::Func)] = &[
     }),
 ];
 
-/// Arguments as an `interface{}` parameter receives them: a missing value becomes nil.
-pub fn interfaces(args: &[Value]) -> Vec<Value> {
-    args.iter()
-        .map(|v| match v {
-            Value::NoValue => Value::Nil,
-            other => other.clone(),
-        })
-        .collect()
-}
-
-fn arity(name: &str, args: &[Value], want: usize) -> Result<(), FuncError> {
-    if args.len() != want {
-        return Err(FuncError::Plain(format!(
-            "wrong number of args for {name}: want {want} got {}",
-            args.len()
-        )));
-    }
-    Ok(())
-}
+const V: Param = Param::Value;
 
 fn not(_: &Call, a: &[Value]) -> R {
-    arity("not", a, 1)?;
     Ok(Value::Bool(!a[0].truth()))
 }
 
 fn len(_: &Call, a: &[Value]) -> R {
-    arity("len", a, 1)?;
     match &a[0] {
         Value::String(s) => Ok(Value::Int(s.len() as i64)),
         Value::List(l) => Ok(Value::Int(l.len() as i64)),
@@ -86,7 +62,7 @@ fn len(_: &Call, a: &[Value]) -> R {
 
 fn int_index(v: &Value, len: usize, cap: usize) -> Result<usize, String> {
     let i = match v {
-        Value::Int(i) => *i,
+        Value::Int(i) | Value::Int64(i) => *i,
         Value::NoValue | Value::Nil => return Err("cannot index slice/array with nil".into()),
         other => {
             return Err(format!(
@@ -126,7 +102,7 @@ fn index(_: &Call, a: &[Value]) -> R {
                 Value::Int(s.as_bytes()[i] as i64)
             }
             Value::Map(m) => match key {
-                Value::String(k) => m.get(k.as_ref()).cloned().unwrap_or(Value::Nil),
+                Value::String(k) => m.get(k).unwrap_or(Value::Nil),
                 Value::NoValue | Value::Nil => {
                     return Err(FuncError::Call(
                         "value is nil; should be of type string".into(),
@@ -243,7 +219,7 @@ fn basic(v: &Value) -> Basic {
     match v {
         Value::NoValue | Value::Nil => Basic::Invalid,
         Value::Bool(_) => Basic::Bool,
-        Value::Int(_) => Basic::Int,
+        Value::Int(_) | Value::Int64(_) => Basic::Int,
         Value::Float(_) => Basic::Float,
         Value::String(_) => Basic::String,
         _ => Basic::Other,
@@ -272,8 +248,8 @@ fn eq(_: &Call, a: &[Value]) -> R {
         } else {
             match (first, arg) {
                 (Value::Bool(x), Value::Bool(y)) => x == y,
-                (Value::Int(x), Value::Int(y)) => x == y,
                 (Value::Float(x), Value::Float(y)) => x == y,
+                (x, y) if k1 == Basic::Int => x.as_int() == y.as_int(),
                 (Value::String(x), Value::String(y)) => x == y,
                 (x, y) if k1 == Basic::Invalid => {
                     let _ = (x, y);
@@ -296,7 +272,6 @@ fn eq(_: &Call, a: &[Value]) -> R {
 }
 
 fn ne(c: &Call, a: &[Value]) -> R {
-    arity("ne", a, 2)?;
     match eq(c, a)? {
         Value::Bool(b) => Ok(Value::Bool(!b)),
         other => Ok(other),
@@ -304,7 +279,6 @@ fn ne(c: &Call, a: &[Value]) -> R {
 }
 
 fn compare(a: &[Value], name: &str) -> R {
-    arity(name, a, 2)?;
     let (x, y) = (&a[0], &a[1]);
     let (kx, ky) = (basic(x), basic(y));
     let invalid = |k: Basic| matches!(k, Basic::Invalid | Basic::Other);
@@ -315,8 +289,8 @@ fn compare(a: &[Value], name: &str) -> R {
         return Err(FuncError::Call(BAD_COMPARISON.into()));
     }
     let ord = match (x, y) {
-        (Value::Int(p), Value::Int(q)) => p.partial_cmp(q),
         (Value::Float(p), Value::Float(q)) => p.partial_cmp(q),
+        (p, q) if kx == Basic::Int => p.as_int().partial_cmp(&q.as_int()),
         (Value::String(p), Value::String(q)) => p.partial_cmp(q),
         _ => return Err(FuncError::Call("invalid type for comparison".into())),
     };
