@@ -188,21 +188,8 @@ fn slice(_: &Call, a: &[Value]) -> R {
 }
 
 fn printf(_: &Call, a: &[Value]) -> R {
-    let Some(format) = a.first() else {
-        return Err(FuncError::Plain(
-            "wrong number of args for printf: want at least 1 got 0".into(),
-        ));
-    };
-    let format = match format {
-        Value::String(s) => s.to_string(),
-        other => {
-            return Err(FuncError::Plain(format!(
-                "wrong type for value; expected string; got {}",
-                other.type_name()
-            )))
-        }
-    };
-    Ok(Value::str(sprintf(&format, &interfaces(&a[1..]))))
+    let format = a[0].as_str().unwrap_or_default().to_string();
+    Ok(Value::str(sprintf(&format, &a[1..])))
 }
 
 #[derive(PartialEq, Eq, Clone, Copy)]
