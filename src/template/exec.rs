@@ -17,6 +17,36 @@ pub struct Call<'a> {
 /// A template function: arguments in, a value or an error out.
 pub type Func = fn(&Call, &[Value]) -> std::result::Result<Value, FuncError>;
 
+thread_local! {
+    /// Where the outermost execution on this thread started (for the stack budget).
+    static STACK_BASE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[inline(never)]
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// Stack used since the outermost execution on this thread began.
+fn stack_used(_set: &TemplateSet) -> usize {
+    let base = STACK_BASE.with(|b| b.get());
+    base.abs_diff(stack_address())
+}
+
+/// Runs `f` as an outermost execution: the stack budget counts from here.
+pub(super) fn outermost<T>(f: impl FnOnce() -> T) -> T {
+    let previous = STACK_BASE.with(|b| b.get());
+    if previous == 0 {
+        STACK_BASE.with(|b| b.set(stack_address()));
+    }
+    let out = f();
+    if previous == 0 {
+        STACK_BASE.with(|b| b.set(0));
+    }
+    out
+}
+
 /// Control flow out of a list.
 enum Flow {
     Normal,
@@ -124,6 +154,16 @@ impl State<'_> {
                         self.set.root_name()
                     )));
                 };
+                if stack_used(self.set) > self.set.options.max_stack {
+                    return Err(self.error_at(
+                        *pos,
+                        &format!("{{{{template \"{name}\"}}}}"),
+                        format!(
+                            "templates nested deeper than kdelta's stack allows ({} levels)",
+                            self.depth + 1
+                        ),
+                    ));
+                }
                 if self.depth + 1 >= self.set.options.max_depth {
                     return Err(self.error_at(
                         *pos,
@@ -266,8 +306,13 @@ impl State<'_> {
         let mut value = Value::NoValue;
         let mut first = true;
         for cmd in &pipe.cmds {
-            value = self.eval_command(dot, cmd, if first { None } else { Some(value.clone()) })?;
+            let last = if first { None } else { Some(value.clone()) };
+            value = self.eval_command(dot, pipe, cmd, last)?;
             first = false;
+        }
+        // Go unwraps the interface a pipeline yields: a nil becomes "no value".
+        if value == Value::Nil {
+            value = Value::NoValue;
         }
         Ok(value)
     }
@@ -275,56 +320,101 @@ impl State<'_> {
     fn eval_pipeline(&mut self, dot: &Value, pipe: &Pipe) -> Result<Value> {
         let value = self.eval_pipeline_no_decl(dot, pipe)?;
         if let Some(name) = pipe.decl.first() {
+            if pipe.is_assign && !self.vars.iter().any(|(n, _)| n == name) {
+                let cmd = pipe.cmds.last().expect("a pipeline has a command");
+                return Err(self.error_at(
+                    cmd.pos,
+                    &command_string(cmd),
+                    format!("undefined variable: {name}"),
+                ));
+            }
             self.set_or_push(name, value.clone(), pipe.is_assign);
         }
         Ok(value)
     }
 
-    fn eval_command(&mut self, dot: &Value, cmd: &Command, last: Option<Value>) -> Result<Value> {
+    fn eval_command(
+        &mut self,
+        dot: &Value,
+        pipe: &Pipe,
+        cmd: &Command,
+        last: Option<Value>,
+    ) -> Result<Value> {
         let first = &cmd.args[0];
+        let has_args = cmd.args.len() > 1 || last.is_some();
         match first {
             Arg::Identifier(pos, name) => self.eval_function(dot, *pos, name, cmd, last),
             Arg::Field(pos, names) => {
-                self.not_a_function(cmd, last.is_some())?;
+                self.fields_with_args(*pos, first, names.last(), has_args)?;
                 self.eval_fields(*pos, dot.clone(), names, &arg_string(first))
             }
             Arg::Variable(pos, names) => {
-                self.not_a_function(cmd, last.is_some())?;
+                if names.len() == 1 {
+                    self.not_a_function(first, has_args)?;
+                } else {
+                    self.fields_with_args(*pos, first, names.last(), has_args)?;
+                }
                 let v = self.var(&names[0]);
                 self.eval_fields(*pos, v, &names[1..], &arg_string(first))
             }
             Arg::Chain(pos, node, fields) => {
-                self.not_a_function(cmd, last.is_some())?;
+                self.fields_with_args(*pos, first, fields.last(), has_args)?;
                 let base = self.eval_arg(dot, node)?;
                 self.eval_fields(*pos, base, fields, &arg_string(first))
             }
             Arg::Pipe(p) => {
-                self.not_a_function(cmd, last.is_some())?;
+                if has_args {
+                    return Err(self.error_at(
+                        pipe.pos,
+                        &super::parse::pipe_string(pipe),
+                        format!(
+                            "can't give argument to non-function {}",
+                            super::parse::pipe_string(p)
+                        ),
+                    ));
+                }
                 let mark = self.vars.len();
                 let v = self.eval_pipeline(dot, p);
                 self.vars.truncate(mark);
                 v
             }
-            Arg::Nil(pos) => Err(self.error_at(*pos, &command_string(cmd), "nil is not a command")),
+            Arg::Nil(pos) => Err(self.error_at(*pos, "nil", "nil is not a command")),
             other => {
-                self.not_a_function(cmd, last.is_some())?;
+                self.not_a_function(other, has_args)?;
                 self.eval_arg(dot, other)
             }
         }
     }
 
-    fn not_a_function(&self, cmd: &Command, has_final: bool) -> Result<()> {
-        if cmd.args.len() > 1 || has_final {
+    /// A value used as a command cannot take arguments.
+    fn not_a_function(&self, word: &Arg, has_args: bool) -> Result<()> {
+        if has_args {
+            let node = arg_string(word);
             return Err(self.error_at(
-                cmd.args[0].pos(),
-                &command_string(cmd),
-                format!(
-                    "can't give argument to non-function {}",
-                    arg_string(&cmd.args[0])
-                ),
+                word.pos(),
+                &node,
+                format!("can't give argument to non-function {node}"),
             ));
         }
         Ok(())
+    }
+
+    /// A field given arguments is an error (maps have no methods).
+    fn fields_with_args(
+        &self,
+        pos: usize,
+        word: &Arg,
+        field: Option<&String>,
+        has_args: bool,
+    ) -> Result<()> {
+        match field {
+            Some(name) if has_args => Err(self.error_at(
+                pos,
+                &arg_string(word),
+                format!("{name} is not a method but has arguments"),
+            )),
+            _ => Ok(()),
+        }
     }
 
     fn eval_arg(&mut self, dot: &Value, arg: &Arg) -> Result<Value> {
@@ -413,10 +503,14 @@ impl State<'_> {
             (Param::Bool, Arg::String(..) | Arg::Number(..) | Arg::Nil(_)) => {
                 return Err(self.error_at(pos, &node, literal_error("bool")))
             }
-            (_, Arg::Nil(_)) if matches!(param, Param::Any) => return Ok(Value::Nil),
-            (_, Arg::Nil(_)) => {
-                return Err(self.error_at(pos, &node, "cannot assign nil to reflect.Value"))
+            (Param::Map, Arg::String(..) | Arg::Number(..) | Arg::Bool(..)) => {
+                return Err(self.error_at(
+                    pos,
+                    &node,
+                    format!("can't handle {node} for arg of type map[string]interface {{}}"),
+                ))
             }
+            (Param::Any | Param::Value | Param::Map, Arg::Nil(_)) => return Ok(Value::Nil),
             _ => {}
         }
         let v = self.eval_arg(dot, arg)?;
@@ -434,7 +528,9 @@ impl State<'_> {
             }
             Param::Value => {
                 return match v {
-                    Value::NoValue => Err(self.error_at(pos, node, "invalid value; expected reflect.Value")),
+                    Value::NoValue => {
+                        Err(self.error_at(pos, node, "invalid value; expected reflect.Value"))
+                    }
                     other => Ok(other),
                 }
             }
@@ -443,6 +539,26 @@ impl State<'_> {
             Param::Int64 => "int64",
             Param::Float64 => "float64",
             Param::Bool => "bool",
+            Param::Map => {
+                return match v {
+                    Value::Map(_) => Ok(v),
+                    // A missing value is a nil map.
+                    Value::NoValue => Ok(Value::map(Default::default())),
+                    Value::Nil => Err(self.error_at(
+                        pos,
+                        node,
+                        "wrong type for value; expected map[string]interface {}; got interface {}",
+                    )),
+                    other => Err(self.error_at(
+                        pos,
+                        node,
+                        format!(
+                            "wrong type for value; expected map[string]interface {{}}; got {}",
+                            other.type_name()
+                        ),
+                    )),
+                };
+            }
         };
         let fits = matches!(
             (param, &v),
@@ -462,10 +578,15 @@ impl State<'_> {
             Value::Nil => "interface {}",
             other => other.type_name(),
         };
-        Err(self.error_at(pos, node, format!("wrong type for value; expected {go}; got {got}")))
+        Err(self.error_at(
+            pos,
+            node,
+            format!("wrong type for value; expected {go}; got {got}"),
+        ))
     }
 
-    /// Follows `.a.b` from `receiver`.
+    /// Follows `.a.b` from `receiver`. The receiver has its own type; what a map gives is an
+    /// `interface {}` (which is how Go words the errors).
     fn eval_fields(
         &mut self,
         pos: usize,
@@ -474,7 +595,7 @@ impl State<'_> {
         node: &str,
     ) -> Result<Value> {
         let mut v = receiver;
-        for name in names {
+        for (hop, name) in names.iter().enumerate() {
             v = match v {
                 Value::Map(m) => match m.get(name) {
                     Some(x) => x,
@@ -500,6 +621,7 @@ impl State<'_> {
                     }
                     Value::NoValue
                 }
+                Value::Nil if hop == 0 => Value::NoValue,
                 Value::Nil => {
                     return Err(self.error_at(
                         pos,
@@ -508,11 +630,16 @@ impl State<'_> {
                     ))
                 }
                 other => {
+                    let ty = if hop == 0 {
+                        other.type_name()
+                    } else {
+                        "interface {}"
+                    };
                     return Err(self.error_at(
                         pos,
                         node,
-                        format!("can't evaluate field {name} in type {}", other.type_name()),
-                    ))
+                        format!("can't evaluate field {name} in type {ty}"),
+                    ));
                 }
             };
         }
@@ -562,17 +689,26 @@ impl State<'_> {
                 return Err(self.error_at(
                     cmd.pos,
                     &node,
-                    format!("wrong number of args for {name}: want at least {fixed} got {}", given.len()),
+                    format!(
+                        "wrong number of args for {name}: want at least {fixed} got {}",
+                        given.len()
+                    ),
                 ));
             }
         } else if n != fixed {
             return Err(self.error_at(
-                cmd.pos,
-                &node,
+                pos,
+                name,
                 format!("wrong number of args for {name}: want {fixed} got {n}"),
             ));
         }
-        let param = |i: usize| def.params.get(i).copied().or(def.variadic).unwrap_or(Param::Any);
+        let param = |i: usize| {
+            def.params
+                .get(i)
+                .copied()
+                .or(def.variadic)
+                .unwrap_or(Param::Any)
+        };
         let mut args = Vec::with_capacity(n);
         for (i, a) in given.iter().enumerate() {
             let v = self.eval_typed_arg(dot, a, param(i))?;
@@ -581,6 +717,21 @@ impl State<'_> {
         if let Some(l) = last {
             let v = self.validate(cmd.pos, &node, l, param(given.len()))?;
             args.push(v);
+        }
+        if name == "call" {
+            if let (Some(v), Some(a)) = (args.first(), given.first()) {
+                if !matches!(v, Value::Nil | Value::NoValue) {
+                    return Err(self.error_at(
+                        cmd.pos,
+                        &node,
+                        format!(
+                            "error calling call: non-function {} of type {}",
+                            arg_string(a),
+                            v.type_name()
+                        ),
+                    ));
+                }
+            }
         }
         let f = def.f;
         let call = Call {

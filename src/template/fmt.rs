@@ -61,6 +61,29 @@ struct Spec {
 pub fn sprintf(format: &str, args: &[Value]) -> String {
     let mut out = String::new();
     let mut arg = 0usize;
+    let mut reordered = false;
+    // `[n]` before a width, precision or verb picks argument n (1-based).
+    let arg_index =
+        |chars: &[char], i: &mut usize, arg: &mut usize, reordered: &mut bool| -> bool {
+            if chars.get(*i) != Some(&'[') {
+                return true;
+            }
+            *reordered = true;
+            let start = *i + 1;
+            let Some(len) = chars[start..].iter().position(|c| *c == ']') else {
+                *i = chars.len();
+                return false;
+            };
+            let text: String = chars[start..start + len].iter().collect();
+            *i = start + len + 1;
+            match text.parse::<usize>() {
+                Ok(n) if n >= 1 && n <= args.len() => {
+                    *arg = n - 1;
+                    true
+                }
+                _ => false,
+            }
+        };
     let chars: Vec<char> = format.chars().collect();
     let mut i = 0;
     while i < chars.len() {
@@ -86,6 +109,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             }
             i += 1;
         }
+        let mut good_index = arg_index(&chars, &mut i, &mut arg, &mut reordered);
         // Width.
         if i < chars.len() && chars[i] == '*' {
             i += 1;
@@ -133,6 +157,9 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
                 );
             }
         }
+        if good_index {
+            good_index = arg_index(&chars, &mut i, &mut arg, &mut reordered);
+        }
         let Some(&verb) = chars.get(i) else {
             out.push_str("%!(NOVERB)");
             break;
@@ -140,6 +167,10 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         i += 1;
         if verb == '%' {
             out.push('%');
+            continue;
+        }
+        if !good_index {
+            out.push_str(&format!("%!{verb}(BADINDEX)"));
             continue;
         }
         match args.get(arg) {
@@ -152,11 +183,14 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             }
         }
     }
-    if arg < args.len() {
+    if !reordered && arg < args.len() {
         out.push_str("%!(EXTRA ");
         let extra: Vec<String> = args[arg..]
             .iter()
-            .map(|v| format!("{}={}", v.type_name(), sprint_value(v)))
+            .map(|v| match v {
+                Value::Nil | Value::NoValue => "<nil>".to_string(),
+                v => format!("{}={}", v.type_name(), sprint_value(v)),
+            })
             .collect();
         out.push_str(&extra.join(", "));
         out.push(')');
@@ -171,14 +205,41 @@ fn bad_verb(out: &mut String, v: &Value, verb: char) {
     }
 }
 
+/// `%#v`: the value as Go syntax.
+fn go_syntax(v: &Value) -> String {
+    match v {
+        Value::NoValue | Value::Nil => "<nil>".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) | Value::Int64(i) => i.to_string(),
+        Value::Float(f) => format_float(*f, 'g', None, false),
+        Value::String(s) => go_quote(s),
+        Value::List(l) => format!(
+            "[]interface {{}}{{{}}}",
+            l.iter().map(go_syntax).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Map(m) => format!(
+            "map[string]interface {{}}{{{}}}",
+            m.entries()
+                .iter()
+                .map(|(k, v)| format!("{}:{}", go_quote(k), go_syntax(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
+    if verb == 'v' && spec.sharp {
+        pad(out, &go_syntax(v), spec);
+        return;
+    }
     if verb == 'T' {
         pad(out, v.type_name(), spec);
         return;
     }
     match v {
         Value::NoValue | Value::Nil => match verb {
-            'v' | 's' => pad(out, "<nil>", spec),
+            'v' => pad(out, "<nil>", spec),
             _ => bad_verb(out, v, verb),
         },
         Value::Bool(b) => match verb {
@@ -187,6 +248,15 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
         },
         Value::Int(n) | Value::Int64(n) => format_int(out, *n, verb, spec, v),
         Value::Float(f) => match verb {
+            'x' | 'X' => {
+                let text = hex_float(*f, spec.precision);
+                let text = if verb == 'X' {
+                    text.to_uppercase()
+                } else {
+                    text
+                };
+                pad_number(out, &text, spec);
+            }
             'v' | 'g' | 'G' | 'e' | 'E' | 'f' | 'F' => {
                 let verb = if verb == 'v' { 'g' } else { verb };
                 let text = format_float(*f, verb, spec.precision, spec.sharp);
@@ -199,19 +269,38 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
                 let s = truncate(s, spec.precision);
                 pad(out, &s, spec)
             }
+            'q' if spec.sharp
+                && !s.contains('`')
+                && s.chars().all(|c| c == '\t' || !c.is_control()) =>
+            {
+                pad(out, &format!("`{}`", truncate(s, spec.precision)), spec)
+            }
+            'q' if spec.plus => pad(out, &go_quote_ascii(&truncate(s, spec.precision)), spec),
             'q' => pad(out, &go_quote(&truncate(s, spec.precision)), spec),
             'x' | 'X' => {
-                let hex: String = s
+                let bytes = truncate(s, spec.precision);
+                let hex: Vec<String> = bytes
                     .bytes()
                     .map(|b| {
-                        if verb == 'x' {
+                        let h = if verb == 'x' {
                             format!("{b:02x}")
                         } else {
                             format!("{b:02X}")
+                        };
+                        if spec.sharp {
+                            format!("0{verb}{h}")
+                        } else {
+                            h
                         }
                     })
                     .collect();
-                pad(out, &hex, spec)
+                let sep = if spec.space { " " } else { "" };
+                let text = if spec.sharp && !spec.space {
+                    format!("0{verb}{}", hex.iter().map(|h| &h[2..]).collect::<String>())
+                } else {
+                    hex.join(sep)
+                };
+                pad(out, &text, spec)
             }
             _ => bad_verb(out, v, verb),
         },
@@ -283,7 +372,16 @@ fn format_int(out: &mut String, n: i64, verb: char, spec: &Spec, v: &Value) {
             return;
         }
         'U' => {
-            let s = format!("U+{:04X}", n);
+            let mut s = format!("U+{:04X}", n);
+            if spec.sharp {
+                if let Some(c) = u32::try_from(n)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .filter(|c| is_printable(*c))
+                {
+                    s.push_str(&format!(" '{c}'"));
+                }
+            }
             pad(out, &s, spec);
             return;
         }
@@ -404,6 +502,78 @@ pub fn format_float(f: f64, verb: char, precision: Option<usize>, sharp: bool) -
         s.to_uppercase()
     } else {
         s
+    }
+}
+
+/// `%x` of a float: `0x1.ap+01` (the shortest hex mantissa, or `precision` hex digits).
+fn hex_float(f: f64, precision: Option<usize>) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 {
+            "+Inf".into()
+        } else {
+            "-Inf".into()
+        };
+    }
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    if f == 0.0 {
+        return format!("{sign}0x0p+00");
+    }
+    let bits = f.abs().to_bits();
+    let mut exp = ((bits >> 52) & 0x7ff) as i64;
+    let mut mantissa = bits & ((1u64 << 52) - 1);
+    if exp == 0 {
+        // Subnormal: normalise.
+        let shift = mantissa.leading_zeros() as i64 - 11;
+        mantissa = (mantissa << shift) & ((1u64 << 52) - 1);
+        exp = 1 - shift;
+    }
+    let mut exp = exp - 1023;
+    let mut lead = 1u64;
+    let mut digits = format!("{mantissa:013x}");
+    if let Some(p) = precision.filter(|p| *p < 13) {
+        // Round to p hex digits, half to even.
+        let keep = 4 * p as u32;
+        let full = (1u64 << 52) | mantissa;
+        let shift = 52 - keep;
+        let mut kept = full >> shift;
+        let rest = full & ((1u64 << shift) - 1);
+        let half = 1u64 << (shift - 1);
+        if rest > half || (rest == half && kept & 1 == 1) {
+            kept += 1;
+        }
+        lead = kept >> keep;
+        if lead > 1 {
+            lead = 1;
+            exp += 1;
+            kept >>= 1;
+        }
+        let frac = kept & ((1u64 << keep) - 1);
+        digits = if p == 0 {
+            String::new()
+        } else {
+            format!("{frac:0width$x}", width = p)
+        };
+    } else if let Some(p) = precision {
+        while digits.len() < p {
+            digits.push('0');
+        }
+    } else {
+        while digits.ends_with('0') {
+            digits.pop();
+        }
+    }
+    let e = if exp < 0 {
+        format!("-{:02}", -exp)
+    } else {
+        format!("+{exp:02}")
+    };
+    if digits.is_empty() {
+        format!("{sign}0x{lead}p{e}")
+    } else {
+        format!("{sign}0x{lead}.{digits}p{e}")
     }
 }
 
@@ -532,6 +702,20 @@ fn go_quote_rune(c: char) -> String {
             format!("'{}'", &q[1..q.len() - 1])
         }
     }
+}
+
+/// strconv.QuoteToASCII.
+fn go_quote_ascii(s: &str) -> String {
+    let q = go_quote(s);
+    let mut out = String::with_capacity(q.len());
+    for c in q.chars() {
+        match c as u32 {
+            0..=0x7f => out.push(c),
+            n if n < 0x10000 => out.push_str(&format!("\\u{n:04x}")),
+            n => out.push_str(&format!("\\U{n:08x}")),
+        }
+    }
+    out
 }
 
 /// An approximation of Go's `unicode.IsPrint` good for text: letters, marks, numbers,

@@ -26,6 +26,8 @@ pub enum Kind {
     Assign,
     Comma,
     Comment,
+    /// A printable ASCII character with no meaning in an action (Go's `itemChar`).
+    Punct,
     Eof,
     Error,
 }
@@ -175,7 +177,11 @@ impl Lexer<'_> {
         };
         self.pos += close + 2;
         // The comment must end at the right delimiter (with an optional trim marker).
-        let (trim_after, delim_len) = if self.rest().starts_with(&format!(" -{}", self.right)) {
+        let rest = self.rest();
+        let trim_right = rest.starts_with(is_space)
+            && rest[1..].starts_with('-')
+            && rest[2..].starts_with(self.right);
+        let (trim_after, delim_len) = if trim_right {
             (true, 2 + self.right.len())
         } else if self.rest().starts_with(self.right) {
             (false, self.right.len())
@@ -211,8 +217,11 @@ impl Lexer<'_> {
     fn lex_inside_action(&mut self) -> bool {
         loop {
             let rest = self.rest();
-            let trim_right = format!(" -{}", self.right);
-            if self.paren_depth == 0 && rest.starts_with(&trim_right) {
+            // A right trim marker: one space character, `-`, the delimiter.
+            let at_trim_right = rest.starts_with(is_space)
+                && rest[1..].starts_with('-')
+                && rest[2..].starts_with(self.right);
+            if self.paren_depth == 0 && at_trim_right {
                 let start = self.pos;
                 self.pos += 2;
                 let delim = self.pos;
@@ -246,19 +255,37 @@ impl Lexer<'_> {
             match c {
                 c if is_space(c) => {
                     let n = rest.len() - rest.trim_start_matches(is_space).len();
-                    // A space that is part of " -}}" ends here.
-                    let spaces = &rest[..n];
-                    if spaces.contains('\n') && self.paren_depth == 0 {
-                        // Newlines are allowed inside actions (Go 1.16+).
-                    }
                     self.pos += n;
-                    if self.rest().starts_with(&format!("-{}", self.right)) && n > 0 {
-                        // Let the trim marker take its own space.
+                    // The last space of a run before `-}}` belongs to the trim marker.
+                    if self.paren_depth == 0
+                        && n > 1
+                        && self.rest().starts_with('-')
+                        && self.rest()[1..].starts_with(self.right)
+                    {
                         self.pos -= 1;
-                        if self.pos > start {
-                            self.emit(Kind::Space, start);
-                        }
-                        continue;
+                    } else if self.paren_depth == 0
+                        && n == 1
+                        && self.rest().starts_with('-')
+                        && self.rest()[1..].starts_with(self.right)
+                    {
+                        // Only the marker's own space: handled at the top of the loop.
+                        self.pos = start;
+                        self.tokens.push(Token {
+                            kind: Kind::Space,
+                            text: " ".into(),
+                            pos: start,
+                            line: self.line,
+                        });
+                        let delim = start + 2;
+                        self.pos = delim + self.right.len();
+                        self.tokens.push(Token {
+                            kind: Kind::RightDelim,
+                            text: self.right.to_string(),
+                            pos: delim,
+                            line: self.line,
+                        });
+                        self.skip_leading_space();
+                        return true;
                     }
                     self.emit(Kind::Space, start);
                 }
@@ -352,6 +379,11 @@ impl Lexer<'_> {
                     };
                     // An identifier must be followed by a space, a delimiter or punctuation.
                     self.emit(kind, start);
+                }
+                // Other printable ASCII is a token of its own that the parser rejects.
+                c if c.is_ascii_graphic() => {
+                    self.pos += 1;
+                    self.emit(Kind::Punct, start);
                 }
                 c => {
                     self.error(format!(
@@ -478,12 +510,12 @@ impl Lexer<'_> {
             i += 1;
         }
         // Something alphanumeric right after a number is a bad number.
-        if i < bytes.len() && is_alphanumeric(self.input[i..].chars().next().unwrap_or(' ')) {
-            let end = i + self.input[i..]
-                .char_indices()
-                .find(|(_, c)| !is_alphanumeric(*c))
-                .map(|(j, _)| j)
-                .unwrap_or(self.input.len() - i);
+        if let Some(c) = self.input[i..]
+            .chars()
+            .next()
+            .filter(|c| is_alphanumeric(*c))
+        {
+            let end = i + c.len_utf8();
             self.pos = end;
             let text = &self.input[start..end];
             self.error(format!("bad number syntax: \"{text}\""));

@@ -35,6 +35,10 @@ pub struct Options {
     pub missing_key: MissingKey,
     /// Deepest nesting of `template` (Go's limit is 100000).
     pub max_depth: usize,
+    /// Stack bytes nested templates may use before execution stops with an error (Go grows its
+    /// stacks; a Rust thread cannot, so deep recursion ends here rather than in an overflow).
+    /// Keep it well under the stack of the threads that execute (8 MiB for kdelta's workers).
+    pub max_stack: usize,
     /// Evaluation steps before execution stops with an error.
     pub max_steps: u64,
     /// Largest output in bytes.
@@ -48,6 +52,7 @@ impl Default for Options {
         Options {
             missing_key: MissingKey::Default,
             max_depth: 100_000,
+            max_stack: 1024 * 1024,
             max_steps: 50_000_000,
             max_output: 256 * 1024 * 1024,
             left_delim: "{{".into(),
@@ -90,6 +95,8 @@ pub enum Param {
     Int64,
     Float64,
     Bool,
+    /// `map[string]interface{}`.
+    Map,
 }
 
 /// A function with its Go signature.
@@ -141,6 +148,13 @@ impl Funcs {
     pub fn builtin() -> Funcs {
         let mut f = Funcs::default();
         f.extend(funcs::builtin::FUNCS);
+        f
+    }
+
+    /// The builtins and sprig's deterministic functions, as Helm and Argo CD start from.
+    pub fn sprig() -> Funcs {
+        let mut f = Funcs::builtin();
+        f.extend(funcs::sprig::FUNCS);
         f
     }
 
@@ -233,7 +247,7 @@ impl TemplateSet {
         };
         let mut out = String::new();
         let mut steps = 0;
-        exec::execute(self, tree, dot, &mut out, depth, &mut steps)?;
+        exec::outermost(|| exec::execute(self, tree, dot, &mut out, depth, &mut steps))?;
         Ok(out)
     }
 

@@ -149,6 +149,7 @@ pub fn parse(
         is_function,
         trees: BTreeMap::new(),
         text: shared.clone(),
+        depth: 0,
     };
     let root = p.parse_top()?;
     let mut trees = p.trees;
@@ -184,7 +185,13 @@ struct Parser<'a> {
     is_function: &'a dyn Fn(&str) -> bool,
     trees: BTreeMap<String, Tree>,
     text: std::sync::Arc<str>,
+    /// Nesting of blocks and parentheses now.
+    depth: usize,
 }
+
+/// Deepest nesting of blocks and parenthesised pipelines (Go allows 10000; kdelta's parser
+/// and executor recurse, so a hostile template stops here instead of overflowing the stack).
+const MAX_PARSE_DEPTH: usize = 200;
 
 /// What ended a list of nodes.
 enum Stop {
@@ -406,7 +413,22 @@ impl Parser<'_> {
         Ok(Node::Action(pipe))
     }
 
+    fn enter(&mut self, t: &Token) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_PARSE_DEPTH {
+            return Err(self.error(t, "max expression depth exceeded"));
+        }
+        Ok(())
+    }
+
     fn parse_branch(&mut self, kw: &Token, context: &str) -> Result<Branch, ParseError> {
+        self.enter(kw)?;
+        let branch = self.parse_branch_inner(kw, context);
+        self.depth -= 1;
+        branch
+    }
+
+    fn parse_branch_inner(&mut self, kw: &Token, context: &str) -> Result<Branch, ParseError> {
         self.vars.push(Vec::new());
         let pipe = self.parse_pipeline(context, Kind::RightDelim)?;
         if context == "range" {
@@ -447,7 +469,7 @@ impl Parser<'_> {
                 }
                 let close = self.next_non_space();
                 if close.kind != Kind::RightDelim {
-                    return Err(self.unexpected(&close, "else"));
+                    return Err(self.unexpected(&close, "input"));
                 }
                 if context == "range" {
                     // The else of a range is not inside the loop.
@@ -532,9 +554,6 @@ impl Parser<'_> {
                 Kind::Declare | Kind::Assign => {
                     self.next_non_space();
                     pipe.is_assign = after.kind == Kind::Assign;
-                    if pipe.is_assign && !self.lookup_var(&v.text) {
-                        return Err(self.error(&v, format!("undefined variable \"{}\"", v.text)));
-                    }
                     pipe.decl.push(v.text.clone());
                     if !pipe.is_assign {
                         self.vars.last_mut().expect("a scope").push(v.text);
@@ -547,6 +566,9 @@ impl Parser<'_> {
                         return Err(self.error(&v2, "range can only initialize variables"));
                     }
                     let op = self.next_non_space();
+                    if op.kind == Kind::Comma {
+                        return Err(self.error(&op, format!("too many declarations in {context}")));
+                    }
                     if op.kind != Kind::Declare && op.kind != Kind::Assign {
                         return Err(self.unexpected(&op, context));
                     }
@@ -597,6 +619,17 @@ impl Parser<'_> {
         }
         if pipe.cmds.is_empty() {
             return Err(self.error(&start, format!("missing value for {context}")));
+        }
+        for (i, c) in pipe.cmds.iter().enumerate().skip(1) {
+            if matches!(
+                c.args[0],
+                Arg::Bool(..) | Arg::Dot(_) | Arg::Nil(_) | Arg::Number(..) | Arg::String(..)
+            ) {
+                return Err(self.error(
+                    &start,
+                    format!("non executable command in pipeline stage {}", i + 1),
+                ));
+            }
         }
         Ok(pipe)
     }
@@ -711,8 +744,10 @@ impl Parser<'_> {
                 Arg::String(t.pos, t.text, value)
             }
             Kind::LeftParen => {
-                let pipe = self.parse_pipeline("parenthesized pipeline", Kind::RightParen)?;
-                Arg::Pipe(Box::new(pipe))
+                self.enter(&t)?;
+                let pipe = self.parse_pipeline("parenthesized pipeline", Kind::RightParen);
+                self.depth -= 1;
+                Arg::Pipe(Box::new(pipe?))
             }
             Kind::Error => return Err(self.error(&t, &t.text)),
             _ => return Err(self.unexpected(&t, "operand")),
@@ -720,20 +755,18 @@ impl Parser<'_> {
     }
 }
 
+/// A token as Go's `item.String` prints it: keywords in angle brackets, the rest quoted (cut
+/// after 10 characters).
 fn describe(t: &Token) -> String {
     match t.kind {
         Kind::Eof => "EOF".into(),
-        Kind::RightDelim => format!("\"{}\"", t.text),
-        Kind::RightParen => "\")\"".into(),
-        Kind::LeftParen => "\"(\"".into(),
-        Kind::Pipe => "\"|\"".into(),
-        Kind::Comma => "\",\"".into(),
-        Kind::Declare => "\":=\"".into(),
-        Kind::Assign => "\"=\"".into(),
-        Kind::Keyword => format!("<{}>", t.text),
-        Kind::Space => "space".into(),
-        Kind::String | Kind::RawString | Kind::Char => t.text.clone(),
-        _ => format!("<{}>", t.text),
+        Kind::Error => t.text.clone(),
+        Kind::Keyword | Kind::Nil => format!("<{}>", t.text),
+        _ if t.text.chars().count() > 10 => {
+            let cut: String = t.text.chars().take(10).collect();
+            format!("{}...", super::fmt::go_quote(&cut))
+        }
+        _ => super::fmt::go_quote(&t.text),
     }
 }
 
@@ -799,11 +832,15 @@ pub fn unquote(text: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// A number constant as Go's parser reads it.
+/// A number constant as Go's parser reads it (`parse.newNumber`).
 fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
     if is_char {
-        let s = unquote(text).map_err(|_| format!("malformed character constant: {text}"))?;
-        let c = s.chars().next().unwrap_or('\0') as i64;
+        let s = unquote(text)?;
+        let mut chars = s.chars();
+        let c = chars.next().ok_or("invalid syntax")? as i64;
+        if chars.next().is_some() {
+            return Err(format!("malformed character constant: {text}"));
+        }
         return Ok(Number {
             text: text.to_string(),
             int: Some(c),
@@ -812,7 +849,6 @@ fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
             is_complex: false,
         });
     }
-    let bad = || format!("illegal number syntax: \"{text}\"");
     if text.ends_with('i') {
         return Ok(Number {
             text: text.to_string(),
@@ -822,54 +858,112 @@ fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
             is_complex: true,
         });
     }
-    let clean = text.replace('_', "");
-    let (negative, unsigned) = match clean.strip_prefix('-') {
-        Some(rest) => (true, rest.to_string()),
-        None => (false, clean.trim_start_matches('+').to_string()),
+    let int = go_parse_int(text);
+    let float = match int {
+        Some(i) => Some(i as f64),
+        None => go_parse_float(text),
     };
-    let lower = unsigned.to_ascii_lowercase();
-    let int = if let Some(hex) = lower.strip_prefix("0x") {
-        if hex.contains('.') || hex.contains('p') {
-            None
-        } else {
-            i64::from_str_radix(hex, 16).ok()
-        }
-    } else if let Some(oct) = lower.strip_prefix("0o") {
-        i64::from_str_radix(oct, 8).ok()
-    } else if let Some(bin) = lower.strip_prefix("0b") {
-        i64::from_str_radix(bin, 2).ok()
-    } else if lower.len() > 1 && lower.starts_with('0') && lower.bytes().all(|b| b.is_ascii_digit())
-    {
-        i64::from_str_radix(&lower[1..], 8).ok()
-    } else {
-        lower.parse::<i64>().ok()
+    let Some(f) = float else {
+        return Err(format!(
+            "illegal number syntax: {}",
+            super::fmt::go_quote(text)
+        ));
     };
-    let int = int.map(|i| if negative { -i } else { i });
-    let is_hex = lower.starts_with("0x");
-    let float = if is_hex && (lower.contains('p')) {
-        parse_hex_float(&lower[2..]).map(|f| if negative { -f } else { f })
-    } else if is_hex || lower.starts_with("0o") || lower.starts_with("0b") {
-        int.map(|i| i as f64)
-    } else {
-        clean.parse::<f64>().ok()
-    };
-    if int.is_none() && float.is_none() {
-        return Err(bad());
+    if int.is_none() && !text.contains(['.', 'e', 'E', 'p', 'P']) {
+        return Err(format!("integer overflow: {}", super::fmt::go_quote(text)));
     }
-    let is_float = !is_hex && lower.contains(['.', 'e']) || (is_hex && lower.contains('p'));
     // An integral float is also an int (Go marks it so).
-    let int = int.or_else(|| {
-        float
-            .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
-            .map(|f| f as i64)
-    });
+    let int = int.or_else(|| (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i64));
+    let lower = text.to_ascii_lowercase();
+    let hex = lower.trim_start_matches(['+', '-']).starts_with("0x");
     Ok(Number {
         text: text.to_string(),
         int,
         float,
-        is_float,
+        is_float: if hex {
+            lower.contains('p')
+        } else {
+            lower.contains(['.', 'e'])
+        },
         is_complex: false,
     })
+}
+
+/// strconv.ParseInt(text, 0, 64): base prefixes, a leading 0 for octal, underscores only
+/// between digits with a base prefix.
+fn go_parse_int(text: &str) -> Option<i64> {
+    let (neg, body) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let lower = body.to_ascii_lowercase();
+    let (radix, digits, prefixed) = if let Some(d) = lower.strip_prefix("0x") {
+        (16, d, true)
+    } else if let Some(d) = lower.strip_prefix("0o") {
+        (8, d, true)
+    } else if let Some(d) = lower.strip_prefix("0b") {
+        (2, d, true)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, &lower[1..], true)
+    } else {
+        (10, lower.as_str(), false)
+    };
+    if digits.contains('_') && !underscores_ok(digits, prefixed) {
+        return None;
+    }
+    let clean = digits.replace('_', "");
+    if clean.is_empty() {
+        return None;
+    }
+    let magnitude = u64::from_str_radix(&clean, radix).ok()?;
+    if neg {
+        if magnitude == 1 << 63 {
+            Some(i64::MIN)
+        } else {
+            i64::try_from(magnitude).ok().map(|m| -m)
+        }
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
+/// Underscores must separate digits (after a base prefix, one may follow the prefix).
+fn underscores_ok(digits: &str, prefixed: bool) -> bool {
+    let b = digits.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'_' {
+            let before_ok = if i == 0 { prefixed } else { b[i - 1] != b'_' };
+            let after_ok = b.get(i + 1).is_some_and(|&n| n != b'_');
+            if !before_ok || !after_ok {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// strconv.ParseFloat(text, 64) for decimal and hex floats.
+fn go_parse_float(text: &str) -> Option<f64> {
+    let (neg, body) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let lower = body.to_ascii_lowercase();
+    let v = if let Some(hex) = lower.strip_prefix("0x") {
+        parse_hex_float(&hex.replace('_', ""))?
+    } else {
+        if lower.contains('_') && !underscores_ok(&lower, false) {
+            return None;
+        }
+        let clean = lower.replace('_', "");
+        if clean.starts_with(['i', 'n']) {
+            return None;
+        }
+        clean.parse::<f64>().ok()?
+    };
+    Some(if neg { -v } else { v })
 }
 
 fn parse_hex_float(s: &str) -> Option<f64> {

@@ -84,3 +84,24 @@ fn runaway_templates_end_with_an_error() {
     let e = set.execute("t", &d).unwrap_err().to_string();
     assert!(e.contains("exceeded maximum template depth (50)"), "{e}");
 }
+
+#[test]
+fn hostile_nesting_is_an_error_not_an_overflow() {
+    let d = dot();
+    let deep_ifs = format!(
+        "{}x{}",
+        "{{ if true }}".repeat(5000),
+        "{{ end }}".repeat(5000)
+    );
+    let e = run(&deep_ifs, &d, MissingKey::Default)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("max expression depth exceeded"), "{e}");
+    let deep_parens = format!("{{{{ {}1{} }}}}", "(".repeat(5000), ")".repeat(5000));
+    let e = run(&deep_parens, &d, MissingKey::Default)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("max expression depth exceeded"), "{e}");
+    let unclosed = "{{ if true }}".repeat(3);
+    assert!(run(&unclosed, &d, MissingKey::Default).is_err());
+}

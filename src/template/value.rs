@@ -34,7 +34,10 @@ impl Dict {
 
     /// The entries, copied (values are cheap to clone).
     pub fn entries(&self) -> Vec<(String, Value)> {
-        self.read().iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+        self.read()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
     }
 
     /// Number of entries.

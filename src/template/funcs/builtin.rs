@@ -15,7 +15,9 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::variadic("index", &[V], V, index),
     FuncDef::variadic("slice", &[V], V, slice),
     FuncDef::variadic("print", &[], Param::Any, |_, a| Ok(Value::str(sprint(a)))),
-    FuncDef::variadic("println", &[], Param::Any, |_, a| Ok(Value::str(sprintln(a)))),
+    FuncDef::variadic("println", &[], Param::Any, |_, a| {
+        Ok(Value::str(sprintln(a)))
+    }),
     FuncDef::variadic("printf", &[Param::String], Param::Any, printf),
     FuncDef::variadic("eq", &[V], V, eq),
     FuncDef::new("ne", &[V, V], ne),
@@ -23,10 +25,14 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::new("le", &[V, V], |_, a| compare(a, "le")),
     FuncDef::new("gt", &[V, V], |_, a| compare(a, "gt")),
     FuncDef::new("ge", &[V, V], |_, a| compare(a, "ge")),
-    FuncDef::variadic("html", &[], Param::Any, |_, a| Ok(Value::str(html_escape(&sprint(a))))),
-    FuncDef::variadic("js", &[], Param::Any, |_, a| Ok(Value::str(js_escape(&sprint(a))))),
+    FuncDef::variadic("html", &[], Param::Any, |_, a| {
+        Ok(Value::str(html_escape(&eval_args(a))))
+    }),
+    FuncDef::variadic("js", &[], Param::Any, |_, a| {
+        Ok(Value::str(js_escape(&eval_args(a))))
+    }),
     FuncDef::variadic("urlquery", &[], Param::Any, |_, a| {
-        Ok(Value::str(query_escape(&sprint(a))))
+        Ok(Value::str(query_escape(&eval_args(a))))
     }),
     FuncDef::variadic("call", &[V], V, |_, a| match a.first() {
         Some(Value::Nil) | None => Err(FuncError::Call("call of nil".into())),
@@ -39,6 +45,18 @@ pub const FUNCS: &[FuncDef] = &[
 ];
 
 const V: Param = Param::Value;
+
+/// text/template's `evalArgs`: the arguments printed, a nil as `<no value>`.
+fn eval_args(args: &[Value]) -> String {
+    let printable: Vec<Value> = args
+        .iter()
+        .map(|v| match v {
+            Value::Nil | Value::NoValue => Value::str("<no value>"),
+            other => other.clone(),
+        })
+        .collect();
+    sprint(&printable)
+}
 
 fn not(_: &Call, a: &[Value]) -> R {
     Ok(Value::Bool(!a[0].truth()))
@@ -321,10 +339,9 @@ pub fn js_escape(s: &str) -> String {
             '>' => out.push_str("\\u003E"),
             '&' => out.push_str("\\u0026"),
             '=' => out.push_str("\\u003D"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
+                out.push_str(&format!("\\u{:04X}", c as u32))
+            }
             c => out.push(c),
         }
     }

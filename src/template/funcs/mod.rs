@@ -1,3 +1,4 @@
-//! Function sets: text/template's builtins (sprig and Helm's functions come on top).
+//! Function sets: text/template's builtins and sprig's (Helm's and Argo CD's come on top).
 
 pub mod builtin;
+pub mod sprig;

@@ -1,0 +1,951 @@
+//! sprig v3.3.0's functions (`github.com/Masterminds/sprig`), as Helm and Argo CD load them:
+//! strings, conversions, defaults, lists, dicts, integer and float math, encodings, regular
+//! expressions and type tests. Each is written after sprig's Go source, with its signature.
+
+use super::super::fmt::{sprint_value, sprintf};
+use super::super::value::{Dict, Value};
+use super::super::{FuncDef, FuncError, Param};
+use std::collections::BTreeMap;
+
+const A: Param = Param::Any;
+const S: Param = Param::String;
+const I: Param = Param::Int;
+const M: Param = Param::Map;
+
+/// The deterministic sprig functions.
+pub const FUNCS: &[FuncDef] = &[
+    // Strings.
+    FuncDef::new("hello", &[], |_, _| Ok(Value::str("Hello!"))),
+    FuncDef::new("upper", &[S], |_, a| Ok(Value::str(s(a, 0).to_uppercase()))),
+    FuncDef::new("lower", &[S], |_, a| Ok(Value::str(s(a, 0).to_lowercase()))),
+    FuncDef::new("title", &[S], |_, a| Ok(Value::str(title(s(a, 0))))),
+    FuncDef::new("untitle", &[S], |_, a| Ok(Value::str(untitle(s(a, 0))))),
+    FuncDef::new("substr", &[I, I, S], |_, a| {
+        Ok(Value::str(substr(int(a, 0), int(a, 1), s(a, 2))))
+    }),
+    FuncDef::new("repeat", &[I, S], |_, a| {
+        let n = int(a, 0);
+        if n < 0 {
+            return Err(FuncError::Call("strings: negative Repeat count".into()));
+        }
+        Ok(Value::str(s(a, 1).repeat(n as usize)))
+    }),
+    FuncDef::new("trim", &[S], |_, a| {
+        Ok(Value::str(s(a, 0).trim_matches(is_go_space)))
+    }),
+    FuncDef::new("trimAll", &[S, S], |_, a| {
+        let cut: Vec<char> = s(a, 0).chars().collect();
+        Ok(Value::str(s(a, 1).trim_matches(|c| cut.contains(&c))))
+    }),
+    FuncDef::new("trimSuffix", &[S, S], |_, a| {
+        Ok(Value::str(s(a, 1).strip_suffix(s(a, 0)).unwrap_or(s(a, 1))))
+    }),
+    FuncDef::new("trimPrefix", &[S, S], |_, a| {
+        Ok(Value::str(s(a, 1).strip_prefix(s(a, 0)).unwrap_or(s(a, 1))))
+    }),
+    FuncDef::new("nospace", &[S], |_, a| {
+        Ok(Value::str(
+            s(a, 0)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>(),
+        ))
+    }),
+    FuncDef::new("initials", &[S], |_, a| {
+        Ok(Value::str(
+            s(a, 0)
+                .split_whitespace()
+                .filter_map(|w| w.chars().next())
+                .collect::<String>(),
+        ))
+    }),
+    FuncDef::new("swapcase", &[S], |_, a| Ok(Value::str(swapcase(s(a, 0))))),
+    FuncDef::new("snakecase", &[S], |_, a| {
+        Ok(Value::str(delimited(s(a, 0), '_')))
+    }),
+    FuncDef::new("kebabcase", &[S], |_, a| {
+        Ok(Value::str(delimited(s(a, 0), '-')))
+    }),
+    FuncDef::new("camelcase", &[S], |_, a| Ok(Value::str(camelcase(s(a, 0))))),
+    FuncDef::new("contains", &[S, S], |_, a| {
+        Ok(Value::Bool(s(a, 1).contains(s(a, 0))))
+    }),
+    FuncDef::new("hasPrefix", &[S, S], |_, a| {
+        Ok(Value::Bool(s(a, 1).starts_with(s(a, 0))))
+    }),
+    FuncDef::new("hasSuffix", &[S, S], |_, a| {
+        Ok(Value::Bool(s(a, 1).ends_with(s(a, 0))))
+    }),
+    FuncDef::variadic("quote", &[], A, |_, a| {
+        Ok(Value::str(
+            a.iter()
+                .filter(|v| !matches!(v, Value::Nil))
+                .map(|v| super::super::fmt::go_quote(&strval(v)))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ))
+    }),
+    FuncDef::variadic("squote", &[], A, |_, a| {
+        Ok(Value::str(
+            a.iter()
+                .filter(|v| !matches!(v, Value::Nil))
+                .map(|v| format!("'{}'", strval(v)))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ))
+    }),
+    FuncDef::variadic("cat", &[], A, |_, a| {
+        Ok(Value::str(
+            a.iter()
+                .filter(|v| !matches!(v, Value::Nil))
+                .map(strval)
+                .collect::<Vec<_>>()
+                .join(" "),
+        ))
+    }),
+    FuncDef::new("indent", &[I, S], |_, a| {
+        Ok(Value::str(indent(int(a, 0), s(a, 1))))
+    }),
+    FuncDef::new("nindent", &[I, S], |_, a| {
+        Ok(Value::str(format!("\n{}", indent(int(a, 0), s(a, 1)))))
+    }),
+    FuncDef::new("replace", &[S, S, S], |_, a| {
+        Ok(Value::str(go_replace(s(a, 2), s(a, 0), s(a, 1))))
+    }),
+    FuncDef::new("plural", &[S, S, I], |_, a| {
+        Ok(Value::str(if int(a, 2) == 1 { s(a, 0) } else { s(a, 1) }))
+    }),
+    FuncDef::new("trunc", &[I, S], |_, a| {
+        let (c, text) = (int(a, 0), s(a, 1));
+        let len = text.len() as i64;
+        Ok(Value::str(if c < 0 && len + c > 0 {
+            text.get((len + c) as usize..).unwrap_or(text)
+        } else if c >= 0 && len > c {
+            text.get(..c as usize).unwrap_or(text)
+        } else {
+            text
+        }))
+    }),
+    FuncDef::new("abbrev", &[I, S], |_, a| {
+        Ok(Value::str(abbrev(int(a, 0), s(a, 1))))
+    }),
+    FuncDef::new("wrap", &[I, S], |_, a| {
+        Ok(Value::str(wrap(int(a, 0), "\n", s(a, 1))))
+    }),
+    FuncDef::new("wrapWith", &[I, S, S], |_, a| {
+        Ok(Value::str(wrap(int(a, 0), s(a, 1), s(a, 2))))
+    }),
+    FuncDef::new("join", &[S, A], |_, a| {
+        Ok(Value::str(strslice(&a[1]).join(s(a, 0))))
+    }),
+    FuncDef::new("split", &[S, S], |_, a| {
+        let parts = go_split(s(a, 1), s(a, 0), -1);
+        Ok(Value::map(
+            parts
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (format!("_{i}"), Value::str(p)))
+                .collect(),
+        ))
+    }),
+    FuncDef::new("splitn", &[S, I, S], |_, a| {
+        let parts = go_split(s(a, 2), s(a, 0), int(a, 1));
+        Ok(Value::map(
+            parts
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (format!("_{i}"), Value::str(p)))
+                .collect(),
+        ))
+    }),
+    FuncDef::new("splitList", &[S, S], |_, a| {
+        Ok(Value::list(
+            go_split(s(a, 1), s(a, 0), -1)
+                .into_iter()
+                .map(Value::str)
+                .collect(),
+        ))
+    }),
+    FuncDef::new("toStrings", &[A], |_, a| {
+        Ok(Value::list(
+            strslice(&a[0]).into_iter().map(Value::str).collect(),
+        ))
+    }),
+    FuncDef::new("sortAlpha", &[A], |_, a| {
+        let mut v = strslice(&a[0]);
+        v.sort();
+        Ok(Value::list(v.into_iter().map(Value::str).collect()))
+    }),
+    FuncDef::new("toString", &[A], |_, a| Ok(Value::str(strval(&a[0])))),
+    FuncDef::variadic("printf", &[S], A, |_, a| {
+        Ok(Value::str(sprintf(s(a, 0), &a[1..])))
+    }),
+    // Conversions.
+    FuncDef::new("atoi", &[S], |_, a| {
+        Ok(Value::Int(s(a, 0).parse().unwrap_or(0)))
+    }),
+    FuncDef::new("int", &[A], |_, a| Ok(Value::Int(to_int64(&a[0])))),
+    FuncDef::new("int64", &[A], |_, a| Ok(Value::Int64(to_int64(&a[0])))),
+    FuncDef::new("float64", &[A], |_, a| Ok(Value::Float(to_float64(&a[0])))),
+    FuncDef::new("toDecimal", &[A], |_, a| {
+        Ok(Value::Int64(
+            i64::from_str_radix(&strval(&a[0]), 8).unwrap_or(0),
+        ))
+    }),
+    // Defaults.
+    FuncDef::variadic("default", &[A], A, |_, a| {
+        Ok(match a.get(1) {
+            Some(given) if !empty(given) => given.clone(),
+            _ => a[0].clone(),
+        })
+    }),
+    FuncDef::new("empty", &[A], |_, a| Ok(Value::Bool(empty(&a[0])))),
+    FuncDef::variadic("coalesce", &[], A, |_, a| {
+        Ok(a.iter().find(|v| !empty(v)).cloned().unwrap_or(Value::Nil))
+    }),
+    FuncDef::variadic("all", &[], A, |_, a| {
+        Ok(Value::Bool(a.iter().all(|v| !empty(v))))
+    }),
+    FuncDef::variadic("any", &[], A, |_, a| {
+        Ok(Value::Bool(a.iter().any(|v| !empty(v))))
+    }),
+    FuncDef::new("ternary", &[A, A, Param::Bool], |_, a| {
+        Ok(if matches!(a[2], Value::Bool(true)) {
+            a[0].clone()
+        } else {
+            a[1].clone()
+        })
+    }),
+    FuncDef::new("fail", &[S], |_, a| {
+        Err(FuncError::Call(s(a, 0).to_string()))
+    }),
+    // Types.
+    FuncDef::new("typeOf", &[A], |_, a| Ok(Value::str(a[0].type_name()))),
+    FuncDef::new("typeIs", &[S, A], |_, a| {
+        Ok(Value::Bool(s(a, 0) == a[1].type_name()))
+    }),
+    FuncDef::new("typeIsLike", &[S, A], |_, a| {
+        let t = a[1].type_name();
+        Ok(Value::Bool(s(a, 0) == t || s(a, 0) == format!("*{t}")))
+    }),
+    FuncDef::new("kindOf", &[A], |_, a| Ok(Value::str(a[0].kind_name()))),
+    FuncDef::new("kindIs", &[S, A], |_, a| {
+        Ok(Value::Bool(s(a, 0) == a[1].kind_name()))
+    }),
+    FuncDef::new("deepEqual", &[A, A], |_, a| Ok(Value::Bool(a[0] == a[1]))),
+    // Integer and float math.
+    FuncDef::new("add1", &[A], |_, a| {
+        Ok(Value::Int64(to_int64(&a[0]).wrapping_add(1)))
+    }),
+    FuncDef::variadic("add", &[], A, |_, a| {
+        Ok(Value::Int64(
+            a.iter().fold(0i64, |acc, v| acc.wrapping_add(to_int64(v))),
+        ))
+    }),
+    FuncDef::new("sub", &[A, A], |_, a| {
+        Ok(Value::Int64(to_int64(&a[0]).wrapping_sub(to_int64(&a[1]))))
+    }),
+    FuncDef::new("div", &[A, A], |_, a| {
+        let d = to_int64(&a[1]);
+        if d == 0 {
+            return Err(FuncError::Call(
+                "runtime error: integer divide by zero".into(),
+            ));
+        }
+        Ok(Value::Int64(to_int64(&a[0]).wrapping_div(d)))
+    }),
+    FuncDef::new("mod", &[A, A], |_, a| {
+        let d = to_int64(&a[1]);
+        if d == 0 {
+            return Err(FuncError::Call(
+                "runtime error: integer divide by zero".into(),
+            ));
+        }
+        Ok(Value::Int64(to_int64(&a[0]).wrapping_rem(d)))
+    }),
+    FuncDef::variadic("mul", &[A], A, |_, a| {
+        Ok(Value::Int64(
+            a.iter().fold(1i64, |acc, v| acc.wrapping_mul(to_int64(v))),
+        ))
+    }),
+    FuncDef::variadic("max", &[A], A, |_, a| {
+        Ok(Value::Int64(a.iter().map(to_int64).max().unwrap_or(0)))
+    }),
+    FuncDef::variadic("biggest", &[A], A, |_, a| {
+        Ok(Value::Int64(a.iter().map(to_int64).max().unwrap_or(0)))
+    }),
+    FuncDef::variadic("min", &[A], A, |_, a| {
+        Ok(Value::Int64(a.iter().map(to_int64).min().unwrap_or(0)))
+    }),
+    FuncDef::new("floor", &[A], |_, a| {
+        Ok(Value::Float(to_float64(&a[0]).floor()))
+    }),
+    FuncDef::new("ceil", &[A], |_, a| {
+        Ok(Value::Float(to_float64(&a[0]).ceil()))
+    }),
+    FuncDef::variadic("round", &[A, I], Param::Float64, |_, a| {
+        let round_on = match a.get(2) {
+            Some(Value::Float(f)) => *f,
+            _ => 0.5,
+        };
+        Ok(Value::Float(round(to_float64(&a[0]), int(a, 1), round_on)))
+    }),
+    FuncDef::new("until", &[I], |_, a| {
+        let n = int(a, 0);
+        let step = if n < 0 { -1 } else { 1 };
+        Ok(until_step(0, n, step))
+    }),
+    FuncDef::new("untilStep", &[I, I, I], |_, a| {
+        Ok(until_step(int(a, 0), int(a, 1), int(a, 2)))
+    }),
+    FuncDef::variadic("seq", &[], I, |_, a| Ok(Value::str(seq(a)))),
+    // Lists.
+    FuncDef::variadic("list", &[], A, |_, a| Ok(Value::list(a.to_vec()))),
+    FuncDef::variadic("tuple", &[], A, |_, a| Ok(Value::list(a.to_vec()))),
+    FuncDef::new("first", &[A], |_, a| {
+        let l = list_of(&a[0], "first")?;
+        Ok(l.first().cloned().unwrap_or(Value::Nil))
+    }),
+    FuncDef::new("last", &[A], |_, a| {
+        let l = list_of(&a[0], "last")?;
+        Ok(l.last().cloned().unwrap_or(Value::Nil))
+    }),
+    FuncDef::new("rest", &[A], |_, a| {
+        let l = list_of(&a[0], "rest")?;
+        Ok(if l.is_empty() {
+            Value::Nil
+        } else {
+            Value::list(l[1..].to_vec())
+        })
+    }),
+    FuncDef::new("initial", &[A], |_, a| {
+        let l = list_of(&a[0], "initial")?;
+        Ok(if l.is_empty() {
+            Value::Nil
+        } else {
+            Value::list(l[..l.len() - 1].to_vec())
+        })
+    }),
+    FuncDef::new("append", &[A, A], |_, a| {
+        let mut l = list_of(&a[0], "append")?;
+        l.push(a[1].clone());
+        Ok(Value::list(l))
+    }),
+    FuncDef::new("push", &[A, A], |_, a| {
+        let mut l = list_of(&a[0], "push")?;
+        l.push(a[1].clone());
+        Ok(Value::list(l))
+    }),
+    FuncDef::new("prepend", &[A, A], |_, a| {
+        let mut l = list_of(&a[0], "prepend")?;
+        l.insert(0, a[1].clone());
+        Ok(Value::list(l))
+    }),
+    FuncDef::variadic("concat", &[], A, |_, a| {
+        let mut out = Vec::new();
+        for v in a {
+            out.extend(list_of(v, "concat")?);
+        }
+        Ok(Value::list(out))
+    }),
+    FuncDef::new("reverse", &[A], |_, a| {
+        let mut l = list_of(&a[0], "reverse")?;
+        l.reverse();
+        Ok(Value::list(l))
+    }),
+    FuncDef::new("uniq", &[A], |_, a| {
+        let l = list_of(&a[0], "uniq")?;
+        let mut out: Vec<Value> = Vec::new();
+        for v in l {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        Ok(Value::list(out))
+    }),
+    FuncDef::variadic("without", &[A], A, |_, a| {
+        let l = list_of(&a[0], "without")?;
+        Ok(Value::list(
+            l.into_iter().filter(|v| !a[1..].contains(v)).collect(),
+        ))
+    }),
+    FuncDef::new("has", &[A, A], |_, a| {
+        Ok(Value::Bool(match &a[1] {
+            Value::List(l) => l.contains(&a[0]),
+            Value::Nil => false,
+            other => {
+                return Err(FuncError::Call(format!(
+                    "Cannot find has on type {}",
+                    other.kind_name()
+                )))
+            }
+        }))
+    }),
+    FuncDef::new("compact", &[A], |_, a| {
+        let l = list_of(&a[0], "compact")?;
+        Ok(Value::list(l.into_iter().filter(|v| !empty(v)).collect()))
+    }),
+    FuncDef::new("chunk", &[I, A], |_, a| {
+        let size = int(a, 0).max(1) as usize;
+        let l = list_of(&a[1], "chunk")?;
+        Ok(Value::list(
+            l.chunks(size).map(|c| Value::list(c.to_vec())).collect(),
+        ))
+    }),
+    // Dicts.
+    FuncDef::variadic("dict", &[], A, |_, a| {
+        let mut m = BTreeMap::new();
+        for pair in a.chunks(2) {
+            let v = pair.get(1).cloned().unwrap_or(Value::str(""));
+            m.insert(strval(&pair[0]), v);
+        }
+        Ok(Value::map(m))
+    }),
+    FuncDef::new("get", &[M, S], |_, a| {
+        Ok(dict(a, 0).get(s(a, 1)).unwrap_or(Value::str("")))
+    }),
+    FuncDef::new("set", &[M, S, A], |_, a| {
+        dict(a, 0).write().insert(s(a, 1).to_string(), a[2].clone());
+        Ok(a[0].clone())
+    }),
+    FuncDef::new("unset", &[M, S], |_, a| {
+        dict(a, 0).write().remove(s(a, 1));
+        Ok(a[0].clone())
+    }),
+    FuncDef::new("hasKey", &[M, S], |_, a| {
+        Ok(Value::Bool(dict(a, 0).get(s(a, 1)).is_some()))
+    }),
+    FuncDef::variadic("pluck", &[S], M, |_, a| {
+        Ok(Value::list(
+            a[1..]
+                .iter()
+                .filter_map(|d| match d {
+                    Value::Map(m) => m.get(s(a, 0)),
+                    _ => None,
+                })
+                .collect(),
+        ))
+    }),
+    FuncDef::variadic("keys", &[], M, |_, a| {
+        let mut out = Vec::new();
+        for d in a {
+            if let Value::Map(m) = d {
+                out.extend(m.read().keys().map(|k| Value::str(k.as_str())));
+            }
+        }
+        Ok(Value::list(out))
+    }),
+    FuncDef::new("values", &[M], |_, a| {
+        Ok(Value::list(dict(a, 0).read().values().cloned().collect()))
+    }),
+    FuncDef::variadic("pick", &[M], S, |_, a| {
+        let d = dict(a, 0);
+        let m = a[1..]
+            .iter()
+            .filter_map(|k| {
+                let k = k.as_str()?;
+                d.get(k).map(|v| (k.to_string(), v))
+            })
+            .collect();
+        Ok(Value::map(m))
+    }),
+    FuncDef::variadic("omit", &[M], S, |_, a| {
+        let keys: Vec<&str> = a[1..].iter().filter_map(Value::as_str).collect();
+        let m = dict(a, 0)
+            .entries()
+            .into_iter()
+            .filter(|(k, _)| !keys.contains(&k.as_str()))
+            .collect();
+        Ok(Value::map(m))
+    }),
+    FuncDef::variadic("merge", &[M], M, |_, a| {
+        let dst = dict(a, 0);
+        for src in &a[1..] {
+            if let Value::Map(src) = src {
+                merge_into(&dst, src, false);
+            }
+        }
+        Ok(a[0].clone())
+    }),
+    FuncDef::variadic("mergeOverwrite", &[M], M, |_, a| {
+        let dst = dict(a, 0);
+        for src in &a[1..] {
+            if let Value::Map(src) = src {
+                merge_into(&dst, src, true);
+            }
+        }
+        Ok(a[0].clone())
+    }),
+    FuncDef::new("deepCopy", &[A], |_, a| Ok(deep_copy(&a[0]))),
+    FuncDef::variadic("dig", &[], A, |_, a| {
+        if a.len() < 3 {
+            return Err(FuncError::Call("dig needs at least three arguments".into()));
+        }
+        let default = a[a.len() - 2].clone();
+        let Value::Map(mut m) = a[a.len() - 1].clone() else {
+            return Err(FuncError::Call(
+                "dig: the last argument must be a map".into(),
+            ));
+        };
+        let keys = &a[..a.len() - 2];
+        for (i, k) in keys.iter().enumerate() {
+            let Some(v) = m.get(&strval(k)) else {
+                return Ok(default);
+            };
+            if i == keys.len() - 1 {
+                return Ok(v);
+            }
+            match v {
+                Value::Map(next) => m = next,
+                _ => return Ok(default),
+            }
+        }
+        Ok(default)
+    }),
+    // Encodings and hashes.
+    FuncDef::new("b64enc", &[S], |_, a| {
+        use base64::Engine;
+        Ok(Value::str(
+            base64::engine::general_purpose::STANDARD.encode(s(a, 0)),
+        ))
+    }),
+    FuncDef::new("b64dec", &[S], |_, a| {
+        use base64::Engine;
+        Ok(Value::str(
+            match base64::engine::general_purpose::STANDARD.decode(s(a, 0)) {
+                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                Err(e) => e.to_string(),
+            },
+        ))
+    }),
+    FuncDef::new("sha1sum", &[S], |_, a| {
+        use sha1::Digest;
+        Ok(Value::str(hex(&sha1::Sha1::digest(s(a, 0).as_bytes()))))
+    }),
+    FuncDef::new("sha256sum", &[S], |_, a| {
+        use sha2::Digest;
+        Ok(Value::str(hex(&sha2::Sha256::digest(s(a, 0).as_bytes()))))
+    }),
+    FuncDef::new("sha512sum", &[S], |_, a| {
+        use sha2::Digest;
+        Ok(Value::str(hex(&sha2::Sha512::digest(s(a, 0).as_bytes()))))
+    }),
+    FuncDef::new("adler32sum", &[S], |_, a| {
+        Ok(Value::str(adler32(s(a, 0).as_bytes()).to_string()))
+    }),
+    // Regular expressions (Go's RE2 syntax; the regex crate is RE2-like).
+    FuncDef::new("regexMatch", &[S, S], |_, a| {
+        Ok(Value::Bool(re(a, 0)?.is_match(s(a, 1))))
+    }),
+    FuncDef::new("regexFind", &[S, S], |_, a| {
+        Ok(Value::str(
+            re(a, 0)?.find(s(a, 1)).map_or("", |m| m.as_str()),
+        ))
+    }),
+    FuncDef::new("regexFindAll", &[S, S, I], |_, a| {
+        let n = int(a, 2);
+        let pattern = re(a, 0)?;
+        let all = pattern.find_iter(s(a, 1)).map(|m| Value::str(m.as_str()));
+        Ok(Value::list(if n < 0 {
+            all.collect()
+        } else {
+            all.take(n as usize).collect()
+        }))
+    }),
+    FuncDef::new("regexReplaceAll", &[S, S, S], |_, a| {
+        Ok(Value::str(
+            re(a, 0)?
+                .replace_all(s(a, 1), go_expand(s(a, 2)))
+                .into_owned(),
+        ))
+    }),
+    FuncDef::new("regexReplaceAllLiteral", &[S, S, S], |_, a| {
+        Ok(Value::str(
+            re(a, 0)?
+                .replace_all(s(a, 1), regex::NoExpand(s(a, 2)))
+                .into_owned(),
+        ))
+    }),
+    FuncDef::new("regexSplit", &[S, S, I], |_, a| {
+        let n = int(a, 2);
+        let parts: Vec<Value> = if n < 0 {
+            re(a, 0)?.split(s(a, 1)).map(Value::str).collect()
+        } else {
+            re(a, 0)?
+                .splitn(s(a, 1), n as usize)
+                .map(Value::str)
+                .collect()
+        };
+        Ok(Value::list(parts))
+    }),
+    FuncDef::new("regexQuoteMeta", &[S], |_, a| {
+        Ok(Value::str(regex::escape(s(a, 0))))
+    }),
+];
+
+fn s(a: &[Value], i: usize) -> &str {
+    a[i].as_str().unwrap_or_default()
+}
+
+fn int(a: &[Value], i: usize) -> i64 {
+    a[i].as_int().unwrap_or_default()
+}
+
+fn dict(a: &[Value], i: usize) -> Dict {
+    match &a[i] {
+        Value::Map(m) => m.clone(),
+        _ => Dict::default(),
+    }
+}
+
+fn is_go_space(c: char) -> bool {
+    c.is_whitespace()
+}
+
+/// sprig's `strval`: a string as it is, anything else as `%v` prints it.
+pub fn strval(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        other => sprint_value(other),
+    }
+}
+
+/// sprig's `strslice`: a list's elements as strings (nil elements dropped), a string as a
+/// one-element list, nil as empty, anything else as its `%v` text.
+fn strslice(v: &Value) -> Vec<String> {
+    match v {
+        Value::List(l) => l
+            .iter()
+            .filter(|x| !matches!(x, Value::Nil | Value::NoValue))
+            .map(strval)
+            .collect(),
+        Value::Nil | Value::NoValue => Vec::new(),
+        other => vec![strval(other)],
+    }
+}
+
+/// cast.ToInt64: numbers truncated, strings parsed (Go's base prefixes), bools 0/1, else 0.
+pub fn to_int64(v: &Value) -> i64 {
+    match v {
+        Value::Int(i) | Value::Int64(i) => *i,
+        Value::Float(f) => *f as i64,
+        Value::Bool(b) => i64::from(*b),
+        Value::String(s) => parse_go_int(s.trim_end_matches(".0")).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn parse_go_int(s: &str) -> Option<i64> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let lower = body.to_ascii_lowercase();
+    let v = if let Some(h) = lower.strip_prefix("0x") {
+        i64::from_str_radix(h, 16).ok()?
+    } else if let Some(o) = lower.strip_prefix("0o") {
+        i64::from_str_radix(o, 8).ok()?
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        i64::from_str_radix(b, 2).ok()?
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        i64::from_str_radix(&lower[1..], 8).ok()?
+    } else {
+        lower.parse().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// cast.ToFloat64.
+pub fn to_float64(v: &Value) -> f64 {
+    match v {
+        Value::Int(i) | Value::Int64(i) => *i as f64,
+        Value::Float(f) => *f,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::String(s) => s.parse().unwrap_or(0.0),
+        _ => 0.0,
+    }
+}
+
+/// sprig's `empty`: nil, false, 0, "" and empty collections.
+pub fn empty(v: &Value) -> bool {
+    !v.truth()
+}
+
+fn list_of(v: &Value, name: &str) -> Result<Vec<Value>, FuncError> {
+    match v {
+        Value::List(l) => Ok(l.to_vec()),
+        Value::Nil | Value::NoValue => Err(FuncError::Call(format!(
+            "Cannot find {name} on type invalid"
+        ))),
+        other => Err(FuncError::Call(format!(
+            "Cannot find {name} on type {}",
+            other.kind_name()
+        ))),
+    }
+}
+
+fn title(s: &str) -> String {
+    // strings.Title: a letter after a non-letter (or at the start) is upper-cased.
+    let mut out = String::with_capacity(s.len());
+    let mut prev_letter = false;
+    for c in s.chars() {
+        if !prev_letter && c.is_alphabetic() {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+        prev_letter = c.is_alphanumeric() || c == '_' || c == '\'';
+    }
+    out
+}
+
+fn untitle(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut start = true;
+    for c in s.chars() {
+        if start && !c.is_whitespace() {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+        start = c.is_whitespace();
+    }
+    out
+}
+
+fn substr(start: i64, end: i64, s: &str) -> String {
+    let b = s.as_bytes();
+    let len = b.len() as i64;
+    let slice = if start < 0 {
+        &b[..(end.clamp(0, len)) as usize]
+    } else if end < 0 || end > len {
+        &b[(start.min(len)) as usize..]
+    } else if start > end {
+        &b[..0]
+    } else {
+        &b[start as usize..end as usize]
+    };
+    String::from_utf8_lossy(slice).into_owned()
+}
+
+fn swapcase(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_uppercase() {
+                c.to_lowercase().collect::<String>()
+            } else {
+                c.to_uppercase().collect()
+            }
+        })
+        .collect()
+}
+
+/// xstrings' ToSnakeCase/ToKebabCase: words split at case changes and separators.
+fn delimited(s: &str, sep: char) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '_' || c == '-' || c == ' ' || c == '.' {
+            if !out.is_empty() && !out.ends_with(sep) {
+                out.push(sep);
+            }
+            continue;
+        }
+        if c.is_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if (prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower))
+                && !out.ends_with(sep)
+            {
+                out.push(sep);
+            }
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+fn camelcase(s: &str) -> String {
+    let mut out = String::new();
+    let mut upper_next = true;
+    for c in s.chars() {
+        if c == '_' || c == ' ' || c == '-' {
+            upper_next = true;
+            continue;
+        }
+        if upper_next {
+            out.extend(c.to_uppercase());
+            upper_next = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn indent(n: i64, s: &str) -> String {
+    let pad = " ".repeat(n.max(0) as usize);
+    format!("{pad}{}", s.replace('\n', &format!("\n{pad}")))
+}
+
+/// strings.Replace with n = -1 (an empty `old` inserts `new` around every character).
+fn go_replace(s: &str, old: &str, new: &str) -> String {
+    if old.is_empty() {
+        let mut out = String::from(new);
+        for c in s.chars() {
+            out.push(c);
+            out.push_str(new);
+        }
+        return out;
+    }
+    s.replace(old, new)
+}
+
+/// strings.SplitN (n < 0: all; an empty separator splits into characters).
+fn go_split(s: &str, sep: &str, n: i64) -> Vec<String> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if sep.is_empty() {
+        let mut parts: Vec<String> = s.chars().map(String::from).collect();
+        if n > 0 && parts.len() > n as usize {
+            let rest: String = parts[n as usize - 1..].concat();
+            parts.truncate(n as usize - 1);
+            parts.push(rest);
+        }
+        return parts;
+    }
+    if n < 0 {
+        s.split(sep).map(String::from).collect()
+    } else {
+        s.splitn(n as usize, sep).map(String::from).collect()
+    }
+}
+
+fn abbrev(width: i64, s: &str) -> String {
+    if width < 4 || (s.len() as i64) <= width {
+        return s.to_string();
+    }
+    format!("{}...", &s[..(width - 3) as usize])
+}
+
+/// goutils.WrapCustom with wrapLongWords = false.
+fn wrap(width: i64, sep: &str, s: &str) -> String {
+    let width = width.max(1) as usize;
+    let mut out = String::new();
+    for (li, line) in s.split('\n').enumerate() {
+        if li > 0 {
+            out.push('\n');
+        }
+        let mut current = 0usize;
+        for (wi, word) in line.split(' ').enumerate() {
+            if wi > 0 {
+                if current + 1 + word.len() > width && current > 0 {
+                    out.push_str(sep);
+                    current = 0;
+                } else {
+                    out.push(' ');
+                    current += 1;
+                }
+            }
+            out.push_str(word);
+            current += word.len();
+        }
+    }
+    out
+}
+
+fn round(x: f64, precision: i64, round_on: f64) -> f64 {
+    let pow = 10f64.powi(precision as i32);
+    let digit = pow * x;
+    let (int, frac) = (digit.trunc(), digit.fract());
+    let rounded = if frac >= round_on { int + 1.0 } else { int };
+    rounded / pow
+}
+
+fn until_step(start: i64, stop: i64, step: i64) -> Value {
+    let mut out = Vec::new();
+    if step == 0 || (step > 0 && start >= stop) || (step < 0 && start <= stop) {
+        return Value::list(out);
+    }
+    let mut i = start;
+    while (step > 0 && i < stop) || (step < 0 && i > stop) {
+        out.push(Value::Int(i));
+        i += step;
+    }
+    Value::list(out)
+}
+
+/// sprig's `seq`, as GNU seq.
+fn seq(a: &[Value]) -> String {
+    let n: Vec<i64> = a.iter().filter_map(Value::as_int).collect();
+    let (start, step, end) = match n.as_slice() {
+        [] => return String::new(),
+        [end] => (1, if *end >= 1 { 1 } else { -1 }, *end),
+        [start, end] => (*start, if end >= start { 1 } else { -1 }, *end),
+        [start, step, end, ..] => (*start, *step, *end),
+    };
+    let mut out = Vec::new();
+    if step == 0 {
+        return String::new();
+    }
+    let mut i = start;
+    while (step > 0 && i <= end) || (step < 0 && i >= end) {
+        out.push(i.to_string());
+        i += step;
+    }
+    out.join(" ")
+}
+
+/// mergo.Merge: keys missing in `dst` (or, with `overwrite`, every non-empty key) taken from
+/// `src`, maps merged recursively.
+fn merge_into(dst: &Dict, src: &Dict, overwrite: bool) {
+    for (k, v) in src.entries() {
+        let existing = dst.get(&k);
+        match (existing, &v) {
+            (Some(Value::Map(d)), Value::Map(s)) if !d.same(s) => merge_into(&d, s, overwrite),
+            (Some(old), _) if !overwrite || empty(&v) => {
+                let _ = old;
+            }
+            (None, _) | (Some(_), _) => {
+                dst.write().insert(k, v.clone());
+            }
+        }
+    }
+}
+
+fn deep_copy(v: &Value) -> Value {
+    match v {
+        Value::List(l) => Value::list(l.iter().map(deep_copy).collect()),
+        Value::Map(m) => Value::map(
+            m.entries()
+                .into_iter()
+                .map(|(k, v)| (k, deep_copy(&v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn adler32(data: &[u8]) -> u32 {
+    let (mut a, mut b) = (1u32, 0u32);
+    for &byte in data {
+        a = (a + byte as u32) % 65521;
+        b = (b + a) % 65521;
+    }
+    (b << 16) | a
+}
+
+fn re(a: &[Value], i: usize) -> Result<regex::Regex, FuncError> {
+    regex::Regex::new(s(a, i)).map_err(|e| FuncError::Call(format!("error parsing regexp: {e}")))
+}
+
+/// Go's regexp replacement template (`$1`, `${name}`): the regex crate reads the same syntax
+/// (`$1x` is the group named `1x` in both).
+fn go_expand(repl: &str) -> &str {
+    repl
+}

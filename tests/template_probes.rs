@@ -1,0 +1,144 @@
+//! The template engine against the probe corpus of `testdata/template/` (see its README): each
+//! probe is the chart file `probe/templates/_probe.tpl`, included with `.Values` (the category's
+//! `data.yaml`, read as Helm reads values) under `missingkey=zero`. Its output must equal what
+//! helm v3.17.3 printed byte for byte, its error Go's own error text. Probes that fail today are
+//! listed in `testdata/template/known-failures.txt`, checked both ways: an unlisted failure fails
+//! the test, and so does a listed probe that passes.
+
+use kdelta::template::{Funcs, MissingKey, Options, TemplateSet, Value};
+use kdelta::yaml::{self, Dialect, NodeKind, Resolved};
+use serde_json::Value as Json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const PROBE_NAME: &str = "probe/templates/_probe.tpl";
+
+fn corpus() -> PathBuf {
+    match std::env::var_os("KDELTA_TEMPLATE_PROBES") {
+        // A corpus elsewhere (while recording one).
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/template"),
+    }
+}
+
+/// Values as Helm reads a values file: YAML 1.1 typing of keys and values, numbers float64.
+fn helm_values(text: &str) -> Value {
+    fn convert(node: &yaml::Node) -> Value {
+        match &node.kind {
+            NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
+                Ok(Resolved::Null) => Value::Nil,
+                Ok(Resolved::Bool(b)) => Value::Bool(b),
+                Ok(Resolved::Int(i)) => Value::Float(i as f64),
+                Ok(Resolved::Uint(u)) => Value::Float(u as f64),
+                Ok(Resolved::Float(f)) => Value::Float(f),
+                Ok(Resolved::Str(s)) | Ok(Resolved::Timestamp(s)) => Value::str(s),
+                Err(_) => Value::str(s.text.as_str()),
+            },
+            NodeKind::Seq(items) => Value::list(items.iter().map(convert).collect()),
+            NodeKind::Map(entries) => {
+                let mut m = BTreeMap::new();
+                for (k, v) in entries {
+                    let key = match &k.kind {
+                        NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
+                            Ok(Resolved::Bool(b)) => b.to_string(),
+                            _ => s.text.clone(),
+                        },
+                        _ => continue,
+                    };
+                    m.insert(key, convert(v));
+                }
+                Value::map(m)
+            }
+        }
+    }
+    let node =
+        yaml::parse_one(text.as_bytes(), &yaml::ParseOptions::default()).expect("data.yaml parses");
+    convert(&node)
+}
+
+/// Runs one probe: its output, or its error text.
+fn run(template: &str, data: &str) -> Result<String, String> {
+    let mut set = TemplateSet::new(
+        Funcs::sprig(),
+        Options {
+            missing_key: MissingKey::Zero,
+            ..Options::default()
+        },
+    );
+    // Each probe gets a fresh dot: sprig's set/merge change maps in place.
+    let dot = helm_values(data);
+    set.parse(PROBE_NAME, template).map_err(|e| e.to_string())?;
+    set.execute(PROBE_NAME, &dot).map_err(|e| e.to_string())
+}
+
+#[test]
+fn template_probes_match_helm() {
+    let root = corpus();
+    let data =
+        std::fs::read_to_string(root.join("data.yaml")).expect("testdata/template/data.yaml");
+    let known: BTreeSet<String> = std::fs::read_to_string(root.join("known-failures.txt"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+        .collect();
+    let mut categories: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("testdata/template exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("probes.json").is_file())
+        .collect();
+    categories.sort();
+    let (mut passed, mut failed_known) = (0, 0);
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for dir in &categories {
+        let category = dir.file_name().unwrap().to_string_lossy().to_string();
+        let read = |f: &str| -> Json {
+            serde_json::from_str(&std::fs::read_to_string(dir.join(f)).expect(f)).expect(f)
+        };
+        let (probes, expected) = (read("probes.json"), read("expected.json"));
+        for probe in probes.as_array().expect("a list") {
+            let name = probe[0].as_str().expect("a name");
+            let template = probe[1].as_str().expect("a template");
+            let id = format!("{category}/{name}");
+            seen.insert(id.clone());
+            let want = &expected[name];
+            if std::env::var_os("KDELTA_PROBE_TRACE").is_some() {
+                eprintln!("probe {id}");
+            }
+            let got = if category == "file-level" {
+                // Rendered as a whole chart file: needs the Helm engine's output step.
+                Err("file-level probes need the Helm engine".to_string())
+            } else {
+                run(template, &data)
+            };
+            let ok = match (
+                &got,
+                want.get("out"),
+                want.get("go_error").or(want.get("error")),
+            ) {
+                (Ok(out), Some(Json::String(w)), _) => out == w,
+                (Err(e), None, Some(Json::String(w))) => e == w,
+                _ => false,
+            };
+            match (ok, known.contains(&id)) {
+                (true, false) => passed += 1,
+                (true, true) => {
+                    problems.push(format!("{id} passes: remove it from known-failures.txt"))
+                }
+                (false, true) => failed_known += 1,
+                (false, false) => problems.push(format!("{id}: expected {want}, got {got:?}")),
+            }
+        }
+    }
+    for k in known.difference(&seen) {
+        problems.push(format!(
+            "{k} is listed in known-failures.txt but is no probe"
+        ));
+    }
+    println!(
+        "template probes: {passed} passed, {failed_known} failed (known), {} problems",
+        problems.len()
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
