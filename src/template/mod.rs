@@ -155,6 +155,11 @@ impl Funcs {
     pub fn sprig() -> Funcs {
         let mut f = Funcs::builtin();
         f.extend(funcs::sprig::FUNCS);
+        for (alias, name) in funcs::sprig::ALIASES {
+            if let Some(def) = f.get(name).copied() {
+                f.map.insert(alias, FuncDef { name: alias, ..def });
+            }
+        }
         f
     }
 

@@ -1,4 +1,5 @@
 //! Function sets: text/template's builtins and sprig's (Helm's and Argo CD's come on top).
 
 pub mod builtin;
+pub mod json;
 pub mod sprig;

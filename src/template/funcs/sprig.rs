@@ -5,6 +5,7 @@
 use super::super::fmt::{sprint_value, sprintf};
 use super::super::value::{Dict, Value};
 use super::super::{FuncDef, FuncError, Param};
+use super::json;
 use std::collections::BTreeMap;
 
 const A: Param = Param::Any;
@@ -17,11 +18,19 @@ pub const FUNCS: &[FuncDef] = &[
     // Strings.
     FuncDef::new("hello", &[], |_, _| Ok(Value::str("Hello!"))),
     FuncDef::new("upper", &[S], |_, a| Ok(Value::str(s(a, 0).to_uppercase()))),
-    FuncDef::new("lower", &[S], |_, a| Ok(Value::str(s(a, 0).to_lowercase()))),
+    // Go maps each character on its own (no final-sigma rule).
+    FuncDef::new("lower", &[S], |_, a| {
+        Ok(Value::str(
+            s(a, 0)
+                .chars()
+                .flat_map(char::to_lowercase)
+                .collect::<String>(),
+        ))
+    }),
     FuncDef::new("title", &[S], |_, a| Ok(Value::str(title(s(a, 0))))),
     FuncDef::new("untitle", &[S], |_, a| Ok(Value::str(untitle(s(a, 0))))),
     FuncDef::new("substr", &[I, I, S], |_, a| {
-        Ok(Value::str(substr(int(a, 0), int(a, 1), s(a, 2))))
+        substr(int(a, 0), int(a, 1), s(a, 2)).map(Value::str)
     }),
     FuncDef::new("repeat", &[I, S], |_, a| {
         let n = int(a, 0);
@@ -104,10 +113,10 @@ pub const FUNCS: &[FuncDef] = &[
         ))
     }),
     FuncDef::new("indent", &[I, S], |_, a| {
-        Ok(Value::str(indent(int(a, 0), s(a, 1))))
+        indent(int(a, 0), s(a, 1)).map(Value::str)
     }),
     FuncDef::new("nindent", &[I, S], |_, a| {
-        Ok(Value::str(format!("\n{}", indent(int(a, 0), s(a, 1)))))
+        indent(int(a, 0), s(a, 1)).map(|t| Value::str(format!("\n{t}")))
     }),
     FuncDef::new("replace", &[S, S, S], |_, a| {
         Ok(Value::str(go_replace(s(a, 2), s(a, 0), s(a, 1))))
@@ -327,7 +336,7 @@ pub const FUNCS: &[FuncDef] = &[
         })
     }),
     FuncDef::new("append", &[A, A], |_, a| {
-        let mut l = list_of(&a[0], "append")?;
+        let mut l = list_of(&a[0], "push")?;
         l.push(a[1].clone());
         Ok(Value::list(l))
     }),
@@ -344,7 +353,15 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::variadic("concat", &[], A, |_, a| {
         let mut out = Vec::new();
         for v in a {
-            out.extend(list_of(v, "concat")?);
+            match v {
+                Value::List(l) => out.extend(l.iter().cloned()),
+                other => {
+                    return Err(FuncError::Call(format!(
+                        "Cannot concat type {} as list",
+                        other.kind_name()
+                    )))
+                }
+            }
         }
         Ok(Value::list(out))
     }),
@@ -386,7 +403,12 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(Value::list(l.into_iter().filter(|v| !empty(v)).collect()))
     }),
     FuncDef::new("chunk", &[I, A], |_, a| {
-        let size = int(a, 0).max(1) as usize;
+        if int(a, 0) <= 0 {
+            return Err(FuncError::Call(
+                "runtime error: makeslice: len out of range".into(),
+            ));
+        }
+        let size = int(a, 0) as usize;
         let l = list_of(&a[1], "chunk")?;
         Ok(Value::list(
             l.chunks(size).map(|c| Value::list(c.to_vec())).collect(),
@@ -497,10 +519,87 @@ pub const FUNCS: &[FuncDef] = &[
             }
             match v {
                 Value::Map(next) => m = next,
-                _ => return Ok(default),
+                other => {
+                    let ty = match other {
+                        Value::Nil | Value::NoValue => "nil".to_string(),
+                        o => o.type_name().to_string(),
+                    };
+                    return Err(FuncError::Call(format!(
+                        "interface conversion: interface {{}} is {ty}, not map[string]interface {{}}"
+                    )));
+                }
             }
         }
         Ok(default)
+    }),
+    // JSON.
+    FuncDef::new("toJson", &[A], |_, a| {
+        Ok(Value::str(
+            json::marshal(&a[0], true, None).unwrap_or_default(),
+        ))
+    }),
+    FuncDef::new("mustToJson", &[A], |_, a| {
+        json::marshal(&a[0], true, None)
+            .map(Value::str)
+            .map_err(FuncError::Call)
+    }),
+    FuncDef::new("toPrettyJson", &[A], |_, a| {
+        Ok(Value::str(
+            json::marshal(&a[0], true, Some("  ")).unwrap_or_default(),
+        ))
+    }),
+    FuncDef::new("mustToPrettyJson", &[A], |_, a| {
+        json::marshal(&a[0], true, Some("  "))
+            .map(Value::str)
+            .map_err(FuncError::Call)
+    }),
+    FuncDef::new("toRawJson", &[A], |_, a| {
+        Ok(Value::str(
+            json::marshal(&a[0], false, None).unwrap_or_default(),
+        ))
+    }),
+    FuncDef::new("mustToRawJson", &[A], |_, a| {
+        json::marshal(&a[0], false, None)
+            .map(Value::str)
+            .map_err(FuncError::Call)
+    }),
+    FuncDef::new("fromJson", &[S], |_, a| {
+        Ok(json::unmarshal(s(a, 0)).unwrap_or(Value::Nil))
+    }),
+    FuncDef::new("mustFromJson", &[S], |_, a| {
+        json::unmarshal(s(a, 0)).map_err(FuncError::Call)
+    }),
+    // Float math, on decimals as sprig computes it (0.1 + 0.2 is 0.3).
+    FuncDef::variadic("addf", &[], A, |_, a| Ok(decimal_fold(a, Decimal::add))),
+    FuncDef::new("add1f", &[A], |_, a| {
+        Ok(Value::Float(
+            Decimal::of(to_float64(&a[0]))
+                .add(Decimal::of(1.0))
+                .to_f64(),
+        ))
+    }),
+    FuncDef::variadic("subf", &[A], A, |_, a| Ok(decimal_fold(a, Decimal::sub))),
+    FuncDef::variadic("mulf", &[A], A, |_, a| Ok(decimal_fold(a, Decimal::mul))),
+    FuncDef::variadic("divf", &[A], A, |_, a| {
+        let mut acc = Decimal::of(to_float64(&a[0]));
+        for v in &a[1..] {
+            let d = Decimal::of(to_float64(v));
+            if d.coef == 0 {
+                return Err(FuncError::Call("decimal division by 0".into()));
+            }
+            acc = acc.div(d);
+        }
+        Ok(Value::Float(acc.to_f64()))
+    }),
+    FuncDef::variadic("maxf", &[A], A, |_, a| {
+        Ok(Value::Float(
+            a.iter().map(to_float64).fold(f64::NEG_INFINITY, f64::max),
+        ))
+    }),
+    FuncDef::variadic("minf", &[A], A, |_, a| {
+        Ok(Value::Float(
+            a.iter().map(to_float64).fold(f64::INFINITY, f64::min),
+        ))
     }),
     // Encodings and hashes.
     FuncDef::new("b64enc", &[S], |_, a| {
@@ -583,6 +682,128 @@ pub const FUNCS: &[FuncDef] = &[
     }),
 ];
 
+/// A decimal number, as shopspring/decimal computes sprig's float math: `coef × 10^exp`.
+#[derive(Clone, Copy, Debug)]
+struct Decimal {
+    coef: i128,
+    exp: i32,
+}
+
+impl Decimal {
+    /// The float's shortest decimal form (decimal.NewFromFloat).
+    fn of(f: f64) -> Decimal {
+        if !f.is_finite() || f == 0.0 {
+            return Decimal { coef: 0, exp: 0 };
+        }
+        let text = format!("{:e}", f.abs());
+        let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let coef: i128 = format!("{int}{frac}").parse().unwrap_or(0);
+        Decimal {
+            coef: if f < 0.0 { -coef } else { coef },
+            exp: exp - frac.len() as i32,
+        }
+    }
+
+    fn align(self, other: Decimal) -> (i128, i128, i32) {
+        let exp = self.exp.min(other.exp);
+        let scale = |d: Decimal| {
+            d.coef
+                .saturating_mul(10i128.saturating_pow((d.exp - exp) as u32))
+        };
+        (scale(self), scale(other), exp)
+    }
+
+    fn add(self, other: Decimal) -> Decimal {
+        let (a, b, exp) = self.align(other);
+        Decimal {
+            coef: a.saturating_add(b),
+            exp,
+        }
+    }
+
+    fn sub(self, other: Decimal) -> Decimal {
+        let (a, b, exp) = self.align(other);
+        Decimal {
+            coef: a.saturating_sub(b),
+            exp,
+        }
+    }
+
+    fn mul(self, other: Decimal) -> Decimal {
+        Decimal {
+            coef: self.coef.saturating_mul(other.coef),
+            exp: self.exp + other.exp,
+        }
+    }
+
+    /// Division rounded to 16 decimal places, half away from zero (decimal's
+    /// DivisionPrecision).
+    fn div(self, other: Decimal) -> Decimal {
+        const PLACES: i32 = 16;
+        // a×10^ea / (b×10^eb) with one digit more than PLACES, then rounded.
+        let shift = PLACES + 1 + (self.exp - other.exp);
+        let (num, den) = if shift >= 0 {
+            (
+                self.coef
+                    .saturating_mul(10i128.saturating_pow(shift as u32)),
+                other.coef,
+            )
+        } else {
+            (
+                self.coef,
+                other
+                    .coef
+                    .saturating_mul(10i128.saturating_pow((-shift) as u32)),
+            )
+        };
+        let q = num / den;
+        let rounded = match q % 10 {
+            r if r >= 5 => q / 10 + 1,
+            r if r <= -5 => q / 10 - 1,
+            _ => q / 10,
+        };
+        Decimal {
+            coef: rounded,
+            exp: -PLACES,
+        }
+    }
+
+    /// decimal.InexactFloat64.
+    fn to_f64(self) -> f64 {
+        format!("{}e{}", self.coef, self.exp).parse().unwrap_or(0.0)
+    }
+}
+
+fn decimal_fold(a: &[Value], op: fn(Decimal, Decimal) -> Decimal) -> Value {
+    let mut it = a.iter().map(|v| Decimal::of(to_float64(v)));
+    let first = it.next().unwrap_or(Decimal { coef: 0, exp: 0 });
+    Value::Float(it.fold(first, op).to_f64())
+}
+
+/// Names sprig gives the same function under (the `must` forms return an error where the plain
+/// ones panic; a template reports both as `error calling NAME: …`).
+pub const ALIASES: &[(&str, &str)] = &[
+    ("trimall", "trimAll"),
+    ("mustFirst", "first"),
+    ("mustLast", "last"),
+    ("mustRest", "rest"),
+    ("mustInitial", "initial"),
+    ("mustAppend", "append"),
+    ("mustPush", "push"),
+    ("mustPrepend", "prepend"),
+    ("mustReverse", "reverse"),
+    ("mustUniq", "uniq"),
+    ("mustWithout", "without"),
+    ("mustHas", "has"),
+    ("mustCompact", "compact"),
+    ("mustChunk", "chunk"),
+    ("mustMerge", "merge"),
+    ("mustMergeOverwrite", "mergeOverwrite"),
+    ("mustDeepCopy", "deepCopy"),
+];
+
 fn s(a: &[Value], i: usize) -> &str {
     a[i].as_str().unwrap_or_default()
 }
@@ -628,6 +849,12 @@ fn strslice(v: &Value) -> Vec<String> {
 pub fn to_int64(v: &Value) -> i64 {
     match v {
         Value::Int(i) | Value::Int64(i) => *i,
+        // Go's float-to-int conversion on amd64: out of range (and NaN) is the minimum.
+        Value::Float(f)
+            if f.is_nan() || *f >= 9.223372036854775807e18 || *f < -9.223372036854775808e18 =>
+        {
+            i64::MIN
+        }
         Value::Float(f) => *f as i64,
         Value::Bool(b) => i64::from(*b),
         Value::String(s) => parse_go_int(s.trim_end_matches(".0")).unwrap_or(0),
@@ -674,9 +901,9 @@ pub fn empty(v: &Value) -> bool {
 fn list_of(v: &Value, name: &str) -> Result<Vec<Value>, FuncError> {
     match v {
         Value::List(l) => Ok(l.to_vec()),
-        Value::Nil | Value::NoValue => Err(FuncError::Call(format!(
-            "Cannot find {name} on type invalid"
-        ))),
+        Value::Nil | Value::NoValue => Err(FuncError::Call(
+            "runtime error: invalid memory address or nil pointer dereference".into(),
+        )),
         other => Err(FuncError::Call(format!(
             "Cannot find {name} on type {}",
             other.kind_name()
@@ -694,7 +921,7 @@ fn title(s: &str) -> String {
         } else {
             out.push(c);
         }
-        prev_letter = c.is_alphanumeric() || c == '_' || c == '\'';
+        prev_letter = c.is_alphanumeric() || c == '_';
     }
     out
 }
@@ -713,19 +940,34 @@ fn untitle(s: &str) -> String {
     out
 }
 
-fn substr(start: i64, end: i64, s: &str) -> String {
+/// sprig's `substr` with Go's slice bounds (a bad range is Go's runtime error).
+fn substr(start: i64, end: i64, s: &str) -> Result<String, FuncError> {
     let b = s.as_bytes();
     let len = b.len() as i64;
+    let oob = |lo: i64, hi: i64| {
+        FuncError::Call(format!(
+            "runtime error: slice bounds out of range [{lo}:{hi}]"
+        ))
+    };
     let slice = if start < 0 {
-        &b[..(end.clamp(0, len)) as usize]
+        if end < 0 || end > len {
+            return Err(FuncError::Call(format!(
+                "runtime error: slice bounds out of range [:{end}] with length {len}"
+            )));
+        }
+        &b[..end as usize]
     } else if end < 0 || end > len {
-        &b[(start.min(len)) as usize..]
-    } else if start > end {
-        &b[..0]
+        if start > len {
+            return Err(oob(start, len));
+        }
+        &b[start as usize..]
     } else {
+        if start > end {
+            return Err(oob(start, end));
+        }
         &b[start as usize..end as usize]
     };
-    String::from_utf8_lossy(slice).into_owned()
+    Ok(String::from_utf8_lossy(slice).into_owned())
 }
 
 fn swapcase(s: &str) -> String {
@@ -783,9 +1025,12 @@ fn camelcase(s: &str) -> String {
     out
 }
 
-fn indent(n: i64, s: &str) -> String {
-    let pad = " ".repeat(n.max(0) as usize);
-    format!("{pad}{}", s.replace('\n', &format!("\n{pad}")))
+fn indent(n: i64, s: &str) -> Result<String, FuncError> {
+    if n < 0 {
+        return Err(FuncError::Call("strings: negative Repeat count".into()));
+    }
+    let pad = " ".repeat(n as usize);
+    Ok(format!("{pad}{}", s.replace('\n', &format!("\n{pad}"))))
 }
 
 /// strings.Replace with n = -1 (an empty `old` inserts `new` around every character).
@@ -858,8 +1103,12 @@ fn wrap(width: i64, sep: &str, s: &str) -> String {
 fn round(x: f64, precision: i64, round_on: f64) -> f64 {
     let pow = 10f64.powi(precision as i32);
     let digit = pow * x;
-    let (int, frac) = (digit.trunc(), digit.fract());
-    let rounded = if frac >= round_on { int + 1.0 } else { int };
+    // math.Modf's fractional part, then Ceil or Floor (so -2.5 rounds to -3).
+    let rounded = if digit.fract() >= round_on {
+        digit.ceil()
+    } else {
+        digit.floor()
+    };
     rounded / pow
 }
 
