@@ -851,7 +851,7 @@ pub fn to_int64(v: &Value) -> i64 {
         Value::Int(i) | Value::Int64(i) => *i,
         // Go's float-to-int conversion on amd64: out of range (and NaN) is the minimum.
         Value::Float(f)
-            if f.is_nan() || *f >= 9.223372036854775807e18 || *f < -9.223372036854775808e18 =>
+            if f.is_nan() || *f >= 9_223_372_036_854_775_808.0 || *f < -9_223_372_036_854_775_808.0 =>
         {
             i64::MIN
         }
