@@ -59,7 +59,7 @@ fn helm_values(text: &str) -> Value {
 /// Runs one probe: its output, or its error text.
 fn run(template: &str, data: &str) -> Result<String, String> {
     let mut set = TemplateSet::new(
-        Funcs::sprig(),
+        Funcs::helm(),
         Options {
             missing_key: MissingKey::Zero,
             ..Options::default()

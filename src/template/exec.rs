@@ -39,6 +39,7 @@ pub(super) fn outermost<T>(f: impl FnOnce() -> T) -> T {
     let previous = STACK_BASE.with(|b| b.get());
     if previous == 0 {
         STACK_BASE.with(|b| b.set(stack_address()));
+        super::funcs::helm::reset();
     }
     let out = f();
     if previous == 0 {
@@ -74,6 +75,13 @@ pub(super) fn execute(
     depth: usize,
     steps: &mut u64,
 ) -> Result<()> {
+    // Nested executions (include, tpl) share the stack budget with `template`.
+    if stack_used(set) > set.options.max_stack {
+        return Err(Error::Exec(format!(
+            "template: {}: templates nested deeper than kdelta's stack allows ({depth} levels)",
+            tree.name
+        )));
+    }
     let mut state = State {
         set,
         tree,

@@ -163,6 +163,13 @@ impl Funcs {
         f
     }
 
+    /// Helm's function set: sprig's and Helm's own (`include`, `tpl`, `required`, `toYaml`…).
+    pub fn helm() -> Funcs {
+        let mut f = Funcs::sprig();
+        f.extend(funcs::helm::FUNCS);
+        f
+    }
+
     /// Adds or replaces functions (a caller's function replaces a builtin of the same name,
     /// as a Go FuncMap does).
     pub fn extend(&mut self, more: &[FuncDef]) {

@@ -1,5 +1,6 @@
 //! Function sets: text/template's builtins and sprig's (Helm's and Argo CD's come on top).
 
 pub mod builtin;
+pub mod helm;
 pub mod json;
 pub mod sprig;

@@ -851,7 +851,9 @@ pub fn to_int64(v: &Value) -> i64 {
         Value::Int(i) | Value::Int64(i) => *i,
         // Go's float-to-int conversion on amd64: out of range (and NaN) is the minimum.
         Value::Float(f)
-            if f.is_nan() || *f >= 9_223_372_036_854_775_808.0 || *f < -9_223_372_036_854_775_808.0 =>
+            if f.is_nan()
+                || *f >= 9_223_372_036_854_775_808.0
+                || *f < -9_223_372_036_854_775_808.0 =>
         {
             i64::MIN
         }

@@ -1,0 +1,245 @@
+//! Helm's own template functions (helm v3.17.3 `pkg/engine/funcs.go` and `engine.go`):
+//! `include` and `tpl` on the running template set, `required`, `fail`, YAML and JSON
+//! conversions through kdelta's go-yaml-exact emitter, and `lookup`, which never reaches a
+//! cluster. Helm removes sprig's `env`, `expandenv` (kdelta never had them).
+
+use super::super::exec::Call;
+use super::super::value::Value;
+use super::super::{FuncDef, FuncError, MissingKey, Param};
+use super::json;
+use crate::yaml::{self, Dialect, NodeKind, Resolved};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+
+/// How many times a template may include itself (Helm's `recursionMaxNums`).
+const RECURSION_MAX: usize = 1000;
+
+/// Helm wraps the messages of `required` and `fail` so that its engine can find them in an
+/// error chain and print `execution error at (FILE:LINE:COL): MESSAGE`.
+pub const WARN_START: &str = "HELM_ERR_START";
+pub const WARN_END: &str = "HELM_ERR_END";
+
+thread_local! {
+    /// Helm's `includedNames`: how deep each template is included now, for the execution
+    /// running on this thread (one execution never spans threads).
+    static INCLUDED: RefCell<HashMap<String, usize>> = RefCell::new(HashMap::new());
+}
+
+const A: Param = Param::Any;
+const S: Param = Param::String;
+
+/// Helm's functions, on top of sprig's.
+pub const FUNCS: &[FuncDef] = &[
+    FuncDef::new("include", &[S, A], include),
+    FuncDef::new("tpl", &[S, A], tpl),
+    FuncDef::new("required", &[S, A], |_, a| {
+        let missing = match &a[1] {
+            Value::Nil | Value::NoValue => true,
+            Value::String(s) => s.is_empty(),
+            _ => false,
+        };
+        if missing {
+            return Err(FuncError::Call(format!(
+                "{WARN_START}{}{WARN_END}",
+                str_arg(a, 0)
+            )));
+        }
+        Ok(a[1].clone())
+    }),
+    FuncDef::new("fail", &[S], |_, a| {
+        Err(FuncError::Call(format!(
+            "{WARN_START}{}{WARN_END}",
+            str_arg(a, 0)
+        )))
+    }),
+    FuncDef::new("toYaml", &[A], |_, a| {
+        Ok(Value::str(to_yaml(&a[0]).unwrap_or_default()))
+    }),
+    FuncDef::new("mustToYaml", &[A], |_, a| {
+        to_yaml(&a[0]).map(Value::str).map_err(FuncError::Call)
+    }),
+    FuncDef::new("fromYaml", &[S], |_, a| {
+        Ok(match from_yaml(str_arg(a, 0)) {
+            Ok(Value::Map(m)) => Value::Map(m),
+            Ok(Value::Nil | Value::NoValue) => Value::map(BTreeMap::new()),
+            Ok(other) => error_map(format!(
+                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                json_kind(&other)
+            )),
+            Err(e) => error_map(e),
+        })
+    }),
+    FuncDef::new("fromYamlArray", &[S], |_, a| {
+        Ok(match from_yaml(str_arg(a, 0)) {
+            Ok(Value::List(l)) => Value::List(l),
+            Ok(Value::Nil | Value::NoValue) => Value::list(Vec::new()),
+            Ok(other) => Value::list(vec![Value::str(format!(
+                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type []interface {{}}",
+                json_kind(&other)
+            ))]),
+            Err(e) => Value::list(vec![Value::str(e)]),
+        })
+    }),
+    FuncDef::new("fromJson", &[S], |_, a| {
+        Ok(match json::unmarshal(str_arg(a, 0)) {
+            Ok(Value::Map(m)) => Value::Map(m),
+            Ok(other) => error_map(format!(
+                "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                json_kind(&other)
+            )),
+            Err(e) => error_map(e),
+        })
+    }),
+    FuncDef::new("fromJsonArray", &[S], |_, a| {
+        Ok(match json::unmarshal(str_arg(a, 0)) {
+            Ok(Value::List(l)) => Value::List(l),
+            Ok(other) => Value::list(vec![Value::str(format!(
+                "json: cannot unmarshal {} into Go value of type []interface {{}}",
+                json_kind(&other)
+            ))]),
+            Err(e) => Value::list(vec![Value::str(e)]),
+        })
+    }),
+    // Offline, as `helm template` is: every lookup finds nothing.
+    FuncDef::variadic("lookup", &[S, S, S, S], A, |_, _| {
+        Ok(Value::map(BTreeMap::new()))
+    }),
+];
+
+fn str_arg(a: &[Value], i: usize) -> &str {
+    a[i].as_str().unwrap_or_default()
+}
+
+fn error_map(message: String) -> Value {
+    Value::map(BTreeMap::from([("Error".to_string(), Value::str(message))]))
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::String(_) => "string",
+        Value::Bool(_) => "bool",
+        Value::Int(_) | Value::Int64(_) | Value::Float(_) => "number",
+        Value::List(_) => "array",
+        Value::Map(_) => "object",
+        Value::Nil | Value::NoValue => "null",
+    }
+}
+
+/// Runs `f` with template `name` counted as included once more; too deep is Helm's error.
+fn counted<T>(name: &str, f: impl FnOnce() -> Result<T, FuncError>) -> Result<T, FuncError> {
+    let over = INCLUDED.with(|m| {
+        let mut m = m.borrow_mut();
+        let n = m.entry(name.to_string()).or_insert(0);
+        if *n > RECURSION_MAX {
+            return true;
+        }
+        *n += 1;
+        false
+    });
+    if over {
+        return Err(FuncError::Call(format!(
+            "rendering template has a nested reference name: {name}: unable to execute template"
+        )));
+    }
+    let out = f();
+    INCLUDED.with(|m| {
+        if let Some(n) = m.borrow_mut().get_mut(name) {
+            *n -= 1;
+        }
+    });
+    out
+}
+
+fn include(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
+    let name = str_arg(a, 0);
+    counted(name, || {
+        call.set
+            .execute_nested(name, &a[1], call.depth + 1)
+            .map(Value::str)
+            .map_err(|e| FuncError::Call(e.to_string()))
+    })
+}
+
+fn tpl(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
+    let text = str_arg(a, 0);
+    let quoted = super::super::fmt::go_quote(text);
+    // The text is parsed into a copy of the running set, under the root template's name.
+    let mut set = call.set.clone();
+    let name = "gotpl";
+    set.parse(name, text)
+        .map_err(|e| FuncError::Call(format!("cannot parse template {quoted}: {e}")))?;
+    let out = set
+        .execute_nested(name, &a[1], call.depth + 1)
+        .map_err(|e| {
+            FuncError::Call(format!(
+                "error during tpl function execution for {quoted}: {e}"
+            ))
+        })?;
+    if set.options().missing_key == MissingKey::Error {
+        return Ok(Value::str(out));
+    }
+    Ok(Value::str(out.replace("<no value>", "")))
+}
+
+/// Helm's `toYaml`: Go's JSON of the value, read back and written as go-yaml v2 writes it
+/// (sigs.k8s.io/yaml), without the final newline.
+pub fn to_yaml(v: &Value) -> Result<String, String> {
+    let text = json::marshal(v, false, None)?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let out = yaml::emit::to_string(&value);
+    Ok(out.strip_suffix('\n').unwrap_or(&out).to_string())
+}
+
+/// Helm's reading of YAML text (sigs.k8s.io/yaml: go-yaml v2 typing, then JSON, so every
+/// number is a float64 and keys are strings).
+pub fn from_yaml(text: &str) -> Result<Value, String> {
+    let node = match yaml::parse_stream(text.as_bytes(), &yaml::ParseOptions::default()) {
+        Ok(docs) => match docs.into_iter().next() {
+            Some(n) => n,
+            None => return Ok(Value::Nil),
+        },
+        Err(e) => {
+            return Err(format!(
+                "error converting YAML to JSON: yaml: line {}: {}",
+                e.span.line, e.message
+            ))
+        }
+    };
+    Ok(helm_value(&node))
+}
+
+/// A YAML node as Helm's values see it.
+pub fn helm_value(node: &yaml::Node) -> Value {
+    match &node.kind {
+        NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
+            Ok(Resolved::Null) => Value::Nil,
+            Ok(Resolved::Bool(b)) => Value::Bool(b),
+            Ok(Resolved::Int(i)) => Value::Float(i as f64),
+            Ok(Resolved::Uint(u)) => Value::Float(u as f64),
+            Ok(Resolved::Float(f)) => Value::Float(f),
+            Ok(Resolved::Str(s)) | Ok(Resolved::Timestamp(s)) => Value::str(s),
+            Err(_) => Value::str(s.text.as_str()),
+        },
+        NodeKind::Seq(items) => Value::list(items.iter().map(helm_value).collect()),
+        NodeKind::Map(entries) => {
+            let mut m = BTreeMap::new();
+            for (k, v) in entries {
+                let key = match &k.kind {
+                    NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
+                        Ok(Resolved::Bool(b)) => b.to_string(),
+                        Ok(Resolved::Null) => "null".to_string(),
+                        _ => s.text.clone(),
+                    },
+                    _ => continue,
+                };
+                m.insert(key, helm_value(v));
+            }
+            Value::map(m)
+        }
+    }
+}
+
+/// Resets the include counts (at the start of an outermost execution).
+pub(in crate::template) fn reset() {
+    INCLUDED.with(|m| m.borrow_mut().clear());
+}
