@@ -8,7 +8,7 @@
 set -u
 seconds=${1:-600}
 cd "$(dirname "$0")/../fuzz"
-targets=(yaml_roundtrip kustomize_build patches git_objects)
+targets=(yaml_roundtrip kustomize_build patches git_objects template_parse template_exec)
 
 failed=()
 for t in "${targets[@]}"; do

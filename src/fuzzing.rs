@@ -27,6 +27,8 @@ pub fn run(name: &str, data: &[u8], scratch: &Path) -> Option<Outcome> {
         "yaml_roundtrip" => yaml_roundtrip(data),
         "kustomize_build" => kustomize_build(data),
         "patches" => patches(data),
+        "template_parse" => template_parse(data),
+        "template_exec" => template_exec(data),
         "git_objects" => match GitFixture::create(scratch) {
             Ok(fixture) => fixture.run(data),
             Err(e) => panic!("cannot create the git fixture: {e}"),
@@ -192,6 +194,39 @@ pub fn patches(data: &[u8]) -> Outcome {
     let patch = parts.get(1).map(|(_, b)| *b).unwrap_or_default();
     let patch = std::str::from_utf8(patch).map_err(|e| e.to_string())?;
     crate::kustomize::fuzz::apply_patch_text(resource, patch).map(|_| ())
+}
+
+/// `template_parse`: the bytes (as UTF-8, lossily) parsed as a Go template with Helm's
+/// functions. Parse errors are fine; a panic or a hang is a bug.
+pub fn template_parse(data: &[u8]) -> Outcome {
+    use crate::template::{Funcs, Options, TemplateSet};
+    let text = String::from_utf8_lossy(data);
+    let mut set = TemplateSet::new(Funcs::helm(), Options::default());
+    set.parse("fuzz", &text).map_err(|e| e.to_string())
+}
+
+/// `template_exec`: the bytes parsed and executed on a small fixed dot, with small budgets for
+/// steps and output so that every input ends quickly.
+pub fn template_exec(data: &[u8]) -> Outcome {
+    use crate::template::{Funcs, MissingKey, Options, TemplateSet, Value};
+    let text = String::from_utf8_lossy(data);
+    let mut set = TemplateSet::new(
+        Funcs::helm(),
+        Options {
+            missing_key: MissingKey::Zero,
+            max_steps: 100_000,
+            max_output: 1 << 20,
+            ..Options::default()
+        },
+    );
+    set.parse("fuzz", &text).map_err(|e| e.to_string())?;
+    let dot = Value::from(serde_json::json!({
+        "s": "hello", "n": 2, "f": 3.25, "t": true, "nil": null,
+        "l": ["a", "b", 1], "m": {"a": 1, "b": {"c": "deep"}}, "e": {}
+    }));
+    set.execute("fuzz", &dot)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// A small git repository whose objects the `git_objects` harness corrupts one at a time.

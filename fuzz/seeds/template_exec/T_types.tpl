@@ -1,0 +1,1 @@
+{{ printf "%T %T %T %T %T %T %T" .s .i 42 .list .m .t 1.5 }}

@@ -1,0 +1,1 @@
+{{ and true .missing.x }}

@@ -1,0 +1,1 @@
+{{ append .list .nums }}

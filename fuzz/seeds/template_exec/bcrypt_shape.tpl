@@ -1,0 +1,1 @@
+{{ len (bcrypt "x") }}|{{ hasPrefix "$2a$10$" (bcrypt "x") }}

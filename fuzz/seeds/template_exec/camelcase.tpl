@@ -1,0 +1,1 @@
+{{ camelcase .snake }}|{{ camelcase "hello world" }}|{{ camelcase "http_server" }}|{{ camelcase "-a-b" }}

@@ -1,0 +1,1 @@
+{{ define "T1" }}[{{ . }}]{{ end }}{{ template "T1" .s }}

@@ -1,0 +1,1 @@
+{{ dict "a" 1 "b" "two" }}|{{ dict }}

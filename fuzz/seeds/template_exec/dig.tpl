@@ -1,0 +1,1 @@
+{{ dig "a" "b" "c" "def" .nested }}|{{ dig "a" "x" "def" .nested }}|{{ dig "list" "def" .nested }}

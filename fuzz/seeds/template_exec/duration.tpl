@@ -1,0 +1,1 @@
+{{ duration 90 }}|{{ duration "3661" }}|{{ duration 0 }}|{{ duration .i }}

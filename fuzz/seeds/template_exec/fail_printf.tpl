@@ -1,0 +1,1 @@
+{{ fail (printf "bad value %v" .i) }}

@@ -1,0 +1,1 @@
+{{ typeOf (addf 1 2) }}|{{ typeOf (maxf 1 2) }}|{{ typeOf (divf 1 2) }}

@@ -1,0 +1,1 @@
+{{ floor 1.7 }}|{{ ceil 1.2 }}|{{ floor -1.5 }}|{{ ceil .negf }}|{{ floor "3.7" }}|{{ ceil 2 }}

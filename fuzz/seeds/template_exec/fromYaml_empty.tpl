@@ -1,0 +1,1 @@
+{{ fromYaml "" }}|{{ fromYaml "" | toJson }}

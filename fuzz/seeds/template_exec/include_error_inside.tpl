@@ -1,0 +1,1 @@
+{{ define "T1" }}{{ .x.y }}{{ end }}{{ include "T1" . }}

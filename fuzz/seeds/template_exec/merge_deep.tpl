@@ -1,0 +1,1 @@
+{{ merge (dict "a" (dict "x" 1)) (dict "a" (dict "x" 2 "y" 2) "b" 3) | toJson }}

@@ -1,0 +1,1 @@
+{{ merge (dict "l" (list 1)) (dict "l" (list 2 3)) | toJson }}

@@ -1,0 +1,1 @@
+{{ mustRegexReplaceAll "(" .s "x" }}

@@ -1,0 +1,1 @@
+{{ mustReverse 5 }}

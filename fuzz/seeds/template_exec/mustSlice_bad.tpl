@@ -1,0 +1,1 @@
+{{ mustSlice .list 2 1 }}

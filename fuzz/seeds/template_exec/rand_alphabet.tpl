@@ -1,0 +1,1 @@
+{{ regexMatch "^[0-9]{8}$" (randNumeric 8) }}|{{ regexMatch "^[a-zA-Z]{8}$" (randAlpha 8) }}

@@ -1,0 +1,1 @@
+{{ range .nested_list }}[{{ range . }}{{ . }}{{ end }}]{{ end }}

@@ -1,0 +1,1 @@
+{{ range $x := .list }}{{ end }}{{ $x }}

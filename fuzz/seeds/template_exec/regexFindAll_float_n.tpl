@@ -1,0 +1,1 @@
+{{ regexFindAll "l" .s .i }}

@@ -1,0 +1,1 @@
+{{ regexReplaceAll "l(.)" .s "L${1}" }}|{{ regexReplaceAll "[aeiou]" .title "_" }}

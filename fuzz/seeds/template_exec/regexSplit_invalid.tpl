@@ -1,0 +1,1 @@
+{{ regexSplit "(" .s -1 }}

@@ -1,0 +1,1 @@
+{{ required "x" .i | printf "%T" }}

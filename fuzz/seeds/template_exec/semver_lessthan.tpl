@@ -1,0 +1,1 @@
+{{ (semver "1.2.3").LessThan (semver "1.3.0") }}|{{ (semver "1.2.3").GreaterThan (semver "1.3.0") }}|{{ (semver "1.2.3").Equal (semver "v1.2.3") }}

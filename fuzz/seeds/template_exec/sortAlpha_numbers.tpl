@@ -1,0 +1,1 @@
+{{ sortAlpha (list 10 9 100 1.5) }}

@@ -1,0 +1,3 @@
+{{ toYaml .users }}
+---
+{{ toYamlPretty .users }}

@@ -1,0 +1,1 @@
+{{ toYaml (dict "k" "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll mmmm nnnn oooo pppp qqqq") }}

@@ -1,0 +1,1 @@
+a: {{ toJson "<no value>" }}

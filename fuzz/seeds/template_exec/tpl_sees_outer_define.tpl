@@ -1,0 +1,1 @@
+{{ define "T1" }}outer{{ end }}{{ tpl "{{ include \"T1\" . }}" . }}

@@ -1,0 +1,1 @@
+[{{ trim .space }}][{{ trim .tabs }}]

@@ -1,0 +1,1 @@
+{{ if (list "") }}T{{ else }}F{{ end }}{{ if (list) }}T{{ else }}F{{ end }}{{ if (dict) }}T{{ else }}F{{ end }}

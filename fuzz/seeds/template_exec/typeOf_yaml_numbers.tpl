@@ -1,0 +1,1 @@
+{{ typeOf (fromYaml "a: 1").a }}|{{ typeOf (fromToml "a = 1").a }}|{{ typeOf (fromToml "a = 1.5").a }}

@@ -1,0 +1,1 @@
+{{ uniq .dups }}|{{ uniq .mixed }}

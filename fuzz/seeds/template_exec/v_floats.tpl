@@ -1,0 +1,1 @@
+{{ printf "%v %v %v %v %v %v" .i .f .neg .negf .half .zero }}

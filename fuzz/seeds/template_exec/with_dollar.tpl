@@ -1,0 +1,1 @@
+{{ with .nested }}{{ $.s }}{{ end }}

@@ -1,0 +1,1 @@
+{{ wrap 10 "the quick brown fox jumps over" }}

@@ -1,0 +1,4 @@
+name: {{ .Chart.Name }}
+version: {{ .Chart.Version }}
+api: {{ .Chart.APIVersion }}
+root: {{ .Chart.IsRoot }}

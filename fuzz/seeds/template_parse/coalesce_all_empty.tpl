@@ -1,0 +1,1 @@
+[{{ coalesce .missing .es 0 }}]

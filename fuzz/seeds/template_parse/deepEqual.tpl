@@ -1,0 +1,1 @@
+{{ deepEqual .list .list }}|{{ deepEqual .m (dict "a" 1.0 "b" 2.0 "c" 3.0) }}|{{ deepEqual .m (dict "a" 1 "b" 2 "c" 3) }}

@@ -1,0 +1,1 @@
+{{ .nested.a.b.c.d }}

@@ -1,0 +1,1 @@
+{{ template "L" }}{{ define "L" }}late{{ end }}

@@ -1,0 +1,1 @@
+{{ dict "b" (list 1 2) "a" (dict "x" nil) }}

@@ -1,0 +1,1 @@
+{{ encryptAES "secretkey" "plaintext" | decryptAES "secretkey" }}

@@ -1,0 +1,1 @@
+{{ fromJson .json }}

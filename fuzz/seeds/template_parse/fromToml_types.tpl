@@ -1,0 +1,1 @@
+{{ range $k, $v := fromToml "i = 1\nf = 1.5\nb = true\ns = \"x\"\nd = 1979-05-27" }}{{ $k }}={{ typeOf $v }} {{ end }}

@@ -1,0 +1,1 @@
+{{ if true }}a{{ end }}{{ if false }}b{{ end }}

@@ -1,0 +1,1 @@
+{{ if true }}a{{ else }}b{{ else }}c{{ end }}

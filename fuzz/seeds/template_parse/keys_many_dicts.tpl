@@ -1,0 +1,1 @@
+{{ keys (dict "a" 1) (dict "b" 2 "a" 3) | sortAlpha }}

@@ -1,0 +1,1 @@
+{{ kindOf .s }}|{{ kindOf .i }}|{{ kindOf .list }}|{{ kindOf .m }}|{{ kindOf .t }}|{{ kindOf 1 }}|{{ kindOf . }}|{{ kindOf .nil }}

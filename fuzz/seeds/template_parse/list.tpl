@@ -1,0 +1,1 @@
+{{ list 1 "a" 2.5 true nil }}|{{ list }}|{{ len (list 1 2) }}

@@ -1,0 +1,1 @@
+{{ list .missing .nil 1 }}

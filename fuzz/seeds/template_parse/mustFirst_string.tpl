@@ -1,0 +1,1 @@
+{{ mustFirst .s }}

@@ -1,0 +1,1 @@
+{{ range .users }}{{ if gt .age 26.0 }}{{ .name }}{{ else }}-{{ end }}{{ with .tags }}({{ len . }}){{ end }}{{ end }}

@@ -1,0 +1,1 @@
+{{ typeOf now }}|{{ gt (now | unixEpoch | atoi) 1700000000 }}

@@ -1,0 +1,1 @@
+[{{ or .nil .missing }}]

@@ -1,0 +1,1 @@
+{{ base .path }}|{{ dir .path }}|{{ ext .path }}|{{ clean "/a/../b/./c/" }}|{{ isAbs .path }}|{{ isAbs "a/b" }}

@@ -1,0 +1,1 @@
+{{ printf "%v|%.1f|%d" .zero .zero .zero }}

@@ -1,0 +1,1 @@
+{{ quote .quoted }}|{{ quote .multi }}|{{ quote .uni }}

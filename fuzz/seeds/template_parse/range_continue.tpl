@@ -1,0 +1,1 @@
+{{ range .list }}{{ if eq . "b" }}{{ continue }}{{ end }}{{ . }}{{ end }}

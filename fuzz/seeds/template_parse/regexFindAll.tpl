@@ -1,0 +1,1 @@
+{{ regexFindAll "[a-z]" .s -1 }}|{{ regexFindAll "l" .s 1 }}|{{ regexFindAll "l" .s 0 }}|{{ regexFindAll "z" .s -1 }}

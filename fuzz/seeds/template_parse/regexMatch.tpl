@@ -1,0 +1,1 @@
+{{ regexMatch "^h.*o$" .s }}|{{ regexMatch "^x" .s }}|{{ regexMatch "(?i)HELLO" .s }}

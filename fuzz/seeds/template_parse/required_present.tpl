@@ -1,0 +1,1 @@
+{{ required "need" .s }}

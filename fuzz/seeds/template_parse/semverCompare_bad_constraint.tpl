@@ -1,0 +1,1 @@
+{{ semverCompare "!!1" "1.0.0" }}

@@ -1,0 +1,1 @@
+{{ semverCompare "1.2.x || >=3" "1.2.7" }}|{{ semverCompare "1.2.x || >=3" "2.0.0" }}|{{ semverCompare "<1 || >2" "3.1.0" }}

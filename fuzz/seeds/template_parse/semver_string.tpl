@@ -1,0 +1,1 @@
+{{ semver "1.2.3" }}|{{ semver "v1.2" }}|{{ semver "1" }}

@@ -1,0 +1,1 @@
+{{ sha1sum .s }}|{{ sha1sum "" }}

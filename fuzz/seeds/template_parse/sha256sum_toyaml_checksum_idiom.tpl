@@ -1,0 +1,1 @@
+{{ toYaml .m | sha256sum | trunc 10 }}

@@ -1,0 +1,1 @@
+{{ $s := 0 }}{{ range .nums }}{{ $s = add $s . }}{{ end }}{{ $s }}

@@ -1,0 +1,1 @@
+{{ printf "%t %t %5t" true .fl true }}

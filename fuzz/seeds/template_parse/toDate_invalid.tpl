@@ -1,0 +1,1 @@
+{{ toDate "2006-01-02" "not a date" }}

@@ -1,0 +1,1 @@
+{{ toStrings .mixed | toJson }}

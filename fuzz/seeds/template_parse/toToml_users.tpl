@@ -1,0 +1,1 @@
+{{ toToml (dict "users" .users) }}

@@ -1,0 +1,1 @@
+{{ toYaml .list }}

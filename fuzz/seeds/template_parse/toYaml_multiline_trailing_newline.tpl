@@ -1,0 +1,1 @@
+{{ toYaml "a\nb\n" }}

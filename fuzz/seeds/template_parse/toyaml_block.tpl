@@ -1,0 +1,2 @@
+data:
+{{ toYaml .Values.nested | indent 2 }}

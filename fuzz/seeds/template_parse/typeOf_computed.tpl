@@ -1,0 +1,1 @@
+{{ typeOf (add 1 2) }}|{{ typeOf (addf 1 2) }}|{{ typeOf (toString 1) }}|{{ typeOf (quote 1) }}|{{ typeOf (b64enc "x") }}|{{ typeOf (sha256sum "x") }}

@@ -1,0 +1,1 @@
+{{ upper .s }}|{{ lower .s2 }}|{{ upper .uni }}

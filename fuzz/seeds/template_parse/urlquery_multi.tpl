@@ -1,0 +1,1 @@
+{{ urlquery "a b" "c&d" }}

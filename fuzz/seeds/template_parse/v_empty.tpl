@@ -1,0 +1,1 @@
+{{ printf "%v %v %v" .emptymap .emptylist .es }}

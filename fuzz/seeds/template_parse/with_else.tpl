@@ -1,0 +1,1 @@
+{{ with .missing }}a{{ else }}b{{ end }}

@@ -1,0 +1,1 @@
+{{ trimPrefix 1 "a" }}
