@@ -3,7 +3,8 @@
 //! `data.yaml`, read as Helm reads values) under `missingkey=zero`. Its output must equal what
 //! helm v3.17.3 printed byte for byte, its error Go's own error text. Probes that fail today are
 //! listed in `testdata/template/known-failures.txt`, checked both ways: an unlisted failure fails
-//! the test, and so does a listed probe that passes.
+//! the test, and so does a listed probe that passes. `KDELTA_PROBE_TRACE=1` prints what the
+//! listed ones give.
 
 use kdelta::template::{Funcs, MissingKey, Options, TemplateSet, Value};
 use kdelta::yaml::{self, Dialect, NodeKind, Resolved};
@@ -62,6 +63,7 @@ fn run(template: &str, data: &str) -> Result<String, String> {
         Funcs::helm(),
         Options {
             missing_key: MissingKey::Zero,
+            root_name: "gotpl".into(),
             ..Options::default()
         },
     );
@@ -103,9 +105,6 @@ fn template_probes_match_helm() {
             let id = format!("{category}/{name}");
             seen.insert(id.clone());
             let want = &expected[name];
-            if std::env::var_os("KDELTA_PROBE_TRACE").is_some() {
-                eprintln!("probe {id}");
-            }
             let got = if category == "file-level" {
                 // Rendered as a whole chart file: needs the Helm engine's output step.
                 Err("file-level probes need the Helm engine".to_string())
@@ -126,7 +125,12 @@ fn template_probes_match_helm() {
                 (true, true) => {
                     problems.push(format!("{id} passes: remove it from known-failures.txt"))
                 }
-                (false, true) => failed_known += 1,
+                (false, true) => {
+                    failed_known += 1;
+                    if std::env::var_os("KDELTA_PROBE_TRACE").is_some() {
+                        eprintln!("known {id}: expected {want}, got {got:?}");
+                    }
+                }
                 (false, false) => problems.push(format!("{id}: expected {want}, got {got:?}")),
             }
         }

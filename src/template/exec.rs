@@ -147,20 +147,23 @@ impl State<'_> {
             Node::Range(b) => self.walk_range(dot, b),
             Node::Template { pos, name, pipe } => {
                 self.step(*pos)?;
+                let Some(tree) = self.set.trees.get(name) else {
+                    let node = match pipe {
+                        Some(p) => format!(
+                            "{{{{template \"{name}\" {}}}}}",
+                            super::parse::pipe_string(p)
+                        ),
+                        None => format!("{{{{template \"{name}\"}}}}"),
+                    };
+                    return Err(self.error_at(
+                        *pos,
+                        &node,
+                        format!("template \"{name}\" not defined"),
+                    ));
+                };
                 let new_dot = match pipe {
                     Some(p) => self.eval_pipeline(dot, p)?,
                     None => Value::Nil,
-                };
-                let Some(tree) = self.set.trees.get(name) else {
-                    return Err(Error::Exec(format!(
-                        "template: {}: executing \"{}\" at <{{{{template \"{}\" {}}}}}>: template: no template \"{}\" associated with template \"{}\"",
-                        self.tree.location(*pos),
-                        self.tree.name,
-                        name,
-                        pipe.as_ref().map(super::parse::pipe_string).unwrap_or_default(),
-                        name,
-                        self.set.root_name()
-                    )));
                 };
                 if stack_used(self.set) > self.set.options.max_stack {
                     return Err(self.error_at(
@@ -386,7 +389,10 @@ impl State<'_> {
                 self.vars.truncate(mark);
                 v
             }
-            Arg::Nil(pos) => Err(self.error_at(*pos, "nil", "nil is not a command")),
+            Arg::Nil(pos) => {
+                self.not_a_function(first, has_args)?;
+                Err(self.error_at(*pos, "nil", "nil is not a command"))
+            }
             other => {
                 self.not_a_function(other, has_args)?;
                 self.eval_arg(dot, other)

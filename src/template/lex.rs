@@ -241,6 +241,10 @@ impl Lexer<'_> {
                 self.skip_leading_space();
                 return true;
             }
+            if self.paren_depth > 0 && rest.starts_with(self.right) {
+                self.error("unclosed left paren");
+                return false;
+            }
             if self.paren_depth == 0 && rest.starts_with(self.right) {
                 let start = self.pos;
                 self.pos += self.right.len();

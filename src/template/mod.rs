@@ -45,6 +45,9 @@ pub struct Options {
     pub max_output: usize,
     pub left_delim: String,
     pub right_delim: String,
+    /// The set's own name (Go's `template.New(name)`), which errors about a missing template
+    /// name: Helm's is `gotpl`. Empty: the first template parsed.
+    pub root_name: String,
 }
 
 impl Default for Options {
@@ -57,6 +60,7 @@ impl Default for Options {
             max_output: 256 * 1024 * 1024,
             left_delim: "{{".into(),
             right_delim: "}}".into(),
+            root_name: String::new(),
         }
     }
 }
@@ -264,7 +268,11 @@ impl TemplateSet {
     }
 
     fn root_name(&self) -> &str {
-        &self.root
+        if self.options.root_name.is_empty() {
+            &self.root
+        } else {
+            &self.options.root_name
+        }
     }
 }
 

@@ -152,18 +152,9 @@ pub fn parse(
         depth: 0,
     };
     let root = p.parse_top()?;
-    let mut trees = p.trees;
-    // A template that is only whitespace and defines does not replace an existing one; the
-    // caller decides with `is_empty_tree`.
-    trees.insert(
-        name.to_string(),
-        Tree {
-            name: name.to_string(),
-            parse_name: name.to_string(),
-            text: shared,
-            root,
-        },
-    );
+    let eof = p.peek().clone();
+    p.add_tree(name.to_string(), root, &eof)?;
+    let trees = p.trees;
     Ok(Parsed { trees })
 }
 
@@ -294,15 +285,21 @@ impl Parser<'_> {
             Stop::Else => return Err(self.error(kw, "unexpected {{else}}")),
             Stop::Eof => return Err(self.error(kw, "unexpected EOF")),
         }
-        self.add_tree(name, list);
-        Ok(())
+        self.add_tree(name, list, kw)
     }
 
-    fn add_tree(&mut self, name: String, list: Vec<Node>) {
-        // A later definition replaces an earlier one unless it is empty.
+    /// Go's `Tree.add`: within one text, a second non-empty definition of a name is an error;
+    /// an empty one is ignored.
+    fn add_tree(&mut self, name: String, list: Vec<Node>, at: &Token) -> Result<(), ParseError> {
         if let Some(old) = self.trees.get(&name) {
-            if is_empty_tree(&list) && !is_empty_tree(&old.root) {
-                return;
+            if is_empty_tree(&list) {
+                return Ok(());
+            }
+            if !is_empty_tree(&old.root) {
+                return Err(self.error(
+                    at,
+                    format!("template: multiple definition of template \"{name}\""),
+                ));
             }
         }
         self.trees.insert(
@@ -314,6 +311,7 @@ impl Parser<'_> {
                 root: list,
             },
         );
+        Ok(())
     }
 
     /// Nodes up to `{{end}}`, `{{else}}` or the end of input.
@@ -506,7 +504,7 @@ impl Parser<'_> {
             }
             _ => return Err(self.unexpected(&name_tok, context)),
         };
-        let pipe = if self.peek_non_space().kind != Kind::RightDelim {
+        let pipe = if block || self.peek_non_space().kind != Kind::RightDelim {
             Some(self.parse_pipeline(context, Kind::RightDelim)?)
         } else {
             self.next_non_space();
@@ -521,10 +519,10 @@ impl Parser<'_> {
                 Stop::Else => return Err(self.error(kw, "unexpected {{else}}")),
                 Stop::Eof => return Err(self.error(kw, "unexpected EOF")),
             }
-            self.add_tree(name.clone(), list);
+            self.add_tree(name.clone(), list, kw)?;
         }
         Ok(Node::Template {
-            pos: kw.pos,
+            pos: name_tok.pos,
             name,
             pipe,
         })
@@ -704,9 +702,13 @@ impl Parser<'_> {
                 }
                 Arg::Bool(..) | Arg::String(..) | Arg::Number(..) | Arg::Nil(_) | Arg::Dot(_) => {
                     let t = self.tokens[self.at - 1].clone();
-                    return Err(
-                        self.error(&t, format!("unexpected . after term {}", arg_string(&term)))
-                    );
+                    return Err(self.error(
+                        &t,
+                        format!(
+                            "unexpected . after term {}",
+                            super::fmt::go_quote(&arg_string(&term))
+                        ),
+                    ));
                 }
                 other => Arg::Chain(chain_pos, Box::new(other), fields),
             });

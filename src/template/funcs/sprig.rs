@@ -610,12 +610,26 @@ pub const FUNCS: &[FuncDef] = &[
     }),
     FuncDef::new("b64dec", &[S], |_, a| {
         use base64::Engine;
+        let text = s(a, 0);
         Ok(Value::str(
-            match base64::engine::general_purpose::STANDARD.decode(s(a, 0)) {
+            match base64::engine::general_purpose::STANDARD.decode(text) {
                 Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-                Err(e) => e.to_string(),
+                // Go's wording: the offset of the first bad byte (or of the incomplete group).
+                Err(base64::DecodeError::InvalidByte(at, _)) => {
+                    format!("illegal base64 data at input byte {at}")
+                }
+                Err(_) => format!("illegal base64 data at input byte {}", text.len() / 4 * 4),
             },
         ))
+    }),
+    FuncDef::new("b32enc", &[S], |_, a| {
+        Ok(Value::str(base32_encode(s(a, 0).as_bytes())))
+    }),
+    FuncDef::new("b32dec", &[S], |_, a| {
+        Ok(Value::str(match base32_decode(s(a, 0)) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(at) => format!("illegal base32 data at input byte {at}"),
+        }))
     }),
     FuncDef::new("sha1sum", &[S], |_, a| {
         use sha1::Digest;
@@ -632,51 +646,37 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::new("adler32sum", &[S], |_, a| {
         Ok(Value::str(adler32(s(a, 0).as_bytes()).to_string()))
     }),
-    // Regular expressions (Go's RE2 syntax; the regex crate is RE2-like).
+    // Regular expressions (Go's RE2 syntax; the regex crate is RE2-like). The plain forms
+    // panic on a bad pattern (`regexp.MustCompile`), the must forms return the error;
+    // regexMatch alone reports a bad pattern as no match.
     FuncDef::new("regexMatch", &[S, S], |_, a| {
-        Ok(Value::Bool(re(a, 0)?.is_match(s(a, 1))))
-    }),
-    FuncDef::new("regexFind", &[S, S], |_, a| {
-        Ok(Value::str(
-            re(a, 0)?.find(s(a, 1)).map_or("", |m| m.as_str()),
+        Ok(Value::Bool(
+            compile(s(a, 0)).is_ok_and(|r| r.is_match(s(a, 1))),
         ))
     }),
-    FuncDef::new("regexFindAll", &[S, S, I], |_, a| {
-        let n = int(a, 2);
-        let pattern = re(a, 0)?;
-        let all = pattern.find_iter(s(a, 1)).map(|m| Value::str(m.as_str()));
-        Ok(Value::list(if n < 0 {
-            all.collect()
-        } else {
-            all.take(n as usize).collect()
-        }))
+    FuncDef::new("mustRegexMatch", &[S, S], |_, a| {
+        Ok(Value::Bool(re(a, 0, true)?.is_match(s(a, 1))))
+    }),
+    FuncDef::new("regexFind", &[S, S], |_, a| regex_find(a, false)),
+    FuncDef::new("mustRegexFind", &[S, S], |_, a| regex_find(a, true)),
+    FuncDef::new("regexFindAll", &[S, S, I], |_, a| regex_find_all(a, false)),
+    FuncDef::new("mustRegexFindAll", &[S, S, I], |_, a| {
+        regex_find_all(a, true)
     }),
     FuncDef::new("regexReplaceAll", &[S, S, S], |_, a| {
-        Ok(Value::str(
-            re(a, 0)?
-                .replace_all(s(a, 1), go_expand(s(a, 2)))
-                .into_owned(),
-        ))
+        regex_replace(a, false, false)
+    }),
+    FuncDef::new("mustRegexReplaceAll", &[S, S, S], |_, a| {
+        regex_replace(a, true, false)
     }),
     FuncDef::new("regexReplaceAllLiteral", &[S, S, S], |_, a| {
-        Ok(Value::str(
-            re(a, 0)?
-                .replace_all(s(a, 1), regex::NoExpand(s(a, 2)))
-                .into_owned(),
-        ))
+        regex_replace(a, false, true)
     }),
-    FuncDef::new("regexSplit", &[S, S, I], |_, a| {
-        let n = int(a, 2);
-        let parts: Vec<Value> = if n < 0 {
-            re(a, 0)?.split(s(a, 1)).map(Value::str).collect()
-        } else {
-            re(a, 0)?
-                .splitn(s(a, 1), n as usize)
-                .map(Value::str)
-                .collect()
-        };
-        Ok(Value::list(parts))
+    FuncDef::new("mustRegexReplaceAllLiteral", &[S, S, S], |_, a| {
+        regex_replace(a, true, true)
     }),
+    FuncDef::new("regexSplit", &[S, S, I], |_, a| regex_split(a, false)),
+    FuncDef::new("mustRegexSplit", &[S, S, I], |_, a| regex_split(a, true)),
     FuncDef::new("regexQuoteMeta", &[S], |_, a| {
         Ok(Value::str(regex::escape(s(a, 0))))
     }),
@@ -859,12 +859,23 @@ pub fn to_int64(v: &Value) -> i64 {
         }
         Value::Float(f) => *f as i64,
         Value::Bool(b) => i64::from(*b),
-        Value::String(s) => parse_go_int(s.trim_end_matches(".0")).unwrap_or(0),
+        // cast.ToInt64: strconv.ParseInt(s, 0, 0) after trimming a zero decimal part.
+        Value::String(s) => parse_go_int(trim_zero_decimal(s)).unwrap_or(0),
         _ => 0,
     }
 }
 
+/// cast's trimZeroDecimal: `3.0` and `3.` become `3`.
+fn trim_zero_decimal(s: &str) -> &str {
+    match s.split_once('.') {
+        Some((int, frac)) if frac.bytes().all(|b| b == b'0') => int,
+        _ => s,
+    }
+}
+
+/// strconv.ParseInt(s, 0, 64): Go's base prefixes and underscores between digits.
 fn parse_go_int(s: &str) -> Option<i64> {
+    let s = &s.replace('_', "");
     let (neg, body) = match s.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
@@ -1178,6 +1189,68 @@ fn deep_copy(v: &Value) -> Value {
     }
 }
 
+const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/// base32.StdEncoding.EncodeToString.
+fn base32_encode(data: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in data.chunks(5) {
+        let mut buf = [0u8; 5];
+        buf[..chunk.len()].copy_from_slice(chunk);
+        let bits = u64::from_be_bytes([0, 0, 0, buf[0], buf[1], buf[2], buf[3], buf[4]]);
+        let chars = match chunk.len() {
+            1 => 2,
+            2 => 4,
+            3 => 5,
+            4 => 7,
+            _ => 8,
+        };
+        for i in 0..8 {
+            if i < chars {
+                out.push(BASE32[((bits >> (35 - 5 * i)) & 31) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// base32.StdEncoding.DecodeString; the error is the offset of the first bad byte.
+fn base32_decode(text: &str) -> Result<Vec<u8>, usize> {
+    let bytes = text.as_bytes();
+    if !bytes.len().is_multiple_of(8) {
+        return Err(bytes.len() / 8 * 8);
+    }
+    let mut out = Vec::new();
+    for (c, chunk) in bytes.chunks(8).enumerate() {
+        let mut bits = 0u64;
+        let mut n = 0;
+        for (i, &b) in chunk.iter().enumerate() {
+            if b == b'=' {
+                break;
+            }
+            let v = BASE32.iter().position(|&x| x == b).ok_or(c * 8 + i)? as u64;
+            bits = (bits << 5) | v;
+            n += 1;
+        }
+        let bytes_out = match n {
+            8 => 5,
+            7 => 4,
+            5 => 3,
+            4 => 2,
+            2 => 1,
+            0 => 0,
+            _ => return Err(c * 8 + n),
+        };
+        bits <<= 5 * (8 - n);
+        for i in 0..bytes_out {
+            out.push((bits >> (32 - 8 * i)) as u8);
+        }
+    }
+    Ok(out)
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -1191,12 +1264,84 @@ fn adler32(data: &[u8]) -> u32 {
     (b << 16) | a
 }
 
-fn re(a: &[Value], i: usize) -> Result<regex::Regex, FuncError> {
-    regex::Regex::new(s(a, i)).map_err(|e| FuncError::Call(format!("error parsing regexp: {e}")))
+fn compile(pattern: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(pattern).map_err(|e| go_regex_error(pattern, &e.to_string()))
 }
 
-/// Go's regexp replacement template (`$1`, `${name}`): the regex crate reads the same syntax
-/// (`$1x` is the group named `1x` in both).
-fn go_expand(repl: &str) -> &str {
-    repl
+/// A pattern compiled, or the error as Go's `regexp.Compile` (must forms) or `MustCompile`
+/// (the others, which panic) words it.
+fn re(a: &[Value], i: usize, must: bool) -> Result<regex::Regex, FuncError> {
+    let pattern = s(a, i);
+    compile(pattern).map_err(|e| {
+        FuncError::Call(if must {
+            e
+        } else {
+            format!("regexp: Compile(`{pattern}`): {e}")
+        })
+    })
+}
+
+/// Go's wording for the pattern errors the regex crate reports differently.
+fn go_regex_error(pattern: &str, rust: &str) -> String {
+    let what = if rust.contains("unclosed group") {
+        let at = pattern.rfind('(').unwrap_or(0);
+        format!("missing closing ): `{}`", &pattern[at..])
+    } else if rust.contains("unclosed character class") {
+        let at = pattern.rfind('[').unwrap_or(0);
+        format!("missing closing ]: `{}`", &pattern[at..])
+    } else if rust.contains("look-around") {
+        let at = pattern.find("(?").unwrap_or(0);
+        let end = (at + 3).min(pattern.len());
+        format!(
+            "invalid or unsupported Perl syntax: `{}`",
+            &pattern[at..end]
+        )
+    } else if rust.contains("backreference") {
+        let at = pattern.find('\\').unwrap_or(0);
+        let end = (at + 2).min(pattern.len());
+        format!("invalid escape sequence: `{}`", &pattern[at..end])
+    } else {
+        rust.lines()
+            .last()
+            .unwrap_or(rust)
+            .trim_start_matches("error: ")
+            .to_string()
+    };
+    format!("error parsing regexp: {what}")
+}
+
+fn regex_find(a: &[Value], must: bool) -> Result<Value, FuncError> {
+    let r = re(a, 0, must)?;
+    Ok(Value::str(r.find(s(a, 1)).map_or("", |m| m.as_str())))
+}
+
+fn regex_find_all(a: &[Value], must: bool) -> Result<Value, FuncError> {
+    let r = re(a, 0, must)?;
+    let n = int(a, 2);
+    let all = r.find_iter(s(a, 1)).map(|m| Value::str(m.as_str()));
+    Ok(Value::list(if n < 0 {
+        all.collect()
+    } else {
+        all.take(n as usize).collect()
+    }))
+}
+
+fn regex_replace(a: &[Value], must: bool, literal: bool) -> Result<Value, FuncError> {
+    let r = re(a, 0, must)?;
+    Ok(Value::str(if literal {
+        r.replace_all(s(a, 1), regex::NoExpand(s(a, 2)))
+            .into_owned()
+    } else {
+        r.replace_all(s(a, 1), s(a, 2)).into_owned()
+    }))
+}
+
+fn regex_split(a: &[Value], must: bool) -> Result<Value, FuncError> {
+    let r = re(a, 0, must)?;
+    let n = int(a, 2);
+    Ok(Value::list(if n < 0 {
+        r.split(s(a, 1)).map(Value::str).collect()
+    } else {
+        r.splitn(s(a, 1), n as usize).map(Value::str).collect()
+    }))
 }
