@@ -29,7 +29,7 @@ fn stack_address() -> usize {
 }
 
 /// Stack used since the outermost execution on this thread began.
-fn stack_used(_set: &TemplateSet) -> usize {
+fn stack_used() -> usize {
     let base = STACK_BASE.with(|b| b.get());
     base.abs_diff(stack_address())
 }
@@ -76,7 +76,7 @@ pub(super) fn execute(
     steps: &mut u64,
 ) -> Result<()> {
     // Nested executions (include, tpl) share the stack budget with `template`.
-    if stack_used(set) > set.options.max_stack {
+    if stack_used() > set.options.max_stack {
         return Err(Error::Exec(format!(
             "template: {}: templates nested deeper than kdelta's stack allows ({depth} levels)",
             tree.name
@@ -165,7 +165,7 @@ impl State<'_> {
                     Some(p) => self.eval_pipeline(dot, p)?,
                     None => Value::Nil,
                 };
-                if stack_used(self.set) > self.set.options.max_stack {
+                if stack_used() > self.set.options.max_stack {
                     return Err(self.error_at(
                         *pos,
                         &format!("{{{{template \"{name}\"}}}}"),
@@ -237,8 +237,6 @@ impl State<'_> {
                 .collect(),
             Value::NoValue | Value::Nil => Vec::new(),
             other => {
-                let node = super::parse::pipe_string(&b.pipe);
-                let _ = node;
                 let pos = b.pipe.cmds.first().map_or(b.pipe.pos, |c| c.pos);
                 let at = b.pipe.cmds.first().map(command_string).unwrap_or_default();
                 return Err(self.error_at(

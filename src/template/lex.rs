@@ -152,7 +152,7 @@ impl Lexer<'_> {
             self.pos += 2; // "- " (the space is skipped, not part of a token)
         }
         if self.rest().starts_with("/*") {
-            return self.lex_comment(start, trim);
+            return self.lex_comment(start);
         }
         let end = start + self.left.len();
         self.tokens.push(Token {
@@ -168,8 +168,7 @@ impl Lexer<'_> {
         self.lex_inside_action()
     }
 
-    fn lex_comment(&mut self, start: usize, trim_before: bool) -> bool {
-        let _ = trim_before;
+    fn lex_comment(&mut self, start: usize) -> bool {
         let body_start = self.pos;
         let Some(close) = self.rest().find("*/") else {
             self.error("unclosed comment");
@@ -190,8 +189,6 @@ impl Lexer<'_> {
             return false;
         };
         let comment_end = self.pos;
-        self.pos = body_start;
-        self.pos = comment_end;
         self.line += self.input[start..comment_end].matches('\n').count();
         self.tokens.push(Token {
             kind: Kind::Comment,
