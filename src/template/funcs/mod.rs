@@ -3,4 +3,5 @@
 pub mod builtin;
 pub mod helm;
 pub mod json;
+pub mod semver;
 pub mod sprig;

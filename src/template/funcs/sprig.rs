@@ -532,6 +532,12 @@ pub const FUNCS: &[FuncDef] = &[
         }
         Ok(default)
     }),
+    // Versions.
+    FuncDef::new("semverCompare", &[S, S], |_, a| {
+        super::semver::satisfies(s(a, 0), s(a, 1))
+            .map(Value::Bool)
+            .map_err(FuncError::Call)
+    }),
     // JSON.
     FuncDef::new("toJson", &[A], |_, a| {
         Ok(Value::str(
