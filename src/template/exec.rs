@@ -354,7 +354,15 @@ impl State<'_> {
         match first {
             Arg::Identifier(pos, name) => self.eval_function(dot, *pos, name, cmd, last),
             Arg::Field(pos, names) => {
-                self.fields_with_args(*pos, first, names.last(), has_args)?;
+                if has_args {
+                    let receiver = self.eval_fields(
+                        *pos,
+                        dot.clone(),
+                        &names[..names.len() - 1],
+                        &arg_string(first),
+                    )?;
+                    return self.call_method(dot, *pos, first, receiver, names.last(), cmd, last);
+                }
                 self.eval_fields(*pos, dot.clone(), names, &arg_string(first))
             }
             Arg::Variable(pos, names) => {
@@ -367,8 +375,16 @@ impl State<'_> {
                 self.eval_fields(*pos, v, &names[1..], &arg_string(first))
             }
             Arg::Chain(pos, node, fields) => {
-                self.fields_with_args(*pos, first, fields.last(), has_args)?;
                 let base = self.eval_arg(dot, node)?;
+                if has_args {
+                    let receiver = self.eval_fields(
+                        *pos,
+                        base,
+                        &fields[..fields.len() - 1],
+                        &arg_string(first),
+                    )?;
+                    return self.call_method(dot, *pos, first, receiver, fields.last(), cmd, last);
+                }
                 self.eval_fields(*pos, base, fields, &arg_string(first))
             }
             Arg::Pipe(p) => {
@@ -409,6 +425,47 @@ impl State<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// A field given arguments: a method of an object, called with them; an error on a map
+    /// (maps have no methods).
+    #[allow(clippy::too_many_arguments)]
+    fn call_method(
+        &mut self,
+        dot: &Value,
+        pos: usize,
+        word: &Arg,
+        receiver: Value,
+        name: Option<&String>,
+        cmd: &Command,
+        last: Option<Value>,
+    ) -> Result<Value> {
+        let Some(name) = name else {
+            return self.eval_arg(dot, word);
+        };
+        let Value::Object(o) = &receiver else {
+            self.fields_with_args(pos, word, Some(name), true)?;
+            unreachable!("fields_with_args fails when there are arguments");
+        };
+        let mut args = Vec::new();
+        for a in &cmd.args[1..] {
+            args.push(self.eval_typed_arg(dot, a, Param::Any)?);
+        }
+        args.extend(last);
+        match o.0.call(name, &args) {
+            Some(r) => r.map_err(|e| {
+                self.error_at(
+                    cmd.pos,
+                    &command_string(cmd),
+                    format!("error calling {name}: {e}"),
+                )
+            }),
+            None => Err(self.error_at(
+                pos,
+                &arg_string(word),
+                format!("can't evaluate field {name} in type {}", o.0.type_name()),
+            )),
+        }
     }
 
     /// A field given arguments is an error (maps have no methods).
@@ -633,6 +690,18 @@ impl State<'_> {
                     }
                     Value::NoValue
                 }
+                Value::Object(o) => match o.0.call(name, &[]) {
+                    Some(r) => r.map_err(|e| {
+                        self.error_at(pos, node, format!("error calling {name}: {e}"))
+                    })?,
+                    None => {
+                        return Err(self.error_at(
+                            pos,
+                            node,
+                            format!("can't evaluate field {name} in type {}", o.0.type_name()),
+                        ))
+                    }
+                },
                 Value::Nil if hop == 0 => Value::NoValue,
                 Value::Nil => {
                     return Err(self.error_at(

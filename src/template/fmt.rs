@@ -209,6 +209,7 @@ fn bad_verb(out: &mut String, v: &Value, verb: char) {
 fn go_syntax(v: &Value) -> String {
     match v {
         Value::NoValue | Value::Nil => "<nil>".into(),
+        Value::Object(o) => o.0.text(),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) | Value::Int64(i) => i.to_string(),
         Value::Float(f) => format_float(*f, 'g', None, false),
@@ -240,6 +241,12 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
     match v {
         Value::NoValue | Value::Nil => match verb {
             'v' => pad(out, "<nil>", spec),
+            _ => bad_verb(out, v, verb),
+        },
+        // A Stringer prints its String() for %v and %s.
+        Value::Object(o) => match verb {
+            'v' | 's' => pad(out, &o.0.text(), spec),
+            'q' => pad(out, &go_quote(&o.0.text()), spec),
             _ => bad_verb(out, v, verb),
         },
         Value::Bool(b) => match verb {

@@ -68,6 +68,29 @@ impl PartialEq for Dict {
     }
 }
 
+/// A Go value with methods that a template can call (`(semver "1.2.3").Major`), such as the
+/// `*semver.Version` sprig returns.
+pub trait Object: std::fmt::Debug + Send + Sync {
+    /// `%T`: `*semver.Version`.
+    fn type_name(&self) -> &'static str;
+    /// `kindOf`: `ptr`, `struct`.
+    fn kind_name(&self) -> &'static str;
+    /// Calls a method; `None` when there is no such method.
+    fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>>;
+    /// `%v`: the value's `String()`.
+    fn text(&self) -> String;
+}
+
+/// A shared [`Object`]; equal when of the same type and text.
+#[derive(Clone, Debug)]
+pub struct ObjectRef(pub Arc<dyn Object>);
+
+impl PartialEq for ObjectRef {
+    fn eq(&self, other: &ObjectRef) -> bool {
+        self.0.type_name() == other.0.type_name() && self.0.text() == other.0.text()
+    }
+}
+
 /// A template value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -84,6 +107,8 @@ pub enum Value {
     String(Arc<str>),
     List(Arc<Vec<Value>>),
     Map(Dict),
+    /// A value with methods.
+    Object(ObjectRef),
 }
 
 impl Value {
@@ -114,6 +139,7 @@ impl Value {
             Value::String(_) => "string",
             Value::List(_) => "slice",
             Value::Map(_) => "map",
+            Value::Object(o) => o.0.kind_name(),
         }
     }
 
@@ -128,6 +154,7 @@ impl Value {
             Value::String(_) => "string",
             Value::List(_) => "[]interface {}",
             Value::Map(_) => "map[string]interface {}",
+            Value::Object(o) => o.0.type_name(),
         }
     }
 
@@ -141,6 +168,7 @@ impl Value {
             Value::String(s) => !s.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
+            Value::Object(_) => true,
         }
     }
 

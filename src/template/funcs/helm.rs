@@ -120,7 +120,7 @@ fn json_kind(v: &Value) -> &'static str {
         Value::Bool(_) => "bool",
         Value::Int(_) | Value::Int64(_) | Value::Float(_) => "number",
         Value::List(_) => "array",
-        Value::Map(_) => "object",
+        Value::Map(_) | Value::Object(_) => "object",
         Value::Nil | Value::NoValue => "null",
     }
 }

@@ -41,6 +41,8 @@ fn write(
             out.push_str(&crate::yaml::format_json(*f));
         }
         Value::String(s) => quote(out, s, html),
+        // The objects templates meet (versions, times) marshal as their text.
+        Value::Object(o) => quote(out, &o.0.text(), html),
         Value::List(items) => {
             out.push('[');
             if items.is_empty() {

@@ -533,6 +533,11 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(default)
     }),
     // Versions.
+    FuncDef::new("semver", &[S], |_, a| {
+        super::semver::SemverObject::parse(s(a, 0))
+            .map(|o| Value::Object(super::super::value::ObjectRef(std::sync::Arc::new(o))))
+            .map_err(FuncError::Call)
+    }),
     FuncDef::new("semverCompare", &[S, S], |_, a| {
         super::semver::satisfies(s(a, 0), s(a, 1))
             .map(Value::Bool)
