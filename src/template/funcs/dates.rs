@@ -1,0 +1,546 @@
+//! sprig's date functions on a `time.Time` value (UTC, as `helm template` runs with `TZ=UTC`
+//! here): Go's layout formatting and parsing, `date`, `dateInZone`, `toDate`, `dateModify`,
+//! `unixEpoch`, `duration`, `durationRound`, and the methods templates call on a time.
+
+use super::super::value::{Object, ObjectRef, Value};
+use std::sync::Arc;
+
+/// A `time.Time` in UTC: seconds since the Unix epoch and nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Time {
+    pub unix: i64,
+    pub nanos: u32,
+}
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+const DAYS: [&str; 7] = [
+    "Sunday",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+];
+
+/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe - 719468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// The zero time, `0001-01-01 00:00:00 +0000 UTC`.
+pub const ZERO: Time = Time {
+    unix: -62135596800,
+    nanos: 0,
+};
+
+struct Parts {
+    year: i64,
+    month: i64,
+    day: i64,
+    hour: i64,
+    minute: i64,
+    second: i64,
+    weekday: usize,
+    yearday: i64,
+}
+
+impl Time {
+    fn parts(&self) -> Parts {
+        let days = self.unix.div_euclid(86400);
+        let secs = self.unix.rem_euclid(86400);
+        let (year, month, day) = civil_from_days(days);
+        Parts {
+            year,
+            month,
+            day,
+            hour: secs / 3600,
+            minute: secs % 3600 / 60,
+            second: secs % 60,
+            weekday: (days + 4).rem_euclid(7) as usize,
+            yearday: days - days_from_civil(year, 1, 1) + 1,
+        }
+    }
+
+    /// time.Format with a Go layout.
+    pub fn format(&self, layout: &str) -> String {
+        let p = self.parts();
+        let mut out = String::new();
+        let mut rest = layout;
+        while !rest.is_empty() {
+            let (chunk, len) = std_chunk(rest);
+            match chunk {
+                Some(c) => {
+                    out.push_str(&self.chunk(c, &p, &rest[..len]));
+                    rest = &rest[len..];
+                }
+                None => {
+                    let ch = rest.chars().next().expect("not empty");
+                    out.push(ch);
+                    rest = &rest[ch.len_utf8()..];
+                }
+            }
+        }
+        out
+    }
+
+    fn chunk(&self, c: &str, p: &Parts, raw: &str) -> String {
+        match c {
+            "2006" => format!("{:04}", p.year),
+            "06" => format!("{:02}", p.year.rem_euclid(100)),
+            "01" => format!("{:02}", p.month),
+            "1" => p.month.to_string(),
+            "January" => MONTHS[(p.month - 1) as usize].to_string(),
+            "Jan" => MONTHS[(p.month - 1) as usize][..3].to_string(),
+            "02" => format!("{:02}", p.day),
+            "_2" => format!("{:>2}", p.day),
+            "2" => p.day.to_string(),
+            "002" => format!("{:03}", p.yearday),
+            "15" => format!("{:02}", p.hour),
+            "03" => format!("{:02}", (p.hour + 11) % 12 + 1),
+            "3" => ((p.hour + 11) % 12 + 1).to_string(),
+            "04" => format!("{:02}", p.minute),
+            "4" => p.minute.to_string(),
+            "05" => format!("{:02}", p.second),
+            "5" => p.second.to_string(),
+            "PM" => if p.hour >= 12 { "PM" } else { "AM" }.to_string(),
+            "pm" => if p.hour >= 12 { "pm" } else { "am" }.to_string(),
+            "Monday" => DAYS[p.weekday].to_string(),
+            "Mon" => DAYS[p.weekday][..3].to_string(),
+            "MST" => "UTC".to_string(),
+            "Z07:00" | "Z0700" | "Z07" | "Z07:00:00" => "Z".to_string(),
+            "-07:00" => "+00:00".to_string(),
+            "-0700" => "+0000".to_string(),
+            "-07" => "+00".to_string(),
+            "-07:00:00" => "+00:00:00".to_string(),
+            frac if frac.starts_with(['.', ',']) => {
+                let digits = raw.len() - 1;
+                let all = format!("{:09}", self.nanos);
+                if raw.as_bytes()[1] == b'9' {
+                    let trimmed = all[..digits].trim_end_matches('0');
+                    if trimmed.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{}{trimmed}", &raw[..1])
+                    }
+                } else {
+                    format!("{}{}", &raw[..1], &all[..digits])
+                }
+            }
+            other => other.to_string(),
+        }
+    }
+
+    /// time.Parse with a Go layout (UTC unless the value gives an offset).
+    pub fn parse(layout: &str, value: &str) -> Result<Time, String> {
+        let err = |what: &str, rest: &str| {
+            format!(
+                "parsing time {} as {}: cannot parse {} as {}",
+                super::super::fmt::go_quote(value),
+                super::super::fmt::go_quote(layout),
+                super::super::fmt::go_quote(rest),
+                super::super::fmt::go_quote(what)
+            )
+        };
+        let (mut year, mut month, mut day, mut hour, mut minute, mut second) =
+            (1i64, 1i64, 1i64, 0i64, 0i64, 0i64);
+        let mut pm: Option<bool> = None;
+        let mut offset = 0i64;
+        let mut nanos = 0u32;
+        let mut l = layout;
+        let mut v = value;
+        let num = |v: &mut &str, min: usize, max: usize| -> Option<i64> {
+            let n = v
+                .bytes()
+                .take(max)
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            if n < min {
+                return None;
+            }
+            let x = v[..n].parse().ok()?;
+            *v = &v[n..];
+            Some(x)
+        };
+        while !l.is_empty() {
+            let (chunk, len) = std_chunk(l);
+            let Some(c) = chunk else {
+                let ch = l.chars().next().expect("not empty");
+                if !v.starts_with(ch) {
+                    return Err(err(l, v));
+                }
+                l = &l[ch.len_utf8()..];
+                v = &v[ch.len_utf8()..];
+                continue;
+            };
+            let before = v;
+            let ok = match c {
+                "2006" => num(&mut v, 4, 4).map(|x| year = x),
+                "06" => num(&mut v, 2, 2).map(|x| year = if x >= 69 { 1900 + x } else { 2000 + x }),
+                "01" => num(&mut v, 2, 2).map(|x| month = x),
+                "1" => num(&mut v, 1, 2).map(|x| month = x),
+                "02" => num(&mut v, 2, 2).map(|x| day = x),
+                "2" | "_2" => {
+                    v = v.trim_start_matches(' ');
+                    num(&mut v, 1, 2).map(|x| day = x)
+                }
+                "15" => num(&mut v, 2, 2).map(|x| hour = x),
+                "03" | "3" => num(&mut v, 1, 2).map(|x| hour = x),
+                "04" | "4" => num(&mut v, 1, 2).map(|x| minute = x),
+                "05" | "5" => num(&mut v, 1, 2).map(|x| second = x),
+                "PM" | "pm" => {
+                    let s = v.get(..2).unwrap_or("").to_ascii_uppercase();
+                    v = v.get(2..).unwrap_or("");
+                    match s.as_str() {
+                        "PM" => {
+                            pm = Some(true);
+                            Some(())
+                        }
+                        "AM" => {
+                            pm = Some(false);
+                            Some(())
+                        }
+                        _ => None,
+                    }
+                }
+                "January" | "Jan" => MONTHS
+                    .iter()
+                    .position(|m| {
+                        let name = if c == "Jan" { &m[..3] } else { m };
+                        v.starts_with(name)
+                    })
+                    .map(|i| {
+                        let name_len = if c == "Jan" { 3 } else { MONTHS[i].len() };
+                        v = &v[name_len..];
+                        month = i as i64 + 1;
+                    }),
+                "Monday" | "Mon" => DAYS
+                    .iter()
+                    .find(|d| v.starts_with(if c == "Mon" { &d[..3] } else { *d }))
+                    .map(|d| {
+                        v = &v[if c == "Mon" { 3 } else { d.len() }..];
+                    }),
+                "MST" => {
+                    let n = v.bytes().take_while(|b| b.is_ascii_uppercase()).count();
+                    (n >= 3).then(|| v = &v[n..])
+                }
+                z if z.starts_with('Z') || z.starts_with('-') => {
+                    if z.starts_with('Z') && v.starts_with('Z') {
+                        v = &v[1..];
+                        Some(())
+                    } else {
+                        let sign = match v.as_bytes().first() {
+                            Some(b'+') => 1,
+                            Some(b'-') => -1,
+                            _ => 0,
+                        };
+                        if sign == 0 {
+                            None
+                        } else {
+                            v = &v[1..];
+                            let h = num(&mut v, 2, 2);
+                            if v.starts_with(':') {
+                                v = &v[1..];
+                            }
+                            let m = num(&mut v, 2, 2).unwrap_or(0);
+                            h.map(|h| offset = sign * (h * 3600 + m * 60))
+                        }
+                    }
+                }
+                frac if frac.starts_with(['.', ',']) => {
+                    if v.starts_with(['.', ',']) {
+                        let digits = v[1..].bytes().take_while(|b| b.is_ascii_digit()).count();
+                        let text = format!("{:0<9}", &v[1..1 + digits.min(9)]);
+                        nanos = text.parse().unwrap_or(0);
+                        v = &v[1 + digits..];
+                    }
+                    Some(())
+                }
+                _ => None,
+            };
+            if ok.is_none() {
+                return Err(err(&l[..len], before));
+            }
+            l = &l[len..];
+        }
+        if !v.is_empty() {
+            return Err(format!(
+                "parsing time {}: extra text: {}",
+                super::super::fmt::go_quote(value),
+                super::super::fmt::go_quote(v)
+            ));
+        }
+        if let Some(pm) = pm {
+            hour = hour % 12 + if pm { 12 } else { 0 };
+        }
+        let days = days_from_civil(year, month, day);
+        Ok(Time {
+            unix: days * 86400 + hour * 3600 + minute * 60 + second - offset,
+            nanos,
+        })
+    }
+
+    /// Go's `Time.String`.
+    pub fn text(&self) -> String {
+        self.format("2006-01-02 15:04:05.999999999 -0700 MST")
+    }
+
+    pub fn value(self) -> Value {
+        Value::Object(ObjectRef(Arc::new(self)))
+    }
+}
+
+/// Go's `nextStdChunk`: the layout element at the start of `s` (and its length), if any.
+fn std_chunk(s: &str) -> (Option<&'static str>, usize) {
+    const CHUNKS: &[&str] = &[
+        "January",
+        "Jan",
+        "Monday",
+        "Mon",
+        "MST",
+        "2006",
+        "002",
+        "01",
+        "02",
+        "03",
+        "04",
+        "05",
+        "06",
+        "15",
+        "_2",
+        "Z07:00:00",
+        "Z07:00",
+        "Z0700",
+        "Z07",
+        "-07:00:00",
+        "-07:00",
+        "-0700",
+        "-07",
+        "PM",
+        "pm",
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+    ];
+    if s.starts_with(['.', ',']) {
+        let b = s.as_bytes();
+        if b.len() > 1 && (b[1] == b'0' || b[1] == b'9') {
+            let digit = b[1];
+            let n = b[1..].iter().take_while(|&&c| c == digit).count();
+            // A fractional second only when no digit follows.
+            if !b.get(1 + n).is_some_and(|c| c.is_ascii_digit()) {
+                return (Some(if digit == b'0' { ".0" } else { ".9" }), 1 + n);
+            }
+        }
+    }
+    for c in CHUNKS {
+        if s.starts_with(c) {
+            // `Jan` inside `January`-like words and digits glued to digits are literal in Go;
+            // the common layouts never need that distinction.
+            return (Some(c), c.len());
+        }
+    }
+    (None, 0)
+}
+
+impl Object for Time {
+    fn type_name(&self) -> &'static str {
+        "time.Time"
+    }
+
+    fn kind_name(&self) -> &'static str {
+        "struct"
+    }
+
+    fn text(&self) -> String {
+        Time::text(self)
+    }
+
+    fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        let p = self.parts();
+        Some(Ok(match method {
+            "Year" => Value::Int(p.year),
+            "Month" => Value::str(MONTHS[(p.month - 1) as usize]),
+            "Day" => Value::Int(p.day),
+            "Hour" => Value::Int(p.hour),
+            "Minute" => Value::Int(p.minute),
+            "Second" => Value::Int(p.second),
+            "Weekday" => Value::str(DAYS[p.weekday]),
+            "YearDay" => Value::Int(p.yearday),
+            "Unix" => Value::Int64(self.unix),
+            "UTC" | "Local" => self.value(),
+            "String" => Value::str(self.text()),
+            "Format" => match args.first().and_then(Value::as_str) {
+                Some(layout) => Value::str(self.format(layout)),
+                None => return Some(Err("wrong number of args for Format: want 1 got 0".into())),
+            },
+            _ => return None,
+        }))
+    }
+}
+
+/// A time argument as sprig's `date` takes it: a time, or Unix seconds as int or int64.
+pub fn time_of(v: &Value) -> Time {
+    match v {
+        Value::Object(o) if o.0.type_name() == "time.Time" => {
+            Time::parse("2006-01-02 15:04:05.999999999 -0700 MST", &o.0.text()).unwrap_or(ZERO)
+        }
+        Value::Int(i) | Value::Int64(i) => Time { unix: *i, nanos: 0 },
+        _ => Time {
+            unix: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0),
+            nanos: 0,
+        },
+    }
+}
+
+/// time.ParseDuration, in nanoseconds.
+pub fn parse_duration(s: &str) -> Result<i64, String> {
+    let bad = || format!("time: invalid duration {}", super::super::fmt::go_quote(s));
+    let (neg, mut rest) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if rest == "0" {
+        return Ok(0);
+    }
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    let mut total = 0f64;
+    while !rest.is_empty() {
+        let n = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b'.')
+            .count();
+        if n == 0 {
+            return Err(bad());
+        }
+        let value: f64 = rest[..n].parse().map_err(|_| bad())?;
+        rest = &rest[n..];
+        let u = rest
+            .bytes()
+            .take_while(|b| !(b.is_ascii_digit() || *b == b'.'))
+            .count();
+        let unit = match &rest[..u] {
+            "ns" => 1.0,
+            "us" | "µs" | "μs" => 1e3,
+            "ms" => 1e6,
+            "s" => 1e9,
+            "m" => 60e9,
+            "h" => 3600e9,
+            _ => return Err(bad()),
+        };
+        rest = &rest[u..];
+        total += value * unit;
+    }
+    Ok(if neg { -(total as i64) } else { total as i64 })
+}
+
+/// Go's `Duration.String` for nanoseconds.
+pub fn duration_string(ns: i64) -> String {
+    if ns == 0 {
+        return "0s".into();
+    }
+    let neg = ns < 0;
+    let u = ns.unsigned_abs();
+    let mut out = String::new();
+    if u < 1_000_000_000 {
+        let (v, unit) = if u < 1_000 {
+            (u as f64, "ns")
+        } else if u < 1_000_000 {
+            (u as f64 / 1e3, "µs")
+        } else {
+            (u as f64 / 1e6, "ms")
+        };
+        out.push_str(&format!(
+            "{}{unit}",
+            super::super::fmt::format_float_shortest(v)
+        ));
+    } else {
+        let h = u / 3_600_000_000_000;
+        let m = u / 60_000_000_000 % 60;
+        let s = (u % 60_000_000_000) as f64 / 1e9;
+        if h > 0 {
+            out.push_str(&format!("{h}h"));
+        }
+        if h > 0 || m > 0 {
+            out.push_str(&format!("{m}m"));
+        }
+        out.push_str(&format!("{}s", super::super::fmt::format_float_shortest(s)));
+    }
+    if neg {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// sprig's `durationRound`.
+pub fn duration_round(v: &Value) -> String {
+    let d: i64 = match v {
+        Value::String(s) => parse_duration(s).unwrap_or(0),
+        Value::Int64(i) => *i,
+        _ => 0,
+    };
+    let u = d.unsigned_abs();
+    let (second, minute, hour) = (1_000_000_000u64, 60_000_000_000u64, 3_600_000_000_000u64);
+    let (day, month, year) = (hour * 24, hour * 24 * 30, hour * 24 * 365);
+    let out = if u > year {
+        format!("{}y", u / year)
+    } else if u > month {
+        format!("{}mo", u / month)
+    } else if u > day {
+        format!("{}d", u / day)
+    } else if u > hour {
+        format!("{}h", u / hour)
+    } else if u > minute {
+        format!("{}m", u / minute)
+    } else if u > second {
+        format!("{}s", u / second)
+    } else {
+        return "0s".into();
+    };
+    if d < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
