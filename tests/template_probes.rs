@@ -70,7 +70,8 @@ fn run(template: &str, data: &str) -> Result<String, String> {
     // Each probe gets a fresh dot: sprig's set/merge change maps in place.
     let dot = helm_values(data);
     set.parse(PROBE_NAME, template).map_err(|e| e.to_string())?;
-    set.execute(PROBE_NAME, &dot).map_err(|e| e.to_string())
+    set.execute(PROBE_NAME, &dot)
+        .map_err(|e| kdelta::template::helm_error(&e.to_string()))
 }
 
 #[test]

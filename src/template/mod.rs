@@ -11,6 +11,7 @@ mod value;
 
 pub use exec::{Call, Func};
 pub use fmt::{format_float_shortest, sprint, sprint_value, sprintf};
+pub use funcs::helm::helm_error;
 pub use value::{Dict, Value};
 
 use parse::Tree;

@@ -239,6 +239,20 @@ pub fn helm_value(node: &yaml::Node) -> Value {
     }
 }
 
+/// How Helm's engine words an execution error that a `fail` or `required` caused:
+/// `execution error at (FILE:LINE:COL): MESSAGE`, at the outermost location of the chain; any
+/// other error stays as Go words it.
+pub fn helm_error(message: &str) -> String {
+    let (Some(start), Some(end)) = (message.find(WARN_START), message.find(WARN_END)) else {
+        return message.to_string();
+    };
+    let Some(text) = message.get(start + WARN_START.len()..end) else {
+        return message.to_string();
+    };
+    let location = message.split(": ").nth(1).unwrap_or_default();
+    format!("execution error at ({location}): {text}")
+}
+
 /// Resets the include counts (at the start of an outermost execution).
 pub(in crate::template) fn reset() {
     INCLUDED.with(|m| m.borrow_mut().clear());
