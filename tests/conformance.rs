@@ -974,7 +974,7 @@ fn run_helm_case(case: &HelmCase) -> Outcome {
 /// chart's own `tpl` call).
 fn run_template_probe(template: &str, data: &Path, expected: &Result<String, String>) -> Outcome {
     use kdelta::template::{Funcs, MissingKey, Options, TemplateSet};
-    let dot = match read_text(data).and_then(|t| helm_values(&t)) {
+    let dot = match read_text(data).and_then(|t| kdelta::template::helm_values(&t)) {
         Ok(d) => d,
         Err(e) => return Outcome::Fail(format!("data: {e}")),
     };
@@ -995,45 +995,6 @@ fn run_template_probe(template: &str, data: &Path, expected: &Result<String, Str
         (Err(want), Err(e)) if want.ends_with(e.as_str()) => Outcome::Pass,
         _ => Outcome::Fail(format!("expected {expected:?}, got {got:?}")),
     }
-}
-
-/// Values as Helm reads a values file (sigs.k8s.io/yaml over go-yaml v2): YAML 1.1 typing of
-/// keys (`n` is the key "false") and values, every number a float64.
-fn helm_values(text: &str) -> Result<kdelta::template::Value, String> {
-    use kdelta::template::Value as T;
-    use kdelta::yaml::{Dialect, NodeKind, Resolved};
-    fn convert(node: &yaml::Node) -> Result<T, String> {
-        Ok(match &node.kind {
-            NodeKind::Scalar(s) => {
-                match yaml::resolve_scalar(s, Dialect::Yaml11).map_err(|e| e.to_string())? {
-                    Resolved::Null => T::Nil,
-                    Resolved::Bool(b) => T::Bool(b),
-                    Resolved::Int(i) => T::Float(i as f64),
-                    Resolved::Uint(u) => T::Float(u as f64),
-                    Resolved::Float(f) => T::Float(f),
-                    Resolved::Str(s) | Resolved::Timestamp(s) => T::str(s),
-                }
-            }
-            NodeKind::Seq(items) => T::list(items.iter().map(convert).collect::<Result<_, _>>()?),
-            NodeKind::Map(entries) => {
-                let mut m = BTreeMap::new();
-                for (k, v) in entries {
-                    let key = match &k.kind {
-                        NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
-                            Ok(Resolved::Bool(b)) => b.to_string(),
-                            _ => s.text.clone(),
-                        },
-                        _ => return Err("a non-scalar key".into()),
-                    };
-                    m.insert(key, convert(v)?);
-                }
-                T::map(m)
-            }
-        })
-    }
-    let node = yaml::parse_one(text.as_bytes(), &yaml::ParseOptions::default())
-        .map_err(|e| e.to_string())?;
-    convert(&node)
 }
 
 /// Case names from free text: `tags with no effect` → `tags-with-no-effect`.

@@ -6,10 +6,9 @@
 //! the test, and so does a listed probe that passes. `KDELTA_PROBE_TRACE=1` prints what the
 //! listed ones give.
 
-use kdelta::template::{Funcs, MissingKey, Options, TemplateSet, Value};
-use kdelta::yaml::{self, Dialect, NodeKind, Resolved};
+use kdelta::template::{Funcs, MissingKey, Options, TemplateSet};
 use serde_json::Value as Json;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 const PROBE_NAME: &str = "probe/templates/_probe.tpl";
@@ -20,41 +19,6 @@ fn corpus() -> PathBuf {
         Some(dir) => PathBuf::from(dir),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/template"),
     }
-}
-
-/// Values as Helm reads a values file: YAML 1.1 typing of keys and values, numbers float64.
-fn helm_values(text: &str) -> Value {
-    fn convert(node: &yaml::Node) -> Value {
-        match &node.kind {
-            NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
-                Ok(Resolved::Null) => Value::Nil,
-                Ok(Resolved::Bool(b)) => Value::Bool(b),
-                Ok(Resolved::Int(i)) => Value::Float(i as f64),
-                Ok(Resolved::Uint(u)) => Value::Float(u as f64),
-                Ok(Resolved::Float(f)) => Value::Float(f),
-                Ok(Resolved::Str(s)) | Ok(Resolved::Timestamp(s)) => Value::str(s),
-                Err(_) => Value::str(s.text.as_str()),
-            },
-            NodeKind::Seq(items) => Value::list(items.iter().map(convert).collect()),
-            NodeKind::Map(entries) => {
-                let mut m = BTreeMap::new();
-                for (k, v) in entries {
-                    let key = match &k.kind {
-                        NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
-                            Ok(Resolved::Bool(b)) => b.to_string(),
-                            _ => s.text.clone(),
-                        },
-                        _ => continue,
-                    };
-                    m.insert(key, convert(v));
-                }
-                Value::map(m)
-            }
-        }
-    }
-    let node =
-        yaml::parse_one(text.as_bytes(), &yaml::ParseOptions::default()).expect("data.yaml parses");
-    convert(&node)
 }
 
 /// Runs one probe: its output, or its error text.
@@ -68,7 +32,7 @@ fn run(template: &str, data: &str) -> Result<String, String> {
         },
     );
     // Each probe gets a fresh dot: sprig's set/merge change maps in place.
-    let dot = helm_values(data);
+    let dot = kdelta::template::helm_values(data).expect("data.yaml parses");
     set.parse(PROBE_NAME, template).map_err(|e| e.to_string())?;
     set.execute(PROBE_NAME, &dot)
         .map_err(|e| kdelta::template::helm_error(&e.to_string()))

@@ -481,18 +481,22 @@ fn pad_number(out: &mut String, text: &str, spec: &Spec) {
     }
 }
 
+/// How Go prints NaN and the infinities (`None` for a finite float).
+fn non_finite(f: f64) -> Option<String> {
+    if f.is_nan() {
+        Some("NaN".into())
+    } else if f.is_infinite() {
+        Some(if f > 0.0 { "+Inf" } else { "-Inf" }.into())
+    } else {
+        None
+    }
+}
+
 /// strconv.FormatFloat with `'e'`, `'E'`, `'f'`, `'g'`, `'G'` and Go's shortest digits when
 /// there is no precision.
 pub fn format_float(f: f64, verb: char, precision: Option<usize>, sharp: bool) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
+    if let Some(special) = non_finite(f) {
+        return special;
     }
     let upper = verb.is_ascii_uppercase();
     let s = match verb.to_ascii_lowercase() {
@@ -514,15 +518,8 @@ pub fn format_float(f: f64, verb: char, precision: Option<usize>, sharp: bool) -
 
 /// `%x` of a float: `0x1.ap+01` (the shortest hex mantissa, or `precision` hex digits).
 fn hex_float(f: f64, precision: Option<usize>) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 {
-            "+Inf".into()
-        } else {
-            "-Inf".into()
-        };
+    if let Some(special) = non_finite(f) {
+        return special;
     }
     let sign = if f.is_sign_negative() { "-" } else { "" };
     if f == 0.0 {

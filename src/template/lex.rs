@@ -325,7 +325,7 @@ impl Lexer<'_> {
                     self.emit(Kind::RightParen, start);
                 }
                 '"' => {
-                    if !self.lex_quote() {
+                    if !self.lex_quoted('"', Kind::String, "unterminated quoted string") {
                         return false;
                     }
                 }
@@ -340,7 +340,7 @@ impl Lexer<'_> {
                     }
                 },
                 '\'' => {
-                    if !self.lex_char() {
+                    if !self.lex_quoted('\'', Kind::Char, "unterminated character constant") {
                         return false;
                     }
                 }
@@ -407,49 +407,25 @@ impl Lexer<'_> {
         self.pos += n;
     }
 
-    fn lex_quote(&mut self) -> bool {
+    /// A `"…"` string or `'…'` character constant (escapes allowed, no newline).
+    fn lex_quoted(&mut self, quote: char, kind: Kind, unterminated: &str) -> bool {
         let start = self.pos;
         let mut chars = self.rest().char_indices().skip(1);
         loop {
             match chars.next() {
-                Some((i, '"')) => {
+                Some((i, c)) if c == quote => {
                     self.pos = start + i + 1;
-                    self.emit(Kind::String, start);
+                    self.emit(kind, start);
                     return true;
                 }
                 Some((_, '\\')) => {
                     if matches!(chars.next(), None | Some((_, '\n'))) {
-                        self.error("unterminated quoted string");
+                        self.error(unterminated);
                         return false;
                     }
                 }
                 Some((_, '\n')) | None => {
-                    self.error("unterminated quoted string");
-                    return false;
-                }
-                Some(_) => {}
-            }
-        }
-    }
-
-    fn lex_char(&mut self) -> bool {
-        let start = self.pos;
-        let mut chars = self.rest().char_indices().skip(1);
-        loop {
-            match chars.next() {
-                Some((i, '\'')) => {
-                    self.pos = start + i + 1;
-                    self.emit(Kind::Char, start);
-                    return true;
-                }
-                Some((_, '\\')) => {
-                    if matches!(chars.next(), None | Some((_, '\n'))) {
-                        self.error("unterminated character constant");
-                        return false;
-                    }
-                }
-                Some((_, '\n')) | None => {
-                    self.error("unterminated character constant");
+                    self.error(unterminated);
                     return false;
                 }
                 Some(_) => {}

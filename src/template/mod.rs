@@ -11,7 +11,7 @@ mod value;
 
 pub use exec::{Call, Func};
 pub use fmt::{format_float_shortest, sprint, sprint_value, sprintf};
-pub use funcs::helm::helm_error;
+pub use funcs::helm::{from_yaml as helm_values, helm_error};
 pub use value::{Dict, Value};
 
 use parse::Tree;

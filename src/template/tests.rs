@@ -105,3 +105,23 @@ fn hostile_nesting_is_an_error_not_an_overflow() {
     let unclosed = "{{ if true }}".repeat(3);
     assert!(run(&unclosed, &d, MissingKey::Default).is_err());
 }
+
+#[test]
+fn multibyte_text_never_splits_a_character() {
+    let d = dot();
+    let run_sprig = |t: &str| {
+        let mut set = TemplateSet::new(Funcs::sprig(), Options::default());
+        set.parse("t", t).unwrap();
+        set.execute("t", &d)
+    };
+    // Go cuts at byte 3, inside the second é.
+    assert_eq!(run_sprig("{{ abbrev 6 \"éééééé\" }}").unwrap(), "é...");
+    let e = run_sprig("{{ mustRegexMatch \"(?é\" \"x\" }}")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("error calling mustRegexMatch"), "{e}");
+    let e = run_sprig("{{ mustRegexMatch \"a\\\\é\" \"x\" }}")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("error calling mustRegexMatch"), "{e}");
+}

@@ -190,8 +190,8 @@ pub fn to_yaml(v: &Value) -> Result<String, String> {
     Ok(out.strip_suffix('\n').unwrap_or(&out).to_string())
 }
 
-/// Helm's reading of YAML text (sigs.k8s.io/yaml: go-yaml v2 typing, then JSON, so every
-/// number is a float64 and keys are strings).
+/// Helm's reading of YAML text, for `fromYaml` and values files alike (sigs.k8s.io/yaml:
+/// go-yaml v2 typing, then JSON, so every number is a float64 and keys are strings).
 pub fn from_yaml(text: &str) -> Result<Value, String> {
     let node = match yaml::parse_stream(text.as_bytes(), &yaml::ParseOptions::default()) {
         Ok(docs) => match docs.into_iter().next() {

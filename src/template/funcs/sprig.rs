@@ -606,34 +606,22 @@ pub const FUNCS: &[FuncDef] = &[
     }),
     // JSON.
     FuncDef::new("toJson", &[A], |_, a| {
-        Ok(Value::str(
-            json::marshal(&a[0], true, None).unwrap_or_default(),
-        ))
+        Ok(or_empty(json::marshal(&a[0], true, None)))
     }),
     FuncDef::new("mustToJson", &[A], |_, a| {
-        json::marshal(&a[0], true, None)
-            .map(Value::str)
-            .map_err(FuncError::Call)
+        must(json::marshal(&a[0], true, None))
     }),
     FuncDef::new("toPrettyJson", &[A], |_, a| {
-        Ok(Value::str(
-            json::marshal(&a[0], true, Some("  ")).unwrap_or_default(),
-        ))
+        Ok(or_empty(json::marshal(&a[0], true, Some("  "))))
     }),
     FuncDef::new("mustToPrettyJson", &[A], |_, a| {
-        json::marshal(&a[0], true, Some("  "))
-            .map(Value::str)
-            .map_err(FuncError::Call)
+        must(json::marshal(&a[0], true, Some("  ")))
     }),
     FuncDef::new("toRawJson", &[A], |_, a| {
-        Ok(Value::str(
-            json::marshal(&a[0], false, None).unwrap_or_default(),
-        ))
+        Ok(or_empty(json::marshal(&a[0], false, None)))
     }),
     FuncDef::new("mustToRawJson", &[A], |_, a| {
-        json::marshal(&a[0], false, None)
-            .map(Value::str)
-            .map_err(FuncError::Call)
+        must(json::marshal(&a[0], false, None))
     }),
     FuncDef::new("fromJson", &[S], |_, a| {
         Ok(json::unmarshal(s(a, 0)).unwrap_or(Value::Nil))
@@ -1164,7 +1152,12 @@ fn abbrev(width: i64, s: &str) -> String {
     if width < 4 || (s.len() as i64) <= width {
         return s.to_string();
     }
-    format!("{}...", &s[..(width - 3) as usize])
+    // Go cuts bytes; a Rust string can only be cut at a character boundary.
+    let mut cut = (width - 3) as usize;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}...", &s[..cut])
 }
 
 /// goutils.WrapCustom with wrapLongWords = false.
@@ -1371,15 +1364,16 @@ fn go_regex_error(pattern: &str, rust: &str) -> String {
         format!("missing closing ]: `{}`", &pattern[at..])
     } else if rust.contains("look-around") {
         let at = pattern.find("(?").unwrap_or(0);
-        let end = (at + 3).min(pattern.len());
         format!(
             "invalid or unsupported Perl syntax: `{}`",
-            &pattern[at..end]
+            prefix_chars(&pattern[at..], 3)
         )
     } else if rust.contains("backreference") {
         let at = pattern.find('\\').unwrap_or(0);
-        let end = (at + 2).min(pattern.len());
-        format!("invalid escape sequence: `{}`", &pattern[at..end])
+        format!(
+            "invalid escape sequence: `{}`",
+            prefix_chars(&pattern[at..], 2)
+        )
     } else {
         rust.lines()
             .last()
@@ -1388,6 +1382,21 @@ fn go_regex_error(pattern: &str, rust: &str) -> String {
             .to_string()
     };
     format!("error parsing regexp: {what}")
+}
+
+/// A plain sprig function's result: the text, or empty when it failed.
+fn or_empty(r: Result<String, String>) -> Value {
+    Value::str(r.unwrap_or_default())
+}
+
+/// A `must` function's result: the text, or the error.
+fn must(r: Result<String, String>) -> Result<Value, FuncError> {
+    r.map(Value::str).map_err(FuncError::Call)
+}
+
+/// The first `n` characters of `s`.
+fn prefix_chars(s: &str, n: usize) -> &str {
+    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
 }
 
 fn regex_find(a: &[Value], must: bool) -> Result<Value, FuncError> {
