@@ -4,7 +4,7 @@
 
 use super::fmt::print_action;
 use super::parse::{arg_string, command_string, Arg, Branch, Command, Node, Pipe, Tree};
-use super::value::Value;
+use super::value::{Dict, MapType, Value};
 use super::{Error, FuncError, MissingKey, Param, TemplateSet};
 
 /// What a function gets besides its arguments: the running set (for `include`, `tpl`).
@@ -443,15 +443,26 @@ impl State<'_> {
         let Some(name) = name else {
             return self.eval_arg(dot, word);
         };
-        let Value::Object(o) = &receiver else {
-            self.fields_with_args(pos, word, Some(name), true)?;
-            unreachable!("fields_with_args fails when there are arguments");
-        };
         let mut args = Vec::new();
+        let object = match &receiver {
+            Value::Object(o) => o,
+            Value::Map(m) if m.method(name).is_some() => {
+                for a in &cmd.args[1..] {
+                    args.push(self.eval_typed_arg(dot, a, Param::Any)?);
+                }
+                args.extend(last);
+                return self.call_map_method(cmd.pos, &command_string(cmd), m, name, &args);
+            }
+            _ => {
+                self.fields_with_args(pos, word, Some(name), true)?;
+                unreachable!("fields_with_args fails when there are arguments");
+            }
+        };
         for a in &cmd.args[1..] {
             args.push(self.eval_typed_arg(dot, a, Param::Any)?);
         }
         args.extend(last);
+        let o = object;
         match o.0.call(name, &args) {
             Some(r) => r.map_err(|e| {
                 self.error_at(
@@ -466,6 +477,23 @@ impl State<'_> {
                 format!("can't evaluate field {name} in type {}", o.0.type_name()),
             )),
         }
+    }
+
+    /// A method of a named map type (Helm's `.Values.AsMap`).
+    fn call_map_method(
+        &self,
+        pos: usize,
+        node: &str,
+        m: &Dict,
+        name: &str,
+        args: &[Value],
+    ) -> Result<Value> {
+        let named = m.method(name).expect("called only for a method");
+        (named.call)(m, name, args).map_err(|e| match e {
+            FuncError::Call(e) => self.error_at(pos, node, format!("error calling {name}: {e}")),
+            FuncError::Plain(e) => self.error_at(pos, node, e),
+            FuncError::Raw(e) => e,
+        })
     }
 
     /// A field given arguments is an error (maps have no methods).
@@ -583,6 +611,7 @@ impl State<'_> {
             _ => {}
         }
         let v = self.eval_arg(dot, arg)?;
+        let (pos, node) = last_evaluated(arg);
         self.validate(pos, &node, v, param)
     }
 
@@ -610,7 +639,8 @@ impl State<'_> {
             Param::Bool => "bool",
             Param::Map => {
                 return match v {
-                    Value::Map(_) => Ok(v),
+                    // A named map type converts (`chartutil.Values`), `map[string]string` not.
+                    Value::Map(ref m) if m.ty() != MapType::String => Ok(v),
                     // A missing value is a nil map.
                     Value::NoValue => Ok(Value::map(Default::default())),
                     Value::Nil => Err(self.error_at(
@@ -666,11 +696,14 @@ impl State<'_> {
         let mut v = receiver;
         for (hop, name) in names.iter().enumerate() {
             v = match v {
+                Value::Map(m) if m.method(name).is_some() => {
+                    self.call_map_method(pos, node, &m, name, &[])?
+                }
                 Value::Map(m) => match m.get(name) {
                     Some(x) => x,
                     None => match self.set.options.missing_key {
                         MissingKey::Default => Value::NoValue,
-                        MissingKey::Zero => Value::Nil,
+                        MissingKey::Zero => m.ty().zero(),
                         MissingKey::Error => {
                             return Err(self.error_at(
                                 pos,
@@ -826,5 +859,20 @@ impl State<'_> {
             FuncError::Plain(m) => self.error_at(cmd.pos, &node, m),
             FuncError::Raw(e) => e,
         })
+    }
+}
+
+/// The node Go's executor last stood at after evaluating `arg`, which its type errors name:
+/// for a parenthesized pipeline, the last argument of its last command (or that command's name).
+fn last_evaluated(arg: &Arg) -> (usize, String) {
+    match arg {
+        Arg::Pipe(p) => match p.cmds.last() {
+            Some(cmd) => match cmd.args.last() {
+                Some(a) => last_evaluated(a),
+                None => (p.pos, super::parse::pipe_string(p)),
+            },
+            None => (p.pos, super::parse::pipe_string(p)),
+        },
+        other => (other.pos(), arg_string(other)),
     }
 }

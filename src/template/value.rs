@@ -9,22 +9,147 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 /// A Go map: a reference, so `set $d "k" v` changes the map every holder of `$d` sees (sprig's
 /// `set`, `unset`, `merge` mutate in place). Keys iterate in order, as Go prints them.
 #[derive(Clone, Default)]
-pub struct Dict(Arc<RwLock<BTreeMap<String, Value>>>);
+pub struct Dict {
+    entries: Arc<RwLock<BTreeMap<String, Value>>>,
+    ty: MapType,
+}
+
+/// A Go map type: sprig and Helm return more than `map[string]interface {}`, and `%T`,
+/// `typeOf`, typed parameters and missing keys tell them apart.
+#[derive(Clone, Copy, Debug, Default)]
+pub enum MapType {
+    /// `map[string]interface {}`.
+    #[default]
+    Any,
+    /// `map[string]string` (sprig's `split`).
+    String,
+    /// A named map type with methods, such as Helm's `chartutil.Values`.
+    Named(&'static NamedMap),
+}
+
+impl PartialEq for MapType {
+    fn eq(&self, other: &MapType) -> bool {
+        self.name() == other.name()
+    }
+}
+
+/// A named Go map type (`type Values map[string]interface{}`) and its methods.
+#[derive(Debug)]
+pub struct NamedMap {
+    /// `%T`: `chartutil.Values`.
+    pub name: &'static str,
+    /// The method names, for the executor to tell a method from a key.
+    pub methods: &'static [&'static str],
+    /// Calls a method.
+    pub call: fn(&Dict, &str, &[Value]) -> Result<Value, super::FuncError>,
+}
+
+impl MapType {
+    /// `%T`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MapType::Any => "map[string]interface {}",
+            MapType::String => "map[string]string",
+            MapType::Named(n) => n.name,
+        }
+    }
+
+    /// What a missing key gives under `missingkey=zero` and `index`: the element's zero value.
+    pub fn zero(self) -> Value {
+        match self {
+            MapType::String => Value::str(""),
+            _ => Value::Nil,
+        }
+    }
+}
+
+/// The element type of a Go slice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ListType {
+    /// `[]interface {}`.
+    #[default]
+    Any,
+    /// `[]string` (`splitList`, `keys`, `sortAlpha`, `regexFindAll`, `toStrings`).
+    String,
+    /// `[]int` (`until`, `untilStep`).
+    Int,
+}
+
+impl ListType {
+    /// `%T`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ListType::Any => "[]interface {}",
+            ListType::String => "[]string",
+            ListType::Int => "[]int",
+        }
+    }
+}
+
+/// A Go slice: its items and its element type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct List {
+    items: Arc<Vec<Value>>,
+    pub ty: ListType,
+}
+
+impl List {
+    /// The items, shared.
+    pub fn items(&self) -> &Arc<Vec<Value>> {
+        &self.items
+    }
+}
+
+impl std::ops::Deref for List {
+    type Target = [Value];
+    fn deref(&self) -> &[Value] {
+        &self.items
+    }
+}
 
 impl Dict {
     /// A map holding `entries`.
     pub fn new(entries: BTreeMap<String, Value>) -> Dict {
-        Dict(Arc::new(RwLock::new(entries)))
+        Dict::typed(entries, MapType::Any)
+    }
+
+    /// A map of type `ty` holding `entries`.
+    pub fn typed(entries: BTreeMap<String, Value>, ty: MapType) -> Dict {
+        Dict {
+            entries: Arc::new(RwLock::new(entries)),
+            ty,
+        }
+    }
+
+    /// The map's Go type.
+    pub fn ty(&self) -> MapType {
+        self.ty
+    }
+
+    /// The same map seen as another type (Go's conversion `map[string]interface{}(v)`).
+    pub fn retyped(&self, ty: MapType) -> Dict {
+        Dict {
+            entries: Arc::clone(&self.entries),
+            ty,
+        }
+    }
+
+    /// The named type's method `name`, if it has one.
+    pub fn method(&self, name: &str) -> Option<&'static NamedMap> {
+        match self.ty {
+            MapType::Named(n) if n.methods.contains(&name) => Some(n),
+            _ => None,
+        }
     }
 
     /// Read access (a panic elsewhere never leaves the map unusable).
     pub fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
-        self.0.read().unwrap_or_else(|p| p.into_inner())
+        self.entries.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Write access.
     pub fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
-        self.0.write().unwrap_or_else(|p| p.into_inner())
+        self.entries.write().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The value at `key`.
@@ -52,7 +177,7 @@ impl Dict {
 
     /// True when both are the same map.
     pub fn same(&self, other: &Dict) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        Arc::ptr_eq(&self.entries, &other.entries)
     }
 }
 
@@ -64,7 +189,7 @@ impl std::fmt::Debug for Dict {
 
 impl PartialEq for Dict {
     fn eq(&self, other: &Dict) -> bool {
-        self.same(other) || *self.read() == *other.read()
+        self.ty == other.ty && (self.same(other) || *self.read() == *other.read())
     }
 }
 
@@ -105,7 +230,7 @@ pub enum Value {
     Int64(i64),
     Float(f64),
     String(Arc<str>),
-    List(Arc<Vec<Value>>),
+    List(List),
     Map(Dict),
     /// A value with methods.
     Object(ObjectRef),
@@ -119,7 +244,23 @@ impl Value {
 
     /// A list value.
     pub fn list(items: Vec<Value>) -> Value {
-        Value::List(Arc::new(items))
+        Value::typed_list(items, ListType::Any)
+    }
+
+    /// A list value of element type `ty`.
+    pub fn typed_list(items: Vec<Value>, ty: ListType) -> Value {
+        Value::List(List {
+            items: Arc::new(items),
+            ty,
+        })
+    }
+
+    /// A `[]string`.
+    pub fn strings(items: impl IntoIterator<Item = impl Into<Arc<str>>>) -> Value {
+        Value::typed_list(
+            items.into_iter().map(|s| Value::String(s.into())).collect(),
+            ListType::String,
+        )
     }
 
     /// A map value.
@@ -152,8 +293,8 @@ impl Value {
             Value::Int64(_) => "int64",
             Value::Float(_) => "float64",
             Value::String(_) => "string",
-            Value::List(_) => "[]interface {}",
-            Value::Map(_) => "map[string]interface {}",
+            Value::List(l) => l.ty.name(),
+            Value::Map(m) => m.ty.name(),
             Value::Object(o) => o.0.type_name(),
         }
     }

@@ -4,7 +4,8 @@
 //! cluster. Helm removes sprig's `env`, `expandenv` (kdelta never had them).
 
 use super::super::exec::Call;
-use super::super::value::Value;
+use super::super::fmt;
+use super::super::value::{Dict, MapType, NamedMap, Value};
 use super::super::{FuncDef, FuncError, MissingKey, Param};
 use super::json;
 use crate::yaml::{self, Dialect, NodeKind, Resolved};
@@ -162,7 +163,7 @@ fn include(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
 
 fn tpl(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
     let text = str_arg(a, 0);
-    let quoted = super::super::fmt::go_quote(text);
+    let quoted = fmt::go_quote(text);
     // The text is parsed into a copy of the running set, under the root template's name.
     let mut set = call.set.clone();
     let name = "gotpl";
@@ -251,6 +252,86 @@ pub fn helm_error(message: &str) -> String {
     };
     let location = message.split(": ").nth(1).unwrap_or_default();
     format!("execution error at ({location}): {text}")
+}
+
+/// Helm's `chartutil.Values`, the type of `.Values` and of a chart's values: a
+/// `map[string]interface{}` with methods (`.Values.AsMap`, `.Values.Table "a.b"`).
+pub static CHART_VALUES: NamedMap = NamedMap {
+    name: "chartutil.Values",
+    methods: &["AsMap", "Encode", "PathValue", "Table", "YAML"],
+    call: values_method,
+};
+
+/// `v` as a `chartutil.Values` when it is a map.
+pub fn chart_values(v: Value) -> Value {
+    match v {
+        Value::Map(m) => Value::Map(m.retyped(MapType::Named(&CHART_VALUES))),
+        other => other,
+    }
+}
+
+fn values_method(m: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
+    let want = usize::from(matches!(name, "Encode" | "PathValue" | "Table"));
+    if a.len() != want {
+        return Err(FuncError::Plain(format!(
+            "wrong number of args for {name}: want {want} got {}",
+            a.len()
+        )));
+    }
+    let path = || match &a[0] {
+        Value::String(s) => Ok(s.to_string()),
+        other => Err(FuncError::Plain(format!(
+            "wrong type for value; expected string; got {}",
+            match other {
+                Value::Nil | Value::NoValue => "interface {}",
+                v => v.type_name(),
+            }
+        ))),
+    };
+    match name {
+        "AsMap" => Ok(Value::Map(m.retyped(MapType::Any))),
+        "YAML" => to_yaml(&Value::Map(m.clone()))
+            .map(|y| Value::str(y + "\n"))
+            .map_err(FuncError::Call),
+        "Table" => values_table(m, &path()?)
+            .map(|t| Value::Map(t.retyped(MapType::Named(&CHART_VALUES))))
+            .map_err(FuncError::Call),
+        "PathValue" => values_path(m, &path()?).map_err(FuncError::Call),
+        _ => Err(FuncError::Plain(format!(
+            "wrong type for value; expected io.Writer; got {}",
+            a[0].type_name()
+        ))),
+    }
+}
+
+/// `Values.Table`: the table at a dotted path.
+fn values_table(m: &Dict, path: &str) -> Result<Dict, String> {
+    let mut table = m.clone();
+    for key in path.split('.') {
+        match table.get(key) {
+            Some(Value::Map(next)) if next.ty() != MapType::String => table = next,
+            _ => return Err(format!("{} is not a table", fmt::go_quote(key))),
+        }
+    }
+    Ok(table)
+}
+
+/// `Values.PathValue`: the value (not a table) at a dotted path.
+fn values_path(m: &Dict, path: &str) -> Result<Value, String> {
+    if path.is_empty() {
+        return Err("YAML path cannot be empty".to_string());
+    }
+    let (table, key) = match path.rsplit_once('.') {
+        Some((tables, key)) => (values_table(m, tables).ok(), key),
+        None => (Some(m.clone()), path),
+    };
+    match table.and_then(|t| t.get(key)) {
+        Some(Value::Map(t)) if t.ty() != MapType::String => {
+            Err(format!("{} is not a value", fmt::go_quote(key)))
+        }
+        Some(v) => Ok(v),
+        None => Err(format!("{} is not a value", fmt::go_quote(key))),
+    }
 }
 
 /// Resets the include counts (at the start of an outermost execution).

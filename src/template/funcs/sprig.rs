@@ -3,7 +3,7 @@
 //! expressions and type tests. Each is written after sprig's Go source, with its signature.
 
 use super::super::fmt::{sprint_value, sprintf};
-use super::super::value::{Dict, Value};
+use super::super::value::{Dict, ListType, MapType, Value};
 use super::super::{FuncDef, FuncError, Param};
 use super::{dates, json};
 use std::collections::BTreeMap;
@@ -149,41 +149,22 @@ pub const FUNCS: &[FuncDef] = &[
     }),
     FuncDef::new("split", &[S, S], |_, a| {
         let parts = go_split(s(a, 1), s(a, 0), -1);
-        Ok(Value::map(
-            parts
-                .into_iter()
-                .enumerate()
-                .map(|(i, p)| (format!("_{i}"), Value::str(p)))
-                .collect(),
-        ))
+        Ok(string_map(parts))
     }),
     FuncDef::new("splitn", &[S, I, S], |_, a| {
         let parts = go_split(s(a, 2), s(a, 0), int(a, 1));
-        Ok(Value::map(
-            parts
-                .into_iter()
-                .enumerate()
-                .map(|(i, p)| (format!("_{i}"), Value::str(p)))
-                .collect(),
-        ))
+        Ok(string_map(parts))
     }),
     FuncDef::new("splitList", &[S, S], |_, a| {
-        Ok(Value::list(
-            go_split(s(a, 1), s(a, 0), -1)
-                .into_iter()
-                .map(Value::str)
-                .collect(),
-        ))
+        Ok(Value::strings(go_split(s(a, 1), s(a, 0), -1)))
     }),
     FuncDef::new("toStrings", &[A], |_, a| {
-        Ok(Value::list(
-            strslice(&a[0]).into_iter().map(Value::str).collect(),
-        ))
+        Ok(Value::strings(strslice(&a[0])))
     }),
     FuncDef::new("sortAlpha", &[A], |_, a| {
         let mut v = strslice(&a[0]);
         v.sort();
-        Ok(Value::list(v.into_iter().map(Value::str).collect()))
+        Ok(Value::strings(v))
     }),
     FuncDef::new("toString", &[A], |_, a| Ok(Value::str(strval(&a[0])))),
     FuncDef::variadic("printf", &[S], A, |_, a| {
@@ -452,10 +433,10 @@ pub const FUNCS: &[FuncDef] = &[
         let mut out = Vec::new();
         for d in a {
             if let Value::Map(m) = d {
-                out.extend(m.read().keys().map(|k| Value::str(k.as_str())));
+                out.extend(m.read().keys().cloned());
             }
         }
-        Ok(Value::list(out))
+        Ok(Value::strings(out))
     }),
     FuncDef::new("values", &[M], |_, a| {
         Ok(Value::list(dict(a, 0).read().values().cloned().collect()))
@@ -1198,17 +1179,26 @@ fn round(x: f64, precision: i64, round_on: f64) -> f64 {
     rounded / pow
 }
 
+/// sprig's `split`: a `map[string]string` from `_0`, `_1`, … to the parts.
+fn string_map(parts: Vec<String>) -> Value {
+    let entries = parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| (format!("_{i}"), Value::str(p)));
+    Value::Map(Dict::typed(entries.collect(), MapType::String))
+}
+
 fn until_step(start: i64, stop: i64, step: i64) -> Value {
     let mut out = Vec::new();
     if step == 0 || (step > 0 && start >= stop) || (step < 0 && start <= stop) {
-        return Value::list(out);
+        return Value::typed_list(out, ListType::Int);
     }
     let mut i = start;
     while (step > 0 && i < stop) || (step < 0 && i > stop) {
         out.push(Value::Int(i));
         i += step;
     }
-    Value::list(out)
+    Value::typed_list(out, ListType::Int)
 }
 
 /// sprig's `seq`, as GNU seq.
@@ -1407,12 +1397,12 @@ fn regex_find(a: &[Value], must: bool) -> Result<Value, FuncError> {
 fn regex_find_all(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
     let n = int(a, 2);
-    let all = r.find_iter(s(a, 1)).map(|m| Value::str(m.as_str()));
-    Ok(Value::list(if n < 0 {
-        all.collect()
+    let all = r.find_iter(s(a, 1)).map(|m| m.as_str());
+    Ok(if n < 0 {
+        Value::strings(all)
     } else {
-        all.take(n as usize).collect()
-    }))
+        Value::strings(all.take(n as usize))
+    })
 }
 
 fn regex_replace(a: &[Value], must: bool, literal: bool) -> Result<Value, FuncError> {
@@ -1428,9 +1418,9 @@ fn regex_replace(a: &[Value], must: bool, literal: bool) -> Result<Value, FuncEr
 fn regex_split(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
     let n = int(a, 2);
-    Ok(Value::list(if n < 0 {
-        r.split(s(a, 1)).map(Value::str).collect()
+    Ok(if n < 0 {
+        Value::strings(r.split(s(a, 1)))
     } else {
-        r.splitn(s(a, 1), n as usize).map(Value::str).collect()
-    }))
+        Value::strings(r.splitn(s(a, 1), n as usize))
+    })
 }
