@@ -6,6 +6,7 @@ use super::fmt::print_action;
 use super::parse::{arg_string, command_string, Arg, Branch, Command, Node, Pipe, Tree};
 use super::value::{Dict, MapType, Value};
 use super::{Error, FuncError, MissingKey, Param, TemplateSet};
+use std::collections::BTreeSet;
 
 /// What a function gets besides its arguments: the running set (for `include`, `tpl`).
 pub struct Call<'a> {
@@ -20,6 +21,9 @@ pub type Func = fn(&Call, &[Value]) -> std::result::Result<Value, FuncError>;
 thread_local! {
     /// Where the outermost execution on this thread started (for the stack budget).
     static STACK_BASE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The non-deterministic functions the outermost execution on this thread has called.
+    static NONDETERMINISTIC: std::cell::RefCell<BTreeSet<&'static str>> =
+        const { std::cell::RefCell::new(BTreeSet::new()) };
 }
 
 #[inline(never)]
@@ -34,18 +38,30 @@ fn stack_used() -> usize {
     base.abs_diff(stack_address())
 }
 
-/// Runs `f` as an outermost execution: the stack budget counts from here.
-pub(super) fn outermost<T>(f: impl FnOnce() -> T) -> T {
-    let previous = STACK_BASE.with(|b| b.get());
-    if previous == 0 {
-        STACK_BASE.with(|b| b.set(stack_address()));
-        super::funcs::helm::reset();
-    }
-    let out = f();
-    if previous == 0 {
+/// Ends the outermost execution even when it unwinds.
+struct OutermostGuard;
+
+impl Drop for OutermostGuard {
+    fn drop(&mut self) {
         STACK_BASE.with(|b| b.set(0));
     }
-    out
+}
+
+/// Runs `f` as an outermost execution (the stack budget counts from here) and returns, with
+/// its result, the non-deterministic functions it called; nested executions report nothing.
+pub(super) fn outermost<T>(f: impl FnOnce() -> T) -> (T, BTreeSet<&'static str>) {
+    if STACK_BASE.with(|b| b.get()) != 0 {
+        return (f(), BTreeSet::new());
+    }
+    STACK_BASE.with(|b| b.set(stack_address()));
+    let _guard = OutermostGuard;
+    super::funcs::helm::reset();
+    NONDETERMINISTIC.with(|n| n.borrow_mut().clear());
+    let out = f();
+    (
+        out,
+        NONDETERMINISTIC.with(|n| std::mem::take(&mut *n.borrow_mut())),
+    )
 }
 
 /// Control flow out of a list.
@@ -385,7 +401,9 @@ impl State<'_> {
                     )?;
                     return self.call_method(dot, *pos, first, receiver, fields.last(), cmd, last);
                 }
-                self.eval_fields(*pos, base, fields, &arg_string(first))
+                // Go reports a field error at the node it evaluated last, inside the base.
+                let (at, at_node) = last_evaluated(node);
+                self.eval_fields(at, base, fields, &at_node)
             }
             Arg::Pipe(p) => {
                 if has_args {
@@ -846,6 +864,9 @@ impl State<'_> {
                     ));
                 }
             }
+        }
+        if def.nondeterministic {
+            NONDETERMINISTIC.with(|n| n.borrow_mut().insert(def.name));
         }
         let f = def.f;
         let call = Call {

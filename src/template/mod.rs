@@ -112,6 +112,9 @@ pub struct FuncDef {
     /// The type of `...` parameters, for a variadic function.
     pub variadic: Option<Param>,
     pub f: Func,
+    /// Gives another result on every call (`now`, `randAlpha`, `genCA`): an execution that
+    /// calls it says so ([`Rendered::nondeterministic`]).
+    pub nondeterministic: bool,
 }
 
 impl FuncDef {
@@ -122,6 +125,7 @@ impl FuncDef {
             params,
             variadic: None,
             f,
+            nondeterministic: false,
         }
     }
 
@@ -137,6 +141,15 @@ impl FuncDef {
             params,
             variadic: Some(rest),
             f,
+            nondeterministic: false,
+        }
+    }
+
+    /// The same function, marked as giving another result on every call.
+    pub const fn nondeterministic(self) -> FuncDef {
+        FuncDef {
+            nondeterministic: true,
+            ..self
         }
     }
 }
@@ -156,10 +169,11 @@ impl Funcs {
         f
     }
 
-    /// The builtins and sprig's deterministic functions, as Helm and Argo CD start from.
+    /// The builtins and sprig's functions, as Helm and Argo CD start from.
     pub fn sprig() -> Funcs {
         let mut f = Funcs::builtin();
         f.extend(funcs::sprig::FUNCS);
+        f.extend(funcs::random::FUNCS);
         for (alias, name) in funcs::sprig::ALIASES {
             if let Some(def) = f.get(name).copied() {
                 f.map.insert(alias, FuncDef { name: alias, ..def });
@@ -190,6 +204,14 @@ impl Funcs {
     fn has(&self, name: &str) -> bool {
         name == "and" || name == "or" || self.map.contains_key(name)
     }
+}
+
+/// What an execution produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendered {
+    pub text: String,
+    /// The non-deterministic functions it called (sorted): its text changes on every run.
+    pub nondeterministic: Vec<&'static str>,
 }
 
 /// Parsed templates by name, sharing one function table and options; a later definition of a
@@ -251,11 +273,24 @@ impl TemplateSet {
 
     /// Runs template `name` with `dot`.
     pub fn execute(&self, name: &str, dot: &Value) -> Result<String, Error> {
-        self.execute_nested(name, dot, 0)
+        self.render(name, dot).map(|r| r.text)
+    }
+
+    /// Runs template `name` with `dot`, saying which non-deterministic functions it called.
+    pub fn render(&self, name: &str, dot: &Value) -> Result<Rendered, Error> {
+        let (text, called) = exec::outermost(|| self.run(name, dot, 0));
+        Ok(Rendered {
+            text: text?,
+            nondeterministic: called.into_iter().collect(),
+        })
     }
 
     /// Runs template `name` from a function at nesting `depth` (for `include`).
     pub fn execute_nested(&self, name: &str, dot: &Value, depth: usize) -> Result<String, Error> {
+        exec::outermost(|| self.run(name, dot, depth)).0
+    }
+
+    fn run(&self, name: &str, dot: &Value, depth: usize) -> Result<String, Error> {
         let Some(tree) = self.trees.get(name) else {
             return Err(Error::Exec(format!(
                 "template: no template \"{name}\" associated with template \"{}\"",
@@ -264,7 +299,7 @@ impl TemplateSet {
         };
         let mut out = String::new();
         let mut steps = 0;
-        exec::outermost(|| exec::execute(self, tree, dot, &mut out, depth, &mut steps))?;
+        exec::execute(self, tree, dot, &mut out, depth, &mut steps)?;
         Ok(out)
     }
 

@@ -103,24 +103,29 @@ fn index(_: &Call, a: &[Value]) -> R {
         ));
     }
     let mut item = a[0].clone();
+    if matches!(item, Value::NoValue | Value::Nil) {
+        return Err(FuncError::Call("index of untyped nil".into()));
+    }
     for key in &a[1..] {
         item = match &item {
+            // Index `len` passes Go's range check and then panics in reflect.
             Value::List(l) => {
                 let i = int_index(key, l.len(), l.len()).map_err(FuncError::Call)?;
                 if i >= l.len() {
-                    return Err(FuncError::Call(format!("index out of range: {i}")));
+                    return Err(FuncError::Call("reflect: slice index out of range".into()));
                 }
                 l[i].clone()
             }
             Value::String(s) => {
                 let i = int_index(key, s.len(), s.len()).map_err(FuncError::Call)?;
                 if i >= s.len() {
-                    return Err(FuncError::Call(format!("index out of range: {i}")));
+                    return Err(FuncError::Call("reflect: string index out of range".into()));
                 }
                 Value::Int(s.as_bytes()[i] as i64)
             }
+            // A missing key gives the element type's zero value.
             Value::Map(m) => match key {
-                Value::String(k) => m.get(k).unwrap_or(Value::Nil),
+                Value::String(k) => m.get(k).unwrap_or_else(|| m.ty().zero()),
                 Value::NoValue | Value::Nil => {
                     return Err(FuncError::Call(
                         "value is nil; should be of type string".into(),
@@ -133,8 +138,9 @@ fn index(_: &Call, a: &[Value]) -> R {
                     )))
                 }
             },
+            // A nil found on the way (a missing key's zero value).
             Value::NoValue | Value::Nil => {
-                return Err(FuncError::Call("index of untyped nil".into()))
+                return Err(FuncError::Call("index of nil pointer".into()))
             }
             other => {
                 return Err(FuncError::Call(format!(
@@ -263,7 +269,7 @@ fn eq(_: &Call, a: &[Value]) -> R {
                 (x, _) => {
                     return Err(FuncError::Call(format!(
                         "non-comparable type {}: {}",
-                        super::super::fmt::sprint_value(x),
+                        super::super::fmt::sprintf("%s", std::slice::from_ref(x)),
                         x.type_name()
                     )))
                 }

@@ -102,7 +102,7 @@ pub const FUNCS: &[FuncDef] = &[
         })
     }),
     // Offline, as `helm template` is: every lookup finds nothing.
-    FuncDef::variadic("lookup", &[S, S, S, S], A, |_, _| {
+    FuncDef::new("lookup", &[S, S, S, S], |_, _| {
         Ok(Value::map(BTreeMap::new()))
     }),
 ];

@@ -4,5 +4,6 @@ pub mod builtin;
 pub mod dates;
 pub mod helm;
 pub mod json;
+pub mod random;
 pub mod semver;
 pub mod sprig;

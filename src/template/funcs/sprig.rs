@@ -135,6 +135,13 @@ pub const FUNCS: &[FuncDef] = &[
             text
         }))
     }),
+    FuncDef::new("abbrevboth", &[I, I, S], |_, a| {
+        let (left, right) = (int(a, 0), int(a, 1));
+        if right < 4 || (left > 0 && right < 7) {
+            return Ok(a[2].clone());
+        }
+        Ok(Value::str(abbrev_full(s(a, 2), left, right)))
+    }),
     FuncDef::new("abbrev", &[I, S], |_, a| {
         Ok(Value::str(abbrev(int(a, 0), s(a, 1))))
     }),
@@ -293,28 +300,21 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::variadic("list", &[], A, |_, a| Ok(Value::list(a.to_vec()))),
     FuncDef::variadic("tuple", &[], A, |_, a| Ok(Value::list(a.to_vec()))),
     FuncDef::new("first", &[A], |_, a| {
-        let l = list_of(&a[0], "first")?;
+        let l = list_of(&a[0], "find first")?;
         Ok(l.first().cloned().unwrap_or(Value::Nil))
     }),
     FuncDef::new("last", &[A], |_, a| {
-        let l = list_of(&a[0], "last")?;
+        let l = list_of(&a[0], "find last")?;
         Ok(l.last().cloned().unwrap_or(Value::Nil))
     }),
     FuncDef::new("rest", &[A], |_, a| {
-        let l = list_of(&a[0], "rest")?;
-        Ok(if l.is_empty() {
-            Value::Nil
-        } else {
-            Value::list(l[1..].to_vec())
-        })
+        let l = list_of(&a[0], "find rest")?;
+        // An empty list gives a nil []interface {}, printed `[]`.
+        Ok(Value::list(l.get(1..).unwrap_or_default().to_vec()))
     }),
     FuncDef::new("initial", &[A], |_, a| {
-        let l = list_of(&a[0], "initial")?;
-        Ok(if l.is_empty() {
-            Value::Nil
-        } else {
-            Value::list(l[..l.len() - 1].to_vec())
-        })
+        let l = list_of(&a[0], "find initial")?;
+        Ok(Value::list(l[..l.len().saturating_sub(1)].to_vec()))
     }),
     FuncDef::new("append", &[A, A], |_, a| {
         let mut l = list_of(&a[0], "push")?;
@@ -346,13 +346,14 @@ pub const FUNCS: &[FuncDef] = &[
         }
         Ok(Value::list(out))
     }),
+    FuncDef::variadic("slice", &[A], A, |_, a| sprig_slice(a)),
     FuncDef::new("reverse", &[A], |_, a| {
-        let mut l = list_of(&a[0], "reverse")?;
+        let mut l = list_of(&a[0], "find reverse")?;
         l.reverse();
         Ok(Value::list(l))
     }),
     FuncDef::new("uniq", &[A], |_, a| {
-        let l = list_of(&a[0], "uniq")?;
+        let l = list_of(&a[0], "find uniq")?;
         let mut out: Vec<Value> = Vec::new();
         for v in l {
             if !out.contains(&v) {
@@ -362,7 +363,7 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(Value::list(out))
     }),
     FuncDef::variadic("without", &[A], A, |_, a| {
-        let l = list_of(&a[0], "without")?;
+        let l = list_of(&a[0], "find without")?;
         Ok(Value::list(
             l.into_iter().filter(|v| !a[1..].contains(v)).collect(),
         ))
@@ -390,7 +391,16 @@ pub const FUNCS: &[FuncDef] = &[
             ));
         }
         let size = int(a, 0) as usize;
-        let l = list_of(&a[1], "chunk")?;
+        let l = match &a[1] {
+            Value::List(l) => l.to_vec(),
+            Value::Nil | Value::NoValue => list_of(&a[1], "chunk")?,
+            other => {
+                return Err(FuncError::Call(format!(
+                    "Cannot chunk type {}",
+                    other.kind_name()
+                )))
+            }
+        };
         Ok(Value::list(
             l.chunks(size).map(|c| Value::list(c.to_vec())).collect(),
         ))
@@ -479,17 +489,21 @@ pub const FUNCS: &[FuncDef] = &[
         }
         Ok(a[0].clone())
     }),
-    FuncDef::new("deepCopy", &[A], |_, a| Ok(deep_copy(&a[0]))),
+    FuncDef::new("deepCopy", &[A], |_, a| {
+        if matches!(a[0], Value::Nil | Value::NoValue) {
+            // copystructure reflects on the nil interface and panics.
+            return Err(FuncError::Call(
+                "reflect: call of reflect.Value.Type on zero Value".into(),
+            ));
+        }
+        Ok(deep_copy(&a[0]))
+    }),
     FuncDef::variadic("dig", &[], A, |_, a| {
         if a.len() < 3 {
             return Err(FuncError::Call("dig needs at least three arguments".into()));
         }
         let default = a[a.len() - 2].clone();
-        let Value::Map(mut m) = a[a.len() - 1].clone() else {
-            return Err(FuncError::Call(
-                "dig: the last argument must be a map".into(),
-            ));
-        };
+        let mut m = dig_map(&a[a.len() - 1])?;
         let keys = &a[..a.len() - 2];
         for (i, k) in keys.iter().enumerate() {
             let Some(v) = m.get(&strval(k)) else {
@@ -498,18 +512,7 @@ pub const FUNCS: &[FuncDef] = &[
             if i == keys.len() - 1 {
                 return Ok(v);
             }
-            match v {
-                Value::Map(next) => m = next,
-                other => {
-                    let ty = match other {
-                        Value::Nil | Value::NoValue => "nil".to_string(),
-                        o => o.type_name().to_string(),
-                    };
-                    return Err(FuncError::Call(format!(
-                        "interface conversion: interface {{}} is {ty}, not map[string]interface {{}}"
-                    )));
-                }
-            }
+            m = dig_map(&v)?;
         }
         Ok(default)
     }),
@@ -566,14 +569,15 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(Value::str(dates::duration_round(&a[0])))
     }),
     // Non-deterministic: the time of the render.
-    FuncDef::new("now", &[], |_, _| Ok(dates::time_of(&Value::Nil).value())),
+    FuncDef::new("now", &[], |_, _| Ok(dates::time_of(&Value::Nil).value())).nondeterministic(),
     FuncDef::new("ago", &[A], |_, a| {
         let then = dates::time_of(&a[0]).unix;
         let now = dates::time_of(&Value::Nil).unix;
         Ok(Value::str(dates::duration_string(
             (now - then).saturating_mul(1_000_000_000),
         )))
-    }),
+    })
+    .nondeterministic(),
     // Versions.
     FuncDef::new("semver", &[S], |_, a| {
         super::semver::SemverObject::parse(s(a, 0))
@@ -833,6 +837,7 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("mustInitial", "initial"),
     ("mustAppend", "append"),
     ("mustPush", "push"),
+    ("mustSlice", "slice"),
     ("mustPrepend", "prepend"),
     ("mustReverse", "reverse"),
     ("mustUniq", "uniq"),
@@ -960,17 +965,68 @@ pub fn empty(v: &Value) -> bool {
     !v.truth()
 }
 
-fn list_of(v: &Value, name: &str) -> Result<Vec<Value>, FuncError> {
+/// `v.(map[string]interface{})`, as `dig` asserts it: a named map type fails too.
+fn dig_map(v: &Value) -> Result<Dict, FuncError> {
+    match v {
+        Value::Map(m) if m.ty() == MapType::Any => Ok(m.clone()),
+        other => {
+            let ty = match other {
+                Value::Nil | Value::NoValue => "nil",
+                o => o.type_name(),
+            };
+            Err(FuncError::Call(format!(
+                "interface conversion: interface {{}} is {ty}, not map[string]interface {{}}"
+            )))
+        }
+    }
+}
+
+/// The items of a list argument; `doing` is how sprig's error names the failed action
+/// (`Cannot find first on type string`, `Cannot push on type string`).
+fn list_of(v: &Value, doing: &str) -> Result<Vec<Value>, FuncError> {
     match v {
         Value::List(l) => Ok(l.to_vec()),
         Value::Nil | Value::NoValue => Err(FuncError::Call(
             "runtime error: invalid memory address or nil pointer dereference".into(),
         )),
         other => Err(FuncError::Call(format!(
-            "Cannot find {name} on type {}",
+            "Cannot {doing} on type {}",
             other.kind_name()
         ))),
     }
+}
+
+/// sprig's `slice` (which replaces text/template's): `list[start:end]`, keeping the list's
+/// type; an empty list gives nil.
+fn sprig_slice(a: &[Value]) -> Result<Value, FuncError> {
+    let l = match &a[0] {
+        Value::List(l) => l,
+        Value::Nil | Value::NoValue => {
+            return Err(FuncError::Call(
+                "runtime error: invalid memory address or nil pointer dereference".into(),
+            ))
+        }
+        other => {
+            return Err(FuncError::Call(format!(
+                "list should be type of slice or array but {}",
+                other.kind_name()
+            )))
+        }
+    };
+    if l.is_empty() {
+        return Ok(Value::Nil);
+    }
+    let start = a.get(1).map_or(0, to_int64);
+    let end = a.get(2).map_or(l.len() as i64, to_int64);
+    if start < 0 || end < start || end > l.len() as i64 {
+        return Err(FuncError::Call(
+            "reflect.Value.Slice: slice index out of bounds".into(),
+        ));
+    }
+    Ok(Value::typed_list(
+        l[start as usize..end as usize].to_vec(),
+        l.ty,
+    ))
 }
 
 fn title(s: &str) -> String {
@@ -1069,21 +1125,39 @@ fn delimited(s: &str, sep: char) -> String {
     out
 }
 
+/// xstrings.ToCamelCase: leading connectors (`-`, `_`, spaces) stay, a character after a
+/// connector is upper-cased and the connector dropped, runs of connectors stay but one.
 fn camelcase(s: &str) -> String {
+    let connector = |c: char| c == '-' || c == '_' || c.is_whitespace();
+    let upper = |c: char| c.to_uppercase().next().unwrap_or(c);
     let mut out = String::new();
-    let mut upper_next = true;
-    for c in s.chars() {
-        if c == '_' || c == ' ' || c == '-' {
-            upper_next = true;
+    let mut chars = s.chars();
+    let mut r0 = None;
+    for c in chars.by_ref() {
+        if !connector(c) {
+            r0 = Some(upper(c));
+            break;
+        }
+        out.push(c);
+        r0 = Some(c);
+    }
+    let Some(mut r0) = r0 else {
+        return out;
+    };
+    for c in chars {
+        let r1 = r0;
+        r0 = c;
+        if connector(r0) && connector(r1) {
+            out.push(r1);
             continue;
         }
-        if upper_next {
-            out.extend(c.to_uppercase());
-            upper_next = false;
+        if connector(r1) {
+            r0 = upper(r0);
         } else {
-            out.push(c);
+            out.push(r1);
         }
     }
+    out.push(r0);
     out
 }
 
@@ -1127,6 +1201,39 @@ fn go_split(s: &str, sep: &str, n: i64) -> Vec<String> {
     } else {
         s.splitn(n as usize, sep).map(String::from).collect()
     }
+}
+
+/// goutils.AbbreviateFull, for sprig's `abbrevboth` (byte offsets, moved back to a character
+/// boundary where Go would cut one).
+fn abbrev_full(s: &str, offset: i64, width: i64) -> String {
+    let len = s.len() as i64;
+    if s.is_empty() || width < 4 {
+        return String::new();
+    }
+    if len <= width {
+        return s.to_string();
+    }
+    let mut offset = offset.min(len);
+    if len - offset < width - 3 {
+        offset = len - (width - 3);
+    }
+    let at = |i: i64| {
+        let mut i = i.clamp(0, len) as usize;
+        while !s.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    if offset <= 4 {
+        return format!("{}...", &s[..at(width - 3)]);
+    }
+    if width < 7 {
+        return String::new();
+    }
+    if offset + width - 3 < len {
+        return format!("...{}", abbrev_full(&s[at(offset)..], 0, width - 3));
+    }
+    format!("...{}", &s[at(len - (width - 3))..])
 }
 
 fn abbrev(width: i64, s: &str) -> String {
@@ -1224,17 +1331,29 @@ fn seq(a: &[Value]) -> String {
 
 /// mergo.Merge: keys missing in `dst` (or, with `overwrite`, every non-empty key) taken from
 /// `src`, maps merged recursively.
+/// mergo's map merge, as sprig's `merge` (fill what `dst` lacks or holds empty) and
+/// `mergeOverwrite` (replace, even with an empty value; a nil value too) call it. Maps on
+/// both sides merge recursively.
 fn merge_into(dst: &Dict, src: &Dict, overwrite: bool) {
     for (k, v) in src.entries() {
         let existing = dst.get(&k);
-        match (existing, &v) {
-            (Some(Value::Map(d)), Value::Map(s)) if !d.same(s) => merge_into(&d, s, overwrite),
-            (Some(old), _) if !overwrite || empty(&v) => {
-                let _ = old;
+        if matches!(v, Value::Nil | Value::NoValue) {
+            if overwrite {
+                dst.write().insert(k, Value::Nil);
             }
-            (None, _) | (Some(_), _) => {
-                dst.write().insert(k, v.clone());
+            continue;
+        }
+        if let (Some(Value::Map(d)), Value::Map(s)) = (&existing, &v) {
+            if !d.same(s) {
+                merge_into(d, s, overwrite);
             }
+            if !d.is_empty() {
+                continue;
+            }
+        }
+        let keep = existing.is_some_and(|old| !overwrite && !empty(&old));
+        if !keep {
+            dst.write().insert(k, v);
         }
     }
 }
