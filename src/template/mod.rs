@@ -174,6 +174,7 @@ impl Funcs {
         let mut f = Funcs::builtin();
         f.extend(funcs::sprig::FUNCS);
         f.extend(funcs::random::FUNCS);
+        f.extend(funcs::paths::FUNCS);
         for (alias, name) in funcs::sprig::ALIASES {
             if let Some(def) = f.get(name).copied() {
                 f.map.insert(alias, FuncDef { name: alias, ..def });

@@ -4,6 +4,7 @@ pub mod builtin;
 pub mod dates;
 pub mod helm;
 pub mod json;
+pub mod paths;
 pub mod random;
 pub mod semver;
 pub mod sprig;
