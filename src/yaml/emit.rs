@@ -12,12 +12,23 @@ use std::cmp::Ordering;
 
 /// Serialises one document (no `---`), ending in a newline.
 pub fn to_string(value: &Value) -> String {
+    write(value, true)
+}
+
+/// Serialises one document as go-yaml v3's encoder with `SetIndent(2)` writes it (Helm's
+/// `toYamlPretty`): as [`to_string`], but a sequence under a key is indented.
+pub fn to_string_v3(value: &Value) -> String {
+    write(value, false)
+}
+
+fn write(value: &Value, indentless_sequences: bool) -> String {
     let escape_astral = can_escape_astral(value);
     let mut out = Vec::new();
     {
         let mut em = Emitter::new();
         em.set_output_string(&mut out);
         em.set_unicode(true);
+        em.set_indentless_sequences(indentless_sequences);
         let mut emit = |e: Event| {
             em.emit(e)
                 .expect("emitting well-formed events into a Vec cannot fail")

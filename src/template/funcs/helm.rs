@@ -56,6 +56,9 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::new("toYaml", &[A], |_, a| {
         Ok(Value::str(to_yaml(&a[0]).unwrap_or_default()))
     }),
+    FuncDef::new("toYamlPretty", &[A], |_, a| {
+        Ok(Value::str(to_yaml_pretty(&a[0])))
+    }),
     FuncDef::new("mustToYaml", &[A], |_, a| {
         to_yaml(&a[0]).map(Value::str).map_err(FuncError::Call)
     }),
@@ -185,25 +188,48 @@ fn tpl(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
 /// Helm's `toYaml`: Go's JSON of the value, read back and written as go-yaml v2 writes it
 /// (sigs.k8s.io/yaml), without the final newline.
 pub fn to_yaml(v: &Value) -> Result<String, String> {
-    let text = json::marshal(v, false, None)?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let value = json_value(v)?;
     let out = yaml::emit::to_string(&value);
     Ok(out.strip_suffix('\n').unwrap_or(&out).to_string())
+}
+
+/// Helm's `toYamlPretty`: go-yaml v3 with a 2-space indent, sequences indented under their
+/// keys; "" when the value cannot be written.
+fn to_yaml_pretty(v: &Value) -> String {
+    // go-yaml v3 writes Go values directly; for the values templates hold (maps, lists,
+    // strings, bools, numbers printed with 'g'), that is what Go's JSON read back gives.
+    json_value(v)
+        .map(|value| {
+            let out = yaml::emit::to_string_v3(&value);
+            out.strip_suffix('\n').unwrap_or(&out).to_string()
+        })
+        .unwrap_or_default()
+}
+
+fn json_value(v: &Value) -> Result<serde_json::Value, String> {
+    let text = json::marshal(v, false, None)?;
+    serde_json::from_str(&text).map_err(|e| e.to_string())
 }
 
 /// Helm's reading of YAML text, for `fromYaml` and values files alike (sigs.k8s.io/yaml:
 /// go-yaml v2 typing, then JSON, so every number is a float64 and keys are strings).
 pub fn from_yaml(text: &str) -> Result<Value, String> {
-    let node = match yaml::parse_stream(text.as_bytes(), &yaml::ParseOptions::default()) {
+    // go-yaml v2 into a map: a key given twice keeps its last value.
+    let options = yaml::ParseOptions {
+        duplicate_keys: yaml::DuplicateKeys::LastWins,
+        ..yaml::ParseOptions::default()
+    };
+    let node = match yaml::parse_stream(text.as_bytes(), &options) {
         Ok(docs) => match docs.into_iter().next() {
             Some(n) => n,
             None => return Ok(Value::Nil),
         },
         Err(e) => {
-            return Err(format!(
-                "error converting YAML to JSON: yaml: line {}: {}",
-                e.span.line, e.message
-            ))
+            let message = e
+                .go_message
+                .clone()
+                .unwrap_or_else(|| format!("yaml: line {}: {}", e.span.line, e.message));
+            return Err(format!("error converting YAML to JSON: {message}"));
         }
     };
     Ok(helm_value(&node))

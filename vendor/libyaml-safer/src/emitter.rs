@@ -32,6 +32,9 @@ pub struct Emitter<'w> {
     pub(crate) canonical: bool,
     /// The number of indentation spaces.
     pub(crate) best_indent: i32,
+    /// Write a block sequence that is a mapping value at its key's indentation (libyaml, go-yaml
+    /// v2); off, it is indented as go-yaml v3 does.
+    pub(crate) indentless_sequences: bool,
     /// The preferred width of the output lines.
     pub(crate) best_width: i32,
     /// Allow unescaped non-ASCII characters?
@@ -184,6 +187,7 @@ impl<'w> Emitter<'w> {
             encoding: Encoding::Any,
             canonical: false,
             best_indent: 0,
+            indentless_sequences: true,
             best_width: 0,
             unicode: false,
             line_break: Break::default(),
@@ -277,6 +281,12 @@ impl<'w> Emitter<'w> {
     /// Set the indentation increment.
     pub fn set_indent(&mut self, indent: i32) {
         self.best_indent = if 1 < indent && indent < 10 { indent } else { 2 };
+    }
+
+    /// Write block sequences that are mapping values at their key's indentation (the default,
+    /// as libyaml and go-yaml v2 do: `k:\n- a`), or indented as go-yaml v3 does (`k:\n  - a`).
+    pub fn set_indentless_sequences(&mut self, indentless: bool) {
+        self.indentless_sequences = indentless;
     }
 
     /// Set the preferred line width. -1 means unlimited.
@@ -730,7 +740,10 @@ impl<'w> Emitter<'w> {
         analysis: &mut Analysis,
     ) -> Result<()> {
         if first {
-            self.increase_indent(false, self.mapping_context && !self.indention);
+            self.increase_indent(
+                false,
+                self.indentless_sequences && self.mapping_context && !self.indention,
+            );
         }
         if let EventData::SequenceEnd = &event.data {
             self.indent = self.indents.pop().unwrap();

@@ -208,3 +208,39 @@ fn a_first_character_in_u_f000_to_u_ffff_is_not_a_byte_order_mark() {
     // A real BOM is still skipped.
     assert_eq!(scalars("\u{feff}a: b").unwrap(), ["a", "b"]);
 }
+
+/// go-yaml v3 indents a sequence under its key; libyaml (the default) does not.
+#[test]
+fn sequences_indented_under_their_key_on_request() {
+    use libyaml_safer::{Emitter, Encoding, Event, MappingStyle, ScalarStyle, SequenceStyle};
+    let write = |indentless: bool| {
+        let mut out = Vec::new();
+        {
+            let mut em = Emitter::new();
+            em.set_output_string(&mut out);
+            em.set_indent(2);
+            em.set_indentless_sequences(indentless);
+            let scalar = |v: &str| Event::scalar(None, None, v, true, false, ScalarStyle::Plain);
+            for e in [
+                Event::stream_start(Encoding::Utf8),
+                Event::document_start(None, &[], true),
+                Event::mapping_start(None, None, true, MappingStyle::Block),
+                scalar("k"),
+                Event::sequence_start(None, None, true, SequenceStyle::Block),
+                scalar("a"),
+                Event::sequence_start(None, None, true, SequenceStyle::Block),
+                scalar("b"),
+                Event::sequence_end(),
+                Event::sequence_end(),
+                Event::mapping_end(),
+                Event::document_end(true),
+                Event::stream_end(),
+            ] {
+                em.emit(e).unwrap();
+            }
+        }
+        String::from_utf8(out).unwrap()
+    };
+    assert_eq!(write(true), "k:\n- a\n- - b\n");
+    assert_eq!(write(false), "k:\n  - a\n  - - b\n");
+}
