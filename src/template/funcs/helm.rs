@@ -56,6 +56,12 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::new("toYaml", &[A], |_, a| {
         Ok(Value::str(to_yaml(&a[0]).unwrap_or_default()))
     }),
+    FuncDef::new("toToml", &[A], |_, a| {
+        Ok(Value::str(super::toml::to_toml(&a[0])))
+    }),
+    FuncDef::new("fromToml", &[S], |_, a| {
+        Ok(super::toml::from_toml(str_arg(a, 0)))
+    }),
     FuncDef::new("toYamlPretty", &[A], |_, a| {
         Ok(Value::str(to_yaml_pretty(&a[0])))
     }),

@@ -8,3 +8,4 @@ pub mod paths;
 pub mod random;
 pub mod semver;
 pub mod sprig;
+pub mod toml;
