@@ -1156,10 +1156,12 @@ impl<R: BufRead> Scanner<R> {
             self.skip_char();
         } else {
             handle = self.scan_tag_handle(false, start_mark)?;
+            // go-yaml takes `,`, `[` and `]` into a shorthand tag as into any URI (libyaml
+            // 0.2.5 stops there): `[!foo, b]` is the scalar `b` tagged `!foo,`.
             if handle.starts_with('!') && handle.len() > 1 && handle.ends_with('!') {
-                suffix = self.scan_tag_uri(false, false, None, start_mark)?;
+                suffix = self.scan_tag_uri(true, false, None, start_mark)?;
             } else {
-                suffix = self.scan_tag_uri(false, false, Some(&handle), start_mark)?;
+                suffix = self.scan_tag_uri(true, false, Some(&handle), start_mark)?;
                 handle = String::from("!");
                 if suffix.is_empty() {
                     core::mem::swap(&mut handle, &mut suffix);
@@ -1169,14 +1171,11 @@ impl<R: BufRead> Scanner<R> {
 
         self.cache(1)?;
         if !IS_BLANKZ!(self.buffer) {
-            if self.flow_level == 0 || !CHECK!(self.buffer, ',') {
-                return self.set_scanner_error(
-                    "while scanning a tag",
-                    start_mark,
-                    "did not find expected whitespace or line break",
-                );
-            }
-            // `!tag,` in a flow collection: the comma ends the tag, as in libyaml.
+            return self.set_scanner_error(
+                "while scanning a tag",
+                start_mark,
+                "did not find expected whitespace or line break",
+            );
         }
 
         let end_mark: Mark = self.mark;

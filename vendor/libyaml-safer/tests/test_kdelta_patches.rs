@@ -46,9 +46,14 @@ fn block_scalar_ending_in_blank_lines_keeps_them_with_keep_chomping() {
     assert_eq!(scalars("a: |\n  x\n\n").unwrap()[1], "x\n");
 }
 
+/// go-yaml reads `,`, `[` and `]` as part of a shorthand tag, in flow collections too.
 #[test]
-fn a_tag_followed_by_a_comma_in_a_flow_collection() {
-    assert_eq!(scalars("[!foo, b]").unwrap(), vec!["", "b"]);
+fn a_comma_after_a_tag_belongs_to_the_tag() {
+    assert_eq!(scalars("[!foo, b]").unwrap(), vec!["b"]);
+    assert_eq!(scalars("a: !foo,b x").unwrap(), vec!["a", "x"]);
+    assert_eq!(scalars("[!a[b], c]").unwrap(), vec!["c"]);
+    assert!(scalars("[!foo,]").is_err());
+    assert!(scalars("[!<x>, b]").is_err());
 }
 
 #[test]
