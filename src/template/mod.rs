@@ -175,6 +175,7 @@ impl Funcs {
         f.extend(funcs::sprig::FUNCS);
         f.extend(funcs::random::FUNCS);
         f.extend(funcs::paths::FUNCS);
+        f.extend(funcs::crypto::FUNCS);
         for (alias, name) in funcs::sprig::ALIASES {
             if let Some(def) = f.get(name).copied() {
                 f.map.insert(alias, FuncDef { name: alias, ..def });

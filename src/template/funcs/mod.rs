@@ -1,6 +1,7 @@
 //! Function sets: text/template's builtins and sprig's (Helm's and Argo CD's come on top).
 
 pub mod builtin;
+pub mod crypto;
 pub mod dates;
 pub mod helm;
 pub mod json;

@@ -654,18 +654,10 @@ pub const FUNCS: &[FuncDef] = &[
         ))
     }),
     FuncDef::new("b64dec", &[S], |_, a| {
-        use base64::Engine;
-        let text = s(a, 0);
-        Ok(Value::str(
-            match base64::engine::general_purpose::STANDARD.decode(text) {
-                Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-                // Go's wording: the offset of the first bad byte (or of the incomplete group).
-                Err(base64::DecodeError::InvalidByte(at, _)) => {
-                    format!("illegal base64 data at input byte {at}")
-                }
-                Err(_) => format!("illegal base64 data at input byte {}", text.len() / 4 * 4),
-            },
-        ))
+        Ok(Value::str(match go_base64_decode(s(a, 0)) {
+            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Err(e) => e,
+        }))
     }),
     FuncDef::new("b32enc", &[S], |_, a| {
         Ok(Value::str(base32_encode(s(a, 0).as_bytes())))
@@ -963,6 +955,22 @@ pub fn to_float64(v: &Value) -> f64 {
 /// sprig's `empty`: nil, false, 0, "" and empty collections.
 pub fn empty(v: &Value) -> bool {
     !v.truth()
+}
+
+/// Go's `base64.StdEncoding.DecodeString`, with its error wording: the offset of the first
+/// bad byte (or of the incomplete group).
+pub(super) fn go_base64_decode(text: &str) -> Result<Vec<u8>, String> {
+    use base64::Engine;
+    match base64::engine::general_purpose::STANDARD.decode(text) {
+        Ok(b) => Ok(b),
+        Err(base64::DecodeError::InvalidByte(at, _)) => {
+            Err(format!("illegal base64 data at input byte {at}"))
+        }
+        Err(_) => Err(format!(
+            "illegal base64 data at input byte {}",
+            text.len() / 4 * 4
+        )),
+    }
 }
 
 /// `v.(map[string]interface{})`, as `dig` asserts it: a named map type fails too.
