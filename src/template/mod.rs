@@ -191,6 +191,18 @@ impl Funcs {
         f
     }
 
+    /// Argo CD's function set for goTemplate ApplicationSets: sprig's without `env`,
+    /// `expandenv` and `getHostByName`, plus `normalize`, `slugify`, `toYaml`, `fromYaml` and
+    /// `fromYamlArray`.
+    pub fn argo() -> Funcs {
+        let mut f = Funcs::sprig();
+        for name in funcs::argo::REMOVED {
+            f.map.remove(name);
+        }
+        f.extend(funcs::argo::FUNCS);
+        f
+    }
+
     /// Adds or replaces functions (a caller's function replaces a builtin of the same name,
     /// as a Go FuncMap does).
     pub fn extend(&mut self, more: &[FuncDef]) {

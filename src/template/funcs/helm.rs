@@ -124,7 +124,7 @@ fn error_map(message: String) -> Value {
     Value::map(BTreeMap::from([("Error".to_string(), Value::str(message))]))
 }
 
-fn json_kind(v: &Value) -> &'static str {
+pub(super) fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::String(_) => "string",
         Value::Bool(_) => "bool",

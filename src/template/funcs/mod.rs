@@ -1,5 +1,6 @@
 //! Function sets: text/template's builtins and sprig's (Helm's and Argo CD's come on top).
 
+pub mod argo;
 pub mod builtin;
 pub mod crypto;
 pub mod dates;
