@@ -150,6 +150,7 @@ pub fn parse(
         trees: BTreeMap::new(),
         text: shared.clone(),
         depth: 0,
+        action_line: 0,
     };
     let root = p.parse_top()?;
     let eof = p.peek().clone();
@@ -178,6 +179,9 @@ struct Parser<'a> {
     text: std::sync::Arc<str>,
     /// Nesting of blocks and parentheses now.
     depth: usize,
+    /// The line of the action being parsed (Go's `actionLine`), named by lexer errors found
+    /// on a later line; 0 outside actions.
+    action_line: usize,
 }
 
 /// Deepest nesting of blocks and parenthesised pipelines (Go allows 10000; kdelta's parser
@@ -231,9 +235,21 @@ impl Parser<'_> {
 
     fn unexpected(&self, t: &Token, context: &str) -> ParseError {
         if t.kind == Kind::Error {
-            return self.error(t, &t.text);
+            return self.lex_error(t);
         }
         self.error(t, format!("unexpected {} in {context}", describe(t)))
+    }
+
+    /// A lexer error; one found after the line its action started on says where that was.
+    fn lex_error(&self, t: &Token) -> ParseError {
+        if self.action_line == 0 || self.action_line == t.line {
+            return self.error(t, &t.text);
+        }
+        let started = format!("started at {}:{}", self.name, self.action_line);
+        if t.text.ends_with(" action") {
+            return self.error(t, format!("{} {started}", t.text));
+        }
+        self.error(t, format!("{} in action {started}", t.text))
     }
 
     fn parse_top(&mut self) -> Result<Vec<Node>, ParseError> {
@@ -364,8 +380,13 @@ impl Parser<'_> {
         match t.kind {
             Kind::Text => Ok(Some(Node::Text(t.text))),
             Kind::Comment => Ok(None),
-            Kind::LeftDelim => self.parse_action().map(Some),
-            Kind::Error => Err(self.error(&t, &t.text)),
+            Kind::LeftDelim => {
+                self.action_line = t.line;
+                let action = self.parse_action().map(Some);
+                self.action_line = 0;
+                action
+            }
+            Kind::Error => Err(self.lex_error(&t)),
             _ => Err(self.unexpected(&t, "input")),
         }
     }
@@ -611,7 +632,7 @@ impl Parser<'_> {
                     pipe.cmds.push(cmd);
                 }
                 Kind::Eof => return Err(self.error(&t, "unclosed action")),
-                Kind::Error => return Err(self.error(&t, &t.text)),
+                Kind::Error => return Err(self.lex_error(&t)),
                 _ => return Err(self.unexpected(&t, context)),
             }
         }
@@ -653,7 +674,7 @@ impl Parser<'_> {
                     }
                     return Ok(cmd);
                 }
-                Kind::Error => return Err(self.error(&t, &t.text)),
+                Kind::Error => return Err(self.lex_error(&t)),
                 Kind::RightDelim | Kind::RightParen => {
                     return Err(self.unexpected(&t, "operand"));
                 }
@@ -667,7 +688,7 @@ impl Parser<'_> {
                 Kind::Space | Kind::Pipe => {}
                 k if k == end => {}
                 Kind::RightDelim | Kind::RightParen => {}
-                Kind::Error => return Err(self.error(&after, &after.text)),
+                Kind::Error => return Err(self.lex_error(&after)),
                 _ => return Err(self.unexpected(&after, "operand")),
             }
         }
@@ -751,7 +772,7 @@ impl Parser<'_> {
                 self.depth -= 1;
                 Arg::Pipe(Box::new(pipe?))
             }
-            Kind::Error => return Err(self.error(&t, &t.text)),
+            Kind::Error => return Err(self.lex_error(&t)),
             _ => return Err(self.unexpected(&t, "operand")),
         })
     }
