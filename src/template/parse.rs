@@ -858,10 +858,31 @@ pub fn unquote(text: &str) -> Result<String, String> {
 /// A number constant as Go's parser reads it (`parse.newNumber`).
 fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
     if is_char {
-        let s = unquote(text)?;
-        let mut chars = s.chars();
-        let c = chars.next().ok_or("invalid syntax")? as i64;
-        if chars.next().is_some() {
+        // strconv.UnquoteChar on what follows the quote, then only the closing quote may be
+        // left.
+        let inner = &text[1..];
+        let first_len = match inner.strip_prefix('\\') {
+            Some(rest) => {
+                1 + match rest.chars().next() {
+                    Some('x') => 3,
+                    Some('u') => 5,
+                    Some('U') => 9,
+                    Some('0'..='7') => 3,
+                    Some(c) => c.len_utf8(),
+                    None => 0,
+                }
+            }
+            None => inner.chars().next().map_or(0, char::len_utf8),
+        };
+        let (first, tail) = inner.split_at(first_len.min(inner.len()));
+        if first.is_empty() || first == "'" {
+            return Err("invalid syntax".into());
+        }
+        let c = unquote(&format!("'{first}'"))?
+            .chars()
+            .next()
+            .ok_or("invalid syntax")? as i64;
+        if tail != "'" {
             return Err(format!("malformed character constant: {text}"));
         }
         return Ok(Number {
