@@ -222,8 +222,9 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(Value::Bool(s(a, 0) == a[1].type_name()))
     }),
     FuncDef::new("typeIsLike", &[S, A], |_, a| {
+        // sprig: `target == t || "*"+target == t`.
         let t = a[1].type_name();
-        Ok(Value::Bool(s(a, 0) == t || s(a, 0) == format!("*{t}")))
+        Ok(Value::Bool(s(a, 0) == t || format!("*{}", s(a, 0)) == t))
     }),
     FuncDef::new("kindOf", &[A], |_, a| Ok(Value::str(a[0].kind_name()))),
     FuncDef::new("kindIs", &[S, A], |_, a| {
