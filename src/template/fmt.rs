@@ -113,7 +113,11 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
         // Width.
         if i < chars.len() && chars[i] == '*' {
             i += 1;
-            match args.get(arg).and_then(Value::as_int) {
+            match args
+                .get(arg)
+                .and_then(Value::as_int)
+                .filter(|n| !too_large(*n))
+            {
                 Some(n) => {
                     if n < 0 {
                         spec.minus = true;
@@ -125,13 +129,7 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             }
             arg += 1;
         } else {
-            let start = i;
-            while i < chars.len() && chars[i].is_ascii_digit() {
-                i += 1;
-            }
-            if i > start {
-                spec.width = chars[start..i].iter().collect::<String>().parse().ok();
-            }
+            spec.width = parse_num(&chars, &mut i);
         }
         // Precision.
         if i < chars.len() && chars[i] == '.' {
@@ -139,22 +137,12 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
             if i < chars.len() && chars[i] == '*' {
                 i += 1;
                 match args.get(arg).and_then(Value::as_int) {
-                    Some(n) if n >= 0 => spec.precision = Some(n as usize),
+                    Some(n) if n >= 0 && !too_large(n) => spec.precision = Some(n as usize),
                     _ => out.push_str("%!(BADPREC)"),
                 }
                 arg += 1;
             } else {
-                let start = i;
-                while i < chars.len() && chars[i].is_ascii_digit() {
-                    i += 1;
-                }
-                spec.precision = Some(
-                    chars[start..i]
-                        .iter()
-                        .collect::<String>()
-                        .parse()
-                        .unwrap_or(0),
-                );
+                spec.precision = Some(parse_num(&chars, &mut i).unwrap_or(0));
             }
         }
         if good_index {
@@ -431,6 +419,28 @@ fn format_int(out: &mut String, n: i64, verb: char, spec: &Spec, v: &Value) {
         ..spec.clone()
     };
     pad_number(out, &text, &spec);
+}
+
+/// Go's `fmt` refuses widths and precisions over a million.
+fn too_large(n: i64) -> bool {
+    !(-1_000_000..=1_000_000).contains(&n)
+}
+
+/// Go's `parsenum`: the digits at `i`; a number growing too large ends the whole format
+/// (so the verb is missing, as in Go).
+fn parse_num(chars: &[char], i: &mut usize) -> Option<usize> {
+    let mut num: i64 = 0;
+    let mut any = false;
+    while *i < chars.len() && chars[*i].is_ascii_digit() {
+        if too_large(num) {
+            *i = chars.len();
+            return None;
+        }
+        num = num * 10 + i64::from(chars[*i] as u8 - b'0');
+        any = true;
+        *i += 1;
+    }
+    any.then_some(num as usize)
 }
 
 /// Pads text with spaces to the width (left or right).
