@@ -1,5 +1,13 @@
-//! Helm charts (`helm template`). The engine has not landed yet: charts are discovered and
-//! each is reported with a notice that its output is missing.
+//! Helm charts (`helm template`). The pieces of the engine are here — loading a chart
+//! ([`chart`]), the objects of its dot ([`objects`]), rendering one chart without subcharts
+//! ([`render`]) and Helm's output stage ([`output`]) — but targets are not rendered through
+//! them yet: charts are discovered and each is reported with a notice that its output is
+//! missing, until subcharts, values flags and the repository's files are wired in.
+
+pub mod chart;
+pub mod objects;
+pub mod output;
+pub mod render;
 
 use crate::engine::{self, Detected, DirListing, EngineOutput};
 use crate::finding::rules;

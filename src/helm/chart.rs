@@ -1,0 +1,208 @@
+//! A chart in memory, as Helm's loader makes one from a chart directory's files: `Chart.yaml`
+//! (the metadata `.Chart` shows), `values.yaml`, the templates, `crds/`, and every other file
+//! for `.Files`. Subcharts (`charts/`) are recognised but not loaded yet.
+
+use crate::template::{helm_values, Value};
+use std::collections::BTreeMap;
+
+/// A loaded chart.
+#[derive(Clone, Debug)]
+pub struct Chart {
+    /// `Chart.yaml`'s `name`.
+    pub name: String,
+    /// `Chart.yaml` as read (YAML 1.1, numbers float64).
+    pub metadata: BTreeMap<String, Value>,
+    /// `values.yaml` (an empty map without one).
+    pub values: Value,
+    /// `templates/…` by path relative to the chart (`templates/deployment.yaml`).
+    pub templates: BTreeMap<String, String>,
+    /// Every other file, for `.Files` (relative paths; a UTF-8 BOM removed).
+    pub files: BTreeMap<String, Vec<u8>>,
+    /// `crds/*.yaml|yml|json`, printed only with `--include-crds`.
+    pub crds: BTreeMap<String, String>,
+    /// Entries under `charts/` (subcharts, not rendered yet).
+    pub subcharts: Vec<String>,
+}
+
+/// Why a chart cannot be loaded.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    #[error("Chart.yaml file is missing")]
+    NoChartYaml,
+    #[error("cannot load Chart.yaml: {0}")]
+    ChartYaml(String),
+    #[error("cannot load values.yaml: {0}")]
+    Values(String),
+    #[error("validation: chart.metadata.name is required")]
+    NoName,
+}
+
+impl Chart {
+    /// Builds a chart from its files (paths relative to the chart directory).
+    pub fn from_files(
+        files: impl IntoIterator<Item = (String, Vec<u8>)>,
+    ) -> Result<Chart, LoadError> {
+        let mut chart_yaml = None;
+        let mut values_yaml = None;
+        let mut chart = Chart {
+            name: String::new(),
+            metadata: BTreeMap::new(),
+            values: Value::map(BTreeMap::new()),
+            templates: BTreeMap::new(),
+            files: BTreeMap::new(),
+            crds: BTreeMap::new(),
+            subcharts: Vec::new(),
+        };
+        for (path, bytes) in files {
+            let bytes = strip_bom(bytes);
+            let text = || String::from_utf8_lossy(&bytes).into_owned();
+            match path.as_str() {
+                "Chart.yaml" => chart_yaml = Some(text()),
+                "values.yaml" => values_yaml = Some(text()),
+                "values.schema.json" | "requirements.yaml" | "requirements.lock" | "Chart.lock" => {
+                }
+                p if p.starts_with("templates/") => {
+                    // Helm's default ignore rule: `templates/.?*`.
+                    let name = p.rsplit('/').next().unwrap_or_default();
+                    if !name.starts_with('.') {
+                        chart.templates.insert(path.clone(), text());
+                    }
+                }
+                p if p.starts_with("charts/") => {
+                    let entry = p["charts/".len()..].split('/').next().unwrap_or_default();
+                    if !entry.starts_with(['_', '.']) && !chart.subcharts.iter().any(|s| s == entry)
+                    {
+                        chart.subcharts.push(entry.to_string());
+                    }
+                }
+                p => {
+                    let crd = p.strip_prefix("crds/").is_some_and(|rest| {
+                        !rest.contains('/')
+                            && [".yaml", ".yml", ".json"].iter().any(|e| rest.ends_with(e))
+                    });
+                    if crd {
+                        chart.crds.insert(path.clone(), text());
+                    }
+                    chart.files.insert(path.clone(), bytes);
+                }
+            }
+        }
+        let chart_yaml = chart_yaml.ok_or(LoadError::NoChartYaml)?;
+        match helm_values(&chart_yaml).map_err(LoadError::ChartYaml)? {
+            Value::Map(m) => chart.metadata = m.read().clone(),
+            Value::Nil => {}
+            _ => return Err(LoadError::ChartYaml("Chart.yaml is not a mapping".into())),
+        }
+        chart.name = match chart.metadata.get("name") {
+            Some(Value::String(s)) if !s.is_empty() => s.to_string(),
+            _ => return Err(LoadError::NoName),
+        };
+        if let Some(text) = values_yaml {
+            chart.values = match helm_values(&text).map_err(LoadError::Values)? {
+                Value::Nil | Value::NoValue => Value::map(BTreeMap::new()),
+                v @ Value::Map(_) => v,
+                _ => return Err(LoadError::Values("values.yaml is not a mapping".into())),
+            };
+        }
+        Ok(chart)
+    }
+
+    /// `Chart.yaml`'s `apiVersion` (`v1` without one, as Helm assumes).
+    pub fn api_version(&self) -> String {
+        self.text_field("apiVersion")
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "v1".into())
+    }
+
+    /// True for `type: library`.
+    pub fn is_library(&self) -> bool {
+        self.text_field("type").as_deref() == Some("library")
+    }
+
+    fn text_field(&self, key: &str) -> Option<String> {
+        self.metadata.get(key).map(scalar_text)
+    }
+
+    /// `.Chart`: Helm's `chart.Metadata` fields (every one present, zero when unset) and
+    /// `IsRoot`.
+    pub fn dot_value(&self, is_root: bool) -> Value {
+        let text = |key: &str| Value::str(self.text_field(key).unwrap_or_default());
+        let list = |key: &str| match self.metadata.get(key) {
+            Some(Value::List(l)) => Value::strings(l.iter().map(scalar_text)),
+            _ => Value::strings(Vec::<String>::new()),
+        };
+        let annotations = match self.metadata.get("annotations") {
+            Some(Value::Map(m)) => Value::map(
+                m.entries()
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::str(scalar_text(&v))))
+                    .collect(),
+            ),
+            _ => Value::map(BTreeMap::new()),
+        };
+        let maintainers = match self.metadata.get("maintainers") {
+            Some(Value::List(l)) => Value::list(
+                l.iter()
+                    .map(|m| {
+                        let field = |k: &str| match m {
+                            Value::Map(d) => {
+                                Value::str(d.get(k).map(|v| scalar_text(&v)).unwrap_or_default())
+                            }
+                            _ => Value::str(""),
+                        };
+                        Value::map(BTreeMap::from([
+                            ("Name".to_string(), field("name")),
+                            ("Email".to_string(), field("email")),
+                            ("URL".to_string(), field("url")),
+                        ]))
+                    })
+                    .collect(),
+            ),
+            _ => Value::list(Vec::new()),
+        };
+        let deprecated = matches!(self.metadata.get("deprecated"), Some(Value::Bool(true)));
+        let fields = [
+            ("Name", text("name")),
+            ("Home", text("home")),
+            ("Sources", list("sources")),
+            ("Version", text("version")),
+            ("Description", text("description")),
+            ("Keywords", list("keywords")),
+            ("Maintainers", maintainers),
+            ("Icon", text("icon")),
+            ("APIVersion", Value::str(self.api_version())),
+            ("Condition", text("condition")),
+            ("Tags", text("tags")),
+            ("AppVersion", text("appVersion")),
+            ("Deprecated", Value::Bool(deprecated)),
+            ("Annotations", annotations),
+            ("KubeVersion", text("kubeVersion")),
+            ("Dependencies", Value::list(Vec::new())),
+            ("Type", text("type")),
+            ("IsRoot", Value::Bool(is_root)),
+        ];
+        Value::map(
+            fields
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        )
+    }
+}
+
+/// A scalar as Go's JSON-into-string would have it (numbers as YAML wrote them is what a
+/// chart author means by `version: 1.0`; Helm would refuse a number there).
+fn scalar_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        Value::Nil | Value::NoValue => String::new(),
+        other => crate::template::sprint(std::slice::from_ref(other)),
+    }
+}
+
+fn strip_bom(mut bytes: Vec<u8>) -> Vec<u8> {
+    if bytes.starts_with(&[0xef, 0xbb, 0xbf]) {
+        bytes.drain(..3);
+    }
+    bytes
+}

@@ -1,0 +1,341 @@
+//! The objects of Helm's top-level dot besides `.Values`: `.Files` (a map of the chart's other
+//! files with Helm's methods), `.Capabilities` (the Kubernetes and Helm versions `helm
+//! template` assumes, v3.17.3's defaults) and their values.
+
+use crate::template::{Dict, FuncError, MapType, NamedMap, Object, ObjectRef, Value};
+use base64::Engine;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// helm v3.17.3's `.Capabilities.APIVersions` (client-go's scheme), in its order.
+pub const DEFAULT_API_VERSIONS: &[&str] = &[
+    "v1",
+    "admissionregistration.k8s.io/v1",
+    "admissionregistration.k8s.io/v1alpha1",
+    "admissionregistration.k8s.io/v1beta1",
+    "internal.apiserver.k8s.io/v1alpha1",
+    "apps/v1",
+    "apps/v1beta1",
+    "apps/v1beta2",
+    "authentication.k8s.io/v1",
+    "authentication.k8s.io/v1alpha1",
+    "authentication.k8s.io/v1beta1",
+    "authorization.k8s.io/v1",
+    "authorization.k8s.io/v1beta1",
+    "autoscaling/v1",
+    "autoscaling/v2",
+    "autoscaling/v2beta1",
+    "autoscaling/v2beta2",
+    "batch/v1",
+    "batch/v1beta1",
+    "certificates.k8s.io/v1",
+    "certificates.k8s.io/v1beta1",
+    "certificates.k8s.io/v1alpha1",
+    "coordination.k8s.io/v1alpha2",
+    "coordination.k8s.io/v1beta1",
+    "coordination.k8s.io/v1",
+    "discovery.k8s.io/v1",
+    "discovery.k8s.io/v1beta1",
+    "events.k8s.io/v1",
+    "events.k8s.io/v1beta1",
+    "extensions/v1beta1",
+    "flowcontrol.apiserver.k8s.io/v1",
+    "flowcontrol.apiserver.k8s.io/v1beta1",
+    "flowcontrol.apiserver.k8s.io/v1beta2",
+    "flowcontrol.apiserver.k8s.io/v1beta3",
+    "networking.k8s.io/v1",
+    "networking.k8s.io/v1alpha1",
+    "networking.k8s.io/v1beta1",
+    "node.k8s.io/v1",
+    "node.k8s.io/v1alpha1",
+    "node.k8s.io/v1beta1",
+    "policy/v1",
+    "policy/v1beta1",
+    "rbac.authorization.k8s.io/v1",
+    "rbac.authorization.k8s.io/v1beta1",
+    "rbac.authorization.k8s.io/v1alpha1",
+    "resource.k8s.io/v1beta1",
+    "resource.k8s.io/v1alpha3",
+    "scheduling.k8s.io/v1alpha1",
+    "scheduling.k8s.io/v1beta1",
+    "scheduling.k8s.io/v1",
+    "storage.k8s.io/v1beta1",
+    "storage.k8s.io/v1",
+    "storage.k8s.io/v1alpha1",
+    "storagemigration.k8s.io/v1alpha1",
+    "apiextensions.k8s.io/v1beta1",
+    "apiextensions.k8s.io/v1",
+];
+
+/// helm v3.17.3's default Kubernetes version (client-go v0.32).
+pub const DEFAULT_KUBE_VERSION: &str = "v1.32.0";
+
+/// Helm's `engine.files`: path to content, with `Get`, `GetBytes`, `Glob`, `Lines`,
+/// `AsConfig` and `AsSecrets`.
+pub static FILES: NamedMap = NamedMap {
+    name: "engine.files",
+    methods: &["AsConfig", "AsSecrets", "Get", "GetBytes", "Glob", "Lines"],
+    call: files_method,
+};
+
+/// `.Files` for a chart's files.
+pub fn files_value(files: &BTreeMap<String, Vec<u8>>) -> Value {
+    let entries = files
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                Value::str(String::from_utf8_lossy(v).into_owned()),
+            )
+        })
+        .collect();
+    Value::Map(Dict::typed(entries, MapType::Named(&FILES)))
+}
+
+fn files_method(d: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
+    let want = usize::from(matches!(name, "Get" | "GetBytes" | "Glob" | "Lines"));
+    if a.len() != want {
+        return Err(FuncError::Plain(format!(
+            "wrong number of args for {name}: want {want} got {}",
+            a.len()
+        )));
+    }
+    let arg = || a[0].as_str().unwrap_or_default().to_string();
+    let by_base = |encode: fn(&str) -> String| -> Value {
+        if d.is_empty() {
+            return Value::str("");
+        }
+        let m: BTreeMap<String, Value> = d
+            .entries()
+            .into_iter()
+            .map(|(k, v)| {
+                let base = k.rsplit('/').next().unwrap_or_default().to_string();
+                (base, Value::str(encode(v.as_str().unwrap_or_default())))
+            })
+            .collect();
+        Value::str(crate::template::helm_to_yaml(&Value::map(m)).unwrap_or_default())
+    };
+    Ok(match name {
+        "Get" | "GetBytes" => d.get(&arg()).unwrap_or_else(|| Value::str("")),
+        "Glob" => {
+            let pattern = arg();
+            let matching = d
+                .entries()
+                .into_iter()
+                .filter(|(k, _)| glob_match(&pattern, k))
+                .collect();
+            Value::Map(Dict::typed(matching, MapType::Named(&FILES)))
+        }
+        "Lines" => match d.get(&arg()) {
+            Some(Value::String(s)) if !s.is_empty() => {
+                let s = s.strip_suffix('\n').unwrap_or(&s);
+                Value::strings(s.split('\n'))
+            }
+            _ => Value::strings(Vec::<String>::new()),
+        },
+        "AsConfig" => by_base(|s| s.to_string()),
+        _ => by_base(|s| base64::engine::general_purpose::STANDARD.encode(s)),
+    })
+}
+
+/// gobwas/glob with `/` as the separator: `*` and `?` stay within a path segment, `**` does
+/// not, `[…]` classes (`!` negates), `{a,b}` alternatives.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    matches(&p, &n)
+}
+
+fn matches(p: &[char], n: &[char]) -> bool {
+    match p.first() {
+        None => n.is_empty(),
+        Some('*') if p.get(1) == Some(&'*') => (0..=n.len()).any(|i| matches(&p[2..], &n[i..])),
+        Some('*') => {
+            let mut i = 0;
+            loop {
+                if matches(&p[1..], &n[i..]) {
+                    return true;
+                }
+                if i == n.len() || n[i] == '/' {
+                    return false;
+                }
+                i += 1;
+            }
+        }
+        Some('?') => !n.is_empty() && n[0] != '/' && matches(&p[1..], &n[1..]),
+        Some('[') => {
+            let Some(close) = p.iter().skip(1).position(|&c| c == ']').map(|i| i + 1) else {
+                return !n.is_empty() && n[0] == '[' && matches(&p[1..], &n[1..]);
+            };
+            let Some(&c) = n.first() else { return false };
+            let mut class = &p[1..close];
+            let negate = class.first() == Some(&'!');
+            if negate {
+                class = &class[1..];
+            }
+            let mut hit = false;
+            let mut i = 0;
+            while i < class.len() {
+                if i + 2 < class.len() && class[i + 1] == '-' {
+                    hit |= class[i] <= c && c <= class[i + 2];
+                    i += 3;
+                } else {
+                    hit |= class[i] == c;
+                    i += 1;
+                }
+            }
+            hit != negate && c != '/' && matches(&p[close + 1..], &n[1..])
+        }
+        Some('{') => {
+            let Some(close) = p.iter().position(|&c| c == '}') else {
+                return !n.is_empty() && n[0] == '{' && matches(&p[1..], &n[1..]);
+            };
+            let rest = &p[close + 1..];
+            p[1..close].split(|&c| c == ',').any(|alt| {
+                let mut joined = alt.to_vec();
+                joined.extend_from_slice(rest);
+                matches(&joined, n)
+            })
+        }
+        Some('\\') if p.len() > 1 => !n.is_empty() && n[0] == p[1] && matches(&p[2..], &n[1..]),
+        Some(&c) => !n.is_empty() && n[0] == c && matches(&p[1..], &n[1..]),
+    }
+}
+
+/// `.Capabilities.KubeVersion`: fields `Version`, `Major`, `Minor` and the `GitVersion` and
+/// `String` methods.
+#[derive(Debug)]
+pub struct KubeVersion {
+    pub version: String,
+    pub major: String,
+    pub minor: String,
+}
+
+impl KubeVersion {
+    /// Parses `v1.32.0` / `1.32` as Helm's `--kube-version` does.
+    pub fn parse(text: &str) -> Option<KubeVersion> {
+        let v = text.strip_prefix('v').unwrap_or(text);
+        let mut parts = v.split('.');
+        let major = parts
+            .next()
+            .filter(|p| p.bytes().all(|b| b.is_ascii_digit()) && !p.is_empty())?;
+        let minor = parts.next().unwrap_or("0");
+        let patch = parts.next().unwrap_or("0");
+        Some(KubeVersion {
+            version: format!("v{major}.{minor}.{patch}"),
+            major: major.to_string(),
+            minor: minor.to_string(),
+        })
+    }
+}
+
+impl Object for KubeVersion {
+    fn type_name(&self) -> &'static str {
+        "chartutil.KubeVersion"
+    }
+
+    fn kind_name(&self) -> &'static str {
+        "struct"
+    }
+
+    fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        let v = match method {
+            "Version" | "GitVersion" | "String" => &self.version,
+            "Major" => &self.major,
+            "Minor" => &self.minor,
+            _ => return None,
+        };
+        if !args.is_empty() {
+            return Some(Err(format!(
+                "wrong number of args for {method}: want 0 got {}",
+                args.len()
+            )));
+        }
+        Some(Ok(Value::str(v.as_str())))
+    }
+
+    fn text(&self) -> String {
+        self.version.clone()
+    }
+}
+
+/// `.Capabilities.APIVersions`: Helm's `VersionSet` with `Has`.
+#[derive(Debug)]
+pub struct VersionSet(pub Vec<String>);
+
+impl Object for VersionSet {
+    fn type_name(&self) -> &'static str {
+        "chartutil.VersionSet"
+    }
+
+    fn kind_name(&self) -> &'static str {
+        "slice"
+    }
+
+    fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        if method != "Has" {
+            return None;
+        }
+        Some(match args {
+            [Value::String(s)] => Ok(Value::Bool(self.0.iter().any(|v| v == &**s))),
+            _ => Err(format!(
+                "wrong number of args for Has: want 1 got {}",
+                args.len()
+            )),
+        })
+    }
+
+    fn text(&self) -> String {
+        format!("[{}]", self.0.join(" "))
+    }
+}
+
+/// `.Capabilities`.
+pub fn capabilities(kube: KubeVersion, api_versions: Vec<String>) -> Value {
+    let helm = Value::map(BTreeMap::from([
+        ("Version".to_string(), Value::str("v3.17.3")),
+        (
+            "GitCommit".to_string(),
+            Value::str("e4da49785aa6e6ee2b86efd5dd9e43400318262b"),
+        ),
+        ("GitTreeState".to_string(), Value::str("clean")),
+        ("GoVersion".to_string(), Value::str("go1.23.7")),
+    ]));
+    Value::map(BTreeMap::from([
+        (
+            "KubeVersion".to_string(),
+            Value::Object(ObjectRef(Arc::new(kube))),
+        ),
+        (
+            "APIVersions".to_string(),
+            Value::Object(ObjectRef(Arc::new(VersionSet(api_versions)))),
+        ),
+        ("HelmVersion".to_string(), helm),
+    ]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_follow_gobwas() {
+        assert!(glob_match("**", "a/b/c"));
+        assert!(glob_match("files/*", "files/a.txt"));
+        assert!(!glob_match("files/*", "files/x/a.txt"));
+        assert!(glob_match("files/**.txt", "files/x/a.txt"));
+        assert!(glob_match("*.{yaml,json}", "a.json"));
+        assert!(glob_match("[a-c]?.txt", "b1.txt"));
+        assert!(!glob_match("[!a-c]?.txt", "b1.txt"));
+    }
+
+    #[test]
+    fn kube_versions_parse_as_helm_flags() {
+        let k = KubeVersion::parse("1.29").unwrap();
+        assert_eq!(
+            (k.version.as_str(), k.major.as_str(), k.minor.as_str()),
+            ("v1.29.0", "1", "29")
+        );
+        assert!(KubeVersion::parse("x").is_none());
+    }
+}

@@ -1,0 +1,278 @@
+//! `helm template`'s output stage (Helm's `releaseutil.SortManifests` and the printing of
+//! `helm template`): rendered files split into documents, each document's head read (a YAML
+//! error fails the render), documents sorted by kind in install order with hooks after, each
+//! printed under a `# Source:` line.
+
+use crate::template::Value;
+use std::sync::LazyLock;
+
+/// Helm's `InstallOrder`.
+pub const INSTALL_ORDER: &[&str] = &[
+    "PriorityClass",
+    "Namespace",
+    "NetworkPolicy",
+    "ResourceQuota",
+    "LimitRange",
+    "PodSecurityPolicy",
+    "PodDisruptionBudget",
+    "ServiceAccount",
+    "Secret",
+    "SecretList",
+    "ConfigMap",
+    "StorageClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "CustomResourceDefinition",
+    "ClusterRole",
+    "ClusterRoleList",
+    "ClusterRoleBinding",
+    "ClusterRoleBindingList",
+    "Role",
+    "RoleList",
+    "RoleBinding",
+    "RoleBindingList",
+    "Service",
+    "DaemonSet",
+    "Pod",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "StatefulSet",
+    "Job",
+    "CronJob",
+    "IngressClass",
+    "Ingress",
+    "APIService",
+];
+
+/// Helm's document separator, `(?:^|\s*\n)---\s*`, with Go's `\s` (ASCII whitespace).
+static SEPARATOR: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(r"(?:^|[\t\n\x0C\r ]*\n)---[\t\n\x0C\r ]*").expect("a valid pattern")
+});
+
+/// One document of the output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Manifest {
+    /// The template path (`mychart/templates/deployment.yaml`).
+    pub source: String,
+    pub kind: String,
+    pub content: String,
+    /// Has a `helm.sh/hook` annotation.
+    pub hook: bool,
+    /// The `helm.sh/hook` value (`test`, `pre-install,post-install`…).
+    pub hook_events: String,
+}
+
+/// Options of the output stage.
+#[derive(Clone, Debug, Default)]
+pub struct OutputOptions {
+    /// `--no-hooks`.
+    pub no_hooks: bool,
+    /// `--skip-tests`: hooks of type `test` are left out.
+    pub skip_tests: bool,
+}
+
+/// Go's `strings.TrimSpace`.
+fn trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace())
+}
+
+/// `SplitManifests`: the documents of one rendered file, trimmed, empty ones dropped.
+pub fn split_manifests(text: &str) -> Vec<String> {
+    SEPARATOR
+        .split(trim(text))
+        .map(trim)
+        .filter(|d| !d.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The fields of a document's head Helm reads (`releaseutil.SimpleHead`), or the YAML error
+/// as Helm words it.
+fn head(doc: &str) -> Result<(String, Option<String>), String> {
+    let value = crate::template::helm_values(doc)?;
+    let go_type = |v: &Value| match v {
+        Value::String(_) => "string",
+        Value::Bool(_) => "bool",
+        Value::List(_) => "array",
+        Value::Map(_) => "object",
+        _ => "number",
+    };
+    let m = match &value {
+        Value::Map(m) => m.clone(),
+        Value::Nil | Value::NoValue => return Ok((String::new(), None)),
+        other => {
+            return Err(format!(
+                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type releaseutil.SimpleHead",
+                go_type(other)
+            ))
+        }
+    };
+    let field_error = |field: &str, v: &Value, want: &str| {
+        format!(
+            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {field} of type {want}",
+            go_type(v)
+        )
+    };
+    // sigs.k8s.io/yaml reads any scalar into a string field (`name: n` is "n", not false).
+    let string_field = |v: Option<Value>, field: &str| -> Result<String, String> {
+        match v {
+            None | Some(Value::Nil) => Ok(String::new()),
+            Some(Value::String(s)) => Ok(s.to_string()),
+            Some(v @ (Value::List(_) | Value::Map(_))) => Err(field_error(field, &v, "string")),
+            Some(other) => Ok(crate::template::sprint(&[other])),
+        }
+    };
+    string_field(m.get("apiVersion"), "SimpleHead.apiVersion")?;
+    let kind = string_field(m.get("kind"), "SimpleHead.kind")?;
+    let mut hook = None;
+    match m.get("metadata") {
+        None | Some(Value::Nil) => {}
+        Some(Value::Map(meta)) => {
+            string_field(meta.get("name"), "SimpleHead.metadata.name")?;
+            match meta.get("annotations") {
+                None | Some(Value::Nil) => {}
+                Some(Value::Map(a)) => {
+                    for (k, v) in a.entries() {
+                        let text = string_field(Some(v), ".metadata.annotations")?;
+                        if k == "helm.sh/hook" {
+                            hook = Some(text);
+                        }
+                    }
+                }
+                Some(other) => {
+                    return Err(field_error(
+                        ".metadata.annotations",
+                        &other,
+                        "map[string]string",
+                    ))
+                }
+            }
+        }
+        Some(other) => return Err(field_error("SimpleHead.metadata", &other, "struct { Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }")),
+    }
+    Ok((kind, hook))
+}
+
+/// Sorts the documents of rendered files (`(path, text)`, any order) as `SortManifests` does.
+/// Partials (`_*`) and empty files are skipped; a document that is not YAML fails.
+pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, String> {
+    let mut files: Vec<&(String, String)> = files.iter().collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut generic = Vec::new();
+    let mut hooks = Vec::new();
+    for (path, text) in files {
+        let base = path.rsplit('/').next().unwrap_or_default();
+        if base.starts_with('_') || trim(text).is_empty() {
+            continue;
+        }
+        for doc in split_manifests(text) {
+            let (kind, hook) =
+                head(&doc).map_err(|e| format!("YAML parse error on {path}: {e}"))?;
+            let m = Manifest {
+                source: path.clone(),
+                kind,
+                content: doc,
+                hook: hook.is_some(),
+                hook_events: hook.unwrap_or_default(),
+            };
+            if m.hook {
+                hooks.push(m);
+            } else {
+                generic.push(m);
+            }
+        }
+    }
+    sort_by_kind(&mut generic);
+    sort_by_kind(&mut hooks);
+    generic.extend(hooks);
+    Ok(generic)
+}
+
+/// A stable sort by install order: unknown kinds after known ones, alphabetically.
+fn sort_by_kind(manifests: &mut [Manifest]) {
+    let rank = |kind: &str| INSTALL_ORDER.iter().position(|k| *k == kind);
+    manifests.sort_by(|a, b| match (rank(&a.kind), rank(&b.kind)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.kind.cmp(&b.kind),
+    });
+}
+
+/// True for a test hook (`helm.sh/hook: test`, or the old `test-success`/`test-failure`).
+fn is_test_hook(m: &Manifest) -> bool {
+    m.hook_events
+        .split(',')
+        .map(|e| e.trim().to_ascii_lowercase())
+        .any(|e| e == "test" || e == "test-success" || e == "test-failure")
+}
+
+/// `helm template`'s stdout for the sorted documents (and CRDs first, when given).
+pub fn print(crds: &[(String, String)], manifests: &[Manifest], options: &OutputOptions) -> String {
+    let mut out = String::new();
+    for (path, text) in crds {
+        out.push_str(&format!("---\n# Source: {path}\n{text}\n"));
+    }
+    for m in manifests {
+        if m.hook && (options.no_hooks || (options.skip_tests && is_test_hook(m))) {
+            continue;
+        }
+        out.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.content));
+    }
+    format!("{}\n", trim(&out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_split_as_helm_splits_them() {
+        assert_eq!(
+            split_manifests("a: 1\n---\nb: 2\n---\n\n---\nc: 3\n"),
+            ["a: 1", "b: 2", "---\nc: 3"]
+        );
+        assert_eq!(split_manifests("---\na: 1\n"), ["a: 1"]);
+        assert!(split_manifests("---\n").is_empty());
+    }
+
+    #[test]
+    fn kinds_sort_in_install_order_with_hooks_last() {
+        let files = vec![(
+            "c/templates/x.yaml".to_string(),
+            "kind: Deployment\n---\nkind: Zeta\n---\nkind: Alpha\n---\nkind: Namespace\n---\nkind: Job\nmetadata:\n  annotations:\n    helm.sh/hook: test\n".to_string(),
+        )];
+        let sorted = sort_manifests(&files).unwrap();
+        let kinds: Vec<&str> = sorted.iter().map(|m| m.kind.as_str()).collect();
+        assert_eq!(kinds, ["Namespace", "Deployment", "Alpha", "Zeta", "Job"]);
+        let printed = print(
+            &[],
+            &sorted,
+            &OutputOptions {
+                skip_tests: true,
+                ..Default::default()
+            },
+        );
+        assert!(!printed.contains("kind: Job"));
+    }
+
+    #[test]
+    fn scalar_annotations_are_read_as_strings_and_lists_fail() {
+        let doc = |a: &str| {
+            vec![(
+                "c/templates/x.yaml".to_string(),
+                format!("kind: Job\nmetadata:\n  name: n\n  annotations:\n    {a}\n"),
+            )]
+        };
+        assert!(sort_manifests(&doc("helm.sh/hook-weight: 5")).is_ok());
+        let err = sort_manifests(&doc("x: [1]")).unwrap_err();
+        assert!(
+            err.contains(
+                "cannot unmarshal array into Go struct field .metadata.annotations of type string"
+            ),
+            "{err}"
+        );
+    }
+}
