@@ -921,7 +921,7 @@ fn kustomize_next(root: &Path) -> Results {
 /// One Helm case, with the corpus's expectation.
 #[expect(
     dead_code,
-    reason = "read by run_helm_case once the Helm engine exists"
+    reason = "Enabled and ImportValue are read once the Helm engine resolves dependencies"
 )]
 enum HelmCase {
     /// `helm template` of a chart: the whole output stream. Lines matching `masks` carry random
@@ -964,8 +964,104 @@ fn run_helm_case(case: &HelmCase) -> Outcome {
             data,
             expected,
         } => run_template_probe(template, data, expected),
+        HelmCase::Template {
+            chart,
+            release,
+            namespace,
+            values_files,
+            masks,
+            expected,
+        } => run_chart_template(chart, release, namespace, values_files, masks, expected),
         _ => Outcome::Fail("Helm engine not implemented".to_string()),
     }
+}
+
+/// `helm template` of a chart directory, compared with the reference output after blanking
+/// the lines the case masks (random values) on both sides.
+fn run_chart_template(
+    chart: &Path,
+    release: &str,
+    namespace: &str,
+    values_files: &[PathBuf],
+    masks: &[String],
+    expected: &str,
+) -> Outcome {
+    use kdelta::helm::{chart::Chart, render};
+    let mut files = Vec::new();
+    let mut stack = vec![chart.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Outcome::Fail(format!("cannot read {}", dir.display()));
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                let rel = path.strip_prefix(chart).unwrap_or(&path);
+                files.push((rel.to_string_lossy().replace('\\', "/"), bytes));
+            }
+        }
+    }
+    let mut values = Vec::new();
+    for f in values_files {
+        match read_text(f).and_then(|t| kdelta::template::helm_values(&t)) {
+            Ok(v) => values.push(v),
+            Err(e) => return Outcome::Fail(format!("values: {e}")),
+        }
+    }
+    let options = render::RenderOptions {
+        release_name: release.to_string(),
+        namespace: namespace.to_string(),
+        values,
+        template_stack: 192 << 20,
+        ..render::RenderOptions::default()
+    };
+    let got = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            Chart::from_files(files)
+                .map_err(|e| e.to_string())
+                .and_then(|c| render::render_chart(&c, &options))
+        })
+        .expect("a render thread starts")
+        .join()
+        .unwrap_or_else(|_| Err("the render panicked".to_string()));
+    let got = match got {
+        Ok(out) => out,
+        Err(e) => return Outcome::Fail(e),
+    };
+    let masks: Vec<regex::Regex> = masks
+        .iter()
+        .filter_map(|m| regex::Regex::new(m).ok())
+        .collect();
+    let blank = |text: &str| -> String {
+        text.lines()
+            .map(|l| {
+                if masks.iter().any(|m| m.is_match(l)) {
+                    "<masked>"
+                } else {
+                    l
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let (got, want) = (blank(&got), blank(expected));
+    if got == want {
+        return Outcome::Pass;
+    }
+    let line = got
+        .lines()
+        .zip(want.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(got.lines().count().min(want.lines().count()));
+    Outcome::Fail(format!(
+        "differs from helm at line {}: got {:?}, want {:?}",
+        line + 1,
+        got.lines().nth(line).unwrap_or_default(),
+        want.lines().nth(line).unwrap_or_default()
+    ))
 }
 
 /// A probe as Helm's `tpl` runs it: template `gotpl`, `missingkey=zero`, `<no value>` removed,

@@ -2,7 +2,7 @@
 //! (the metadata `.Chart` shows), `values.yaml`, the templates, `crds/`, and every other file
 //! for `.Files`. Subcharts (`charts/`) are recognised but not loaded yet.
 
-use crate::template::{helm_values, Value};
+use crate::template::{helm_values, Dict, Field, GoStruct, MapType, Value};
 use std::collections::BTreeMap;
 
 /// A loaded chart.
@@ -123,8 +123,8 @@ impl Chart {
         self.metadata.get(key).map(scalar_text)
     }
 
-    /// `.Chart`: Helm's `chart.Metadata` fields (every one present, zero when unset) and
-    /// `IsRoot`.
+    /// `.Chart`: Helm's `struct { chart.Metadata; IsRoot bool }` — every `Metadata` field
+    /// (zero when unset, printed and marshalled as Go does) and `IsRoot`.
     pub fn dot_value(&self, is_root: bool) -> Value {
         let text = |key: &str| Value::str(self.text_field(key).unwrap_or_default());
         let list = |key: &str| match self.metadata.get(key) {
@@ -132,61 +132,93 @@ impl Chart {
             _ => Value::strings(Vec::<String>::new()),
         };
         let annotations = match self.metadata.get("annotations") {
-            Some(Value::Map(m)) => Value::map(
+            Some(Value::Map(m)) => Value::Map(Dict::typed(
                 m.entries()
                     .into_iter()
                     .map(|(k, v)| (k, Value::str(scalar_text(&v))))
                     .collect(),
-            ),
-            _ => Value::map(BTreeMap::new()),
+                MapType::String,
+            )),
+            _ => Value::Map(Dict::typed(BTreeMap::new(), MapType::String)),
         };
         let maintainers = match self.metadata.get("maintainers") {
             Some(Value::List(l)) => Value::list(
                 l.iter()
                     .map(|m| {
-                        let field = |k: &str| match m {
+                        let get = |k: &str| match m {
                             Value::Map(d) => {
                                 Value::str(d.get(k).map(|v| scalar_text(&v)).unwrap_or_default())
                             }
                             _ => Value::str(""),
                         };
-                        Value::map(BTreeMap::from([
-                            ("Name".to_string(), field("name")),
-                            ("Email".to_string(), field("email")),
-                            ("URL".to_string(), field("url")),
-                        ]))
+                        GoStruct {
+                            type_name: "*chart.Maintainer",
+                            fields: vec![
+                                field("Name", "name", get("name")),
+                                field("Email", "email", get("email")),
+                                field("URL", "url", get("url")),
+                            ],
+                        }
+                        .value()
                     })
                     .collect(),
             ),
             _ => Value::list(Vec::new()),
         };
         let deprecated = matches!(self.metadata.get("deprecated"), Some(Value::Bool(true)));
-        let fields = [
-            ("Name", text("name")),
-            ("Home", text("home")),
-            ("Sources", list("sources")),
-            ("Version", text("version")),
-            ("Description", text("description")),
-            ("Keywords", list("keywords")),
-            ("Maintainers", maintainers),
-            ("Icon", text("icon")),
-            ("APIVersion", Value::str(self.api_version())),
-            ("Condition", text("condition")),
-            ("Tags", text("tags")),
-            ("AppVersion", text("appVersion")),
-            ("Deprecated", Value::Bool(deprecated)),
-            ("Annotations", annotations),
-            ("KubeVersion", text("kubeVersion")),
-            ("Dependencies", Value::list(Vec::new())),
-            ("Type", text("type")),
-            ("IsRoot", Value::Bool(is_root)),
-        ];
-        Value::map(
-            fields
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-        )
+        let metadata = GoStruct {
+            type_name: "chart.Metadata",
+            fields: vec![
+                field("Name", "name", text("name")),
+                field("Home", "home", text("home")),
+                field("Sources", "sources", list("sources")),
+                field("Version", "version", text("version")),
+                field("Description", "description", text("description")),
+                field("Keywords", "keywords", list("keywords")),
+                field("Maintainers", "maintainers", maintainers),
+                field("Icon", "icon", text("icon")),
+                field("APIVersion", "apiVersion", Value::str(self.api_version())),
+                field("Condition", "condition", text("condition")),
+                field("Tags", "tags", text("tags")),
+                field("AppVersion", "appVersion", text("appVersion")),
+                field("Deprecated", "deprecated", Value::Bool(deprecated)),
+                field("Annotations", "annotations", annotations),
+                field("KubeVersion", "kubeVersion", text("kubeVersion")),
+                field("Dependencies", "dependencies", Value::list(Vec::new())),
+                field("Type", "type", text("type")),
+            ],
+        };
+        GoStruct {
+            type_name: "struct { chart.Metadata; IsRoot bool }",
+            fields: vec![
+                Field {
+                    name: "Metadata",
+                    json: "",
+                    omit_empty: false,
+                    embedded: true,
+                    value: metadata.value(),
+                },
+                Field {
+                    name: "IsRoot",
+                    json: "",
+                    omit_empty: false,
+                    embedded: false,
+                    value: Value::Bool(is_root),
+                },
+            ],
+        }
+        .value()
+    }
+}
+
+/// A `json:"NAME,omitempty"` field.
+fn field(name: &'static str, json: &'static str, value: Value) -> Field {
+    Field {
+        name,
+        json,
+        omit_empty: true,
+        embedded: false,
+        value,
     }
 }
 

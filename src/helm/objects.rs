@@ -2,7 +2,9 @@
 //! files with Helm's methods), `.Capabilities` (the Kubernetes and Helm versions `helm
 //! template` assumes, v3.17.3's defaults) and their values.
 
-use crate::template::{Dict, FuncError, MapType, NamedMap, Object, ObjectRef, Value};
+use crate::template::{
+    Dict, Field, FuncError, GoStruct, MapType, NamedMap, Object, ObjectRef, Value,
+};
 use base64::Engine;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -257,6 +259,14 @@ impl Object for KubeVersion {
     fn text(&self) -> String {
         self.version.clone()
     }
+
+    fn json_fields(&self) -> Option<Vec<(String, Value)>> {
+        Some(vec![
+            ("version".into(), Value::str(self.version.as_str())),
+            ("major".into(), Value::str(self.major.as_str())),
+            ("minor".into(), Value::str(self.minor.as_str())),
+        ])
+    }
 }
 
 /// `.Capabilities.APIVersions`: Helm's `VersionSet` with `Has`.
@@ -288,19 +298,35 @@ impl Object for VersionSet {
     fn text(&self) -> String {
         format!("[{}]", self.0.join(" "))
     }
+
+    fn items(&self) -> Option<Vec<Value>> {
+        Some(self.0.iter().map(|v| Value::str(v.as_str())).collect())
+    }
 }
 
 /// `.Capabilities`.
 pub fn capabilities(kube: KubeVersion, api_versions: Vec<String>) -> Value {
-    let helm = Value::map(BTreeMap::from([
-        ("Version".to_string(), Value::str("v3.17.3")),
-        (
-            "GitCommit".to_string(),
-            Value::str("e4da49785aa6e6ee2b86efd5dd9e43400318262b"),
-        ),
-        ("GitTreeState".to_string(), Value::str("clean")),
-        ("GoVersion".to_string(), Value::str("go1.23.7")),
-    ]));
+    let field = |name, json, value: &str| Field {
+        name,
+        json,
+        omit_empty: true,
+        embedded: false,
+        value: Value::str(value),
+    };
+    let helm = GoStruct {
+        type_name: "version.BuildInfo",
+        fields: vec![
+            field("Version", "version", "v3.17.3"),
+            field(
+                "GitCommit",
+                "git_commit",
+                "e4da49785aa6e6ee2b86efd5dd9e43400318262b",
+            ),
+            field("GitTreeState", "git_tree_state", "clean"),
+            field("GoVersion", "go_version", "go1.23.7"),
+        ],
+    }
+    .value();
     Value::map(BTreeMap::from([
         (
             "KubeVersion".to_string(),

@@ -252,6 +252,14 @@ impl State<'_> {
                 .map(|(k, x)| (Value::str(k), x))
                 .collect(),
             Value::NoValue | Value::Nil => Vec::new(),
+            Value::Object(o) if o.0.items().is_some() => {
+                o.0.items()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, x)| (Value::Int(i as i64), x))
+                    .collect()
+            }
             other => {
                 let pos = b.pipe.cmds.first().map_or(b.pipe.pos, |c| c.pos);
                 let at = b.pipe.cmds.first().map(command_string).unwrap_or_default();

@@ -204,6 +204,104 @@ pub trait Object: std::fmt::Debug + Send + Sync {
     fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>>;
     /// `%v`: the value's `String()`.
     fn text(&self) -> String;
+    /// The elements of a value whose Go type is a slice (`len` and `range` use them).
+    fn items(&self) -> Option<Vec<Value>> {
+        None
+    }
+    /// A struct's members as Go's `encoding/json` writes them, in field order (`None`: the
+    /// value marshals as its text).
+    fn json_fields(&self) -> Option<Vec<(String, Value)>> {
+        None
+    }
+}
+
+/// A field of a [`GoStruct`].
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// The Go name templates use (`.Chart.AppVersion`).
+    pub name: &'static str,
+    /// The JSON tag's name (`appVersion`); `""` is the Go name.
+    pub json: &'static str,
+    /// `omitempty`: left out of JSON when empty.
+    pub omit_empty: bool,
+    /// An embedded struct: its fields are the outer struct's too.
+    pub embedded: bool,
+    pub value: Value,
+}
+
+/// A Go struct value (Helm's `chart.Metadata`, `version.BuildInfo`): fields by name, `%v` as
+/// `{a b c}`, JSON by tags.
+#[derive(Debug)]
+pub struct GoStruct {
+    pub type_name: &'static str,
+    pub fields: Vec<Field>,
+}
+
+impl GoStruct {
+    /// A struct as a template value.
+    pub fn value(self) -> Value {
+        Value::Object(ObjectRef(Arc::new(self)))
+    }
+
+    fn field(&self, name: &str) -> Option<Value> {
+        for f in &self.fields {
+            if f.name == name {
+                return Some(f.value.clone());
+            }
+        }
+        self.fields
+            .iter()
+            .filter(|f| f.embedded)
+            .find_map(|f| match &f.value {
+                Value::Object(o) => o.0.call(name, &[]).and_then(Result::ok),
+                _ => None,
+            })
+    }
+}
+
+impl Object for GoStruct {
+    fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+
+    fn kind_name(&self) -> &'static str {
+        "struct"
+    }
+
+    fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        let v = self.field(method)?;
+        if !args.is_empty() {
+            return Some(Err(format!("{method} is not a method but has arguments")));
+        }
+        Some(Ok(v))
+    }
+
+    fn text(&self) -> String {
+        let parts: Vec<String> = self
+            .fields
+            .iter()
+            .map(|f| super::fmt::sprint_value(&f.value))
+            .collect();
+        format!("{{{}}}", parts.join(" "))
+    }
+
+    fn json_fields(&self) -> Option<Vec<(String, Value)>> {
+        let mut out = Vec::new();
+        for f in &self.fields {
+            if f.embedded {
+                if let Value::Object(o) = &f.value {
+                    out.extend(o.0.json_fields().unwrap_or_default());
+                }
+                continue;
+            }
+            if f.omit_empty && !f.value.truth() {
+                continue;
+            }
+            let key = if f.json.is_empty() { f.name } else { f.json };
+            out.push((key.to_string(), f.value.clone()));
+        }
+        Some(out)
+    }
 }
 
 /// A shared [`Object`]; equal when of the same type and text.

@@ -67,6 +67,9 @@ fn len(_: &Call, a: &[Value]) -> R {
         Value::String(s) => Ok(Value::Int(s.len() as i64)),
         Value::List(l) => Ok(Value::Int(l.len() as i64)),
         Value::Map(m) => Ok(Value::Int(m.len() as i64)),
+        Value::Object(o) if o.0.items().is_some() => {
+            Ok(Value::Int(o.0.items().map_or(0, |i| i.len()) as i64))
+        }
         Value::NoValue => Err(FuncError::Plain(
             "invalid value; expected reflect.Value".into(),
         )),

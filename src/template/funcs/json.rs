@@ -41,8 +41,12 @@ fn write(
             out.push_str(&crate::yaml::format_json(*f));
         }
         Value::String(s) => quote(out, s, html),
-        // The objects templates meet (versions, times) marshal as their text.
-        Value::Object(o) => quote(out, &o.0.text(), html),
+        // Structs marshal by their JSON tags; the other objects templates meet (versions,
+        // times) as their text.
+        Value::Object(o) => match o.0.json_fields() {
+            Some(fields) => write_object(out, &fields, html, indent, depth)?,
+            None => quote(out, &o.0.text(), html),
+        },
         Value::List(items) => {
             out.push('[');
             if items.is_empty() {
@@ -59,29 +63,38 @@ fn write(
             newline(out, indent, depth);
             out.push(']');
         }
-        Value::Map(m) => {
-            let entries = m.entries();
-            out.push('{');
-            if entries.is_empty() {
-                out.push('}');
-                return Ok(());
-            }
-            for (i, (k, val)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline(out, indent, depth + 1);
-                quote(out, k, html);
-                out.push(':');
-                if indent.is_some() {
-                    out.push(' ');
-                }
-                write(out, val, html, indent, depth + 1)?;
-            }
-            newline(out, indent, depth);
-            out.push('}');
-        }
+        Value::Map(m) => write_object(out, &m.entries(), html, indent, depth)?,
     }
+    Ok(())
+}
+
+/// An object's members in the order given (a map's are sorted, a struct's in field order).
+fn write_object(
+    out: &mut String,
+    entries: &[(String, Value)],
+    html: bool,
+    indent: Option<&str>,
+    depth: usize,
+) -> Result<(), String> {
+    out.push('{');
+    if entries.is_empty() {
+        out.push('}');
+        return Ok(());
+    }
+    for (i, (k, val)) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        newline(out, indent, depth + 1);
+        quote(out, k, html);
+        out.push(':');
+        if indent.is_some() {
+            out.push(' ');
+        }
+        write(out, val, html, indent, depth + 1)?;
+    }
+    newline(out, indent, depth);
+    out.push('}');
     Ok(())
 }
 
