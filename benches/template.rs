@@ -1,6 +1,6 @@
 //! The template engine on a real chart's templates: parsing every template file of a chart
-//! into one set, and executing every manifest template (what `helm template` does for the
-//! chart, minus loading and the output stage, which are the Helm engine's).
+//! into one set, executing every manifest template, and the whole of `helm template` for
+//! the chart through the Helm engine (loading, values, rendering, the output stage).
 //!
 //! The chart is `KDELTA_BENCH_CHART` (a chart directory), else argo-rollouts from the shared
 //! conformance corpus (`../shared/conformance/helm/charts/argo-rollouts/in`). Without either,
@@ -22,6 +22,7 @@ fn main() {
 }
 
 struct Chart {
+    dir: PathBuf,
     name: String,
     /// Template name (`argo-rollouts/templates/controller/deployment.yaml`) and text.
     files: Vec<(String, String)>,
@@ -68,6 +69,7 @@ static CHART: LazyLock<Option<Chart>> = LazyLock::new(|| {
     collect(&dir.join("templates"), &dir, &name, &mut files);
     files.sort();
     Some(Chart {
+        dir: dir.clone(),
         name,
         files,
         values,
@@ -233,5 +235,41 @@ fn parse_and_execute_chart(bencher: Bencher) {
         runs.iter()
             .map(|(name, dot)| set.execute(name, dot).map(|s| s.len()).unwrap_or(0))
             .sum::<usize>()
+    });
+}
+
+/// The chart's files, as the Helm engine loads them.
+fn chart_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                let rel = path.strip_prefix(dir).unwrap_or(&path);
+                out.push((rel.to_string_lossy().into_owned(), bytes));
+            }
+        }
+    }
+    out
+}
+
+/// `helm template CHART`, whole: what `scripts/bench.sh`-style comparisons time against helm.
+#[divan::bench]
+fn helm_template(bencher: Bencher) {
+    use kdelta::helm::{chart, render};
+    let Some(c) = CHART.as_ref() else { return };
+    let files = chart_files(&c.dir);
+    let options = render::RenderOptions {
+        template_stack: 4 << 20,
+        ..render::RenderOptions::default()
+    };
+    let loaded = chart::Chart::from_files(files.clone()).expect("the chart loads");
+    render::render_chart(&loaded, &options).expect("the chart renders");
+    bencher.bench(|| {
+        let loaded = chart::Chart::from_files(files.clone()).expect("the chart loads");
+        render::render_chart(&loaded, &options).map(|s| s.len())
     });
 }
