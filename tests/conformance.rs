@@ -919,10 +919,6 @@ fn kustomize_next(root: &Path) -> Results {
 // helm: `helm template` v3.17.3 results (no Helm engine yet)
 
 /// One Helm case, with the corpus's expectation.
-#[expect(
-    dead_code,
-    reason = "Enabled and ImportValue are read once the Helm engine resolves dependencies"
-)]
 enum HelmCase {
     /// `helm template` of a chart: the whole output stream. Lines matching `masks` carry random
     /// values (compare them with the values blanked).
@@ -956,6 +952,39 @@ enum HelmCase {
     },
 }
 
+/// A chart directory's files, as the Helm engine loads them.
+fn chart_files(chart: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut files = Vec::new();
+    let mut stack = vec![chart.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                let rel = path.strip_prefix(chart).unwrap_or(&path);
+                files.push((rel.to_string_lossy().replace('\\', "/"), bytes));
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// The chart with dependencies processed for `user` values, and its final root values.
+fn processed_chart(
+    chart: &Path,
+    user: &str,
+) -> Result<(kdelta::helm::chart::Chart, kdelta::helm::values::Table), String> {
+    use kdelta::helm::{chart::Chart, deps, values};
+    let mut c = Chart::from_files(chart_files(chart)?).map_err(|e| e.to_string())?;
+    let user = values::table(&kdelta::template::helm_values(user)?).unwrap_or_default();
+    deps::process(&mut c, &user)?;
+    let vals = values::coalesce_values_for(&c, &user)?;
+    Ok((c, vals))
+}
+
 /// Renders a Helm case and compares it with its expectation.
 fn run_helm_case(case: &HelmCase) -> Outcome {
     match case {
@@ -972,7 +1001,44 @@ fn run_helm_case(case: &HelmCase) -> Outcome {
             masks,
             expected,
         } => run_chart_template(chart, release, namespace, values_files, masks, expected),
-        _ => Outcome::Fail("Helm engine not implemented".to_string()),
+        HelmCase::Enabled {
+            chart,
+            values,
+            expected,
+        } => match processed_chart(chart, values) {
+            Ok((c, _)) => {
+                let got = kdelta::helm::deps::chart_paths(&c);
+                if &got == expected {
+                    Outcome::Pass
+                } else {
+                    Outcome::Fail(format!("charts {got:?}, expected {expected:?}"))
+                }
+            }
+            Err(e) => Outcome::Fail(e),
+        },
+        HelmCase::ImportValue {
+            chart,
+            path,
+            expected,
+        } => match processed_chart(chart, "") {
+            Ok((_, vals)) => {
+                let (tables, key) = path.rsplit_once('.').unwrap_or(("", path));
+                let table = if tables.is_empty() {
+                    Some(vals)
+                } else {
+                    kdelta::helm::values::table_at(&vals, tables)
+                };
+                let got = table.and_then(|t| t.get(key).cloned()).map(|v| match v {
+                    kdelta::template::Value::Nil => None,
+                    v => Some(kdelta::template::sprint(&[v])),
+                });
+                match got {
+                    Some(g) if &g == expected => Outcome::Pass,
+                    other => Outcome::Fail(format!("{path}: got {other:?}, expected {expected:?}")),
+                }
+            }
+            Err(e) => Outcome::Fail(e),
+        },
     }
 }
 
@@ -987,22 +1053,10 @@ fn run_chart_template(
     expected: &str,
 ) -> Outcome {
     use kdelta::helm::{chart::Chart, render};
-    let mut files = Vec::new();
-    let mut stack = vec![chart.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            return Outcome::Fail(format!("cannot read {}", dir.display()));
-        };
-        for e in entries.flatten() {
-            let path = e.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(bytes) = std::fs::read(&path) {
-                let rel = path.strip_prefix(chart).unwrap_or(&path);
-                files.push((rel.to_string_lossy().replace('\\', "/"), bytes));
-            }
-        }
-    }
+    let files = match chart_files(chart) {
+        Ok(f) => f,
+        Err(e) => return Outcome::Fail(e),
+    };
     let mut values = Vec::new();
     for f in values_files {
         match read_text(f).and_then(|t| kdelta::template::helm_values(&t)) {
@@ -1031,6 +1085,12 @@ fn run_chart_template(
         Ok(out) => out,
         Err(e) => return Outcome::Fail(e),
     };
+    // KDELTA_HELM_DUMP=DIR keeps kdelta's output of every chart case, to diff by hand.
+    if let Some(dir) = std::env::var_os("KDELTA_HELM_DUMP") {
+        let name = chart.to_string_lossy().replace(['/', '\\'], "_");
+        let file = Path::new(&dir).join(format!("{name}-{}.yaml", values_files.len()));
+        std::fs::write(file, &got).ok();
+    }
     let masks: Vec<regex::Regex> = masks
         .iter()
         .filter_map(|m| regex::Regex::new(m).ok())

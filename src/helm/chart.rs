@@ -20,8 +20,35 @@ pub struct Chart {
     pub files: BTreeMap<String, Vec<u8>>,
     /// `crds/*.yaml|yml|json`, printed only with `--include-crds`.
     pub crds: BTreeMap<String, String>,
-    /// Entries under `charts/` (subcharts, not rendered yet).
-    pub subcharts: Vec<String>,
+    /// The subcharts loaded from `charts/<dir>/`.
+    pub dependencies: Vec<Chart>,
+    /// `Chart.yaml`'s `dependencies` (or `requirements.yaml`'s, apiVersion v1).
+    pub requirements: Vec<Dependency>,
+    /// `charts/*.tgz` archives, which kdelta does not read yet.
+    pub archives: Vec<String>,
+}
+
+/// One entry of `dependencies:`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dependency {
+    pub name: String,
+    pub version: String,
+    pub repository: String,
+    pub condition: String,
+    pub tags: Vec<String>,
+    pub alias: String,
+    pub import_values: Vec<ImportValue>,
+    /// Its 1-based position in the list, for findings.
+    pub index: usize,
+}
+
+/// An `import-values` entry.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ImportValue {
+    /// `{child: X, parent: Y}`.
+    Map { child: String, parent: String },
+    /// `S`: `{child: exports.S, parent: .}`.
+    Exports(String),
 }
 
 /// Why a chart cannot be loaded.
@@ -35,6 +62,47 @@ pub enum LoadError {
     Values(String),
     #[error("validation: chart.metadata.name is required")]
     NoName,
+    #[error("subchart charts/{0}: {1}")]
+    Subchart(String, Box<LoadError>),
+}
+
+/// A `dependencies:` entry as Helm reads it.
+fn dependency(v: &Value, index: usize) -> Dependency {
+    let Value::Map(m) = v else {
+        return Dependency {
+            index,
+            ..Dependency::default()
+        };
+    };
+    let text = |k: &str| m.get(k).map(|v| scalar_text(&v)).unwrap_or_default();
+    let tags = match m.get("tags") {
+        Some(Value::List(l)) => l.iter().map(scalar_text).collect(),
+        _ => Vec::new(),
+    };
+    let import_values = match m.get("import-values") {
+        Some(Value::List(l)) => l
+            .iter()
+            .filter_map(|iv| match iv {
+                Value::String(s) => Some(ImportValue::Exports(s.to_string())),
+                Value::Map(d) => Some(ImportValue::Map {
+                    child: d.get("child").map(|v| scalar_text(&v)).unwrap_or_default(),
+                    parent: d.get("parent").map(|v| scalar_text(&v)).unwrap_or_default(),
+                }),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Dependency {
+        name: text("name"),
+        version: text("version"),
+        repository: text("repository"),
+        condition: text("condition"),
+        tags,
+        alias: text("alias"),
+        import_values,
+        index,
+    }
 }
 
 impl Chart {
@@ -51,16 +119,20 @@ impl Chart {
             templates: BTreeMap::new(),
             files: BTreeMap::new(),
             crds: BTreeMap::new(),
-            subcharts: Vec::new(),
+            dependencies: Vec::new(),
+            requirements: Vec::new(),
+            archives: Vec::new(),
         };
+        let mut requirements_yaml = None;
+        let mut subchart_files: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
         for (path, bytes) in files {
             let bytes = strip_bom(bytes);
             let text = || String::from_utf8_lossy(&bytes).into_owned();
             match path.as_str() {
                 "Chart.yaml" => chart_yaml = Some(text()),
                 "values.yaml" => values_yaml = Some(text()),
-                "values.schema.json" | "requirements.yaml" | "requirements.lock" | "Chart.lock" => {
-                }
+                "requirements.yaml" => requirements_yaml = Some(text()),
+                "values.schema.json" | "requirements.lock" | "Chart.lock" => {}
                 p if p.starts_with("templates/") => {
                     // Helm's default ignore rule: `templates/.?*`.
                     let name = p.rsplit('/').next().unwrap_or_default();
@@ -69,11 +141,21 @@ impl Chart {
                     }
                 }
                 p if p.starts_with("charts/") => {
-                    let entry = p["charts/".len()..].split('/').next().unwrap_or_default();
-                    if !entry.starts_with(['_', '.']) && !chart.subcharts.iter().any(|s| s == entry)
-                    {
-                        chart.subcharts.push(entry.to_string());
+                    let rest = &p["charts/".len()..];
+                    let (entry, inner) = rest.split_once('/').unwrap_or((rest, ""));
+                    if entry.starts_with(['_', '.']) {
+                        continue;
                     }
+                    if inner.is_empty() {
+                        if entry.ends_with(".tgz") {
+                            chart.archives.push(entry.to_string());
+                        }
+                        continue;
+                    }
+                    subchart_files
+                        .entry(entry.to_string())
+                        .or_default()
+                        .push((inner.to_string(), bytes));
                 }
                 p => {
                     let crd = p.strip_prefix("crds/").is_some_and(|rest| {
@@ -97,6 +179,28 @@ impl Chart {
             Some(Value::String(s)) if !s.is_empty() => s.to_string(),
             _ => return Err(LoadError::NoName),
         };
+        for (dir, files) in subchart_files {
+            let sub = Chart::from_files(files)
+                .map_err(|e| LoadError::Subchart(dir.clone(), Box::new(e)))?;
+            chart.dependencies.push(sub);
+        }
+        // requirements.yaml (apiVersion v1's place) is read over Chart.yaml's metadata, as
+        // Helm's loader does for any apiVersion.
+        let from_requirements = match requirements_yaml {
+            Some(text) => match helm_values(&text).map_err(LoadError::ChartYaml)? {
+                Value::Map(m) => m.get("dependencies"),
+                _ => None,
+            },
+            None => None,
+        };
+        let list = from_requirements.or_else(|| chart.metadata.get("dependencies").cloned());
+        if let Some(Value::List(items)) = list {
+            chart.requirements = items
+                .iter()
+                .enumerate()
+                .map(|(i, d)| dependency(d, i + 1))
+                .collect();
+        }
         if let Some(text) = values_yaml {
             chart.values = match helm_values(&text).map_err(LoadError::Values)? {
                 Value::Nil | Value::NoValue => Value::map(BTreeMap::new()),
@@ -184,7 +288,7 @@ impl Chart {
                 field("Deprecated", "deprecated", Value::Bool(deprecated)),
                 field("Annotations", "annotations", annotations),
                 field("KubeVersion", "kubeVersion", text("kubeVersion")),
-                field("Dependencies", "dependencies", Value::list(Vec::new())),
+                field("Dependencies", "dependencies", self.dependencies_value()),
                 field("Type", "type", text("type")),
             ],
         };
@@ -208,6 +312,36 @@ impl Chart {
             ],
         }
         .value()
+    }
+}
+
+impl Chart {
+    /// `.Chart.Dependencies`: the entries that survived dependency processing.
+    fn dependencies_value(&self) -> Value {
+        let items = self
+            .requirements
+            .iter()
+            .map(|d| {
+                GoStruct {
+                    type_name: "*chart.Dependency",
+                    fields: vec![
+                        field("Name", "name", Value::str(d.name.as_str())),
+                        field("Version", "version", Value::str(d.version.as_str())),
+                        field(
+                            "Repository",
+                            "repository",
+                            Value::str(d.repository.as_str()),
+                        ),
+                        field("Condition", "condition", Value::str(d.condition.as_str())),
+                        field("Tags", "tags", Value::strings(d.tags.clone())),
+                        field("Enabled", "enabled", Value::Bool(true)),
+                        field("Alias", "alias", Value::str(d.alias.as_str())),
+                    ],
+                }
+                .value()
+            })
+            .collect();
+        Value::list(items)
     }
 }
 

@@ -1,13 +1,16 @@
-//! Helm charts (`helm template`). The pieces of the engine are here — loading a chart
-//! ([`chart`]), the objects of its dot ([`objects`]), rendering one chart without subcharts
-//! ([`render`]) and Helm's output stage ([`output`]) — but targets are not rendered through
-//! them yet: charts are discovered and each is reported with a notice that its output is
-//! missing, until subcharts, values flags and the repository's files are wired in.
+//! Helm charts (`helm template`). The engine's pieces are here — loading a chart and its
+//! subcharts ([`chart`]), dependency processing ([`deps`]), values ([`values`]), the objects
+//! of the dot ([`objects`]), rendering ([`render`]) and Helm's output stage ([`output`]) — but
+//! targets are not rendered through them yet: charts are discovered and each is reported with
+//! a notice that its output is missing, until values flags and the repository's files are
+//! wired in.
 
 pub mod chart;
+pub mod deps;
 pub mod objects;
 pub mod output;
 pub mod render;
+pub mod values;
 
 use crate::engine::{self, Detected, DirListing, EngineOutput};
 use crate::finding::rules;

@@ -1,11 +1,13 @@
-//! `helm template` of one chart: values merged and coalesced as Helm does, every template
-//! parsed into one set in Helm's order (deeper paths first, reverse lexical order, so a
-//! parent's `define` wins), each manifest template executed with Helm's top-level dot, and
-//! the output stage of [`super::output`]. Charts with subcharts are refused for now.
+//! `helm template` of a chart and its subcharts: dependencies processed ([`super::deps`]),
+//! values coalesced ([`super::values`]), every chart's templates parsed into one set in
+//! Helm's order (deeper paths first, reverse lexical order, so a parent's `define` wins),
+//! each manifest template executed with its chart's dot, and the output stage of
+//! [`super::output`].
 
 use super::chart::Chart;
 use super::objects::{self, KubeVersion};
 use super::output::{self, OutputOptions};
+use super::values;
 use crate::template::{self, Funcs, MissingKey, TemplateSet, Value};
 use std::collections::BTreeMap;
 
@@ -47,14 +49,26 @@ impl Default for RenderOptions {
     }
 }
 
+/// What `helm template` of a chart gave.
+#[derive(Clone, Debug)]
+pub struct Rendered {
+    /// Its stdout.
+    pub output: String,
+    /// The subcharts dependency processing left out, and why.
+    pub pruned: Vec<super::deps::Pruned>,
+}
+
 /// Renders `chart` as `helm template` does: its stdout, or the first line of the error it
 /// prints after `Error: `.
 pub fn render_chart(chart: &Chart, options: &RenderOptions) -> Result<String, String> {
-    if !chart.subcharts.is_empty() {
+    render(chart, options).map(|r| r.output)
+}
+
+/// Renders `chart` as `helm template` does, saying which subcharts were pruned.
+pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String> {
+    if let Some(archive) = first_archive(chart) {
         return Err(format!(
-            "{}: charts with subcharts ({}) are not rendered by kdelta yet",
-            chart.name,
-            chart.subcharts.join(", ")
+            "{archive}: charts packed as .tgz are not read by kdelta yet"
         ));
     }
     let kube = match &options.kube_version {
@@ -68,13 +82,15 @@ pub fn render_chart(chart: &Chart, options: &RenderOptions) -> Result<String, St
         .collect();
     api_versions.extend(options.api_versions.iter().cloned());
 
-    let mut user = BTreeMap::new();
+    let mut user = values::Table::new();
     for v in &options.values {
-        if let Value::Map(m) = v {
-            user = merge_maps(user, m.read().clone());
+        if let Some(t) = values::table(v) {
+            user = values::merge_maps(user, t);
         }
     }
-    let values = coalesce(user, &chart.values);
+    let mut chart = chart.clone();
+    let pruned = super::deps::process(&mut chart, &user)?;
+    let values = values::coalesce_values_for(&chart, &user)?;
 
     let release = map([
         ("Name", Value::str(options.release_name.as_str())),
@@ -84,20 +100,12 @@ pub fn render_chart(chart: &Chart, options: &RenderOptions) -> Result<String, St
         ("Revision", Value::Int(1)),
         ("Service", Value::str("Helm")),
     ]);
-    let top = BTreeMap::from([
-        (
-            "Values".to_string(),
-            template::chart_values(Value::map(values)),
-        ),
-        ("Release".to_string(), release),
-        ("Chart".to_string(), chart.dot_value(true)),
-        (
-            "Capabilities".to_string(),
-            objects::capabilities(kube, api_versions),
-        ),
-        ("Files".to_string(), objects::files_value(&chart.files)),
-        ("Subcharts".to_string(), Value::map(BTreeMap::new())),
-    ]);
+    let common = Common {
+        release,
+        capabilities: objects::capabilities(kube, api_versions),
+    };
+    let mut templates = BTreeMap::new();
+    collect_templates(&chart, None, &values, &common, &mut templates);
 
     let mut set = TemplateSet::new(
         Funcs::helm(),
@@ -108,50 +116,125 @@ pub fn render_chart(chart: &Chart, options: &RenderOptions) -> Result<String, St
             ..template::Options::default()
         },
     );
-    let names = parse_order(
-        chart
-            .templates
-            .keys()
-            .map(|p| format!("{}/{p}", chart.name)),
-    );
+    let names = parse_order(templates.keys().cloned());
     for name in &names {
-        let path = &name[chart.name.len() + 1..];
-        set.parse(name, &chart.templates[path])
+        set.parse(name, &templates[name].text)
             .map_err(|e| parse_error(name, &e.to_string()))?;
     }
-    let base_path = format!("{}/templates", chart.name);
     let mut rendered = Vec::new();
-    if !chart.is_library() {
-        for name in &names {
-            if name.rsplit('/').next().unwrap_or_default().starts_with('_') {
-                continue;
-            }
-            let mut dot = top.clone();
-            dot.insert(
-                "Template".to_string(),
-                template::chart_values(map([
-                    ("Name", Value::str(name.as_str())),
-                    ("BasePath", Value::str(base_path.as_str())),
-                ])),
-            );
-            let text = set
-                .execute(name, &template::chart_values(Value::map(dot)))
-                .map_err(|e| template::helm_error(&e.to_string()))?;
-            rendered.push((name.clone(), text.replace("<no value>", "")));
+    for name in &names {
+        if name.rsplit('/').next().unwrap_or_default().starts_with('_') {
+            continue;
         }
+        let t = &templates[name];
+        let mut dot = t.dot.clone();
+        dot.insert(
+            "Template".to_string(),
+            template::chart_values(map([
+                ("Name", Value::str(name.as_str())),
+                ("BasePath", Value::str(t.base_path.as_str())),
+            ])),
+        );
+        let text = set
+            .execute(name, &template::chart_values(Value::map(dot)))
+            .map_err(|e| template::helm_error(&e.to_string()))?;
+        rendered.push((name.clone(), text.replace("<no value>", "")));
     }
     rendered.retain(|(name, _)| !name.ends_with("NOTES.txt"));
     let manifests = output::sort_manifests(&rendered)?;
-    let crds: Vec<(String, String)> = if options.include_crds {
-        chart
-            .crds
-            .iter()
-            .map(|(p, t)| (format!("{}/{p}", chart.name), t.clone()))
-            .collect()
-    } else {
-        Vec::new()
+    let mut crds = Vec::new();
+    if options.include_crds {
+        collect_crds(&chart, &chart.name, &mut crds);
+    }
+    Ok(Rendered {
+        output: output::print(&crds, &manifests, &options.output),
+        pruned,
+    })
+}
+
+fn first_archive(chart: &Chart) -> Option<String> {
+    chart
+        .archives
+        .first()
+        .map(|a| format!("{}/charts/{a}", chart.name))
+        .or_else(|| chart.dependencies.iter().find_map(first_archive))
+}
+
+/// What every chart's dot shares.
+struct Common {
+    release: Value,
+    capabilities: Value,
+}
+
+/// A template to run: its text, its chart's dot, and `.Template.BasePath`.
+struct Renderable {
+    text: String,
+    dot: BTreeMap<String, Value>,
+    base_path: String,
+}
+
+/// Helm's `recAllTpls`: each chart's templates under its full path
+/// (`parent/charts/sub/templates/x.yaml`), with the chart's own dot (its `.Values` the
+/// parent's table of its name); returns the chart's dot, which its parent's `.Subcharts`
+/// holds.
+fn collect_templates(
+    chart: &Chart,
+    parent: Option<(&str, &values::Table)>,
+    values: &values::Table,
+    common: &Common,
+    out: &mut BTreeMap<String, Renderable>,
+) -> Value {
+    let (full_path, own_values) = match parent {
+        None => (chart.name.clone(), values.clone()),
+        Some((parent_path, parent_values)) => (
+            format!("{parent_path}/charts/{}", chart.name),
+            values::table_at(parent_values, &chart.name).unwrap_or_default(),
+        ),
     };
-    Ok(output::print(&crds, &manifests, &options.output))
+    let mut subcharts = BTreeMap::new();
+    for child in &chart.dependencies {
+        let child_dot =
+            collect_templates(child, Some((&full_path, &own_values)), values, common, out);
+        subcharts.insert(child.name.clone(), child_dot);
+    }
+    let dot = BTreeMap::from([
+        ("Chart".to_string(), chart.dot_value(parent.is_none())),
+        ("Files".to_string(), objects::files_value(&chart.files)),
+        ("Release".to_string(), common.release.clone()),
+        ("Capabilities".to_string(), common.capabilities.clone()),
+        (
+            "Values".to_string(),
+            template::chart_values(Value::map(own_values)),
+        ),
+        ("Subcharts".to_string(), Value::map(subcharts)),
+    ]);
+    let base_path = format!("{full_path}/templates");
+    for (path, text) in &chart.templates {
+        let partial = path.rsplit('/').next().unwrap_or_default().starts_with('_');
+        // A library chart contributes only its partials.
+        if chart.is_library() && !partial {
+            continue;
+        }
+        out.insert(
+            format!("{full_path}/{path}"),
+            Renderable {
+                text: text.clone(),
+                dot: dot.clone(),
+                base_path: base_path.clone(),
+            },
+        );
+    }
+    Value::map(dot)
+}
+
+/// `crds/` files, the chart's own first, then its subcharts', depth first.
+fn collect_crds(chart: &Chart, full_path: &str, out: &mut Vec<(String, String)>) {
+    for (p, t) in &chart.crds {
+        out.push((format!("{full_path}/{p}"), t.clone()));
+    }
+    for child in &chart.dependencies {
+        collect_crds(child, &format!("{full_path}/charts/{}", child.name), out);
+    }
 }
 
 fn map<const N: usize>(entries: [(&str, Value); N]) -> Value {
@@ -188,103 +271,9 @@ fn parse_error(file: &str, go: &str) -> String {
     )
 }
 
-/// Helm's `mergeMaps` for values files: later maps merged into earlier ones, key by key.
-fn merge_maps(
-    mut base: BTreeMap<String, Value>,
-    over: BTreeMap<String, Value>,
-) -> BTreeMap<String, Value> {
-    for (k, v) in over {
-        if let (Value::Map(new), Some(Value::Map(old))) = (&v, base.get(&k)) {
-            let merged = merge_maps(old.read().clone(), new.read().clone());
-            base.insert(k, Value::map(merged));
-            continue;
-        }
-        base.insert(k, v);
-    }
-    base
-}
-
-/// Helm's `coalesceValues` for a chart without dependencies: the user's values win, a user
-/// `null` deletes the chart's key, tables merge recursively.
-fn coalesce(mut user: BTreeMap<String, Value>, chart: &Value) -> BTreeMap<String, Value> {
-    let Value::Map(chart) = chart else {
-        return user;
-    };
-    for (key, default) in chart.entries() {
-        match user.get(&key) {
-            None => {
-                user.insert(key, deep_copy(&default));
-            }
-            Some(Value::Nil) => {
-                user.remove(&key);
-            }
-            Some(Value::Map(dest)) => {
-                if let Value::Map(_) = default {
-                    let merged = coalesce_tables(dest.read().clone(), &default);
-                    user.insert(key, Value::map(merged));
-                }
-            }
-            Some(_) => {}
-        }
-    }
-    user
-}
-
-/// `coalesceTablesFullKey` without merge: `dst` wins; a `null` in `dst` deletes.
-fn coalesce_tables(mut dst: BTreeMap<String, Value>, src: &Value) -> BTreeMap<String, Value> {
-    let Value::Map(src) = src else {
-        return dst;
-    };
-    for (key, val) in src.entries() {
-        match dst.get(&key) {
-            Some(Value::Nil) => {
-                dst.remove(&key);
-            }
-            None => {
-                dst.insert(key, deep_copy(&val));
-            }
-            Some(Value::Map(d)) if matches!(val, Value::Map(_)) => {
-                let merged = coalesce_tables(d.read().clone(), &val);
-                dst.insert(key, Value::map(merged));
-            }
-            Some(_) => {}
-        }
-    }
-    dst
-}
-
-/// A copy that shares no map with the chart's values (templates may change maps in place).
-fn deep_copy(v: &Value) -> Value {
-    match v {
-        Value::Map(m) => Value::map(
-            m.entries()
-                .into_iter()
-                .map(|(k, v)| (k, deep_copy(&v)))
-                .collect(),
-        ),
-        Value::List(l) => Value::list(l.iter().map(deep_copy).collect()),
-        other => other.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn values(text: &str) -> BTreeMap<String, Value> {
-        match template::helm_values(text).unwrap() {
-            Value::Map(m) => m.read().clone(),
-            _ => BTreeMap::new(),
-        }
-    }
-
-    #[test]
-    fn user_values_win_and_null_deletes() {
-        let chart = Value::map(values("a: 1\nb: {c: 2, d: 3}\ne: 4\n"));
-        let out = coalesce(values("b: {c: 9, d: null}\ne: null\nf: x\n"), &chart);
-        let text = template::sprint(&[Value::map(out)]);
-        assert_eq!(text, "map[a:1 b:map[c:9] f:x]");
-    }
 
     #[test]
     fn templates_parse_deepest_first_then_reverse_order() {

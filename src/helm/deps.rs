@@ -1,0 +1,219 @@
+//! Helm's dependency processing (`pkg/chartutil/dependencies.go`), as `helm template` runs it
+//! (`ProcessDependenciesWithMerge`): which subcharts stay — aliases copy a chart, tags first,
+//! then conditions (the first condition path holding a bool wins), a disabled chart taking its
+//! subtree with it — and import-values, children first, the parent's own values winning.
+
+use super::chart::{Chart, Dependency, ImportValue};
+use super::values::{self, Table};
+use crate::template::Value;
+
+/// A subchart left out, and why (for `kdelta tree` and findings).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pruned {
+    /// The chart path (`parentchart.subchart1`).
+    pub path: String,
+    /// `tags.front-end=false`, `condition subchart1.enabled=false`.
+    pub reason: String,
+    /// The dependency entry's 1-based position in its chart's list.
+    pub index: usize,
+}
+
+/// Processes `chart`'s dependencies with the user's values; returns what was pruned.
+pub fn process(chart: &mut Chart, user: &Table) -> Result<Vec<Pruned>, String> {
+    let mut pruned = Vec::new();
+    let name = chart.name.clone();
+    process_enabled(chart, user, "", &name, &mut pruned)?;
+    process_import_values(chart)?;
+    Ok(pruned)
+}
+
+/// `IsCompatibleRange`.
+fn compatible(constraint: &str, version: &str) -> bool {
+    crate::template::semver_satisfies(constraint, version).unwrap_or(false)
+}
+
+fn process_enabled(
+    chart: &mut Chart,
+    v: &Table,
+    path: &str,
+    chart_path: &str,
+    pruned: &mut Vec<Pruned>,
+) -> Result<(), String> {
+    if chart.requirements.is_empty() {
+        return Ok(());
+    }
+    // Loaded charts no entry asks for stay; each entry takes the first compatible chart of
+    // its name, renamed to its alias.
+    let mut kept: Vec<Chart> = chart
+        .dependencies
+        .iter()
+        .filter(|c| {
+            !chart
+                .requirements
+                .iter()
+                .any(|r| r.name == c.name && compatible(&r.version, &chart_version(c)))
+        })
+        .cloned()
+        .collect();
+    for req in &mut chart.requirements {
+        if let Some(found) = chart
+            .dependencies
+            .iter()
+            .find(|c| c.name == req.name && compatible(&req.version, &chart_version(c)))
+        {
+            let mut copy = found.clone();
+            if !req.alias.is_empty() {
+                copy.name = req.alias.clone();
+                copy.metadata
+                    .insert("name".into(), Value::str(req.alias.as_str()));
+            }
+            kept.push(copy);
+        }
+        if !req.alias.is_empty() {
+            req.name = req.alias.clone();
+        }
+    }
+    chart.dependencies = kept;
+    let cvals = values::coalesce_values_for(chart, v)?;
+    let mut enabled: Vec<(bool, Option<String>)> = chart
+        .requirements
+        .iter()
+        .map(|r| tags_enable(r, &cvals))
+        .collect();
+    for (r, state) in chart.requirements.iter().zip(enabled.iter_mut()) {
+        if let Some(c) = condition(r, &cvals, path) {
+            *state = c;
+        }
+    }
+    let off: Vec<&Dependency> = chart
+        .requirements
+        .iter()
+        .zip(&enabled)
+        .filter(|(_, (on, _))| !on)
+        .map(|(r, _)| r)
+        .collect();
+    for r in &off {
+        let (_, reason) = &enabled[chart.requirements.iter().position(|x| x == *r).unwrap_or(0)];
+        pruned.push(Pruned {
+            path: format!("{chart_path}.{}", r.name),
+            reason: reason.clone().unwrap_or_default(),
+            index: r.index,
+        });
+    }
+    let removed: Vec<String> = off.iter().map(|r| r.name.clone()).collect();
+    chart.dependencies.retain(|c| !removed.contains(&c.name));
+    chart.requirements.retain(|r| !removed.contains(&r.name));
+    for sub in &mut chart.dependencies {
+        let subpath = format!("{path}{}.", sub.name);
+        let sub_chart_path = format!("{chart_path}.{}", sub.name);
+        process_enabled(sub, &cvals, &subpath, &sub_chart_path, pruned)?;
+    }
+    Ok(())
+}
+
+fn chart_version(c: &Chart) -> String {
+    match c.metadata.get("version") {
+        Some(Value::String(s)) => s.to_string(),
+        Some(other) => crate::template::sprint(std::slice::from_ref(other)),
+        None => String::new(),
+    }
+}
+
+/// `processDependencyTags`: any true tag enables, else any false tag disables.
+fn tags_enable(r: &Dependency, cvals: &Table) -> (bool, Option<String>) {
+    let Some(tags) = values::table_at(cvals, "tags") else {
+        return (true, None);
+    };
+    let (mut yes, mut no) = (None, None);
+    for t in &r.tags {
+        match tags.get(t) {
+            Some(Value::Bool(true)) => yes = yes.or(Some(t.clone())),
+            Some(Value::Bool(false)) => no = no.or(Some(t.clone())),
+            _ => {}
+        }
+    }
+    match (yes, no) {
+        (None, Some(t)) => (false, Some(format!("tags.{t}=false"))),
+        _ => (true, None),
+    }
+}
+
+/// `processDependencyConditions`: the first path holding a bool decides.
+fn condition(r: &Dependency, cvals: &Table, path: &str) -> Option<(bool, Option<String>)> {
+    for c in r.condition.trim().split(',') {
+        if c.is_empty() {
+            continue;
+        }
+        let full = format!("{path}{c}");
+        let (tables, key) = match full.rsplit_once('.') {
+            Some((t, k)) => (values::table_at(cvals, t), k),
+            None => (Some(cvals.clone()), full.as_str()),
+        };
+        if let Some(Value::Bool(b)) = tables.and_then(|t| t.get(key).cloned()) {
+            let reason = (!b).then(|| format!("condition {c}=false"));
+            return Some((b, reason));
+        }
+    }
+    None
+}
+
+/// `processDependencyImportValues`: children first.
+fn process_import_values(chart: &mut Chart) -> Result<(), String> {
+    for sub in &mut chart.dependencies {
+        process_import_values(sub)?;
+    }
+    if chart.requirements.is_empty() {
+        return Ok(());
+    }
+    let cvals = values::merge_values_for(chart, &Table::new())?;
+    let mut imported = Table::new();
+    for r in &mut chart.requirements {
+        let mut normalised = Vec::new();
+        for iv in &r.import_values {
+            let (child, parent) = match iv {
+                ImportValue::Map { child, parent } => (child.clone(), parent.clone()),
+                ImportValue::Exports(s) => (format!("exports.{s}"), ".".to_string()),
+            };
+            normalised.push(ImportValue::Map {
+                child: child.clone(),
+                parent: parent.clone(),
+            });
+            // A missing table is skipped (Helm warns).
+            if let Some(t) = values::table_at(&cvals, &format!("{}.{child}", r.name)) {
+                imported = values::merge_tables(imported, &values::path_to_map(&parent, t));
+            }
+        }
+        r.import_values = normalised;
+    }
+    chart.values = Value::map(values::merge_tables(cvals, &imported));
+    Ok(())
+}
+
+/// The chart paths of `chart`'s tree (`parentchart`, `parentchart.subchart1`, …), sorted.
+pub fn chart_paths(chart: &Chart) -> Vec<String> {
+    fn walk(c: &Chart, prefix: &str, out: &mut Vec<String>) {
+        let path = if prefix.is_empty() {
+            c.name.clone()
+        } else {
+            format!("{prefix}.{}", c.name)
+        };
+        for d in &c.dependencies {
+            walk(d, &path, out);
+        }
+        out.push(path);
+    }
+    let mut out = Vec::new();
+    walk(chart, "", &mut out);
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn semver_ranges_match() {
+        assert!(super::compatible("0.1.0", "0.1.0"));
+        assert!(super::compatible("^1.2.0", "1.4.0"));
+        assert!(!super::compatible("~1.2.0", "1.4.0"));
+    }
+}

@@ -1,0 +1,243 @@
+//! Helm's values arithmetic (`pkg/chartutil/coalesce.go`): coalescing a chart's defaults and
+//! its subcharts' under the user's values (a user `null` deletes a key, tables merge, `global`
+//! flows down), merging values files, and the same with `merge` on (nulls kept), which
+//! dependency processing and import-values use. Maps here are owned copies: nothing is shared
+//! with a chart's own values.
+
+use super::chart::Chart;
+use crate::template::Value;
+use std::collections::BTreeMap;
+
+/// A table of values.
+pub type Table = BTreeMap<String, Value>;
+
+/// The table inside `v`, copied; `None` when `v` is not a table.
+pub fn table(v: &Value) -> Option<Table> {
+    match v {
+        Value::Map(m) => Some(
+            m.entries()
+                .into_iter()
+                .map(|(k, v)| (k, deep_copy(&v)))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+fn is_table(v: &Value) -> bool {
+    matches!(v, Value::Map(_))
+}
+
+/// A copy sharing no map.
+pub fn deep_copy(v: &Value) -> Value {
+    match v {
+        Value::Map(m) => Value::map(
+            m.entries()
+                .into_iter()
+                .map(|(k, v)| (k, deep_copy(&v)))
+                .collect(),
+        ),
+        Value::List(l) => Value::typed_list(l.iter().map(deep_copy).collect(), l.ty),
+        other => other.clone(),
+    }
+}
+
+/// `mergeMaps` (values files, `--set`): `over` into `base`, tables merged key by key.
+pub fn merge_maps(mut base: Table, over: Table) -> Table {
+    for (k, v) in over {
+        if let (Some(new), Some(old)) = (table(&v), base.get(&k).and_then(table)) {
+            base.insert(k, Value::map(merge_maps(old, new)));
+            continue;
+        }
+        base.insert(k, v);
+    }
+    base
+}
+
+/// `coalesceTablesFullKey`: `src` under `dst` (`dst` wins); without `merge` a `null` in `dst`
+/// deletes the key.
+pub fn coalesce_tables(mut dst: Table, src: &Table, merge: bool) -> Table {
+    for (key, val) in src {
+        match dst.get(key) {
+            Some(Value::Nil) if !merge => {
+                dst.remove(key);
+            }
+            None => {
+                dst.insert(key.clone(), deep_copy(val));
+            }
+            Some(dv) => {
+                if let (Some(d), Some(s)) = (table(dv), table(val)) {
+                    dst.insert(key.clone(), Value::map(coalesce_tables(d, &s, merge)));
+                }
+            }
+        }
+    }
+    dst
+}
+
+/// `MergeTables`: [`coalesce_tables`] keeping nulls.
+pub fn merge_tables(dst: Table, src: &Table) -> Table {
+    coalesce_tables(dst, src, true)
+}
+
+/// `coalesce`: the chart's values, then its subcharts', under `dest`.
+pub fn coalesce(chart: &Chart, dest: Table, merge: bool) -> Result<Table, String> {
+    let dest = coalesce_values(chart, dest, merge);
+    coalesce_deps(chart, dest, merge)
+}
+
+/// `CoalesceValues`: the user's values over the chart's (nulls delete).
+pub fn coalesce_values_for(chart: &Chart, user: &Table) -> Result<Table, String> {
+    coalesce(chart, copy_table(user), false)
+}
+
+/// `MergeValues`: as [`coalesce_values_for`], nulls kept.
+pub fn merge_values_for(chart: &Chart, user: &Table) -> Result<Table, String> {
+    coalesce(chart, copy_table(user), true)
+}
+
+fn copy_table(t: &Table) -> Table {
+    t.iter().map(|(k, v)| (k.clone(), deep_copy(v))).collect()
+}
+
+/// `coalesceValues`: the chart's own values under `v`.
+fn coalesce_values(chart: &Chart, mut v: Table, merge: bool) -> Table {
+    let Some(defaults) = table(&chart.values) else {
+        return v;
+    };
+    for (key, val) in defaults {
+        match v.get(&key) {
+            None => {
+                v.insert(key, val);
+            }
+            Some(Value::Nil) if !merge => {
+                v.remove(&key);
+            }
+            Some(dest) => {
+                if let (Some(d), Some(s)) = (table(dest), table(&val)) {
+                    // A subchart's table keeps its nulls until the subchart's own pass.
+                    let child = chart.dependencies.iter().any(|c| c.name == key);
+                    v.insert(key, Value::map(coalesce_tables(d, &s, merge || child)));
+                }
+            }
+        }
+    }
+    v
+}
+
+/// `coalesceDeps`: each subchart's values, with the globals copied down, at `dest[name]`.
+fn coalesce_deps(chart: &Chart, mut dest: Table, merge: bool) -> Result<Table, String> {
+    for sub in &chart.dependencies {
+        let mine = match dest.get(&sub.name) {
+            None => Table::new(),
+            Some(v) => table(v).ok_or_else(|| {
+                format!(
+                    "type mismatch on {}: %!t({}={})",
+                    sub.name,
+                    v.type_name(),
+                    crate::template::sprint(std::slice::from_ref(v))
+                )
+            })?,
+        };
+        let mine = coalesce_globals(mine, &dest);
+        let done = coalesce(sub, mine, merge)?;
+        dest.insert(sub.name.clone(), Value::map(done));
+    }
+    Ok(dest)
+}
+
+/// `coalesceGlobals`: `src.global` into `dest.global`, the parent's winning, tables merged
+/// top-down.
+fn coalesce_globals(mut dest: Table, src: &Table) -> Table {
+    let mut dg = match dest.get("global") {
+        None => Table::new(),
+        Some(v) => match table(v) {
+            Some(t) => t,
+            None => return dest,
+        },
+    };
+    let sg = match src.get("global") {
+        None => Table::new(),
+        Some(v) => match table(v) {
+            Some(t) => t,
+            None => return dest,
+        },
+    };
+    for (key, val) in sg {
+        match table(&val) {
+            Some(vv) => match dg.get(&key) {
+                None => {
+                    dg.insert(key, Value::map(vv));
+                }
+                Some(existing) => {
+                    if let Some(destv) = table(existing) {
+                        dg.insert(key, Value::map(coalesce_tables(vv, &destv, true)));
+                    }
+                }
+            },
+            None => {
+                if !dg.get(&key).is_some_and(is_table) {
+                    dg.insert(key, val);
+                }
+            }
+        }
+    }
+    dest.insert("global".into(), Value::map(dg));
+    dest
+}
+
+/// `pathToMap`: `data` placed at a dotted path (`.` is the root).
+pub fn path_to_map(path: &str, data: Table) -> Table {
+    if path == "." {
+        return data;
+    }
+    let parts: Vec<&str> = path.split('.').filter(|p| !p.is_empty()).collect();
+    let mut out = data;
+    for p in parts.iter().rev() {
+        out = Table::from([(p.to_string(), Value::map(out))]);
+    }
+    out
+}
+
+/// `Values.Table`: the table at a dotted path.
+pub fn table_at(values: &Table, path: &str) -> Option<Table> {
+    let mut current = values.clone();
+    for key in path.split('.') {
+        current = table(current.get(key)?)?;
+    }
+    Some(current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(text: &str) -> Table {
+        table(&crate::template::helm_values(text).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn merge_keeps_nulls_coalesce_deletes_them() {
+        let src = t("a: 1\nb: {c: 2}\n");
+        let dst = t("a: null\nb: {c: null, d: 3}\n");
+        let coalesced = coalesce_tables(dst.clone(), &src, false);
+        assert_eq!(
+            crate::template::sprint(&[Value::map(coalesced)]),
+            "map[b:map[d:3]]"
+        );
+        let merged = merge_tables(dst, &src);
+        assert_eq!(
+            crate::template::sprint(&[Value::map(merged)]),
+            "map[a:<nil> b:map[c:<nil> d:3]]"
+        );
+    }
+
+    #[test]
+    fn paths_become_nested_tables() {
+        let m = path_to_map("a.b", t("x: 1\n"));
+        assert_eq!(
+            crate::template::sprint(&[Value::map(m)]),
+            "map[a:map[b:map[x:1]]]"
+        );
+    }
+}
