@@ -390,10 +390,11 @@ fn emit_node(node: &super::Node, emit: &mut impl FnMut(Event)) {
                 S::Literal => ScalarStyle::Literal,
                 S::Folded => ScalarStyle::Folded,
             };
-            // A string that would read back as another type must be quoted (go-yaml v3).
+            // A string that would read back as another type must be quoted (go-yaml v3), the
+            // merge key `<<` too.
             if s.tag.as_deref() == Some("!!str")
                 && s.style == S::Plain
-                && plain_tag(&s.text, Dialect::Yaml12) != "!!str"
+                && (plain_tag(&s.text, Dialect::Yaml12) != "!!str" || s.text == "<<")
             {
                 style = ScalarStyle::DoubleQuoted;
             }
