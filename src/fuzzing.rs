@@ -79,6 +79,11 @@ pub fn yaml_roundtrip(data: &[u8]) -> Outcome {
             let value =
                 yaml::to_value(doc, dialect).unwrap_or_else(|_| yaml::to_value_lossy(doc, dialect));
             let text = yaml::emit::to_string(&value);
+            // go-yaml v2 writes a string key "<<" plain, and reading that back is a merge
+            // (Helm's toYaml does the same): kdelta matches it, so there is nothing to compare.
+            if has_merge_key(&value) {
+                continue;
+            }
             let back = match yaml::parse_one(text.as_bytes(), &opts) {
                 Ok(node) => node,
                 Err(e) => panic!("emit::to_string wrote YAML that does not parse ({e}):\n{text}"),
@@ -95,6 +100,14 @@ pub fn yaml_roundtrip(data: &[u8]) -> Outcome {
         }
     }
     Ok(())
+}
+
+fn has_merge_key(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.iter().any(|(k, v)| k == "<<" || has_merge_key(v)),
+        Value::Array(items) => items.iter().any(has_merge_key),
+        _ => false,
+    }
 }
 
 /// Equal as JSON data: numbers by value (an integral float reads back as an integer, as in Go),
