@@ -24,9 +24,11 @@ pub struct Chart {
     pub dependencies: Vec<Chart>,
     /// `Chart.yaml`'s `dependencies` (or `requirements.yaml`'s, apiVersion v1).
     pub requirements: Vec<Dependency>,
-    /// `charts/*.tgz` archives, which kdelta does not read yet.
-    pub archives: Vec<String>,
 }
+
+/// Helm's limits on a packed chart (`loader.MaxDecompressedChartSize`, `…FileSize`).
+const MAX_ARCHIVE_BYTES: u64 = 100 << 20;
+const MAX_ARCHIVE_FILE_BYTES: u64 = 5 << 20;
 
 /// One entry of `dependencies:`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -64,6 +66,8 @@ pub enum LoadError {
     NoName,
     #[error("subchart charts/{0}: {1}")]
     Subchart(String, Box<LoadError>),
+    #[error("{0}")]
+    Archive(String),
 }
 
 /// A `dependencies:` entry as Helm reads it.
@@ -121,8 +125,8 @@ impl Chart {
             crds: BTreeMap::new(),
             dependencies: Vec::new(),
             requirements: Vec::new(),
-            archives: Vec::new(),
         };
+        let mut archives = Vec::new();
         let mut requirements_yaml = None;
         let mut subchart_files: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
         for (path, bytes) in files {
@@ -148,7 +152,7 @@ impl Chart {
                     }
                     if inner.is_empty() {
                         if entry.ends_with(".tgz") {
-                            chart.archives.push(entry.to_string());
+                            archives.push((entry.to_string(), bytes));
                         }
                         continue;
                     }
@@ -179,6 +183,11 @@ impl Chart {
             Some(Value::String(s)) if !s.is_empty() => s.to_string(),
             _ => return Err(LoadError::NoName),
         };
+        for (name, bytes) in archives {
+            let sub = Chart::from_archive(&bytes)
+                .map_err(|e| LoadError::Subchart(name.clone(), Box::new(e)))?;
+            chart.dependencies.push(sub);
+        }
         for (dir, files) in subchart_files {
             let sub = Chart::from_files(files)
                 .map_err(|e| LoadError::Subchart(dir.clone(), Box::new(e)))?;
@@ -209,6 +218,72 @@ impl Chart {
             };
         }
         Ok(chart)
+    }
+
+    /// Loads a packed chart (`.tgz`) as Helm's `LoadArchive` does: the first path component
+    /// (the chart's directory) dropped, paths outside the chart refused, Helm's size limits.
+    pub fn from_archive(bytes: &[u8]) -> Result<Chart, LoadError> {
+        use std::io::Read;
+        let fail = |m: &str| LoadError::Archive(m.to_string());
+        let gz = flate2::read::GzDecoder::new(bytes);
+        let mut archive = tar::Archive::new(gz.take(MAX_ARCHIVE_BYTES + 1));
+        let mut files = Vec::new();
+        let mut total = 0u64;
+        let entries = archive
+            .entries()
+            .map_err(|e| LoadError::Archive(e.to_string()))?;
+        for entry in entries {
+            let mut entry = entry.map_err(|e| LoadError::Archive(e.to_string()))?;
+            if !entry.header().entry_type().is_file() {
+                continue;
+            }
+            let raw = String::from_utf8_lossy(&entry.path_bytes()).replace('\\', "/");
+            let parts: Vec<&str> = raw.split('/').collect();
+            let name = if parts.len() > 1 {
+                parts[1..].join("/")
+            } else {
+                raw.clone()
+            };
+            if name.is_empty() {
+                continue;
+            }
+            if name.starts_with('/') {
+                return Err(fail("chart illegally contains absolute paths"));
+            }
+            let clean = crate::template::go_path_clean(&name);
+            if clean == "." {
+                return Err(fail(
+                    "chart illegally contains content outside the base directory",
+                ));
+            }
+            if clean.starts_with("..") {
+                return Err(fail("chart illegally references parent directory"));
+            }
+            if parts[0] == "Chart.yaml" {
+                return Err(fail("chart yaml not in base directory"));
+            }
+            let mut data = Vec::new();
+            let n = (&mut entry)
+                .take(MAX_ARCHIVE_FILE_BYTES + 1)
+                .read_to_end(&mut data)
+                .map_err(|e| LoadError::Archive(e.to_string()))? as u64;
+            if n > MAX_ARCHIVE_FILE_BYTES {
+                return Err(LoadError::Archive(format!(
+                    "decompressed chart file \"{clean}\" is larger than the maximum file size {MAX_ARCHIVE_FILE_BYTES}"
+                )));
+            }
+            total += n;
+            if total > MAX_ARCHIVE_BYTES {
+                return Err(LoadError::Archive(format!(
+                    "decompressed chart is larger than the maximum size {MAX_ARCHIVE_BYTES}"
+                )));
+            }
+            files.push((clean, data));
+        }
+        if files.is_empty() {
+            return Err(fail("no files in chart archive"));
+        }
+        Chart::from_files(files)
     }
 
     /// `Chart.yaml`'s `apiVersion` (`v1` without one, as Helm assumes).
@@ -371,4 +446,59 @@ fn strip_bom(mut bytes: Vec<u8>) -> Vec<u8> {
         bytes.drain(..3);
     }
     bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (path, data) in entries {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            header.set_entry_type(tar::EntryType::Regular);
+            // Written raw so that hostile names (`..`, absolute) survive.
+            header.as_old_mut().name[..path.len()].copy_from_slice(path.as_bytes());
+            header.set_cksum();
+            builder.append(&header, *data).unwrap();
+        }
+        let tar = builder.into_inner().unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(&tar).unwrap();
+        gz.finish().unwrap()
+    }
+
+    const CHART: &[u8] = b"apiVersion: v2\nname: c\nversion: 1.0.0\n";
+
+    #[test]
+    fn a_packed_chart_loads_without_its_directory() {
+        let c = Chart::from_archive(&tgz(&[
+            ("c/Chart.yaml", CHART),
+            ("c/templates/a.yaml", b"kind: A\n"),
+        ]))
+        .unwrap();
+        assert_eq!(c.name, "c");
+        assert!(c.templates.contains_key("templates/a.yaml"));
+    }
+
+    #[test]
+    fn hostile_archives_are_refused_as_helm_refuses_them() {
+        let err =
+            |entries: &[(&str, &[u8])]| Chart::from_archive(&tgz(entries)).unwrap_err().to_string();
+        assert_eq!(
+            err(&[("c/Chart.yaml", CHART), ("c/../../etc/passwd", b"x")]),
+            "chart illegally references parent directory"
+        );
+        assert_eq!(
+            err(&[("Chart.yaml", CHART)]),
+            "chart yaml not in base directory"
+        );
+        let big = vec![0u8; (MAX_ARCHIVE_FILE_BYTES + 1) as usize];
+        assert!(err(&[("c/Chart.yaml", CHART), ("c/big.bin", &big)])
+            .contains("larger than the maximum file size"));
+        assert!(Chart::from_archive(b"not gzip").is_err());
+    }
 }

@@ -66,11 +66,6 @@ pub fn render_chart(chart: &Chart, options: &RenderOptions) -> Result<String, St
 
 /// Renders `chart` as `helm template` does, saying which subcharts were pruned.
 pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String> {
-    if let Some(archive) = first_archive(chart) {
-        return Err(format!(
-            "{archive}: charts packed as .tgz are not read by kdelta yet"
-        ));
-    }
     let kube = match &options.kube_version {
         None => KubeVersion::parse(objects::DEFAULT_KUBE_VERSION).expect("a valid default"),
         Some(v) => KubeVersion::parse(v)
@@ -150,14 +145,6 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String
         output: output::print(&crds, &manifests, &options.output),
         pruned,
     })
-}
-
-fn first_archive(chart: &Chart) -> Option<String> {
-    chart
-        .archives
-        .first()
-        .map(|a| format!("{}/charts/{a}", chart.name))
-        .or_else(|| chart.dependencies.iter().find_map(first_archive))
 }
 
 /// What every chart's dot shares.

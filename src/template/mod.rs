@@ -14,6 +14,7 @@ pub use fmt::{format_float_shortest, sprint, sprint_value, sprintf};
 pub use funcs::helm::{
     chart_values, from_yaml as helm_values, helm_error, to_yaml as helm_to_yaml, CHART_VALUES,
 };
+pub use funcs::paths::clean as go_path_clean;
 pub use funcs::semver::satisfies as semver_satisfies;
 pub use value::{
     Dict, Field, GoStruct, List, ListType, MapType, NamedMap, Object, ObjectRef, Value,
