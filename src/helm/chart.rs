@@ -110,10 +110,23 @@ fn dependency(v: &Value, index: usize) -> Dependency {
 }
 
 impl Chart {
-    /// Builds a chart from its files (paths relative to the chart directory).
+    /// Builds a chart from the files of its directory (paths relative to it), as Helm's
+    /// `LoadDir` does: the top chart's `.helmignore` (and Helm's default `templates/.?*`)
+    /// applies to the whole tree.
     pub fn from_files(
         files: impl IntoIterator<Item = (String, Vec<u8>)>,
     ) -> Result<Chart, LoadError> {
+        let files: Vec<(String, Vec<u8>)> = files.into_iter().collect();
+        let rules = files
+            .iter()
+            .find(|(p, _)| p == ".helmignore")
+            .map(|(_, b)| super::ignore::Rules::parse(&String::from_utf8_lossy(b)))
+            .unwrap_or_default();
+        Chart::load(files.into_iter().filter(|(p, _)| !rules.ignores_file(p)))
+    }
+
+    /// Builds a chart from its files, no ignore rules applied (subcharts, archives).
+    fn load(files: impl IntoIterator<Item = (String, Vec<u8>)>) -> Result<Chart, LoadError> {
         let mut chart_yaml = None;
         let mut values_yaml = None;
         let mut chart = Chart {
@@ -189,8 +202,8 @@ impl Chart {
             chart.dependencies.push(sub);
         }
         for (dir, files) in subchart_files {
-            let sub = Chart::from_files(files)
-                .map_err(|e| LoadError::Subchart(dir.clone(), Box::new(e)))?;
+            let sub =
+                Chart::load(files).map_err(|e| LoadError::Subchart(dir.clone(), Box::new(e)))?;
             chart.dependencies.push(sub);
         }
         // requirements.yaml (apiVersion v1's place) is read over Chart.yaml's metadata, as
@@ -283,7 +296,7 @@ impl Chart {
         if files.is_empty() {
             return Err(fail("no files in chart archive"));
         }
-        Chart::from_files(files)
+        Chart::load(files)
     }
 
     /// `Chart.yaml`'s `apiVersion` (`v1` without one, as Helm assumes).

@@ -77,6 +77,7 @@ pub const DEFAULT_KUBE_VERSION: &str = "v1.32.0";
 pub static FILES: NamedMap = NamedMap {
     name: "engine.files",
     methods: &["AsConfig", "AsSecrets", "Get", "GetBytes", "Glob", "Lines"],
+    interface_values: false,
     call: files_method,
 };
 

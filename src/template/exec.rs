@@ -4,7 +4,7 @@
 
 use super::fmt::print_action;
 use super::parse::{arg_string, command_string, Arg, Branch, Command, Node, Pipe, Tree};
-use super::value::{Dict, MapType, Value};
+use super::value::{Dict, Value};
 use super::{Error, FuncError, MissingKey, Param, TemplateSet};
 use std::collections::BTreeSet;
 
@@ -666,7 +666,7 @@ impl State<'_> {
             Param::Map => {
                 return match v {
                     // A named map type converts (`chartutil.Values`), `map[string]string` not.
-                    Value::Map(ref m) if m.ty() != MapType::String => Ok(v),
+                    Value::Map(ref m) if m.ty().is_interface_map() => Ok(v),
                     // A missing value is a nil map.
                     Value::NoValue => Ok(Value::map(Default::default())),
                     Value::Nil => Err(self.error_at(

@@ -40,11 +40,23 @@ pub struct NamedMap {
     pub name: &'static str,
     /// The method names, for the executor to tell a method from a key.
     pub methods: &'static [&'static str],
+    /// Its underlying type is `map[string]interface {}` (so it converts to one, as
+    /// `chartutil.Values` does); false for others (`engine.files` is `map[string][]byte`).
+    pub interface_values: bool,
     /// Calls a method.
     pub call: fn(&Dict, &str, &[Value]) -> Result<Value, super::FuncError>,
 }
 
 impl MapType {
+    /// True when a `map[string]interface {}` parameter takes it.
+    pub fn is_interface_map(self) -> bool {
+        match self {
+            MapType::Any => true,
+            MapType::String => false,
+            MapType::Named(n) => n.interface_values,
+        }
+    }
+
     /// `%T`.
     pub fn name(self) -> &'static str {
         match self {

@@ -291,6 +291,7 @@ pub fn helm_error(message: &str) -> String {
 pub static CHART_VALUES: NamedMap = NamedMap {
     name: "chartutil.Values",
     methods: &["AsMap", "Encode", "PathValue", "Table", "YAML"],
+    interface_values: true,
     call: values_method,
 };
 
