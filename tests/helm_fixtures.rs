@@ -1,5 +1,6 @@
 //! kdelta's own Helm cases (`testdata/helm/NN-name/`): `chart/` rendered as the case's
-//! `command` says (`helm template [NAME] chart [-f FILE]… [-n NS] [--include-crds]
+//! `command` says (`helm template [NAME] chart [-f FILE]… [--set[-string|-literal] X]…
+//! [-n NS] [--include-crds]
 //! [--skip-tests] [--no-hooks] [--is-upgrade] [--kube-version V]`) must give `expected.yaml`,
 //! which the reference helm v3.17.3 wrote (see testdata/helm/README.md).
 
@@ -46,6 +47,9 @@ fn parse_command(case: &Path, command: &str) -> (PathBuf, render::RenderOptions)
                     .values
                     .push(kdelta::template::helm_values(&text).expect("values parse"));
             }
+            "--set" => options.set.push(value()),
+            "--set-string" => options.set_string.push(value()),
+            "--set-literal" => options.set_literal.push(value()),
             "-n" | "--namespace" => options.namespace = value(),
             "--kube-version" => options.kube_version = Some(value()),
             "--include-crds" => options.include_crds = true,

@@ -11,6 +11,7 @@ pub mod ignore;
 pub mod objects;
 pub mod output;
 pub mod render;
+pub mod strvals;
 pub mod values;
 
 use crate::engine::{self, Detected, DirListing, EngineOutput};

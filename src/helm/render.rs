@@ -29,6 +29,12 @@ pub struct RenderOptions {
     pub output: OutputOptions,
     /// The user's values (`-f` files, read as values files are), later ones winning.
     pub values: Vec<Value>,
+    /// `--set` flags, applied after the files.
+    pub set: Vec<String>,
+    /// `--set-string` flags, after `--set`.
+    pub set_string: Vec<String>,
+    /// `--set-literal` flags, last.
+    pub set_literal: Vec<String>,
     /// Stack bytes templates may use (see [`template::Options::max_stack`]).
     pub template_stack: usize,
 }
@@ -44,6 +50,9 @@ impl Default for RenderOptions {
             include_crds: false,
             output: OutputOptions::default(),
             values: Vec::new(),
+            set: Vec::new(),
+            set_string: Vec::new(),
+            set_literal: Vec::new(),
             template_stack: template::Options::default().max_stack,
         }
     }
@@ -77,12 +86,7 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String
         .collect();
     api_versions.extend(options.api_versions.iter().cloned());
 
-    let mut user = values::Table::new();
-    for v in &options.values {
-        if let Some(t) = values::table(v) {
-            user = values::merge_maps(user, t);
-        }
-    }
+    let user = user_values(options)?;
     let mut chart = chart.clone();
     let pruned = super::deps::process(&mut chart, &user)?;
     let values = values::coalesce_values_for(&chart, &user)?;
@@ -222,6 +226,31 @@ fn collect_crds(chart: &Chart, full_path: &str, out: &mut Vec<(String, String)>)
     for child in &chart.dependencies {
         collect_crds(child, &format!("{full_path}/charts/{}", child.name), out);
     }
+}
+
+/// Helm's `values.Options.MergeValues`: the files in order, then `--set`, `--set-string`
+/// and `--set-literal`.
+pub fn user_values(options: &RenderOptions) -> Result<values::Table, String> {
+    use super::strvals::{self, Typing};
+    let mut user = values::Table::new();
+    for v in &options.values {
+        if let Some(t) = values::table(v) {
+            user = values::merge_maps(user, t);
+        }
+    }
+    let failed = |e: String| format!("failed parsing --set data: {e}");
+    for s in &options.set {
+        strvals::parse_into(s, &mut user, Typing::Typed).map_err(failed)?;
+    }
+    for s in &options.set_string {
+        strvals::parse_into(s, &mut user, Typing::String)
+            .map_err(|e| format!("failed parsing --set-string data: {e}"))?;
+    }
+    for s in &options.set_literal {
+        strvals::parse_literal_into(s, &mut user)
+            .map_err(|e| format!("failed parsing --set-literal data: {e}"))?;
+    }
+    Ok(user)
 }
 
 fn map<const N: usize>(entries: [(&str, Value); N]) -> Value {

@@ -1,0 +1,387 @@
+//! Helm's `--set` syntax (`pkg/strvals`): `a.b=c,list={x,y},l[0].k=v`, `\` escaping the next
+//! character, values typed as Helm types them (`true`, `false`, `null`, integers as int64;
+//! `--set-string` keeps strings; `--set-literal` takes the whole rest), parsed into the values
+//! the earlier flags and files built.
+
+use super::values::Table;
+use crate::template::Value;
+
+/// How a flag's values are typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Typing {
+    /// `--set`.
+    Typed,
+    /// `--set-string`.
+    String,
+}
+
+/// Helm's limits on indexes and on dotted names.
+const MAX_INDEX: usize = 65536;
+const MAX_NESTED_NAME_LEVEL: usize = 30;
+
+/// Parses `text` into `data` (`strvals.ParseInto` / `ParseIntoString`).
+pub fn parse_into(text: &str, data: &mut Table, typing: Typing) -> Result<(), String> {
+    let mut p = Parser {
+        chars: text.chars().collect(),
+        at: 0,
+        typing,
+    };
+    loop {
+        match p.key(data, 0) {
+            Ok(()) => continue,
+            Err(Stop::Eof) => return Ok(()),
+            Err(Stop::Error(e)) => return Err(e),
+        }
+    }
+}
+
+/// `--set-literal`: `name=VALUE`, the whole rest a string.
+pub fn parse_literal_into(text: &str, data: &mut Table) -> Result<(), String> {
+    let Some((name, value)) = text.split_once('=') else {
+        return Err(format!("key {text:?} has no value"));
+    };
+    let parts: Vec<&str> = name.split('.').collect();
+    if parts.len() > MAX_NESTED_NAME_LEVEL {
+        return Err(format!(
+            "value name nested level is greater than maximum supported nested level of {MAX_NESTED_NAME_LEVEL}"
+        ));
+    }
+    set_path(data, &parts, Value::str(value));
+    Ok(())
+}
+
+fn set_path(data: &mut Table, parts: &[&str], v: Value) {
+    if parts.len() == 1 {
+        data.insert(parts[0].to_string(), v);
+        return;
+    }
+    let mut inner = match data.get(parts[0]) {
+        Some(Value::Map(m)) => m.read().clone(),
+        _ => Table::new(),
+    };
+    set_path(&mut inner, &parts[1..], v);
+    data.insert(parts[0].to_string(), Value::map(inner));
+}
+
+enum Stop {
+    Eof,
+    Error(String),
+}
+
+fn err(message: String) -> Stop {
+    Stop::Error(message)
+}
+
+struct Parser {
+    chars: Vec<char>,
+    at: usize,
+    typing: Typing,
+}
+
+impl Parser {
+    fn next(&mut self) -> Option<char> {
+        let c = self.chars.get(self.at).copied();
+        if c.is_some() {
+            self.at += 1;
+        }
+        c
+    }
+
+    /// `runesUntil`: characters up to one of `stop` (which is consumed), `\` escaping.
+    fn until(&mut self, stop: &[char]) -> (String, Option<char>) {
+        let mut out = String::new();
+        loop {
+            match self.next() {
+                None => return (out, None),
+                Some('\\') => {
+                    if let Some(c) = self.next() {
+                        out.push(c);
+                    }
+                }
+                Some(c) if stop.contains(&c) => return (out, Some(c)),
+                Some(c) => out.push(c),
+            }
+        }
+    }
+
+    fn typed(&self, v: String) -> Value {
+        if self.typing == Typing::String {
+            return Value::str(v);
+        }
+        if v.eq_ignore_ascii_case("true") {
+            return Value::Bool(true);
+        }
+        if v.eq_ignore_ascii_case("false") {
+            return Value::Bool(false);
+        }
+        if v.eq_ignore_ascii_case("null") {
+            return Value::Nil;
+        }
+        if v == "0" {
+            return Value::Int64(0);
+        }
+        if !v.is_empty() && !v.starts_with('0') {
+            if let Ok(i) = v.parse::<i64>() {
+                return Value::Int64(i);
+            }
+        }
+        Value::str(v)
+    }
+
+    fn key(&mut self, data: &mut Table, mut level: usize) -> Result<(), Stop> {
+        let (k, last) = self.until(&['=', '[', ',', '.']);
+        match last {
+            None if k.is_empty() => Err(Stop::Eof),
+            None => Err(err(format!("key {k:?} has no value"))),
+            Some('[') => {
+                let i = self.index()?;
+                let list = match data.get(&k) {
+                    None => Vec::new(),
+                    Some(Value::List(l)) => l.to_vec(),
+                    Some(other) => {
+                        return Err(err(format!(
+                            "unable to parse key: interface conversion: interface {{}} is {}, not []interface {{}}",
+                            other.type_name()
+                        )))
+                    }
+                };
+                let (list, result) = self.list_item(list, i, level);
+                set(data, &k, Value::list(list));
+                result
+            }
+            Some('=') => match self.val_list() {
+                Ok(Some(list)) => {
+                    set(data, &k, Value::list(list));
+                    Ok(())
+                }
+                Ok(None) => {
+                    let (v, _) = self.until(&[',']);
+                    let v = self.typed(v);
+                    set(data, &k, v);
+                    if self.at >= self.chars.len() {
+                        return Err(Stop::Eof);
+                    }
+                    Ok(())
+                }
+                Err(Stop::Eof) => {
+                    set(data, &k, Value::str(""));
+                    Err(Stop::Eof)
+                }
+                Err(e) => Err(e),
+            },
+            Some(',') => {
+                set(data, &k, Value::str(""));
+                Err(err(format!("key {k:?} has no value (cannot end with ,)")))
+            }
+            _ => {
+                level += 1;
+                if level > MAX_NESTED_NAME_LEVEL {
+                    return Err(err(format!(
+                        "value name nested level is greater than maximum supported nested level of {MAX_NESTED_NAME_LEVEL}"
+                    )));
+                }
+                let mut inner = match data.get(&k) {
+                    None => Table::new(),
+                    Some(Value::Map(m)) => m.read().clone(),
+                    Some(other) => {
+                        return Err(err(format!(
+                            "unable to parse key: interface conversion: interface {{}} is {}, not map[string]interface {{}}",
+                            other.type_name()
+                        )))
+                    }
+                };
+                let result = self.key(&mut inner, level);
+                if result.is_ok() && inner.is_empty() {
+                    return Err(err(format!("key map {k:?} has no value")));
+                }
+                if !inner.is_empty() {
+                    set(data, &k, Value::map(inner));
+                }
+                result
+            }
+        }
+    }
+
+    /// `keyIndex`: the digits before `]`.
+    fn index(&mut self) -> Result<usize, Stop> {
+        let (digits, last) = self.until(&[']']);
+        if last.is_none() {
+            return Err(err("error parsing index: EOF".into()));
+        }
+        digits
+            .parse::<i64>()
+            .map_err(|_| {
+                err(format!(
+                    "error parsing index: strconv.Atoi: parsing {digits:?}: invalid syntax"
+                ))
+            })
+            .and_then(|i| {
+                if i < 0 {
+                    Err(err(format!("negative {i} index not allowed")))
+                } else {
+                    Ok(i as usize)
+                }
+            })
+    }
+
+    /// `valList`: `{a,b}` if the value starts with `{`; `Ok(None)` if it does not.
+    fn val_list(&mut self) -> Result<Option<Vec<Value>>, Stop> {
+        match self.chars.get(self.at) {
+            None => return Err(Stop::Eof),
+            Some('{') => self.at += 1,
+            Some(_) => return Ok(None),
+        }
+        let mut list = Vec::new();
+        loop {
+            let (v, last) = self.until(&[',', '}']);
+            match last {
+                None => return Err(err("list must terminate with '}'".into())),
+                Some('}') => {
+                    if self.chars.get(self.at) == Some(&',') {
+                        self.at += 1;
+                    }
+                    list.push(self.typed(v));
+                    return Ok(Some(list));
+                }
+                _ => list.push(self.typed(v)),
+            }
+        }
+    }
+
+    fn list_item(
+        &mut self,
+        list: Vec<Value>,
+        i: usize,
+        level: usize,
+    ) -> (Vec<Value>, Result<(), Stop>) {
+        let (k, last) = self.until(&['[', '.', '=']);
+        if !k.is_empty() {
+            return (
+                list,
+                Err(err(format!("unexpected data at end of array index: {k:?}"))),
+            );
+        }
+        match last {
+            None => (list, Err(Stop::Eof)),
+            Some('=') => {
+                let value = match self.val_list() {
+                    Ok(Some(l)) => Value::list(l),
+                    Ok(None) => {
+                        let (v, _) = self.until(&[',']);
+                        self.typed(v)
+                    }
+                    Err(Stop::Eof) => Value::str(""),
+                    Err(e) => return (list, Err(e)),
+                };
+                let at_end = self.at >= self.chars.len();
+                match set_index(list, i, value) {
+                    Ok(l) => (l, if at_end { Err(Stop::Eof) } else { Ok(()) }),
+                    Err((l, e)) => (l, Err(err(e))),
+                }
+            }
+            Some('[') => {
+                let next = match self.index() {
+                    Ok(n) => n,
+                    Err(e) => return (list, Err(e)),
+                };
+                let current = match list.get(i) {
+                    Some(Value::List(l)) => l.to_vec(),
+                    _ => Vec::new(),
+                };
+                let (inner, result) = self.list_item(current, next, level);
+                if let Err(e) = result {
+                    if !matches!(e, Stop::Eof) {
+                        return (list, Err(e));
+                    }
+                    return match set_index(list, i, Value::list(inner)) {
+                        Ok(l) => (l, Err(Stop::Eof)),
+                        Err((l, e)) => (l, Err(err(e))),
+                    };
+                }
+                match set_index(list, i, Value::list(inner)) {
+                    Ok(l) => (l, Ok(())),
+                    Err((l, e)) => (l, Err(err(e))),
+                }
+            }
+            _ => {
+                let mut inner = match list.get(i) {
+                    Some(Value::Map(m)) => m.read().clone(),
+                    _ => Table::new(),
+                };
+                let result = self.key(&mut inner, level);
+                if let Err(Stop::Error(e)) = result {
+                    return (list, Err(err(e)));
+                }
+                match set_index(list, i, Value::map(inner)) {
+                    Ok(l) => (l, result),
+                    Err((l, e)) => (l, Err(err(e))),
+                }
+            }
+        }
+    }
+}
+
+fn set(data: &mut Table, key: &str, v: Value) {
+    if !key.is_empty() {
+        data.insert(key.to_string(), v);
+    }
+}
+
+fn set_index(mut list: Vec<Value>, i: usize, v: Value) -> Result<Vec<Value>, (Vec<Value>, String)> {
+    if i > MAX_INDEX {
+        return Err((
+            list,
+            format!("index of {i} is greater than maximum supported index of {MAX_INDEX}"),
+        ));
+    }
+    if list.len() <= i {
+        list.resize(i + 1, Value::Nil);
+    }
+    list[i] = v;
+    Ok(list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str, typing: Typing) -> Result<String, String> {
+        let mut t = Table::new();
+        parse_into(text, &mut t, typing)?;
+        Ok(crate::template::sprintf("%v", &[Value::map(t)]))
+    }
+
+    #[test]
+    fn helm_set_syntax() {
+        assert_eq!(
+            parse("a=b,c.d=1,e=true,f=null", Typing::Typed).unwrap(),
+            "map[a:b c:map[d:1] e:true f:<nil>]"
+        );
+        assert_eq!(
+            parse("l={x,2},n[1]=y", Typing::Typed).unwrap(),
+            "map[l:[x 2] n:[<nil> y]]"
+        );
+        assert_eq!(
+            parse(r"a=x\,y,b.c\.d=z", Typing::Typed).unwrap(),
+            "map[a:x,y b:map[c.d:z]]"
+        );
+        assert_eq!(
+            parse("a=007,b=1", Typing::String).unwrap(),
+            "map[a:007 b:1]"
+        );
+        assert_eq!(
+            parse("l[0].k=v,l[0].j=w", Typing::Typed).unwrap(),
+            "map[l:[map[j:w k:v]]]"
+        );
+        assert!(parse("a", Typing::Typed)
+            .unwrap_err()
+            .contains("has no value"));
+        assert!(parse("l[70000]=x", Typing::Typed)
+            .unwrap_err()
+            .contains("maximum supported index"));
+        let deep = vec!["a"; 40].join(".") + "=1";
+        assert!(parse(&deep, Typing::Typed)
+            .unwrap_err()
+            .contains("nested level"));
+    }
+}
