@@ -85,22 +85,18 @@ fn process_enabled(
             *state = c;
         }
     }
-    let off: Vec<&Dependency> = chart
-        .requirements
-        .iter()
-        .zip(&enabled)
-        .filter(|(_, (on, _))| !on)
-        .map(|(r, _)| r)
-        .collect();
-    for r in &off {
-        let (_, reason) = &enabled[chart.requirements.iter().position(|x| x == *r).unwrap_or(0)];
-        pruned.push(Pruned {
-            path: format!("{chart_path}.{}", r.name),
-            reason: reason.clone().unwrap_or_default(),
-            index: r.index,
-        });
+    // Disabled charts go by name (alias), from both lists.
+    let mut removed = Vec::new();
+    for (r, (on, reason)) in chart.requirements.iter().zip(enabled) {
+        if !on {
+            pruned.push(Pruned {
+                path: format!("{chart_path}.{}", r.name),
+                reason: reason.unwrap_or_default(),
+                index: r.index,
+            });
+            removed.push(r.name.clone());
+        }
     }
-    let removed: Vec<String> = off.iter().map(|r| r.name.clone()).collect();
     chart.dependencies.retain(|c| !removed.contains(&c.name));
     chart.requirements.retain(|r| !removed.contains(&r.name));
     for sub in &mut chart.dependencies {
@@ -210,6 +206,50 @@ pub fn chart_paths(chart: &Chart) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn chart() -> Chart {
+        let files = [
+            (
+                "Chart.yaml",
+                "apiVersion: v2\nname: top\nversion: 1.0.0\ndependencies:\n- name: a\n  version: 1.x\n  tags: [front]\n- name: b\n  version: 1.0.0\n  condition: b.enabled,never.there\n- name: b\n  alias: c\n  version: 1.0.0\n  condition: c.enabled\n",
+            ),
+            ("values.yaml", "tags:\n  front: false\nb:\n  enabled: true\nc:\n  enabled: false\n"),
+            ("charts/a/Chart.yaml", "apiVersion: v2\nname: a\nversion: 1.2.0\n"),
+            ("charts/b/Chart.yaml", "apiVersion: v2\nname: b\nversion: 1.0.0\n"),
+        ];
+        Chart::from_files(files.map(|(p, t)| (p.to_string(), t.as_bytes().to_vec()))).unwrap()
+    }
+
+    #[test]
+    fn tags_and_conditions_prune_with_reasons() {
+        let mut c = chart();
+        let pruned = process(&mut c, &Table::new()).unwrap();
+        assert_eq!(chart_paths(&c), ["top", "top.b"]);
+        let reasons: Vec<(&str, &str, usize)> = pruned
+            .iter()
+            .map(|p| (p.path.as_str(), p.reason.as_str(), p.index))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                ("top.a", "tags.front=false", 1),
+                ("top.c", "condition c.enabled=false", 3)
+            ]
+        );
+    }
+
+    #[test]
+    fn the_users_values_decide() {
+        let mut c = chart();
+        let user = values::table(
+            &crate::template::helm_values("tags:\n  front: true\nc:\n  enabled: true\n").unwrap(),
+        )
+        .unwrap();
+        process(&mut c, &user).unwrap();
+        assert_eq!(chart_paths(&c), ["top", "top.a", "top.b", "top.c"]);
+    }
+
     #[test]
     fn semver_ranges_match() {
         assert!(super::compatible("0.1.0", "0.1.0"));
