@@ -1,5 +1,5 @@
 //! kdelta's own Helm cases (`testdata/helm/NN-name/`): `chart/` rendered as the case's
-//! `command` says (`helm template [NAME] chart [-f FILE]… [--set[-string|-literal] X]…
+//! `command` says (`helm template [NAME] chart [-f FILE]… [--set[-string|-literal|-json|-file] X]…
 //! [-n NS] [--include-crds]
 //! [--skip-tests] [--no-hooks] [--is-upgrade] [--kube-version V]`) must give `expected.yaml`,
 //! which the reference helm v3.17.3 wrote (see testdata/helm/README.md).
@@ -50,6 +50,13 @@ fn parse_command(case: &Path, command: &str) -> (PathBuf, render::RenderOptions)
             "--set" => options.set.push(value()),
             "--set-string" => options.set_string.push(value()),
             "--set-literal" => options.set_literal.push(value()),
+            "--set-json" => options.set_json.push(value()),
+            "--set-file" => {
+                let v = value();
+                let (key, file) = v.split_once('=').expect("--set-file key=path");
+                let content = std::fs::read_to_string(case.join(file)).expect("a --set-file file");
+                options.set_file.push((key.to_string(), content));
+            }
             "-n" | "--namespace" => options.namespace = value(),
             "--kube-version" => options.kube_version = Some(value()),
             "--include-crds" => options.include_crds = true,

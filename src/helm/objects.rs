@@ -257,7 +257,12 @@ impl Object for KubeVersion {
         Some(Ok(Value::str(v.as_str())))
     }
 
+    /// fmt's `%v` of the struct (its `String` method is on the pointer).
     fn text(&self) -> String {
+        format!("{{{} {} {}}}", self.version, self.major, self.minor)
+    }
+
+    fn action_text(&self) -> String {
         self.version.clone()
     }
 

@@ -33,6 +33,10 @@ pub struct RenderOptions {
     pub set: Vec<String>,
     /// `--set-string` flags, after `--set`.
     pub set_string: Vec<String>,
+    /// `--set-json` flags (`key=JSON`), before `--set`.
+    pub set_json: Vec<String>,
+    /// `--set-file` flags, as `(key, the file's content)`, after `--set-string`.
+    pub set_file: Vec<(String, String)>,
     /// `--set-literal` flags, last.
     pub set_literal: Vec<String>,
     /// Stack bytes templates may use (see [`template::Options::max_stack`]).
@@ -52,6 +56,8 @@ impl Default for RenderOptions {
             values: Vec::new(),
             set: Vec::new(),
             set_string: Vec::new(),
+            set_json: Vec::new(),
+            set_file: Vec::new(),
             set_literal: Vec::new(),
             template_stack: template::Options::default().max_stack,
         }
@@ -87,6 +93,17 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String
     api_versions.extend(options.api_versions.iter().cloned());
 
     let user = user_values(options)?;
+    // Only the top chart's `kubeVersion` is checked, as in Helm's renderResources.
+    if let Some(Value::String(constraint)) = chart.metadata.get("kubeVersion") {
+        if !constraint.is_empty()
+            && !template::semver_satisfies(constraint, &kube.version).unwrap_or(false)
+        {
+            return Err(format!(
+                "chart requires kubeVersion: {constraint} which is incompatible with Kubernetes {}",
+                kube.version
+            ));
+        }
+    }
     let mut chart = chart.clone();
     let pruned = super::deps::process(&mut chart, &user)?;
     let values = values::coalesce_values_for(&chart, &user)?;
@@ -228,8 +245,8 @@ fn collect_crds(chart: &Chart, full_path: &str, out: &mut Vec<(String, String)>)
     }
 }
 
-/// Helm's `values.Options.MergeValues`: the files in order, then `--set`, `--set-string`
-/// and `--set-literal`.
+/// Helm's `values.Options.MergeValues`: the files in order, then `--set-json`, `--set`,
+/// `--set-string`, `--set-file` and `--set-literal`.
 pub fn user_values(options: &RenderOptions) -> Result<values::Table, String> {
     use super::strvals::{self, Typing};
     let mut user = values::Table::new();
@@ -238,6 +255,10 @@ pub fn user_values(options: &RenderOptions) -> Result<values::Table, String> {
             user = values::merge_maps(user, t);
         }
     }
+    for s in &options.set_json {
+        strvals::parse_json_into(s, &mut user)
+            .map_err(|e| format!("failed parsing --set-json data {s}: {e}"))?;
+    }
     let failed = |e: String| format!("failed parsing --set data: {e}");
     for s in &options.set {
         strvals::parse_into(s, &mut user, Typing::Typed).map_err(failed)?;
@@ -245,6 +266,14 @@ pub fn user_values(options: &RenderOptions) -> Result<values::Table, String> {
     for s in &options.set_string {
         strvals::parse_into(s, &mut user, Typing::String)
             .map_err(|e| format!("failed parsing --set-string data: {e}"))?;
+    }
+    for (key, content) in &options.set_file {
+        strvals::parse_into(
+            &strvals::literal_assignment(key, content),
+            &mut user,
+            Typing::String,
+        )
+        .map_err(|e| format!("failed parsing --set-file data: {e}"))?;
     }
     for s in &options.set_literal {
         strvals::parse_literal_into(s, &mut user)

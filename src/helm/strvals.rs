@@ -35,6 +35,72 @@ pub fn parse_into(text: &str, data: &mut Table, typing: Typing) -> Result<(), St
     }
 }
 
+/// `key=VALUE` where VALUE is taken as it is (escaped for the parser): how `--set-file`'s
+/// content is set at a key path.
+pub fn literal_assignment(key: &str, value: &str) -> String {
+    let mut out = format!("{key}=");
+    for (i, c) in value.chars().enumerate() {
+        if c == '\\' || c == ',' || (i == 0 && c == '{') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `--set-json`: `key=JSON[,key=JSON…]`, each value read as Go's JSON reads into
+/// `interface{}` (numbers are float64).
+pub fn parse_json_into(text: &str, data: &mut Table) -> Result<(), String> {
+    let mut rest = text;
+    while !rest.is_empty() {
+        let Some(eq) = rest.find('=') else {
+            return Err(format!("key {rest:?} has no value"));
+        };
+        let key = &rest[..eq];
+        let mut stream =
+            serde_json::Deserializer::from_str(&rest[eq + 1..]).into_iter::<serde_json::Value>();
+        let value = match stream.next() {
+            Some(Ok(v)) => Value::from(v),
+            Some(Err(e)) => return Err(e.to_string()),
+            None => return Err(format!("key {key:?} has no value")),
+        };
+        let used = eq + 1 + stream.byte_offset();
+        // The key may be a path (`a.b`, `l[0]`): set a placeholder through the parser, then
+        // replace it with the JSON value.
+        let mut scratch = Table::new();
+        parse_into(
+            &format!("{key}=__kdelta_json__"),
+            &mut scratch,
+            Typing::String,
+        )?;
+        let merged = replace_marker(Value::map(scratch), &value);
+        if let Value::Map(m) = merged {
+            *data = super::values::merge_maps(std::mem::take(data), m.read().clone());
+        }
+        rest = rest[used..].trim_start();
+        match rest.strip_prefix(',') {
+            Some(r) => rest = r,
+            None if rest.is_empty() => {}
+            None => return Err(format!("unexpected data after a JSON value: {rest:?}")),
+        }
+    }
+    Ok(())
+}
+
+fn replace_marker(v: Value, with: &Value) -> Value {
+    match v {
+        Value::String(s) if &*s == "__kdelta_json__" => with.clone(),
+        Value::Map(m) => Value::map(
+            m.entries()
+                .into_iter()
+                .map(|(k, v)| (k, replace_marker(v, with)))
+                .collect(),
+        ),
+        Value::List(l) => Value::list(l.iter().cloned().map(|v| replace_marker(v, with)).collect()),
+        other => other,
+    }
+}
+
 /// `--set-literal`: `name=VALUE`, the whole rest a string.
 pub fn parse_literal_into(text: &str, data: &mut Table) -> Result<(), String> {
     let Some((name, value)) = text.split_once('=') else {
@@ -349,6 +415,27 @@ mod tests {
         let mut t = Table::new();
         parse_into(text, &mut t, typing)?;
         Ok(crate::template::sprintf("%v", &[Value::map(t)]))
+    }
+
+    #[test]
+    fn json_and_file_values() {
+        let mut t = Table::new();
+        parse_json_into(r#"a.b={"x":[1,"y"]},c=3"#, &mut t).unwrap();
+        assert_eq!(
+            crate::template::sprintf("%v", &[Value::map(t)]),
+            "map[a:map[b:map[x:[1 y]]] c:3]"
+        );
+        let mut t = Table::new();
+        parse_into(
+            &literal_assignment("f.g", "{a,b}\\n"),
+            &mut t,
+            Typing::String,
+        )
+        .unwrap();
+        assert_eq!(
+            crate::template::sprintf("%v", &[Value::map(t)]),
+            "map[f:map[g:{a,b}\\n]]"
+        );
     }
 
     #[test]

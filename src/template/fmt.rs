@@ -7,6 +7,8 @@ use super::value::Value;
 pub fn print_action(v: &Value) -> String {
     match v {
         Value::NoValue | Value::Nil => "<no value>".to_string(),
+        // An action prints through a pointer's String method where fmt would not.
+        Value::Object(o) => o.0.action_text(),
         other => sprint_value(other),
     }
 }

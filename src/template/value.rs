@@ -216,6 +216,11 @@ pub trait Object: std::fmt::Debug + Send + Sync {
     fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>>;
     /// `%v`: the value's `String()`.
     fn text(&self) -> String;
+    /// What an action (`{{ . }}`) prints: text/template uses a `String` method of the
+    /// value's pointer too (a struct field is addressable), where `fmt` prints the fields.
+    fn action_text(&self) -> String {
+        self.text()
+    }
     /// The elements of a value whose Go type is a slice (`len` and `range` use them).
     fn items(&self) -> Option<Vec<Value>> {
         None
