@@ -24,6 +24,8 @@ pub struct Chart {
     pub dependencies: Vec<Chart>,
     /// `Chart.yaml`'s `dependencies` (or `requirements.yaml`'s, apiVersion v1).
     pub requirements: Vec<Dependency>,
+    /// `values.schema.json`.
+    pub schema: Option<String>,
 }
 
 /// Helm's limits on a packed chart (`loader.MaxDecompressedChartSize`, `…FileSize`).
@@ -138,6 +140,7 @@ impl Chart {
             crds: BTreeMap::new(),
             dependencies: Vec::new(),
             requirements: Vec::new(),
+            schema: None,
         };
         let mut archives = Vec::new();
         let mut requirements_yaml = None;
@@ -149,7 +152,8 @@ impl Chart {
                 "Chart.yaml" => chart_yaml = Some(text()),
                 "values.yaml" => values_yaml = Some(text()),
                 "requirements.yaml" => requirements_yaml = Some(text()),
-                "values.schema.json" | "requirements.lock" | "Chart.lock" => {}
+                "values.schema.json" => chart.schema = Some(text()),
+                "requirements.lock" | "Chart.lock" => {}
                 p if p.starts_with("templates/") => {
                     // Helm's default ignore rule: `templates/.?*`.
                     let name = p.rsplit('/').next().unwrap_or_default();

@@ -11,6 +11,7 @@ pub mod ignore;
 pub mod objects;
 pub mod output;
 pub mod render;
+pub mod schema;
 pub mod strvals;
 pub mod values;
 

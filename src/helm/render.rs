@@ -107,6 +107,7 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String
     let mut chart = chart.clone();
     let pruned = super::deps::process(&mut chart, &user)?;
     let values = values::coalesce_values_for(&chart, &user)?;
+    super::schema::validate(&chart, &values)?;
 
     let release = map([
         ("Name", Value::str(options.release_name.as_str())),
