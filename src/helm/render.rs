@@ -41,6 +41,9 @@ pub struct RenderOptions {
     pub set_literal: Vec<String>,
     /// Stack bytes templates may use (see [`template::Options::max_stack`]).
     pub template_stack: usize,
+    /// Render without the top chart's dependencies that are not in `charts/` (they are
+    /// returned in [`Rendered::missing`]); off, it is Helm's error.
+    pub allow_missing_dependencies: bool,
 }
 
 impl Default for RenderOptions {
@@ -60,6 +63,7 @@ impl Default for RenderOptions {
             set_file: Vec::new(),
             set_literal: Vec::new(),
             template_stack: template::Options::default().max_stack,
+            allow_missing_dependencies: false,
         }
     }
 }
@@ -71,6 +75,9 @@ pub struct Rendered {
     pub output: String,
     /// The subcharts dependency processing left out, and why.
     pub pruned: Vec<super::deps::Pruned>,
+    /// The top chart's dependencies missing from `charts/` (with
+    /// [`RenderOptions::allow_missing_dependencies`]).
+    pub missing: Vec<super::chart::Dependency>,
 }
 
 /// Renders `chart` as `helm template` does: its stdout, or the first line of the error it
@@ -103,6 +110,20 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String
                 kube.version
             ));
         }
+    }
+    // Helm's CheckDependencies, on the top chart, by name.
+    let missing: Vec<super::chart::Dependency> = chart
+        .requirements
+        .iter()
+        .filter(|r| !chart.dependencies.iter().any(|d| d.name == r.name))
+        .cloned()
+        .collect();
+    if !missing.is_empty() && !options.allow_missing_dependencies {
+        let names: Vec<&str> = missing.iter().map(|m| m.name.as_str()).collect();
+        return Err(format!(
+            "An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
+            names.join(", ")
+        ));
     }
     let mut chart = chart.clone();
     let pruned = super::deps::process(&mut chart, &user)?;
@@ -166,6 +187,7 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String
     Ok(Rendered {
         output: output::print(&crds, &manifests, &options.output),
         pruned,
+        missing,
     })
 }
 

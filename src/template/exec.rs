@@ -385,15 +385,21 @@ impl State<'_> {
                         &names[..names.len() - 1],
                         &arg_string(first),
                     )?;
-                    return self.call_method(dot, *pos, first, receiver, names.last(), cmd, last);
+                    let reached = (receiver, names.len() > 1);
+                    return self.call_method(dot, *pos, first, reached, names.last(), cmd, last);
                 }
                 self.eval_fields(*pos, dot.clone(), names, &arg_string(first))
             }
             Arg::Variable(pos, names) => {
                 if names.len() == 1 {
                     self.not_a_function(first, has_args)?;
-                } else {
-                    self.fields_with_args(*pos, first, names.last(), has_args)?;
+                } else if has_args {
+                    // `$.Files.Get "x"`: a method of what the variable's fields lead to.
+                    let v = self.var(&names[0]);
+                    let receiver =
+                        self.eval_fields(*pos, v, &names[1..names.len() - 1], &arg_string(first))?;
+                    let reached = (receiver, names.len() > 2);
+                    return self.call_method(dot, *pos, first, reached, names.last(), cmd, last);
                 }
                 let v = self.var(&names[0]);
                 self.eval_fields(*pos, v, &names[1..], &arg_string(first))
@@ -407,7 +413,8 @@ impl State<'_> {
                         &fields[..fields.len() - 1],
                         &arg_string(first),
                     )?;
-                    return self.call_method(dot, *pos, first, receiver, fields.last(), cmd, last);
+                    let reached = (receiver, fields.len() > 1);
+                    return self.call_method(dot, *pos, first, reached, fields.last(), cmd, last);
                 }
                 // Go reports a field error at the node it evaluated last, inside the base.
                 let (at, at_node) = last_evaluated(node);
@@ -461,7 +468,7 @@ impl State<'_> {
         dot: &Value,
         pos: usize,
         word: &Arg,
-        receiver: Value,
+        (receiver, from_map): (Value, bool),
         name: Option<&String>,
         cmd: &Command,
         last: Option<Value>,
@@ -479,9 +486,23 @@ impl State<'_> {
                 args.extend(last);
                 return self.call_map_method(cmd.pos, &command_string(cmd), m, name, &args);
             }
-            _ => {
+            Value::Map(_) => {
                 self.fields_with_args(pos, word, Some(name), true)?;
                 unreachable!("fields_with_args fails when there are arguments");
+            }
+            // Neither a map nor a value with methods: Go names the type it reached, which is
+            // `interface {}` for anything found in a map.
+            other => {
+                let ty = match other {
+                    Value::Nil | Value::NoValue => "interface {}",
+                    _ if from_map => "interface {}",
+                    v => v.type_name(),
+                };
+                return Err(self.error_at(
+                    pos,
+                    &arg_string(word),
+                    format!("can't evaluate field {name} in type {ty}"),
+                ));
             }
         };
         for a in &cmd.args[1..] {
