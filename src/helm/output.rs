@@ -3,7 +3,6 @@
 //! error fails the render), documents sorted by kind in install order with hooks after, each
 //! printed under a `# Source:` line.
 
-use crate::template::Value;
 use std::sync::LazyLock;
 
 /// Helm's `InstallOrder`.
@@ -89,68 +88,101 @@ pub fn split_manifests(text: &str) -> Vec<String> {
 }
 
 /// The fields of a document's head Helm reads (`releaseutil.SimpleHead`), or the YAML error
-/// as Helm words it.
+/// as Helm words it. Read from the node tree: the document is parsed whole (an error anywhere
+/// fails, as in Helm) but only its head is looked at.
 fn head(doc: &str) -> Result<(String, Option<String>), String> {
-    let value = crate::template::helm_values(doc)?;
-    let go_type = |v: &Value| match v {
-        Value::String(_) => "string",
-        Value::Bool(_) => "bool",
-        Value::List(_) => "array",
-        Value::Map(_) => "object",
-        _ => "number",
+    use crate::yaml::{self, Dialect, Node, NodeKind, Resolved};
+    let options = yaml::ParseOptions {
+        duplicate_keys: yaml::DuplicateKeys::LastWins,
+        ..yaml::ParseOptions::default()
     };
-    let m = match &value {
-        Value::Map(m) => m.clone(),
-        Value::Nil | Value::NoValue => return Ok((String::new(), None)),
-        other => {
-            return Err(format!(
-                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type releaseutil.SimpleHead",
-                go_type(other)
-            ))
+    let node = match yaml::parse_stream(doc.as_bytes(), &options) {
+        Ok(docs) => match docs.into_iter().next() {
+            Some(n) => n,
+            None => return Ok((String::new(), None)),
+        },
+        Err(e) => {
+            let message = e
+                .go_message
+                .clone()
+                .unwrap_or_else(|| format!("yaml: line {}: {}", e.span.line, e.message));
+            return Err(format!("error converting YAML to JSON: {message}"));
         }
     };
-    let field_error = |field: &str, v: &Value, want: &str| {
+    // The JSON kind sigs.k8s.io/yaml gives a node; None for null.
+    let go_type = |n: &Node| match &n.kind {
+        NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
+            Ok(Resolved::Null) => None,
+            Ok(Resolved::Bool(_)) => Some("bool"),
+            Ok(Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_)) => Some("number"),
+            _ => Some("string"),
+        },
+        NodeKind::Seq(_) => Some("array"),
+        NodeKind::Map(_) => Some("object"),
+    };
+    let field_error = |field: &str, n: &Node, want: &str| {
         format!(
             "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {field} of type {want}",
-            go_type(v)
+            go_type(n).unwrap_or("null")
         )
     };
     // sigs.k8s.io/yaml reads any scalar into a string field (`name: n` is "n", not false).
-    let string_field = |v: Option<Value>, field: &str| -> Result<String, String> {
-        match v {
-            None | Some(Value::Nil) => Ok(String::new()),
-            Some(Value::String(s)) => Ok(s.to_string()),
-            Some(v @ (Value::List(_) | Value::Map(_))) => Err(field_error(field, &v, "string")),
-            Some(other) => Ok(crate::template::sprint(&[other])),
+    let string_field = |n: Option<&Node>, field: &str| -> Result<String, String> {
+        match n {
+            None => Ok(String::new()),
+            Some(n) => match (&n.kind, go_type(n)) {
+                (_, None) => Ok(String::new()),
+                (NodeKind::Scalar(s), _) => Ok(s.text.clone()),
+                _ => Err(field_error(field, n, "string")),
+            },
         }
     };
-    string_field(m.get("apiVersion"), "SimpleHead.apiVersion")?;
-    let kind = string_field(m.get("kind"), "SimpleHead.kind")?;
+    match go_type(&node) {
+        None => return Ok((String::new(), None)),
+        Some("object") => {}
+        Some(other) => {
+            return Err(format!(
+                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {other} into Go value of type releaseutil.SimpleHead"
+            ))
+        }
+    }
+    string_field(node.get("apiVersion"), "SimpleHead.apiVersion")?;
+    let kind = string_field(node.get("kind"), "SimpleHead.kind")?;
     let mut hook = None;
-    match m.get("metadata") {
-        None | Some(Value::Nil) => {}
-        Some(Value::Map(meta)) => {
-            string_field(meta.get("name"), "SimpleHead.metadata.name")?;
-            match meta.get("annotations") {
-                None | Some(Value::Nil) => {}
-                Some(Value::Map(a)) => {
-                    for (k, v) in a.entries() {
-                        let text = string_field(Some(v), ".metadata.annotations")?;
-                        if k == "helm.sh/hook" {
-                            hook = Some(text);
+    if let Some(meta) = node.get("metadata") {
+        match go_type(meta) {
+            None => {}
+            Some("object") => {
+                string_field(meta.get("name"), "SimpleHead.metadata.name")?;
+                if let Some(a) = meta.get("annotations") {
+                    match (&a.kind, go_type(a)) {
+                        (_, None) => {}
+                        (NodeKind::Map(entries), _) => {
+                            for (k, v) in entries {
+                                let text = string_field(Some(v), ".metadata.annotations")?;
+                                if k.as_str() == Some("helm.sh/hook") {
+                                    hook = Some(text);
+                                }
+                            }
+                        }
+                        _ => {
+                            return Err(field_error(
+                                ".metadata.annotations",
+                                a,
+                                "map[string]string",
+                            ))
                         }
                     }
                 }
-                Some(other) => {
-                    return Err(field_error(
-                        ".metadata.annotations",
-                        &other,
-                        "map[string]string",
-                    ))
-                }
+            }
+            Some(_) => {
+                return Err(field_error(
+                    "SimpleHead.metadata",
+                    meta,
+                    "struct { Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }",
+                ))
             }
         }
-        Some(other) => return Err(field_error("SimpleHead.metadata", &other, "struct { Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }")),
     }
     Ok((kind, hook))
 }
