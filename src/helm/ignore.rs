@@ -93,56 +93,8 @@ impl Rules {
     }
 }
 
-/// Go's `filepath.Match` on `/`-separated paths: `*` and `?` within a segment, `[…]` classes
-/// (`^` negates), `\` escapes.
-pub fn go_match(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    matches(&p, &n)
-}
-
-fn matches(p: &[char], n: &[char]) -> bool {
-    match p.first() {
-        None => n.is_empty(),
-        Some('*') => {
-            let mut i = 0;
-            loop {
-                if matches(&p[1..], &n[i..]) {
-                    return true;
-                }
-                if i == n.len() || n[i] == '/' {
-                    return false;
-                }
-                i += 1;
-            }
-        }
-        Some('?') => !n.is_empty() && n[0] != '/' && matches(&p[1..], &n[1..]),
-        Some('[') => {
-            let Some(close) = p.iter().skip(1).position(|&c| c == ']').map(|i| i + 1) else {
-                return false;
-            };
-            let Some(&c) = n.first() else { return false };
-            let mut class = &p[1..close];
-            let negate = class.first() == Some(&'^');
-            if negate {
-                class = &class[1..];
-            }
-            let mut hit = false;
-            let mut i = 0;
-            while i < class.len() {
-                if i + 2 < class.len() && class[i + 1] == '-' {
-                    hit |= class[i] <= c && c <= class[i + 2];
-                    i += 3;
-                } else {
-                    hit |= class[i] == c;
-                    i += 1;
-                }
-            }
-            hit != negate && c != '/' && matches(&p[close + 1..], &n[1..])
-        }
-        Some('\\') if p.len() > 1 => !n.is_empty() && n[0] == p[1] && matches(&p[2..], &n[1..]),
-        Some(&c) => !n.is_empty() && n[0] == c && matches(&p[1..], &n[1..]),
-    }
+fn go_match(pattern: &str, name: &str) -> bool {
+    super::glob::matches(super::glob::Syntax::GoFilepath, pattern, name)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 pub mod chart;
 pub mod deps;
+pub mod glob;
 pub mod ignore;
 pub mod objects;
 pub mod output;

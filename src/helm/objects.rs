@@ -2,6 +2,7 @@
 //! files with Helm's methods), `.Capabilities` (the Kubernetes and Helm versions `helm
 //! template` assumes, v3.17.3's defaults) and their values.
 
+use super::glob;
 use crate::template::{
     Dict, Field, FuncError, GoStruct, MapType, NamedMap, Object, ObjectRef, Value,
 };
@@ -125,7 +126,7 @@ fn files_method(d: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
             let matching = d
                 .entries()
                 .into_iter()
-                .filter(|(k, _)| glob_match(&pattern, k))
+                .filter(|(k, _)| glob::matches(glob::Syntax::Gobwas, &pattern, k))
                 .collect();
             Value::Map(Dict::typed(matching, MapType::Named(&FILES)))
         }
@@ -139,70 +140,6 @@ fn files_method(d: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
         "AsConfig" => by_base(|s| s.to_string()),
         _ => by_base(|s| base64::engine::general_purpose::STANDARD.encode(s)),
     })
-}
-
-/// gobwas/glob with `/` as the separator: `*` and `?` stay within a path segment, `**` does
-/// not, `[…]` classes (`!` negates), `{a,b}` alternatives.
-pub fn glob_match(pattern: &str, name: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let n: Vec<char> = name.chars().collect();
-    matches(&p, &n)
-}
-
-fn matches(p: &[char], n: &[char]) -> bool {
-    match p.first() {
-        None => n.is_empty(),
-        Some('*') if p.get(1) == Some(&'*') => (0..=n.len()).any(|i| matches(&p[2..], &n[i..])),
-        Some('*') => {
-            let mut i = 0;
-            loop {
-                if matches(&p[1..], &n[i..]) {
-                    return true;
-                }
-                if i == n.len() || n[i] == '/' {
-                    return false;
-                }
-                i += 1;
-            }
-        }
-        Some('?') => !n.is_empty() && n[0] != '/' && matches(&p[1..], &n[1..]),
-        Some('[') => {
-            let Some(close) = p.iter().skip(1).position(|&c| c == ']').map(|i| i + 1) else {
-                return !n.is_empty() && n[0] == '[' && matches(&p[1..], &n[1..]);
-            };
-            let Some(&c) = n.first() else { return false };
-            let mut class = &p[1..close];
-            let negate = class.first() == Some(&'!');
-            if negate {
-                class = &class[1..];
-            }
-            let mut hit = false;
-            let mut i = 0;
-            while i < class.len() {
-                if i + 2 < class.len() && class[i + 1] == '-' {
-                    hit |= class[i] <= c && c <= class[i + 2];
-                    i += 3;
-                } else {
-                    hit |= class[i] == c;
-                    i += 1;
-                }
-            }
-            hit != negate && c != '/' && matches(&p[close + 1..], &n[1..])
-        }
-        Some('{') => {
-            let Some(close) = p.iter().position(|&c| c == '}') else {
-                return !n.is_empty() && n[0] == '{' && matches(&p[1..], &n[1..]);
-            };
-            let rest = &p[close + 1..];
-            p[1..close].split(|&c| c == ',').any(|alt| {
-                let mut joined = alt.to_vec();
-                joined.extend_from_slice(rest);
-                matches(&joined, n)
-            })
-        }
-        Some('\\') if p.len() > 1 => !n.is_empty() && n[0] == p[1] && matches(&p[2..], &n[1..]),
-        Some(&c) => !n.is_empty() && n[0] == c && matches(&p[1..], &n[1..]),
-    }
 }
 
 /// `.Capabilities.KubeVersion`: fields `Version`, `Major`, `Minor` and the `GitVersion` and
@@ -349,17 +286,6 @@ pub fn capabilities(kube: KubeVersion, api_versions: Vec<String>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn globs_follow_gobwas() {
-        assert!(glob_match("**", "a/b/c"));
-        assert!(glob_match("files/*", "files/a.txt"));
-        assert!(!glob_match("files/*", "files/x/a.txt"));
-        assert!(glob_match("files/**.txt", "files/x/a.txt"));
-        assert!(glob_match("*.{yaml,json}", "a.json"));
-        assert!(glob_match("[a-c]?.txt", "b1.txt"));
-        assert!(!glob_match("[!a-c]?.txt", "b1.txt"));
-    }
 
     #[test]
     fn kube_versions_parse_as_helm_flags() {
