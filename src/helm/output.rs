@@ -92,22 +92,8 @@ pub fn split_manifests(text: &str) -> Vec<String> {
 /// fails, as in Helm) but only its head is looked at.
 fn head(doc: &str) -> Result<(String, Option<String>), String> {
     use crate::yaml::{self, Dialect, Node, NodeKind, Resolved};
-    let options = yaml::ParseOptions {
-        duplicate_keys: yaml::DuplicateKeys::LastWins,
-        ..yaml::ParseOptions::default()
-    };
-    let node = match yaml::parse_stream(doc.as_bytes(), &options) {
-        Ok(docs) => match docs.into_iter().next() {
-            Some(n) => n,
-            None => return Ok((String::new(), None)),
-        },
-        Err(e) => {
-            let message = e
-                .go_message
-                .clone()
-                .unwrap_or_else(|| format!("yaml: line {}: {}", e.span.line, e.message));
-            return Err(format!("error converting YAML to JSON: {message}"));
-        }
+    let Some(node) = crate::template::helm_yaml_node(doc)? else {
+        return Ok((String::new(), None));
     };
     // The JSON kind sigs.k8s.io/yaml gives a node; None for null.
     let go_type = |n: &Node| match &n.kind {

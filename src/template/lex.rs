@@ -203,6 +203,24 @@ impl Lexer<'_> {
         true
     }
 
+    /// ` -}}` at `start`: its space, the delimiter, and the trimmed text after it.
+    fn trim_right_marker(&mut self, start: usize) {
+        let delim = start + 2;
+        self.pos = delim + self.right.len();
+        for (kind, text, pos) in [
+            (Kind::Space, " ".to_string(), start),
+            (Kind::RightDelim, self.right.to_string(), delim),
+        ] {
+            self.tokens.push(Token {
+                kind,
+                text,
+                pos,
+                line: self.line,
+            });
+        }
+        self.skip_leading_space();
+    }
+
     fn skip_leading_space(&mut self) {
         let rest = self.rest();
         let skipped = rest.len() - rest.trim_start_matches(is_space).len();
@@ -219,23 +237,7 @@ impl Lexer<'_> {
                 && rest[1..].starts_with('-')
                 && rest[2..].starts_with(self.right);
             if self.paren_depth == 0 && at_trim_right {
-                let start = self.pos;
-                self.pos += 2;
-                let delim = self.pos;
-                self.pos += self.right.len();
-                self.tokens.push(Token {
-                    kind: Kind::Space,
-                    text: " ".into(),
-                    pos: start,
-                    line: self.line,
-                });
-                self.tokens.push(Token {
-                    kind: Kind::RightDelim,
-                    text: self.right.to_string(),
-                    pos: delim,
-                    line: self.line,
-                });
-                self.skip_leading_space();
+                self.trim_right_marker(self.pos);
                 return true;
             }
             if self.paren_depth > 0 && rest.starts_with(self.right) {
@@ -269,23 +271,8 @@ impl Lexer<'_> {
                         && self.rest().starts_with('-')
                         && self.rest()[1..].starts_with(self.right)
                     {
-                        // Only the marker's own space: handled at the top of the loop.
-                        self.pos = start;
-                        self.tokens.push(Token {
-                            kind: Kind::Space,
-                            text: " ".into(),
-                            pos: start,
-                            line: self.line,
-                        });
-                        let delim = start + 2;
-                        self.pos = delim + self.right.len();
-                        self.tokens.push(Token {
-                            kind: Kind::RightDelim,
-                            text: self.right.to_string(),
-                            pos: delim,
-                            line: self.line,
-                        });
-                        self.skip_leading_space();
+                        // Only the marker's own space.
+                        self.trim_right_marker(start);
                         return true;
                     }
                     self.emit(Kind::Space, start);

@@ -293,15 +293,20 @@ impl Parser<'_> {
         if close.kind != Kind::RightDelim {
             return Err(self.unexpected(&close, "define clause"));
         }
+        let list = self.parse_body(kw)?;
+        self.add_tree(name, list, kw)
+    }
+
+    /// The body of a `define` or `block`, up to its `{{end}}`, with only `$` in scope.
+    fn parse_body(&mut self, kw: &Token) -> Result<Vec<Node>, ParseError> {
         let saved_vars = std::mem::replace(&mut self.vars, vec![vec!["$".to_string()]]);
         let (list, end) = self.parse_list()?;
         self.vars = saved_vars;
         match end {
-            Stop::End => {}
-            Stop::Else => return Err(self.error(kw, "unexpected {{else}}")),
-            Stop::Eof => return Err(self.error(kw, "unexpected EOF")),
+            Stop::End => Ok(list),
+            Stop::Else => Err(self.error(kw, "unexpected {{else}}")),
+            Stop::Eof => Err(self.error(kw, "unexpected EOF")),
         }
-        self.add_tree(name, list, kw)
     }
 
     /// Go's `Tree.add`: within one text, a second non-empty definition of a name is an error;
@@ -532,14 +537,7 @@ impl Parser<'_> {
             None
         };
         if block {
-            let saved_vars = std::mem::replace(&mut self.vars, vec![vec!["$".to_string()]]);
-            let (list, end) = self.parse_list()?;
-            self.vars = saved_vars;
-            match end {
-                Stop::End => {}
-                Stop::Else => return Err(self.error(kw, "unexpected {{else}}")),
-                Stop::Eof => return Err(self.error(kw, "unexpected EOF")),
-            }
+            let list = self.parse_body(kw)?;
             self.add_tree(name.clone(), list, kw)?;
         }
         Ok(Node::Template {

@@ -220,25 +220,26 @@ fn json_value(v: &Value) -> Result<serde_json::Value, String> {
 /// Helm's reading of YAML text, for `fromYaml` and values files alike (sigs.k8s.io/yaml:
 /// go-yaml v2 typing, then JSON, so every number is a float64 and keys are strings).
 pub fn from_yaml(text: &str) -> Result<Value, String> {
-    // go-yaml v2 into a map: a key given twice keeps its last value.
+    Ok(yaml_node(text)?.map_or(Value::Nil, |node| helm_value(&node)))
+}
+
+/// The first document of `text` as sigs.k8s.io/yaml reads it (go-yaml v2: a key given twice
+/// keeps its last value), or its error as Helm prints it (`error converting YAML to JSON: …`).
+pub fn yaml_node(text: &str) -> Result<Option<yaml::Node>, String> {
     let options = yaml::ParseOptions {
         duplicate_keys: yaml::DuplicateKeys::LastWins,
         ..yaml::ParseOptions::default()
     };
-    let node = match yaml::parse_stream(text.as_bytes(), &options) {
-        Ok(docs) => match docs.into_iter().next() {
-            Some(n) => n,
-            None => return Ok(Value::Nil),
-        },
+    match yaml::parse_stream(text.as_bytes(), &options) {
+        Ok(docs) => Ok(docs.into_iter().next()),
         Err(e) => {
             let message = e
                 .go_message
                 .clone()
                 .unwrap_or_else(|| format!("yaml: line {}: {}", e.span.line, e.message));
-            return Err(format!("error converting YAML to JSON: {message}"));
+            Err(format!("error converting YAML to JSON: {message}"))
         }
-    };
-    Ok(helm_value(&node))
+    }
 }
 
 /// A YAML node as Helm's values see it.
