@@ -434,13 +434,7 @@ fn gen_ca(cn: &str, days: i64, key: Key) -> Result<Value, FuncError> {
 }
 
 fn gen_self_signed(a: &[Value], key: Key) -> Result<Value, FuncError> {
-    let t = Template {
-        cn: s(a, 0).to_string(),
-        ips: ips(&a[1])?,
-        dns: dns_names(&a[2])?,
-        days: int(a, 3),
-        is_ca: false,
-    };
+    let t = leaf_template(a)?;
     let issuer = Issuer {
         subject: name(&t.cn),
         key_id: None,
@@ -476,19 +470,24 @@ fn gen_signed(a: &[Value], key: Key) -> Result<Value, FuncError> {
         return Err(FuncError::Call("unable to decode key".into()));
     }
     let signer = parse_key(&ca_key)?;
-    let t = Template {
-        cn: s(a, 0).to_string(),
-        ips: ips(&a[1])?,
-        dns: dns_names(&a[2])?,
-        days: int(a, 3),
-        is_ca: false,
-    };
+    let t = leaf_template(a)?;
     let issuer = Issuer {
         subject,
         key_id,
         key: &signer,
     };
     finish(&t, &key, &issuer)
+}
+
+/// The leaf certificate template of `(cn, ips, alternateDNS, daysValid, …)`.
+fn leaf_template(a: &[Value]) -> Result<Template, FuncError> {
+    Ok(Template {
+        cn: s(a, 0).to_string(),
+        ips: ips(&a[1])?,
+        dns: dns_names(&a[2])?,
+        days: int(a, 3),
+        is_ca: false,
+    })
 }
 
 fn list_arg(v: &Value) -> Result<Vec<Value>, FuncError> {
