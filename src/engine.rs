@@ -21,6 +21,9 @@ pub struct EngineOutput<D> {
     /// What the engine knows beyond the resources (a Helm dependency tree, the generator
     /// parameters behind an Application), typed per engine.
     pub details: D,
+    /// The reference tool's stdout, when it is not the resources printed by kdelta's writer
+    /// (`helm template` keeps its `# Source:` comments and the templates' own layout).
+    pub printed: Option<String>,
 }
 
 impl<D: Default> EngineOutput<D> {
@@ -33,6 +36,7 @@ impl<D: Default> EngineOutput<D> {
             ok,
             complete,
             details: D::default(),
+            printed: None,
         }
     }
 
@@ -51,6 +55,7 @@ impl<D> EngineOutput<D> {
             ok: self.ok,
             complete: self.complete,
             details: f(self.details),
+            printed: self.printed,
         }
     }
 }

@@ -186,4 +186,69 @@ pub struct CommonArgs {
     /// chart not inflated) as an error instead of a notice.
     #[arg(long, global = true)]
     pub strict: bool,
+    #[command(flatten)]
+    pub helm: HelmArgs,
+}
+
+/// `helm template`'s flags, with its spellings; they apply to every chart rendered.
+#[derive(Debug, Args, Default)]
+#[command(next_help_heading = "Helm options")]
+pub struct HelmArgs {
+    /// Helm: values file, over the chart's values.yaml (repeatable; later wins; comma-separated too).
+    #[arg(
+        short = 'f',
+        long = "values",
+        global = true,
+        value_name = "FILE",
+        value_delimiter = ','
+    )]
+    pub values: Vec<PathBuf>,
+    /// Helm: set values (`a.b=1,c={x,y}`; repeatable).
+    #[arg(long, global = true, value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Helm: set values as strings.
+    #[arg(long, global = true, value_name = "KEY=VALUE")]
+    pub set_string: Vec<String>,
+    /// Helm: set values as JSON (`a={"b":1}`).
+    #[arg(long, global = true, value_name = "KEY=JSON")]
+    pub set_json: Vec<String>,
+    /// Helm: set a value to a file's content (`key=path`).
+    #[arg(long, global = true, value_name = "KEY=PATH")]
+    pub set_file: Vec<String>,
+    /// Helm: set a value literally (no commas or escapes parsed).
+    #[arg(long, global = true, value_name = "KEY=VALUE")]
+    pub set_literal: Vec<String>,
+    /// Helm: the release name (default `release-name`; `kdelta render NAME CHART` too).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub release_name: Option<String>,
+    /// Helm: the release namespace (default `default`).
+    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+    /// Helm: the Kubernetes version for `.Capabilities` and `kubeVersion` checks (default 1.32.0).
+    #[arg(long, global = true, value_name = "VERSION")]
+    pub kube_version: Option<String>,
+    /// Helm: API versions added to `.Capabilities.APIVersions` (repeatable; comma-separated too).
+    #[arg(
+        short = 'a',
+        long,
+        global = true,
+        value_name = "VERSION",
+        value_delimiter = ','
+    )]
+    pub api_versions: Vec<String>,
+    /// Helm: print the charts' `crds/` too.
+    #[arg(long, global = true)]
+    pub include_crds: bool,
+    /// Helm: leave out test hooks.
+    #[arg(long, global = true)]
+    pub skip_tests: bool,
+    /// Helm: leave out every hook.
+    #[arg(long, global = true)]
+    pub no_hooks: bool,
+    /// Helm: render `.Release.IsUpgrade` true.
+    #[arg(long, global = true)]
+    pub is_upgrade: bool,
+    /// Helm: print only the documents of these templates (`templates/x.yaml`, globs allowed).
+    #[arg(short = 's', long, global = true, value_name = "TEMPLATE")]
+    pub show_only: Vec<String>,
 }

@@ -15,7 +15,7 @@ pub fn run(c: &CommonArgs, args: &CheckArgs) -> Result<i32> {
             info: opened.info,
         },
         common::config(c, snapshot),
-        &common::pipeline_options(c),
+        &common::pipeline_options(c)?,
     );
     common::write_report_files(c, &report)?;
     common::print_report(c, &report)?;

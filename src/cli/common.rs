@@ -96,26 +96,69 @@ pub fn config(common: &CommonArgs, snapshot: &dyn Snapshot) -> Result<Config, Fi
     kdelta::pipeline::load_config(common.config.as_deref(), snapshot)
 }
 
-/// Rendering options from the flags.
-pub fn render_options(common: &CommonArgs) -> RenderOptions {
-    RenderOptions {
+/// Rendering options from the flags (the Helm values files they name are read here, relative
+/// to the start directory, as `helm template` reads them).
+pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
+    Ok(RenderOptions {
         kustomize: kdelta::kustomize::Options {
             load_restrictor_none: common.load_restrictor == LoadRestrictor::None,
             reorder_none: common.reorder == Reorder::None,
             enable_exec_plugins: common.enable_exec_plugins,
             add_managed_by_label: common.enable_managed_by_label,
         },
+        helm: helm_options(common)?,
         ..RenderOptions::default()
+    })
+}
+
+/// The Helm flags as the engine's options.
+fn helm_options(common: &CommonArgs) -> Result<kdelta::helm::Options> {
+    let h = &common.helm;
+    let start = start_dir(common)?;
+    let read = |p: &Path| {
+        std::fs::read_to_string(start.join(p))
+            .with_context(|| format!("cannot read {}", p.display()))
+    };
+    let mut values = Vec::new();
+    for p in &h.values {
+        values.push((p.display().to_string(), read(p)?));
     }
+    let mut set_file = Vec::new();
+    for s in &h.set_file {
+        // Helm's --set-file takes `key=path` pairs, comma-separated.
+        for pair in s.split(',') {
+            let (key, path) = pair
+                .split_once('=')
+                .with_context(|| format!("--set-file {pair}: expected key=path"))?;
+            set_file.push((key.to_string(), read(Path::new(path))?));
+        }
+    }
+    Ok(kdelta::helm::Options {
+        release_name: h.release_name.clone(),
+        namespace: h.namespace.clone(),
+        kube_version: h.kube_version.clone(),
+        api_versions: h.api_versions.clone(),
+        include_crds: h.include_crds,
+        skip_tests: h.skip_tests,
+        no_hooks: h.no_hooks,
+        show_only: h.show_only.clone(),
+        is_upgrade: h.is_upgrade,
+        values,
+        set: h.set.clone(),
+        set_string: h.set_string.clone(),
+        set_json: h.set_json.clone(),
+        set_file,
+        set_literal: h.set_literal.clone(),
+    })
 }
 
 /// The pipeline's options from the flags.
-pub fn pipeline_options(common: &CommonArgs) -> kdelta::pipeline::Options {
-    kdelta::pipeline::Options {
-        render: render_options(common),
+pub fn pipeline_options(common: &CommonArgs) -> Result<kdelta::pipeline::Options> {
+    Ok(kdelta::pipeline::Options {
+        render: render_options(common)?,
         strict: common.strict,
         show_secrets: common.show_secrets,
-    }
+    })
 }
 
 /// Whether to color stdout.

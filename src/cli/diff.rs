@@ -65,7 +65,7 @@ pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
             info: head.info,
         },
         config,
-        &common::pipeline_options(c),
+        &common::pipeline_options(c)?,
     ))
 }
 

@@ -19,7 +19,7 @@ pub fn run(c: &CommonArgs, args: &ListArgs) -> Result<i32> {
     let found = kdelta::pipeline::list(
         opened.snapshot.as_ref(),
         &config,
-        &common::pipeline_options(c),
+        &common::pipeline_options(c)?,
     );
     if c.format == Some(Format::Json) {
         let items: Vec<serde_json::Value> = found

@@ -19,6 +19,18 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     } else {
         args.targets.clone()
     };
+    let mut opts = common::pipeline_options(c)?;
+    let mut requested = requested;
+    // `kdelta render NAME CHART`, as `helm template NAME CHART`.
+    if let [name, chart] = requested.as_slice() {
+        let name_is_path = resolve(c, snapshot, &start, &opened.root, name).is_ok();
+        let chart_is_chart = resolve(c, snapshot, &start, &opened.root, chart)
+            .is_ok_and(|t| !t.is_empty() && t.iter().all(|t| t.kind() == "helm"));
+        if !name_is_path && chart_is_chart && opts.render.helm.release_name.is_none() {
+            opts.render.helm.release_name = Some(name.clone());
+            requested = vec![chart.clone()];
+        }
+    }
     let mut targets = Vec::new();
     for arg in &requested {
         targets.extend(resolve(c, snapshot, &start, &opened.root, arg)?);
@@ -29,7 +41,6 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     let mut failed = false;
     let mut out = String::new();
     let many = targets.len() > 1;
-    let opts = common::pipeline_options(c);
     for (i, (t, rendered)) in pipeline::render(snapshot, &targets, &opts).enumerate() {
         // kustomize prints its deprecation warnings verbatim; kdelta does the same on stderr.
         let (warnings, others): (Vec<_>, Vec<_>) = rendered

@@ -94,7 +94,17 @@ rules! {
 
     INTERNAL_PANIC = "internal.panic", Error, "kdelta itself crashed (a bug in kdelta)";
 
-    HELM_NOT_RENDERED_YET = "helm.not-rendered-yet", Notice, "a Helm chart, discovered but not rendered yet";
+    HELM_CHART_INVALID = "helm.chart.invalid", Error, "a chart (or a subchart in charts/) cannot be loaded";
+    HELM_VALUES = "helm.values", Error, "a values file or --set flag cannot be read";
+    HELM_VALUES_SCHEMA = "helm.values.schema", Error, "the values break a chart's values.schema.json";
+    HELM_KUBE_VERSION = "helm.kube-version", Error, "the chart's kubeVersion excludes the Kubernetes version rendered for";
+    HELM_TEMPLATE = "helm.template", Error, "a template does not parse or fails (fail, required, a bad call)";
+    HELM_OUTPUT = "helm.output", Error, "a template's output is not valid YAML";
+    HELM_SHOW_ONLY = "helm.show-only", Error, "a --show-only pattern matches no template";
+    HELM_SUBCHART_PRUNED = "helm.subchart.pruned", Notice, "a subchart is switched off by tags or a condition";
+    HELM_SUBCHART_TOGGLED = "helm.subchart.toggled", Warning, "a subchart is enabled at one revision and pruned at the other";
+    HELM_DEPENDENCY_MISSING = "helm.dependency.missing", Notice, "a declared dependency is not vendored in charts/; its resources are missing";
+    HELM_REGENERATED = "helm.regenerated", Notice, "fields a chart regenerates on every render (random values, certificates), not shown as changes";
     APPSET_NOT_RENDERED_YET = "appset.not-rendered-yet", Notice, "an Argo CD ApplicationSet, discovered but not expanded yet";
     APP_NOT_RENDERED_YET = "app.not-rendered-yet", Notice, "an Argo CD Application, discovered but not rendered yet";
 }

@@ -26,6 +26,12 @@ pub struct Chart {
     pub requirements: Vec<Dependency>,
     /// `values.schema.json`.
     pub schema: Option<String>,
+    /// Where the chart was loaded from, relative to the top chart's directory: empty for the
+    /// top chart, `charts/sub` for an unpacked subchart, `charts/sub-1.0.0.tgz` for a packed
+    /// one (and `charts/sub-1.0.0.tgz/charts/dep` below it). Findings point there.
+    pub source: String,
+    /// The file `requirements` was read from: `requirements.yaml` or `Chart.yaml`.
+    pub requirements_file: &'static str,
 }
 
 /// Helm's limits on a packed chart (`loader.MaxDecompressedChartSize`, `…FileSize`).
@@ -141,6 +147,8 @@ impl Chart {
             dependencies: Vec::new(),
             requirements: Vec::new(),
             schema: None,
+            source: String::new(),
+            requirements_file: "Chart.yaml",
         };
         let mut archives = Vec::new();
         let mut requirements_yaml = None;
@@ -201,17 +209,22 @@ impl Chart {
             _ => return Err(LoadError::NoName),
         };
         for (name, bytes) in archives {
-            let sub = Chart::from_archive(&bytes)
+            let mut sub = Chart::from_archive(&bytes)
                 .map_err(|e| LoadError::Subchart(name.clone(), Box::new(e)))?;
+            sub.set_source(&format!("charts/{name}"));
             chart.dependencies.push(sub);
         }
         for (dir, files) in subchart_files {
-            let sub =
+            let mut sub =
                 Chart::load(files).map_err(|e| LoadError::Subchart(dir.clone(), Box::new(e)))?;
+            sub.set_source(&format!("charts/{dir}"));
             chart.dependencies.push(sub);
         }
         // requirements.yaml (apiVersion v1's place) is read over Chart.yaml's metadata, as
         // Helm's loader does for any apiVersion.
+        if requirements_yaml.is_some() {
+            chart.requirements_file = "requirements.yaml";
+        }
         let from_requirements = match requirements_yaml {
             Some(text) => match helm_values(&text).map_err(LoadError::ChartYaml)? {
                 Value::Map(m) => m.get("dependencies"),
@@ -301,6 +314,18 @@ impl Chart {
             return Err(fail("no files in chart archive"));
         }
         Chart::load(files)
+    }
+
+    /// Places the chart (and its subtree) at `prefix` under its parent.
+    fn set_source(&mut self, prefix: &str) {
+        self.source = if self.source.is_empty() {
+            prefix.to_string()
+        } else {
+            format!("{prefix}/{}", self.source)
+        };
+        for d in &mut self.dependencies {
+            d.set_source(prefix);
+        }
     }
 
     /// `Chart.yaml`'s `apiVersion` (`v1` without one, as Helm assumes).

@@ -75,6 +75,12 @@ impl Rules {
         false
     }
 
+    /// True when a directory is ignored by its own path (the walk has already skipped those
+    /// under an ignored one).
+    pub fn ignores_dir(&self, path: &str) -> bool {
+        self.ignores(path, true)
+    }
+
     /// True when the file, or a directory it is in, is ignored (Helm's walk skips ignored
     /// directories whole).
     pub fn ignores_file(&self, path: &str) -> bool {

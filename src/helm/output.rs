@@ -70,6 +70,9 @@ pub struct OutputOptions {
     pub no_hooks: bool,
     /// `--skip-tests`: hooks of type `test` are left out.
     pub skip_tests: bool,
+    /// `--show-only` (`-s`): only the documents of templates matching these
+    /// `filepath.Match` patterns (paths without the chart's name: `templates/x.yaml`).
+    pub show_only: Vec<String>,
 }
 
 /// Go's `strings.TrimSpace`.
@@ -240,6 +243,40 @@ pub fn print(crds: &[(String, String)], manifests: &[Manifest], options: &Output
         out.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.content));
     }
     format!("{}\n", trim(&out))
+}
+
+/// `helm template --show-only`: the printed documents whose template (the `# Source:` path
+/// without its first segment) matches a pattern, pattern by pattern, each printed as
+/// `---\n{document}\n`; a pattern matching nothing is Helm's error.
+pub fn show_only(printed: &str, patterns: &[String]) -> Result<String, String> {
+    if patterns.is_empty() {
+        return Ok(printed.to_string());
+    }
+    let docs = split_manifests(printed);
+    let mut out = String::new();
+    for pattern in patterns {
+        let pattern = pattern.replace('\\', "/");
+        let mut missing = true;
+        for doc in &docs {
+            let Some(name) = doc
+                .strip_prefix("# Source: ")
+                .or_else(|| doc.split_once("# Source: ").map(|(_, r)| r))
+                .and_then(|r| r.lines().next())
+                .and_then(|p| p.split_once('/').map(|(_, rest)| rest))
+            else {
+                continue;
+            };
+            if !super::glob::matches(super::glob::Syntax::GoFilepath, &pattern, name) {
+                continue;
+            }
+            out.push_str(&format!("---\n{doc}\n"));
+            missing = false;
+        }
+        if missing {
+            return Err(format!("could not find template {pattern} in chart"));
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

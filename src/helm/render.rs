@@ -68,6 +68,47 @@ impl Default for RenderOptions {
     }
 }
 
+/// Why `helm template` failed: what kind of problem (findings use it), and Helm's own message
+/// (the first line of what it prints after `Error: `).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct RenderError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+/// The kinds of [`RenderError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// `--kube-version` is not a version.
+    KubeVersionFlag,
+    /// The values flags or files cannot be read.
+    Values,
+    /// The chart's `kubeVersion` excludes the Kubernetes version.
+    KubeVersion,
+    /// Dependencies declared but not in `charts/`.
+    MissingDependencies,
+    /// The values break a chart's `values.schema.json`.
+    Schema,
+    /// A template does not parse.
+    Parse,
+    /// A template fails (`fail`, a bad call, `required`).
+    Execute,
+    /// A rendered manifest cannot be read as YAML.
+    Output,
+    /// A `--show-only` pattern matches no template.
+    ShowOnly,
+}
+
+impl ErrorKind {
+    fn with(self, message: impl Into<String>) -> RenderError {
+        RenderError {
+            kind: self,
+            message: message.into(),
+        }
+    }
+}
+
 /// What `helm template` of a chart gave.
 #[derive(Clone, Debug)]
 pub struct Rendered {
@@ -78,20 +119,28 @@ pub struct Rendered {
     /// The top chart's dependencies missing from `charts/` (with
     /// [`RenderOptions::allow_missing_dependencies`]).
     pub missing: Vec<super::chart::Dependency>,
+    /// The non-deterministic functions the templates called (`randAlphaNum`, `genCA`…):
+    /// another render gives other output.
+    pub nondeterministic: Vec<&'static str>,
 }
 
 /// Renders `chart` as `helm template` does: its stdout, or the first line of the error it
 /// prints after `Error: `.
 pub fn render_chart(chart: &Chart, options: &RenderOptions) -> Result<String, String> {
-    render(chart, options).map(|r| r.output)
+    render(chart, options)
+        .map(|r| r.output)
+        .map_err(|e| e.message)
 }
 
 /// Renders `chart` as `helm template` does, saying which subcharts were pruned.
-pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String> {
+pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, RenderError> {
     let kube = match &options.kube_version {
         None => KubeVersion::parse(objects::DEFAULT_KUBE_VERSION).expect("a valid default"),
-        Some(v) => KubeVersion::parse(v)
-            .ok_or_else(|| format!("invalid kube version '{v}': invalid semantic version"))?,
+        Some(v) => KubeVersion::parse(v).ok_or_else(|| {
+            ErrorKind::KubeVersionFlag.with(format!(
+                "invalid kube version '{v}': invalid semantic version"
+            ))
+        })?,
     };
     let mut api_versions: Vec<String> = objects::DEFAULT_API_VERSIONS
         .iter()
@@ -99,16 +148,16 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String
         .collect();
     api_versions.extend(options.api_versions.iter().cloned());
 
-    let user = user_values(options)?;
+    let user = user_values(options).map_err(|e| ErrorKind::Values.with(e))?;
     // Only the top chart's `kubeVersion` is checked, as in Helm's renderResources.
     if let Some(Value::String(constraint)) = chart.metadata.get("kubeVersion") {
         if !constraint.is_empty()
             && !template::semver_satisfies(constraint, &kube.version).unwrap_or(false)
         {
-            return Err(format!(
+            return Err(ErrorKind::KubeVersion.with(format!(
                 "chart requires kubeVersion: {constraint} which is incompatible with Kubernetes {}",
                 kube.version
-            ));
+            )));
         }
     }
     // Helm's CheckDependencies, on the top chart, by name.
@@ -120,15 +169,16 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String
         .collect();
     if !missing.is_empty() && !options.allow_missing_dependencies {
         let names: Vec<&str> = missing.iter().map(|m| m.name.as_str()).collect();
-        return Err(format!(
+        return Err(ErrorKind::MissingDependencies.with(format!(
             "An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
             names.join(", ")
-        ));
+        )));
     }
     let mut chart = chart.clone();
-    let pruned = super::deps::process(&mut chart, &user)?;
-    let values = values::coalesce_values_for(&chart, &user)?;
-    super::schema::validate(&chart, &values)?;
+    let pruned = super::deps::process(&mut chart, &user).map_err(|e| ErrorKind::Values.with(e))?;
+    let values =
+        values::coalesce_values_for(&chart, &user).map_err(|e| ErrorKind::Values.with(e))?;
+    super::schema::validate(&chart, &values).map_err(|e| ErrorKind::Schema.with(e))?;
 
     let release = map([
         ("Name", Value::str(options.release_name.as_str())),
@@ -157,9 +207,10 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String
     let names = parse_order(templates.keys().cloned());
     for name in &names {
         set.parse(name, &templates[name].text)
-            .map_err(|e| parse_error(name, &e.to_string()))?;
+            .map_err(|e| ErrorKind::Parse.with(parse_error(name, &e.to_string())))?;
     }
     let mut rendered = Vec::new();
+    let mut nondeterministic = Vec::new();
     for name in &names {
         if name.rsplit('/').next().unwrap_or_default().starts_with('_') {
             continue;
@@ -173,21 +224,27 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, String
                 ("BasePath", Value::str(t.base_path.as_str())),
             ])),
         );
-        let text = set
-            .execute(name, &template::chart_values(Value::map(dot)))
-            .map_err(|e| template::helm_error(&e.to_string()))?;
-        rendered.push((name.clone(), text.replace("<no value>", "")));
+        let out = set
+            .render(name, &template::chart_values(Value::map(dot)))
+            .map_err(|e| ErrorKind::Execute.with(template::helm_error(&e.to_string())))?;
+        nondeterministic.extend(out.nondeterministic);
+        rendered.push((name.clone(), out.text.replace("<no value>", "")));
     }
+    nondeterministic.sort_unstable();
+    nondeterministic.dedup();
     rendered.retain(|(name, _)| !name.ends_with("NOTES.txt"));
-    let manifests = output::sort_manifests(&rendered)?;
+    let manifests = output::sort_manifests(&rendered).map_err(|e| ErrorKind::Output.with(e))?;
     let mut crds = Vec::new();
     if options.include_crds {
         collect_crds(&chart, &chart.name, &mut crds);
     }
+    let printed = output::print(&crds, &manifests, &options.output);
     Ok(Rendered {
-        output: output::print(&crds, &manifests, &options.output),
+        output: output::show_only(&printed, &options.output.show_only)
+            .map_err(|e| ErrorKind::ShowOnly.with(e))?,
         pruned,
         missing,
+        nondeterministic,
     })
 }
 

@@ -27,6 +27,8 @@ pub struct Rendered {
     pub file: RepoPath,
     /// What the engine reported beyond resources; `None` when the render crashed.
     pub details: Option<Details>,
+    /// The reference tool's own stdout, when the engine keeps it (`helm template`'s).
+    pub printed: Option<String>,
 }
 
 impl Rendered {
@@ -38,6 +40,12 @@ impl Rendered {
     /// The rendered output, with Secret values replaced by keyed digests when `redact` is set;
     /// also returns how many values were replaced.
     pub fn to_yaml_redacted(&self, redact: bool) -> Result<(String, usize), Finding> {
+        if let Some(text) = &self.printed {
+            if !redact || !self.resources.iter().any(|r| r.kind() == "Secret") {
+                return Ok((text.clone(), 0));
+            }
+            return Ok(redact_printed(text));
+        }
         let mut values = Vec::with_capacity(self.resources.len());
         let mut redacted = 0;
         for r in &self.resources {
@@ -56,6 +64,42 @@ impl Rendered {
         }
         Ok((crate::yaml::emit::to_stream(values.iter()), redacted))
     }
+}
+
+/// `helm template`'s output with each Secret's values replaced by keyed digests: a Secret
+/// document is printed again by kdelta's writer (after its `# Source:` line), every other one
+/// as it was.
+fn redact_printed(text: &str) -> (String, usize) {
+    let mut out = String::new();
+    let mut redacted = 0;
+    for doc in crate::helm::output::split_manifests(text) {
+        let (source, body) = match doc.strip_prefix("# Source: ") {
+            Some(rest) => {
+                let (line, body) = rest.split_once('\n').unwrap_or((rest, ""));
+                (Some(line), body)
+            }
+            None => (None, doc.as_str()),
+        };
+        let parsed = crate::yaml::parse_one(body.as_bytes(), &Default::default())
+            .ok()
+            .filter(|n| n.str_at(&["kind"]) == Some("Secret"))
+            .and_then(|n| crate::yaml::to_value(&n, crate::yaml::Dialect::Yaml12).ok());
+        out.push_str("---\n");
+        match parsed {
+            Some(mut v) => {
+                redacted += crate::redact::redact_secret(&mut v);
+                if let Some(s) = source {
+                    out.push_str(&format!("# Source: {s}\n"));
+                }
+                out.push_str(&crate::yaml::emit::to_string(&v));
+            }
+            None => {
+                out.push_str(&doc);
+                out.push('\n');
+            }
+        }
+    }
+    (out, redacted)
 }
 
 /// Renders one target from a snapshot.
@@ -80,6 +124,7 @@ pub fn render_target(
             ok: false,
             complete: true,
             details: None,
+            printed: None,
         },
     };
     let mut findings = output.findings;
@@ -99,6 +144,7 @@ pub fn render_target(
         complete: output.complete,
         file: target.defining_file(snapshot),
         details: output.details,
+        printed: output.printed,
     }
 }
 

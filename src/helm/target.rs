@@ -1,0 +1,435 @@
+//! One Helm target rendered from a snapshot: the chart directory read through [`Files`] (so
+//! the cache knows every input), `helm template` run on it, Helm's errors turned into findings
+//! at the file and line they name, and its output read back into resources.
+
+use super::chart::Chart;
+use super::render::{self, ErrorKind, RenderError, RenderOptions};
+use super::tree::{self, State};
+use super::{Details, Options, Spec};
+use crate::engine::EngineOutput;
+use crate::finding::{rules, Finding, Rule};
+use crate::resource::{Origin, Resource};
+use crate::source::{source_finding, EntryKind, Files, RepoPath};
+use crate::yaml::{self, ParseOptions, Span};
+
+/// Renders `spec` as `helm template` does with `opts`.
+pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Details> {
+    let chart = match load(files, &spec.chart) {
+        Ok(c) => c,
+        Err(f) => return EngineOutput::failed(vec![f]),
+    };
+    let options = match render_options(spec, files, opts) {
+        Ok(o) => o,
+        Err(f) => return EngineOutput::failed(vec![f]),
+    };
+    let located = Locator {
+        files,
+        chart_dir: &spec.chart,
+    };
+    let first = match render::render(&chart, &options) {
+        Ok(r) => r,
+        Err(e) => {
+            // The tree still says which subcharts were in play.
+            let failed = EngineOutput::failed(vec![located.error(&chart, &e, spec)]);
+            return failed.map_details(|()| Details::default());
+        }
+    };
+    let tree = tree::build(&chart, &first.pruned);
+    let mut findings = tree_findings(&tree, &located);
+    let (resources, parse_findings) = located.resources(&first.output, &tree);
+    findings.extend(parse_findings);
+    // A second render says which values the non-deterministic functions regenerate; the diff
+    // shows those as such, not as changes.
+    let rerender = if first.nondeterministic.is_empty() {
+        Vec::new()
+    } else {
+        render::render(&chart, &options)
+            .map(|again| located.resources(&again.output, &tree).0)
+            .unwrap_or_default()
+    };
+    let mut out = EngineOutput::new(resources, findings, true);
+    out.printed = Some(first.output);
+    out.map_details(|()| Details {
+        tree: Some(Box::new(tree)),
+        nondeterministic: first.nondeterministic,
+        rerender,
+    })
+}
+
+/// Reads the chart directory (as Helm's `LoadDir`: `.helmignore`d paths skipped, whole
+/// directories at once) and loads it.
+pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
+    let ignore_file = dir.child(".helmignore");
+    let rules = match files.kind(&ignore_file) {
+        EntryKind::File => {
+            let bytes = files
+                .read(&ignore_file)
+                .map_err(|e| source_finding(&e, &ignore_file))?;
+            super::ignore::Rules::parse(&String::from_utf8_lossy(&bytes))
+        }
+        _ => super::ignore::Rules::parse(""),
+    };
+    let mut loaded = Vec::new();
+    let mut stack = vec![(dir.clone(), String::new())];
+    while let Some((path, rel)) = stack.pop() {
+        let entries = files.list(&path).map_err(|e| source_finding(&e, &path))?;
+        for e in entries {
+            let child = path.child(&e.name);
+            let child_rel = if rel.is_empty() {
+                e.name.clone()
+            } else {
+                format!("{rel}/{}", e.name)
+            };
+            let kind = match e.kind {
+                EntryKind::Symlink => files.kind(&child),
+                k => k,
+            };
+            match kind {
+                EntryKind::Dir if !rules.ignores_dir(&child_rel) => stack.push((child, child_rel)),
+                EntryKind::File if !rules.ignores_file(&child_rel) => {
+                    let bytes = files.read(&child).map_err(|e| source_finding(&e, &child))?;
+                    loaded.push((child_rel, bytes.to_vec()));
+                }
+                EntryKind::Missing => {
+                    // A dangling or escaping link: Helm fails on it too.
+                    if let Some(err) = files.why_missing(&child) {
+                        return Err(source_finding(&err, &child));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Chart::from_files(loaded).map_err(|e| {
+        Finding::error(rules::HELM_CHART_INVALID, e.to_string())
+            .in_file(dir.child("Chart.yaml").to_string())
+    })
+}
+
+/// The `helm template` options of a target: the command line's, then the target's values set.
+fn render_options(spec: &Spec, files: &Files, opts: &Options) -> Result<RenderOptions, Finding> {
+    let mut options = RenderOptions {
+        release_name: opts
+            .release_name
+            .clone()
+            .unwrap_or_else(|| "release-name".into()),
+        namespace: opts.namespace.clone().unwrap_or_else(|| "default".into()),
+        is_upgrade: opts.is_upgrade,
+        kube_version: opts.kube_version.clone(),
+        api_versions: opts.api_versions.clone(),
+        include_crds: opts.include_crds,
+        output: super::output::OutputOptions {
+            no_hooks: opts.no_hooks,
+            skip_tests: opts.skip_tests,
+            show_only: opts.show_only.clone(),
+        },
+        set: opts.set.clone(),
+        set_string: opts.set_string.clone(),
+        set_json: opts.set_json.clone(),
+        set_file: opts.set_file.clone(),
+        set_literal: opts.set_literal.clone(),
+        template_stack: TEMPLATE_STACK,
+        allow_missing_dependencies: true,
+        ..RenderOptions::default()
+    };
+    // The target's own values file comes first; the command line's `-f` files override it,
+    // as they would on `helm template -f target-values.yaml -f …`.
+    if let Some(rel) = &spec.values {
+        let path = spec.chart.join(rel).map_err(|e| {
+            Finding::error(rules::SOURCE_OUTSIDE_REPOSITORY, e.to_string())
+                .in_file(spec.chart.child("Chart.yaml").to_string())
+        })?;
+        let bytes = files.read(&path).map_err(|e| source_finding(&e, &path))?;
+        options.values.push(values_file(
+            &String::from_utf8_lossy(&bytes),
+            &path.to_string(),
+        )?);
+    }
+    for (name, text) in &opts.values {
+        options.values.push(values_file(text, name)?);
+    }
+    Ok(options)
+}
+
+/// Stack bytes a chart's templates may use: kdelta's workers have 8 MiB; deeply recursive
+/// `include`s (bitnami's common library) need a few.
+const TEMPLATE_STACK: usize = 4 << 20;
+
+/// A values file read as Helm reads one.
+fn values_file(text: &str, name: &str) -> Result<crate::template::Value, Finding> {
+    crate::template::helm_values(text).map_err(|e| {
+        let line = line_in(&e).unwrap_or(0);
+        Finding::error(rules::HELM_VALUES, format!("cannot read values file: {e}"))
+            .at(name, line, 0)
+    })
+}
+
+/// The `line N` a go-yaml error names.
+fn line_in(message: &str) -> Option<u32> {
+    let at = message.find("line ")?;
+    let digits: String = message[at + 5..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// Maps what Helm names (template paths, dependency entries) to repository files.
+struct Locator<'a> {
+    files: &'a Files<'a>,
+    chart_dir: &'a RepoPath,
+}
+
+impl Locator<'_> {
+    /// A file relative to the top chart, as a repository path.
+    fn repo_path(&self, rel: &str) -> String {
+        if rel.is_empty() {
+            return self.chart_dir.to_string();
+        }
+        self.chart_dir
+            .join(rel)
+            .map(|p| p.to_string())
+            .unwrap_or_else(|_| self.chart_dir.to_string())
+    }
+
+    /// The file behind a template path Helm prints (`top/charts/sub/templates/x.yaml`, with
+    /// aliases as names), relative to the top chart.
+    fn template_file(tree: &tree::Node, template: &str) -> String {
+        let mut parts = template.split('/').skip(1).peekable();
+        let mut node = tree;
+        let mut prefix = tree.source.clone();
+        while parts.peek() == Some(&"charts") {
+            let mut ahead = parts.clone();
+            ahead.next();
+            let Some(name) = ahead.next() else { break };
+            let Some(child) = node.children.iter().find(|c| c.name == name) else {
+                break;
+            };
+            parts = ahead;
+            node = child;
+            prefix = child.source.clone();
+        }
+        let rest: Vec<&str> = parts.collect();
+        // A packed subchart's files are inside its archive: point at the archive.
+        if prefix.contains(".tgz") {
+            return prefix;
+        }
+        match (prefix.is_empty(), rest.is_empty()) {
+            (_, true) => prefix,
+            (true, false) => rest.join("/"),
+            (false, false) => format!("{prefix}/{}", rest.join("/")),
+        }
+    }
+
+    /// A finding for Helm's error, at the file (and line, column) it names.
+    fn error(&self, chart: &Chart, e: &RenderError, spec: &Spec) -> Finding {
+        let chart_yaml = self.repo_path("Chart.yaml");
+        let (rule, help): (Rule, Option<&str>) = match e.kind {
+            ErrorKind::KubeVersionFlag => (rules::HELM_VALUES, None),
+            ErrorKind::Values => (rules::HELM_VALUES, None),
+            ErrorKind::KubeVersion => (
+                rules::HELM_KUBE_VERSION,
+                Some("pass --kube-version with a version the chart supports"),
+            ),
+            ErrorKind::MissingDependencies => (rules::HELM_DEPENDENCY_MISSING, None),
+            ErrorKind::Schema => (rules::HELM_VALUES_SCHEMA, None),
+            ErrorKind::Parse | ErrorKind::Execute => (rules::HELM_TEMPLATE, None),
+            ErrorKind::Output => (rules::HELM_OUTPUT, None),
+            ErrorKind::ShowOnly => (rules::HELM_SHOW_ONLY, None),
+        };
+        let mut f = Finding::error(rule, e.message.clone());
+        if let Some(h) = help {
+            f = f.with_help(h);
+        }
+        let tree = tree::build(chart, &[]);
+        match e.kind {
+            ErrorKind::Parse | ErrorKind::Execute | ErrorKind::Output => {
+                match template_location(&e.message, &chart.name) {
+                    Some((template, line, column)) => {
+                        let file = Self::template_file(&tree, &template);
+                        f.at(self.repo_path(&file), line, column)
+                    }
+                    None => f.in_file(chart_yaml),
+                }
+            }
+            ErrorKind::KubeVersion => {
+                let span = self.span(&chart_yaml, &["kubeVersion"]);
+                f.at(chart_yaml, span.line, span.column)
+            }
+            ErrorKind::Schema => f.in_file(self.repo_path("values.schema.json")),
+            ErrorKind::Values => match &spec.values {
+                Some(v) => f.in_file(self.repo_path(v)),
+                None => f.in_file(self.repo_path("values.yaml")),
+            },
+            _ => f.in_file(chart_yaml),
+        }
+    }
+
+    /// The span of a key path in a YAML file (default when it cannot be read).
+    fn span(&self, file: &str, path: &[&str]) -> Span {
+        let Ok(p) = RepoPath::new(file) else {
+            return Span::default();
+        };
+        let Ok(parsed) = self.files.yaml_stream(&p, &ParseOptions::default()) else {
+            return Span::default();
+        };
+        let Ok(docs) = parsed.as_ref() else {
+            return Span::default();
+        };
+        let mut node = docs.first();
+        for key in path {
+            node = node.and_then(|n| match key.parse::<usize>() {
+                Ok(i) => n.as_seq().and_then(|s| s.get(i)),
+                Err(_) => n.get(key),
+            });
+        }
+        node.map(|n| n.span).unwrap_or_default()
+    }
+
+    /// The resources of `helm template`'s output, each from its template's file.
+    fn resources(&self, output: &str, tree: &tree::Node) -> (Vec<Resource>, Vec<Finding>) {
+        let mut resources = Vec::new();
+        let mut findings = Vec::new();
+        for doc in super::output::split_manifests(output) {
+            let (source, content) = match doc.strip_prefix("# Source: ") {
+                Some(rest) => rest.split_once('\n').unwrap_or((rest, "")),
+                None => ("", doc.as_str()),
+            };
+            let file = self.repo_path(&Self::template_file(tree, source));
+            let file = RepoPath::new(&file).unwrap_or_else(|_| self.chart_dir.clone());
+            match yaml::parse_stream(content.as_bytes(), &ParseOptions::default()) {
+                Ok(nodes) => {
+                    resources.extend(nodes.into_iter().filter(|n| !n.is_null()).map(|node| {
+                        Resource {
+                            node,
+                            origin: Origin {
+                                file: file.clone(),
+                                span: Span::default(),
+                            },
+                        }
+                    }))
+                }
+                Err(e) => findings.push(
+                    Finding::error(
+                        rules::HELM_OUTPUT,
+                        format!("the output of {source} is not valid YAML: {}", e.message),
+                    )
+                    .in_file(file.to_string()),
+                ),
+            }
+        }
+        (resources, findings)
+    }
+
+    /// The line of a dependency entry (`dependencies[i]` of the file), for findings.
+    fn entry(&self, declared: &Option<(String, usize)>) -> Option<(String, Span)> {
+        let (file, index) = declared.as_ref()?;
+        // An entry inside a packed subchart: the archive is the repository's file.
+        if let Some(at) = file.find(".tgz/") {
+            return Some((self.repo_path(&file[..at + 4]), Span::default()));
+        }
+        let path = self.repo_path(file);
+        let span = self.span(&path, &["dependencies", &(index - 1).to_string()]);
+        Some((path, span))
+    }
+}
+
+/// `(template, line, column)` from an error Helm prints: `template: top/templates/x.yaml:3:5:
+/// executing …`, `parse error at (top/templates/x.yaml:3): …`, `execution error at
+/// (top/templates/x.yaml:3:5): …`, `YAML parse error on top/templates/x.yaml: …`.
+fn template_location(message: &str, chart: &str) -> Option<(String, u32, u32)> {
+    let prefix = format!("{chart}/");
+    let start = message.find(&prefix)?;
+    let rest = &message[start..];
+    let end = rest
+        .find(|c: char| c == ':' || c == ')' || c.is_whitespace())
+        .unwrap_or(rest.len());
+    let template = rest[..end].to_string();
+    let mut numbers = rest[end..].split(':').skip(1).map_while(|n| {
+        let digits: String = n.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse::<u32>().ok().filter(|_| !digits.is_empty())
+    });
+    let line = numbers.next().unwrap_or(0);
+    let column = numbers.next().unwrap_or(0);
+    Some((template, line, column))
+}
+
+/// Notices for the subcharts that do not render: pruned ones (`helm.subchart.pruned`) and
+/// declared ones missing from `charts/` (`helm.dependency.missing`).
+fn tree_findings(tree: &tree::Node, located: &Locator) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (depth, n) in tree.descendants() {
+        let at = located.entry(&n.declared_in);
+        let place = |f: Finding| match &at {
+            Some((file, span)) => f.at(file.clone(), span.line, span.column),
+            None => f.in_file(located.repo_path("Chart.yaml")),
+        };
+        match &n.state {
+            State::Enabled => {}
+            // A subtree pruned with its parent is said once, at the parent.
+            State::Pruned(reason) if reason.starts_with("parent ") => {}
+            State::Pruned(reason) => out.push(place(Finding::notice(
+                rules::HELM_SUBCHART_PRUNED,
+                format!("subchart {} {} is pruned: {reason}", n.name, n.version),
+            ))),
+            State::Missing(reason) => {
+                let repository = if n.repository.is_empty() {
+                    String::new()
+                } else {
+                    format!(" from {}", n.repository)
+                };
+                let mut f = Finding::notice(
+                    rules::HELM_DEPENDENCY_MISSING,
+                    format!(
+                        "dependency {} {}{repository} is {reason}; its resources are missing",
+                        n.chart, n.version
+                    ),
+                )
+                .with_help(
+                    "vendor it with `helm dependency build` (kdelta never downloads charts)",
+                );
+                // Helm checks only the top chart's dependencies; below, it renders without them.
+                if depth == 1 {
+                    f = f.incomplete();
+                }
+                out.push(place(f));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helm_error_locations_are_read() {
+        assert_eq!(
+            template_location(
+                "template: top/templates/x.yaml:3:5: executing \"top/templates/x.yaml\" at <.Values.a>: nil pointer",
+                "top"
+            ),
+            Some(("top/templates/x.yaml".into(), 3, 5))
+        );
+        assert_eq!(
+            template_location(
+                "parse error at (top/charts/sub/templates/y.yaml:7): unexpected EOF",
+                "top"
+            ),
+            Some(("top/charts/sub/templates/y.yaml".into(), 7, 0))
+        );
+        assert_eq!(
+            template_location(
+                "YAML parse error on top/templates/z.yaml: error converting",
+                "top"
+            ),
+            Some(("top/templates/z.yaml".into(), 0, 0))
+        );
+        assert_eq!(template_location("something else", "top"), None);
+        assert_eq!(
+            line_in("yaml: line 12: did not find expected key"),
+            Some(12)
+        );
+    }
+}

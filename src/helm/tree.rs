@@ -1,0 +1,276 @@
+//! A chart's dependency tree as `kdelta tree` prints it: every subchart the chart declares (or
+//! has in `charts/` without declaring), enabled or pruned with the reason, built from the chart
+//! as loaded and what dependency processing pruned.
+
+use super::chart::{Chart, Dependency};
+use super::deps::Pruned;
+use serde::Serialize;
+
+/// One chart of the tree.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Node {
+    /// The name the chart renders under: its alias, or its name.
+    pub name: String,
+    /// `Chart.yaml`'s name (the dependency entry's, when the chart is missing).
+    pub chart: String,
+    /// The loaded chart's version; the entry's version constraint when it is missing.
+    pub version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alias: Option<String>,
+    /// The dependency entry's `repository`.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub repository: String,
+    #[serde(flatten)]
+    pub state: State,
+    /// Where the chart was loaded from, relative to the top chart (empty for it).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub source: String,
+    /// The dependency entry that declares it: the file relative to the top chart and the
+    /// entry's 1-based position (none for the top chart or an undeclared `charts/` entry).
+    #[serde(skip)]
+    pub declared_in: Option<(String, usize)>,
+    pub children: Vec<Node>,
+}
+
+/// Whether a chart renders.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", content = "reason", rename_all = "kebab-case")]
+pub enum State {
+    Enabled,
+    /// Left out: `tags.back-end=false`, `condition subchart1.enabled=false`,
+    /// `parent subchart2 pruned`.
+    Pruned(String),
+    /// Declared but neither in `charts/` nor compatible with the version there.
+    Missing(String),
+}
+
+impl Node {
+    /// Every node below this one, depth first, with its depth (1 for children).
+    pub fn descendants(&self) -> Vec<(usize, &Node)> {
+        fn walk<'a>(n: &'a Node, depth: usize, out: &mut Vec<(usize, &'a Node)>) {
+            for c in &n.children {
+                out.push((depth, c));
+                walk(c, depth + 1, out);
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, 1, &mut out);
+        out
+    }
+}
+
+/// The tree of `chart` (as loaded, before dependency processing) given what processing
+/// pruned (chart paths such as `top.sub`).
+pub fn build(chart: &Chart, pruned: &[Pruned]) -> Node {
+    let mut top = node(chart, chart.name.clone(), None, None);
+    top.children = children(chart, &chart.name, pruned, None);
+    top
+}
+
+fn node(
+    chart: &Chart,
+    name: String,
+    alias: Option<String>,
+    declared: Option<(String, usize)>,
+) -> Node {
+    Node {
+        name,
+        chart: chart.name.clone(),
+        version: chart
+            .metadata
+            .get("version")
+            .map(|v| crate::template::sprint(std::slice::from_ref(v)))
+            .unwrap_or_default(),
+        alias,
+        repository: String::new(),
+        state: State::Enabled,
+        source: chart.source.clone(),
+        declared_in: declared,
+        children: Vec::new(),
+    }
+}
+
+/// The children of `chart` at chart path `path`; `pruned_parent` names the pruned ancestor.
+fn children(
+    chart: &Chart,
+    path: &str,
+    pruned: &[Pruned],
+    pruned_parent: Option<&str>,
+) -> Vec<Node> {
+    let file = if chart.source.is_empty() {
+        chart.requirements_file.to_string()
+    } else {
+        format!("{}/{}", chart.source, chart.requirements_file)
+    };
+    let mut out = Vec::new();
+    for r in &chart.requirements {
+        let name = if r.alias.is_empty() {
+            r.name.clone()
+        } else {
+            r.alias.clone()
+        };
+        let sub_path = format!("{path}.{name}");
+        let declared = Some((file.clone(), r.index));
+        let Some(found) = matching(chart, r) else {
+            out.push(Node {
+                name,
+                chart: r.name.clone(),
+                version: r.version.clone(),
+                alias: (!r.alias.is_empty()).then(|| r.alias.clone()),
+                repository: r.repository.clone(),
+                state: State::Missing(missing_reason(chart, r)),
+                source: String::new(),
+                declared_in: declared,
+                children: Vec::new(),
+            });
+            continue;
+        };
+        let mut n = node(
+            found,
+            name.clone(),
+            (!r.alias.is_empty()).then(|| r.alias.clone()),
+            declared,
+        );
+        n.state = match (pruned_parent, pruned.iter().find(|p| p.path == sub_path)) {
+            (Some(parent), _) => State::Pruned(format!("parent {parent} pruned")),
+            (None, Some(p)) => State::Pruned(p.reason.clone()),
+            (None, None) => State::Enabled,
+        };
+        let below = match &n.state {
+            State::Pruned(_) => Some(pruned_parent.unwrap_or(&name)),
+            _ => None,
+        };
+        n.children = children(found, &sub_path, pruned, below);
+        out.push(n);
+    }
+    // Charts in `charts/` that no entry asks for render as they are.
+    for d in &chart.dependencies {
+        if chart
+            .requirements
+            .iter()
+            .any(|r| matching(chart, r).is_some_and(|m| std::ptr::eq(m, d)))
+        {
+            continue;
+        }
+        let sub_path = format!("{path}.{}", d.name);
+        let mut n = node(d, d.name.clone(), None, None);
+        if let Some(parent) = pruned_parent {
+            n.state = State::Pruned(format!("parent {parent} pruned"));
+        }
+        let below = pruned_parent.map(|p| p.to_string());
+        n.children = children(d, &sub_path, pruned, below.as_deref());
+        out.push(n);
+    }
+    out
+}
+
+/// The loaded chart an entry takes: the first of its name whose version the entry accepts.
+fn matching<'a>(chart: &'a Chart, r: &Dependency) -> Option<&'a Chart> {
+    chart.dependencies.iter().find(|c| {
+        c.name == r.name
+            && crate::template::semver_satisfies(&r.version, &version(c)).unwrap_or(false)
+    })
+}
+
+fn version(c: &Chart) -> String {
+    c.metadata
+        .get("version")
+        .map(|v| crate::template::sprint(std::slice::from_ref(v)))
+        .unwrap_or_default()
+}
+
+/// Why an entry has no chart: none of that name, or none of a version it accepts.
+fn missing_reason(chart: &Chart, r: &Dependency) -> String {
+    let versions: Vec<String> = chart
+        .dependencies
+        .iter()
+        .filter(|c| c.name == r.name)
+        .map(version)
+        .collect();
+    if versions.is_empty() {
+        "not found in charts/".to_string()
+    } else {
+        format!(
+            "charts/ has version {} of {}, which does not satisfy {}",
+            versions.join(", "),
+            r.name,
+            r.version
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(files: &[(&str, &str)]) -> Chart {
+        Chart::from_files(
+            files
+                .iter()
+                .map(|(p, t)| (p.to_string(), t.as_bytes().to_vec())),
+        )
+        .expect("a chart")
+    }
+
+    #[test]
+    fn pruned_parents_take_their_subtree_and_missing_entries_say_why() {
+        let c = chart(&[
+            (
+                "Chart.yaml",
+                "apiVersion: v2\nname: top\nversion: 1.0.0\ndependencies:\n- name: a\n  version: 1.x\n  condition: a.enabled\n- name: b\n  version: 1.x\n  alias: bee\n- name: gone\n  version: 2.0.0\n  repository: https://charts.example.com\n- name: old\n  version: '>=2'\n",
+            ),
+            (
+                "charts/a/Chart.yaml",
+                "apiVersion: v2\nname: a\nversion: 1.2.0\ndependencies:\n- name: inner\n  version: '*'\n",
+            ),
+            ("charts/a/charts/inner/Chart.yaml", "apiVersion: v2\nname: inner\nversion: 0.1.0\n"),
+            ("charts/b/Chart.yaml", "apiVersion: v2\nname: b\nversion: 1.0.0\n"),
+            ("charts/old/Chart.yaml", "apiVersion: v2\nname: old\nversion: 1.0.0\n"),
+        ]);
+        let pruned = vec![Pruned {
+            path: "top.a".into(),
+            reason: "condition a.enabled=false".into(),
+            index: 1,
+        }];
+        let t = build(&c, &pruned);
+        let got: Vec<(usize, String, State)> = t
+            .descendants()
+            .into_iter()
+            .map(|(d, n)| (d, n.name.clone(), n.state.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    1,
+                    "a".into(),
+                    State::Pruned("condition a.enabled=false".into())
+                ),
+                (2, "inner".into(), State::Pruned("parent a pruned".into())),
+                (1, "bee".into(), State::Enabled),
+                (
+                    1,
+                    "gone".into(),
+                    State::Missing("not found in charts/".into())
+                ),
+                (
+                    1,
+                    "old".into(),
+                    State::Missing(
+                        "charts/ has version 1.0.0 of old, which does not satisfy >=2".into()
+                    )
+                ),
+                // As in Helm, a chart no entry takes renders as it is.
+                (1, "old".into(), State::Enabled),
+            ]
+        );
+        let a = &t.children[0];
+        assert_eq!(a.source, "charts/a");
+        assert_eq!(a.declared_in, Some(("Chart.yaml".into(), 1)));
+        assert_eq!(
+            a.children[0].declared_in,
+            Some(("charts/a/Chart.yaml".into(), 1))
+        );
+        assert_eq!(t.children[1].alias.as_deref(), Some("bee"));
+    }
+}
