@@ -9,6 +9,8 @@ mod util;
 mod commands;
 #[path = "cli/diff.rs"]
 mod diff;
+#[path = "cli/helm.rs"]
+mod helm;
 #[path = "cli/hostile.rs"]
 mod hostile;
 #[path = "cli/kustomize.rs"]

@@ -25,6 +25,10 @@ pub enum Command {
     Check(CheckArgs),
     /// List the discovered targets.
     List(ListArgs),
+    /// Print Helm charts' dependency trees: every subchart enabled, or pruned with the reason
+    /// (`tags.back-end=false`, `condition sub.enabled=false`, `parent sub pruned`, `not found in
+    /// charts/`), with the Helm values flags applied.
+    Tree(TreeArgs),
     /// Render two revisions and write a self-contained HTML audit report (and, with
     /// `--markdown FILE`, the Markdown summary); prints the report like `diff`.
     Report(ReportArgs),
@@ -84,6 +88,15 @@ pub struct ReportArgs {
 pub struct CheckArgs {
     #[command(flatten)]
     pub revision: RevisionArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct TreeArgs {
+    #[command(flatten)]
+    pub revision: RevisionArgs,
+    /// Chart directories or Helm target ids (default: every Helm target).
+    #[arg(value_name = "CHART")]
+    pub charts: Vec<String>,
 }
 
 #[derive(Debug, Args)]

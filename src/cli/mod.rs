@@ -9,6 +9,7 @@ mod list;
 mod redaction_key;
 mod render;
 mod report;
+mod tree;
 
 pub use args::Cli;
 
@@ -52,6 +53,7 @@ pub fn run() -> i32 {
         args::Command::Diff(a) => diff::run(&cli.common, a),
         args::Command::Check(a) => check::run(&cli.common, a),
         args::Command::List(a) => list::run(&cli.common, a),
+        args::Command::Tree(a) => tree::run(&cli.common, a),
         args::Command::Report(a) => report::run(&cli.common, a),
     });
     match result {

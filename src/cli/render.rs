@@ -110,7 +110,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
 
 /// Maps one argument to targets (see [`pipeline::resolve`]); paths are relative to the start
 /// directory.
-fn resolve(
+pub(super) fn resolve(
     c: &CommonArgs,
     snapshot: &dyn Snapshot,
     start: &std::path::Path,

@@ -37,6 +37,10 @@ pub struct Change {
     pub from_target: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<FieldChange>,
+    /// Why the object appears or disappears, when kdelta knows more than the diff (a Helm
+    /// subchart switched on or off: `subchart redis pruned at head: condition redis.enabled=false`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// The whole object as added or removed (Secret values redacted), for writers that show it.
     #[serde(skip)]
     pub body: Option<serde_json::Value>,

@@ -72,6 +72,7 @@ pub fn diff_resources(base: &[Resource], head: &[Resource], opts: &DiffOptions) 
                         },
                         from: renamed.then(|| base_ids[i].to_string()),
                         from_target: None,
+                        reason: None,
                         fields,
                         body: None,
                     });
@@ -94,6 +95,7 @@ fn whole(kind: ChangeKind, id: &ResId, r: &Resource, opts: &DiffOptions) -> Chan
         change: kind,
         from: None,
         from_target: None,
+        reason: None,
         fields: Vec::<FieldChange>::new(),
         body: Some(resource_value(r, opts)),
     }

@@ -34,7 +34,12 @@ pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Detail
             return failed.map_details(|()| Details::default());
         }
     };
-    let tree = tree::build(&chart, &first.pruned);
+    let mut tree = tree::build(&chart, &first.pruned);
+    tree.for_each_mut(&mut |n| {
+        n.entry = located
+            .entry(&n.declared_in)
+            .map(|(file, span)| (file, span.line, span.column));
+    });
     let mut findings = tree_findings(&tree, &located);
     let (resources, parse_findings) = located.resources(&first.output, &tree);
     findings.extend(parse_findings);
@@ -54,6 +59,20 @@ pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Detail
         nondeterministic: first.nondeterministic,
         rerender,
     })
+}
+
+/// The dependency tree of `spec` with `opts`' values (what `kdelta tree` prints), without
+/// rendering the templates.
+pub fn dependency_tree(spec: &Spec, files: &Files, opts: &Options) -> Result<tree::Node, Finding> {
+    let chart = load(files, &spec.chart)?;
+    let options = render_options(spec, files, opts)?;
+    let values_error = |e: String| {
+        Finding::error(rules::HELM_VALUES, e).in_file(spec.chart.child("Chart.yaml").to_string())
+    };
+    let user = render::user_values(&options).map_err(values_error)?;
+    let mut processed = chart.clone();
+    let pruned = super::deps::process(&mut processed, &user).map_err(values_error)?;
+    Ok(tree::build(&chart, &pruned))
 }
 
 /// Reads the chart directory (as Helm's `LoadDir`: `.helmignore`d paths skipped, whole
@@ -359,9 +378,8 @@ fn template_location(message: &str, chart: &str) -> Option<(String, u32, u32)> {
 fn tree_findings(tree: &tree::Node, located: &Locator) -> Vec<Finding> {
     let mut out = Vec::new();
     for (depth, n) in tree.descendants() {
-        let at = located.entry(&n.declared_in);
-        let place = |f: Finding| match &at {
-            Some((file, span)) => f.at(file.clone(), span.line, span.column),
+        let place = |f: Finding| match &n.entry {
+            Some((file, line, column)) => f.at(file.clone(), *line, *column),
             None => f.in_file(located.repo_path("Chart.yaml")),
         };
         match &n.state {

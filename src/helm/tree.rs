@@ -29,6 +29,10 @@ pub struct Node {
     /// entry's 1-based position (none for the top chart or an undeclared `charts/` entry).
     #[serde(skip)]
     pub declared_in: Option<(String, usize)>,
+    /// That entry in the repository: file, line and column (filled in by the engine, which
+    /// reads the files).
+    #[serde(skip)]
+    pub entry: Option<(String, u32, u32)>,
     pub children: Vec<Node>,
 }
 
@@ -45,6 +49,28 @@ pub enum State {
 }
 
 impl Node {
+    /// Every node below this one, depth first, with its chart path (`top.sub.inner`).
+    pub fn paths(&self) -> Vec<(String, &Node)> {
+        fn walk<'a>(n: &'a Node, path: &str, out: &mut Vec<(String, &'a Node)>) {
+            for c in &n.children {
+                let p = format!("{path}.{}", c.name);
+                out.push((p.clone(), c));
+                walk(c, &p, out);
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &self.name, &mut out);
+        out
+    }
+
+    /// Every node below this one, mutably, depth first.
+    pub fn for_each_mut(&mut self, f: &mut impl FnMut(&mut Node)) {
+        for c in &mut self.children {
+            f(c);
+            c.for_each_mut(f);
+        }
+    }
+
     /// Every node below this one, depth first, with its depth (1 for children).
     pub fn descendants(&self) -> Vec<(usize, &Node)> {
         fn walk<'a>(n: &'a Node, depth: usize, out: &mut Vec<(usize, &'a Node)>) {
@@ -55,6 +81,48 @@ impl Node {
         }
         let mut out = Vec::new();
         walk(self, 1, &mut out);
+        out
+    }
+}
+
+impl Node {
+    /// The tree drawn for a terminal: one line per chart, `name version`, the chart's own
+    /// name when an alias renames it, and why it does not render.
+    pub fn to_text(&self) -> String {
+        fn line(n: &Node) -> String {
+            let mut s = format!("{} {}", n.name, n.version);
+            if n.alias.is_some() {
+                s.push_str(&format!(" (alias of {})", n.chart));
+            }
+            match &n.state {
+                State::Enabled => {}
+                State::Pruned(reason) => s.push_str(&format!("  pruned: {reason}")),
+                State::Missing(reason) => {
+                    s.push_str(&format!("  missing: {reason}"));
+                    if !n.repository.is_empty() {
+                        s.push_str(&format!(" ({})", n.repository));
+                    }
+                }
+            }
+            s
+        }
+        fn walk(n: &Node, indent: &str, out: &mut String) {
+            for (i, c) in n.children.iter().enumerate() {
+                let last = i + 1 == n.children.len();
+                out.push_str(&format!(
+                    "{indent}{}{}\n",
+                    if last { "└── " } else { "├── " },
+                    line(c)
+                ));
+                walk(
+                    c,
+                    &format!("{indent}{}", if last { "    " } else { "│   " }),
+                    out,
+                );
+            }
+        }
+        let mut out = format!("{}\n", line(self));
+        walk(self, "", &mut out);
         out
     }
 }
@@ -86,6 +154,7 @@ fn node(
         state: State::Enabled,
         source: chart.source.clone(),
         declared_in: declared,
+        entry: None,
         children: Vec::new(),
     }
 }
@@ -121,6 +190,7 @@ fn children(
                 state: State::Missing(missing_reason(chart, r)),
                 source: String::new(),
                 declared_in: declared,
+                entry: None,
                 children: Vec::new(),
             });
             continue;
@@ -263,6 +333,16 @@ mod tests {
                 // As in Helm, a chart no entry takes renders as it is.
                 (1, "old".into(), State::Enabled),
             ]
+        );
+        assert_eq!(
+            t.to_text(),
+            "top 1.0.0\n\
+             ├── a 1.2.0  pruned: condition a.enabled=false\n\
+             │   └── inner 0.1.0  pruned: parent a pruned\n\
+             ├── bee 1.0.0 (alias of b)\n\
+             ├── gone 2.0.0  missing: not found in charts/ (https://charts.example.com)\n\
+             ├── old >=2  missing: charts/ has version 1.0.0 of old, which does not satisfy >=2\n\
+             └── old 1.0.0\n"
         );
         let a = &t.children[0];
         assert_eq!(a.source, "charts/a");

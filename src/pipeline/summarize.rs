@@ -54,7 +54,18 @@ pub fn pair_report(
             (_, Some(h)) if !h.ok => (TargetStatus::Error, Vec::new()),
             (Some(_), Some(_)) if o.cached => (TargetStatus::Unchanged, Vec::new()),
             (Some(b), Some(h)) => {
-                let c = diff_resources(&b.resources, &h.resources, opts);
+                let mut c = diff_resources(&b.resources, &h.resources, opts);
+                if let Target::Helm(spec) = &o.target {
+                    let id = o.target.id();
+                    findings.extend(
+                        super::charts::annotate(&spec.chart, b, h, &mut c, opts)
+                            .into_iter()
+                            .map(|f| Finding {
+                                revision: Some(Side::Head),
+                                ..f.for_target(id.clone())
+                            }),
+                    );
+                }
                 let status = if c.is_empty() {
                     TargetStatus::Unchanged
                 } else {

@@ -155,6 +155,9 @@ fn change_line(c: &Change) -> String {
         (ChangeKind::Removed, _) => format!("- {}", c.resource),
         _ => format!("~ {}", c.resource),
     };
+    if let Some(reason) = &c.reason {
+        let _ = write!(line, " ({reason})");
+    }
     if !c.fields.is_empty() {
         let paths: Vec<&str> = c
             .fields

@@ -42,6 +42,10 @@ pub fn to_string(report: &Report, opts: JunitOptions) -> String {
         suite.add_test_case(render);
         for c in &t.changes {
             let mut detail = String::new();
+            if let Some(reason) = &c.reason {
+                detail.push_str(reason);
+                detail.push('\n');
+            }
             for f in &c.fields {
                 detail.push_str(&f.path);
                 detail.push('\n');

@@ -223,6 +223,9 @@ fn change_item(c: &Change) -> String {
             let _ = writeln!(out, "- **{word}** {}", code(&c.resource));
         }
     }
+    if let Some(reason) = &c.reason {
+        let _ = writeln!(out, "  - {}", escape::text(reason));
+    }
     for f in &c.fields {
         field_item(&mut out, f);
     }

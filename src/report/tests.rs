@@ -52,6 +52,7 @@ fn change(resource: &str, kind: ChangeKind, fields: Vec<FieldChange>) -> Change 
         change: kind,
         from: None,
         from_target: None,
+        reason: None,
         fields,
         body: None,
     }
@@ -148,6 +149,7 @@ fn fixture() -> Report {
         Change {
             from: Some("core/v1/ConfigMap/web/app-config-7f8t9k2h5m".to_string()),
             from_target: None,
+            reason: None,
             ..change(
                 "core/v1/ConfigMap/web/app-config-b2c4d6f8g9",
                 ChangeKind::Renamed,

@@ -140,6 +140,9 @@ fn write_change(out: &mut String, c: &Change, p: &Painter) {
             );
         }
     }
+    if let Some(reason) = &c.reason {
+        let _ = writeln!(out, "      {}", p.dim(&format!("({reason})")));
+    }
     for f in &c.fields {
         write_field(out, f, p);
     }

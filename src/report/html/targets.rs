@@ -112,6 +112,9 @@ fn change(out: &mut String, c: &Change) {
         }
     }
     out.push_str("</h3>\n");
+    if let Some(reason) = &c.reason {
+        let _ = writeln!(out, "<p class=\"reason\">{}</p>", esc(reason));
+    }
     if let Some(body) = &c.body {
         let text = view::visible_lines(&view::display(body));
         let (old, new) = match c.change {

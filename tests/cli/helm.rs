@@ -1,0 +1,169 @@
+//! Helm targets end to end: subcharts switched off between revisions, values regenerated on
+//! every render, template errors at their file and line, `ci/*-values.yaml` targets, and
+//! `kdelta tree`.
+
+use super::*;
+
+/// A chart `charts/app` with a `redis` subchart behind `redis.enabled`.
+fn write_umbrella(env: &TestEnv, redis_enabled: bool) {
+    env.write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: redis\n  version: 1.x\n  condition: redis.enabled\n",
+    )
+    .write(
+        "charts/app/values.yaml",
+        format!("redis:\n  enabled: {redis_enabled}\nmode: a\n"),
+    )
+    .write(
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-app\ndata:\n  mode: {{ .Values.mode | quote }}\n",
+    )
+    .write(
+        "charts/app/charts/redis/Chart.yaml",
+        "apiVersion: v2\nname: redis\nversion: 1.2.0\n",
+    )
+    .write(
+        "charts/app/charts/redis/templates/svc.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}-redis\nspec:\n  ports:\n  - port: 6379\n",
+    );
+}
+
+#[test]
+fn a_subchart_switched_off_is_a_warning_and_its_objects_carry_the_reason() {
+    let env = TestEnv::new();
+    write_umbrella(&env, true);
+    let base = env.commit("redis on");
+    write_umbrella(&env, false);
+    let head = env.commit("redis off");
+    let report = env
+        .kdelta(&["diff", &base, &head, "--format", "json"])
+        .success()
+        .json();
+    let target = &report["targets"][0];
+    assert_eq!(target["id"], "helm:charts/app");
+    assert_eq!(target["status"], "modified");
+    assert_eq!(
+        target["changes"],
+        json!([{
+            "resource": "core/v1/Service/_/release-name-redis",
+            "change": "removed",
+            "reason": "subchart redis pruned at head: condition redis.enabled=false"
+        }])
+    );
+    let findings = report["findings"].as_array().unwrap();
+    let toggled = findings
+        .iter()
+        .find(|f| f["rule"] == "helm.subchart.toggled")
+        .expect("a toggled warning");
+    assert_eq!(toggled["severity"], "warning");
+    assert_eq!(toggled["file"], "charts/app/Chart.yaml");
+    assert_eq!(toggled["line"], 5);
+    assert!(toggled["message"]
+        .as_str()
+        .unwrap()
+        .contains("subchart redis is pruned at head (condition redis.enabled=false)"));
+    let pruned = findings
+        .iter()
+        .find(|f| f["rule"] == "helm.subchart.pruned")
+        .expect("a pruned notice");
+    assert_eq!(pruned["revision"], "head");
+    assert_eq!(pruned["line"], 5);
+
+    // Every writer carries the reason.
+    env.kdelta(&["diff", &base, &head, "--color", "never"])
+        .success()
+        .stdout_has("- core/v1/Service/_/release-name-redis\n      (subchart redis pruned at head: condition redis.enabled=false)");
+    env.kdelta(&["diff", &base, &head, "--format", "markdown"])
+        .success()
+        .stdout_has("subchart redis pruned at head: condition redis.enabled=false");
+}
+
+#[test]
+fn values_regenerated_on_every_render_are_not_changes() {
+    let env = TestEnv::new();
+    let write = |mode: &str| {
+        env.write("chart/Chart.yaml", "apiVersion: v2\nname: gen\nversion: 0.1.0\n")
+            .write("chart/values.yaml", format!("mode: {mode}\n"))
+            .write(
+                "chart/templates/secret.yaml",
+                "{{- $pw := randAlphaNum 24 }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: pw\ndata:\n  password: {{ $pw | b64enc }}\n---\n\
+                 apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    metadata:\n      annotations:\n        checksum/pw: {{ $pw | sha256sum }}\n        mode: {{ .Values.mode }}\n",
+            );
+    };
+    write("a");
+    let base = env.commit("a");
+    write("b");
+    let head = env.commit("b");
+    let report = env
+        .kdelta(&["diff", &base, &head, "--format", "json"])
+        .success()
+        .json();
+    let changes = &report["targets"][0]["changes"];
+    assert_eq!(
+        changes,
+        &json!([{
+            "resource": "apps/v1/Deployment/_/web",
+            "change": "modified",
+            "fields": [{"path": "spec.template.metadata.annotations.mode", "old": "a", "new": "b"}]
+        }]),
+        "{report:#}"
+    );
+    let notice = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "helm.regenerated")
+        .expect("a regenerated notice");
+    let message = notice["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("2 field(s) are regenerated on every render (randAlphaNum)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("core/v1/Secret/_/pw data.password"),
+        "{message}"
+    );
+}
+
+#[test]
+fn template_errors_point_at_the_template_and_ci_values_are_targets() {
+    let env = TestEnv::new();
+    write_umbrella(&env, true);
+    env.write(
+        "charts/app/ci/small-values.yaml",
+        "redis:\n  enabled: false\n",
+    )
+    .write("charts/app/ci/notes.txt", "not a values file\n");
+    env.commit("chart");
+    env.kdelta(&["list"]).success().stdout_has(
+        "helm       helm:charts/app\nhelm       helm:charts/app#ci/small-values.yaml\n",
+    );
+    env.kdelta(&["tree"]).success().stdout_has(
+        "helm:charts/app\napp 1.0.0\n└── redis 1.2.0\n\nhelm:charts/app#ci/small-values.yaml\napp 1.0.0\n└── redis 1.2.0  pruned: condition redis.enabled=false\n",
+    );
+    env.kdelta(&[
+        "tree",
+        "charts/app",
+        "--set",
+        "redis.enabled=false",
+        "--format",
+        "json",
+    ])
+    .success()
+    .stdout_has("\"state\": \"pruned\",\n          \"reason\": \"condition redis.enabled=false\"");
+    env.kdelta(&["render", "myrel", "charts/app", "--set", "mode=x"])
+        .success()
+        .stdout_has("---\n# Source: app/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: myrel-app\ndata:\n  mode: \"x\"\n");
+
+    env.write(
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: {{ required \"mode is required\" .Values.nothing }}\n",
+    );
+    env.kdelta(&["check", "--color", "never"])
+        .code(1)
+        .stdout_has("error[helm.template] charts/app/templates/cm.yaml:6:8: execution error at (app/templates/cm.yaml:6:8): mode is required");
+    env.write("charts/app/templates/cm.yaml", "{{ if }}\n");
+    env.kdelta(&["render", "charts/app"])
+        .code(1)
+        .stderr_has("error[helm.template] charts/app/templates/cm.yaml:1: parse error at (app/templates/cm.yaml:1): missing value for if");
+}
