@@ -32,6 +32,61 @@ struct RawConfig {
     directories: Vec<String>,
     #[serde(default)]
     ignore: Vec<RawIgnore>,
+    #[serde(default)]
+    charts: std::collections::BTreeMap<String, ChartConfig>,
+}
+
+/// What `.kdelta.yaml` says about one Helm chart (`charts:` keyed by the chart's directory).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ChartConfig {
+    /// `helm template NAME`: the release name (default `release-name`).
+    #[serde(default)]
+    pub release_name: Option<String>,
+    /// `-n`: the release namespace (default `default`).
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// Whether each `ci/*-values.yaml` is a target of its own (default true).
+    #[serde(default = "yes")]
+    pub ci_values: bool,
+    /// Named values sets, each one more target (`helm:CHART#NAME`).
+    #[serde(default)]
+    pub values_sets: std::collections::BTreeMap<String, ValuesSet>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A values set: values files relative to the chart (later wins) and `--set` flags, or just
+/// the list of files.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum ValuesSet {
+    Files(Vec<String>),
+    Full {
+        #[serde(default)]
+        values: Vec<String>,
+        #[serde(default)]
+        set: Vec<String>,
+    },
+}
+
+impl ValuesSet {
+    /// The values files.
+    pub fn files(&self) -> &[String] {
+        match self {
+            ValuesSet::Files(f) | ValuesSet::Full { values: f, .. } => f,
+        }
+    }
+
+    /// The `--set` flags.
+    pub fn set(&self) -> &[String] {
+        match self {
+            ValuesSet::Files(_) => &[],
+            ValuesSet::Full { set, .. } => set,
+        }
+    }
 }
 
 /// An `ignore:` entry as written.
@@ -50,6 +105,7 @@ pub struct Config {
     exclude: GlobSet,
     directories: GlobSet,
     ignore: Vec<IgnoreRule>,
+    charts: std::collections::BTreeMap<String, ChartConfig>,
 }
 
 impl Default for Config {
@@ -59,6 +115,7 @@ impl Default for Config {
             exclude: GlobSet::empty(),
             directories: GlobSet::empty(),
             ignore: Vec::new(),
+            charts: Default::default(),
         }
     }
 }
@@ -144,7 +201,22 @@ impl Config {
                     fields: r.fields,
                 })
                 .collect(),
+            charts: raw
+                .charts
+                .into_iter()
+                .map(|(k, v)| {
+                    (
+                        k.trim_end_matches('/').trim_start_matches("./").to_string(),
+                        v,
+                    )
+                })
+                .collect(),
         })
+    }
+
+    /// What the configuration says about the chart in `dir`.
+    pub fn chart(&self, dir: &str) -> Option<&ChartConfig> {
+        self.charts.get(dir)
     }
 
     /// True when a target at this repo-relative path should be rendered.
@@ -198,6 +270,20 @@ mod tests {
         assert!(rules[1].hides("apps/v1/Deployment/prod/web", "spec.replicas"));
         assert!(!rules[1].hides("core/v1/Service/prod/web", "spec.replicas"));
         assert!(Config::parse(b"ignore:\n- resources: x\n").is_err());
+    }
+
+    #[test]
+    fn charts_and_values_sets() {
+        let c = Config::parse(
+            b"charts:\n  charts/api/:\n    releaseName: api\n    ciValues: false\n    valuesSets:\n      prod: [values-prod.yaml]\n      canary:\n        values: [values-prod.yaml]\n        set: [canary=true]\n",
+        )
+        .unwrap();
+        let api = c.chart("charts/api").expect("the chart's entry");
+        assert_eq!(api.release_name.as_deref(), Some("api"));
+        assert!(!api.ci_values);
+        assert_eq!(api.values_sets["prod"].files(), ["values-prod.yaml"]);
+        assert_eq!(api.values_sets["canary"].set(), ["canary=true"]);
+        assert!(Config::parse(b"charts:\n  x:\n    bogus: 1\n").is_err());
     }
 
     #[test]

@@ -73,11 +73,7 @@ pub fn target_at(snapshot: &dyn Snapshot, dir: RepoPath) -> Target {
     if crate::kustomize::KUSTOMIZATION_FILES.iter().any(|f| has(f)) {
         crate::kustomize::Spec { dir }.into()
     } else if has("Chart.yaml") {
-        crate::helm::Spec {
-            chart: dir,
-            values: None,
-        }
-        .into()
+        crate::helm::Spec::chart(dir).into()
     } else {
         crate::directory::Spec { dir }.into()
     }

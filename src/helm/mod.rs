@@ -21,12 +21,34 @@ use crate::engine::{self, Detected, DirListing, EngineOutput};
 use crate::resource::Resource;
 use crate::source::{Files, RepoPath, Snapshot};
 
-/// A Helm target: a chart directory, optionally with a values file (relative to the chart,
-/// applied over `values.yaml` as `-f` would be).
+/// A Helm target: a chart directory, with its `values.yaml` or a values set: a
+/// `ci/*-values.yaml` file or a set named in `.kdelta.yaml`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Spec {
     pub chart: RepoPath,
+    /// The values set's name in the target id (`ci/prod-values.yaml`, `prod`).
     pub values: Option<String>,
+    /// Its values files, relative to the chart, applied over `values.yaml` as `-f` would be.
+    pub values_files: Vec<String>,
+    /// Its `--set` flags.
+    pub set: Vec<String>,
+    /// The release name and namespace `.kdelta.yaml` gives the chart (the command line's win).
+    pub release_name: Option<String>,
+    pub namespace: Option<String>,
+}
+
+impl Spec {
+    /// The chart in `dir` with its own values.
+    pub fn chart(dir: RepoPath) -> Spec {
+        Spec {
+            chart: dir,
+            values: None,
+            values_files: Vec::new(),
+            set: Vec::new(),
+            release_name: None,
+            namespace: None,
+        }
+    }
 }
 
 /// The `helm template` flags that change its output (part of every cache key). Values files
@@ -93,17 +115,27 @@ impl engine::Spec for Spec {
 
     /// A directory with a `Chart.yaml` is a chart; its subcharts and templates are part of it,
     /// not targets of their own. Each `ci/*-values.yaml` (chart-testing's convention) is a
-    /// target of its own too.
+    /// target of its own too, and so is each values set `.kdelta.yaml` names for the chart.
     fn detect_dir(listing: &DirListing) -> Detected<Spec> {
         if !listing.has_file("Chart.yaml") {
             return Detected::default();
         }
-        let mut specs = vec![Spec {
-            chart: listing.dir.clone(),
-            values: None,
-        }];
+        let config = listing
+            .config
+            .chart(listing.dir.as_str())
+            .cloned()
+            .unwrap_or(crate::config::ChartConfig {
+                ci_values: true,
+                ..Default::default()
+            });
+        let base = Spec {
+            release_name: config.release_name.clone(),
+            namespace: config.namespace.clone(),
+            ..Spec::chart(listing.dir.clone())
+        };
+        let mut specs = vec![base.clone()];
         let ci = listing.dir.child("ci");
-        if let Ok(entries) = listing.snapshot.list(&ci) {
+        if let (true, Ok(entries)) = (config.ci_values, listing.snapshot.list(&ci)) {
             specs.extend(
                 entries
                     .iter()
@@ -111,10 +143,19 @@ impl engine::Spec for Spec {
                         e.kind != crate::source::EntryKind::Dir && e.name.ends_with("-values.yaml")
                     })
                     .map(|e| Spec {
-                        chart: listing.dir.clone(),
                         values: Some(format!("ci/{}", e.name)),
+                        values_files: vec![format!("ci/{}", e.name)],
+                        ..base.clone()
                     }),
             );
+        }
+        for (name, set) in &config.values_sets {
+            specs.push(Spec {
+                values: Some(name.clone()),
+                values_files: set.files().to_vec(),
+                set: set.set().to_vec(),
+                ..base.clone()
+            });
         }
         Detected {
             specs,

@@ -131,8 +131,13 @@ fn render_options(spec: &Spec, files: &Files, opts: &Options) -> Result<RenderOp
         release_name: opts
             .release_name
             .clone()
+            .or_else(|| spec.release_name.clone())
             .unwrap_or_else(|| "release-name".into()),
-        namespace: opts.namespace.clone().unwrap_or_else(|| "default".into()),
+        namespace: opts
+            .namespace
+            .clone()
+            .or_else(|| spec.namespace.clone())
+            .unwrap_or_else(|| "default".into()),
         is_upgrade: opts.is_upgrade,
         kube_version: opts.kube_version.clone(),
         api_versions: opts.api_versions.clone(),
@@ -142,7 +147,8 @@ fn render_options(spec: &Spec, files: &Files, opts: &Options) -> Result<RenderOp
             skip_tests: opts.skip_tests,
             show_only: opts.show_only.clone(),
         },
-        set: opts.set.clone(),
+        // The values set's flags first: the command line's come after and win.
+        set: spec.set.iter().chain(&opts.set).cloned().collect(),
         set_string: opts.set_string.clone(),
         set_json: opts.set_json.clone(),
         set_file: opts.set_file.clone(),
@@ -153,7 +159,7 @@ fn render_options(spec: &Spec, files: &Files, opts: &Options) -> Result<RenderOp
     };
     // The target's own values file comes first; the command line's `-f` files override it,
     // as they would on `helm template -f target-values.yaml -f …`.
-    if let Some(rel) = &spec.values {
+    for rel in &spec.values_files {
         let path = spec.chart.join(rel).map_err(|e| {
             Finding::error(rules::SOURCE_OUTSIDE_REPOSITORY, e.to_string())
                 .in_file(spec.chart.child("Chart.yaml").to_string())
@@ -276,7 +282,7 @@ impl Locator<'_> {
                 f.at(chart_yaml, span.line, span.column)
             }
             ErrorKind::Schema => f.in_file(self.repo_path("values.schema.json")),
-            ErrorKind::Values => match &spec.values {
+            ErrorKind::Values => match spec.values_files.last() {
                 Some(v) => f.in_file(self.repo_path(v)),
                 None => f.in_file(self.repo_path("values.yaml")),
             },

@@ -134,12 +134,22 @@ fn template_errors_point_at_the_template_and_ci_values_are_targets() {
         "redis:\n  enabled: false\n",
     )
     .write("charts/app/ci/notes.txt", "not a values file\n");
+    env.write(
+        ".kdelta.yaml",
+        "charts:\n  charts/app:\n    releaseName: shop\n    valuesSets:\n      prod:\n        values: [prod.yaml]\n        set: [mode=p]\n",
+    )
+    .write("charts/app/prod.yaml", "redis:\n  enabled: false\n");
     env.commit("chart");
     env.kdelta(&["list"]).success().stdout_has(
-        "helm       helm:charts/app\nhelm       helm:charts/app#ci/small-values.yaml\n",
+        "helm       helm:charts/app\nhelm       helm:charts/app#ci/small-values.yaml\nhelm       helm:charts/app#prod\n",
+    );
+    let prod = env.kdelta(&["render", "helm:charts/app#prod"]).success();
+    assert_eq!(
+        prod.stdout,
+        "---\n# Source: app/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-app\ndata:\n  mode: \"p\"\n"
     );
     env.kdelta(&["tree"]).success().stdout_has(
-        "helm:charts/app\napp 1.0.0\n└── redis 1.2.0\n\nhelm:charts/app#ci/small-values.yaml\napp 1.0.0\n└── redis 1.2.0  pruned: condition redis.enabled=false\n",
+        "helm:charts/app\napp 1.0.0\n└── redis 1.2.0\n\nhelm:charts/app#ci/small-values.yaml\napp 1.0.0\n└── redis 1.2.0  pruned: condition redis.enabled=false\n\nhelm:charts/app#prod\n",
     );
     env.kdelta(&[
         "tree",
