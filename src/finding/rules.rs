@@ -87,7 +87,7 @@ rules! {
     KUSTOMIZE_PLUGIN_CONFIG = "kustomize.plugin.config", Error, "a builtin plugin config that cannot be read";
     KUSTOMIZE_PLUGIN_UNKNOWN = "kustomize.plugin.unknown", Error, "a plugin config naming an unknown kind";
     KUSTOMIZE_PLUGIN_KRM_FUNCTION = "kustomize.plugin.krm-function", Notice, "a KRM function, never run; its output is missing";
-    KUSTOMIZE_HELM_NOT_RENDERED_YET = "kustomize.helm.not-rendered-yet", Notice, "a helmCharts entry, not inflated yet; its resources are missing";
+    KUSTOMIZE_HELM_NOT_FETCHED = "kustomize.helm.not-fetched", Notice, "a helmCharts chart that is not in chartHome and would be pulled; its resources are missing";
     KUSTOMIZE_HELM_INVALID = "kustomize.helm.invalid", Error, "a helmCharts entry without a name or with an invalid valuesMerge";
     KUSTOMIZE_OPENAPI = "kustomize.openapi", Error, "an openapi field kustomize rejects";
     KUSTOMIZE_UNSUPPORTED = "kustomize.unsupported", Error, "a kustomization field kdelta does not implement yet";

@@ -34,12 +34,7 @@ pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Detail
             return failed.map_details(|()| Details::default());
         }
     };
-    let mut tree = tree::build(&chart, &first.pruned);
-    tree.for_each_mut(&mut |n| {
-        n.entry = located
-            .entry(&n.declared_in)
-            .map(|(file, span)| (file, span.line, span.column));
-    });
+    let tree = located.tree(&chart, &first.pruned);
     let mut findings = tree_findings(&tree, &located);
     let (resources, parse_findings) = located.resources(&first.output, &tree);
     findings.extend(parse_findings);
@@ -59,6 +54,26 @@ pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Detail
         nondeterministic: first.nondeterministic,
         rerender,
     })
+}
+
+/// `helm template` of the chart in `dir` with `opts`, as kustomize's `helmCharts` run it: its
+/// stdout and the notices about its subcharts (pruned, missing), or the error as a finding.
+pub fn template(
+    files: &Files,
+    dir: &RepoPath,
+    opts: &Options,
+) -> Result<(String, Vec<Finding>), Finding> {
+    let spec = Spec::chart(dir.clone());
+    let chart = load(files, dir)?;
+    let options = render_options(&spec, files, opts)?;
+    let located = Locator {
+        files,
+        chart_dir: dir,
+    };
+    let rendered =
+        render::render(&chart, &options).map_err(|e| located.error(&chart, &e, &spec))?;
+    let tree = located.tree(&chart, &rendered.pruned);
+    Ok((rendered.output, tree_findings(&tree, &located)))
 }
 
 /// The dependency tree of `spec` with `opts`' values (what `kdelta tree` prints), without
@@ -244,6 +259,17 @@ impl Locator<'_> {
             (true, false) => rest.join("/"),
             (false, false) => format!("{prefix}/{}", rest.join("/")),
         }
+    }
+
+    /// The dependency tree, each entry located in its file.
+    fn tree(&self, chart: &Chart, pruned: &[super::deps::Pruned]) -> tree::Node {
+        let mut tree = tree::build(chart, pruned);
+        tree.for_each_mut(&mut |n| {
+            n.entry = self
+                .entry(&n.declared_in)
+                .map(|(file, span)| (file, span.line, span.column));
+        });
+        tree
     }
 
     /// A finding for Helm's error, at the file (and line, column) it names.

@@ -183,20 +183,8 @@ pub const GENERATORS: &[(&str, Generate)] = &[
         data_generator(b, kt, cfg, GenKind::Secret)
     }),
     ("IAMPolicyGenerator", |_, _, cfg| iam_policy_generator(cfg)),
-    ("HelmChartInflationGenerator", |b, _, cfg| {
-        b.findings.push(
-            Finding::notice(
-                rules::KUSTOMIZE_HELM_NOT_RENDERED_YET,
-                "HelmChartInflationGenerator charts are not inflated by this kdelta version yet",
-            )
-            .at(
-                cfg.origin.file.to_string(),
-                cfg.origin.span.line,
-                cfg.origin.span.column,
-            )
-            .incomplete(),
-        );
-        Ok(ResMap::new())
+    ("HelmChartInflationGenerator", |b, kt, cfg| {
+        b.inflate_from_config(kt, cfg)
     }),
 ];
 

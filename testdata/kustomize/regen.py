@@ -2,7 +2,8 @@
 """Regenerate the expected outputs of the kustomize fixtures with the reference tool.
 
 For every case directory (or the ones named on the command line) this reads `case.yaml`
-(`build_dir`, `options.reorder`, `options.load_restrictor`), runs `kubectl kustomize` from the
+(`build_dir`, `options.reorder`, `options.load_restrictor`, `options.enable_helm`), runs
+`kubectl kustomize` from the
 case directory exactly as a user would, and writes either `expected.yaml` (the tool's stdout) or
 `expected-error.txt` (its error message, with the case's absolute path replaced by `$CASE`).
 The `oracle:` block at the end of `case.yaml` is rewritten with the command and its exit code.
@@ -38,6 +39,9 @@ def command_for(text):
         cmd += ["--load-restrictor", "LoadRestrictionsNone"]
     elif restrictor != "LoadRestrictionsRootOnly":
         raise SystemExit(f"unknown load_restrictor {restrictor!r}")
+    if (field(text, "enable_helm") or "false") == "true":
+        # `helm` on PATH must be the reference helm v3.17.3 (../shared/tools/install-helm-oracle.sh).
+        cmd += ["--enable-helm", "--helm-command", "helm"]
     cmd.append("in" if build_dir == "." else f"in/{build_dir}")
     return cmd
 

@@ -177,3 +177,19 @@ fn template_errors_point_at_the_template_and_ci_values_are_targets() {
         .code(1)
         .stderr_has("error[helm.template] charts/app/templates/cm.yaml:1: parse error at (app/templates/cm.yaml:1): missing value for if");
 }
+
+#[test]
+fn a_helm_chart_kustomize_would_pull_is_a_notice_and_the_output_incomplete() {
+    let env = TestEnv::new();
+    env.write(
+        "app/kustomization.yaml",
+        "helmCharts:\n- name: redis\n  version: 17.3.0\n  repo: https://charts.example.com\n  releaseName: cache\n",
+    );
+    env.commit("app");
+    env.kdelta(&["check", "--color", "never"])
+        .success()
+        .stdout_has("notice[kustomize.helm.not-fetched] app/kustomization.yaml:2:3: helm chart 'redis' 17.3.0 from https://charts.example.com is not in charts/redis-17.3.0/redis; kdelta never pulls charts");
+    env.kdelta(&["render", "app"])
+        .code(1)
+        .stderr_has("the output of kustomize:app is incomplete");
+}

@@ -9,7 +9,7 @@ use crate::kustomize::origin::{self, Origin};
 use crate::kustomize::res::Res;
 use crate::kustomize::resmap::ResMap;
 use crate::resource::Origin as SourceOrigin;
-use crate::source::EntryKind;
+use crate::source::{EntryKind, RepoPath};
 use crate::yaml::{self, Dialect, Node, ParseOptions};
 
 impl Builder {
@@ -154,103 +154,114 @@ impl Builder {
     /// Reads a resource file: every non-empty document, `*List` kinds expanded.
     pub fn load_resources(&mut self, kt: &Kt, rel: &str) -> Result<ResMap, KError> {
         let (file, bytes) = kt.ldr.load(rel)?;
-        let (docs, pieces) = crate::kustomize::documents::read_documents_counted(
-            &bytes,
-            &RESOURCE_PARSE,
-        )
-        .map_err(|e| {
-            KError::new(
-                match e.kind {
-                    yaml::YamlErrorKind::Limit => rules::YAML_LIMIT,
-                    yaml::YamlErrorKind::DuplicateKey => rules::YAML_DUPLICATE_KEY,
-                    _ => rules::YAML_PARSE,
-                },
-                format!(
-                    "MalformedYAMLError: {} in File: {rel}",
-                    e.go_message
-                        .clone()
-                        .unwrap_or_else(|| format!("yaml: line {}: {}", e.span.line, e.message))
-                ),
-            )
-            .at(&file, e.span)
-        })?;
-        // kyaml's ByteReader unwraps a lone `List` (or `ResourceList`) keeping its items as
-        // written; kustomize expands any other `*List` through Go's JSON.
-        let lone_list = pieces == 1
-            && docs.len() == 1
-            && matches!(docs[0].str_at(&["kind"]), Some("List" | "ResourceList"))
-            && (docs[0].get("items").is_some() || docs[0].get("functionConfig").is_some());
-        let docs = if lone_list {
-            match docs[0].get("items").and_then(Node::as_seq) {
-                Some(items) => items.to_vec(),
-                None => Vec::new(),
-            }
-        } else {
-            docs
-        };
-        let mut queue: std::collections::VecDeque<Node> = docs.into_iter().collect();
-        let mut rm = ResMap::new();
-        let mut ids = rm.ids();
-        while let Some(doc) = queue.pop_front() {
-            if doc.is_nil_or_empty() {
-                continue;
-            }
-            let span = doc.span;
-            if !doc.is_map() {
-                return Err(KError::new(
-                    rules::RESOURCE_INVALID,
-                    "wrong node kind: expected MappingNode; a resource must be a mapping",
-                )
-                .at(&file, span));
-            }
-            let kind = doc.str_at(&["kind"]).unwrap_or("").to_string();
-            if kind.is_empty() {
-                return Err(
-                    KError::new(rules::RESOURCE_INVALID, "missing kind in object").at(&file, span),
-                );
-            }
-            if kind.ends_with("List") {
-                match doc.get("items") {
-                    None => {}
-                    Some(items) if items.is_null() => continue,
-                    Some(items) => match items.as_seq() {
-                        Some(items) => {
-                            let items = list_items_through_json(&kind, items).map_err(|e| {
-                                KError::new(rules::RESOURCE_INVALID, e).at(&file, span)
-                            })?;
-                            queue.extend(items);
-                            continue;
-                        }
-                        None => {
-                            return Err(KError::new(
-                                rules::RESOURCE_INVALID,
-                                format!("expected array in {kind}/items"),
-                            )
-                            .at(&file, items.span))
-                        }
-                    },
-                }
-            } else if doc.str_at(&["metadata", "name"]).unwrap_or("").is_empty() {
-                return Err(KError::new(
-                    rules::RESOURCE_INVALID,
-                    format!("missing metadata.name in object of kind {kind}"),
-                )
-                .at(&file, span));
-            }
-            rm.append_to(
-                Res::new(
-                    doc,
-                    SourceOrigin {
-                        file: file.clone(),
-                        span,
-                    },
-                    kt.ldr.schema.clone(),
-                ),
-                &mut ids,
-            )?;
-        }
-        Ok(rm)
+        resources_from_bytes(kt, &file, rel, &bytes)
     }
+}
+
+/// The resources of a stream of YAML documents (a resource file, a chart's rendered output)
+/// read from `file` (named `rel` in messages), as kyaml's `ByteReader` and kustomize read them.
+pub(super) fn resources_from_bytes(
+    kt: &Kt,
+    file: &RepoPath,
+    rel: &str,
+    bytes: &[u8],
+) -> Result<ResMap, KError> {
+    let file = file.clone();
+    let (docs, pieces) = crate::kustomize::documents::read_documents_counted(
+        bytes,
+        &RESOURCE_PARSE,
+    )
+    .map_err(|e| {
+        KError::new(
+            match e.kind {
+                yaml::YamlErrorKind::Limit => rules::YAML_LIMIT,
+                yaml::YamlErrorKind::DuplicateKey => rules::YAML_DUPLICATE_KEY,
+                _ => rules::YAML_PARSE,
+            },
+            format!(
+                "MalformedYAMLError: {} in File: {rel}",
+                e.go_message
+                    .clone()
+                    .unwrap_or_else(|| format!("yaml: line {}: {}", e.span.line, e.message))
+            ),
+        )
+        .at(&file, e.span)
+    })?;
+    // kyaml's ByteReader unwraps a lone `List` (or `ResourceList`) keeping its items as
+    // written; kustomize expands any other `*List` through Go's JSON.
+    let lone_list = pieces == 1
+        && docs.len() == 1
+        && matches!(docs[0].str_at(&["kind"]), Some("List" | "ResourceList"))
+        && (docs[0].get("items").is_some() || docs[0].get("functionConfig").is_some());
+    let docs = if lone_list {
+        match docs[0].get("items").and_then(Node::as_seq) {
+            Some(items) => items.to_vec(),
+            None => Vec::new(),
+        }
+    } else {
+        docs
+    };
+    let mut queue: std::collections::VecDeque<Node> = docs.into_iter().collect();
+    let mut rm = ResMap::new();
+    let mut ids = rm.ids();
+    while let Some(doc) = queue.pop_front() {
+        if doc.is_nil_or_empty() {
+            continue;
+        }
+        let span = doc.span;
+        if !doc.is_map() {
+            return Err(KError::new(
+                rules::RESOURCE_INVALID,
+                "wrong node kind: expected MappingNode; a resource must be a mapping",
+            )
+            .at(&file, span));
+        }
+        let kind = doc.str_at(&["kind"]).unwrap_or("").to_string();
+        if kind.is_empty() {
+            return Err(
+                KError::new(rules::RESOURCE_INVALID, "missing kind in object").at(&file, span),
+            );
+        }
+        if kind.ends_with("List") {
+            match doc.get("items") {
+                None => {}
+                Some(items) if items.is_null() => continue,
+                Some(items) => match items.as_seq() {
+                    Some(items) => {
+                        let items = list_items_through_json(&kind, items)
+                            .map_err(|e| KError::new(rules::RESOURCE_INVALID, e).at(&file, span))?;
+                        queue.extend(items);
+                        continue;
+                    }
+                    None => {
+                        return Err(KError::new(
+                            rules::RESOURCE_INVALID,
+                            format!("expected array in {kind}/items"),
+                        )
+                        .at(&file, items.span))
+                    }
+                },
+            }
+        } else if doc.str_at(&["metadata", "name"]).unwrap_or("").is_empty() {
+            return Err(KError::new(
+                rules::RESOURCE_INVALID,
+                format!("missing metadata.name in object of kind {kind}"),
+            )
+            .at(&file, span));
+        }
+        rm.append_to(
+            Res::new(
+                doc,
+                SourceOrigin {
+                    file: file.clone(),
+                    span,
+                },
+                kt.ldr.schema.clone(),
+            ),
+            &mut ids,
+        )?;
+    }
+    Ok(rm)
 }
 
 /// How resource files are read. kyaml reads a node tree (no duplicate-key check) and kustomize

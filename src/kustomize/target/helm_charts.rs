@@ -1,49 +1,302 @@
-//! The `helmCharts:` seam: entries are validated; until the Helm engine inflates charts each is
-//! a notice naming what is missing.
+//! `helmCharts:` inflated through kdelta's Helm engine, as kustomize v5.5.0's
+//! HelmChartInflationGenerator runs `helm template` (`--enable-helm` is always on): the chart
+//! from `chartHome` (`charts/`, or `charts/NAME-VERSION/` when both `version` and `repo` are
+//! set), the values file (default the chart's `values.yaml`, given to helm again as `-f`)
+//! merged with `valuesInline` by `valuesMerge`, then `additionalValuesFiles`, and the output
+//! read back as resources. A chart that would need `helm pull` is a notice: kdelta never
+//! downloads one.
 
-use super::{Builder, Kt};
-use crate::finding::rules;
+use super::accumulate::resources_from_bytes;
+use super::{Acc, Builder, Kt};
+use crate::finding::{rules, Finding};
 use crate::kustomize::error::KError;
+use crate::kustomize::resmap::ResMap;
+use crate::kustomize::types::HelmChart;
+use crate::source::{EntryKind, RepoPath};
+use crate::yaml::{self, Dialect, Span};
 
 impl Builder {
-    /// `helmCharts:` entries are validated; until the Helm engine inflates them, each one is a
-    /// notice naming the chart whose resources are missing.
-    pub(super) fn note_helm_charts(&mut self, kt: &Kt) -> Result<(), KError> {
+    /// Inflates every `helmCharts:` entry into the accumulated resources.
+    pub(super) fn inflate_helm_charts(&mut self, kt: &Kt, acc: &mut Acc) -> Result<(), KError> {
+        let chart_home =
+            kt.k.helm_globals
+                .as_ref()
+                .map(|g| g.chart_home.as_str())
+                .filter(|h| !h.is_empty())
+                .unwrap_or("charts");
         for (i, chart) in kt.k.helm_charts.iter().enumerate() {
             let at = |e: KError| kt.err_at(e, "helmCharts", Some(i));
-            if chart.name.is_empty() {
-                return Err(at(KError::new(
+            validate(chart).map_err(at)?;
+            let span = kt.span("helmCharts", Some(i));
+            let Some(rm) = self.inflate(kt, chart, chart_home, span).map_err(at)? else {
+                continue;
+            };
+            acc.rm.absorb_all(rm).map_err(|e| {
+                at(e.context(format!(
+                    "merging from generator HelmChartInflationGenerator {}",
+                    chart.name
+                )))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A `HelmChartInflationGenerator` plugin config (`generators: [chart.yaml]`): the
+    /// `helmCharts` fields and `chartHome` at its top level, read leniently as kustomize
+    /// unmarshals a plugin config.
+    pub(crate) fn inflate_from_config(
+        &mut self,
+        kt: &Kt,
+        cfg: &crate::kustomize::res::Res,
+    ) -> Result<ResMap, KError> {
+        let at = |e: KError| e.at(&cfg.origin.file, cfg.origin.span);
+        let mut fields = match yaml::to_value(&cfg.node, Dialect::Yaml12) {
+            Ok(serde_json::Value::Object(m)) => m,
+            _ => serde_json::Map::new(),
+        };
+        let chart_home = fields
+            .get("chartHome")
+            .and_then(|v| v.as_str())
+            .filter(|h| !h.is_empty())
+            .unwrap_or("charts")
+            .to_string();
+        fields.retain(|k, _| HELM_CHART_FIELDS.contains(&k.as_str()));
+        let chart: HelmChart =
+            serde_json::from_value(serde_json::Value::Object(fields)).map_err(|e| {
+                at(KError::new(
+                    rules::KUSTOMIZE_PLUGIN_CONFIG,
+                    format!("HelmChartInflationGenerator: {e}"),
+                ))
+            })?;
+        validate(&chart).map_err(at)?;
+        Ok(self
+            .inflate(kt, &chart, &chart_home, cfg.origin.span)
+            .map_err(at)?
+            .unwrap_or_default())
+    }
+
+    /// One chart's resources; `None` when the chart is not in the repository (a notice says so).
+    fn inflate(
+        &mut self,
+        kt: &Kt,
+        chart: &HelmChart,
+        chart_home: &str,
+        span: Span,
+    ) -> Result<Option<ResMap>, KError> {
+        if chart_home.starts_with('/') {
+            return Err(KError::new(
+                rules::KUSTOMIZE_HELM_INVALID,
+                format!("chartHome '{chart_home}' is absolute; kdelta reads charts from the repository only, so give a path relative to the kustomization"),
+            ));
+        }
+        // kustomize's absChartHome.
+        let home = if !chart.version.is_empty() && !chart.repo.is_empty() {
+            format!("{chart_home}/{}-{}", chart.name, chart.version)
+        } else {
+            chart_home.to_string()
+        };
+        let chart_rel = format!("{home}/{}", chart.name);
+        let dir = kt.ldr.resolve(&chart_rel)?;
+        let files = kt.ldr.files;
+        if files.kind(&dir) != EntryKind::Dir {
+            if chart.repo.is_empty() {
+                // kustomize names no path here: its lookup returns an empty one.
+                return Err(KError::new(
                     rules::KUSTOMIZE_HELM_INVALID,
-                    "helmCharts entry needs a name",
-                )));
-            }
-            if !["", "merge", "override", "replace"].contains(&chart.values_merge.as_str()) {
-                return Err(at(KError::new(
-                    rules::KUSTOMIZE_HELM_INVALID,
-                    format!(
-                        "valuesMerge must be one of 'override', 'replace', or 'merge', not '{}'",
-                        chart.values_merge
-                    ),
-                )));
+                    "no repo specified for pull, no chart found at ''",
+                ));
             }
             let version = if chart.version.is_empty() {
                 String::new()
             } else {
                 format!(" {}", chart.version)
             };
-            let span = kt.span("helmCharts", Some(i));
             self.findings.push(
-                crate::finding::Finding::notice(
-                    rules::KUSTOMIZE_HELM_NOT_RENDERED_YET,
+                Finding::notice(
+                    rules::KUSTOMIZE_HELM_NOT_FETCHED,
                     format!(
-                        "helm chart '{}'{version} is not inflated by this kdelta version yet; its resources are missing from the output",
-                        chart.name
+                        "helm chart '{}'{version} from {} is not in {chart_rel}; kdelta never pulls charts, so its resources are missing from the output",
+                        chart.name, chart.repo
                     ),
                 )
+                .with_help(format!("vendor it: helm pull --untar --untardir {home} {} --repo {}", chart.name, chart.repo))
                 .at(kt.file.to_string(), span.line, span.column)
                 .incomplete(),
             );
+            return Ok(None);
         }
-        Ok(())
+        let values = values_text(kt, chart, &chart_rel)?;
+        let mut options = crate::helm::Options {
+            release_name: Some(release_name(chart)?),
+            namespace: (!chart.namespace.is_empty()).then(|| chart.namespace.clone()),
+            kube_version: (!chart.kube_version.is_empty()).then(|| chart.kube_version.clone()),
+            api_versions: chart.api_versions.clone(),
+            include_crds: chart.include_crds,
+            skip_tests: chart.skip_tests,
+            no_hooks: chart.skip_hooks,
+            ..Default::default()
+        };
+        if let Some(v) = values {
+            options
+                .values
+                .push((format!("{}-kustomize-values.yaml", chart.name), v));
+        }
+        for f in &chart.additional_values_files {
+            let (path, bytes) = kt
+                .ldr
+                .load(f)
+                .map_err(|e| e.context("could not load additionalValuesFile"))?;
+            options.values.push((
+                path.to_string(),
+                String::from_utf8_lossy(&bytes).into_owned(),
+            ));
+        }
+        let (output, notices) =
+            crate::helm::target::template(files, &dir, &options).map_err(|f| {
+                let file = f.file.as_deref().and_then(|p| RepoPath::new(p).ok());
+                KError {
+                    rule: f.rule,
+                    message: f.message,
+                    file,
+                    span: Span {
+                        line: f.line.unwrap_or(0),
+                        column: f.column.unwrap_or(0),
+                    },
+                    help: f.help,
+                }
+            })?;
+        self.findings.extend(notices);
+        resources_from_bytes(kt, &dir, &chart_rel, output.as_bytes()).map(Some)
     }
+}
+
+/// The fields of a `helmCharts` entry (types.HelmChart's JSON names).
+const HELM_CHART_FIELDS: &[&str] = &[
+    "name",
+    "version",
+    "repo",
+    "releaseName",
+    "namespace",
+    "additionalValuesFiles",
+    "valuesFile",
+    "valuesInline",
+    "valuesMerge",
+    "includeCRDs",
+    "skipHooks",
+    "apiVersions",
+    "kubeVersion",
+    "nameTemplate",
+    "skipTests",
+    "debug",
+];
+
+/// kustomize's checks of an entry.
+fn validate(chart: &HelmChart) -> Result<(), KError> {
+    if chart.name.is_empty() {
+        return Err(KError::new(
+            rules::KUSTOMIZE_HELM_INVALID,
+            "helmCharts entry needs a name",
+        ));
+    }
+    if !["", "merge", "override", "replace"].contains(&chart.values_merge.as_str()) {
+        return Err(KError::new(
+            rules::KUSTOMIZE_HELM_INVALID,
+            format!(
+                "valuesMerge must be one of 'override', 'replace', or 'merge', not '{}'",
+                chart.values_merge
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `helm template`'s release name as kustomize asks for it: `releaseName`, else
+/// `--name-template` rendered, else `--generate-name` (the chart's name and the time, as Helm
+/// makes one — different on every run).
+fn release_name(chart: &HelmChart) -> Result<String, KError> {
+    if !chart.release_name.is_empty() {
+        if !chart.name_template.is_empty() {
+            return Err(KError::new(
+                rules::KUSTOMIZE_HELM_INVALID,
+                "cannot set --name-template and also specify a name",
+            ));
+        }
+        return Ok(chart.release_name.clone());
+    }
+    if !chart.name_template.is_empty() {
+        let mut set = crate::template::TemplateSet::new(
+            crate::template::Funcs::helm(),
+            crate::template::Options::default(),
+        );
+        return set
+            .parse("name-template", &chart.name_template)
+            .and_then(|()| set.execute("name-template", &crate::template::Value::Nil))
+            .map_err(|e| KError::new(rules::KUSTOMIZE_HELM_INVALID, e.to_string()));
+    }
+    let base = chart.name.split('.').next().unwrap_or("chart");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    Ok(format!("{base}-{now}"))
+}
+
+/// The values file kustomize writes for helm: the values file as it is, or merged with
+/// `valuesInline` (`override`: inline wins; `merge`: the file wins; `replace`: inline alone),
+/// printed as sigs.k8s.io/yaml prints a map.
+fn values_text(kt: &Kt, chart: &HelmChart, chart_rel: &str) -> Result<Option<String>, KError> {
+    let values_file = if chart.values_file.is_empty() {
+        format!("{chart_rel}/values.yaml")
+    } else {
+        chart.values_file.clone()
+    };
+    let inline = chart
+        .values_inline
+        .as_ref()
+        .filter(|v| v.as_object().is_some_and(|m| !m.is_empty()));
+    let read_file = || -> Result<(RepoPath, String), KError> {
+        let (path, bytes) = kt.ldr.load(&values_file)?;
+        Ok((path, String::from_utf8_lossy(&bytes).into_owned()))
+    };
+    let Some(inline) = inline else {
+        return read_file().map(|(_, text)| Some(text));
+    };
+    let inline_node = yaml::from_go_json(inline);
+    let merged = match chart.values_merge.as_str() {
+        "replace" => inline_node,
+        mode => {
+            let (path, text) = read_file()?;
+            let file_node = yaml::parse_one(text.as_bytes(), &Default::default()).map_err(|e| {
+                KError::new(
+                    rules::KUSTOMIZE_HELM_INVALID,
+                    format!("could not parse values file into rnode: {}", e.message),
+                )
+                .at(&path, e.span)
+            })?;
+            let (mut dest, patch) = if mode == "merge" {
+                (inline_node, file_node)
+            } else {
+                (file_node, inline_node)
+            };
+            crate::kustomize::smp::merge(
+                &mut dest,
+                &patch,
+                crate::kustomize::openapi::Schema::builtin(),
+            )
+            .map_err(|e| {
+                KError::new(
+                    rules::KUSTOMIZE_HELM_INVALID,
+                    format!("could not merge values: {e}"),
+                )
+            })?;
+            dest
+        }
+    };
+    let value = yaml::to_value(&merged, Dialect::Yaml12).map_err(|e| {
+        KError::new(
+            rules::KUSTOMIZE_HELM_INVALID,
+            format!("could not parse merged values into map: {e}"),
+        )
+    })?;
+    Ok(Some(yaml::emit::to_string(&value)))
 }

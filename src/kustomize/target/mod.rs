@@ -221,7 +221,7 @@ impl Builder {
                 )
             })?;
         }
-        self.note_helm_charts(kt)?;
+        self.inflate_helm_charts(kt, acc)?;
         self.run_generator_plugins(kt, acc)?;
         Ok(())
     }
