@@ -33,6 +33,7 @@ pub fn run(c: &CommonArgs, args: &DiffArgs) -> Result<i32> {
 /// Opens both revisions, discovers and renders their targets, and diffs them.
 pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
     let (_start, ws) = common::workspace(c)?;
+    let opts = common::pipeline_options(c)?;
     let (base_rev, base_label) = match cmp.base {
         Some(b) => (Revision::Commit(b.to_string()), None),
         None => {
@@ -65,7 +66,17 @@ pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
             info: head.info,
         },
         config,
-        &common::pipeline_options(c)?,
+        &kdelta::pipeline::Options {
+            render: kdelta::render::RenderOptions {
+                // Values a chart regenerates on every render are told apart from changes.
+                helm: kdelta::helm::Options {
+                    detect_regenerated: true,
+                    ..opts.render.helm
+                },
+                ..opts.render
+            },
+            ..opts
+        },
     ))
 }
 

@@ -102,6 +102,7 @@ rules! {
     HELM_OUTPUT = "helm.output", Error, "a template's output is not valid YAML";
     HELM_SHOW_ONLY = "helm.show-only", Error, "a --show-only pattern matches no template";
     HELM_SUBCHART_PRUNED = "helm.subchart.pruned", Notice, "a subchart is switched off by tags or a condition";
+    HELM_CONDITION_NOT_BOOL = "helm.condition.not-bool", Warning, "a dependency's condition path holds a value that is not a bool";
     HELM_SUBCHART_TOGGLED = "helm.subchart.toggled", Warning, "a subchart is enabled at one revision and pruned at the other";
     HELM_DEPENDENCY_MISSING = "helm.dependency.missing", Notice, "a declared dependency is not vendored in charts/; its resources are missing";
     HELM_REGENERATED = "helm.regenerated", Notice, "fields a chart regenerates on every render (random values, certificates), not shown as changes";

@@ -18,13 +18,31 @@ pub struct Pruned {
     pub index: usize,
 }
 
-/// Processes `chart`'s dependencies with the user's values; returns what was pruned.
-pub fn process(chart: &mut Chart, user: &Table) -> Result<Vec<Pruned>, String> {
-    let mut pruned = Vec::new();
+/// A condition path that holds a value other than a bool (Helm warns and tries the next).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NonBool {
+    /// The chart path of the dependency (`parentchart.subchart1`).
+    pub path: String,
+    /// The condition path (`subchart1.enabled`).
+    pub condition: String,
+    /// The dependency entry's 1-based position in its chart's list.
+    pub index: usize,
+}
+
+/// What dependency processing decided beyond the chart it leaves.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Processed {
+    pub pruned: Vec<Pruned>,
+    pub non_bool: Vec<NonBool>,
+}
+
+/// Processes `chart`'s dependencies with the user's values; says what was pruned.
+pub fn process(chart: &mut Chart, user: &Table) -> Result<Processed, String> {
+    let mut out = Processed::default();
     let name = chart.name.clone();
-    process_enabled(chart, user, "", &name, &mut pruned)?;
+    process_enabled(chart, user, "", &name, &mut out)?;
     process_import_values(chart)?;
-    Ok(pruned)
+    Ok(out)
 }
 
 /// `IsCompatibleRange`.
@@ -37,7 +55,7 @@ fn process_enabled(
     v: &Table,
     path: &str,
     chart_path: &str,
-    pruned: &mut Vec<Pruned>,
+    out: &mut Processed,
 ) -> Result<(), String> {
     if chart.requirements.is_empty() {
         return Ok(());
@@ -81,15 +99,22 @@ fn process_enabled(
         .map(|r| tags_enable(r, &cvals))
         .collect();
     for (r, state) in chart.requirements.iter().zip(enabled.iter_mut()) {
-        if let Some(c) = condition(r, &cvals, path) {
+        let (decided, non_bool) = condition(r, &cvals, path);
+        if let Some(c) = decided {
             *state = c;
         }
+        out.non_bool
+            .extend(non_bool.into_iter().map(|condition| NonBool {
+                path: format!("{chart_path}.{}", r.name),
+                condition,
+                index: r.index,
+            }));
     }
     // Disabled charts go by name (alias), from both lists.
     let mut removed = Vec::new();
     for (r, (on, reason)) in chart.requirements.iter().zip(enabled) {
         if !on {
-            pruned.push(Pruned {
+            out.pruned.push(Pruned {
                 path: format!("{chart_path}.{}", r.name),
                 reason: reason.unwrap_or_default(),
                 index: r.index,
@@ -102,7 +127,7 @@ fn process_enabled(
     for sub in &mut chart.dependencies {
         let subpath = format!("{path}{}.", sub.name);
         let sub_chart_path = format!("{chart_path}.{}", sub.name);
-        process_enabled(sub, &cvals, &subpath, &sub_chart_path, pruned)?;
+        process_enabled(sub, &cvals, &subpath, &sub_chart_path, out)?;
     }
     Ok(())
 }
@@ -134,8 +159,14 @@ fn tags_enable(r: &Dependency, cvals: &Table) -> (bool, Option<String>) {
     }
 }
 
-/// `processDependencyConditions`: the first path holding a bool decides.
-fn condition(r: &Dependency, cvals: &Table, path: &str) -> Option<(bool, Option<String>)> {
+/// `processDependencyConditions`: the first path holding a bool decides; the paths before it
+/// that hold something else are returned (Helm warns about each).
+fn condition(
+    r: &Dependency,
+    cvals: &Table,
+    path: &str,
+) -> (Option<(bool, Option<String>)>, Vec<String>) {
+    let mut non_bool = Vec::new();
     for c in r.condition.trim().split(',') {
         if c.is_empty() {
             continue;
@@ -145,12 +176,17 @@ fn condition(r: &Dependency, cvals: &Table, path: &str) -> Option<(bool, Option<
             Some((t, k)) => (values::table_at(cvals, t), k),
             None => (Some(cvals.clone()), full.as_str()),
         };
-        if let Some(Value::Bool(b)) = tables.and_then(|t| t.get(key).cloned()) {
-            let reason = (!b).then(|| format!("condition {c}=false"));
-            return Some((b, reason));
+        match tables.and_then(|t| t.get(key).cloned()) {
+            Some(Value::Bool(b)) => {
+                let reason = (!b).then(|| format!("condition {c}=false"));
+                return (Some((b, reason)), non_bool);
+            }
+            // A missing key or a table is no value to Helm's PathValue (a null is one).
+            None | Some(Value::Map(_)) => {}
+            Some(_) => non_bool.push(c.to_string()),
         }
     }
-    None
+    (None, non_bool)
 }
 
 /// `processDependencyImportValues`: children first.
@@ -224,7 +260,7 @@ mod tests {
     #[test]
     fn tags_and_conditions_prune_with_reasons() {
         let mut c = chart();
-        let pruned = process(&mut c, &Table::new()).unwrap();
+        let pruned = process(&mut c, &Table::new()).unwrap().pruned;
         assert_eq!(chart_paths(&c), ["top", "top.b"]);
         let reasons: Vec<(&str, &str, usize)> = pruned
             .iter()
@@ -248,6 +284,30 @@ mod tests {
         .unwrap();
         process(&mut c, &user).unwrap();
         assert_eq!(chart_paths(&c), ["top", "top.a", "top.b", "top.c"]);
+    }
+
+    #[test]
+    fn conditions_that_are_not_bools_are_skipped_with_a_warning() {
+        let mut c = chart();
+        let user = values::table(
+            &crate::template::helm_values("b:\n  enabled: \"no\"\nnever:\n  there: false\n")
+                .unwrap(),
+        )
+        .unwrap();
+        let processed = process(&mut c, &user).unwrap();
+        assert_eq!(
+            processed.non_bool,
+            [NonBool {
+                path: "top.b".into(),
+                condition: "b.enabled".into(),
+                index: 2
+            }]
+        );
+        // The next path decides.
+        assert!(processed
+            .pruned
+            .iter()
+            .any(|p| p.path == "top.b" && p.reason == "condition never.there=false"));
     }
 
     #[test]

@@ -51,7 +51,7 @@ static SEPARATOR: LazyLock<regex::Regex> = LazyLock::new(|| {
 });
 
 /// One document of the output.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Manifest {
     /// The template path (`mychart/templates/deployment.yaml`).
     pub source: String,
@@ -61,6 +61,9 @@ pub struct Manifest {
     pub hook: bool,
     /// The `helm.sh/hook` value (`test`, `pre-install,post-install`…).
     pub hook_events: String,
+    /// The document as read for its head (a mapping; none for a null or empty document), kept
+    /// so that the output is not parsed again.
+    pub node: Option<crate::yaml::Node>,
 }
 
 /// Options of the output stage.
@@ -93,10 +96,10 @@ pub fn split_manifests(text: &str) -> Vec<String> {
 /// The fields of a document's head Helm reads (`releaseutil.SimpleHead`), or the YAML error
 /// as Helm words it. Read from the node tree: the document is parsed whole (an error anywhere
 /// fails, as in Helm) but only its head is looked at.
-fn head(doc: &str) -> Result<(String, Option<String>), String> {
+fn head(doc: &str) -> Result<(String, Option<String>, Option<crate::yaml::Node>), String> {
     use crate::yaml::{self, Dialect, Node, NodeKind, Resolved};
     let Some(node) = crate::template::helm_yaml_node(doc)? else {
-        return Ok((String::new(), None));
+        return Ok((String::new(), None, None));
     };
     // The JSON kind sigs.k8s.io/yaml gives a node; None for null.
     let go_type = |n: &Node| match &n.kind {
@@ -127,7 +130,7 @@ fn head(doc: &str) -> Result<(String, Option<String>), String> {
         }
     };
     match go_type(&node) {
-        None => return Ok((String::new(), None)),
+        None => return Ok((String::new(), None, None)),
         Some("object") => {}
         Some(other) => {
             return Err(format!(
@@ -173,7 +176,7 @@ fn head(doc: &str) -> Result<(String, Option<String>), String> {
             }
         }
     }
-    Ok((kind, hook))
+    Ok((kind, hook, Some(node)))
 }
 
 /// Sorts the documents of rendered files (`(path, text)`, any order) as `SortManifests` does.
@@ -189,7 +192,7 @@ pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, Strin
             continue;
         }
         for doc in split_manifests(text) {
-            let (kind, hook) =
+            let (kind, hook, node) =
                 head(&doc).map_err(|e| format!("YAML parse error on {path}: {e}"))?;
             let m = Manifest {
                 source: path.clone(),
@@ -197,6 +200,7 @@ pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, Strin
                 content: doc,
                 hook: hook.is_some(),
                 hook_events: hook.unwrap_or_default(),
+                node,
             };
             if m.hook {
                 hooks.push(m);

@@ -116,12 +116,17 @@ pub struct Rendered {
     pub output: String,
     /// The subcharts dependency processing left out, and why.
     pub pruned: Vec<super::deps::Pruned>,
+    /// Condition paths that held something other than a bool (Helm warns).
+    pub non_bool: Vec<super::deps::NonBool>,
     /// The top chart's dependencies missing from `charts/` (with
     /// [`RenderOptions::allow_missing_dependencies`]).
     pub missing: Vec<super::chart::Dependency>,
     /// The non-deterministic functions the templates called (`randAlphaNum`, `genCA`…):
     /// another render gives other output.
     pub nondeterministic: Vec<&'static str>,
+    /// The printed documents' node trees by their text (without the `# Source:` line), as the
+    /// output stage read them; CRDs are not among them.
+    pub nodes: std::collections::HashMap<String, crate::yaml::Node>,
 }
 
 /// Renders `chart` as `helm template` does: its stdout, or the first line of the error it
@@ -175,7 +180,8 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
         )));
     }
     let mut chart = chart.clone();
-    let pruned = super::deps::process(&mut chart, &user).map_err(|e| ErrorKind::Values.with(e))?;
+    let processed =
+        super::deps::process(&mut chart, &user).map_err(|e| ErrorKind::Values.with(e))?;
     let values =
         values::coalesce_values_for(&chart, &user).map_err(|e| ErrorKind::Values.with(e))?;
     super::schema::validate(&chart, &values).map_err(|e| ErrorKind::Schema.with(e))?;
@@ -239,10 +245,16 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
         collect_crds(&chart, &chart.name, &mut crds);
     }
     let printed = output::print(&crds, &manifests, &options.output);
+    let nodes = manifests
+        .into_iter()
+        .filter_map(|m| Some((m.content, m.node?)))
+        .collect();
     Ok(Rendered {
+        nodes,
         output: output::show_only(&printed, &options.output.show_only)
             .map_err(|e| ErrorKind::ShowOnly.with(e))?,
-        pruned,
+        pruned: processed.pruned,
+        non_bool: processed.non_bool,
         missing,
         nondeterministic,
     })

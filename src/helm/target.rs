@@ -34,17 +34,17 @@ pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Detail
             return failed.map_details(|()| Details::default());
         }
     };
-    let tree = located.tree(&chart, &first.pruned);
+    let tree = located.tree(&chart, &first.pruned, &first.non_bool);
     let mut findings = tree_findings(&tree, &located);
-    let (resources, parse_findings) = located.resources(&first.output, &tree);
+    let (resources, parse_findings) = located.resources(&first, &tree);
     findings.extend(parse_findings);
     // A second render says which values the non-deterministic functions regenerate; the diff
     // shows those as such, not as changes.
-    let rerender = if first.nondeterministic.is_empty() {
+    let rerender = if first.nondeterministic.is_empty() || !opts.detect_regenerated {
         Vec::new()
     } else {
         render::render(&chart, &options)
-            .map(|again| located.resources(&again.output, &tree).0)
+            .map(|again| located.resources(&again, &tree).0)
             .unwrap_or_default()
     };
     let mut out = EngineOutput::new(resources, findings, true);
@@ -72,7 +72,7 @@ pub fn template(
     };
     let rendered =
         render::render(&chart, &options).map_err(|e| located.error(&chart, &e, &spec))?;
-    let tree = located.tree(&chart, &rendered.pruned);
+    let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
     Ok((rendered.output, tree_findings(&tree, &located)))
 }
 
@@ -86,8 +86,8 @@ pub fn dependency_tree(spec: &Spec, files: &Files, opts: &Options) -> Result<tre
     };
     let user = render::user_values(&options).map_err(values_error)?;
     let mut processed = chart.clone();
-    let pruned = super::deps::process(&mut processed, &user).map_err(values_error)?;
-    Ok(tree::build(&chart, &pruned))
+    let decided = super::deps::process(&mut processed, &user).map_err(values_error)?;
+    Ok(tree::build(&chart, &decided.pruned, &decided.non_bool))
 }
 
 /// Reads the chart directory (as Helm's `LoadDir`: `.helmignore`d paths skipped, whole
@@ -262,8 +262,13 @@ impl Locator<'_> {
     }
 
     /// The dependency tree, each entry located in its file.
-    fn tree(&self, chart: &Chart, pruned: &[super::deps::Pruned]) -> tree::Node {
-        let mut tree = tree::build(chart, pruned);
+    fn tree(
+        &self,
+        chart: &Chart,
+        pruned: &[super::deps::Pruned],
+        non_bool: &[super::deps::NonBool],
+    ) -> tree::Node {
+        let mut tree = tree::build(chart, pruned, non_bool);
         tree.for_each_mut(&mut |n| {
             n.entry = self
                 .entry(&n.declared_in)
@@ -292,7 +297,7 @@ impl Locator<'_> {
         if let Some(h) = help {
             f = f.with_help(h);
         }
-        let tree = tree::build(chart, &[]);
+        let tree = tree::build(chart, &[], &[]);
         match e.kind {
             ErrorKind::Parse | ErrorKind::Execute | ErrorKind::Output => {
                 match template_location(&e.message, &chart.name) {
@@ -338,16 +343,32 @@ impl Locator<'_> {
     }
 
     /// The resources of `helm template`'s output, each from its template's file.
-    fn resources(&self, output: &str, tree: &tree::Node) -> (Vec<Resource>, Vec<Finding>) {
+    fn resources(
+        &self,
+        rendered: &render::Rendered,
+        tree: &tree::Node,
+    ) -> (Vec<Resource>, Vec<Finding>) {
         let mut resources = Vec::new();
         let mut findings = Vec::new();
-        for doc in super::output::split_manifests(output) {
+        for doc in super::output::split_manifests(&rendered.output) {
             let (source, content) = match doc.strip_prefix("# Source: ") {
                 Some(rest) => rest.split_once('\n').unwrap_or((rest, "")),
                 None => ("", doc.as_str()),
             };
             let file = self.repo_path(&Self::template_file(tree, source));
             let file = RepoPath::new(&file).unwrap_or_else(|_| self.chart_dir.clone());
+            let origin = Origin {
+                file: file.clone(),
+                span: Span::default(),
+            };
+            // The output stage read the templates' documents already.
+            if let Some(node) = rendered.nodes.get(content) {
+                resources.push(Resource {
+                    node: node.clone(),
+                    origin,
+                });
+                continue;
+            }
             match yaml::parse_stream(content.as_bytes(), &ParseOptions::default()) {
                 Ok(nodes) => {
                     resources.extend(nodes.into_iter().filter(|n| !n.is_null()).map(|node| {
@@ -414,6 +435,12 @@ fn tree_findings(tree: &tree::Node, located: &Locator) -> Vec<Finding> {
             Some((file, line, column)) => f.at(file.clone(), *line, *column),
             None => f.in_file(located.repo_path("Chart.yaml")),
         };
+        for c in &n.non_bool {
+            out.push(place(Finding::warning(
+                rules::HELM_CONDITION_NOT_BOOL,
+                format!("condition path '{c}' for chart {} holds a value that is not a bool; Helm ignores it and tries the next path", n.chart),
+            )));
+        }
         match &n.state {
             State::Enabled => {}
             // A subtree pruned with its parent is said once, at the parent.

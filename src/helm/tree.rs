@@ -3,7 +3,7 @@
 //! as loaded and what dependency processing pruned.
 
 use super::chart::{Chart, Dependency};
-use super::deps::Pruned;
+use super::deps::{NonBool, Pruned};
 use serde::Serialize;
 
 /// One chart of the tree.
@@ -33,6 +33,9 @@ pub struct Node {
     /// reads the files).
     #[serde(skip)]
     pub entry: Option<(String, u32, u32)>,
+    /// Condition paths of its entry that held something other than a bool (Helm warns).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub non_bool: Vec<String>,
     pub children: Vec<Node>,
 }
 
@@ -129,10 +132,29 @@ impl Node {
 
 /// The tree of `chart` (as loaded, before dependency processing) given what processing
 /// pruned (chart paths such as `top.sub`).
-pub fn build(chart: &Chart, pruned: &[Pruned]) -> Node {
+pub fn build(chart: &Chart, pruned: &[Pruned], non_bool: &[NonBool]) -> Node {
     let mut top = node(chart, chart.name.clone(), None, None);
     top.children = children(chart, &chart.name, pruned, None);
+    // Each warning belongs to the node of its chart path.
+    for w in non_bool {
+        if let Some(n) = find_mut(&mut top, &w.path) {
+            n.non_bool.push(w.condition.clone());
+        }
+    }
     top
+}
+
+/// The node at a chart path (`top.sub.inner`).
+fn find_mut<'a>(top: &'a mut Node, path: &str) -> Option<&'a mut Node> {
+    let mut parts = path.split('.');
+    if parts.next() != Some(top.name.as_str()) {
+        return None;
+    }
+    let mut node = top;
+    for part in parts {
+        node = node.children.iter_mut().find(|c| c.name == part)?;
+    }
+    Some(node)
 }
 
 fn node(
@@ -155,6 +177,7 @@ fn node(
         source: chart.source.clone(),
         declared_in: declared,
         entry: None,
+        non_bool: Vec::new(),
         children: Vec::new(),
     }
 }
@@ -191,6 +214,7 @@ fn children(
                 source: String::new(),
                 declared_in: declared,
                 entry: None,
+                non_bool: Vec::new(),
                 children: Vec::new(),
             });
             continue;
@@ -302,7 +326,7 @@ mod tests {
             reason: "condition a.enabled=false".into(),
             index: 1,
         }];
-        let t = build(&c, &pruned);
+        let t = build(&c, &pruned, &[]);
         let got: Vec<(usize, String, State)> = t
             .descendants()
             .into_iter()

@@ -23,7 +23,7 @@ mod unchanged;
 
 /// The rule id of the finding that says a Helm subchart was pruned (disabled by a condition or
 /// tag); such findings also fill the "Pruned subcharts" section.
-pub const PRUNED_SUBCHART_RULE: &str = "helm.subchart.pruned";
+pub const PRUNED_SUBCHART_RULE: &str = crate::finding::rules::HELM_SUBCHART_PRUNED.id;
 
 // The page's own style and script, inlined into every page (the page loads nothing).
 const STYLE: &str = include_str!("html/assets/report.css");
