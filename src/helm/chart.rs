@@ -133,6 +133,14 @@ impl Chart {
         Chart::load(files.into_iter().filter(|(p, _)| !rules.ignores_file(p)))
     }
 
+    /// Builds a chart from files its `.helmignore` was already applied to (a walk that skipped
+    /// what it ignores).
+    pub fn from_walked_files(
+        files: impl IntoIterator<Item = (String, Vec<u8>)>,
+    ) -> Result<Chart, LoadError> {
+        Chart::load(files)
+    }
+
     /// Builds a chart from its files, no ignore rules applied (subcharts, archives).
     fn load(files: impl IntoIterator<Item = (String, Vec<u8>)>) -> Result<Chart, LoadError> {
         let mut chart_yaml = None;

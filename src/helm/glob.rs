@@ -31,10 +31,45 @@ enum Token {
 
 /// True when `name` matches `pattern`.
 pub fn matches(syntax: Syntax, pattern: &str, name: &str) -> bool {
-    let name: Vec<char> = name.chars().collect();
-    alternatives(syntax, pattern)
-        .iter()
-        .any(|alt| match_tokens(&tokens(syntax, alt), &name))
+    Glob::new(syntax, pattern).is_match(name)
+}
+
+/// A compiled pattern, for matching many names.
+#[derive(Clone, Debug)]
+pub struct Glob {
+    /// Each alternative: its literal text when it has no wildcard, else its tokens.
+    alternatives: Vec<Result<String, Vec<Token>>>,
+}
+
+impl Glob {
+    pub fn new(syntax: Syntax, pattern: &str) -> Glob {
+        let alternatives = alternatives(syntax, pattern)
+            .iter()
+            .map(|alt| {
+                let t = tokens(syntax, alt);
+                let literal: Option<String> = t
+                    .iter()
+                    .map(|t| match t {
+                        Token::Literal(c) => Some(*c),
+                        _ => None,
+                    })
+                    .collect();
+                literal.ok_or(t)
+            })
+            .collect();
+        Glob { alternatives }
+    }
+
+    /// True when `name` matches.
+    pub fn is_match(&self, name: &str) -> bool {
+        let mut chars: Option<Vec<char>> = None;
+        self.alternatives.iter().any(|alt| match alt {
+            Ok(literal) => literal == name,
+            Err(tokens) => {
+                match_tokens(tokens, chars.get_or_insert_with(|| name.chars().collect()))
+            }
+        })
+    }
 }
 
 /// `{a,b}` expanded (gobwas only; nested braces expand from the inside out).
@@ -117,17 +152,13 @@ fn tokens(syntax: Syntax, pattern: &str) -> Vec<Token> {
 }
 
 fn match_tokens(p: &[Token], n: &[char]) -> bool {
-    // memo[pi][ni]: None unknown.
-    let mut memo = vec![vec![None; n.len() + 1]; p.len() + 1];
-    fn go(
-        p: &[Token],
-        n: &[char],
-        pi: usize,
-        ni: usize,
-        memo: &mut Vec<Vec<Option<bool>>>,
-    ) -> bool {
-        if let Some(v) = memo[pi][ni] {
-            return v;
+    // memo[pi * (n.len() + 1) + ni]: 0 unknown, 1 no, 2 yes.
+    let width = n.len() + 1;
+    let mut memo = vec![0u8; (p.len() + 1) * width];
+    fn go(p: &[Token], n: &[char], pi: usize, ni: usize, memo: &mut [u8]) -> bool {
+        let at = pi * (n.len() + 1) + ni;
+        if memo[at] != 0 {
+            return memo[at] == 2;
         }
         let here = n.get(ni).copied();
         let v = match p.get(pi) {
@@ -147,7 +178,7 @@ fn match_tokens(p: &[Token], n: &[char]) -> bool {
                 }) && go(p, n, pi + 1, ni + 1, memo)
             }
         };
-        memo[pi][ni] = Some(v);
+        memo[at] = if v { 2 } else { 1 };
         v
     }
     go(p, n, 0, 0, &mut memo)

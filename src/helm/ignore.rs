@@ -12,7 +12,7 @@ pub struct Rules {
 
 #[derive(Clone, Debug)]
 struct Pattern {
-    pattern: String,
+    glob: super::glob::Glob,
     negate: bool,
     must_dir: bool,
     /// Match the whole path (the rule has a `/`), not the base name.
@@ -39,7 +39,10 @@ impl Rules {
             }
             let whole = rule.contains('/');
             rules.patterns.push(Pattern {
-                pattern: rule.trim_start_matches('/').to_string(),
+                glob: super::glob::Glob::new(
+                    super::glob::Syntax::GoFilepath,
+                    rule.trim_start_matches('/'),
+                ),
                 negate,
                 must_dir,
                 whole,
@@ -48,8 +51,9 @@ impl Rules {
         rules
     }
 
-    /// Helm's `Ignore` for one path.
-    fn ignores(&self, path: &str, is_dir: bool) -> bool {
+    /// Helm's `Ignore` for one path, its parent directories not looked at (a walk skips an
+    /// ignored directory whole).
+    pub fn ignores(&self, path: &str, is_dir: bool) -> bool {
         for p in &self.patterns {
             let target = if p.whole {
                 path
@@ -60,7 +64,7 @@ impl Rules {
                 if p.must_dir && !is_dir {
                     return true;
                 }
-                if !go_match(&p.pattern, target) {
+                if !p.glob.is_match(target) {
                     return true;
                 }
                 continue;
@@ -68,17 +72,11 @@ impl Rules {
             if p.must_dir && !is_dir {
                 continue;
             }
-            if go_match(&p.pattern, target) {
+            if p.glob.is_match(target) {
                 return true;
             }
         }
         false
-    }
-
-    /// True when a directory is ignored by its own path (the walk has already skipped those
-    /// under an ignored one).
-    pub fn ignores_dir(&self, path: &str) -> bool {
-        self.ignores(path, true)
     }
 
     /// True when the file, or a directory it is in, is ignored (Helm's walk skips ignored
@@ -97,10 +95,6 @@ impl Rules {
         }
         self.ignores(path, false)
     }
-}
-
-fn go_match(pattern: &str, name: &str) -> bool {
-    super::glob::matches(super::glob::Syntax::GoFilepath, pattern, name)
 }
 
 #[cfg(test)]

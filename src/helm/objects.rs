@@ -86,12 +86,7 @@ pub static FILES: NamedMap = NamedMap {
 pub fn files_value(files: &BTreeMap<String, Vec<u8>>) -> Value {
     let entries = files
         .iter()
-        .map(|(k, v)| {
-            (
-                k.clone(),
-                Value::str(String::from_utf8_lossy(v).into_owned()),
-            )
-        })
+        .map(|(k, v)| (k.clone(), Value::str(crate::template::gostr::from_bytes(v))))
         .collect();
     Value::Map(Dict::typed(entries, MapType::Named(&FILES)))
 }
@@ -138,7 +133,9 @@ fn files_method(d: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
             _ => Value::strings(Vec::<String>::new()),
         },
         "AsConfig" => by_base(|s| s.to_string()),
-        _ => by_base(|s| base64::engine::general_purpose::STANDARD.encode(s)),
+        _ => by_base(|s| {
+            base64::engine::general_purpose::STANDARD.encode(crate::template::gostr::to_bytes(s))
+        }),
     })
 }
 

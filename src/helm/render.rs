@@ -234,7 +234,8 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
             .render(name, &template::chart_values(Value::map(dot)))
             .map_err(|e| ErrorKind::Execute.with(template::helm_error(&e.to_string())))?;
         nondeterministic.extend(out.nondeterministic);
-        rendered.push((name.clone(), out.text.replace("<no value>", "")));
+        let text = template::gostr::display(&out.text).replace("<no value>", "");
+        rendered.push((name.clone(), text));
     }
     nondeterministic.sort_unstable();
     nondeterministic.dedup();

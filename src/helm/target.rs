@@ -119,8 +119,10 @@ pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
                 k => k,
             };
             match kind {
-                EntryKind::Dir if !rules.ignores_dir(&child_rel) => stack.push((child, child_rel)),
-                EntryKind::File if !rules.ignores_file(&child_rel) => {
+                EntryKind::Dir if !rules.ignores(&child_rel, true) => {
+                    stack.push((child, child_rel))
+                }
+                EntryKind::File if !rules.ignores(&child_rel, false) => {
                     let bytes = files.read(&child).map_err(|e| source_finding(&e, &child))?;
                     loaded.push((child_rel, bytes.to_vec()));
                 }
@@ -134,7 +136,7 @@ pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
             }
         }
     }
-    Chart::from_files(loaded).map_err(|e| {
+    Chart::from_walked_files(loaded).map_err(|e| {
         Finding::error(rules::HELM_CHART_INVALID, e.to_string())
             .in_file(dir.child("Chart.yaml").to_string())
     })

@@ -616,54 +616,62 @@ impl State<'_> {
     /// An argument for a parameter of type `param` (Go's `evalArg`): a literal takes the
     /// parameter's type, any other value must have it.
     fn eval_typed_arg(&mut self, dot: &Value, arg: &Arg, param: Param) -> Result<Value> {
-        let node = arg_string(arg);
+        // The argument's text, for errors only.
+        let node = || arg_string(arg);
         let pos = arg.pos();
-        let literal_error = |what: &str| format!("expected {what}; found {node}");
+        let literal_error = |what: &str| format!("expected {what}; found {}", node());
         match (param, arg) {
             (Param::String, Arg::String(_, _, s)) => return Ok(Value::str(s.as_str())),
             (Param::String, Arg::Number(..) | Arg::Bool(..) | Arg::Nil(_)) => {
-                return Err(self.error_at(pos, &node, literal_error("string")))
+                return Err(self.error_at(pos, &node(), literal_error("string")))
             }
             (Param::Int | Param::Int64, Arg::Number(_, n)) => {
                 return match n.int {
                     Some(i) if param == Param::Int => Ok(Value::Int(i)),
                     Some(i) => Ok(Value::Int64(i)),
-                    None => Err(self.error_at(pos, &node, literal_error("integer"))),
+                    None => Err(self.error_at(pos, &node(), literal_error("integer"))),
                 }
             }
             (Param::Int | Param::Int64, Arg::String(..) | Arg::Bool(..) | Arg::Nil(_)) => {
-                return Err(self.error_at(pos, &node, literal_error("integer")))
+                return Err(self.error_at(pos, &node(), literal_error("integer")))
             }
             (Param::Float64, Arg::Number(_, n)) => {
                 return match n.float {
                     Some(f) => Ok(Value::Float(f)),
-                    None => Err(self.error_at(pos, &node, literal_error("float"))),
+                    None => Err(self.error_at(pos, &node(), literal_error("float"))),
                 }
             }
             (Param::Float64, Arg::String(..) | Arg::Bool(..) | Arg::Nil(_)) => {
-                return Err(self.error_at(pos, &node, literal_error("float")))
+                return Err(self.error_at(pos, &node(), literal_error("float")))
             }
             (Param::Bool, Arg::Bool(_, b)) => return Ok(Value::Bool(*b)),
             (Param::Bool, Arg::String(..) | Arg::Number(..) | Arg::Nil(_)) => {
-                return Err(self.error_at(pos, &node, literal_error("bool")))
+                return Err(self.error_at(pos, &node(), literal_error("bool")))
             }
             (Param::Map, Arg::String(..) | Arg::Number(..) | Arg::Bool(..)) => {
                 return Err(self.error_at(
                     pos,
-                    &node,
-                    format!("can't handle {node} for arg of type map[string]interface {{}}"),
+                    &node(),
+                    format!(
+                        "can't handle {} for arg of type map[string]interface {{}}",
+                        node()
+                    ),
                 ))
             }
             (Param::Any | Param::Value | Param::Map, Arg::Nil(_)) => return Ok(Value::Nil),
             _ => {}
         }
         let v = self.eval_arg(dot, arg)?;
-        let (pos, node) = last_evaluated(arg);
-        self.validate(pos, &node, v, param)
+        self.validate(|| last_evaluated(arg), v, param)
     }
 
     /// Go's `validateType`: a value for a typed parameter.
-    fn validate(&self, pos: usize, node: &str, v: Value, param: Param) -> Result<Value> {
+    fn validate(&self, at: impl Fn() -> (usize, String), v: Value, param: Param) -> Result<Value> {
+        // Where the value came from is only worded when it does not fit.
+        let fail = |message: String| {
+            let (pos, node) = at();
+            self.error_at(pos, &node, message)
+        };
         let go = match param {
             Param::Any => {
                 return Ok(match v {
@@ -674,7 +682,7 @@ impl State<'_> {
             Param::Value => {
                 return match v {
                     Value::NoValue => {
-                        Err(self.error_at(pos, node, "invalid value; expected reflect.Value"))
+                        Err(fail("invalid value; expected reflect.Value".to_string()))
                     }
                     other => Ok(other),
                 }
@@ -690,19 +698,14 @@ impl State<'_> {
                     Value::Map(ref m) if m.ty().is_interface_map() => Ok(v),
                     // A missing value is a nil map.
                     Value::NoValue => Ok(Value::map(Default::default())),
-                    Value::Nil => Err(self.error_at(
-                        pos,
-                        node,
-                        "wrong type for value; expected map[string]interface {}; got interface {}",
+                    Value::Nil => Err(fail(
+                        "wrong type for value; expected map[string]interface {}; got interface {}"
+                            .to_string(),
                     )),
-                    other => Err(self.error_at(
-                        pos,
-                        node,
-                        format!(
-                            "wrong type for value; expected map[string]interface {{}}; got {}",
-                            other.type_name()
-                        ),
-                    )),
+                    other => Err(fail(format!(
+                        "wrong type for value; expected map[string]interface {{}}; got {}",
+                        other.type_name()
+                    ))),
                 };
             }
         };
@@ -718,17 +721,13 @@ impl State<'_> {
             return Ok(v);
         }
         let got = match &v {
-            Value::NoValue => {
-                return Err(self.error_at(pos, node, format!("invalid value; expected {go}")))
-            }
+            Value::NoValue => return Err(fail(format!("invalid value; expected {go}"))),
             Value::Nil => "interface {}",
             other => other.type_name(),
         };
-        Err(self.error_at(
-            pos,
-            node,
-            format!("wrong type for value; expected {go}; got {got}"),
-        ))
+        Err(fail(format!(
+            "wrong type for value; expected {go}; got {got}"
+        )))
     }
 
     /// Follows `.a.b` from `receiver`. The receiver has its own type; what a map gives is an
@@ -815,7 +814,8 @@ impl State<'_> {
         cmd: &Command,
         last: Option<Value>,
     ) -> Result<Value> {
-        let node = command_string(cmd);
+        // The command's text, for errors only.
+        let node = || command_string(cmd);
         // `and` and `or` evaluate their arguments only as far as needed.
         if name == "and" || name == "or" {
             let mut args: Vec<&Arg> = cmd.args[1..].iter().collect();
@@ -823,7 +823,7 @@ impl State<'_> {
             if n < 1 {
                 return Err(self.error_at(
                     pos,
-                    &node,
+                    &node(),
                     format!("wrong number of args for {name}: want at least 1 got 0"),
                 ));
             }
@@ -840,7 +840,11 @@ impl State<'_> {
             return Ok(value);
         }
         let Some(def) = self.set.funcs.get(name).copied() else {
-            return Err(self.error_at(pos, &node, format!("\"{name}\" is not a defined function")));
+            return Err(self.error_at(
+                pos,
+                &node(),
+                format!("\"{name}\" is not a defined function"),
+            ));
         };
         let given = &cmd.args[1..];
         let n = given.len() + usize::from(last.is_some());
@@ -849,7 +853,7 @@ impl State<'_> {
             if n < fixed {
                 return Err(self.error_at(
                     cmd.pos,
-                    &node,
+                    &node(),
                     format!(
                         "wrong number of args for {name}: want at least {fixed} got {}",
                         given.len()
@@ -876,7 +880,7 @@ impl State<'_> {
             args.push(v);
         }
         if let Some(l) = last {
-            let v = self.validate(cmd.pos, &node, l, param(given.len()))?;
+            let v = self.validate(|| (cmd.pos, node()), l, param(given.len()))?;
             args.push(v);
         }
         if name == "call" {
@@ -884,7 +888,7 @@ impl State<'_> {
                 if !matches!(v, Value::Nil | Value::NoValue) {
                     return Err(self.error_at(
                         cmd.pos,
-                        &node,
+                        &node(),
                         format!(
                             "error calling call: non-function {} of type {}",
                             arg_string(a),
@@ -904,9 +908,9 @@ impl State<'_> {
         };
         f(&call, &args).map_err(|e| match e {
             FuncError::Call(m) => {
-                self.error_at(cmd.pos, &node, format!("error calling {name}: {m}"))
+                self.error_at(cmd.pos, &node(), format!("error calling {name}: {m}"))
             }
-            FuncError::Plain(m) => self.error_at(cmd.pos, &node, m),
+            FuncError::Plain(m) => self.error_at(cmd.pos, &node(), m),
             FuncError::Raw(e) => e,
         })
     }

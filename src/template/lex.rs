@@ -36,7 +36,9 @@ pub enum Kind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Token {
     pub kind: Kind,
-    pub text: String,
+    /// Shared, so that the parser's lookahead copies no text (text tokens are whole
+    /// stretches of a template).
+    pub text: std::sync::Arc<str>,
     pub pos: usize,
     pub line: usize,
 }
@@ -81,12 +83,12 @@ impl Lexer<'_> {
     }
 
     fn emit(&mut self, kind: Kind, start: usize) {
-        let text = self.input[start..self.pos].to_string();
+        let text = &self.input[start..self.pos];
         let line = self.line;
-        self.line += text.matches('\n').count();
+        self.line += text.bytes().filter(|&b| b == b'\n').count();
         self.tokens.push(Token {
             kind,
-            text,
+            text: text.into(),
             pos: start,
             line,
         });
@@ -95,7 +97,7 @@ impl Lexer<'_> {
     fn error(&mut self, message: impl Into<String>) {
         self.tokens.push(Token {
             kind: Kind::Error,
-            text: message.into(),
+            text: message.into().into(),
             pos: self.pos,
             line: self.line,
         });
@@ -113,7 +115,7 @@ impl Lexer<'_> {
                     }
                     self.tokens.push(Token {
                         kind: Kind::Eof,
-                        text: String::new(),
+                        text: "".into(),
                         pos: self.pos,
                         line: self.line,
                     });
@@ -157,7 +159,7 @@ impl Lexer<'_> {
         let end = start + self.left.len();
         self.tokens.push(Token {
             kind: Kind::LeftDelim,
-            text: self.input[start..end].to_string(),
+            text: self.input[start..end].into(),
             pos: start,
             line: self.line,
         });
@@ -192,7 +194,7 @@ impl Lexer<'_> {
         self.line += self.input[start..comment_end].matches('\n').count();
         self.tokens.push(Token {
             kind: Kind::Comment,
-            text: self.input[body_start..comment_end].to_string(),
+            text: self.input[body_start..comment_end].into(),
             pos: body_start,
             line: self.line,
         });
@@ -213,7 +215,7 @@ impl Lexer<'_> {
         ] {
             self.tokens.push(Token {
                 kind,
-                text,
+                text: text.into(),
                 pos,
                 line: self.line,
             });

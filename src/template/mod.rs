@@ -5,6 +5,7 @@
 mod exec;
 mod fmt;
 mod funcs;
+pub mod gostr;
 mod lex;
 mod parse;
 mod value;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 /// A node of a template body.
 #[derive(Clone, Debug)]
 pub enum Node {
-    Text(String),
+    Text(std::sync::Arc<str>),
     Action(Pipe),
     If(Branch),
     Range(Branch),
@@ -263,7 +263,7 @@ impl Parser<'_> {
                     let save = self.at;
                     self.next();
                     let kw = self.next_non_space();
-                    if kw.kind == Kind::Keyword && kw.text == "define" {
+                    if kw.kind == Kind::Keyword && kw.text.as_ref() == "define" {
                         self.parse_define(&kw)?;
                         continue;
                     }
@@ -347,7 +347,7 @@ impl Parser<'_> {
                     self.next();
                     let kw = self.next_non_space();
                     if kw.kind == Kind::Keyword {
-                        match kw.text.as_str() {
+                        match kw.text.as_ref() {
                             "end" => {
                                 let close = self.next_non_space();
                                 if close.kind != Kind::RightDelim {
@@ -400,7 +400,7 @@ impl Parser<'_> {
         let t = self.peek_non_space();
         if t.kind == Kind::Keyword {
             self.next_non_space();
-            return match t.text.as_str() {
+            return match t.text.as_ref() {
                 "if" => self.parse_branch(&t, "if").map(Node::If),
                 "range" => self.parse_branch(&t, "range").map(Node::Range),
                 "with" => self.parse_branch(&t, "with").map(Node::With),
@@ -416,7 +416,7 @@ impl Parser<'_> {
                     if close.kind != Kind::RightDelim {
                         return Err(self.unexpected(&close, &format!("{{{{{}}}}}", t.text)));
                     }
-                    Ok(if t.text == "break" {
+                    Ok(if t.text.as_ref() == "break" {
                         Node::Break
                     } else {
                         Node::Continue
@@ -473,8 +473,10 @@ impl Parser<'_> {
                 self.next(); // left delim
                 self.next_non_space(); // else
                 let after = self.peek_non_space();
-                if (context == "if" && after.kind == Kind::Keyword && after.text == "if")
-                    || (context == "with" && after.kind == Kind::Keyword && after.text == "with")
+                if (context == "if" && after.kind == Kind::Keyword && after.text.as_ref() == "if")
+                    || (context == "with"
+                        && after.kind == Kind::Keyword
+                        && after.text.as_ref() == "with")
                 {
                     let kw2 = self.next_non_space();
                     let nested = self.parse_branch(&kw2, context)?;
@@ -571,9 +573,12 @@ impl Parser<'_> {
                 Kind::Declare | Kind::Assign => {
                     self.next_non_space();
                     pipe.is_assign = after.kind == Kind::Assign;
-                    pipe.decl.push(v.text.clone());
+                    pipe.decl.push(v.text.to_string());
                     if !pipe.is_assign {
-                        self.vars.last_mut().expect("a scope").push(v.text);
+                        self.vars
+                            .last_mut()
+                            .expect("a scope")
+                            .push(v.text.to_string());
                     }
                 }
                 Kind::Comma if context == "range" => {
@@ -590,12 +595,12 @@ impl Parser<'_> {
                         return Err(self.unexpected(&op, context));
                     }
                     pipe.is_assign = op.kind == Kind::Assign;
-                    pipe.decl.push(v.text.clone());
-                    pipe.decl.push(v2.text.clone());
+                    pipe.decl.push(v.text.to_string());
+                    pipe.decl.push(v2.text.to_string());
                     if !pipe.is_assign {
                         let scope = self.vars.last_mut().expect("a scope");
-                        scope.push(v.text);
-                        scope.push(v2.text);
+                        scope.push(v.text.to_string());
+                        scope.push(v2.text.to_string());
                     }
                 }
                 Kind::Comma => {
@@ -625,7 +630,7 @@ impl Parser<'_> {
                     let cmd = self.parse_command(end)?;
                     pipe.cmds.push(cmd);
                 }
-                Kind::Keyword if t.text == "nil" => {
+                Kind::Keyword if t.text.as_ref() == "nil" => {
                     let cmd = self.parse_command(end)?;
                     pipe.cmds.push(cmd);
                 }
@@ -742,19 +747,19 @@ impl Parser<'_> {
                 if !(self.is_function)(&t.text) {
                     return Err(self.error(&t, format!("function \"{}\" not defined", t.text)));
                 }
-                Arg::Identifier(t.pos, t.text)
+                Arg::Identifier(t.pos, t.text.to_string())
             }
             Kind::Dot => Arg::Dot(t.pos),
             Kind::Nil => Arg::Nil(t.pos),
-            Kind::Keyword if t.text == "nil" => Arg::Nil(t.pos),
+            Kind::Keyword if t.text.as_ref() == "nil" => Arg::Nil(t.pos),
             Kind::Variable => {
                 if !self.lookup_var(&t.text) {
                     return Err(self.error(&t, format!("undefined variable \"{}\"", t.text)));
                 }
-                Arg::Variable(t.pos, vec![t.text])
+                Arg::Variable(t.pos, vec![t.text.to_string()])
             }
             Kind::Field => Arg::Field(t.pos, vec![t.text[1..].to_string()]),
-            Kind::Bool => Arg::Bool(t.pos, t.text == "true"),
+            Kind::Bool => Arg::Bool(t.pos, t.text.as_ref() == "true"),
             Kind::Char | Kind::Number => {
                 let n =
                     parse_number(&t.text, t.kind == Kind::Char).map_err(|e| self.error(&t, e))?;
@@ -762,7 +767,7 @@ impl Parser<'_> {
             }
             Kind::String | Kind::RawString => {
                 let value = unquote(&t.text).map_err(|e| self.error(&t, e))?;
-                Arg::String(t.pos, t.text, value)
+                Arg::String(t.pos, t.text.to_string(), value)
             }
             Kind::LeftParen => {
                 self.enter(&t)?;
@@ -781,7 +786,7 @@ impl Parser<'_> {
 fn describe(t: &Token) -> String {
     match t.kind {
         Kind::Eof => "EOF".into(),
-        Kind::Error => t.text.clone(),
+        Kind::Error => t.text.to_string(),
         Kind::Keyword | Kind::Nil => format!("<{}>", t.text),
         _ if t.text.chars().count() > 10 => {
             let cut: String = t.text.chars().take(10).collect();

@@ -4,7 +4,7 @@
 
 use super::super::fmt::{sprint_value, sprintf};
 use super::super::value::{Dict, ListType, MapType, Value};
-use super::super::{FuncDef, FuncError, Param};
+use super::super::{gostr, FuncDef, FuncError, Param};
 use super::{dates, json};
 use std::collections::BTreeMap;
 
@@ -651,38 +651,38 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::new("b64enc", &[S], |_, a| {
         use base64::Engine;
         Ok(Value::str(
-            base64::engine::general_purpose::STANDARD.encode(s(a, 0)),
+            base64::engine::general_purpose::STANDARD.encode(bytes(a, 0)),
         ))
     }),
     FuncDef::new("b64dec", &[S], |_, a| {
         Ok(Value::str(match go_base64_decode(s(a, 0)) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Ok(b) => gostr::from_bytes(&b),
             Err(e) => e,
         }))
     }),
     FuncDef::new("b32enc", &[S], |_, a| {
-        Ok(Value::str(base32_encode(s(a, 0).as_bytes())))
+        Ok(Value::str(base32_encode(&bytes(a, 0))))
     }),
     FuncDef::new("b32dec", &[S], |_, a| {
         Ok(Value::str(match base32_decode(s(a, 0)) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Ok(b) => gostr::from_bytes(&b),
             Err(at) => format!("illegal base32 data at input byte {at}"),
         }))
     }),
     FuncDef::new("sha1sum", &[S], |_, a| {
         use sha1::Digest;
-        Ok(Value::str(hex(&sha1::Sha1::digest(s(a, 0).as_bytes()))))
+        Ok(Value::str(hex(&sha1::Sha1::digest(bytes(a, 0)))))
     }),
     FuncDef::new("sha256sum", &[S], |_, a| {
         use sha2::Digest;
-        Ok(Value::str(hex(&sha2::Sha256::digest(s(a, 0).as_bytes()))))
+        Ok(Value::str(hex(&sha2::Sha256::digest(bytes(a, 0)))))
     }),
     FuncDef::new("sha512sum", &[S], |_, a| {
         use sha2::Digest;
-        Ok(Value::str(hex(&sha2::Sha512::digest(s(a, 0).as_bytes()))))
+        Ok(Value::str(hex(&sha2::Sha512::digest(bytes(a, 0)))))
     }),
     FuncDef::new("adler32sum", &[S], |_, a| {
-        Ok(Value::str(adler32(s(a, 0).as_bytes()).to_string()))
+        Ok(Value::str(adler32(&bytes(a, 0)).to_string()))
     }),
     // Regular expressions (Go's RE2 syntax; the regex crate is RE2-like). The plain forms
     // panic on a bad pattern (`regexp.MustCompile`), the must forms return the error;
@@ -853,6 +853,11 @@ fn shift(t: dates::Time, ns: i64) -> dates::Time {
 
 fn s(a: &[Value], i: usize) -> &str {
     a[i].as_str().unwrap_or_default()
+}
+
+/// The bytes of a string argument (see [`gostr`]).
+fn bytes(a: &[Value], i: usize) -> std::borrow::Cow<'_, [u8]> {
+    gostr::to_bytes(s(a, i))
 }
 
 fn int(a: &[Value], i: usize) -> i64 {

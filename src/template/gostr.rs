@@ -1,0 +1,72 @@
+//! Go strings are byte strings; kdelta's are UTF-8. A Go string that is not UTF-8 (a binary
+//! file read with `.Files.Get`, `b64dec` of random bytes) keeps its bytes here: each byte of
+//! an invalid sequence becomes one character of Unicode's last private use plane
+//! (U+10FF00 + the byte), which the functions that work on bytes (`b64enc`, the hashes) turn
+//! back into that byte, and which output shows as U+FFFD, as a UTF-8 reader of Go's output
+//! would see it.
+
+use std::borrow::Cow;
+
+/// The character that carries byte 0.
+const BASE: u32 = 0x10FF00;
+
+/// The Go string of `bytes`: valid UTF-8 as it is, other bytes carried one by one.
+pub fn from_bytes(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for &b in chunk.invalid() {
+            out.push(char::from_u32(BASE + u32::from(b)).expect("a valid code point"));
+        }
+    }
+    out
+}
+
+/// True when `s` carries bytes that are not UTF-8 (their characters encode as F4 8F BC..BF).
+fn carries_bytes(s: &str) -> bool {
+    s.as_bytes()
+        .windows(3)
+        .any(|w| w[0] == 0xF4 && w[1] == 0x8F && (0xBC..=0xBF).contains(&w[2]))
+}
+
+/// The bytes of a Go string.
+pub fn to_bytes(s: &str) -> Cow<'_, [u8]> {
+    if !carries_bytes(s) {
+        return Cow::Borrowed(s.as_bytes());
+    }
+    let mut out = Vec::with_capacity(s.len());
+    let mut buf = [0u8; 4];
+    for c in s.chars() {
+        match u32::from(c).checked_sub(BASE) {
+            Some(b) => out.push(b as u8),
+            None => out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The text of a Go string for output: carried bytes shown as U+FFFD.
+pub fn display(s: &str) -> Cow<'_, str> {
+    if !carries_bytes(s) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.chars()
+            .map(|c| if u32::from(c) >= BASE { '\u{FFFD}' } else { c })
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_that_are_not_utf8_survive_a_round_trip() {
+        let raw = b"BZh9\xff\x00ok \xc3\xa9 \xe2\x82";
+        let s = from_bytes(raw);
+        assert_eq!(&*to_bytes(&s), raw);
+        assert_eq!(display(&s), "BZh9\u{FFFD}\u{0}ok é \u{FFFD}\u{FFFD}");
+        assert!(matches!(to_bytes("plain é"), Cow::Borrowed(_)));
+    }
+}
