@@ -39,8 +39,8 @@ fn collect(chart: &Chart, values: &Table, out: &mut String) {
     }
 }
 
-/// One schema against one chart's values: `path: message` lines, the path dotted as
-/// gojsonschema writes it (`(root)` for the top).
+/// One schema against one chart's values: `field: message` lines, worded as gojsonschema
+/// (Helm's validator) words them, the field dotted without `(root).` (`(root)` for the top).
 fn check(schema_text: &str, values: &Table) -> Vec<String> {
     let schema: serde_json::Value = match serde_json::from_str(schema_text) {
         Ok(s) => s,
@@ -55,18 +55,153 @@ fn check(schema_text: &str, values: &Table) -> Vec<String> {
         }
     };
     let instance = to_json(&Value::map(values.clone()));
-    validator
-        .iter_errors(&instance)
-        .map(|e| {
-            let pointer = e.instance_path().to_string();
-            let path = if pointer.is_empty() {
-                "(root)".to_string()
-            } else {
-                pointer.trim_start_matches('/').replace('/', ".")
+    let mut out = Vec::new();
+    for e in validator.iter_errors(&instance) {
+        let field = field(&e.instance_path().to_string());
+        for message in go_messages(&e, &field, &schema) {
+            out.push(format!("{field}: {message}"));
+        }
+    }
+    out
+}
+
+/// gojsonschema's field name of a JSON pointer: `image.tag`, `list.0`, `(root)`.
+fn field(pointer: &str) -> String {
+    if pointer.is_empty() {
+        return "(root)".to_string();
+    }
+    pointer
+        .trim_start_matches('/')
+        .split('/')
+        .map(|p| p.replace("~1", "/").replace("~0", "~"))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// gojsonschema's English messages (its `locales.go`) for a violation; the validator's own
+/// wording where gojsonschema has no equivalent.
+fn go_messages(
+    e: &jsonschema::ValidationError,
+    field: &str,
+    schema: &serde_json::Value,
+) -> Vec<String> {
+    use jsonschema::error::{TypeKind, ValidationErrorKind as K};
+    let instance: &serde_json::Value = e.instance();
+    let number = |v: &serde_json::Value| go_number(v.as_f64().unwrap_or_default());
+    let one = |m: String| vec![m];
+    match e.kind() {
+        K::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(t) => t.to_string(),
+                // gojsonschema lists the types as the schema does.
+                TypeKind::Multiple(set) => {
+                    let written = schema
+                        .pointer(&e.schema_path().to_string())
+                        .and_then(|t| t.as_array())
+                        .map(|l| {
+                            l.iter()
+                                .filter_map(|t| t.as_str().map(str::to_string))
+                                .collect()
+                        });
+                    let names: Vec<String> =
+                        written.unwrap_or_else(|| set.iter().map(|t| t.to_string()).collect());
+                    format!("[{}]", names.join(","))
+                }
             };
-            format!("{path}: {e}")
-        })
-        .collect()
+            one(format!(
+                "Invalid type. Expected: {expected}, given: {}",
+                json_type(instance)
+            ))
+        }
+        K::Required { property } => one(format!(
+            "{} is required",
+            property
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| property.to_string())
+        )),
+        K::Minimum { limit } => one(format!(
+            "Must be greater than or equal to {}",
+            number(limit)
+        )),
+        K::ExclusiveMinimum { limit } => one(format!("Must be greater than {}", number(limit))),
+        K::Maximum { limit } => one(format!("Must be less than or equal to {}", number(limit))),
+        K::ExclusiveMaximum { limit } => one(format!("Must be less than {}", number(limit))),
+        K::MultipleOf { multiple_of } => {
+            one(format!("Must be a multiple of {}", go_number(*multiple_of)))
+        }
+        K::MinLength { limit } => one(format!(
+            "String length must be greater than or equal to {limit}"
+        )),
+        K::MaxLength { limit } => one(format!(
+            "String length must be less than or equal to {limit}"
+        )),
+        K::Pattern { pattern } => one(format!("Does not match pattern '{pattern}'")),
+        K::Format { format } => one(format!("Does not match format '{format}'")),
+        K::Enum { options } => {
+            let allowed: Vec<String> = match options.as_ref() {
+                serde_json::Value::Array(items) => items.iter().map(|v| v.to_string()).collect(),
+                other => vec![other.to_string()],
+            };
+            one(format!(
+                "{field} must be one of the following: {}",
+                allowed.join(", ")
+            ))
+        }
+        K::Constant { expected_value } => one(format!("{field} does not match: {expected_value}")),
+        K::AdditionalProperties { unexpected } => unexpected
+            .iter()
+            .map(|p| format!("Additional property {p} is not allowed"))
+            .collect(),
+        K::MinItems { limit } => one(format!("Array must have at least {limit} items")),
+        K::MaxItems { limit } => one(format!("Array must have at most {limit} items")),
+        K::UniqueItems => {
+            let items = instance.as_array().map(Vec::as_slice).unwrap_or_default();
+            let pair = (0..items.len())
+                .flat_map(|i| (i + 1..items.len()).map(move |j| (i, j)))
+                .find(|&(i, j)| items[i] == items[j]);
+            let (i, j) = pair.unwrap_or((0, 0));
+            one(format!("array items[{i},{j}] must be unique"))
+        }
+        K::MinProperties { limit } => one(format!("Must have at least {limit} properties")),
+        K::MaxProperties { limit } => one(format!("Must have at most {limit} properties")),
+        K::AnyOf { .. } => one("Must validate at least one schema (anyOf)".to_string()),
+        K::OneOfNotValid { .. } | K::OneOfMultipleValid { .. } => {
+            one("Must validate one and only one schema (oneOf)".to_string())
+        }
+        K::Not { .. } => one("Must not validate the schema (not)".to_string()),
+        K::Contains => one("At least one of the items must match".to_string()),
+        K::AdditionalItems { .. } => one("No additional items allowed on array".to_string()),
+        K::FalseSchema => one("False always fails validation".to_string()),
+        _ => one(e.to_string()),
+    }
+}
+
+/// The JSON type gojsonschema names for a value (`integer` for a whole number).
+fn json_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(n) => {
+            if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) {
+                "integer"
+            } else {
+                "number"
+            }
+        }
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+/// A limit as gojsonschema prints it (a `big.Float` with 10 significant digits).
+fn go_number(f: f64) -> String {
+    if f.fract() == 0.0 && f.abs() < 1e10 {
+        format!("{}", f as i64)
+    } else {
+        crate::template::sprintf("%.10g", &[Value::Float(f)])
+    }
 }
 
 /// Values as the JSON the schema sees (Helm marshals them to JSON first).
