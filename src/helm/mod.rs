@@ -72,6 +72,9 @@ pub struct Options {
     /// `--set-file key=path`, as `(key, the file's text)`.
     pub set_file: Vec<(String, String)>,
     pub set_literal: Vec<String>,
+    /// Helm's local repository cache, where dependencies missing from `charts/` are looked
+    /// for (see [`crate::source::helm_cache`]).
+    pub repository_cache: Option<std::path::PathBuf>,
     /// Render a second time when the templates call non-deterministic functions, to find
     /// the fields they regenerate (the diff needs it; printing does not).
     pub detect_regenerated: bool,

@@ -14,7 +14,7 @@ use crate::yaml::{self, ParseOptions, Span};
 
 /// Renders `spec` as `helm template` does with `opts`.
 pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Details> {
-    let chart = match load(files, &spec.chart) {
+    let (chart, cached) = match load_with_cache(files, &spec.chart, opts) {
         Ok(c) => c,
         Err(f) => return EngineOutput::failed(vec![f]),
     };
@@ -35,7 +35,8 @@ pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Detail
         }
     };
     let tree = located.tree(&chart, &first.pruned, &first.non_bool);
-    let mut findings = tree_findings(&tree, &located);
+    let mut findings = cached;
+    findings.extend(tree_findings(&tree, &located));
     let (resources, parse_findings) = located.resources(&first, &tree);
     findings.extend(parse_findings);
     // A second render says which values the non-deterministic functions regenerate; the diff
@@ -64,7 +65,7 @@ pub fn template(
     opts: &Options,
 ) -> Result<(String, Vec<Finding>), Finding> {
     let spec = Spec::chart(dir.clone());
-    let chart = load(files, dir)?;
+    let (chart, mut notices) = load_with_cache(files, dir, opts)?;
     let options = render_options(&spec, files, opts)?;
     let located = Locator {
         files,
@@ -73,13 +74,14 @@ pub fn template(
     let rendered =
         render::render(&chart, &options).map_err(|e| located.error(&chart, &e, &spec))?;
     let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
-    Ok((rendered.output, tree_findings(&tree, &located)))
+    notices.extend(tree_findings(&tree, &located));
+    Ok((rendered.output, notices))
 }
 
 /// The dependency tree of `spec` with `opts`' values (what `kdelta tree` prints), without
 /// rendering the templates.
 pub fn dependency_tree(spec: &Spec, files: &Files, opts: &Options) -> Result<tree::Node, Finding> {
-    let chart = load(files, &spec.chart)?;
+    let (chart, _) = load_with_cache(files, &spec.chart, opts)?;
     let options = render_options(spec, files, opts)?;
     let values_error = |e: String| {
         Finding::error(rules::HELM_VALUES, e).in_file(spec.chart.child("Chart.yaml").to_string())
@@ -88,6 +90,89 @@ pub fn dependency_tree(spec: &Spec, files: &Files, opts: &Options) -> Result<tre
     let mut processed = chart.clone();
     let decided = super::deps::process(&mut processed, &user).map_err(values_error)?;
     Ok(tree::build(&chart, &decided.pruned, &decided.non_bool))
+}
+
+/// The chart in `dir`, with the top chart's dependencies that `charts/` lacks taken from
+/// Helm's repository cache where it holds a version the entry accepts (the highest); a notice
+/// names each one taken.
+fn load_with_cache(
+    files: &Files,
+    dir: &RepoPath,
+    opts: &Options,
+) -> Result<(Chart, Vec<Finding>), Finding> {
+    let mut chart = load(files, dir)?;
+    let Some(cache) = &opts.repository_cache else {
+        return Ok((chart, Vec::new()));
+    };
+    let compatible = |constraint: &str, version: &str| {
+        crate::template::semver_satisfies(constraint, version).unwrap_or(false)
+    };
+    let version_of = |c: &Chart| {
+        c.metadata
+            .get("version")
+            .map(|v| crate::template::sprint(std::slice::from_ref(v)))
+            .unwrap_or_default()
+    };
+    let mut notices = Vec::new();
+    for r in chart.requirements.clone() {
+        if chart
+            .dependencies
+            .iter()
+            .any(|c| c.name == r.name && compatible(&r.version, &version_of(c)))
+        {
+            continue;
+        }
+        let best = crate::source::helm_cache::archives(cache, &r.name)
+            .into_iter()
+            .filter(|(v, _)| compatible(&r.version, v))
+            .reduce(|a, b| {
+                if compatible(&format!(">{}", a.0), &b.0) {
+                    b
+                } else {
+                    a
+                }
+            });
+        let Some((version, path)) = best else {
+            continue;
+        };
+        let file = path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let loaded = crate::source::helm_cache::read(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| Chart::from_archive(&bytes).map_err(|e| e.to_string()));
+        let chart_yaml = dir.child(chart.requirements_file).to_string();
+        match loaded {
+            Ok(mut dep) => {
+                dep.source = format!("charts/{file}");
+                chart.dependencies.push(dep);
+                notices.push(
+                    Finding::notice(
+                        rules::HELM_DEPENDENCY_FROM_CACHE,
+                        format!(
+                            "dependency {} {version} is not in charts/; it was taken from Helm's repository cache ({})",
+                            r.name,
+                            path.display()
+                        ),
+                    )
+                    .with_help("vendor it with `helm dependency build` so that every machine renders the same chart")
+                    .in_file(chart_yaml),
+                );
+            }
+            Err(e) => notices.push(
+                Finding::warning(
+                    rules::HELM_DEPENDENCY_FROM_CACHE,
+                    format!(
+                        "{} in Helm's repository cache cannot be read: {e}",
+                        path.display()
+                    ),
+                )
+                .in_file(chart_yaml),
+            ),
+        }
+    }
+    Ok((chart, notices))
 }
 
 /// Reads the chart directory (as Helm's `LoadDir`: `.helmignore`d paths skipped, whole

@@ -4,6 +4,7 @@
 #[cfg(all(test, unix))]
 mod contract;
 mod git;
+pub mod helm_cache;
 mod links;
 mod memory;
 mod paths;

@@ -193,3 +193,36 @@ fn a_helm_chart_kustomize_would_pull_is_a_notice_and_the_output_incomplete() {
         .code(1)
         .stderr_has("the output of kustomize:app is incomplete");
 }
+
+#[test]
+fn a_dependency_missing_from_charts_renders_from_helms_repository_cache() {
+    let env = TestEnv::new();
+    env.write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: packed\n  version: ~1.2.0\n  repository: https://charts.example.com\n",
+    );
+    env.commit("chart");
+    // Not vendored and not cached: a notice, and the output is incomplete.
+    env.kdelta(&["render", "charts/app"])
+        .code(1)
+        .stderr_has("notice[helm.dependency.missing] charts/app/Chart.yaml:5:3: dependency packed ~1.2.0 from https://charts.example.com is not found in charts/");
+    // `helm dependency update` left the archive in the cache.
+    let cache = env.root().join("home/.cache/helm/repository");
+    std::fs::create_dir_all(&cache).unwrap();
+    let packed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/helm/01-subcharts-packed-and-aliased/chart/charts/packed-1.2.0.tgz");
+    std::fs::copy(&packed, cache.join("packed-1.2.0.tgz")).unwrap();
+    std::fs::write(cache.join("packed-1.1.0.tgz"), b"not this one").unwrap();
+    let out = env.kdelta(&["render", "charts/app"]).success();
+    assert!(
+        out.stdout
+            .contains("# Source: app/charts/packed/templates/"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains("notice[helm.dependency.from-cache] charts/app/Chart.yaml: dependency packed 1.2.0 is not in charts/; it was taken from Helm's repository cache"),
+        "{}",
+        out.stderr
+    );
+}

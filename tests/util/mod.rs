@@ -171,6 +171,8 @@ impl TestEnv {
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_CEILING_DIRECTORIES", self.root.path())
             .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_CACHE_HOME", home.join(".cache"))
+            .env_remove("HELM_CACHE_HOME")
             .env("HOME", home);
     }
 }
