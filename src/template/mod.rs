@@ -242,15 +242,52 @@ pub struct Rendered {
 pub struct TemplateSet {
     trees: HashMap<String, Arc<Tree>>,
     funcs: Arc<Funcs>,
+    /// Which function names the set knows (they decide what parses), for the parse cache.
+    funcs_fingerprint: u64,
     options: Options,
     root: String,
+}
+
+/// What parsing one template text gave: its trees, or Go's error.
+type ParseResult = Result<Vec<(String, Arc<Tree>)>, String>;
+
+/// Parses shared by every set of the process, so that a chart rendered with several values
+/// sets, or at both revisions of a diff, is parsed once. Keyed by everything a parse depends
+/// on; the text itself is compared on a hit.
+#[derive(Default)]
+struct ParseCache {
+    map: HashMap<ParseKey, (Arc<str>, Arc<ParseResult>)>,
+    bytes: usize,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct ParseKey {
+    name: String,
+    text_hash: u64,
+    left: String,
+    right: String,
+    funcs: u64,
+}
+
+/// Text the parse cache holds at most; beyond it, templates are parsed every time.
+const PARSE_CACHE_BYTES: usize = 256 << 20;
+
+static PARSE_CACHE: std::sync::LazyLock<std::sync::Mutex<ParseCache>> =
+    std::sync::LazyLock::new(Default::default);
+
+fn hash_of(value: &impl std::hash::Hash) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(value)
 }
 
 impl TemplateSet {
     /// An empty set.
     pub fn new(funcs: Funcs, options: Options) -> TemplateSet {
+        let mut names: Vec<&str> = funcs.map.keys().copied().collect();
+        names.sort_unstable();
         TemplateSet {
             trees: HashMap::new(),
+            funcs_fingerprint: hash_of(&names),
             funcs: Arc::new(funcs),
             options,
             root: String::new(),
@@ -264,28 +301,59 @@ impl TemplateSet {
 
     /// Parses `text` as template `name`, adding it and the templates it defines.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), Error> {
-        let funcs = self.funcs.clone();
-        let parsed = parse::parse(
-            name,
-            text,
-            &self.options.left_delim,
-            &self.options.right_delim,
-            &|f| funcs.has(f),
-        )
-        .map_err(|e| Error::Parse(e.0))?;
+        let parsed = self.parse_cached(name, text);
+        let trees = parsed
+            .as_ref()
+            .as_ref()
+            .map_err(|e| Error::Parse(e.clone()))?;
         if self.root.is_empty() {
             self.root = name.to_string();
         }
-        for (n, tree) in parsed.trees {
+        for (n, tree) in trees {
             // An empty definition does not replace a non-empty one.
-            if let Some(old) = self.trees.get(&n) {
+            if let Some(old) = self.trees.get(n) {
                 if parse::is_empty_tree(&tree.root) && !parse::is_empty_tree(&old.root) {
                     continue;
                 }
             }
-            self.trees.insert(n, Arc::new(tree));
+            self.trees.insert(n.clone(), tree.clone());
         }
         Ok(())
+    }
+
+    /// `text` parsed as `name`, from the process's parse cache when it was parsed before.
+    fn parse_cached(&self, name: &str, text: &str) -> Arc<ParseResult> {
+        let key = ParseKey {
+            name: name.to_string(),
+            text_hash: hash_of(&text),
+            left: self.options.left_delim.clone(),
+            right: self.options.right_delim.clone(),
+            funcs: self.funcs_fingerprint,
+        };
+        let cache = || PARSE_CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((cached_text, result)) = cache().map.get(&key) {
+            if **cached_text == *text {
+                return result.clone();
+            }
+        }
+        let funcs = self.funcs.clone();
+        let result: Arc<ParseResult> = Arc::new(
+            parse::parse(
+                name,
+                text,
+                &self.options.left_delim,
+                &self.options.right_delim,
+                &|f| funcs.has(f),
+            )
+            .map(|p| p.trees.into_iter().map(|(n, t)| (n, Arc::new(t))).collect())
+            .map_err(|e| e.0),
+        );
+        let mut c = cache();
+        if c.bytes + text.len() <= PARSE_CACHE_BYTES {
+            c.bytes += text.len();
+            c.map.insert(key, (text.into(), result.clone()));
+        }
+        result
     }
 
     /// True when a template of that name exists.

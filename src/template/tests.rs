@@ -125,3 +125,29 @@ fn multibyte_text_never_splits_a_character() {
         .to_string();
     assert!(e.contains("error calling mustRegexMatch"), "{e}");
 }
+
+#[test]
+fn the_parse_cache_keys_on_the_function_set_and_the_delimiters() {
+    let text = "{{ upper .x }}";
+    let mut sprig = TemplateSet::new(Funcs::sprig(), Options::default());
+    sprig.parse("cached", text).unwrap();
+    // The same name and text, parsed by a set without `upper`, is that set's error.
+    let mut plain = TemplateSet::new(Funcs::builtin(), Options::default());
+    let e = plain.parse("cached", text).unwrap_err().to_string();
+    assert!(e.contains("function \"upper\" not defined"), "{e}");
+    // Other delimiters read the same text as plain text.
+    let mut other = TemplateSet::new(
+        Funcs::sprig(),
+        Options {
+            left_delim: "[[".into(),
+            right_delim: "]]".into(),
+            ..Options::default()
+        },
+    );
+    other.parse("cached", text).unwrap();
+    let dot = Value::map([("x".to_string(), Value::str("a"))].into_iter().collect());
+    assert_eq!(other.execute("cached", &dot).unwrap(), text);
+    let mut again = TemplateSet::new(Funcs::sprig(), Options::default());
+    again.parse("cached", text).unwrap();
+    assert_eq!(again.execute("cached", &dot).unwrap(), "A");
+}
