@@ -343,6 +343,11 @@ impl Chart {
             .unwrap_or_else(|| "v1".into())
     }
 
+    /// `Chart.yaml`'s `version` as text (what dependency constraints are matched against).
+    pub fn version(&self) -> String {
+        self.text_field("version").unwrap_or_default()
+    }
+
     /// True for `type: library`.
     pub fn is_library(&self) -> bool {
         self.text_field("type").as_deref() == Some("library")

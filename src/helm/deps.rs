@@ -69,7 +69,7 @@ fn process_enabled(
             !chart
                 .requirements
                 .iter()
-                .any(|r| r.name == c.name && compatible(&r.version, &chart_version(c)))
+                .any(|r| r.name == c.name && compatible(&r.version, &c.version()))
         })
         .cloned()
         .collect();
@@ -77,7 +77,7 @@ fn process_enabled(
         if let Some(found) = chart
             .dependencies
             .iter()
-            .find(|c| c.name == req.name && compatible(&req.version, &chart_version(c)))
+            .find(|c| c.name == req.name && compatible(&req.version, &c.version()))
         {
             let mut copy = found.clone();
             if !req.alias.is_empty() {
@@ -130,14 +130,6 @@ fn process_enabled(
         process_enabled(sub, &cvals, &subpath, &sub_chart_path, out)?;
     }
     Ok(())
-}
-
-fn chart_version(c: &Chart) -> String {
-    match c.metadata.get("version") {
-        Some(Value::String(s)) => s.to_string(),
-        Some(other) => crate::template::sprint(std::slice::from_ref(other)),
-        None => String::new(),
-    }
 }
 
 /// `processDependencyTags`: any true tag enables, else any false tag disables.

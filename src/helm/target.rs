@@ -28,11 +28,7 @@ pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Detail
     };
     let first = match render::render(&chart, &options) {
         Ok(r) => r,
-        Err(e) => {
-            // The tree still says which subcharts were in play.
-            let failed = EngineOutput::failed(vec![located.error(&chart, &e, spec)]);
-            return failed.map_details(|()| Details::default());
-        }
+        Err(e) => return EngineOutput::failed(vec![located.error(&chart, &e, spec)]),
     };
     let tree = located.tree(&chart, &first.pruned, &first.non_bool);
     let mut findings = cached;
@@ -107,18 +103,12 @@ fn load_with_cache(
     let compatible = |constraint: &str, version: &str| {
         crate::template::semver_satisfies(constraint, version).unwrap_or(false)
     };
-    let version_of = |c: &Chart| {
-        c.metadata
-            .get("version")
-            .map(|v| crate::template::sprint(std::slice::from_ref(v)))
-            .unwrap_or_default()
-    };
     let mut notices = Vec::new();
     for r in chart.requirements.clone() {
         if chart
             .dependencies
             .iter()
-            .any(|c| c.name == r.name && compatible(&r.version, &version_of(c)))
+            .any(|c| c.name == r.name && compatible(&r.version, &c.version()))
         {
             continue;
         }

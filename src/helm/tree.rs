@@ -166,11 +166,7 @@ fn node(
     Node {
         name,
         chart: chart.name.clone(),
-        version: chart
-            .metadata
-            .get("version")
-            .map(|v| crate::template::sprint(std::slice::from_ref(v)))
-            .unwrap_or_default(),
+        version: chart.version(),
         alias,
         repository: String::new(),
         state: State::Enabled,
@@ -262,15 +258,8 @@ fn children(
 fn matching<'a>(chart: &'a Chart, r: &Dependency) -> Option<&'a Chart> {
     chart.dependencies.iter().find(|c| {
         c.name == r.name
-            && crate::template::semver_satisfies(&r.version, &version(c)).unwrap_or(false)
+            && crate::template::semver_satisfies(&r.version, &c.version()).unwrap_or(false)
     })
-}
-
-fn version(c: &Chart) -> String {
-    c.metadata
-        .get("version")
-        .map(|v| crate::template::sprint(std::slice::from_ref(v)))
-        .unwrap_or_default()
 }
 
 /// Why an entry has no chart: none of that name, or none of a version it accepts.
@@ -279,7 +268,7 @@ fn missing_reason(chart: &Chart, r: &Dependency) -> String {
         .dependencies
         .iter()
         .filter(|c| c.name == r.name)
-        .map(version)
+        .map(Chart::version)
         .collect();
     if versions.is_empty() {
         "not found in charts/".to_string()
