@@ -212,9 +212,30 @@ pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
         }
     }
     Chart::from_walked_files(loaded).map_err(|e| {
-        Finding::error(rules::HELM_CHART_INVALID, e.to_string())
-            .in_file(dir.child("Chart.yaml").to_string())
+        let (file, line) = load_error_location(&e);
+        let file = dir.join(&file).unwrap_or_else(|_| dir.child("Chart.yaml"));
+        Finding::error(rules::HELM_CHART_INVALID, e.to_string()).at(file.to_string(), line, 0)
     })
+}
+
+/// The file (relative to the chart) and line a load error is about: a subchart's own file for
+/// an unpacked subchart, the archive for a packed one.
+fn load_error_location(e: &super::chart::LoadError) -> (String, u32) {
+    use super::chart::LoadError as E;
+    match e {
+        E::Values(m) => ("values.yaml".into(), line_in(m).unwrap_or(0)),
+        E::ChartYaml(m) => ("Chart.yaml".into(), line_in(m).unwrap_or(0)),
+        E::NoChartYaml | E::NoName => ("Chart.yaml".into(), 0),
+        E::Archive(_) => (String::new(), 0),
+        E::Subchart(entry, inner) => {
+            let (file, line) = load_error_location(inner);
+            if entry.ends_with(".tgz") || file.is_empty() {
+                (format!("charts/{entry}"), 0)
+            } else {
+                (format!("charts/{entry}/{file}"), line)
+            }
+        }
+    }
 }
 
 /// The `helm template` options of a target: the command line's, then the target's values set.

@@ -226,3 +226,78 @@ fn a_dependency_missing_from_charts_renders_from_helms_repository_cache() {
         out.stderr
     );
 }
+
+#[test]
+fn broken_charts_are_findings_at_their_file_and_line_never_crashes() {
+    let env = TestEnv::new();
+    let chart = |dir: &str, name: &str| {
+        env.write(
+            &format!("{dir}/Chart.yaml"),
+            format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n"),
+        );
+    };
+    env.write(
+        "bad-yaml/Chart.yaml",
+        "apiVersion: v2\nname: x\nversion: 0.1.0\n  x: : y\n",
+    );
+    chart("bad-values", "v");
+    env.write("bad-values/values.yaml", "a: 1\nb: [\n");
+    chart("bad-archive", "a");
+    env.write("bad-archive/charts/sub-1.0.0.tgz", "not gzip");
+    chart("alias-bomb", "bomb");
+    env.write(
+        "alias-bomb/values.yaml",
+        "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n",
+    );
+    env.write(
+        "alias-bomb/templates/cm.yaml",
+        "data: {{ toJson .Values | len }}\n",
+    );
+    chart("recursion", "rec");
+    env.write(
+        "recursion/templates/cm.yaml",
+        "{{ define \"loop\" }}{{ include \"loop\" . }}{{ end }}{{ include \"loop\" . }}\n",
+    );
+    chart("escape", "esc");
+    env.symlink("escape/templates/passwd.yaml", "/etc/passwd");
+    env.commit("broken");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let finding = |target: &str| -> Value {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["target"] == target && f["severity"] == "error")
+            .unwrap_or_else(|| panic!("no error for {target} in {report:#}"))
+            .clone()
+    };
+    let at = |f: &Value| (f["rule"].clone(), f["file"].clone(), f["line"].clone());
+    assert_eq!(
+        at(&finding("helm:bad-yaml")),
+        (
+            json!("helm.chart.invalid"),
+            json!("bad-yaml/Chart.yaml"),
+            json!(4)
+        )
+    );
+    assert_eq!(
+        at(&finding("helm:bad-values")),
+        (
+            json!("helm.chart.invalid"),
+            json!("bad-values/values.yaml"),
+            json!(2)
+        )
+    );
+    assert_eq!(
+        at(&finding("helm:bad-archive")).1,
+        json!("bad-archive/charts/sub-1.0.0.tgz")
+    );
+    assert_eq!(finding("helm:alias-bomb")["rule"], "helm.chart.invalid");
+    let rec = finding("helm:recursion");
+    assert_eq!(rec["rule"], "helm.template");
+    assert_eq!(rec["file"], "recursion/templates/cm.yaml");
+    assert_eq!(finding("helm:escape")["rule"], "source.outside-repository");
+    for t in report["targets"].as_array().unwrap() {
+        assert_eq!(t["status"], "error", "{t}");
+    }
+}
