@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The layers, lowest first. A module may use any module of a lower layer; modules of one
 /// layer do not use each other (engines may, where the domain needs it: kustomize's
-/// `helmCharts` inflate through the Helm engine).
+/// `helmCharts` inflate through the Helm engine; ApplicationSets use their globs and patches).
 const LAYERS: &[&[&str]] = &[
     &["panic", "finding", "redact", "yaml"],
     &["source"],
@@ -25,7 +25,11 @@ const LAYERS: &[&[&str]] = &[
 ];
 
 /// Uses allowed inside one layer: (user, used).
-const SAME_LAYER: &[(&str, &str)] = &[("kustomize", "helm")];
+const SAME_LAYER: &[(&str, &str)] = &[
+    ("kustomize", "helm"),
+    ("appset", "kustomize"),
+    ("appset", "helm"),
+];
 
 /// Modules that may read or write files directly (everything else reads through a snapshot).
 const FILE_SYSTEM: &[&str] = &["source", "pipeline", "fuzzing", "kustomize"];

@@ -15,9 +15,9 @@
 //! `kustomize`, `kustomize-extra`, `kustomize-next`, `helm` and `appset`. A case is skipped only
 //! where the corpus says the reference result is unusable (kustomize: `oracle.ran: false`, the
 //! reference needed the network or docker; `oracle.oracle_limited`, it could not run exec
-//! functions, exec or Go plugins or helm), and the skip prints that reason. Helm and
-//! ApplicationSet cases are enumerated and their expectations read, but kdelta has no engine for
-//! them yet: [`run_helm_case`] and [`run_appset_case`] are where the engines plug in.
+//! functions, exec or Go plugins or helm), and the skip prints that reason. Helm cases run
+//! through the Helm engine ([`run_helm_case`]); ApplicationSet cases through the generator
+//! ([`run_appset_case`]: the Applications compared as values, an error by its substring).
 //!
 //! An error case passes only when kdelta reports an error finding whose text holds every key
 //! phrase of the case. Phrases compare as runs of adjacent lower-case words (letters and digits),
@@ -26,7 +26,8 @@
 //! Go escapes (`\n`, `\"`) are removed first. Where the phrases come from:
 //!
 //! * kustomize-next: the whole `expected-error.txt`, a substring of kdelta's message (its README).
-//! * appset: `expectError.contains` (its README), once the engine exists.
+//! * appset: `expectError.contains` (its README), a substring of the generation error (or, for a
+//!   `partial` error, of a validation error while the other Applications are compared).
 //! * kustomize and kustomize-extra: the reference test's own assertions (`test_error_contains`,
 //!   `test_error_equals`, the literal runs of `test_error_regexp` between `.+`/`\S+`) that occur
 //!   in `expected-error.txt`. Assertions worded for the test's in-memory file system do not occur
@@ -1371,29 +1372,21 @@ fn helm_corpus(root: &Path) -> Results {
 }
 
 // ---------------------------------------------------------------------------------------------
-// appset: Argo CD ApplicationSet expansion (no engine yet)
+// appset: Argo CD ApplicationSet expansion
 
 /// One ApplicationSet case, with the corpus's expectation.
-#[expect(
-    dead_code,
-    reason = "read by run_appset_case once the ApplicationSet engine exists"
-)]
 struct AppSetCase {
     /// `appset.yaml`, `clusters.yaml` (when present) and `repo/` (when present) live here.
     dir: PathBuf,
     /// `controllerOptions` of `case.yaml`.
     controller_options: Option<Value>,
-    /// The Applications, sorted by name (empty when generation fails).
-    expected: String,
     /// `expectError`, when generation fails.
     error: Option<AppSetError>,
+    /// `repoURLsServedByRepoDir`: the git generators' repositories that `repo/` holds.
+    served: Vec<String>,
 }
 
 /// An ApplicationSet case's `expectError`.
-#[expect(
-    dead_code,
-    reason = "read by run_appset_case once the ApplicationSet engine exists"
-)]
 struct AppSetError {
     /// `generate`, `render` or `validate`.
     stage: String,
@@ -1403,9 +1396,100 @@ struct AppSetError {
     partial: bool,
 }
 
-/// Expands an ApplicationSet case and compares it with its expectation.
-fn run_appset_case(_case: &AppSetCase) -> Outcome {
-    Outcome::Fail("ApplicationSet engine not implemented".to_string())
+/// Expands an ApplicationSet case and compares it with its expectation (the Applications as
+/// values; an error by its substring).
+fn run_appset_case(case: &AppSetCase) -> Outcome {
+    use kdelta::appset::generate::{clusters_from_manifests, generate, Context};
+    let docs = |name: &str| -> Result<Vec<Value>, String> {
+        let path = case.dir.join(name);
+        if !path.is_file() {
+            return Ok(Vec::new());
+        }
+        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+        let nodes = yaml::parse_stream(&bytes, &yaml::ParseOptions::default())
+            .map_err(|e| format!("{name}: {e}"))?;
+        nodes
+            .iter()
+            .filter(|n| !n.is_null())
+            .map(|n| yaml::to_value(n, yaml::Dialect::Yaml12).map_err(|e| e.to_string()))
+            .collect()
+    };
+    let (appset, clusters, expected) = match (
+        docs("appset.yaml"),
+        docs("clusters.yaml"),
+        docs("expected.yaml"),
+    ) {
+        (Ok(a), Ok(c), Ok(e)) => (a, c, e),
+        (a, c, e) => {
+            return Outcome::Fail(format!(
+                "unreadable case: {:?}",
+                [a.err(), c.err(), e.err()]
+            ))
+        }
+    };
+    let mut repo = kdelta::source::MemorySnapshot::new();
+    let repo_dir = case.dir.join("repo");
+    if repo_dir.is_dir() {
+        let mut stack = vec![repo_dir.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if let Ok(bytes) = std::fs::read(&p) {
+                    let rel = p
+                        .strip_prefix(&repo_dir)
+                        .unwrap_or(&p)
+                        .to_string_lossy()
+                        .replace('\\', "/");
+                    if let Ok(path) = kdelta::source::RepoPath::new(&rel) {
+                        repo.add_file(&path, &bytes);
+                    }
+                }
+            }
+        }
+    }
+    let cache = kdelta::source::ParseCache::default();
+    let files = kdelta::source::Files::new(&repo, &cache);
+    let served = |url: &str| case.served.iter().any(|s| s == url);
+    let new_globbing = case
+        .controller_options
+        .as_ref()
+        .and_then(|o| o.get("enableNewGitFileGlobbing"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let ctx = Context {
+        files: Some(&files),
+        is_this_repo: &served,
+        clusters: &clusters_from_manifests(&clusters),
+        new_git_file_globbing: new_globbing,
+    };
+    let Some(appset) = appset.first() else {
+        return Outcome::Fail("no ApplicationSet".to_string());
+    };
+    match (generate(appset, &ctx), &case.error) {
+        (Err(e), Some(want)) if !want.partial && e.contains(&want.contains) => Outcome::Pass,
+        (Err(e), _) => Outcome::Fail(format!("generation failed: {e}")),
+        (Ok(got), want) => {
+            if let Some(want) = want {
+                if !want.partial || !got.errors.iter().any(|e| e.contains(&want.contains)) {
+                    return Outcome::Fail(format!(
+                        "expected a {} error containing {:?}; got {:?}",
+                        want.stage, want.contains, got.errors
+                    ));
+                }
+            }
+            if got.apps == expected {
+                Outcome::Pass
+            } else {
+                Outcome::Fail(format!(
+                    "got {}\nwant {}",
+                    serde_json::to_string_pretty(&got.apps).unwrap_or_default(),
+                    serde_json::to_string_pretty(&expected).unwrap_or_default()
+                ))
+            }
+        }
+    }
 }
 
 fn read_appset_case(dir: &Path) -> Result<AppSetCase, String> {
@@ -1429,8 +1513,8 @@ fn read_appset_case(dir: &Path) -> Result<AppSetCase, String> {
     Ok(AppSetCase {
         dir: dir.to_path_buf(),
         controller_options: field(&case, &["controllerOptions"]).cloned(),
-        expected: read_text(&dir.join("expected.yaml"))?,
         error,
+        served: strings(&case, &["repoURLsServedByRepoDir"]),
     })
 }
 

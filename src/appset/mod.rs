@@ -2,6 +2,9 @@
 //! discovered and each is reported with a notice that its output is missing; ApplicationSets
 //! expand into no Applications yet.
 
+pub mod generate;
+pub mod render;
+
 use crate::config::Config;
 use crate::engine::{self, EngineOutput};
 use crate::finding::{rules, Finding, Severity};
