@@ -5,6 +5,8 @@
 
 mod util;
 
+#[path = "cli/argocd.rs"]
+mod argocd;
 #[path = "cli/commands.rs"]
 mod commands;
 #[path = "cli/diff.rs"]

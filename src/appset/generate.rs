@@ -43,6 +43,9 @@ pub struct Generated {
     pub errors: Vec<String>,
     /// Generators kdelta cannot run offline (their Applications are missing).
     pub notices: Vec<String>,
+    /// Each Application's name with the generator and parameters that made it
+    /// (`list generator 0 with {"cluster":"dev"}`).
+    pub made_by: Vec<(String, String)>,
 }
 
 /// Generates the Applications of `appset` (the manifest as JSON). An `Err` is an error that
@@ -65,25 +68,26 @@ pub fn generate(appset: &Json, ctx: &Context) -> Result<Generated, String> {
     let patch = spec["templatePatch"].as_str();
     let mut out = Generated::default();
     let mut apps = Vec::new();
-    for g in spec["generators"]
+    let generators = spec["generators"]
         .as_array()
         .map(Vec::as_slice)
-        .unwrap_or_default()
-    {
+        .unwrap_or_default();
+    for (i, g) in generators.iter().enumerate() {
         for (kind, body) in generator_kinds(g) {
             let own_template = body.get("template").cloned().unwrap_or(Json::Null);
             let merged = fill_empty(&own_template, template);
             let sets = params_of(kind, body, ctx, &mode, &mut out.notices)?;
             let sets = select(sets, g.get("selector"))?;
             for p in sets {
-                apps.push(render_app(
-                    &merged,
-                    &p,
-                    &mode,
-                    patch,
-                    &namespace,
-                    &spec["syncPolicy"],
-                )?);
+                let app = render_app(&merged, &p, &mode, patch, &namespace, &spec["syncPolicy"])?;
+                out.made_by.push((
+                    app_name(&app),
+                    format!(
+                        "the {kind} generator (generators[{i}]) with {}",
+                        Json::Object(p)
+                    ),
+                ));
+                apps.push(app);
             }
         }
     }

@@ -1,9 +1,10 @@
-//! Argo CD ApplicationSets and Applications. The engine has not landed yet: manifests are
-//! discovered and each is reported with a notice that its output is missing; ApplicationSets
-//! expand into no Applications yet.
+//! Argo CD ApplicationSets and Applications. An ApplicationSet renders into the Applications
+//! its generators make ([`generate`], offline, as the controller does); what an Application
+//! deploys is not rendered yet (a notice says so).
 
 pub mod generate;
 pub mod render;
+mod target;
 
 use crate::config::Config;
 use crate::engine::{self, EngineOutput};
@@ -20,9 +21,39 @@ pub enum Spec {
     Application { file: RepoPath, name: String },
 }
 
-/// What changes the expansion and rendering (none yet).
+/// What changes the expansion and rendering.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Options {}
+pub struct Options {
+    /// This repository's URLs (its git remotes and `.kdelta.yaml`'s aliases), normalised by
+    /// [`normalize_repo_url`]: a git generator naming one reads the revision under test.
+    pub repo_urls: Vec<String>,
+    /// The controller's `--enable-new-git-file-globbing`.
+    pub new_git_file_globbing: bool,
+}
+
+/// What an ApplicationSet's render knows beyond its Applications.
+#[derive(Clone, Debug, Default)]
+pub struct Details {
+    /// Each generated Application's name, with the generator and parameters that made it.
+    pub made_by: std::collections::BTreeMap<String, String>,
+}
+
+/// A repository URL in the form kdelta compares: host and path, lower-case host, no scheme,
+/// user, `.git` suffix or trailing `/` (`git@github.com:org/repo.git`,
+/// `https://github.com/org/repo` and `ssh://git@github.com/org/repo` are one repository).
+pub fn normalize_repo_url(url: &str) -> String {
+    let url = url.trim().trim_end_matches('/');
+    let url = url.strip_suffix(".git").unwrap_or(url);
+    let rest = match url.split_once("://") {
+        Some((_, rest)) => rest.to_string(),
+        // scp-like `user@host:path`.
+        None => url.replacen(':', "/", 1),
+    };
+    let rest = rest.rsplit_once('@').map_or(rest.as_str(), |(_, r)| r);
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let host = host.split(':').next().unwrap_or(host).to_lowercase();
+    format!("{host}/{path}")
+}
 
 impl Spec {
     fn file(&self) -> &RepoPath {
@@ -34,7 +65,7 @@ impl Spec {
 
 impl engine::Spec for Spec {
     type Options = Options;
-    type Details = ();
+    type Details = Details;
 
     fn kind(&self) -> &'static str {
         match self {
@@ -64,16 +95,19 @@ impl engine::Spec for Spec {
         (Vec::new(), Vec::new())
     }
 
-    fn render(&self, _files: &Files, _opts: &Options) -> EngineOutput<()> {
-        let notice = match self {
-            Spec::AppSet { file, .. } => {
-                engine::not_rendered_yet(rules::APPSET_NOT_RENDERED_YET, file, "ApplicationSets")
-            }
-            Spec::Application { file, .. } => {
-                engine::not_rendered_yet(rules::APP_NOT_RENDERED_YET, file, "Argo CD Applications")
-            }
-        };
-        EngineOutput::new(Vec::new(), vec![notice], true)
+    fn render(&self, files: &Files, opts: &Options) -> EngineOutput<Details> {
+        match self {
+            Spec::AppSet { file, name } => target::render_appset(files, file, name, opts),
+            Spec::Application { file, .. } => EngineOutput::new(
+                Vec::new(),
+                vec![engine::not_rendered_yet(
+                    rules::APP_NOT_RENDERED_YET,
+                    file,
+                    "Argo CD Applications",
+                )],
+                true,
+            ),
+        }
     }
 
     /// Every ApplicationSet and Application document of a YAML file that mentions

@@ -107,6 +107,14 @@ pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
             add_managed_by_label: common.enable_managed_by_label,
         },
         helm: helm_options(common)?,
+        appset: kdelta::appset::Options {
+            repo_urls: Workspace::discover(&start_dir(common)?)
+                .remote_urls()
+                .iter()
+                .map(|u| kdelta::appset::normalize_repo_url(u))
+                .collect(),
+            new_git_file_globbing: false,
+        },
         ..RenderOptions::default()
     })
 }

@@ -107,7 +107,9 @@ rules! {
     HELM_DEPENDENCY_MISSING = "helm.dependency.missing", Notice, "a declared dependency is not vendored in charts/; its resources are missing";
     HELM_DEPENDENCY_FROM_CACHE = "helm.dependency.from-cache", Notice, "a dependency not vendored in charts/ was taken from Helm's local repository cache";
     HELM_REGENERATED = "helm.regenerated", Notice, "fields a chart regenerates on every render (random values, certificates), not shown as changes";
-    APPSET_NOT_RENDERED_YET = "appset.not-rendered-yet", Notice, "an Argo CD ApplicationSet, discovered but not expanded yet";
+    APPSET_GENERATE = "appset.generate", Error, "an ApplicationSet's generators or template fail; no Application is generated";
+    APPSET_VALIDATION = "appset.validation", Error, "a generated Application is invalid (a duplicate or empty name) and is not created";
+    APPSET_GENERATOR_OFFLINE = "appset.generator.offline", Notice, "a generator that needs the network or a cluster; its Applications are missing";
     APP_NOT_RENDERED_YET = "app.not-rendered-yet", Notice, "an Argo CD Application, discovered but not rendered yet";
 }
 

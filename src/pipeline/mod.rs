@@ -2,7 +2,7 @@
 //! (opened snapshots, the configuration, options) and return typed results (a [`Report`],
 //! renders). The CLI only parses arguments, opens revisions and prints.
 
-mod charts;
+mod explain;
 mod summarize;
 
 pub use summarize::{pair_report, single_report};

@@ -55,10 +55,13 @@ pub fn pair_report(
             (Some(_), Some(_)) if o.cached => (TargetStatus::Unchanged, Vec::new()),
             (Some(b), Some(h)) => {
                 let mut c = diff_resources(&b.resources, &h.resources, opts);
+                if matches!(o.target, Target::Argo(_)) {
+                    super::explain::explain_applications(b, h, &mut c);
+                }
                 if let Target::Helm(spec) = &o.target {
                     let id = o.target.id();
                     findings.extend(
-                        super::charts::annotate(&spec.chart, b, h, &mut c, opts)
+                        super::explain::annotate(&spec.chart, b, h, &mut c, opts)
                             .into_iter()
                             .map(|f| Finding {
                                 revision: Some(Side::Head),

@@ -202,6 +202,14 @@ impl Workspace {
         &self.root
     }
 
+    /// The repository's remote URLs (none outside git).
+    pub fn remote_urls(&self) -> Vec<String> {
+        self.repo
+            .as_ref()
+            .map(GitRepo::remote_urls)
+            .unwrap_or_default()
+    }
+
     /// True inside a git repository.
     pub fn is_git(&self) -> bool {
         self.repo.is_some()

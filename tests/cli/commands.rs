@@ -163,7 +163,6 @@ fn list_shows_every_discovered_target() {
     // Engines that do not render yet are reported as notices, not errors and not dropped.
     env.kdelta(&["check"])
         .success()
-        .stdout_has("notice[appset.not-rendered-yet] argocd/apps.yaml")
         .stdout_has("notice[app.not-rendered-yet] argocd/apps.yaml");
 }
 

@@ -89,6 +89,27 @@ impl GitRepo {
         self
     }
 
+    /// The fetch URLs of the repository's remotes (what Argo CD's `repoURL`s name).
+    pub fn remote_urls(&self) -> Vec<String> {
+        let mut urls: Vec<String> = self
+            .repo
+            .remote_names()
+            .iter()
+            .filter_map(|name| {
+                self.repo
+                    .find_remote(AsRef::<gix::bstr::BStr>::as_ref(name))
+                    .ok()
+            })
+            .filter_map(|r| {
+                r.url(gix::remote::Direction::Fetch)
+                    .map(|u| u.to_bstring().to_string())
+            })
+            .collect();
+        urls.sort();
+        urls.dedup();
+        urls
+    }
+
     /// The top directory of the work tree, or `None` for a bare repository.
     pub fn work_dir(&self) -> Option<PathBuf> {
         self.repo.workdir().map(Path::to_path_buf)
