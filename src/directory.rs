@@ -53,7 +53,7 @@ impl engine::Spec for Spec {
 }
 
 /// Renders the directory; the output is not `ok` when an error made it incomplete.
-fn render(files: &Files, dir: &RepoPath) -> EngineOutput<()> {
+pub fn render(files: &Files, dir: &RepoPath) -> EngineOutput<()> {
     let mut resources = Vec::new();
     let mut findings = Vec::new();
     let entries = match files.list(dir) {

@@ -4,7 +4,7 @@
 //! engines in one dispatch table.
 
 use crate::config::Config;
-use crate::finding::{Finding, Rule};
+use crate::finding::Finding;
 use crate::resource::Resource;
 use crate::source::{DirEntry, EntryKind, Files, RepoPath, Snapshot};
 
@@ -135,14 +135,4 @@ pub trait Spec: Sized {
     ) -> (Vec<Self>, Vec<Finding>) {
         (Vec::new(), Vec::new())
     }
-}
-
-/// The notice for a target whose engine has not landed yet: its output is missing.
-pub fn not_rendered_yet(rule: Rule, path: &RepoPath, what: &str) -> Finding {
-    Finding::notice(
-        rule,
-        format!("{what} are discovered but not rendered yet by this kdelta version"),
-    )
-    .in_file(path.to_string())
-    .incomplete()
 }

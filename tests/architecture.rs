@@ -29,6 +29,7 @@ const SAME_LAYER: &[(&str, &str)] = &[
     ("kustomize", "helm"),
     ("appset", "kustomize"),
     ("appset", "helm"),
+    ("appset", "directory"),
 ];
 
 /// Modules that may read or write files directly (everything else reads through a snapshot).

@@ -1,14 +1,16 @@
-//! Argo CD ApplicationSets and Applications. An ApplicationSet renders into the Applications
-//! its generators make ([`generate`], offline, as the controller does); what an Application
-//! deploys is not rendered yet (a notice says so).
+//! Argo CD ApplicationSets and Applications. An ApplicationSet generates Applications
+//! ([`generate`], offline, as the controller does), each a target of its own; an Application
+//! (generated, or a manifest of the repository) renders into itself and what it deploys from
+//! this repository ([`deploy`]: kustomize, Helm or plain manifests).
 
+mod deploy;
 pub mod generate;
 pub mod render;
 mod target;
 
 use crate::config::Config;
 use crate::engine::{self, EngineOutput};
-use crate::finding::{rules, Finding, Severity};
+use crate::finding::{Finding, Severity};
 use crate::source::{yaml_finding, Files, RepoPath, Snapshot};
 use crate::yaml::{self, Node, ParseOptions};
 
@@ -17,8 +19,15 @@ use crate::yaml::{self, Node, ParseOptions};
 pub enum Spec {
     /// An ApplicationSet (`appset:FILE#NAME`).
     AppSet { file: RepoPath, name: String },
-    /// An Application (`app:FILE#NAME`).
+    /// An Application manifest of the repository (`app:FILE#NAME`).
     Application { file: RepoPath, name: String },
+    /// An Application an ApplicationSet generates (`app:NAMESPACE/NAME`).
+    Generated {
+        file: RepoPath,
+        appset: String,
+        namespace: String,
+        name: String,
+    },
 }
 
 /// What changes the expansion and rendering.
@@ -58,7 +67,9 @@ pub fn normalize_repo_url(url: &str) -> String {
 impl Spec {
     fn file(&self) -> &RepoPath {
         match self {
-            Spec::AppSet { file, .. } | Spec::Application { file, .. } => file,
+            Spec::AppSet { file, .. }
+            | Spec::Application { file, .. }
+            | Spec::Generated { file, .. } => file,
         }
     }
 }
@@ -70,7 +81,7 @@ impl engine::Spec for Spec {
     fn kind(&self) -> &'static str {
         match self {
             Spec::AppSet { .. } => "appset",
-            Spec::Application { .. } => "app",
+            Spec::Application { .. } | Spec::Generated { .. } => "app",
         }
     }
 
@@ -78,6 +89,9 @@ impl engine::Spec for Spec {
         match self {
             Spec::AppSet { file, name } => format!("appset:{file}#{name}"),
             Spec::Application { file, name } => format!("app:{file}#{name}"),
+            Spec::Generated {
+                namespace, name, ..
+            } => format!("app:{namespace}/{name}"),
         }
     }
 
@@ -89,24 +103,23 @@ impl engine::Spec for Spec {
         self.file().clone()
     }
 
-    /// The Applications an ApplicationSet generates: none until the generators land (its
-    /// render says so).
-    fn expand(&self, _files: &Files, _opts: &Options) -> (Vec<Spec>, Vec<Finding>) {
-        (Vec::new(), Vec::new())
+    /// The Applications an ApplicationSet generates, each a target.
+    fn expand(&self, files: &Files, opts: &Options) -> (Vec<Spec>, Vec<Finding>) {
+        match self {
+            Spec::AppSet { file, name } => {
+                (target::expand_appset(files, file, name, opts), Vec::new())
+            }
+            _ => (Vec::new(), Vec::new()),
+        }
     }
 
     fn render(&self, files: &Files, opts: &Options) -> EngineOutput<Details> {
         match self {
             Spec::AppSet { file, name } => target::render_appset(files, file, name, opts),
-            Spec::Application { file, .. } => EngineOutput::new(
-                Vec::new(),
-                vec![engine::not_rendered_yet(
-                    rules::APP_NOT_RENDERED_YET,
-                    file,
-                    "Argo CD Applications",
-                )],
-                true,
-            ),
+            Spec::Application { file, name } => target::render_application(files, file, name, opts),
+            Spec::Generated {
+                file, appset, name, ..
+            } => target::render_generated(files, file, appset, name, opts),
         }
     }
 

@@ -2,48 +2,30 @@
 //! repository found, the Applications generated, and generation's problems as findings.
 
 use super::generate::{self, Cluster, Context};
-use super::{normalize_repo_url, Details, Options};
+use super::{normalize_repo_url, Details, Options, Spec};
 use crate::engine::EngineOutput;
 use crate::finding::{rules, Finding};
 use crate::resource::{Origin, Resource};
 use crate::source::{EntryKind, Files, RepoPath};
 use crate::yaml::{self, Dialect, ParseOptions};
 
-/// The Applications the ApplicationSet `name` of `file` generates.
-pub fn render_appset(
+/// The ApplicationSet `name` of `file` generated, with where its manifest starts; or the
+/// finding that stops it.
+fn generated(
     files: &Files,
     file: &RepoPath,
     name: &str,
     opts: &Options,
-) -> EngineOutput<Details> {
-    let docs = match files.yaml_documents(file, &ParseOptions::default()) {
-        Ok(parsed) => match parsed.as_ref() {
-            Ok(docs) => docs.clone(),
-            Err(e) => return EngineOutput::failed(vec![crate::source::yaml_finding(e, file)]),
-        },
-        Err(e) => return EngineOutput::failed(vec![e.into_finding()]),
-    };
-    let Some(node) = docs.iter().find(|d| {
-        d.str_at(&["kind"]) == Some("ApplicationSet")
-            && d.str_at(&["metadata", "name"]) == Some(name)
-    }) else {
-        return EngineOutput::failed(vec![Finding::error(
-            rules::APPSET_GENERATE,
-            format!("no ApplicationSet {name} in this file"),
-        )
-        .in_file(file.to_string())]);
-    };
+) -> Result<(generate::Generated, crate::yaml::Span), Finding> {
+    let node = manifest(files, file, "ApplicationSet", name)?;
     let at = node.span;
-    let appset = match yaml::to_value(node, Dialect::Yaml12) {
-        Ok(v) => v,
-        Err(e) => {
-            return EngineOutput::failed(vec![Finding::error(
-                rules::APPSET_GENERATE,
-                e.to_string(),
-            )
-            .at(file.to_string(), at.line, at.column)])
-        }
-    };
+    let appset = yaml::to_value(&node, Dialect::Yaml12).map_err(|e| {
+        Finding::error(rules::APPSET_GENERATE, e.to_string()).at(
+            file.to_string(),
+            at.line,
+            at.column,
+        )
+    })?;
     let clusters = cluster_secrets(files);
     let is_this_repo = |url: &str| opts.repo_urls.contains(&normalize_repo_url(url));
     let ctx = Context {
@@ -52,15 +34,53 @@ pub fn render_appset(
         clusters: &clusters,
         new_git_file_globbing: opts.new_git_file_globbing,
     };
-    let generated = match generate::generate(&appset, &ctx) {
+    generate::generate(&appset, &ctx)
+        .map(|g| (g, at))
+        .map_err(|e| {
+            Finding::error(rules::APPSET_GENERATE, e).at(file.to_string(), at.line, at.column)
+        })
+}
+
+/// The document of `kind` named `name` in `file`.
+fn manifest(
+    files: &Files,
+    file: &RepoPath,
+    kind: &str,
+    name: &str,
+) -> Result<crate::yaml::Node, Finding> {
+    let parsed = files
+        .yaml_documents(file, &ParseOptions::default())
+        .map_err(|e| e.into_finding())?;
+    let docs = parsed
+        .as_ref()
+        .as_ref()
+        .map_err(|e| crate::source::yaml_finding(e, file))?;
+    docs.iter()
+        .find(|d| {
+            d.str_at(&["kind"]) == Some(kind) && d.str_at(&["metadata", "name"]) == Some(name)
+        })
+        .cloned()
+        .ok_or_else(|| {
+            Finding::error(
+                rules::APPSET_GENERATE,
+                format!("no {kind} {name} in this file"),
+            )
+            .in_file(file.to_string())
+        })
+}
+
+/// An ApplicationSet's render: the Applications it generates, printed as `argocd appset
+/// generate` lists them (each is a target of its own, with what it deploys), and what went
+/// wrong generating them.
+pub fn render_appset(
+    files: &Files,
+    file: &RepoPath,
+    name: &str,
+    opts: &Options,
+) -> EngineOutput<Details> {
+    let (generated, at) = match generated(files, file, name, opts) {
         Ok(g) => g,
-        Err(e) => {
-            return EngineOutput::failed(vec![Finding::error(rules::APPSET_GENERATE, e).at(
-                file.to_string(),
-                at.line,
-                at.column,
-            )])
-        }
+        Err(f) => return EngineOutput::failed(vec![f]),
     };
     let mut findings: Vec<Finding> = generated
         .errors
@@ -78,22 +98,112 @@ pub fn render_appset(
             .at(file.to_string(), at.line, at.column)
             .incomplete()
     }));
-    let resources = generated
-        .apps
-        .iter()
-        .map(|app| Resource {
-            node: yaml::from_go_json(app),
-            origin: Origin {
-                file: file.clone(),
-                span: at,
-            },
-        })
-        .collect();
-    let mut out = EngineOutput::new(resources, findings, true);
+    let mut out = EngineOutput::new(Vec::new(), findings, true);
+    out.printed = Some(crate::yaml::emit::to_stream(generated.apps.iter()));
     out.details = Details {
         made_by: generated.made_by.into_iter().collect(),
     };
     out
+}
+
+/// The Applications an ApplicationSet generates, as targets (`app:NAMESPACE/NAME`). Problems
+/// are reported by the ApplicationSet's own render.
+pub fn expand_appset(files: &Files, file: &RepoPath, name: &str, opts: &Options) -> Vec<Spec> {
+    let Ok((generated, _)) = generated(files, file, name, opts) else {
+        return Vec::new();
+    };
+    generated
+        .apps
+        .iter()
+        .map(|app| Spec::Generated {
+            file: file.clone(),
+            appset: name.to_string(),
+            namespace: app["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("argocd")
+                .to_string(),
+            name: app["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        })
+        .collect()
+}
+
+/// A generated Application's render: the Application itself, then what it deploys.
+pub fn render_generated(
+    files: &Files,
+    file: &RepoPath,
+    appset: &str,
+    name: &str,
+    opts: &Options,
+) -> EngineOutput<Details> {
+    let (generated, at) = match generated(files, file, appset, opts) {
+        Ok(g) => g,
+        Err(f) => return EngineOutput::failed(vec![f]),
+    };
+    let Some(app) = generated
+        .apps
+        .iter()
+        .find(|a| a["metadata"]["name"] == name)
+    else {
+        return EngineOutput::failed(vec![Finding::error(
+            rules::APPSET_GENERATE,
+            format!("ApplicationSet {appset} no longer generates Application {name}"),
+        )
+        .at(file.to_string(), at.line, at.column)]);
+    };
+    let mut out = application(app, files, file, at, opts);
+    out.details = Details {
+        made_by: generated
+            .made_by
+            .into_iter()
+            .filter(|(n, _)| n == name)
+            .collect(),
+    };
+    out
+}
+
+/// An Application manifest of the repository: itself, then what it deploys.
+pub fn render_application(
+    files: &Files,
+    file: &RepoPath,
+    name: &str,
+    opts: &Options,
+) -> EngineOutput<Details> {
+    let node = match manifest(files, file, "Application", name) {
+        Ok(n) => n,
+        Err(f) => return EngineOutput::failed(vec![f]),
+    };
+    let at = node.span;
+    match yaml::to_value(&node, Dialect::Yaml12) {
+        Ok(app) => application(&app, files, file, at, opts),
+        Err(e) => EngineOutput::failed(vec![Finding::error(
+            rules::APP_SOURCE_INVALID,
+            e.to_string(),
+        )
+        .at(file.to_string(), at.line, at.column)]),
+    }
+}
+
+fn application(
+    app: &serde_json::Value,
+    files: &Files,
+    file: &RepoPath,
+    at: crate::yaml::Span,
+    opts: &Options,
+) -> EngineOutput<Details> {
+    let origin = Origin {
+        file: file.clone(),
+        span: at,
+    };
+    let mut resources = vec![Resource {
+        node: yaml::from_go_json(app),
+        origin,
+    }];
+    let (deployed, findings, ok) = super::deploy::deploy(app, files, opts, file.as_str());
+    resources.extend(deployed);
+    EngineOutput::new(resources, findings, ok)
 }
 
 /// Argo CD cluster Secrets anywhere in the repository (`argocd.argoproj.io/secret-type:

@@ -122,7 +122,8 @@ pub(super) fn resolve(
         None => TargetArg::Path(common::arg_path(start, root, arg)?),
     };
     let config = common::config(c, snapshot).unwrap_or_default();
-    match pipeline::resolve(snapshot, &config, &target_arg) {
+    let opts = common::render_options(c)?;
+    match pipeline::resolve(snapshot, &config, &target_arg, &opts) {
         Ok(found) => Ok(found),
         Err(ResolveError::NoSuchId) => {
             let rest = arg.split_once(':').map_or(arg, |(_, r)| r);

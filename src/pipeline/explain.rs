@@ -82,8 +82,12 @@ pub fn annotate(
 
 /// Generated Applications that appear or disappear say which generator and parameters make
 /// (or made) them.
-pub fn explain_applications(base: &Rendered, head: &Rendered, changes: &mut [Change]) {
-    let made_by = |r: &Rendered| match &r.details {
+pub fn explain_applications(
+    base: Option<&Rendered>,
+    head: Option<&Rendered>,
+    changes: &mut [Change],
+) {
+    let made_by = |r: Option<&Rendered>| match r.and_then(|r| r.details.as_ref()) {
         Some(Details::Argo(d)) => d.made_by.clone(),
         _ => Default::default(),
     };

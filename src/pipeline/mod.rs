@@ -192,6 +192,7 @@ pub fn resolve(
     snapshot: &dyn Snapshot,
     config: &Config,
     arg: &TargetArg,
+    opts: &RenderOptions,
 ) -> Result<Vec<Target>, ResolveError> {
     let discovered = |keep: &dyn Fn(&Target) -> bool| -> Vec<Target> {
         discover(snapshot, config)
@@ -202,7 +203,16 @@ pub fn resolve(
     };
     let found = match arg {
         TargetArg::Id(id) => {
-            let found = discovered(&|t| t.id() == *id);
+            let mut found = discovered(&|t| t.id() == *id);
+            if found.is_empty() {
+                // A target an ApplicationSet generates.
+                let all = discover(snapshot, config).targets;
+                found = expand(snapshot, all, opts, &ParseCache::default())
+                    .targets
+                    .into_iter()
+                    .filter(|t| t.id() == *id)
+                    .collect();
+            }
             return if found.is_empty() {
                 Err(ResolveError::NoSuchId)
             } else {

@@ -55,9 +55,6 @@ pub fn pair_report(
             (Some(_), Some(_)) if o.cached => (TargetStatus::Unchanged, Vec::new()),
             (Some(b), Some(h)) => {
                 let mut c = diff_resources(&b.resources, &h.resources, opts);
-                if matches!(o.target, Target::Argo(_)) {
-                    super::explain::explain_applications(b, h, &mut c);
-                }
                 if let Target::Helm(spec) = &o.target {
                     let id = o.target.id();
                     findings.extend(
@@ -83,6 +80,14 @@ pub fn pair_report(
             ),
             (None, None) => (TargetStatus::Unchanged, Vec::new()),
         };
+        let mut changes = changes;
+        if matches!(o.target, Target::Argo(_)) {
+            super::explain::explain_applications(
+                o.base.as_deref(),
+                o.head.as_deref(),
+                &mut changes,
+            );
+        }
         let incomplete = o
             .head
             .as_ref()

@@ -4,10 +4,30 @@
 
 use super::*;
 
-const APPSET: &str = "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: apps\nspec:\n  goTemplate: true\n  generators:\n  - matrix:\n      generators:\n      - git:\n          repoURL: git@github.com:example/gitops.git\n          revision: HEAD\n          directories:\n          - path: apps/*\n      - list:\n          elements:\n          - env: prod\n  - scmProvider:\n      github:\n        organization: example\n  template:\n    metadata:\n      name: '{{.path.basename}}-{{.env}}'\n    spec:\n      project: default\n      source:\n        repoURL: https://github.com/example/gitops\n        targetRevision: HEAD\n        path: '{{.path.path}}'\n      destination:\n        server: https://kubernetes.default.svc\n        namespace: '{{.path.basename}}'\n";
+/// Two generators: git directories over the kustomize overlays of `apps/`, and a matrix of a
+/// list over the Helm chart in `charts/shop`.
+const APPSET: &str = "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: apps\nspec:\n  goTemplate: true\n  generators:\n  - git:\n      repoURL: git@github.com:example/gitops.git\n      revision: HEAD\n      directories:\n      - path: apps/*\n  - matrix:\n      generators:\n      - git:\n          repoURL: https://github.com/example/gitops\n          revision: HEAD\n          directories:\n          - path: charts/*\n      - list:\n          elements:\n          - env: prod\n            replicas: '3'\n  - scmProvider:\n      github:\n        organization: example\n  template:\n    metadata:\n      name: '{{.path.basename}}{{with .env}}-{{.}}{{end}}'\n    spec:\n      project: default\n      source:\n        repoURL: https://github.com/example/gitops.git\n        targetRevision: HEAD\n        path: '{{.path.path}}'\n      destination:\n        server: https://kubernetes.default.svc\n        namespace: '{{.path.basename}}'\n  templatePatch: |\n    {{- if .env }}\n    spec:\n      source:\n        helm:\n          parameters:\n          - name: replicas\n            value: '{{.replicas}}'\n    {{- end }}\n";
+
+fn deployment(name: &str, image: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: {image}\n"
+    )
+}
+
+fn write_repo(env: &TestEnv, web_image: &str) {
+    env.write("argocd/apps.yaml", APPSET)
+        .write("apps/web/kustomization.yaml", "resources:\n- deploy.yaml\nnamePrefix: web-\n")
+        .write("apps/web/deploy.yaml", deployment("app", web_image))
+        .write("charts/shop/Chart.yaml", "apiVersion: v2\nname: shop\nversion: 1.0.0\n")
+        .write("charts/shop/values.yaml", "replicas: 1\n")
+        .write(
+            "charts/shop/templates/deploy.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  namespace: {{ .Release.Namespace }}\nspec:\n  replicas: {{ .Values.replicas }}\n",
+        );
+}
 
 #[test]
-fn an_applicationset_over_this_repository_generates_its_applications() {
+fn an_applicationset_over_this_repository_renders_what_each_application_deploys() {
     let env = TestEnv::new();
     env.git(&[
         "remote",
@@ -15,12 +35,18 @@ fn an_applicationset_over_this_repository_generates_its_applications() {
         "origin",
         "https://github.com/example/gitops.git",
     ]);
-    env.write("argocd/apps.yaml", APPSET)
-        .write("apps/web/cm.yaml", config_map("web", "1"));
-    let base = env.commit("web");
-    env.write("apps/api/cm.yaml", config_map("api", "1"));
-    let head = env.commit("api");
+    write_repo(&env, "web:1.0");
+    let base = env.commit("web and shop");
+    // A new overlay, and an image bump in an existing one.
+    write_repo(&env, "web:1.1");
+    env.write("apps/api/kustomization.yaml", "resources:\n- deploy.yaml\n")
+        .write("apps/api/deploy.yaml", deployment("api", "api:2.0"));
+    let head = env.commit("api, web 1.1");
 
+    env.kdelta(&["list", "--rev", &head]).success().stdout_has(
+        "appset     appset:argocd/apps.yaml#apps\napp        app:argocd/api\napp        app:argocd/shop-prod\napp        app:argocd/web\n",
+    );
+    // The ApplicationSet prints its Applications.
     let out = env
         .kdelta(&[
             "render",
@@ -31,14 +57,12 @@ fn an_applicationset_over_this_repository_generates_its_applications() {
         ])
         .success();
     assert!(
-        out.stdout
-            .contains("  name: api-prod\n  namespace: argocd\n"),
+        out.stdout.contains("  name: api\n  namespace: argocd\n"),
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("  name: web-prod\n"), "{}", out.stdout);
     assert!(
-        out.stdout.contains("    path: apps/api\n"),
+        out.stdout.contains("        value: \"3\"\n"),
         "{}",
         out.stdout
     );
@@ -47,31 +71,61 @@ fn an_applicationset_over_this_repository_generates_its_applications() {
         "{}",
         out.stderr
     );
+    // An Application prints itself and what it deploys: the chart with the Application's
+    // release name, destination namespace and parameters.
+    let shop = env
+        .kdelta(&["render", "--rev", &head, "app:argocd/shop-prod"])
+        .success();
+    assert!(
+        shop.stdout.contains("kind: Deployment\nmetadata:\n  name: shop-prod\n  namespace: shop\nspec:\n  replicas: 3\n"),
+        "{}",
+        shop.stdout
+    );
 
     let report = env
         .kdelta(&["diff", &base, &head, "--format", "json"])
         .success()
         .json();
-    let target = report["targets"]
+    let target = |id: &str| -> Value {
+        report["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == id)
+            .unwrap_or_else(|| panic!("no target {id} in {report:#}"))
+            .clone()
+    };
+    let api = target("app:argocd/api");
+    assert_eq!(api["status"], "added");
+    let app_change = api["changes"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|t| t["id"] == "appset:argocd/apps.yaml#apps")
-        .expect("the ApplicationSet target")
+        .find(|c| c["resource"] == "argoproj.io/v1alpha1/Application/argocd/api")
+        .expect("the new Application")
         .clone();
-    assert_eq!(target["status"], "modified");
-    let change = &target["changes"][0];
-    assert_eq!(
-        change["resource"],
-        "argoproj.io/v1alpha1/Application/argocd/api-prod"
-    );
-    assert_eq!(change["change"], "added");
-    let reason = change["reason"].as_str().unwrap();
+    let reason = app_change["reason"].as_str().unwrap();
     assert!(
-        reason.starts_with("generated by the matrix generator (generators[0]) with {"),
+        reason.starts_with("generated by the git generator (generators[0]) with {"),
         "{reason}"
     );
-    assert!(reason.contains("\"env\":\"prod\""), "{reason}");
+    assert!(reason.contains("\"path\":\"apps/api\""), "{reason}");
+    assert!(api["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["resource"] == "apps/v1/Deployment/_/api"));
+    let web = target("app:argocd/web");
+    assert_eq!(web["status"], "modified");
+    assert_eq!(
+        web["changes"],
+        json!([{
+            "resource": "apps/v1/Deployment/_/web-app",
+            "change": "modified",
+            "fields": [{"path": "spec.template.spec.containers[name=app].image", "old": "web:1.0", "new": "web:1.1"}]
+        }])
+    );
+    assert_eq!(target("app:argocd/shop-prod")["status"], "unchanged");
 }
 
 #[test]
