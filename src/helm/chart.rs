@@ -325,7 +325,7 @@ impl Chart {
     }
 
     /// Places the chart (and its subtree) at `prefix` under its parent.
-    fn set_source(&mut self, prefix: &str) {
+    pub(crate) fn set_source(&mut self, prefix: &str) {
         self.source = if self.source.is_empty() {
             prefix.to_string()
         } else {

@@ -88,18 +88,15 @@ pub fn dependency_tree(spec: &Spec, files: &Files, opts: &Options) -> Result<tre
     Ok(tree::build(&chart, &decided.pruned, &decided.non_bool))
 }
 
-/// The chart in `dir`, with the top chart's dependencies that `charts/` lacks taken from
-/// Helm's repository cache where it holds a version the entry accepts (the highest); a notice
-/// names each one taken.
+/// The chart in `dir`, with the top chart's dependencies that `charts/` lacks taken from this
+/// repository (`file://` entries) or from Helm's repository cache where it holds a version the
+/// entry accepts (the highest; a notice names each one taken).
 fn load_with_cache(
     files: &Files,
     dir: &RepoPath,
     opts: &Options,
 ) -> Result<(Chart, Vec<Finding>), Finding> {
     let mut chart = load(files, dir)?;
-    let Some(cache) = &opts.repository_cache else {
-        return Ok((chart, Vec::new()));
-    };
     let compatible = |constraint: &str, version: &str| {
         crate::template::semver_satisfies(constraint, version).unwrap_or(false)
     };
@@ -112,6 +109,23 @@ fn load_with_cache(
         {
             continue;
         }
+        // `repository: file://../common`: the chart is in this repository; `helm dependency
+        // build` would package it into charts/ as it is.
+        if let Some(rel) = r.repository.strip_prefix("file://") {
+            let Ok(dep_dir) = dir.join(rel) else { continue };
+            if files.kind(&dep_dir) != EntryKind::Dir {
+                continue;
+            }
+            let mut dep = load(files, &dep_dir)?;
+            if dep.name == r.name && compatible(&r.version, &dep.version()) {
+                dep.set_source(&dep_dir.relative_to(dir));
+                chart.dependencies.push(dep);
+            }
+            continue;
+        }
+        let Some(cache) = &opts.repository_cache else {
+            continue;
+        };
         let best = crate::source::helm_cache::archives(cache, &r.name)
             .into_iter()
             .filter(|(v, _)| compatible(&r.version, v))

@@ -1,0 +1,1 @@
+{{- define "common.name" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end -}}
