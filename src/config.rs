@@ -34,6 +34,8 @@ struct RawConfig {
     ignore: Vec<RawIgnore>,
     #[serde(default)]
     charts: std::collections::BTreeMap<String, ChartConfig>,
+    #[serde(default, rename = "repoURLs")]
+    repo_urls: Vec<String>,
 }
 
 /// What `.kdelta.yaml` says about one Helm chart (`charts:` keyed by the chart's directory).
@@ -106,6 +108,7 @@ pub struct Config {
     directories: GlobSet,
     ignore: Vec<IgnoreRule>,
     charts: std::collections::BTreeMap<String, ChartConfig>,
+    repo_urls: Vec<String>,
 }
 
 impl Default for Config {
@@ -116,6 +119,7 @@ impl Default for Config {
             directories: GlobSet::empty(),
             ignore: Vec::new(),
             charts: Default::default(),
+            repo_urls: Vec::new(),
         }
     }
 }
@@ -201,6 +205,7 @@ impl Config {
                     fields: r.fields,
                 })
                 .collect(),
+            repo_urls: raw.repo_urls,
             charts: raw
                 .charts
                 .into_iter()
@@ -212,6 +217,12 @@ impl Config {
                 })
                 .collect(),
         })
+    }
+
+    /// `repoURLs`: other URLs of this repository (a mirror, an old name) that Argo CD
+    /// manifests use.
+    pub fn repo_urls(&self) -> &[String] {
+        &self.repo_urls
     }
 
     /// What the configuration says about the chart in `dir`.

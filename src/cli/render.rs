@@ -20,6 +20,8 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
         args.targets.clone()
     };
     let mut opts = common::pipeline_options(c)?;
+    let config = common::config(c, snapshot).unwrap_or_default();
+    opts.render = pipeline::with_config(&opts.render, &config);
     let mut requested = requested;
     // `kdelta render NAME CHART`, as `helm template NAME CHART`.
     if let [name, chart] = requested.as_slice() {
@@ -122,7 +124,7 @@ pub(super) fn resolve(
         None => TargetArg::Path(common::arg_path(start, root, arg)?),
     };
     let config = common::config(c, snapshot).unwrap_or_default();
-    let opts = common::render_options(c)?;
+    let opts = pipeline::with_config(&common::render_options(c)?, &config);
     match pipeline::resolve(snapshot, &config, &target_arg, &opts) {
         Ok(found) => Ok(found),
         Err(ResolveError::NoSuchId) => {

@@ -73,15 +73,16 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     let base_found = discover(base.snapshot, &config);
     let head_found = discover(head.snapshot, &config);
     findings.extend(head_found.findings);
-    let base_targets = expand(base.snapshot, base_found.targets, &opts.render, &cache).targets;
-    let head_expansion = expand(head.snapshot, head_found.targets, &opts.render, &cache);
+    let render_opts = with_config(&opts.render, &config);
+    let base_targets = expand(base.snapshot, base_found.targets, &render_opts, &cache).targets;
+    let head_expansion = expand(head.snapshot, head_found.targets, &render_opts, &cache);
     findings.extend(head_expansion.findings);
     let mut outcomes = render_pair(
         base.snapshot,
         head.snapshot,
         &base_targets,
         &head_expansion.targets,
-        &opts.render,
+        &render_opts,
         &cache,
     );
     if opts.strict {
@@ -112,13 +113,28 @@ pub fn check(rev: Revision, config: LoadedConfig, opts: &Options) -> Report {
     let cache = ParseCache::default();
     let found = discover(rev.snapshot, &config);
     findings.extend(found.findings);
-    let expansion = expand(rev.snapshot, found.targets, &opts.render, &cache);
+    let render_opts = with_config(&opts.render, &config);
+    let expansion = expand(rev.snapshot, found.targets, &render_opts, &cache);
     findings.extend(expansion.findings);
-    let mut rendered = render_all(rev.snapshot, &expansion.targets, &opts.render, &cache);
+    let mut rendered = render_all(rev.snapshot, &expansion.targets, &render_opts, &cache);
     if opts.strict {
         rendered.iter_mut().for_each(|r| r.escalate_incomplete());
     }
     single_report(&expansion.targets, &rendered, rev.info, findings)
+}
+
+/// The render options with what the configuration adds: the repository's other URLs.
+pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
+    let mut out = opts.clone();
+    out.appset.repo_urls.extend(
+        config
+            .repo_urls()
+            .iter()
+            .map(|u| crate::appset::normalize_repo_url(u)),
+    );
+    out.appset.repo_urls.sort();
+    out.appset.repo_urls.dedup();
+    out
 }
 
 /// `kdelta list`: the targets of a revision, discovered and expanded (sorted), with the
@@ -128,7 +144,7 @@ pub fn list(snapshot: &dyn Snapshot, config: &Config, opts: &Options) -> Discove
     let expansion = expand(
         snapshot,
         found.targets,
-        &opts.render,
+        &with_config(&opts.render, config),
         &ParseCache::default(),
     );
     let mut findings = found.findings;

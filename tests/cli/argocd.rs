@@ -141,3 +141,21 @@ fn a_broken_applicationset_is_an_error_at_its_manifest() {
         .stdout_has("error[appset.generate] argocd/bad.yaml:1:1: error parsing value as string: n")
         .stdout_has("error[appset.validation] argocd/bad.yaml:15:1: ApplicationSet dup contains applications with duplicate name: x-a");
 }
+
+#[test]
+fn a_repo_url_alias_in_the_config_is_this_repository() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", "repoURLs:\n- https://git.example.com/platform/gitops.git\n")
+        .write(
+            "argocd/dirs.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: dirs\nspec:\n  generators:\n  - git:\n      repoURL: ssh://git@git.example.com/platform/gitops\n      revision: HEAD\n      directories:\n      - path: envs/*\n  template:\n    metadata:\n      name: '{{path.basename}}'\n    spec:\n      project: default\n      source:\n        repoURL: https://git.example.com/platform/gitops.git\n        path: '{{path}}'\n      destination:\n        server: https://kubernetes.default.svc\n",
+        )
+        .write("envs/dev/cm.yaml", config_map("dev", "1"));
+    env.commit("alias");
+    env.kdelta(&["list"])
+        .success()
+        .stdout_has("app        app:argocd/dev\n");
+    env.kdelta(&["render", "app:argocd/dev"])
+        .success()
+        .stdout_has("kind: ConfigMap\nmetadata:\n  name: dev\n");
+}
