@@ -26,7 +26,12 @@ fn generated(
             at.column,
         )
     })?;
-    let clusters = cluster_secrets(files);
+    // Cluster Secrets are looked for (in every YAML file) only when a clusters generator asks.
+    let clusters = if uses_clusters(&appset["spec"]["generators"]) {
+        cluster_secrets(files)
+    } else {
+        Vec::new()
+    };
     let is_this_repo = |url: &str| opts.repo_urls.contains(&normalize_repo_url(url));
     let ctx = Context {
         files: Some(files),
@@ -204,6 +209,18 @@ fn application(
     let (deployed, findings, ok) = super::deploy::deploy(app, files, opts, file.as_str());
     resources.extend(deployed);
     EngineOutput::new(resources, findings, ok)
+}
+
+/// True when a generator (or a matrix or merge child) is a clusters generator.
+fn uses_clusters(generators: &serde_json::Value) -> bool {
+    match generators {
+        serde_json::Value::Array(items) => items.iter().any(uses_clusters),
+        serde_json::Value::Object(m) => m.iter().any(|(k, v)| {
+            k == "clusters"
+                || (matches!(k.as_str(), "matrix" | "merge" | "generators") && uses_clusters(v))
+        }),
+        _ => false,
+    }
 }
 
 /// Argo CD cluster Secrets anywhere in the repository (`argocd.argoproj.io/secret-type:

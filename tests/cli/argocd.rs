@@ -159,3 +159,24 @@ fn a_repo_url_alias_in_the_config_is_this_repository() {
         .success()
         .stdout_has("kind: ConfigMap\nmetadata:\n  name: dev\n");
 }
+
+#[test]
+fn cluster_secrets_anywhere_in_the_repository_feed_the_clusters_generator() {
+    let env = TestEnv::new();
+    env.write(
+        "clusters/prod.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: prod\n  labels:\n    argocd.argoproj.io/secret-type: cluster\n    env: prod\nstringData:\n  name: prod-eu\n  server: https://10.0.0.1\n",
+    )
+    .write(
+        "argocd/clusters.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: guestbook\nspec:\n  generators:\n  - clusters: {}\n  template:\n    metadata:\n      name: 'guestbook-{{name}}'\n    spec:\n      project: default\n      source:\n        repoURL: https://github.com/argoproj/argocd-example-apps\n        path: guestbook\n      destination:\n        server: '{{server}}'\n        namespace: guestbook\n",
+    );
+    env.commit("clusters");
+    env.kdelta(&["list"]).success().stdout_has(
+        "app        app:argocd/guestbook-in-cluster\napp        app:argocd/guestbook-prod-eu\n",
+    );
+    // The source is another repository: the Application renders into itself, with a notice.
+    env.kdelta(&["check", "--color", "never"])
+        .success()
+        .stdout_has("notice[app.source.not-rendered] argocd/clusters.yaml: Application guestbook-prod-eu deploys guestbook from https://github.com/argoproj/argocd-example-apps at HEAD, which is not this repository");
+}
