@@ -127,7 +127,7 @@ fn deploy_source(
     };
     match kind {
         "kustomize" => kustomize(app, &source["kustomize"], files, &dir, at),
-        "helm" => helm(app, spec, &source["helm"], files, &dir),
+        "helm" => helm(app, spec, &source["helm"], files, &dir, at),
         "plugin" => EngineOutput::new(
             Vec::new(),
             vec![incomplete(at, format!("Application {app} uses a config management plugin; kdelta does not run plugins"))],
@@ -162,7 +162,14 @@ fn kustomize(
     out
 }
 
-fn helm(app: &str, spec: &Json, options: &Json, files: &Files, dir: &RepoPath) -> EngineOutput<()> {
+fn helm(
+    app: &str,
+    spec: &Json,
+    options: &Json,
+    files: &Files,
+    dir: &RepoPath,
+    at: &str,
+) -> EngineOutput<()> {
     let text = |k: &str| {
         options[k]
             .as_str()
@@ -170,15 +177,20 @@ fn helm(app: &str, spec: &Json, options: &Json, files: &Files, dir: &RepoPath) -
             .map(str::to_string)
     };
     let mut chart = crate::helm::Spec::chart(dir.clone());
-    chart.values_files = options["valueFiles"]
+    // Value files from another source (`$ref/…`) or a URL are not read yet.
+    let mut skipped = Vec::new();
+    for f in options["valueFiles"]
         .as_array()
-        .map(|l| {
-            l.iter()
-                .filter_map(Json::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let Some(f) = f.as_str() else { continue };
+        if f.starts_with('$') || f.contains("://") {
+            skipped.push(f.to_string());
+        } else {
+            chart.values_files.push(f.to_string());
+        }
+    }
     let mut helm_opts = crate::helm::Options {
         release_name: Some(text("releaseName").unwrap_or_else(|| app.to_string())),
         namespace: text("namespace").or_else(|| {
@@ -226,14 +238,17 @@ fn helm(app: &str, spec: &Json, options: &Json, files: &Files, dir: &RepoPath) -
         }
     }
     let out = crate::helm::target::render(&chart, files, &helm_opts);
-    EngineOutput {
-        resources: out.resources,
-        findings: out.findings,
-        ok: out.ok,
-        complete: out.complete,
-        details: (),
-        printed: None,
+    let mut findings = out.findings;
+    if !skipped.is_empty() {
+        findings.push(incomplete(
+            at,
+            format!(
+                "Application {app}: value files kdelta does not read yet ({}) were left out",
+                skipped.join(", ")
+            ),
+        ));
     }
+    EngineOutput::new(out.resources, findings, out.ok)
 }
 
 /// Argo CD's `cleanSetParameters`: commas escaped (a value is one value), unless it is a

@@ -180,3 +180,40 @@ fn cluster_secrets_anywhere_in_the_repository_feed_the_clusters_generator() {
         .success()
         .stdout_has("notice[app.source.not-rendered] argocd/clusters.yaml: Application guestbook-prod-eu deploys guestbook from https://github.com/argoproj/argocd-example-apps at HEAD, which is not this repository");
 }
+
+#[test]
+fn an_application_manifest_renders_its_chart_with_its_value_files() {
+    let env = TestEnv::new();
+    env.git(&[
+        "remote",
+        "add",
+        "origin",
+        "git@github.com:example/gitops.git",
+    ]);
+    env.write(
+        "argocd/shop.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://github.com/example/gitops\n    path: charts/shop\n    helm:\n      valueFiles:\n      - values-prod.yaml\n      - $values/shared.yaml\n      valuesObject:\n        size: xl\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: prod\n",
+    )
+    .write("charts/shop/Chart.yaml", "apiVersion: v2\nname: shop\nversion: 1.0.0\n")
+    .write("charts/shop/values.yaml", "replicas: 1\nsize: s\n")
+    .write("charts/shop/values-prod.yaml", "replicas: 4\n")
+    .write(
+        "charts/shop/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  namespace: {{ .Release.Namespace }}\ndata:\n  replicas: {{ .Values.replicas | quote }}\n  size: {{ .Values.size }}\n",
+    );
+    env.commit("app");
+    let out = env
+        .kdelta(&["render", "--allow-incomplete", "app:argocd/shop.yaml#shop"])
+        .success();
+    assert!(
+        out.stdout.contains("apiVersion: v1\ndata:\n  replicas: \"4\"\n  size: xl\nkind: ConfigMap\nmetadata:\n  name: shop\n  namespace: prod\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("value files kdelta does not read yet ($values/shared.yaml) were left out"),
+        "{}",
+        out.stderr
+    );
+}
