@@ -110,11 +110,16 @@ fn an_applicationset_over_this_repository_renders_what_each_application_deploys(
         "{reason}"
     );
     assert!(reason.contains("\"path\":\"apps/api\""), "{reason}");
-    assert!(api["changes"]
+    // What the Application deploys is added with it, without the Application's reason (the
+    // Deployment shares its name).
+    let deployment = api["changes"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|c| c["resource"] == "apps/v1/Deployment/_/api"));
+        .find(|c| c["resource"] == "apps/v1/Deployment/_/api")
+        .expect("the Deployment it deploys")
+        .clone();
+    assert_eq!(deployment["reason"], Value::Null);
     let web = target("app:argocd/web");
     assert_eq!(web["status"], "modified");
     assert_eq!(
