@@ -145,20 +145,11 @@ fn kustomize(
     at: &str,
 ) -> EngineOutput<()> {
     let mut out = crate::kustomize::build(files, dir, &crate::kustomize::Options::default());
-    let set: Vec<&String> = options
+    let set: Vec<&str> = options
         .as_object()
-        .map(|m| m.keys().collect())
+        .map(|m| m.keys().map(String::as_str).collect())
         .unwrap_or_default();
-    if !set.is_empty() {
-        out.findings.push(incomplete(
-            at,
-            format!(
-                "Application {app} sets kustomize options kdelta does not apply yet ({}); the output is kustomize build's without them",
-                set.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-            ),
-        ));
-        out.complete = false;
-    }
+    options_not_applied(&mut out, app, "kustomize", &set, at);
     out
 }
 
@@ -199,15 +190,10 @@ fn helm(
                 .map(str::to_string)
         }),
         kube_version: text("kubeVersion"),
-        api_versions: options["apiVersions"]
-            .as_array()
-            .map(|l| {
-                l.iter()
-                    .filter_map(Json::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default(),
+        api_versions: super::generate::strings(&options["apiVersions"])
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
         include_crds: options["skipCrds"].as_bool() != Some(true),
         skip_tests: options["skipTests"].as_bool() == Some(true),
         ..Default::default()
@@ -269,6 +255,27 @@ fn clean_set_value(value: &str) -> String {
     out
 }
 
+/// A notice, and an incomplete output, for source options kdelta renders without.
+fn options_not_applied(
+    out: &mut EngineOutput<()>,
+    app: &str,
+    kind: &str,
+    names: &[&str],
+    at: &str,
+) {
+    if names.is_empty() {
+        return;
+    }
+    out.findings.push(incomplete(
+        at,
+        format!(
+            "Application {app} sets {kind} options kdelta does not apply yet ({}); they are left out of the output",
+            names.join(", ")
+        ),
+    ));
+    out.complete = false;
+}
+
 fn directory(
     app: &str,
     options: &Json,
@@ -287,15 +294,6 @@ fn directory(
             _ => true,
         })
         .collect();
-    if !unsupported.is_empty() {
-        out.findings.push(incomplete(
-            at,
-            format!(
-                "Application {app} sets directory options kdelta does not apply yet ({}); only the path's own files are rendered",
-                unsupported.join(", ")
-            ),
-        ));
-        out.complete = false;
-    }
+    options_not_applied(&mut out, app, "directory", &unsupported, at);
     out
 }

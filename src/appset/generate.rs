@@ -656,8 +656,7 @@ fn interpolate(child: &Json, params: &Params, mode: &Mode) -> Result<Json, Strin
 /// the first wins; in fasttemplate mode an equal key with another value is an error.
 fn combine(a: &Params, b: &Params, mode: &Mode) -> Result<Params, String> {
     if mode.go_template {
-        let merged = deep_merge(&Json::Object(b.clone()), &Json::Object(a.clone()));
-        return Ok(merged.as_object().cloned().unwrap_or_default());
+        return Ok(deep_merge_params(b, a));
     }
     let mut out = a.clone();
     for (k, v) in b {
@@ -675,6 +674,21 @@ fn combine(a: &Params, b: &Params, mode: &Mode) -> Result<Params, String> {
         }
     }
     Ok(out)
+}
+
+/// The strings of a JSON list (none when it is not one).
+pub(super) fn strings(v: &Json) -> Vec<&str> {
+    v.as_array()
+        .map(|l| l.iter().filter_map(Json::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// [`deep_merge`] of two parameter sets.
+fn deep_merge_params(base: &Params, over: &Params) -> Params {
+    match deep_merge(&Json::Object(base.clone()), &Json::Object(over.clone())) {
+        Json::Object(m) => m,
+        _ => Params::new(),
+    }
 }
 
 /// mergo.Merge with override: `over`'s values win, maps merge deeply.
@@ -728,10 +742,7 @@ fn merge(
     if children.len() < 2 {
         return Err("found less than two generators, Merge requires two or more".to_string());
     }
-    let keys: Vec<&str> = body["mergeKeys"]
-        .as_array()
-        .map(|k| k.iter().filter_map(Json::as_str).collect())
-        .unwrap_or_default();
+    let keys = strings(&body["mergeKeys"]);
     if keys.is_empty() {
         return Err("no merge keys were specified".to_string());
     }
@@ -758,10 +769,7 @@ fn merge(
         for b in &mut base {
             if let Some(o) = later.iter().find(|o| key_of(o) == key_of(b)) {
                 *b = if mode.go_template {
-                    deep_merge(&Json::Object(b.clone()), &Json::Object(o.clone()))
-                        .as_object()
-                        .cloned()
-                        .unwrap_or_default()
+                    deep_merge_params(b, o)
                 } else {
                     let mut m = b.clone();
                     for (k, v) in o {
@@ -808,10 +816,7 @@ fn matches_selector(selector: &Json, labels: &BTreeMap<String, String>) -> Resul
         .unwrap_or_default()
     {
         let key = e["key"].as_str().unwrap_or_default();
-        let values: Vec<&str> = e["values"]
-            .as_array()
-            .map(|v| v.iter().filter_map(Json::as_str).collect())
-            .unwrap_or_default();
+        let values = strings(&e["values"]);
         let have = labels.get(key).map(String::as_str);
         let ok = match e["operator"].as_str().unwrap_or_default() {
             "In" => have.is_some_and(|h| values.contains(&h)),
