@@ -20,6 +20,59 @@ pub struct IgnoreRule {
 /// The default config file name, at the repository root.
 pub const CONFIG_FILE: &str = ".kdelta.yaml";
 
+/// The Argo CD installation the manifests are for (`.kdelta.yaml` `argocd:`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct ArgoCd {
+    /// Argo CD's namespace: where an ApplicationSet without `metadata.namespace` lives.
+    pub namespace: String,
+    /// `application.resourceTrackingMethod`: how every deployed object is marked as the
+    /// Application's.
+    pub tracking: Tracking,
+    /// `application.instanceLabelKey`, the label `label` tracking sets.
+    pub instance_label_key: String,
+    /// Clusters beyond the cluster Secrets of the repository, for clusters generators.
+    pub clusters: Vec<ClusterConfig>,
+}
+
+impl Default for ArgoCd {
+    fn default() -> Self {
+        ArgoCd {
+            namespace: "argocd".to_string(),
+            tracking: Tracking::Annotation,
+            instance_label_key: "app.kubernetes.io/instance".to_string(),
+            clusters: Vec::new(),
+        }
+    }
+}
+
+/// Argo CD's resource tracking methods, and `none` to leave objects unmarked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+pub enum Tracking {
+    #[serde(rename = "annotation")]
+    Annotation,
+    #[serde(rename = "label")]
+    Label,
+    #[serde(rename = "annotation+label")]
+    AnnotationAndLabel,
+    #[serde(rename = "none")]
+    None,
+}
+
+/// A cluster `.kdelta.yaml` declares, as a cluster Secret would.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterConfig {
+    pub name: String,
+    pub server: String,
+    #[serde(default)]
+    pub project: String,
+    #[serde(default)]
+    pub labels: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    pub annotations: std::collections::BTreeMap<String, String>,
+}
+
 /// The config file as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -36,6 +89,8 @@ struct RawConfig {
     charts: std::collections::BTreeMap<String, ChartConfig>,
     #[serde(default, rename = "repoURLs")]
     repo_urls: Vec<String>,
+    #[serde(default)]
+    argocd: ArgoCd,
 }
 
 /// What `.kdelta.yaml` says about one Helm chart (`charts:` keyed by the chart's directory).
@@ -109,6 +164,7 @@ pub struct Config {
     ignore: Vec<IgnoreRule>,
     charts: std::collections::BTreeMap<String, ChartConfig>,
     repo_urls: Vec<String>,
+    argocd: ArgoCd,
 }
 
 impl Default for Config {
@@ -120,6 +176,7 @@ impl Default for Config {
             ignore: Vec::new(),
             charts: Default::default(),
             repo_urls: Vec::new(),
+            argocd: Default::default(),
         }
     }
 }
@@ -206,6 +263,7 @@ impl Config {
                 })
                 .collect(),
             repo_urls: raw.repo_urls,
+            argocd: raw.argocd,
             charts: raw
                 .charts
                 .into_iter()
@@ -223,6 +281,11 @@ impl Config {
     /// manifests use.
     pub fn repo_urls(&self) -> &[String] {
         &self.repo_urls
+    }
+
+    /// The Argo CD installation the manifests are for (`argocd:`).
+    pub fn argocd(&self) -> &ArgoCd {
+        &self.argocd
     }
 
     /// What the configuration says about the chart in `dir`.

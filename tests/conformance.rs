@@ -1462,6 +1462,7 @@ fn run_appset_case(case: &AppSetCase) -> Outcome {
         files: Some(&files),
         is_this_repo: &served,
         clusters: &clusters_from_manifests(&clusters),
+        namespace: "argocd",
         new_git_file_globbing: new_globbing,
     };
     let Some(appset) = appset.first() else {

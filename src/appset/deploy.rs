@@ -1,15 +1,20 @@
 //! What an Application deploys, as Argo CD's repo-server renders it
-//! (reference/argocd.md §6), for the sources in this repository: the source type detected
-//! (an explicit `helm`/`kustomize`/`directory` block, else `Chart.yaml` or a kustomization in
-//! the path — kustomize first — else a directory), then the kustomize, Helm or plain-manifest
-//! engine with the Application's options. Sources elsewhere, and options kdelta does not
-//! apply yet, are notices: the output is then incomplete.
+//! (reference/argocd.md §6), for the sources in this repository: the source merged with the
+//! path's `.argocd-source.yaml` and `.argocd-source-<app>.yaml`, its type detected (an
+//! explicit `helm`/`kustomize`/`directory` block, else a kustomization in the path, else
+//! `Chart.yaml`, else a directory), then the kustomize, Helm or plain-manifest engine with
+//! the Application's options; `List` objects are expanded and every object but a CRD carries
+//! Argo CD's tracking. Sources elsewhere, and what kdelta cannot do offline, are notices: the
+//! output is then incomplete.
 
+use super::env::Env;
 use super::{normalize_repo_url, Options};
+use crate::config::Tracking;
 use crate::engine::EngineOutput;
 use crate::finding::{rules, Finding};
 use crate::resource::Resource;
 use crate::source::{EntryKind, Files, RepoPath};
+use crate::yaml::{self, Dialect, Node, ParseOptions};
 use serde_json::Value as Json;
 
 /// The resources `app` deploys, and what kept some from being rendered.
@@ -19,12 +24,18 @@ pub fn deploy(
     opts: &Options,
     at: &str,
 ) -> (Vec<Resource>, Vec<Finding>, bool) {
-    let name = app["metadata"]["name"].as_str().unwrap_or_default();
     let spec = &app["spec"];
     let sources: Vec<&Json> = match spec["sources"].as_array() {
         Some(list) if !list.is_empty() => list.iter().collect(),
         _ => vec![&spec["source"]],
     };
+    let refs: Vec<(String, &Json)> = sources
+        .iter()
+        .filter_map(|s| {
+            let r = s["ref"].as_str().filter(|r| !r.is_empty())?;
+            Some((format!("${r}"), *s))
+        })
+        .collect();
     let mut resources = Vec::new();
     let mut findings = Vec::new();
     let mut ok = true;
@@ -36,205 +47,520 @@ pub fn deploy(
         if source["path"].is_null() && source["chart"].is_null() && !source["ref"].is_null() {
             continue;
         }
-        let out = deploy_source(name, spec, source, files, opts, at);
+        let ctx = Source {
+            app,
+            name: app["metadata"]["name"].as_str().unwrap_or_default(),
+            source,
+            refs: &refs,
+            env: Env::new(app, source),
+            files,
+            opts,
+            at,
+        };
+        let out = ctx.deploy();
         resources.extend(out.resources);
         findings.extend(out.findings);
         ok &= out.ok;
     }
+    let resources = expand_lists(resources);
+    let resources = track(resources, app, opts);
     (resources, findings, ok)
 }
 
-fn incomplete(at: &str, message: String) -> Finding {
-    Finding::notice(rules::APP_SOURCE_NOT_RENDERED, message)
-        .in_file(at.to_string())
-        .incomplete()
+/// One source of an Application, with what rendering it needs.
+struct Source<'a> {
+    app: &'a Json,
+    name: &'a str,
+    source: &'a Json,
+    /// The `ref` sources, as `$NAME`.
+    refs: &'a [(String, &'a Json)],
+    env: Env,
+    files: &'a Files<'a>,
+    opts: &'a Options,
+    at: &'a str,
 }
 
-fn deploy_source(
-    app: &str,
-    spec: &Json,
-    source: &Json,
-    files: &Files,
-    opts: &Options,
-    at: &str,
-) -> EngineOutput<()> {
-    let repo = source["repoURL"].as_str().unwrap_or_default();
-    let revision = source["targetRevision"].as_str().unwrap_or("HEAD");
-    if !source["chart"].is_null() {
-        return EngineOutput::new(
-            Vec::new(),
-            vec![incomplete(
-                at,
-                format!(
-                    "Application {app} deploys chart {} {revision} from the Helm repository {repo}; kdelta does not fetch it",
-                    source["chart"].as_str().unwrap_or_default()
-                ),
-            )],
-            true,
-        );
-    }
-    if !opts.repo_urls.contains(&normalize_repo_url(repo)) {
-        return EngineOutput::new(
-            Vec::new(),
-            vec![incomplete(
-                at,
-                format!(
-                    "Application {app} deploys {} from {repo} at {revision}, which is not this repository; kdelta does not fetch it",
-                    source["path"].as_str().unwrap_or(".")
-                ),
-            )],
-            true,
-        );
-    }
-    let path = source["path"].as_str().unwrap_or(".").trim_matches('/');
-    let dir = match RepoPath::new(if path.is_empty() { "." } else { path }) {
-        Ok(d) => d,
-        Err(e) => {
-            return EngineOutput::failed(vec![Finding::error(
-                rules::SOURCE_OUTSIDE_REPOSITORY,
-                format!("Application {app}: source path {path}: {e}"),
-            )
-            .in_file(at.to_string())])
-        }
-    };
-    if files.kind(&dir) != EntryKind::Dir {
-        return EngineOutput::failed(vec![Finding::error(
-            rules::SOURCE_NOT_FOUND,
-            format!("Application {app}: source path {path} is not a directory in this revision"),
-        )
-        .in_file(at.to_string())]);
-    }
-    let explicit: Vec<&str> = ["helm", "kustomize", "directory", "plugin"]
-        .into_iter()
-        .filter(|k| !source[*k].is_null())
-        .collect();
-    if explicit.len() > 1 {
-        return EngineOutput::failed(vec![Finding::error(
-            rules::APP_SOURCE_INVALID,
-            format!(
-                "Application {app}: multiple application sources defined: {}",
-                explicit.join(", ")
-            ),
-        )
-        .in_file(at.to_string())]);
-    }
-    let has = |f: &str| files.kind(&dir.child(f)) == EntryKind::File;
-    let kind = match explicit.first() {
-        Some(k) => *k,
-        None if crate::kustomize::KUSTOMIZATION_FILES.iter().any(|f| has(f)) => "kustomize",
-        None if has("Chart.yaml") => "helm",
-        None => "directory",
-    };
-    match kind {
-        "kustomize" => kustomize(app, &source["kustomize"], files, &dir, at),
-        "helm" => helm(app, spec, &source["helm"], files, &dir, at),
-        "plugin" => EngineOutput::new(
-            Vec::new(),
-            vec![incomplete(at, format!("Application {app} uses a config management plugin; kdelta does not run plugins"))],
-            true,
-        ),
-        _ => directory(app, &source["directory"], files, &dir, at),
-    }
-}
+type Output = EngineOutput<()>;
 
-fn kustomize(
-    app: &str,
-    options: &Json,
-    files: &Files,
-    dir: &RepoPath,
-    at: &str,
-) -> EngineOutput<()> {
-    let mut out = crate::kustomize::build(files, dir, &crate::kustomize::Options::default());
-    let set: Vec<&str> = options
-        .as_object()
-        .map(|m| m.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    options_not_applied(&mut out, app, "kustomize", &set, at);
-    out
-}
+impl Source<'_> {
+    fn incomplete(&self, message: String) -> Finding {
+        Finding::notice(rules::APP_SOURCE_NOT_RENDERED, message)
+            .in_file(self.at.to_string())
+            .incomplete()
+    }
 
-fn helm(
-    app: &str,
-    spec: &Json,
-    options: &Json,
-    files: &Files,
-    dir: &RepoPath,
-    at: &str,
-) -> EngineOutput<()> {
-    let text = |k: &str| {
-        options[k]
-            .as_str()
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
-    let mut chart = crate::helm::Spec::chart(dir.clone());
-    // Value files from another source (`$ref/…`) or a URL are not read yet.
-    let mut skipped = Vec::new();
-    for f in options["valueFiles"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-    {
-        let Some(f) = f.as_str() else { continue };
-        if f.starts_with('$') || f.contains("://") {
-            skipped.push(f.to_string());
-        } else {
-            chart.values_files.push(f.to_string());
-        }
+    fn error(&self, rule: crate::finding::Rule, message: String) -> Finding {
+        Finding::error(rule, format!("Application {}: {message}", self.name))
+            .in_file(self.at.to_string())
     }
-    let mut helm_opts = crate::helm::Options {
-        release_name: Some(text("releaseName").unwrap_or_else(|| app.to_string())),
-        namespace: text("namespace").or_else(|| {
-            spec["destination"]["namespace"]
-                .as_str()
-                .map(str::to_string)
-        }),
-        kube_version: text("kubeVersion"),
-        api_versions: super::generate::strings(&options["apiVersions"])
-            .into_iter()
-            .map(str::to_string)
-            .collect(),
-        include_crds: options["skipCrds"].as_bool() != Some(true),
-        skip_tests: options["skipTests"].as_bool() == Some(true),
-        ..Default::default()
-    };
-    // `valuesObject` replaces `values`; either comes after the value files.
-    let inline = match &options["valuesObject"] {
-        Json::Object(m) if !m.is_empty() => {
-            Some(crate::yaml::emit::to_string(&Json::Object(m.clone())))
-        }
-        _ => text("values"),
-    };
-    if let Some(v) = inline {
-        helm_opts.values.push(("values".to_string(), v));
+
+    fn is_this_repo(&self, url: &str) -> bool {
+        self.opts.repo_urls.contains(&normalize_repo_url(url))
     }
-    for p in options["parameters"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-    {
-        let (Some(name), Some(value)) = (p["name"].as_str(), p["value"].as_str()) else {
-            continue;
+
+    fn deploy(&self) -> Output {
+        let source = self.source;
+        let app = self.name;
+        let repo = source["repoURL"].as_str().unwrap_or_default();
+        let revision = source["targetRevision"].as_str().unwrap_or("HEAD");
+        if !source["chart"].is_null() {
+            let chart = source["chart"].as_str().unwrap_or_default();
+            return EngineOutput::new(
+                Vec::new(),
+                vec![self.incomplete(format!(
+                    "Application {app} deploys chart {chart} {revision} from the Helm repository {repo}; kdelta does not fetch it"
+                ))],
+                true,
+            );
+        }
+        if !self.is_this_repo(repo) {
+            let path = source["path"].as_str().unwrap_or(".");
+            return EngineOutput::new(
+                Vec::new(),
+                vec![self.incomplete(format!(
+                    "Application {app} deploys {path} from {repo} at {revision}, which is not this repository; kdelta does not fetch it"
+                ))],
+                true,
+            );
+        }
+        let path = source["path"].as_str().unwrap_or(".").trim_matches('/');
+        let dir = match RepoPath::new(if path.is_empty() { "." } else { path }) {
+            Ok(d) => d,
+            Err(e) => {
+                return EngineOutput::failed(vec![self.error(
+                    rules::SOURCE_OUTSIDE_REPOSITORY,
+                    format!("source path {path}: {e}"),
+                )])
+            }
         };
-        let flag = format!("{name}={}", clean_set_value(value));
-        if p["forceString"].as_bool() == Some(true) {
-            helm_opts.set_string.push(flag);
-        } else {
-            helm_opts.set.push(flag);
+        if self.files.kind(&dir) != EntryKind::Dir {
+            return EngineOutput::failed(vec![self.error(
+                rules::SOURCE_NOT_FOUND,
+                format!("source path {path} is not a directory in this revision"),
+            )]);
+        }
+        let source = match self.with_overrides(&dir) {
+            Ok(s) => s,
+            Err(f) => return EngineOutput::failed(vec![*f]),
+        };
+        // Argo CD's type names, in its order.
+        let explicit: Vec<(&str, &str)> = [
+            ("kustomize", "Kustomize"),
+            ("helm", "Helm"),
+            ("directory", "Directory"),
+            ("plugin", "Plugin"),
+        ]
+        .into_iter()
+        .filter(|(k, _)| !source[*k].is_null())
+        .collect();
+        if explicit.len() > 1 {
+            let names: Vec<&str> = explicit.iter().map(|(_, n)| *n).collect();
+            return EngineOutput::failed(vec![self.error(
+                rules::APP_SOURCE_INVALID,
+                format!("multiple application sources defined: {}", names.join(",")),
+            )]);
+        }
+        let has = |f: &str| self.files.kind(&dir.child(f)) == EntryKind::File;
+        let kind = match explicit.first() {
+            Some((k, _)) => *k,
+            None if crate::kustomize::KUSTOMIZATION_FILES.iter().any(|f| has(f)) => "kustomize",
+            None if has("Chart.yaml") => "helm",
+            None => "directory",
+        };
+        let mut out = match kind {
+            "kustomize" => self.kustomize(&source["kustomize"], &dir),
+            "helm" => self.helm(&source["helm"], &dir),
+            "plugin" => EngineOutput::new(
+                Vec::new(),
+                vec![self.incomplete(format!(
+                    "Application {app} uses a config management plugin; kdelta does not run plugins"
+                ))],
+                true,
+            ),
+            _ => super::directory::render(app, &source["directory"], self.files, &dir),
+        };
+        if !out.complete || out.findings.iter().any(|f| f.incomplete) {
+            out.complete = false;
+        }
+        out
+    }
+
+    /// The source with the path's `.argocd-source.yaml`, then `.argocd-source-<app>.yaml`,
+    /// merged in (JSON merge patches); `path`, `repoURL`, `chart` and `targetRevision` stay.
+    fn with_overrides(&self, dir: &RepoPath) -> Result<Json, Box<Finding>> {
+        let mut merged = self.source.clone();
+        for name in [
+            ".argocd-source.yaml".to_string(),
+            format!(".argocd-source-{}.yaml", self.name),
+        ] {
+            let file = dir.child(&name);
+            if self.files.kind(&file) != EntryKind::File {
+                continue;
+            }
+            let patch = self
+                .files
+                .yaml_documents(&file, &ParseOptions::default())
+                .map_err(|e| Box::new(e.into_finding()))?;
+            let docs = patch
+                .as_ref()
+                .as_ref()
+                .map_err(|e| Box::new(crate::source::yaml_finding(e, &file)))?;
+            let Some(doc) = docs.first() else { continue };
+            let patch = yaml::to_value(doc, Dialect::Yaml11).map_err(|e| {
+                Box::new(Finding::error(rules::APP_SOURCE_INVALID, e.to_string()).at(
+                    file.to_string(),
+                    doc.span.line,
+                    doc.span.column,
+                ))
+            })?;
+            merge_patch(&mut merged, &patch);
+        }
+        for key in ["chart", "path", "repoURL", "targetRevision"] {
+            match &self.source[key] {
+                Json::Null => {
+                    if let Some(m) = merged.as_object_mut() {
+                        m.remove(key);
+                    }
+                }
+                v => merged[key] = v.clone(),
+            }
+        }
+        Ok(merged)
+    }
+
+    fn kustomize(&self, options: &Json, dir: &RepoPath) -> Output {
+        let build = || crate::kustomize::build(self.files, dir, &Default::default());
+        if options.as_object().is_none_or(|m| m.is_empty()) {
+            return build();
+        }
+        // Argo CD edits the kustomization in its checkout, then builds.
+        let Some(file) = crate::kustomize::KUSTOMIZATION_FILES
+            .iter()
+            .map(|f| dir.child(f))
+            .find(|f| self.files.kind(f) == EntryKind::File)
+        else {
+            return EngineOutput::failed(vec![self.error(
+                rules::APP_SOURCE_INVALID,
+                format!("kustomize edit: Missing kustomization file 'kustomization.yaml' in {dir}"),
+            )]);
+        };
+        let mut k = match self
+            .files
+            .read(&file)
+            .map(|b| yaml::parse_one(&b, &Default::default()))
+        {
+            Ok(Ok(k)) => k,
+            // The build reports what is wrong with the file.
+            _ => return build(),
+        };
+        let exists = |rel: &str| {
+            dir.join(rel)
+                .is_ok_and(|p| self.files.kind(&p) != EntryKind::Missing)
+        };
+        let checkout = super::kustomize_edit::Checkout { exists: &exists };
+        if let Err(e) = super::kustomize_edit::apply(&mut k, options, &self.env, &checkout) {
+            return EngineOutput::failed(vec![self.error(rules::APP_SOURCE_INVALID, e)]);
+        }
+        let mut out = self.files.with_replaced(
+            &file,
+            yaml::emit::node_to_string(&k).into_bytes().into(),
+            build,
+        );
+        self.revision_notice(&mut out, &super::generate::strings(&options["images"]));
+        out
+    }
+
+    fn helm(&self, options: &Json, dir: &RepoPath) -> Output {
+        let text = |k: &str| {
+            options[k]
+                .as_str()
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
+        let mut chart = crate::helm::Spec::chart(dir.clone());
+        let mut notices = Vec::new();
+        let ignore_missing = options["ignoreMissingValueFiles"].as_bool() == Some(true);
+        let raw = super::generate::strings(&options["valueFiles"]);
+        match self.value_files(dir, &raw, ignore_missing) {
+            Ok((paths, skipped)) => {
+                chart.values_files = paths.iter().map(|p| relative_to(dir, p)).collect();
+                if !skipped.is_empty() {
+                    notices.push(self.incomplete(format!(
+                        "Application {}: value files from other repositories or URLs ({}) were left out; kdelta does not fetch them",
+                        self.name,
+                        skipped.join(", ")
+                    )));
+                }
+            }
+            Err(e) => {
+                return EngineOutput::failed(vec![self.error(
+                    rules::HELM_VALUES,
+                    format!("error resolving helm value files: {e}"),
+                )])
+            }
+        }
+        let mut helm_opts = crate::helm::Options {
+            release_name: Some(text("releaseName").unwrap_or_else(|| self.name.to_string())),
+            namespace: text("namespace").or_else(|| {
+                self.app["spec"]["destination"]["namespace"]
+                    .as_str()
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_string)
+            }),
+            kube_version: text("kubeVersion"),
+            api_versions: super::generate::strings(&options["apiVersions"])
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            include_crds: options["skipCrds"].as_bool() != Some(true),
+            skip_tests: options["skipTests"].as_bool() == Some(true),
+            ..Default::default()
+        };
+        // `valuesObject` replaces `values`; either comes after the value files.
+        let inline = match &options["valuesObject"] {
+            Json::Object(m) if !m.is_empty() => {
+                Some(crate::yaml::emit::to_string(&Json::Object(m.clone())))
+            }
+            _ => text("values"),
+        };
+        if let Some(v) = inline {
+            helm_opts.values.push(("values".to_string(), v));
+        }
+        // Argo CD keeps parameters in maps: one value per name, the last given.
+        let mut set = std::collections::BTreeMap::new();
+        let mut set_string = std::collections::BTreeMap::new();
+        let mut substituted = Vec::new();
+        for p in options["parameters"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            let (Some(name), Some(value)) = (p["name"].as_str(), p["value"].as_str()) else {
+                continue;
+            };
+            substituted.push(value);
+            let map = if p["forceString"].as_bool() == Some(true) {
+                &mut set_string
+            } else {
+                &mut set
+            };
+            map.insert(name, clean_set_value(&self.env.subst(value)));
+        }
+        helm_opts.set = set.into_iter().map(|(n, v)| format!("{n}={v}")).collect();
+        helm_opts.set_string = set_string
+            .into_iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        for p in options["fileParameters"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            let (Some(name), Some(path)) = (p["name"].as_str(), p["path"].as_str()) else {
+                continue;
+            };
+            match self.resolve(dir, path) {
+                Ok(Resolved::File(file)) => match self.files.read(&file) {
+                    Ok(bytes) => helm_opts
+                        .set_file
+                        .push((name.to_string(), String::from_utf8_lossy(&bytes).into_owned())),
+                    Err(e) => return EngineOutput::failed(vec![crate::source::source_finding(&e, &file)]),
+                },
+                Ok(Resolved::Elsewhere(what)) => notices.push(self.incomplete(format!(
+                    "Application {}: file parameter {name} reads {what}; kdelta does not fetch it, so it is left out",
+                    self.name
+                ))),
+                Err(e) => {
+                    return EngineOutput::failed(vec![self.error(
+                        rules::HELM_VALUES,
+                        format!("error resolving helm value file path: {e}"),
+                    )])
+                }
+            }
+        }
+        let mut out: Output = {
+            let rendered = crate::helm::target::render(&chart, self.files, &helm_opts);
+            EngineOutput::new(rendered.resources, rendered.findings, rendered.ok)
+        };
+        out.findings.extend(notices);
+        self.revision_notice(&mut out, &substituted);
+        out
+    }
+
+    /// `valueFiles` as Argo CD resolves them: relative to the app path (absolute paths to the
+    /// repository root), `$ref/…` into the `ref` source, environment variables substituted,
+    /// globs expanded in lexical order (an entry listed explicitly keeps its own place),
+    /// missing files dropped with `ignoreMissingValueFiles`. Gives the files, and what was
+    /// left out because it is in another repository or at a URL.
+    fn value_files(
+        &self,
+        dir: &RepoPath,
+        raw: &[&str],
+        ignore_missing: bool,
+    ) -> Result<(Vec<RepoPath>, Vec<String>), String> {
+        let resolved: Vec<Result<Resolved, String>> =
+            raw.iter().map(|f| self.resolve(dir, f)).collect();
+        let explicit: Vec<&RepoPath> = resolved
+            .iter()
+            .filter_map(|r| match r {
+                Ok(Resolved::File(p)) if !is_glob(p.as_str()) => Some(p),
+                _ => None,
+            })
+            .collect();
+        let mut files: Vec<RepoPath> = Vec::new();
+        let mut skipped = Vec::new();
+        let push = |p: RepoPath, files: &mut Vec<RepoPath>| {
+            if !files.contains(&p) {
+                files.push(p);
+            }
+        };
+        for (raw, r) in raw.iter().zip(resolved.iter()) {
+            match r.clone()? {
+                Resolved::Elsewhere(_) => skipped.push(raw.to_string()),
+                Resolved::File(p) if is_glob(p.as_str()) => {
+                    let matches = self.glob(&p);
+                    if matches.is_empty() {
+                        if ignore_missing {
+                            continue;
+                        }
+                        return Err(format!("values file glob {raw:?} matched no files"));
+                    }
+                    for m in matches {
+                        if !explicit.contains(&&m) {
+                            push(m, &mut files);
+                        }
+                    }
+                }
+                Resolved::File(p) => {
+                    if ignore_missing && self.files.kind(&p) == EntryKind::Missing {
+                        continue;
+                    }
+                    push(p, &mut files);
+                }
+            }
+        }
+        Ok((files, skipped))
+    }
+
+    /// A value file path: a file of this repository, or something kdelta does not fetch.
+    fn resolve(&self, dir: &RepoPath, raw: &str) -> Result<Resolved, String> {
+        if let Some((reference, rest)) = raw.split_once('/').filter(|(r, _)| r.starts_with('$')) {
+            if let Some((_, src)) = self.refs.iter().find(|(r, _)| r == reference) {
+                let repo = src["repoURL"].as_str().unwrap_or_default();
+                if !self.is_this_repo(repo) {
+                    return Ok(Resolved::Elsewhere(format!("{raw} in {repo}")));
+                }
+                return within(&RepoPath::root(), &self.env.subst(rest), raw).map(Resolved::File);
+            }
+        }
+        let value = self.env.subst(raw);
+        if let Some(scheme) = url_scheme(&value) {
+            return match scheme {
+                "http" | "https" => Ok(Resolved::Elsewhere(value)),
+                other => Err(format!("the URL scheme '{other}' is not allowed")),
+            };
+        }
+        match value.strip_prefix('/') {
+            Some(abs) => within(&RepoPath::root(), abs, raw),
+            None => within(dir, &value, raw),
+        }
+        .map(Resolved::File)
+    }
+
+    /// The files a value file glob matches, in lexical order (doublestar's `FilepathGlob`).
+    fn glob(&self, pattern: &RepoPath) -> Vec<RepoPath> {
+        // Only the part before the first wildcard needs walking.
+        let parts: Vec<&str> = pattern.as_str().split('/').collect();
+        let fixed = parts.iter().take_while(|p| !is_glob(p)).count();
+        let Ok(base) = RepoPath::new(&parts[..fixed].join("/")) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut stack = vec![base];
+        while let Some(d) = stack.pop() {
+            for e in self.files.list(&d).unwrap_or_default() {
+                let p = d.child(&e.name);
+                match e.kind {
+                    EntryKind::Dir => stack.push(p),
+                    EntryKind::File | EntryKind::Symlink
+                        if super::generate::doublestar(pattern.as_str(), p.as_str()) =>
+                    {
+                        out.push(p)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// A notice when an option uses a revision variable kdelta leaves as written.
+    fn revision_notice(&self, out: &mut Output, values: &[&str]) {
+        if let Some(var) = values.iter().find_map(|v| Env::revision_var(v)) {
+            out.findings.push(self.incomplete(format!(
+                "Application {}: ${{{var}}} is the commit Argo CD syncs; kdelta leaves it as written",
+                self.name
+            )));
+            out.complete = false;
         }
     }
-    let out = crate::helm::target::render(&chart, files, &helm_opts);
-    let mut findings = out.findings;
-    if !skipped.is_empty() {
-        findings.push(incomplete(
-            at,
-            format!(
-                "Application {app}: value files kdelta does not read yet ({}) were left out",
-                skipped.join(", ")
-            ),
-        ));
+}
+
+/// Where a value file is.
+#[derive(Clone)]
+enum Resolved {
+    File(RepoPath),
+    /// In another repository or at a URL: what it is.
+    Elsewhere(String),
+}
+
+fn is_glob(path: &str) -> bool {
+    path.contains(['*', '?', '['])
+}
+
+/// `rel` joined to `dir`, refused when it leaves the repository.
+fn within(dir: &RepoPath, rel: &str, raw: &str) -> Result<RepoPath, String> {
+    dir.join(rel)
+        .map_err(|_| format!("file '{raw}' resolved to outside repository root"))
+}
+
+/// The scheme of a URL (`https` of `https://…`), as Go's `url.Parse` finds one.
+fn url_scheme(s: &str) -> Option<&str> {
+    let (scheme, _) = s.split_once(':')?;
+    let mut chars = scheme.chars();
+    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    valid.then_some(scheme)
+}
+
+/// `path` relative to `dir` (`../../envs/prod.yaml`), as the Helm target takes value files.
+fn relative_to(dir: &RepoPath, path: &RepoPath) -> String {
+    let d: Vec<&str> = dir.components().collect();
+    let p: Vec<&str> = path.components().collect();
+    let common = d.iter().zip(&p).take_while(|(a, b)| a == b).count();
+    let mut parts = vec![".."; d.len() - common];
+    parts.extend(&p[common..]);
+    parts.join("/")
+}
+
+/// RFC 7386 JSON merge patch, as `jsonpatch.MergePatch` applies it.
+fn merge_patch(target: &mut Json, patch: &Json) {
+    let Json::Object(p) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Json::Object(Default::default());
     }
-    EngineOutput::new(out.resources, findings, out.ok)
+    let Json::Object(t) = target else { return };
+    for (k, v) in p {
+        if v.is_null() {
+            t.remove(k);
+        } else {
+            merge_patch(t.entry(k.clone()).or_insert(Json::Null), v);
+        }
+    }
 }
 
 /// Argo CD's `cleanSetParameters`: commas escaped (a value is one value), unless it is a
@@ -255,45 +581,113 @@ fn clean_set_value(value: &str) -> String {
     out
 }
 
-/// A notice, and an incomplete output, for source options kdelta renders without.
-fn options_not_applied(
-    out: &mut EngineOutput<()>,
-    app: &str,
-    kind: &str,
-    names: &[&str],
-    at: &str,
-) {
-    if names.is_empty() {
-        return;
+/// Objects with an `items` list replaced by the items; lists of nothing (`items: null`,
+/// no `spec` or `status`) dropped — as the repo-server does for every source type.
+fn expand_lists(resources: Vec<Resource>) -> Vec<Resource> {
+    let mut out = Vec::with_capacity(resources.len());
+    for r in resources {
+        match r.node.get("items") {
+            Some(items) if items.is_seq() => {
+                for item in items.as_seq().into_iter().flatten() {
+                    out.push(Resource {
+                        node: item.clone(),
+                        origin: r.origin.clone(),
+                    });
+                }
+            }
+            Some(items)
+                if items.is_null()
+                    && r.node.get("spec").is_none()
+                    && r.node.get("status").is_none() => {}
+            _ => out.push(r),
+        }
     }
-    out.findings.push(incomplete(
-        at,
-        format!(
-            "Application {app} sets {kind} options kdelta does not apply yet ({}); they are left out of the output",
-            names.join(", ")
-        ),
-    ));
-    out.complete = false;
+    out
 }
 
-fn directory(
-    app: &str,
-    options: &Json,
-    files: &Files,
-    dir: &RepoPath,
-    at: &str,
-) -> EngineOutput<()> {
-    let mut out = crate::directory::render(files, dir);
-    let unsupported: Vec<&str> = ["recurse", "include", "exclude", "jsonnet"]
-        .into_iter()
-        .filter(|k| match &options[*k] {
-            Json::Null => false,
-            Json::Bool(b) => *b,
-            Json::String(s) => !s.is_empty(),
-            Json::Object(m) => !m.is_empty(),
-            _ => true,
-        })
-        .collect();
-    options_not_applied(&mut out, app, "directory", &unsupported, at);
-    out
+/// Argo CD's resource tracking on every object but a CRD (`SetAppInstance`): the
+/// `argocd.argoproj.io/tracking-id` annotation `APP:GROUP/KIND:NAMESPACE/NAME`, the
+/// instance label, or both, as `.kdelta.yaml` configures (default: the annotation).
+fn track(mut resources: Vec<Resource>, app: &Json, opts: &Options) -> Vec<Resource> {
+    let tracking = opts.argocd.tracking;
+    if tracking == Tracking::None {
+        return resources;
+    }
+    let name = app["metadata"]["name"].as_str().unwrap_or_default();
+    // Outside Argo CD's namespace an Application is known as `NAMESPACE_NAME`.
+    let instance = match app["metadata"]["namespace"].as_str() {
+        Some(ns) if !ns.is_empty() && ns != opts.argocd.namespace => format!("{ns}_{name}"),
+        _ => name.to_string(),
+    };
+    let destination = app["spec"]["destination"]["namespace"]
+        .as_str()
+        .unwrap_or_default();
+    for r in &mut resources {
+        let id = r.id();
+        if id.kind == "CustomResourceDefinition"
+            && matches!(id.group.as_str(), "apiextensions.k8s.io")
+        {
+            continue;
+        }
+        if !r.node.is_map() {
+            continue;
+        }
+        if matches!(
+            tracking,
+            Tracking::Annotation | Tracking::AnnotationAndLabel
+        ) {
+            let ns = if id.namespace.is_empty() {
+                destination
+            } else {
+                &id.namespace
+            };
+            let value = format!("{instance}:{}/{}:{ns}/{}", id.group, id.kind, id.name);
+            let annotations = r.node.map_at_path(&["metadata", "annotations"]);
+            annotations.remove("argocd.argoproj.io/installation-id");
+            annotations.set("argocd.argoproj.io/tracking-id", Node::string(value));
+        }
+        if matches!(tracking, Tracking::Label | Tracking::AnnotationAndLabel) {
+            let mut value = instance.clone();
+            // Only annotation+label truncates the label to a label value's 63 characters.
+            if tracking == Tracking::AnnotationAndLabel && value.len() > 63 {
+                value.truncate(63);
+                while value.ends_with(|c: char| !c.is_ascii_alphanumeric()) {
+                    value.pop();
+                }
+            }
+            r.node
+                .map_at_path(&["metadata", "labels"])
+                .set(&opts.argocd.instance_label_key, Node::string(value));
+        }
+    }
+    resources
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn merge_patches_replace_and_delete() {
+        let mut t =
+            json!({"helm": {"valueFiles": ["a.yaml"], "parameters": [{"name": "x"}]}, "path": "p"});
+        merge_patch(
+            &mut t,
+            &json!({"helm": {"valueFiles": ["b.yaml"], "parameters": null}}),
+        );
+        assert_eq!(t, json!({"helm": {"valueFiles": ["b.yaml"]}, "path": "p"}));
+    }
+
+    #[test]
+    fn relative_paths_climb_out_of_the_chart() {
+        let p = |s: &str| RepoPath::new(s).unwrap();
+        assert_eq!(
+            relative_to(&p("apps/web"), &p("envs/prod.yaml")),
+            "../../envs/prod.yaml"
+        );
+        assert_eq!(relative_to(&p("apps/web"), &p("apps/web/v.yaml")), "v.yaml");
+        assert_eq!(url_scheme("https://x/v.yaml"), Some("https"));
+        assert_eq!(url_scheme("values-prod.yaml"), None);
+    }
 }

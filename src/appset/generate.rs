@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 /// The in-cluster destination Argo CD always knows.
 pub const IN_CLUSTER_SERVER: &str = "https://kubernetes.default.svc";
 
-/// An Argo CD cluster Secret (`argocd.argoproj.io/secret-type: cluster`).
+/// An Argo CD cluster: a cluster Secret (`argocd.argoproj.io/secret-type: cluster`) of the
+/// repository, or one `.kdelta.yaml` declares (`argocd.clusters`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Cluster {
     pub name: String,
@@ -30,6 +31,8 @@ pub struct Context<'a> {
     /// True when a generator's `repoURL` names the repository of `files`.
     pub is_this_repo: &'a dyn Fn(&str) -> bool,
     pub clusters: &'a [Cluster],
+    /// The namespace of an ApplicationSet without `metadata.namespace` (Argo CD's own).
+    pub namespace: &'a str,
     /// The controller's `--enable-new-git-file-globbing`.
     pub new_git_file_globbing: bool,
 }
@@ -61,7 +64,7 @@ pub fn generate(appset: &Json, ctx: &Context) -> Result<Generated, String> {
     let namespace = appset["metadata"]["namespace"]
         .as_str()
         .filter(|n| !n.is_empty())
-        .unwrap_or("argocd")
+        .unwrap_or(ctx.namespace)
         .to_string();
     let appset_name = appset["metadata"]["name"].as_str().unwrap_or_default();
     let template = &spec["template"];
@@ -489,7 +492,7 @@ fn pathspec(pattern: &str, path: &str) -> bool {
 
 /// doublestar's glob: `*` stays within a segment, a `**` segment matches any number of
 /// segments.
-fn doublestar(pattern: &str, path: &str) -> bool {
+pub(super) fn doublestar(pattern: &str, path: &str) -> bool {
     fn go(p: &[&str], n: &[&str]) -> bool {
         match p.first() {
             None => n.is_empty(),

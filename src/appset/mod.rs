@@ -4,7 +4,10 @@
 //! this repository ([`deploy`]: kustomize, Helm or plain manifests).
 
 mod deploy;
+mod directory;
+mod env;
 pub mod generate;
+mod kustomize_edit;
 pub mod render;
 mod target;
 
@@ -38,6 +41,8 @@ pub struct Options {
     pub repo_urls: Vec<String>,
     /// The controller's `--enable-new-git-file-globbing`.
     pub new_git_file_globbing: bool,
+    /// What `.kdelta.yaml` says of the Argo CD installation (`argocd:`).
+    pub argocd: crate::config::ArgoCd,
 }
 
 /// What an ApplicationSet's render knows beyond its Applications.

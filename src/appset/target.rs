@@ -27,16 +27,27 @@ fn generated(
         )
     })?;
     // Cluster Secrets are looked for (in every YAML file) only when a clusters generator asks.
-    let clusters = if uses_clusters(&appset["spec"]["generators"]) {
-        cluster_secrets(files)
-    } else {
-        Vec::new()
-    };
+    let mut clusters: Vec<Cluster> = opts
+        .argocd
+        .clusters
+        .iter()
+        .map(|c| Cluster {
+            name: c.name.clone(),
+            server: c.server.clone(),
+            project: c.project.clone(),
+            labels: c.labels.clone(),
+            annotations: c.annotations.clone(),
+        })
+        .collect();
+    if uses_clusters(&appset["spec"]["generators"]) {
+        clusters.extend(cluster_secrets(files));
+    }
     let is_this_repo = |url: &str| opts.repo_urls.contains(&normalize_repo_url(url));
     let ctx = Context {
         files: Some(files),
         is_this_repo: &is_this_repo,
         clusters: &clusters,
+        namespace: &opts.argocd.namespace,
         new_git_file_globbing: opts.new_git_file_globbing,
     };
     generate::generate(&appset, &ctx)
@@ -125,7 +136,7 @@ pub fn expand_appset(files: &Files, file: &RepoPath, name: &str, opts: &Options)
             appset: name.to_string(),
             namespace: app["metadata"]["namespace"]
                 .as_str()
-                .unwrap_or("argocd")
+                .unwrap_or(&opts.argocd.namespace)
                 .to_string(),
             name: app["metadata"]["name"]
                 .as_str()

@@ -113,7 +113,7 @@ pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
                 .iter()
                 .map(|u| kdelta::appset::normalize_repo_url(u))
                 .collect(),
-            new_git_file_globbing: false,
+            ..Default::default()
         },
         ..RenderOptions::default()
     })

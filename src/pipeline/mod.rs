@@ -123,7 +123,8 @@ pub fn check(rev: Revision, config: LoadedConfig, opts: &Options) -> Report {
     single_report(&expansion.targets, &rendered, rev.info, findings)
 }
 
-/// The render options with what the configuration adds: the repository's other URLs.
+/// The render options with what the configuration adds: the repository's other URLs and
+/// the Argo CD installation.
 pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     let mut out = opts.clone();
     out.appset.repo_urls.extend(
@@ -134,6 +135,7 @@ pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     );
     out.appset.repo_urls.sort();
     out.appset.repo_urls.dedup();
+    out.appset.argocd = config.argocd().clone();
     out
 }
 

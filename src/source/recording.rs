@@ -103,6 +103,8 @@ pub struct Files<'a> {
     read_set: Mutex<ReadSet>,
     /// The file read last, which a crash report names.
     last_read: Mutex<Option<RepoPath>>,
+    /// Files an engine sees with other contents for a while (see [`Files::with_replaced`]).
+    replaced: Mutex<HashMap<RepoPath, Bytes>>,
 }
 
 impl<'a> Files<'a> {
@@ -113,7 +115,26 @@ impl<'a> Files<'a> {
             cache,
             read_set: Mutex::new(ReadSet::default()),
             last_read: Mutex::new(None),
+            replaced: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Runs `f` with `path` reading as `contents`, as Argo CD's `kustomize edit` rewrites a
+    /// kustomization in its checkout before the build. The edited file is derived from the
+    /// original, which the caller read (and so recorded) first; reads of the replacement are
+    /// not recorded.
+    pub fn with_replaced<T>(&self, path: &RepoPath, contents: Bytes, f: impl FnOnce() -> T) -> T {
+        let previous = self.replacements().insert(path.clone(), contents);
+        let out = f();
+        match previous {
+            Some(p) => self.replacements().insert(path.clone(), p),
+            None => self.replacements().remove(path),
+        };
+        out
+    }
+
+    fn replacements(&self) -> std::sync::MutexGuard<'_, HashMap<RepoPath, Bytes>> {
+        self.replaced.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The file read last (for a crash report: most likely the one being worked on).
@@ -148,6 +169,9 @@ impl<'a> Files<'a> {
     /// Reads a file and gives its content id, which is computed once per read.
     fn read_with_id(&self, path: &RepoPath) -> Result<(Bytes, ObjectId), SourceError> {
         *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) = Some(path.clone());
+        if let Some(bytes) = self.replacements().get(path) {
+            return Ok((bytes.clone(), ObjectId::for_blob(bytes)));
+        }
         match self.snapshot.read(path) {
             Ok(bytes) => {
                 let id = ObjectId::for_blob(&bytes);

@@ -77,7 +77,7 @@ fn an_applicationset_over_this_repository_renders_what_each_application_deploys(
         .kdelta(&["render", "--rev", &head, "app:argocd/shop-prod"])
         .success();
     assert!(
-        shop.stdout.contains("kind: Deployment\nmetadata:\n  name: shop-prod\n  namespace: shop\nspec:\n  replicas: 3\n"),
+        shop.stdout.contains("kind: Deployment\nmetadata:\n  annotations:\n    argocd.argoproj.io/tracking-id: shop-prod:apps/Deployment:shop/shop-prod\n  name: shop-prod\n  namespace: shop\nspec:\n  replicas: 3\n"),
         "{}",
         shop.stdout
     );
@@ -162,7 +162,7 @@ fn a_repo_url_alias_in_the_config_is_this_repository() {
         .stdout_has("app        app:argocd/dev\n");
     env.kdelta(&["render", "app:argocd/dev"])
         .success()
-        .stdout_has("kind: ConfigMap\nmetadata:\n  name: dev\n");
+        .stdout_has("kind: ConfigMap\nmetadata:\n  annotations:\n    argocd.argoproj.io/tracking-id: dev:/ConfigMap:prod/dev\n  name: dev\n");
 }
 
 #[test]
@@ -187,7 +187,7 @@ fn cluster_secrets_anywhere_in_the_repository_feed_the_clusters_generator() {
 }
 
 #[test]
-fn an_application_manifest_renders_its_chart_with_its_value_files() {
+fn a_multi_source_application_reads_value_files_through_its_ref_sources() {
     let env = TestEnv::new();
     env.git(&[
         "remote",
@@ -197,28 +197,41 @@ fn an_application_manifest_renders_its_chart_with_its_value_files() {
     ]);
     env.write(
         "argocd/shop.yaml",
-        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://github.com/example/gitops\n    path: charts/shop\n    helm:\n      valueFiles:\n      - values-prod.yaml\n      - $values/shared.yaml\n      valuesObject:\n        size: xl\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: prod\n",
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\n  namespace: argocd\nspec:\n  project: default\n  sources:\n  - repoURL: https://github.com/example/gitops\n    path: charts/shop\n    helm:\n      valueFiles:\n      - values-prod.yaml\n      - $values/envs/prod/*.yaml\n      - $ext/shared.yaml\n      - missing.yaml\n      ignoreMissingValueFiles: true\n      valuesObject:\n        size: xl\n  - repoURL: https://github.com/example/gitops.git\n    ref: values\n  - repoURL: https://github.com/example/other\n    ref: ext\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: prod\n",
     )
     .write("charts/shop/Chart.yaml", "apiVersion: v2\nname: shop\nversion: 1.0.0\n")
-    .write("charts/shop/values.yaml", "replicas: 1\nsize: s\n")
+    .write("charts/shop/values.yaml", "replicas: 1\nsize: s\nzone: a\ntier: x\n")
     .write("charts/shop/values-prod.yaml", "replicas: 4\n")
+    .write("envs/prod/a-zone.yaml", "zone: b\ntier: y\n")
+    .write("envs/prod/b-tier.yaml", "tier: z\n")
     .write(
         "charts/shop/templates/cm.yaml",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  namespace: {{ .Release.Namespace }}\ndata:\n  replicas: {{ .Values.replicas | quote }}\n  size: {{ .Values.size }}\n",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n  namespace: {{ .Release.Namespace }}\ndata:\n  replicas: {{ .Values.replicas | quote }}\n  size: {{ .Values.size }}\n  zone: {{ .Values.zone }}\n  tier: {{ .Values.tier }}\n",
     );
     env.commit("app");
     let out = env
         .kdelta(&["render", "--allow-incomplete", "app:argocd/shop.yaml#shop"])
         .success();
+    // The value files in order (the glob's matches sorted), the missing one ignored, the
+    // inline values last.
     assert!(
-        out.stdout.contains("apiVersion: v1\ndata:\n  replicas: \"4\"\n  size: xl\nkind: ConfigMap\nmetadata:\n  name: shop\n  namespace: prod\n"),
+        out.stdout.contains("apiVersion: v1\ndata:\n  replicas: \"4\"\n  size: xl\n  tier: z\n  zone: b\nkind: ConfigMap\nmetadata:\n  annotations:\n    argocd.argoproj.io/tracking-id: shop:/ConfigMap:prod/shop\n  name: shop\n  namespace: prod\n"),
         "{}",
         out.stdout
     );
     assert!(
-        out.stderr
-            .contains("value files kdelta does not read yet ($values/shared.yaml) were left out"),
+        out.stderr.contains(
+            "value files from other repositories or URLs ($ext/shared.yaml) were left out"
+        ),
         "{}",
         out.stderr
     );
+    // Without ignoreMissingValueFiles a glob that matches nothing is Argo CD's error.
+    env.write(
+        "argocd/shop.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: shop\nspec:\n  source:\n    repoURL: https://github.com/example/gitops\n    path: charts/shop\n    helm:\n      valueFiles: [envs/*.yaml]\n  destination:\n    namespace: prod\n",
+    );
+    env.kdelta(&["render", "app:argocd/shop.yaml#shop"])
+        .code(1)
+        .stderr_has("error[helm.values] argocd/shop.yaml: Application shop: error resolving helm value files: values file glob \"envs/*.yaml\" matched no files");
 }
