@@ -314,6 +314,7 @@ impl Source<'_> {
                 .collect(),
             include_crds: options["skipCrds"].as_bool() != Some(true),
             skip_tests: options["skipTests"].as_bool() == Some(true),
+            skip_schema_validation: options["skipSchemaValidation"].as_bool() == Some(true),
             ..Default::default()
         };
         // `valuesObject` replaces `values`; either comes after the value files.

@@ -252,6 +252,9 @@ pub struct HelmArgs {
     /// Helm: print the charts' `crds/` too.
     #[arg(long, global = true)]
     pub include_crds: bool,
+    /// Helm: do not check values against the charts' `values.schema.json`.
+    #[arg(long, global = true)]
+    pub skip_schema_validation: bool,
     /// Helm: leave out test hooks.
     #[arg(long, global = true)]
     pub skip_tests: bool,

@@ -147,6 +147,7 @@ fn helm_options(common: &CommonArgs) -> Result<kdelta::helm::Options> {
         kube_version: h.kube_version.clone(),
         api_versions: h.api_versions.clone(),
         include_crds: h.include_crds,
+        skip_schema_validation: h.skip_schema_validation,
         skip_tests: h.skip_tests,
         no_hooks: h.no_hooks,
         show_only: h.show_only.clone(),

@@ -61,6 +61,7 @@ pub struct Options {
     pub kube_version: Option<String>,
     pub api_versions: Vec<String>,
     pub include_crds: bool,
+    pub skip_schema_validation: bool,
     pub skip_tests: bool,
     pub no_hooks: bool,
     pub show_only: Vec<String>,

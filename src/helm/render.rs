@@ -26,6 +26,8 @@ pub struct RenderOptions {
     pub api_versions: Vec<String>,
     /// `--include-crds`.
     pub include_crds: bool,
+    /// `--skip-schema-validation`: `values.schema.json` files are not checked.
+    pub skip_schema_validation: bool,
     pub output: OutputOptions,
     /// The user's values (`-f` files, read as values files are), later ones winning.
     pub values: Vec<Value>,
@@ -55,6 +57,7 @@ impl Default for RenderOptions {
             kube_version: None,
             api_versions: Vec::new(),
             include_crds: false,
+            skip_schema_validation: false,
             output: OutputOptions::default(),
             values: Vec::new(),
             set: Vec::new(),
@@ -184,7 +187,9 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
         super::deps::process(&mut chart, &user).map_err(|e| ErrorKind::Values.with(e))?;
     let values =
         values::coalesce_values_for(&chart, &user).map_err(|e| ErrorKind::Values.with(e))?;
-    super::schema::validate(&chart, &values).map_err(|e| ErrorKind::Schema.with(e))?;
+    if !options.skip_schema_validation {
+        super::schema::validate(&chart, &values).map_err(|e| ErrorKind::Schema.with(e))?;
+    }
 
     let release = map([
         ("Name", Value::str(options.release_name.as_str())),

@@ -269,6 +269,7 @@ fn render_options(spec: &Spec, files: &Files, opts: &Options) -> Result<RenderOp
         kube_version: opts.kube_version.clone(),
         api_versions: opts.api_versions.clone(),
         include_crds: opts.include_crds,
+        skip_schema_validation: opts.skip_schema_validation,
         output: super::output::OutputOptions {
             no_hooks: opts.no_hooks,
             skip_tests: opts.skip_tests,
