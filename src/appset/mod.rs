@@ -7,6 +7,7 @@ mod deploy;
 mod directory;
 mod env;
 pub mod generate;
+pub mod ignore;
 mod kustomize_edit;
 pub mod render;
 mod target;
@@ -50,6 +51,8 @@ pub struct Options {
 pub struct Details {
     /// Each generated Application's name, with the generator and parameters that made it.
     pub made_by: std::collections::BTreeMap<String, String>,
+    /// An Application's `ignoreDifferences`, which its diff applies.
+    pub ignore_differences: Vec<ignore::IgnoreDifference>,
 }
 
 /// A repository URL in the form kdelta compares: host and path, lower-case host, no scheme,

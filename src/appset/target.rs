@@ -118,6 +118,7 @@ pub fn render_appset(
     out.printed = Some(crate::yaml::emit::to_stream(generated.apps.iter()));
     out.details = Details {
         made_by: generated.made_by.into_iter().collect(),
+        ..Default::default()
     };
     out
 }
@@ -170,13 +171,11 @@ pub fn render_generated(
         .at(file.to_string(), at.line, at.column)]);
     };
     let mut out = application(app, files, file, at, opts);
-    out.details = Details {
-        made_by: generated
-            .made_by
-            .into_iter()
-            .filter(|(n, _)| n == name)
-            .collect(),
-    };
+    out.details.made_by = generated
+        .made_by
+        .into_iter()
+        .filter(|(n, _)| n == name)
+        .collect();
     out
 }
 
@@ -217,9 +216,25 @@ fn application(
         node: yaml::from_go_json(app),
         origin,
     }];
-    let (deployed, findings, ok) = super::deploy::deploy(app, files, opts, file.as_str());
+    let (deployed, mut findings, ok) = super::deploy::deploy(app, files, opts, file.as_str());
     resources.extend(deployed);
-    EngineOutput::new(resources, findings, ok)
+    let (ignore_differences, unsupported) = super::ignore::of_application(app);
+    if !unsupported.is_empty() {
+        findings.push(
+            Finding::notice(
+                rules::APP_IGNORE_DIFFERENCES,
+                format!(
+                    "Application {}: ignoreDifferences jq expressions kdelta cannot apply (only plain paths): {}",
+                    app["metadata"]["name"].as_str().unwrap_or_default(),
+                    unsupported.join(", ")
+                ),
+            )
+            .at(file.to_string(), at.line, at.column),
+        );
+    }
+    let mut out: EngineOutput<Details> = EngineOutput::new(resources, findings, ok);
+    out.details.ignore_differences = ignore_differences;
+    out
 }
 
 /// True when a generator (or a matrix or merge child) is a clusters generator.

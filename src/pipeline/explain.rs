@@ -3,7 +3,7 @@
 //! object they add or remove), and fields a chart regenerates on every render (random
 //! passwords, generated certificates and the checksums over them), which are not changes.
 //! ApplicationSets: the generator and parameters behind each Application that appears or
-//! disappears.
+//! disappears. Applications: the fields their `ignoreDifferences` leave out.
 
 use crate::diff::{diff_resources, Change, ChangeKind, DiffOptions};
 use crate::finding::{rules, Finding};
@@ -78,6 +78,31 @@ pub fn annotate(
         }
     }
     findings
+}
+
+/// Both sides of an Application's diff without the fields its `ignoreDifferences` names (the
+/// head's Application decides, as the live one does in Argo CD); `None` when there is nothing
+/// to leave out.
+pub fn ignored_differences(
+    base: &Rendered,
+    head: &Rendered,
+) -> Option<(Vec<Resource>, Vec<Resource>)> {
+    let Some(Details::Argo(d)) = &head.details else {
+        return None;
+    };
+    if d.ignore_differences.is_empty() {
+        return None;
+    }
+    let rules = &d.ignore_differences;
+    let b = crate::appset::ignore::normalized(&base.resources, rules);
+    let h = crate::appset::ignore::normalized(&head.resources, rules);
+    if b.is_none() && h.is_none() {
+        return None;
+    }
+    Some((
+        b.unwrap_or_else(|| base.resources.clone()),
+        h.unwrap_or_else(|| head.resources.clone()),
+    ))
 }
 
 /// Generated Applications that appear or disappear say which generator and parameters make

@@ -54,7 +54,10 @@ pub fn pair_report(
             (_, Some(h)) if !h.ok => (TargetStatus::Error, Vec::new()),
             (Some(_), Some(_)) if o.cached => (TargetStatus::Unchanged, Vec::new()),
             (Some(b), Some(h)) => {
-                let mut c = diff_resources(&b.resources, &h.resources, opts);
+                let mut c = match super::explain::ignored_differences(b, h) {
+                    Some((b, h)) => diff_resources(&b, &h, opts),
+                    None => diff_resources(&b.resources, &h.resources, opts),
+                };
                 if let Target::Helm(spec) = &o.target {
                     let id = o.target.id();
                     findings.extend(

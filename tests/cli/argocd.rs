@@ -235,3 +235,51 @@ fn a_multi_source_application_reads_value_files_through_its_ref_sources() {
         .code(1)
         .stderr_has("error[helm.values] argocd/shop.yaml: Application shop: error resolving helm value files: values file glob \"envs/*.yaml\" matched no files");
 }
+
+#[test]
+fn ignore_differences_of_an_application_leave_fields_out_of_its_diff() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", "repoURLs: [https://git.example.com/gitops.git]\n")
+        .write(
+            "argocd/web.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: web\n  destination:\n    namespace: prod\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers: [/spec/replicas]\n    jqPathExpressions: ['.metadata.labels[\"team\"]', '.spec.template.spec.containers[] | select(.name == \"x\")']\n",
+        )
+        .write(
+            "web/deploy.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    team: a\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n      - name: app\n        image: web:1\n",
+        );
+    let base = env.commit("web");
+    env.write(
+        "web/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    team: b\nspec:\n  replicas: 5\n  template:\n    spec:\n      containers:\n      - name: app\n        image: web:2\n",
+    );
+    let head = env.commit("scale and bump");
+    let report = env
+        .kdelta(&["diff", &base, &head, "--format", "json"])
+        .success()
+        .json();
+    let web = report["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "app:argocd/web.yaml#web")
+        .expect("the Application's target")
+        .clone();
+    assert_eq!(
+        web["changes"],
+        json!([{
+            "resource": "apps/v1/Deployment/_/web",
+            "change": "modified",
+            "fields": [{"path": "spec.template.spec.containers[name=app].image", "old": "web:1", "new": "web:2"}]
+        }])
+    );
+    let findings = report["findings"].to_string();
+    assert!(
+        findings.contains("ignoreDifferences jq expressions kdelta cannot apply (only plain paths): .spec.template.spec.containers[] | select(.name == \\\"x\\\")"),
+        "{findings}"
+    );
+    // `render` still prints what is deployed, replicas included.
+    env.kdelta(&["render", "--rev", &head, "app:argocd/web.yaml#web"])
+        .success()
+        .stdout_has("  replicas: 5\n");
+}
