@@ -123,16 +123,16 @@ pub fn render_appset(
     out
 }
 
-/// The Applications an ApplicationSet generates, as targets (`app:NAMESPACE/NAME`). Problems
-/// are reported by the ApplicationSet's own render.
+/// The Applications an ApplicationSet generates, as targets (`app:NAMESPACE/NAME`), with the
+/// Applications each deploys from a chart or a kustomization. Problems are reported by the
+/// ApplicationSet's own render.
 pub fn expand_appset(files: &Files, file: &RepoPath, name: &str, opts: &Options) -> Vec<Spec> {
-    let Ok((generated, _)) = generated(files, file, name, opts) else {
+    let Ok((generated, at)) = generated(files, file, name, opts) else {
         return Vec::new();
     };
-    generated
-        .apps
-        .iter()
-        .map(|app| Spec::Generated {
+    let mut out = Vec::new();
+    for app in generated.apps {
+        let spec = Spec::Generated {
             file: file.clone(),
             appset: name.to_string(),
             namespace: app["metadata"]["namespace"]
@@ -143,62 +143,242 @@ pub fn expand_appset(files: &Files, file: &RepoPath, name: &str, opts: &Options)
                 .as_str()
                 .unwrap_or_default()
                 .to_string(),
+        };
+        let doc = AppDoc {
+            app,
+            file: file.clone(),
+            at,
+            made_by: None,
+        };
+        out.extend(child_specs(&spec, &doc, files, opts));
+        out.push(spec);
+    }
+    out
+}
+
+/// An Application as a target sees it: the document, where it is defined, and what makes
+/// it (an ApplicationSet's generator, or the Application that deploys it).
+struct AppDoc {
+    app: serde_json::Value,
+    file: RepoPath,
+    at: crate::yaml::Span,
+    made_by: Option<String>,
+}
+
+/// The Application `spec` names, or the finding that says why it is not there.
+fn app_doc(spec: &Spec, files: &Files, opts: &Options) -> Result<AppDoc, Finding> {
+    match spec {
+        Spec::Application { file, name } => {
+            let node = manifest(files, file, "Application", name)?;
+            let app = yaml::to_value(&node, Dialect::Yaml12).map_err(|e| {
+                Finding::error(rules::APP_SOURCE_INVALID, e.to_string()).at(
+                    file.to_string(),
+                    node.span.line,
+                    node.span.column,
+                )
+            })?;
+            Ok(AppDoc {
+                app,
+                file: file.clone(),
+                at: node.span,
+                made_by: None,
+            })
+        }
+        Spec::Generated {
+            file, appset, name, ..
+        } => {
+            let (generated, at) = generated(files, file, appset, opts)?;
+            let app = generated
+                .apps
+                .into_iter()
+                .find(|a| a["metadata"]["name"] == name.as_str())
+                .ok_or_else(|| {
+                    Finding::error(
+                        rules::APPSET_GENERATE,
+                        format!("ApplicationSet {appset} no longer generates Application {name}"),
+                    )
+                    .at(file.to_string(), at.line, at.column)
+                })?;
+            let made_by = generated
+                .made_by
+                .into_iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, m)| m);
+            Ok(AppDoc {
+                app,
+                file: file.clone(),
+                at,
+                made_by,
+            })
+        }
+        Spec::Child {
+            parent,
+            namespace,
+            name,
+        } => {
+            let parent_doc = app_doc(parent, files, opts)?;
+            children(&parent_doc, files, opts)
+                .into_iter()
+                .find(|(ns, doc)| ns == namespace && doc.app["metadata"]["name"] == name.as_str())
+                .map(|(_, doc)| doc)
+                .ok_or_else(|| {
+                    Finding::error(
+                        rules::APP_SOURCE_INVALID,
+                        format!(
+                            "Application {} no longer deploys Application {namespace}/{name}",
+                            parent_doc.app["metadata"]["name"]
+                                .as_str()
+                                .unwrap_or_default()
+                        ),
+                    )
+                    .at(
+                        parent_doc.file.to_string(),
+                        parent_doc.at.line,
+                        parent_doc.at.column,
+                    )
+                })
+        }
+        Spec::AppSet { file, name } => Err(Finding::error(
+            rules::APPSET_GENERATE,
+            format!("ApplicationSet {name} is not an Application"),
+        )
+        .in_file(file.to_string())),
+    }
+}
+
+/// The Applications `parent` deploys from a chart or a kustomization (not those it reads
+/// from manifests of the repository, which are targets of their own), with their namespace.
+fn children(parent: &AppDoc, files: &Files, opts: &Options) -> Vec<(String, AppDoc)> {
+    let (deployed, _, _) = super::deploy::deploy(&parent.app, files, opts, parent.file.as_str());
+    let parent_name = parent.app["metadata"]["name"].as_str().unwrap_or_default();
+    let destination = parent.app["spec"]["destination"]["namespace"]
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .unwrap_or(&opts.argocd.namespace);
+    deployed
+        .into_iter()
+        .filter(|r| {
+            r.node.str_at(&["kind"]) == Some("Application")
+                && r.node
+                    .str_at(&["apiVersion"])
+                    .is_some_and(|v| v.starts_with("argoproj.io/"))
+        })
+        .filter(|r| manifest(files, &r.origin.file, "Application", r.name()).is_err())
+        .filter_map(|r| {
+            let app = yaml::to_value(&r.node, Dialect::Yaml12).ok()?;
+            let namespace = app["metadata"]["namespace"]
+                .as_str()
+                .filter(|n| !n.is_empty())
+                .unwrap_or(destination)
+                .to_string();
+            Some((
+                namespace,
+                AppDoc {
+                    app,
+                    file: r.origin.file.clone(),
+                    at: r.origin.span,
+                    made_by: Some(format!("deployed by the Application {parent_name}")),
+                },
+            ))
         })
         .collect()
 }
 
-/// A generated Application's render: the Application itself, then what it deploys.
-pub fn render_generated(
-    files: &Files,
-    file: &RepoPath,
-    appset: &str,
-    name: &str,
-    opts: &Options,
-) -> EngineOutput<Details> {
-    let (generated, at) = match generated(files, file, appset, opts) {
-        Ok(g) => g,
-        Err(f) => return EngineOutput::failed(vec![f]),
-    };
-    let Some(app) = generated
-        .apps
-        .iter()
-        .find(|a| a["metadata"]["name"] == name)
-    else {
-        return EngineOutput::failed(vec![Finding::error(
-            rules::APPSET_GENERATE,
-            format!("ApplicationSet {appset} no longer generates Application {name}"),
-        )
-        .at(file.to_string(), at.line, at.column)]);
-    };
-    let mut out = application(app, files, file, at, opts);
-    out.details.made_by = generated
-        .made_by
-        .into_iter()
-        .filter(|(n, _)| n == name)
-        .collect();
-    out
+/// How deep Applications deploying Applications are followed.
+const MAX_APP_OF_APPS_DEPTH: usize = 5;
+
+/// The Applications an Application deploys from a chart or a kustomization, as targets
+/// (`app:NAMESPACE/NAME`). Only sources of this repository that mention `argoproj.io` are
+/// rendered for it; problems are reported by the Application's own render.
+pub fn expand_children(spec: &Spec, files: &Files, opts: &Options) -> Vec<Spec> {
+    // A generated Application's children come with it from the ApplicationSet's expansion.
+    if matches!(spec, Spec::Generated { .. }) {
+        return Vec::new();
+    }
+    match app_doc(spec, files, opts) {
+        Ok(doc) => child_specs(spec, &doc, files, opts),
+        Err(_) => Vec::new(),
+    }
 }
 
-/// An Application manifest of the repository: itself, then what it deploys.
-pub fn render_application(
-    files: &Files,
-    file: &RepoPath,
-    name: &str,
-    opts: &Options,
-) -> EngineOutput<Details> {
-    let node = match manifest(files, file, "Application", name) {
-        Ok(n) => n,
+/// The children of the Application `doc` (the target `spec`), as targets.
+fn child_specs(spec: &Spec, doc: &AppDoc, files: &Files, opts: &Options) -> Vec<Spec> {
+    let mut depth = 0;
+    let mut ancestor = spec;
+    while let Spec::Child { parent, .. } = ancestor {
+        depth += 1;
+        ancestor = parent;
+    }
+    if depth >= MAX_APP_OF_APPS_DEPTH || !mentions_applications(&doc.app, files, opts) {
+        return Vec::new();
+    }
+    children(doc, files, opts)
+        .into_iter()
+        .map(|(namespace, child)| Spec::Child {
+            parent: Box::new(spec.clone()),
+            namespace,
+            name: child.app["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        })
+        .collect()
+}
+
+/// True when a source of `app` in this repository has a file that mentions `argoproj.io`:
+/// only such a source can deploy Applications (a cheap test before rendering it).
+fn mentions_applications(app: &serde_json::Value, files: &Files, opts: &Options) -> bool {
+    let spec = &app["spec"];
+    let sources: Vec<&serde_json::Value> = match spec["sources"].as_array() {
+        Some(list) if !list.is_empty() => list.iter().collect(),
+        _ => vec![&spec["source"]],
+    };
+    sources.into_iter().any(|s| {
+        let this_repo = s["repoURL"]
+            .as_str()
+            .is_some_and(|u| opts.repo_urls.contains(&normalize_repo_url(u)));
+        let Some(dir) = s["path"]
+            .as_str()
+            .filter(|_| this_repo)
+            .and_then(|p| RepoPath::new(p.trim_matches('/')).ok())
+        else {
+            return false;
+        };
+        let mut stack = vec![dir];
+        while let Some(d) = stack.pop() {
+            for e in files.list(&d).unwrap_or_default() {
+                let path = d.child(&e.name);
+                match e.kind {
+                    EntryKind::Dir => stack.push(path),
+                    EntryKind::File | EntryKind::Symlink => {
+                        let mentions = files
+                            .read(&path)
+                            .is_ok_and(|b| b.windows(12).any(|w| w == b"argoproj.io/"));
+                        if mentions {
+                            return true;
+                        }
+                    }
+                    EntryKind::Missing => {}
+                }
+            }
+        }
+        false
+    })
+}
+
+/// An Application's render — an Application manifest, a generated one, or one another
+/// deploys: itself, then what it deploys.
+pub fn render_app(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Details> {
+    let doc = match app_doc(spec, files, opts) {
+        Ok(d) => d,
         Err(f) => return EngineOutput::failed(vec![f]),
     };
-    let at = node.span;
-    match yaml::to_value(&node, Dialect::Yaml12) {
-        Ok(app) => application(&app, files, file, at, opts),
-        Err(e) => EngineOutput::failed(vec![Finding::error(
-            rules::APP_SOURCE_INVALID,
-            e.to_string(),
-        )
-        .at(file.to_string(), at.line, at.column)]),
+    let mut out = application(&doc.app, files, &doc.file, doc.at, opts);
+    if let Some(m) = doc.made_by {
+        let name = doc.app["metadata"]["name"].as_str().unwrap_or_default();
+        out.details.made_by.insert(name.to_string(), m);
     }
+    out
 }
 
 fn application(

@@ -20,7 +20,8 @@ pub struct Expansion {
 }
 
 /// The expand phase: asks every discovered target for the targets it generates (an
-/// ApplicationSet's Applications), so that those are rendered and diffed like the others.
+/// ApplicationSet's Applications, the Applications an Application deploys), then those for
+/// theirs, so that all are rendered and diffed like the others.
 pub fn expand(
     snapshot: &dyn Snapshot,
     discovered: Vec<Target>,
@@ -29,36 +30,48 @@ pub fn expand(
 ) -> Expansion {
     /// What one target generated, and what it read to do so (when it generated anything).
     type Generated = (Vec<Target>, Vec<Finding>, Option<(String, ReadSet)>);
-    let expanded: Vec<Generated> = discovered
-        .par_iter()
-        .map(|target| {
-            let files = Files::new(snapshot, cache);
-            let id = target.id();
-            let (generated, findings) = crate::panic::catch(|| target.expand(&files, opts))
-                .unwrap_or_else(|caught| {
-                    (
-                        Vec::new(),
-                        vec![panic_finding(&id, &caught, files.last_read())],
-                    )
-                });
-            let read_set = files.into_read_set();
-            let read = (!generated.is_empty() || !findings.is_empty()).then_some((id, read_set));
-            (generated, findings, read)
-        })
-        .collect();
-    let mut out = Expansion {
-        targets: discovered,
-        ..Expansion::default()
-    };
-    for (generated, findings, read) in expanded {
-        out.targets.extend(generated);
-        out.findings.extend(findings);
-        out.read_sets.extend(read);
+    let mut known: std::collections::BTreeSet<Target> = discovered.iter().cloned().collect();
+    let mut out = Expansion::default();
+    let mut frontier = discovered;
+    // Each round expands the targets the previous one found; generated targets bound their
+    // own depth (app of apps), the rounds bound it again.
+    for _ in 0..MAX_EXPANSION_ROUNDS {
+        let expanded: Vec<Generated> = frontier
+            .par_iter()
+            .map(|target| {
+                let files = Files::new(snapshot, cache);
+                let id = target.id();
+                let (generated, findings) = crate::panic::catch(|| target.expand(&files, opts))
+                    .unwrap_or_else(|caught| {
+                        (
+                            Vec::new(),
+                            vec![panic_finding(&id, &caught, files.last_read())],
+                        )
+                    });
+                let read_set = files.into_read_set();
+                let read =
+                    (!generated.is_empty() || !findings.is_empty()).then_some((id, read_set));
+                (generated, findings, read)
+            })
+            .collect();
+        out.targets.append(&mut frontier);
+        for (generated, findings, read) in expanded {
+            frontier.extend(generated.into_iter().filter(|t| known.insert(t.clone())));
+            out.findings.extend(findings);
+            out.read_sets.extend(read);
+        }
+        if frontier.is_empty() {
+            break;
+        }
     }
+    out.targets.append(&mut frontier);
     out.targets.sort();
     out.targets.dedup();
     out
 }
+
+/// How many times the expand phase asks the targets found last for more.
+const MAX_EXPANSION_ROUNDS: usize = 8;
 
 /// Renders every target at one revision, in parallel, keeping the targets' order.
 pub fn render_all(

@@ -283,3 +283,60 @@ fn ignore_differences_of_an_application_leave_fields_out_of_its_diff() {
         .success()
         .stdout_has("  replicas: 5\n");
 }
+
+#[test]
+fn applications_an_application_deploys_from_a_chart_are_targets_of_their_own() {
+    let env = TestEnv::new();
+    let root = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: root\n  namespace: argocd\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: apps\n  destination:\n    namespace: argocd\n";
+    let chart_template = "{{- range .Values.apps }}\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {{ . }}\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: services/{{ . }}\n  destination:\n    namespace: {{ . }}\n{{- end }}\n";
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/gitops.git]\n",
+    )
+    .write("argocd/root.yaml", root)
+    .write(
+        "apps/Chart.yaml",
+        "apiVersion: v2\nname: apps\nversion: 1.0.0\n",
+    )
+    .write("apps/values.yaml", "apps: [billing]\n")
+    .write("apps/templates/apps.yaml", chart_template)
+    .write("services/billing/cm.yaml", config_map("billing", "1"))
+    .write("services/search/cm.yaml", config_map("search", "1"));
+    let base = env.commit("root with billing");
+    env.write("apps/values.yaml", "apps: [billing, search]\n")
+        .write("services/billing/cm.yaml", config_map("billing", "2"));
+    let head = env.commit("search, billing 2");
+    env.kdelta(&["list", "--rev", &head]).success().stdout_has(
+        "app        app:argocd/root.yaml#root\napp        app:argocd/billing\napp        app:argocd/search\n",
+    );
+    // A child renders into itself (with the tracking the parent's sync gives it) and what it
+    // deploys.
+    env.kdelta(&["render", "--rev", &head, "app:argocd/search"])
+        .success()
+        .stdout_has("kind: Application\nmetadata:\n  annotations:\n    argocd.argoproj.io/tracking-id: root:argoproj.io/Application:argocd/search\n  name: search\n")
+        .stdout_has("kind: ConfigMap\nmetadata:\n  annotations:\n    argocd.argoproj.io/tracking-id: search:/ConfigMap:prod/search\n");
+    let report = env
+        .kdelta(&["diff", &base, &head, "--format", "json"])
+        .success()
+        .json();
+    let target = |id: &str| -> Value {
+        report["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == id)
+            .unwrap_or_else(|| panic!("no target {id} in {report:#}"))
+            .clone()
+    };
+    let search = target("app:argocd/search");
+    assert_eq!(search["status"], "added");
+    let app = search["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["resource"] == "argoproj.io/v1alpha1/Application/_/search")
+        .unwrap_or_else(|| panic!("the new Application in {search:#}"))
+        .clone();
+    assert_eq!(app["reason"], "deployed by the Application root");
+    assert_eq!(target("app:argocd/billing")["status"], "modified");
+}
