@@ -340,3 +340,36 @@ fn applications_an_application_deploys_from_a_chart_are_targets_of_their_own() {
     assert_eq!(app["reason"], "deployed by the Application root");
     assert_eq!(target("app:argocd/billing")["status"], "modified");
 }
+
+#[test]
+fn the_argocd_configuration_names_the_namespace_clusters_and_tracking() {
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/gitops.git]\nargocd:\n  namespace: gitops\n  tracking: annotation+label\n  instanceLabelKey: example.com/app\n  clusters:\n  - name: edge\n    server: https://edge.example.com\n    labels: {tier: edge}\n",
+    )
+    .write(
+        "argocd/clusters.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: web\nspec:\n  generators:\n  - clusters:\n      selector:\n        matchLabels:\n          tier: edge\n  template:\n    metadata:\n      name: 'web-{{name}}'\n    spec:\n      project: default\n      source:\n        repoURL: https://git.example.com/gitops.git\n        path: web\n      destination:\n        server: '{{server}}'\n        namespace: web\n",
+    )
+    .write("web/cm.yaml", config_map("web", "1"));
+    env.commit("edge");
+    // The declared cluster, in the configured namespace (the in-cluster entry is not selected).
+    env.kdelta(&["list"])
+        .success()
+        .stdout_has("appset     appset:argocd/clusters.yaml#web\napp        app:gitops/web-edge\n");
+    // annotation+label tracking: both, the label under the configured key.
+    env.kdelta(&["render", "app:gitops/web-edge"])
+        .success()
+        .stdout_has("  annotations:\n    argocd.argoproj.io/tracking-id: web-edge:/ConfigMap:prod/web\n  labels:\n    example.com/app: web-edge\n");
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/gitops.git]\nargocd:\n  tracking: none\n  clusters:\n  - name: edge\n    server: https://edge.example.com\n    labels: {tier: edge}\n",
+    );
+    let out = env.kdelta(&["render", "app:argocd/web-edge"]).success();
+    assert!(!out.stdout.contains("tracking-id"), "{}", out.stdout);
+    env.write(".kdelta.yaml", "argocd:\n  tracking: labels\n");
+    env.kdelta(&["list"])
+        .code(1)
+        .stderr_has("error[config.invalid] .kdelta.yaml:2:13: unknown variant `labels`, expected one of `annotation`, `label`, `annotation+label`, `none`");
+}
