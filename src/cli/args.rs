@@ -154,6 +154,9 @@ pub struct CommonArgs {
     /// Output format on stdout (default: `github` when GITHUB_ACTIONS=true, else `text`).
     #[arg(long, global = true, value_enum)]
     pub format: Option<Format>,
+    /// Text format: one line per changed target with its change counts (like `git diff --stat`).
+    #[arg(long, global = true)]
+    pub stat: bool,
     /// Also write the Markdown report to FILE.
     #[arg(long, global = true, value_name = "FILE")]
     pub markdown: Option<PathBuf>,

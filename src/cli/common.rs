@@ -254,6 +254,7 @@ pub fn print_report(common: &CommonArgs, report: &Report) -> Result<()> {
                 report,
                 text::TextOptions {
                     color: color(common),
+                    stat: common.stat,
                 },
             )
         }),

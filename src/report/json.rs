@@ -1,11 +1,30 @@
 //! The JSON report (`--format json`, `--json FILE`): schema `kdelta/report/v1`, documented in
-//! docs/json-report.md.
+//! docs/json-report.md: the report, then the changes found in several targets and the image
+//! changes (`groups`, `images`; present when not empty).
 
+use super::digest::{ChangeGroup, Digest, ImageChange};
 use super::Report;
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct WithDigest<'a> {
+    #[serde(flatten)]
+    report: &'a Report,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    groups: &'a [ChangeGroup],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    images: &'a [ImageChange],
+}
 
 /// The report as pretty-printed JSON, ending in a newline.
 pub fn to_string(report: &Report) -> String {
-    let mut s = serde_json::to_string_pretty(report).expect("the report model always serialises");
+    let digest = Digest::of(report);
+    let doc = WithDigest {
+        report,
+        groups: &digest.groups,
+        images: &digest.images,
+    };
+    let mut s = serde_json::to_string_pretty(&doc).expect("the report model always serialises");
     s.push('\n');
     s
 }

@@ -1,5 +1,6 @@
 //! Reports: the model every run produces and the writers that print it. Never reads files.
 
+pub mod digest;
 mod escape;
 pub mod github;
 pub mod html;

@@ -357,7 +357,7 @@ fn no_writer_prints_a_secret_value() {
 
 #[test]
 fn text_snapshot() {
-    let out = text::to_string(&fixture(), text::TextOptions { color: false });
+    let out = text::to_string(&fixture(), text::TextOptions::default());
     insta::assert_snapshot!(normalise(&out));
 }
 

@@ -1,8 +1,12 @@
-//! The terminal writer: changes grouped by target, field changes as `path: old → new`,
-//! findings with `file:line:col`, and a summary line. Colors only when asked.
+//! The terminal writer: errors first, image changes one line per image, a change that is the
+//! same in several targets once, then the changes target by target (field changes as `path:
+//! old → new`), findings with `file:line:col`, and a summary line. Colors only when asked.
 
+use super::digest::Digest;
 use super::textdiff::{self, Run};
-use super::{view, Change, ChangeKind, FieldChange, Finding, Report, Severity, TargetStatus};
+use super::{
+    view, Change, ChangeKind, FieldChange, Finding, Report, Severity, TargetReport, TargetStatus,
+};
 use crate::redact::is_marker;
 use owo_colors::OwoColorize;
 use serde_json::Value;
@@ -12,6 +16,8 @@ use std::fmt::Write;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TextOptions {
     pub color: bool,
+    /// `--stat`: one line per changed target with its counts, instead of every change.
+    pub stat: bool,
 }
 
 struct Painter {
@@ -63,32 +69,55 @@ impl Painter {
     }
 }
 
-/// Renders the whole report for a terminal.
+/// Targets in the order a reader needs them: those that failed, then those removed, added,
+/// and modified; the report's order within each.
+pub fn by_importance(report: &Report) -> Vec<&TargetReport> {
+    let mut shown: Vec<&TargetReport> = report
+        .targets
+        .iter()
+        .filter(|t| view::is_shown(t))
+        .collect();
+    shown.sort_by_key(|t| match t.status {
+        TargetStatus::Error => 0,
+        TargetStatus::Removed => 1,
+        TargetStatus::Added => 2,
+        TargetStatus::Modified => 3,
+        TargetStatus::Unchanged => 4,
+    });
+    shown
+}
+
+/// How many targets a group names before "and N more".
+const GROUP_TARGETS_SHOWN: usize = 3;
+
+/// Renders the whole report for a terminal: errors first, then the image changes, the
+/// changes found in several targets (once each), every changed target (a grouped change as
+/// one line pointing up), the other findings, and the summary.
 pub fn to_string(report: &Report, opts: TextOptions) -> String {
     let p = Painter { color: opts.color };
     let mut out = String::new();
-    for t in &report.targets {
-        if !view::is_shown(t) {
-            continue;
-        }
-        let mut status = match t.status {
-            TargetStatus::Added => p.green("added"),
-            TargetStatus::Removed => p.red("removed"),
-            TargetStatus::Modified => p.yellow("modified"),
-            TargetStatus::Error => p.red("error"),
-            TargetStatus::Unchanged => "unchanged".to_string(),
-        };
-        if t.incomplete {
-            status.push_str(&format!(", {}", p.yellow("incomplete")));
-        }
-        let _ = writeln!(out, "{} ({status})", p.bold(&t.id));
-        for c in &t.changes {
-            write_change(&mut out, c, &p);
+    let (errors, others): (Vec<&Finding>, Vec<&Finding>) = report
+        .findings
+        .iter()
+        .partition(|f| f.severity == Severity::Error && f.revision != Some(super::Side::Base));
+    if !errors.is_empty() {
+        for f in &errors {
+            write_finding(&mut out, f, &p);
         }
         out.push('\n');
     }
-    if !report.findings.is_empty() {
-        for f in &report.findings {
+    let shown = by_importance(report);
+    if opts.stat {
+        write_stat(&mut out, &shown, &p);
+    } else {
+        let digest = Digest::of(report);
+        write_digest(&mut out, &digest, &p);
+        for t in &shown {
+            write_target(&mut out, t, &digest, &p);
+        }
+    }
+    if !others.is_empty() {
+        for f in &others {
             write_finding(&mut out, f, &p);
         }
         out.push('\n');
@@ -116,6 +145,132 @@ pub fn to_string(report: &Report, opts: TextOptions) -> String {
         );
     }
     out
+}
+
+fn status(t: &TargetReport, p: &Painter) -> String {
+    let mut status = match t.status {
+        TargetStatus::Added => p.green("added"),
+        TargetStatus::Removed => p.red("removed"),
+        TargetStatus::Modified => p.yellow("modified"),
+        TargetStatus::Error => p.red("error"),
+        TargetStatus::Unchanged => "unchanged".to_string(),
+    };
+    if t.incomplete {
+        status.push_str(&format!(", {}", p.yellow("incomplete")));
+    }
+    status
+}
+
+/// `--stat`: `ID | counts`, the ids padded to one column.
+fn write_stat(out: &mut String, shown: &[&TargetReport], p: &Painter) {
+    let width = shown
+        .iter()
+        .map(|t| t.id.chars().count())
+        .max()
+        .unwrap_or(0);
+    for t in shown {
+        let counts = match view::change_counts(&t.changes) {
+            c if c.is_empty() => status(t, p),
+            c => format!("{c} ({})", status(t, p)),
+        };
+        let pad = width - t.id.chars().count();
+        let _ = writeln!(out, " {}{} | {counts}", t.id, " ".repeat(pad));
+    }
+    if !shown.is_empty() {
+        out.push('\n');
+    }
+}
+
+/// The image changes and the changes found in several targets.
+fn write_digest(out: &mut String, digest: &Digest, p: &Painter) {
+    if !digest.images.is_empty() {
+        let _ = writeln!(out, "{}", p.bold("image changes"));
+        let width = digest
+            .images
+            .iter()
+            .map(|i| i.image.chars().count())
+            .max()
+            .unwrap_or(0);
+        for i in &digest.images {
+            let pad = width - i.image.chars().count();
+            let _ = writeln!(
+                out,
+                "  {}{}  {}  {}",
+                i.image,
+                " ".repeat(pad),
+                i.transition(),
+                p.dim(&format!("({})", view::plural(i.targets.len(), "target")))
+            );
+        }
+        out.push('\n');
+    }
+    if !digest.groups.is_empty() {
+        let _ = writeln!(out, "{}", p.bold("changes in several targets"));
+        for g in &digest.groups {
+            let targets = g.targets();
+            let mut names: Vec<&str> = targets.iter().take(GROUP_TARGETS_SHOWN).copied().collect();
+            let more = targets.len().saturating_sub(GROUP_TARGETS_SHOWN);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            names.dedup();
+            let change = Change {
+                resource: g.resource.clone(),
+                change: g.change,
+                from: g.from.clone(),
+                from_target: None,
+                fields: g.fields.clone(),
+                reason: None,
+                body: None,
+            };
+            let mut block = String::new();
+            write_change(&mut block, &change, p);
+            let mut lines = block.lines();
+            if let Some(first) = lines.next() {
+                let _ = writeln!(
+                    out,
+                    "{first}  {}",
+                    p.dim(&format!(
+                        "in {}: {}{more}",
+                        view::plural(targets.len(), "target"),
+                        names.join(", ")
+                    ))
+                );
+            }
+            for l in lines {
+                let _ = writeln!(out, "{l}");
+            }
+        }
+        out.push('\n');
+    }
+}
+
+fn write_target(out: &mut String, t: &TargetReport, digest: &Digest, p: &Painter) {
+    let _ = writeln!(out, "{} ({})", p.bold(&t.id), status(t, p));
+    for c in &t.changes {
+        match digest.group_of(&t.id, c) {
+            Some(g) => {
+                let sign = match c.change {
+                    ChangeKind::Added => p.green("+"),
+                    ChangeKind::Removed => p.red("-"),
+                    _ => p.yellow("~"),
+                };
+                let _ = writeln!(
+                    out,
+                    "  {sign} {}  {}",
+                    c.resource,
+                    p.dim(&format!(
+                        "(as in {}, above)",
+                        view::plural(g.targets().len(), "target")
+                    ))
+                );
+            }
+            None => write_change(out, c, p),
+        }
+    }
+    out.push('\n');
 }
 
 fn write_change(out: &mut String, c: &Change, p: &Painter) {
