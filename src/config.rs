@@ -33,6 +33,9 @@ pub struct ArgoCd {
     pub instance_label_key: String,
     /// Clusters beyond the cluster Secrets of the repository, for clusters generators.
     pub clusters: Vec<ClusterConfig>,
+    /// The controller's `--enable-new-git-file-globbing` (doublestar globs in git files
+    /// generators).
+    pub new_git_file_globbing: bool,
 }
 
 impl Default for ArgoCd {
@@ -42,6 +45,7 @@ impl Default for ArgoCd {
             tracking: Tracking::Annotation,
             instance_label_key: "app.kubernetes.io/instance".to_string(),
             clusters: Vec::new(),
+            new_git_file_globbing: false,
         }
     }
 }

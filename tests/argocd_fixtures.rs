@@ -97,3 +97,66 @@ fn argocd_fixtures_match_the_reference_tools() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
+
+/// kdelta's ApplicationSet cases (`testdata/argocd/appset/NN-name/`): `kdelta render TARGET`
+/// of an ApplicationSet must print the Applications of `expected.yaml`, which are transcribed
+/// from the Argo CD test that `case.yaml`'s `source:` names (there is no offline reference
+/// binary), document by document as data; or fail with every line of `expected-error.txt`.
+#[test]
+fn appset_fixtures_match_argo_cds_own_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/argocd/appset");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("testdata/argocd/appset")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("case.yaml").is_file())
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no cases in testdata/argocd/appset");
+    let mut problems = Vec::new();
+    for case in &cases {
+        let name = case
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let text = std::fs::read_to_string(case.join("case.yaml")).expect("case.yaml");
+        let target = field(&text, "target").expect("case.yaml has a target");
+        assert!(
+            field(&text, "source").is_some(),
+            "{name}: case.yaml names its source"
+        );
+        let work = tempfile::tempdir().expect("tempdir");
+        copy_tree(&case.join("repo"), work.path());
+        let out = Command::new(env!("CARGO_BIN_EXE_kdelta"))
+            .args(["render", "--allow-incomplete", "--show-secrets", target])
+            .current_dir(work.path())
+            .env_remove("GITHUB_ACTIONS")
+            .output()
+            .expect("kdelta runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if let Ok(want) = std::fs::read_to_string(case.join("expected-error.txt")) {
+            if out.status.code() != Some(1) || !want.lines().all(|l| stderr.contains(l)) {
+                problems.push(format!(
+                    "{name}: exit {:?}, stderr:\n{stderr}\nexpected the lines of:\n{want}",
+                    out.status.code()
+                ));
+            }
+            continue;
+        }
+        let want = std::fs::read_to_string(case.join("expected.yaml")).expect("expected.yaml");
+        let (got, want) = (
+            documents(&stdout, "kdelta's output"),
+            documents(&want, "expected.yaml"),
+        );
+        if !out.status.success() || got != want {
+            problems.push(format!(
+                "{name}: exit {:?}\n{stderr}\nkdelta printed\n{stdout}\nexpected\n{}",
+                out.status.code(),
+                serde_json::to_string_pretty(&want).unwrap_or_default()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}

@@ -101,9 +101,10 @@ fn go_template(s: &str, params: &Params, mode: &Mode) -> Result<String, String> 
             ..crate::template::Options::default()
         },
     );
-    set.parse("", s)
+    // Argo CD names its template `base`, and its errors say so.
+    set.parse("base", s)
         .map_err(|e| format!("failed to parse template {s}: {e}"))?;
-    set.execute("", &to_template_value(&Json::Object(params.clone())))
+    set.execute("base", &to_template_value(&Json::Object(params.clone())))
         .map_err(|e| format!("failed to execute go template {s}: {e}"))
 }
 

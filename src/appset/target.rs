@@ -31,16 +31,23 @@ fn generated(
         .argocd
         .clusters
         .iter()
-        .map(|c| Cluster {
-            name: c.name.clone(),
-            server: c.server.clone(),
-            project: c.project.clone(),
-            labels: c.labels.clone(),
-            annotations: c.annotations.clone(),
+        .map(|c| {
+            // A cluster Secret always has this label, and selectors use it.
+            let mut labels = c.labels.clone();
+            labels
+                .entry("argocd.argoproj.io/secret-type".to_string())
+                .or_insert_with(|| "cluster".to_string());
+            Cluster {
+                name: c.name.clone(),
+                server: c.server.clone(),
+                project: c.project.clone(),
+                labels,
+                annotations: c.annotations.clone(),
+            }
         })
         .collect();
     if uses_clusters(&appset["spec"]["generators"]) {
-        clusters.extend(cluster_secrets(files));
+        clusters.extend(cluster_secrets(files, &opts.argocd.namespace));
     }
     let is_this_repo = |url: &str| opts.repo_urls.contains(&normalize_repo_url(url));
     let ctx = Context {
@@ -430,8 +437,9 @@ fn uses_clusters(generators: &serde_json::Value) -> bool {
 }
 
 /// Argo CD cluster Secrets anywhere in the repository (`argocd.argoproj.io/secret-type:
-/// cluster`), from every YAML file that mentions the label.
-fn cluster_secrets(files: &Files) -> Vec<Cluster> {
+/// cluster`), from every YAML file that mentions the label; only those in Argo CD's namespace
+/// (or without one) count, as the controller lists Secrets there.
+fn cluster_secrets(files: &Files, namespace: &str) -> Vec<Cluster> {
     let mut out = Vec::new();
     let mut stack = vec![RepoPath::root()];
     while let Some(dir) = stack.pop() {
@@ -458,6 +466,11 @@ fn cluster_secrets(files: &Files) -> Vec<Cluster> {
                     let values: Vec<serde_json::Value> = docs
                         .iter()
                         .filter_map(|d| yaml::to_value(d, Dialect::Yaml12).ok())
+                        .filter(|d| {
+                            d["metadata"]["namespace"]
+                                .as_str()
+                                .is_none_or(|ns| ns.is_empty() || ns == namespace)
+                        })
                         .collect();
                     out.extend(generate::clusters_from_manifests(&values));
                 }

@@ -136,6 +136,7 @@ pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     out.appset.repo_urls.sort();
     out.appset.repo_urls.dedup();
     out.appset.argocd = config.argocd().clone();
+    out.appset.new_git_file_globbing |= config.argocd().new_git_file_globbing;
     out
 }
 

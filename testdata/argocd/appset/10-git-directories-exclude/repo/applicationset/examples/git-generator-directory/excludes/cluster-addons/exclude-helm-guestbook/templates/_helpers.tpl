@@ -1,0 +1,1 @@
+# stub: only the path matters
