@@ -164,6 +164,10 @@ pub struct CommonArgs {
     /// 2048); longer reports are cut between entries, with a note saying what was left out.
     #[arg(long, global = true, value_name = "CHARS", default_value_t = kdelta::report::markdown::GITHUB_COMMENT_LIMIT)]
     pub markdown_limit: usize,
+    /// Where the whole report is (a CI artifact's name): a Markdown report cut to its limit
+    /// names it in its note.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub full_report: Option<String>,
     /// Also write a JUnit XML report to FILE.
     #[arg(long, global = true, value_name = "FILE")]
     pub junit: Option<PathBuf>,

@@ -214,6 +214,7 @@ pub fn write_stdout(text: &str) {
 pub fn markdown_options(common: &CommonArgs) -> MarkdownOptions {
     MarkdownOptions {
         max_len: common.markdown_limit,
+        full_report: common.full_report.clone(),
     }
 }
 
@@ -260,13 +261,13 @@ pub fn print_report(common: &CommonArgs, report: &Report) -> Result<()> {
         }),
         Format::Json => guarded("JSON", || json::to_string(report)),
         Format::Markdown => guarded("Markdown", || {
-            markdown::to_string(report, markdown_options(common))
+            markdown::to_string(report, &markdown_options(common))
         }),
         Format::Github => {
             let annotations = guarded("GitHub", || github::to_string(report));
             if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
                 if let Some(md) = guarded("Markdown", || {
-                    markdown::to_string(report, markdown_options(common))
+                    markdown::to_string(report, &markdown_options(common))
                 }) {
                     append_step_summary(Path::new(&path), &md)?;
                 }
@@ -310,7 +311,7 @@ pub fn write_report_files(common: &CommonArgs, report: &Report) -> Result<()> {
     }
     if let Some(path) = &common.markdown {
         if let Some(md) = guarded("Markdown", || {
-            kdelta::report::markdown::to_string(report, markdown_options(common))
+            kdelta::report::markdown::to_string(report, &markdown_options(common))
         }) {
             std::fs::write(path, md).with_context(|| format!("cannot write {}", path.display()))?;
         }

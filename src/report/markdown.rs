@@ -1,17 +1,20 @@
 //! Markdown for a pull-request comment and for `$GITHUB_STEP_SUMMARY` (`--format markdown`,
-//! `--markdown FILE`): a summary table on top, one collapsible `<details>` block per changed
-//! target, then the findings, errors first.
+//! `--markdown FILE`): a summary table on top, the errors, the image changes (one row per
+//! image), the changes found in several targets (once each), one collapsible `<details>` block
+//! per changed target (failed, removed, added, modified first), then the other findings.
 //!
 //! The output follows GitHub's Markdown rules: a blank line between the `<summary>` line and
 //! the Markdown inside a `<details>` block (an HTML block ends at a blank line), HTML-escaped
 //! text inside `<summary>`, code spans and fences longer than any backtick run they contain.
 //! When the whole report does not fit in the size limit (GitHub rejects comments over 65,536
-//! characters), whole change entries are dropped from the end, never cutting a fence or a
-//! `<details>` block, and a note at the top says what was left out.
+//! characters), every changed target is still named in a table, every error and image change
+//! is kept, and whole entries are dropped from the end of the rest, never cutting a fence or a
+//! `<details>` block; a note at the top says what was left out and where the whole report is.
 //!
 //! This file writes the sections; `budget` fits them into the limit and `escape` makes text
 //! safe in each Markdown context.
 
+use super::digest::{ChangeGroup, Digest, ImageChange};
 use super::view::{self, FieldView};
 use super::TargetStatus;
 use super::{revision, textdiff};
@@ -33,6 +36,12 @@ pub const MIN_LIMIT: usize = 2_048;
 /// An invisible first line, so a CI job can find and update its previous comment.
 pub const COMMENT_MARKER: &str = "<!-- kdelta-report -->";
 
+/// Grouped changes a target's block names before "and N more".
+const GROUPED_NAMED: usize = 5;
+
+/// Targets a change found in several targets names before "and N more".
+const GROUP_TARGETS_NAMED: usize = 10;
+
 /// Longest value shown inline; longer ones are clipped with a count of what was cut.
 const INLINE_MAX: usize = 200;
 
@@ -43,32 +52,37 @@ const DIFF_LINES_MAX: usize = 200;
 const DIFF_LINE_MAX: usize = 1_000;
 
 /// Writer settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct MarkdownOptions {
     /// Largest output, in bytes (which is never less than GitHub's character count).
     pub max_len: usize,
+    /// Where the whole report is when this one is cut (a CI artifact's name), for the note.
+    pub full_report: Option<String>,
 }
 
 impl Default for MarkdownOptions {
     fn default() -> Self {
         MarkdownOptions {
             max_len: GITHUB_COMMENT_LIMIT,
+            full_report: None,
         }
     }
 }
 
 /// The report as Markdown, at most `opts.max_len` bytes long (or [`MIN_LIMIT`] if that is
-/// larger).
-pub fn to_string(report: &Report, opts: MarkdownOptions) -> String {
+/// larger): the summary, the errors, the image changes, the changes found in several targets,
+/// each changed target (failed, removed, added, modified), the other findings.
+pub fn to_string(report: &Report, opts: &MarkdownOptions) -> String {
     let max = opts.max_len.max(MIN_LIMIT);
-    let shown: Vec<&TargetReport> = report
-        .targets
+    let shown = super::text::by_importance(report);
+    let digest = Digest::of(report);
+    let (mut errors, mut others): (Vec<&Finding>, Vec<&Finding>) = report
+        .findings
         .iter()
-        .filter(|t| view::is_shown(t))
-        .collect();
-    let mut findings: Vec<&Finding> = report.findings.iter().collect();
-    // Errors first; the report's own order is kept within a severity.
-    findings.sort_by_key(|f| f.severity);
+        .partition(|f| f.severity == Severity::Error && f.revision != Some(Side::Base));
+    // Most severe first; the report's own order is kept within a severity.
+    errors.sort_by_key(|f| f.severity);
+    others.sort_by_key(|f| f.severity);
 
     // Blocks are rendered only until they alone overflow the limit: what comes after is left
     // out anyway, so a huge report costs about as much as a full comment.
@@ -78,7 +92,7 @@ pub fn to_string(report: &Report, opts: MarkdownOptions) -> String {
         if targets_len > max {
             break;
         }
-        let b = target_block(t, max);
+        let b = target_block(t, &digest, max);
         targets_len += b.len();
         blocks.push(b);
     }
@@ -91,17 +105,107 @@ pub fn to_string(report: &Report, opts: MarkdownOptions) -> String {
         Parts {
             header: header(report),
             no_changes,
+            errors: errors.iter().map(|f| finding_item(f)).collect(),
+            images: images_section(&digest.images),
+            groups: digest.groups.iter().map(group_item).collect(),
+            group_changes: digest.groups.iter().map(|g| g.occurrences.len()).collect(),
+            own_changes: shown
+                .iter()
+                .map(|t| {
+                    t.changes
+                        .iter()
+                        .filter(|c| digest.group_of(&t.id, c).is_none())
+                        .count()
+                })
+                .collect(),
+            overview: shown.iter().map(|t| overview_row(t)).collect(),
             shown: &shown,
             blocks,
-            findings: findings.iter().map(|f| finding_item(f)).collect(),
+            findings: others.iter().map(|f| finding_item(f)).collect(),
+            full_report: opts.full_report.as_deref(),
         },
         max,
     )
 }
 
+/// The image changes as a table, one row per image change.
+fn images_section(images: &[ImageChange]) -> String {
+    if images.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "### Image changes ({})\n\n| Image | Change | Targets |\n| --- | --- | ---: |\n",
+        images.len()
+    );
+    for i in images {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            cell(&code(&i.image)),
+            cell(&text(&i.transition())),
+            i.targets.len()
+        );
+    }
+    out.push('\n');
+    out
+}
+
+/// Text made safe in a table cell (a `|` would split it).
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// A change found in several targets: collapsible, its field changes and where it occurs.
+fn group_item(g: &ChangeGroup) -> String {
+    let targets = g.targets();
+    let mut out = format!(
+        "<details>\n<summary><b>{}</b> <code>{}</code> · in {}</summary>\n\n",
+        view::change_word(g.change),
+        html(&g.resource),
+        view::plural(targets.len(), "target")
+    );
+    let change = Change {
+        resource: g.resource.clone(),
+        change: g.change,
+        from: g.from.clone(),
+        from_target: None,
+        fields: g.fields.clone(),
+        reason: None,
+        body: None,
+    };
+    out.push_str(&change_item(&change));
+    let names: Vec<String> = targets
+        .iter()
+        .take(GROUP_TARGETS_NAMED)
+        .map(|t| code(t))
+        .collect();
+    let more = match targets.len().saturating_sub(GROUP_TARGETS_NAMED) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let _ = writeln!(out, "- in {}{more}", names.join(", "));
+    out.push_str("\n</details>\n\n");
+    out
+}
+
+/// A changed target as a row of the overview table (shown when the details do not all fit).
+fn overview_row(t: &TargetReport) -> String {
+    let detail = match t.status {
+        TargetStatus::Error => "could not be rendered".to_string(),
+        _ if t.changes.is_empty() => "no resource changes".to_string(),
+        _ => view::change_counts(&t.changes),
+    };
+    format!(
+        "| {} | {} | {} |\n",
+        cell(&code(&t.id)),
+        view::status_label(t),
+        cell(&text(&detail))
+    )
+}
+
 /// The block for a target; items stop once they exceed `cap` bytes (such a block can only be
 /// shown cut short, and the items after the cap would never be shown).
-fn target_block(t: &TargetReport, cap: usize) -> TargetBlock {
+fn target_block(t: &TargetReport, digest: &Digest, cap: usize) -> TargetBlock {
     let detail = match t.status {
         TargetStatus::Error => "could not be rendered".to_string(),
         _ if t.changes.is_empty() => "no resource changes".to_string(),
@@ -113,34 +217,55 @@ fn target_block(t: &TargetReport, cap: usize) -> TargetBlock {
         view::status_label(t),
         html(&detail)
     );
-    let (items, per_change) = if t.status == TargetStatus::Error && t.changes.is_empty() {
-        (
-            vec![
-                "The target could not be rendered at head; its errors are listed under \
-                  **Findings**.\n"
-                    .to_string(),
-            ],
-            false,
-        )
+    let mut items = Vec::new();
+    if t.status == TargetStatus::Error && t.changes.is_empty() {
+        items.push((
+            "The target could not be rendered at head; its errors are listed under \
+             **Errors**.\n"
+                .to_string(),
+            0,
+        ));
     } else {
-        let mut items = Vec::new();
+        // The changes it shares with other targets are one line; its own follow.
+        let (shared, own): (Vec<&Change>, Vec<&Change>) = t
+            .changes
+            .iter()
+            .partition(|c| digest.group_of(&t.id, c).is_some());
+        if !shared.is_empty() {
+            let names: Vec<String> = shared
+                .iter()
+                .take(GROUPED_NAMED)
+                .map(|c| code(&c.resource))
+                .collect();
+            let more = match shared.len().saturating_sub(GROUPED_NAMED) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            items.push((
+                format!(
+                    "- {} also in other targets, under *Changes in several targets*: {}{more}\n",
+                    view::plural(shared.len(), "change"),
+                    names.join(", ")
+                ),
+                shared.len(),
+            ));
+        }
         let mut len = 0;
-        for c in &t.changes {
+        for c in own {
             if len > cap {
                 break;
             }
             let item = change_item(c);
             len += item.len();
-            items.push(item);
+            items.push((item, 1));
         }
-        (items, true)
-    };
+    }
     TargetBlock {
         open,
-        items,
+        items: items.iter().map(|(i, _)| i.clone()).collect(),
+        item_changes: items.iter().map(|(_, n)| *n).collect(),
         close: "\n</details>\n\n",
         changes: t.changes.len(),
-        per_change,
     }
 }
 

@@ -316,7 +316,7 @@ fn all_outputs(report: &Report) -> Vec<(&'static str, String)> {
         ),
         (
             "markdown",
-            markdown::to_string(report, markdown::MarkdownOptions::default()),
+            markdown::to_string(report, &markdown::MarkdownOptions::default()),
         ),
         ("github", github::to_string(report)),
         (
@@ -363,7 +363,7 @@ fn text_snapshot() {
 
 #[test]
 fn markdown_snapshot() {
-    let out = markdown::to_string(&fixture(), markdown::MarkdownOptions::default());
+    let out = markdown::to_string(&fixture(), &markdown::MarkdownOptions::default());
     check_markdown_structure(&out);
     insta::assert_snapshot!(normalise(&out));
 }
@@ -414,7 +414,7 @@ fn check_report_without_base() {
             t.status = TargetStatus::Unchanged;
         }
     }
-    let md = markdown::to_string(&r, markdown::MarkdownOptions::default());
+    let md = markdown::to_string(&r, &markdown::MarkdownOptions::default());
     check_markdown_structure(&md);
     assert!(
         md.contains("## kdelta: 6 targets checked, 2 errors"),
@@ -471,7 +471,13 @@ fn huge_report() -> Report {
 fn markdown_truncates_cleanly_under_the_limit() {
     let r = huge_report();
     for limit in [markdown::GITHUB_COMMENT_LIMIT, 20_000, 5_000, 100] {
-        let md = markdown::to_string(&r, markdown::MarkdownOptions { max_len: limit });
+        let md = markdown::to_string(
+            &r,
+            &markdown::MarkdownOptions {
+                max_len: limit,
+                ..Default::default()
+            },
+        );
         let max = limit.max(markdown::MIN_LIMIT);
         assert!(md.len() <= max, "{} > {max}", md.len());
         assert!(md.chars().count() <= max);
@@ -481,15 +487,31 @@ fn markdown_truncates_cleanly_under_the_limit() {
             "{md}"
         );
         assert!(md.contains("targets left out"), "{md}");
-        assert!(md.contains("resource changes not shown"), "{md}");
+        // The errors and the image changes are never left out.
+        assert!(md.contains("### Errors (2)"), "{md}");
+        assert!(
+            md.contains("| `ghcr.io/example/api` | added 2.0.0 | 1 |"),
+            "{md}"
+        );
         // The summary table is always whole, at the top.
         assert!(md.contains("| 406 | 401 | 1 | 1 | 2 | 2 |"), "{md}");
         assert_no_secret("markdown", &md);
     }
-    let md = markdown::to_string(&r, markdown::MarkdownOptions::default());
+    let md = markdown::to_string(&r, &markdown::MarkdownOptions::default());
     // The default limit leaves room for real content, not just the header.
     assert!(md.len() > 60_000, "{}", md.len());
-    assert!(md.contains("more findings not shown") || md.contains("### Findings (306)"));
+    // Every changed target is named, and each change shared by the 400 generated targets is
+    // shown once.
+    assert!(
+        md.contains("(every changed target is named in the table)"),
+        "{md}"
+    );
+    assert!(md.contains("| `kustomize:apps/generated/t399` | modified | 40 modified |"));
+    assert!(md.contains("### Changes in several targets (40)"));
+    assert!(md.contains(
+        "<summary><b>modified</b> <code>core/v1/ConfigMap/*/cm39</code> · in 400 targets</summary>"
+    ));
+    assert!(!md.contains("resource changes not shown"), "{md}");
     let note = md
         .lines()
         .find(|l| l.starts_with("> This report was truncated"))
@@ -501,7 +523,7 @@ fn markdown_truncates_cleanly_under_the_limit() {
 
 #[test]
 fn markdown_is_whole_when_it_fits() {
-    let md = markdown::to_string(&fixture(), markdown::MarkdownOptions::default());
+    let md = markdown::to_string(&fixture(), &markdown::MarkdownOptions::default());
     assert!(!md.contains("truncated"), "{md}");
 }
 
