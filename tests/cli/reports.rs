@@ -228,3 +228,130 @@ fn colors_only_when_asked_and_never_with_no_color() {
     assert!(!has_ansi(&no_color.stdout) && !has_ansi(&no_color.stderr));
     assert_eq!(no_color.stdout, plain.stdout);
 }
+
+/// A base shared by 50 overlays (one namespace each): a change to the base is one grouped
+/// change, not 51 (the base is a target too), in every format, and the Markdown names every
+/// target within a limit far below the whole report.
+#[test]
+fn a_base_change_inherited_by_fifty_overlays_is_shown_once() {
+    let env = TestEnv::new();
+    let base_files = |image: &str, replicas: u32| {
+        env.write("base/kustomization.yaml", "resources:\n- deploy.yaml\n")
+            .write(
+                "base/deploy.yaml",
+                format!(
+                    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n  template:\n    spec:\n      containers:\n      - name: web\n        image: {image}\n        securityContext:\n          runAsNonRoot: true\n"
+                ),
+            );
+    };
+    base_files("ghcr.io/example/web:v1", 2);
+    for i in 0..50 {
+        env.write(
+            &format!("overlays/env{i:02}/kustomization.yaml"),
+            format!("resources:\n- ../../base\nnamespace: env{i:02}\n"),
+        );
+    }
+    let base = env.commit("fifty overlays");
+    base_files("ghcr.io/example/web:v2", 3);
+    let head = env.commit("web v2, three replicas");
+
+    let text = env.kdelta(&["diff", &base, &head]).success().stdout;
+    assert_eq!(
+        text.matches("spec.replicas: 2 → 3").count(),
+        1,
+        "one grouped change:\n{text}"
+    );
+    assert!(
+        text.contains("  ghcr.io/example/web  v1 → v2  (51 targets)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  ~ apps/v1/Deployment/*/web  in 51 targets: kustomize:base, kustomize:overlays/env00, kustomize:overlays/env01 and 48 more\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kustomize:overlays/env49 (modified)\n  ~ apps/v1/Deployment/env49/web  (as in 51 targets, above)\n"),
+        "{text}"
+    );
+
+    let stat = env
+        .kdelta(&["diff", &base, &head, "--stat"])
+        .success()
+        .stdout;
+    assert!(
+        stat.contains(" kustomize:overlays/env07 | 1 modified (modified)\n"),
+        "{stat}"
+    );
+    assert!(!stat.contains("spec.replicas"), "{stat}");
+
+    let json = env
+        .kdelta(&["diff", &base, &head, "--format", "json"])
+        .success()
+        .json();
+    assert_valid_report(&report_schema(), &json);
+    let groups = json["groups"].as_array().expect("groups");
+    assert_eq!(groups.len(), 1, "{groups:#?}");
+    assert_eq!(groups[0]["resource"], "apps/v1/Deployment/*/web");
+    assert_eq!(groups[0]["occurrences"].as_array().map(Vec::len), Some(51));
+    assert_eq!(
+        json["images"],
+        json!([{
+            "image": "ghcr.io/example/web",
+            "old": "ghcr.io/example/web:v1",
+            "new": "ghcr.io/example/web:v2",
+            "targets": std::iter::once("kustomize:base".to_string())
+                .chain((0..50).map(|i| format!("kustomize:overlays/env{i:02}")))
+                .collect::<Vec<_>>(),
+            "resources": 51
+        }])
+    );
+    // Every per-target change is still in the JSON.
+    let changes: usize = json["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["changes"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(changes, 51);
+
+    // A Markdown limit far below the whole report still names every overlay.
+    let md = env
+        .kdelta(&[
+            "diff",
+            &base,
+            &head,
+            "--format",
+            "markdown",
+            "--markdown-limit",
+            "8000",
+            "--full-report",
+            "kdelta-report",
+        ])
+        .success()
+        .stdout;
+    assert!(md.len() <= 8000, "{}", md.len());
+    assert!(md.contains("| `kustomize:base` | modified |"), "{md}");
+    for i in 0..50 {
+        assert!(
+            md.contains(&format!("| `kustomize:overlays/env{i:02}` | modified |")),
+            "env{i:02} not named:\n{md}"
+        );
+    }
+    assert!(
+        md.contains("| `ghcr.io/example/web` | v1 → v2 | 51 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("The whole report is in the artifact `kdelta-report`"),
+        "{md}"
+    );
+    let whole = env
+        .kdelta(&["diff", &base, &head, "--format", "markdown"])
+        .success()
+        .stdout;
+    assert_eq!(
+        whole.matches("`spec.replicas`: `2` → `3`").count(),
+        1,
+        "{whole}"
+    );
+}
