@@ -242,10 +242,31 @@ fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, String> {
             .map_err(|e| format!("error unmarshling decoded ElementsYaml {}", e.message))?;
         let value = crate::yaml::to_value(&node, crate::yaml::Dialect::Yaml12)
             .map_err(|e| format!("error unmarshling decoded ElementsYaml {e}"))?;
-        for e in value.as_array().map(Vec::as_slice).unwrap_or_default() {
-            if let Json::Object(m) = e {
-                out.push(m.clone());
+        // sigs.k8s.io/yaml into `[]map[string]interface{}`: null is no elements, anything
+        // but a list of mappings is an error.
+        let json_type = |v: &Json| match v {
+            Json::Object(_) => "object",
+            Json::Array(_) => "array",
+            Json::String(_) => "string",
+            Json::Number(_) => "number",
+            Json::Bool(_) => "bool",
+            Json::Null => "null",
+        };
+        let refused = |got: &str, want: &str| {
+            format!("error unmarshling decoded ElementsYaml error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go value of type {want}")
+        };
+        match &value {
+            Json::Null => {}
+            Json::Array(items) => {
+                for e in items {
+                    match e {
+                        Json::Object(m) => out.push(m.clone()),
+                        Json::Null => out.push(Params::new()),
+                        other => return Err(refused(json_type(other), "map[string]interface {}")),
+                    }
+                }
             }
+            other => return Err(refused(json_type(other), "[]map[string]interface {}")),
         }
     }
     Ok(out)
@@ -939,6 +960,24 @@ pub fn clusters_from_manifests(docs: &[Json]) -> Vec<Cluster> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elements_yaml_must_be_a_list_of_mappings() {
+        let mode = Mode {
+            go_template: true,
+            missing_key_error: false,
+        };
+        let list = |text: &str| list(&json!({"elementsYaml": text}), &mode);
+        assert_eq!(list("- a: 1\n- b: x\n").unwrap().len(), 2);
+        assert_eq!(list("null").unwrap().len(), 0);
+        assert_eq!(
+            list("a: 1").unwrap_err(),
+            "error unmarshling decoded ElementsYaml error unmarshaling JSON: while decoding JSON: json: cannot unmarshal object into Go value of type []map[string]interface {}"
+        );
+        assert!(list("[a, b]")
+            .unwrap_err()
+            .ends_with("cannot unmarshal string into Go value of type map[string]interface {}"));
+    }
 
     #[test]
     fn names_normalize_as_argo_cd_does() {

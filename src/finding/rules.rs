@@ -111,6 +111,7 @@ rules! {
     APPSET_VALIDATION = "appset.validation", Error, "a generated Application is invalid (a duplicate or empty name) and is not created";
     APPSET_GENERATOR_OFFLINE = "appset.generator.offline", Notice, "a generator that needs the network or a cluster; its Applications are missing";
     APP_SOURCE_NOT_RENDERED = "app.source.not-rendered", Notice, "an Application source kdelta does not render (another repository, a Helm repository chart, a plugin, Jsonnet, a remote value file, a revision variable); its resources are missing or may differ";
+    APP_DUPLICATE = "app.duplicate", Warning, "two ApplicationSets (or Applications) make an Application of the same namespace and name; only the first is rendered";
     APP_IGNORE_DIFFERENCES = "app.ignore-differences", Notice, "an Application's ignoreDifferences entry kdelta cannot apply offline (a jq expression that is not a plain path); those differences are shown";
     APP_SOURCE_INVALID = "app.source.invalid", Error, "an Application's source cannot be used (several source types, a kustomize option kustomize edit refuses, a manifest that cannot be read)";
 }

@@ -136,8 +136,27 @@ pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<()> 
     };
     let result = run(&mut b, files, dir, opts);
     let mut findings = b.findings;
+    let skipped_remote = findings
+        .iter()
+        .any(|f| f.rule == rules::KUSTOMIZE_REMOTE_RESOURCE);
     match result {
         Ok(resources) => EngineOutput::new(resources, findings, true),
+        // A remote input kdelta did not fetch stops the build, or an error follows from its
+        // absence (a patch or a merge generator whose target is in the remote base): the
+        // output is incomplete, not wrong — a notice, as for the remote itself.
+        Err(e) if e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE || skipped_remote => {
+            let remote = e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE;
+            let mut f = e.into_finding().incomplete();
+            f.severity = crate::finding::Severity::Notice;
+            if !remote {
+                f.message = format!(
+                    "the build cannot complete without the remote inputs it did not fetch: {}",
+                    f.message
+                );
+            }
+            findings.push(f);
+            EngineOutput::new(Vec::new(), findings, true)
+        }
         Err(e) => {
             findings.push(e.into_finding());
             EngineOutput::failed(findings)

@@ -67,7 +67,40 @@ pub fn expand(
     out.targets.append(&mut frontier);
     out.targets.sort();
     out.targets.dedup();
+    drop_duplicate_ids(&mut out);
     out
+}
+
+/// Two targets with one id (two ApplicationSets generating the same Application): Argo CD
+/// lets only one own it, so the first in target order is kept and a warning names both.
+fn drop_duplicate_ids(out: &mut Expansion) {
+    let mut first: std::collections::HashMap<String, usize> = Default::default();
+    let mut keep = vec![true; out.targets.len()];
+    for (i, t) in out.targets.iter().enumerate() {
+        let id = t.id();
+        match first.get(&id) {
+            None => {
+                first.insert(id, i);
+            }
+            Some(&kept) => {
+                keep[i] = false;
+                out.findings.push(
+                    Finding::warning(
+                        crate::finding::rules::APP_DUPLICATE,
+                        format!(
+                            "{id} is made by {} and by {}; Argo CD lets only one own it, so kdelta renders the first",
+                            out.targets[kept].path(),
+                            t.path()
+                        ),
+                    )
+                    .in_file(t.path().to_string())
+                    .for_target(id.clone()),
+                );
+            }
+        }
+    }
+    let mut flags = keep.into_iter();
+    out.targets.retain(|_| flags.next().unwrap_or(true));
 }
 
 /// How many times the expand phase asks the targets found last for more.

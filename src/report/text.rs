@@ -311,7 +311,11 @@ fn write_field(out: &mut String, f: &FieldChange, p: &Painter) {
             let _ = writeln!(out, "      {path}: changed (sha256 digest prefix differs)");
         }
         (Some(o), Some(n)) => {
-            let (o, n) = (show(o), show(n));
+            let (o, n) = match (show(o), show(n)) {
+                // The same text in another type (`50` and `"50"`): shown as JSON.
+                (a, b) if a == b && o != n => (o.to_string(), n.to_string()),
+                pair => pair,
+            };
             if o.contains('\n') || n.contains('\n') {
                 let _ = writeln!(out, "      {path}:");
                 write_text_diff(out, &o, &n, p);

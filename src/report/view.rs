@@ -52,6 +52,17 @@ pub fn display(v: &Value) -> String {
     }
 }
 
+/// Both values as text; when they read the same but differ in type (`50` and `"50"`), as
+/// JSON, so the change is visible.
+pub fn distinct_display(old: &Value, new: &Value) -> (String, String) {
+    let (o, n) = (display(old), display(new));
+    if o == n && old != new {
+        (old.to_string(), new.to_string())
+    } else {
+        (o, n)
+    }
+}
+
 /// True when the text needs more than one line (a carriage return counts: it would break a
 /// line in Markdown and in annotations).
 pub fn is_multiline(s: &str) -> bool {
@@ -65,7 +76,7 @@ pub fn field_view(f: &FieldChange) -> FieldView {
         (None, Some(n)) if is_secret(n) => FieldView::SecretAdded,
         (Some(o), None) if is_secret(o) => FieldView::SecretRemoved,
         (Some(o), Some(n)) => {
-            let (old, new) = (display(o), display(n));
+            let (old, new) = distinct_display(o, n);
             if is_multiline(&old) || is_multiline(&new) {
                 FieldView::Lines { old, new }
             } else {
@@ -266,6 +277,13 @@ mod tests {
         assert_eq!(
             field_view(&f(None, Some(json!({"a": [1, 2]})))),
             FieldView::Added("a:\n- 1\n- 2".into())
+        );
+        assert_eq!(
+            field_view(&f(Some(json!(50)), Some(json!("50")))),
+            FieldView::Inline {
+                old: "50".into(),
+                new: "\"50\"".into()
+            }
         );
         assert_eq!(clip("abcdef", 3), "abc… (3 more characters)");
         assert!(is_image_path("spec.containers[name=app].image"));

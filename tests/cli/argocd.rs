@@ -373,3 +373,19 @@ fn the_argocd_configuration_names_the_namespace_clusters_and_tracking() {
         .code(1)
         .stderr_has("error[config.invalid] .kdelta.yaml:2:13: unknown variant `labels`, expected one of `annotation`, `label`, `annotation+label`, `none`");
 }
+
+#[test]
+fn two_applicationsets_making_one_application_render_it_once_with_a_warning() {
+    let env = TestEnv::new();
+    let appset = |name: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: {name}\nspec:\n  generators:\n  - list:\n      elements:\n      - app: web\n  template:\n    metadata:\n      name: '{{{{app}}}}'\n    spec:\n      project: default\n      source:\n        repoURL: https://example.com/other.git\n        path: web\n      destination:\n        namespace: web\n")
+    };
+    env.write("argocd/a.yaml", appset("a"))
+        .write("argocd/b.yaml", appset("b"));
+    env.commit("two owners");
+    let list = env.kdelta(&["list"]).success().stdout;
+    assert_eq!(list.matches("app:argocd/web\n").count(), 1, "{list}");
+    env.kdelta(&["check", "--color", "never"])
+        .success()
+        .stdout_has("warning[app.duplicate] argocd/b.yaml: app:argocd/web is made by argocd/a.yaml and by argocd/b.yaml; Argo CD lets only one own it, so kdelta renders the first");
+}

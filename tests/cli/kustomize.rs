@@ -256,3 +256,34 @@ fn a_replacement_target_that_kustomize_versions_select_differently_is_a_warning(
          ConfigMap.v1.[noGrp]/$(name).[noNs]; kdelta renders as v5.8"
     );
 }
+
+/// A remote input kdelta never fetches leaves a build incomplete, not failed: a generator
+/// file source at a URL, and a merge generator whose base is in a remote resource.
+#[test]
+fn builds_that_need_an_unfetched_remote_are_incomplete_not_errors() {
+    let env = TestEnv::new();
+    env.write(
+        "apps/files/kustomization.yaml",
+        "configMapGenerator:\n- name: cfg\n  files:\n  - https://example.com/d.json\n",
+    )
+    .write(
+        "apps/merge/kustomization.yaml",
+        "resources:\n- https://example.com/install.yaml\nconfigMapGenerator:\n- name: argocd-cm\n  behavior: merge\n  literals:\n  - a=b\n",
+    );
+    env.commit("remote inputs");
+    let out = env.kdelta(&["check", "--color", "never"]).success();
+    assert!(
+        out.stdout
+            .contains("notice[kustomize.remote-resource] apps/files/kustomization.yaml"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("the build cannot complete without the remote inputs it did not fetch"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("error["), "{}", out.stdout);
+    env.kdelta(&["check", "--strict"]).code(1);
+}
