@@ -200,11 +200,12 @@ impl Object for KubeVersion {
         self.version.clone()
     }
 
+    /// The struct has no JSON tags in Helm 3: its Go field names.
     fn json_fields(&self) -> Option<Vec<(String, Value)>> {
         Some(vec![
-            ("version".into(), Value::str(self.version.as_str())),
-            ("major".into(), Value::str(self.major.as_str())),
-            ("minor".into(), Value::str(self.minor.as_str())),
+            ("Version".into(), Value::str(self.version.as_str())),
+            ("Major".into(), Value::str(self.major.as_str())),
+            ("Minor".into(), Value::str(self.minor.as_str())),
         ])
     }
 }
@@ -267,17 +268,26 @@ pub fn capabilities(kube: KubeVersion, api_versions: Vec<String>) -> Value {
         ],
     }
     .value();
-    Value::map(BTreeMap::from([
-        (
-            "KubeVersion".to_string(),
-            Value::Object(ObjectRef(Arc::new(kube))),
-        ),
-        (
-            "APIVersions".to_string(),
-            Value::Object(ObjectRef(Arc::new(VersionSet(api_versions)))),
-        ),
-        ("HelmVersion".to_string(), helm),
-    ]))
+    // chartutil.Capabilities, a struct without JSON tags, in its field order.
+    let member = |name, value| Field {
+        name,
+        json: "",
+        omit_empty: false,
+        embedded: false,
+        value,
+    };
+    GoStruct {
+        type_name: "chartutil.Capabilities",
+        fields: vec![
+            member("KubeVersion", Value::Object(ObjectRef(Arc::new(kube)))),
+            member(
+                "APIVersions",
+                Value::Object(ObjectRef(Arc::new(VersionSet(api_versions)))),
+            ),
+            member("HelmVersion", helm),
+        ],
+    }
+    .value()
 }
 
 #[cfg(test)]

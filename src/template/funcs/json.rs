@@ -41,8 +41,16 @@ fn write(
             out.push_str(&crate::yaml::format_json(*f));
         }
         Value::String(s) => quote(out, s, html),
-        // Structs marshal by their JSON tags; the other objects templates meet (versions,
-        // times) as their text.
+        // Structs marshal by their JSON tags, slices as lists; the other objects templates
+        // meet (versions, times) as their text.
+        // A slice type (Helm's VersionSet) marshals as its elements.
+        Value::Object(o) if o.0.items().is_some() => write(
+            out,
+            &Value::list(o.0.items().unwrap_or_default()),
+            html,
+            indent,
+            depth,
+        )?,
         Value::Object(o) => match o.0.json_fields() {
             Some(fields) => write_object(out, &fields, html, indent, depth)?,
             None => quote(out, &o.0.text(), html),
