@@ -324,7 +324,8 @@ fn all_outputs(report: &Report) -> Vec<(&'static str, String)> {
             junit::to_string(report, junit::JunitOptions { fail_on_diff: true }),
         ),
         ("json", json::to_string(report)),
-        ("html", html::to_string(report)),
+        // The details in plain JSON, so that they can be searched.
+        ("html", html::render(report, html::Embed::Plain)),
     ]
 }
 
@@ -399,7 +400,7 @@ fn json_snapshot() {
 
 #[test]
 fn html_snapshot() {
-    let out = html::to_string(&fixture());
+    let out = html::render(&fixture(), html::Embed::Plain);
     check_html_static(&out);
     insta::assert_snapshot!(normalise(&out));
 }
@@ -543,7 +544,7 @@ fn junit_failures_follow_severity_and_fail_on_diff() {
 
 #[test]
 fn html_has_every_section_with_data() {
-    let page = html::to_string(&fixture());
+    let page = html::render(&fixture(), html::Embed::Plain);
     for id in [
         "id=\"summary\"",
         "id=\"images\"",
@@ -558,6 +559,33 @@ fn html_has_every_section_with_data() {
     }
     assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(page.contains(view::SECRET_CHANGED));
+    // The compressed page holds the same details.
+    let compressed = html::to_string(&fixture());
+    let data = |page: &str, tag: &str| -> String {
+        let start = page.find(tag).expect("the data block") + tag.len();
+        let end = start + page[start..].find("</script>").expect("its end");
+        page[start..end].trim().to_string()
+    };
+    let plain = data(
+        &page,
+        "<script type=\"application/json\" id=\"kdelta-data\">",
+    );
+    let packed = data(
+        &compressed,
+        "<script type=\"application/gzip;base64\" id=\"kdelta-data\">",
+    );
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(packed)
+        .expect("base64");
+    let mut json = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut json)
+        .expect("gzip");
+    assert_eq!(json.replace("</", "<\\/"), plain);
+    let chunks: Vec<String> = serde_json::from_str(&json).expect("a JSON array of strings");
+    assert!(chunks
+        .iter()
+        .any(|c| c.contains("&lt;script&gt;alert(1)&lt;/script&gt;")));
     // Without pruned-subchart findings the section is left out.
     let mut r = fixture();
     r.findings.retain(|f| f.rule != html::PRUNED_SUBCHART_RULE);

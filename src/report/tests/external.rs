@@ -165,6 +165,17 @@ fn html_renders_in_headless_chromium() {
 /// itself requested (Chromium's own background requests are told apart by their isolation
 /// key, which is `file://` only for the page's).
 fn load_in_chromium(chromium: &Path, dir: &Path, file: &Path) -> (String, Vec<String>) {
+    load_url_in_chromium(chromium, dir, &format!("file://{}", file.display()), false)
+}
+
+/// Like [`load_in_chromium`] for a URL (a fragment selects the page's self-check); with
+/// `settle`, Chromium runs the page's timers and promises (virtual time) before the dump.
+fn load_url_in_chromium(
+    chromium: &Path,
+    dir: &Path,
+    url: &str,
+    settle: bool,
+) -> (String, Vec<String>) {
     let profile = tempfile::tempdir_in(dir).expect("a profile dir");
     let netlog = profile.path().join("netlog.json");
     let mut child = std::process::Command::new(chromium)
@@ -179,8 +190,9 @@ fn load_in_chromium(chromium: &Path, dir: &Path, file: &Path) -> (String, Vec<St
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(format!("--log-net-log={}", netlog.display()))
+        .args(settle.then_some("--virtual-time-budget=30000"))
         .arg("--dump-dom")
-        .arg(format!("file://{}", file.display()))
+        .arg(url)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -223,4 +235,56 @@ fn load_in_chromium(chromium: &Path, dir: &Path, file: &Path) -> (String, Vec<St
         }
     }
     (dom, urls)
+}
+
+/// What the page's self-check (`#selftest`) recorded: it picks the first kind in the filter,
+/// opens the first target left, and waits for its details to be turned into DOM.
+fn selftest(dom: &str) -> Value {
+    let tag = "<pre id=\"selftest\">";
+    let start = dom.find(tag).expect("the self-check ran") + tag.len();
+    let end = start + dom[start..].find("</pre>").expect("its end");
+    let text = dom[start..end]
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&");
+    serde_json::from_str(&text).expect("the self-check's JSON")
+}
+
+/// A release audit far larger than a pull request (400 targets of 40 changes, each with a
+/// multi-line field): the page stays small, its summary and filter are usable within 2 s of
+/// navigation in a real browser, and a target's details are turned into DOM when it opens.
+#[test]
+fn a_big_html_report_opens_at_once_and_fills_details_on_demand() {
+    let Some(chromium) = installed("/usr/bin/chromium", " the browser part") else {
+        return;
+    };
+    let report = huge_report();
+    let page = html::to_string(&report);
+    check_html_static(&page);
+    assert!(page.len() < 5_000_000, "{} bytes", page.len());
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let file = dir.path().join("big.html");
+    std::fs::write(&file, &page).expect("write the page");
+    let url = format!("file://{}", file.display());
+    let (dom, requests) = load_url_in_chromium(chromium, dir.path(), &url, false);
+    assert_eq!(requests, Vec::<String>::new(), "the page made requests");
+    let ready: u64 = regex::Regex::new(r#"data-ready-ms="(\d+)""#)
+        .expect("valid")
+        .captures(&dom)
+        .and_then(|c| c[1].parse().ok())
+        .expect("the script recorded when it was ready");
+    assert!(ready < 2_000, "usable after {ready} ms");
+    assert!(dom.contains("<td data-count=\"targets\">406</td>"));
+    let (dom, _) = load_url_in_chromium(chromium, dir.path(), &format!("{url}#selftest"), true);
+    assert!(
+        dom.contains("data-details=\"ready\""),
+        "the details were not decoded"
+    );
+    let check = selftest(&dom);
+    assert_eq!(check["kind"], "ConfigMap", "{check}");
+    // The 400 generated targets, the removed ConfigMap's and the renamed one's.
+    assert_eq!(check["shown"], "402 of 404 targets", "{check}");
+    assert_eq!(check["opened"], "target-app-argocd-legacy", "{check}");
+    assert_eq!(check["filled"], true, "{check}");
+    assert!(check["detail"].as_u64().unwrap_or(0) > 100, "{check}");
+    assert_no_secret("html (rendered)", &dom);
 }
