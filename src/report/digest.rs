@@ -96,7 +96,8 @@ impl ImageChange {
 pub struct Digest {
     /// Changes identical in two or more targets, most widespread first.
     pub groups: Vec<ChangeGroup>,
-    /// Image changes, most widespread first.
+    /// Image changes: changed references first, then those of added or removed objects; the
+    /// most widespread first in each.
     pub images: Vec<ImageChange>,
 }
 
@@ -241,7 +242,13 @@ fn images(targets: &[TargetReport]) -> Vec<ImageChange> {
             })
         })
         .collect();
-    out.sort_by_key(|i| std::cmp::Reverse(i.targets.len()));
+    // Images that change (a tag bump) before those that come or go with whole objects.
+    out.sort_by_key(|i| {
+        (
+            i.old.is_none() || i.new.is_none(),
+            std::cmp::Reverse(i.targets.len()),
+        )
+    });
     out
 }
 

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Targets a row links before "and N more".
-const TARGETS_LINKED: usize = 8;
+const TARGETS_LINKED: usize = 3;
 
 pub(super) fn image_section(
     out: &mut String,
