@@ -76,10 +76,11 @@ pub fn to_string(report: &Report, opts: &MarkdownOptions) -> String {
     let max = opts.max_len.max(MIN_LIMIT);
     let shown = super::text::by_importance(report);
     let digest = Digest::of(report);
-    let (mut errors, mut others): (Vec<&Finding>, Vec<&Finding>) = report
-        .findings
-        .iter()
-        .partition(|f| f.severity == Severity::Error && f.revision != Some(Side::Base));
+    // Errors and subcharts switched on or off are never left out; the rest may be.
+    let (mut errors, mut others): (Vec<&Finding>, Vec<&Finding>) =
+        report.findings.iter().partition(|f| {
+            (f.severity == Severity::Error && f.revision != Some(Side::Base)) || view::is_toggle(f)
+        });
     // Most severe first; the report's own order is kept within a severity.
     errors.sort_by_key(|f| f.severity);
     others.sort_by_key(|f| f.severity);
@@ -105,7 +106,18 @@ pub fn to_string(report: &Report, opts: &MarkdownOptions) -> String {
         Parts {
             header: header(report),
             no_changes,
-            errors: errors.iter().map(|f| finding_item(f)).collect(),
+            errors_title: if errors.iter().all(|f| f.severity == Severity::Error)
+                && view::applications(report).is_empty()
+            {
+                "Errors"
+            } else {
+                "Errors, subcharts and Applications"
+            },
+            errors: errors
+                .iter()
+                .map(|f| finding_item(f))
+                .chain(view::applications(report).into_iter().map(application_item))
+                .collect(),
             images: images_section(&digest.images),
             groups: digest.groups.iter().map(group_item).collect(),
             group_changes: digest.groups.iter().map(|g| g.occurrences.len()).collect(),
@@ -125,6 +137,24 @@ pub fn to_string(report: &Report, opts: &MarkdownOptions) -> String {
             full_report: opts.full_report.as_deref(),
         },
         max,
+    )
+}
+
+/// An Application that appears or disappears, with why.
+fn application_item((target, c): (&str, &Change)) -> String {
+    let (word, at) = match c.change {
+        ChangeKind::Added => ("added", "in"),
+        _ => ("removed", "from"),
+    };
+    let why = c
+        .reason
+        .as_deref()
+        .map(|r| format!(": {}", text(r)))
+        .unwrap_or_default();
+    format!(
+        "- 🚀 **Application {word}** {} {at} {}{why}\n",
+        code(&c.resource),
+        code(target)
     )
 }
 
@@ -345,7 +375,8 @@ fn change_item(c: &Change) -> String {
             let _ = writeln!(out, "- **{word}** {} → {}", code(&from), code(&c.resource));
         }
         _ => {
-            let _ = writeln!(out, "- **{word}** {}", code(&c.resource));
+            let size = view::large_object(c).unwrap_or_default();
+            let _ = writeln!(out, "- **{word}** {}{size}", code(&c.resource));
         }
     }
     if let Some(reason) = &c.reason {

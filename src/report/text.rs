@@ -1,5 +1,6 @@
-//! The terminal writer: errors first, image changes one line per image, a change that is the
-//! same in several targets once, then the changes target by target (field changes as `path:
+//! The terminal writer: errors and subcharts switched on or off first, the Applications that
+//! appear or disappear, image changes one line per image, a change that is the same in several
+//! targets once, then the changes target by target (field changes as `path:
 //! old → new`), findings with `file:line:col`, and a summary line. Colors only when asked.
 
 use super::digest::Digest;
@@ -96,13 +97,38 @@ const GROUP_TARGETS_SHOWN: usize = 3;
 pub fn to_string(report: &Report, opts: TextOptions) -> String {
     let p = Painter { color: opts.color };
     let mut out = String::new();
-    let (errors, others): (Vec<&Finding>, Vec<&Finding>) = report
-        .findings
-        .iter()
-        .partition(|f| f.severity == Severity::Error && f.revision != Some(super::Side::Base));
-    if !errors.is_empty() {
-        for f in &errors {
+    // Errors, then subcharts switched on or off, come first; the other findings last.
+    let (first, others): (Vec<&Finding>, Vec<&Finding>) = report.findings.iter().partition(|f| {
+        (f.severity == Severity::Error && f.revision != Some(super::Side::Base))
+            || view::is_toggle(f)
+    });
+    let mut first = first;
+    first.sort_by_key(|f| f.severity);
+    if !first.is_empty() {
+        for f in &first {
             write_finding(&mut out, f, &p);
+        }
+        out.push('\n');
+    }
+    let apps = view::applications(report);
+    if !apps.is_empty() && !opts.stat {
+        let _ = writeln!(out, "{}", p.bold("applications added or removed"));
+        for (target, c) in &apps {
+            let (sign, word) = match c.change {
+                ChangeKind::Added => (p.green("+"), "in"),
+                _ => (p.red("-"), "from"),
+            };
+            let why = c
+                .reason
+                .as_deref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {sign} {} {}",
+                c.resource,
+                p.dim(&format!("({word} {target}{why})"))
+            );
         }
         out.push('\n');
     }
@@ -276,10 +302,12 @@ fn write_target(out: &mut String, t: &TargetReport, digest: &Digest, p: &Painter
 fn write_change(out: &mut String, c: &Change, p: &Painter) {
     match c.change {
         ChangeKind::Added => {
-            let _ = writeln!(out, "  {} {}", p.green("+"), c.resource);
+            let size = view::large_object(c).unwrap_or_default();
+            let _ = writeln!(out, "  {} {}{}", p.green("+"), c.resource, p.dim(&size));
         }
         ChangeKind::Removed => {
-            let _ = writeln!(out, "  {} {}", p.red("-"), c.resource);
+            let size = view::large_object(c).unwrap_or_default();
+            let _ = writeln!(out, "  {} {}{}", p.red("-"), c.resource, p.dim(&size));
         }
         ChangeKind::Modified => {
             let _ = writeln!(out, "  {} {}", p.yellow("~"), c.resource);

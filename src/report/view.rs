@@ -199,6 +199,50 @@ pub fn counts(report: &Report) -> Counts {
     c
 }
 
+/// Objects longer than this are summarised by their line count where they are listed.
+pub const LARGE_OBJECT_LINES: usize = 100;
+
+/// The line count of a whole added or removed object, when it is large (` (5,123 lines)`).
+pub fn large_object(c: &Change) -> Option<String> {
+    let n = c.body.as_ref().map(|b| display(b).lines().count())?;
+    (n > LARGE_OBJECT_LINES).then(|| format!(" ({} lines)", thousands(n)))
+}
+
+/// A count with thousands separators (`65,536`).
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// True for the findings a reader needs right after the errors: a Helm subchart switched on
+/// or off between the revisions.
+pub fn is_toggle(f: &super::Finding) -> bool {
+    f.rule == crate::finding::rules::HELM_SUBCHART_TOGGLED
+}
+
+/// The Applications that appear or disappear (with why, when known), by target: as important
+/// as the errors, since each brings or takes away a whole deployment.
+pub fn applications(report: &Report) -> Vec<(&str, &Change)> {
+    let mut out = Vec::new();
+    for t in report.targets.iter().filter(|t| is_shown(t)) {
+        for c in &t.changes {
+            let app =
+                c.resource.starts_with("argoproj.io/") && c.resource.contains("/Application/");
+            if app && matches!(c.change, ChangeKind::Added | ChangeKind::Removed) {
+                out.push((t.id.as_str(), c));
+            }
+        }
+    }
+    out
+}
+
 /// True when a field path names a container image (`…containers[name=app].image`).
 pub fn is_image_path(path: &str) -> bool {
     path == "image" || path.ends_with(".image")
@@ -286,6 +330,9 @@ mod tests {
             }
         );
         assert_eq!(clip("abcdef", 3), "abc… (3 more characters)");
+        assert_eq!(thousands(65536), "65,536");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000_000), "1,000,000");
         assert!(is_image_path("spec.containers[name=app].image"));
         assert!(!is_image_path("spec.imagePullPolicy"));
         let body = json!({"spec": {"template": {"spec": {

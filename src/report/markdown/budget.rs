@@ -5,7 +5,8 @@
 //! entry (a fence or a `<details>` block cut short would swallow what follows), and a note at
 //! the top says what was left out and where the whole report is.
 
-use crate::report::{view, TargetReport};
+use crate::report::view::{self, thousands};
+use crate::report::TargetReport;
 use std::fmt::Write;
 
 /// Room kept for the truncation note at the top.
@@ -20,8 +21,11 @@ pub(super) struct Parts<'a> {
     pub header: String,
     /// The sentence that says no target changed, or nothing.
     pub no_changes: &'static str,
-    /// One list item per head error.
+    /// One list item per head error, subchart switched on or off, and Application added or
+    /// removed: what is never left out.
     pub errors: Vec<String>,
+    /// Their heading.
+    pub errors_title: &'static str,
     /// The image changes section, or nothing.
     pub images: String,
     /// One `<details>` block per change found in several targets.
@@ -45,7 +49,7 @@ pub(super) struct Parts<'a> {
 /// The report in at most `max` bytes.
 pub(super) fn fit(parts: Parts, max: usize) -> String {
     let errors_all = list(
-        &heading("Errors", parts.errors.len()),
+        &heading(parts.errors_title, parts.errors.len()),
         &parts.errors,
         parts.errors.len(),
     );
@@ -102,7 +106,7 @@ pub(super) fn fit(parts: Parts, max: usize) -> String {
     // Errors first, in at most half the room.
     let errors_shown = fitting(&parts.errors, room / 2);
     let errors_out = list(
-        &heading("Errors", parts.errors.len()),
+        &heading(parts.errors_title, parts.errors.len()),
         &parts.errors,
         errors_shown,
     );
@@ -451,30 +455,5 @@ impl Cut {
             thousands(max),
             parts.join("; ")
         )
-    }
-}
-
-/// A count for the note, with thousands separators (`65,536`).
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counts_have_thousands_separators() {
-        assert_eq!(thousands(65536), "65,536");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000_000), "1,000,000");
     }
 }
