@@ -679,14 +679,9 @@ impl State<'_> {
                     other => other,
                 })
             }
-            Param::Value => {
-                return match v {
-                    Value::NoValue => {
-                        Err(fail("invalid value; expected reflect.Value".to_string()))
-                    }
-                    other => Ok(other),
-                }
-            }
+            // Go's `canBeNil` accepts an invalid value for a `reflect.Value` parameter: the
+            // function receives it as is (`not (or .missing)` is true).
+            Param::Value => return Ok(v),
             Param::String => "string",
             Param::Int => "int",
             Param::Int64 => "int64",

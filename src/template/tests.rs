@@ -151,3 +151,18 @@ fn the_parse_cache_keys_on_the_function_set_and_the_delimiters() {
     again.parse("cached", text).unwrap();
     assert_eq!(again.execute("cached", &dot).unwrap(), "A");
 }
+
+/// A missing value passed to a function that takes `reflect.Value` (`not`, `and`, `or`) is
+/// accepted, as Go's `canBeNil` accepts it for that type: `not (or .missing)` is true, under
+/// Go's default and under Helm's `missingkey=zero` alike.
+#[test]
+fn a_missing_value_is_a_valid_reflect_value_argument() {
+    let d = dot();
+    for missing in [MissingKey::Default, MissingKey::Zero] {
+        let ok = |t: &str| run(t, &d, missing).unwrap();
+        assert_eq!(ok("{{ not (or .missing) }}"), "true");
+        assert_eq!(ok("{{ not (or false .m.missing) }}"), "true");
+        assert_eq!(ok("{{ not (and true .missing) }}"), "true");
+        assert_eq!(ok("{{ (or .missing) | not }}"), "true");
+    }
+}
