@@ -270,7 +270,7 @@ fn children(parent: &AppDoc, files: &Files, opts: &Options) -> Vec<(String, AppD
                     .str_at(&["apiVersion"])
                     .is_some_and(|v| v.starts_with("argoproj.io/"))
         })
-        .filter(|r| manifest(files, &r.origin.file, "Application", r.name()).is_err())
+        .filter(|r| !is_manifest_target(files, &r.origin.file, r.name()))
         .filter_map(|r| {
             let app = yaml::to_value(&r.node, Dialect::Yaml12).ok()?;
             let namespace = app["metadata"]["namespace"]
@@ -289,6 +289,22 @@ fn children(parent: &AppDoc, files: &Files, opts: &Options) -> Vec<(String, AppD
             ))
         })
         .collect()
+}
+
+/// True when `file` is an Application manifest of the repository that is a target of its own
+/// (`app:FILE#NAME`): a plain manifest, not a chart's template.
+fn is_manifest_target(files: &Files, file: &RepoPath, name: &str) -> bool {
+    let mut dir = file.parent();
+    loop {
+        if files.kind(&dir.child("Chart.yaml")) == EntryKind::File {
+            return false;
+        }
+        if dir.is_root() {
+            break;
+        }
+        dir = dir.parent();
+    }
+    manifest(files, file, "Application", name).is_ok()
 }
 
 /// How deep Applications deploying Applications are followed.
@@ -310,17 +326,55 @@ pub fn expand_children(spec: &Spec, files: &Files, opts: &Options) -> Vec<Spec> 
 
 /// The children of the Application `doc` (the target `spec`), as targets.
 fn child_specs(spec: &Spec, doc: &AppDoc, files: &Files, opts: &Options) -> Vec<Spec> {
-    let mut depth = 0;
+    // The Applications above this one, by namespace (when known) and name: an Application
+    // that deploys itself (a root managing its own manifest) or an ancestor is not its child.
+    let own_namespace = doc.app["metadata"]["namespace"]
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .unwrap_or(&opts.argocd.namespace);
+    let own_name = doc.app["metadata"]["name"].as_str().unwrap_or_default();
+    let mut lineage: Vec<(Option<&str>, &str)> = vec![(Some(own_namespace), own_name)];
     let mut ancestor = spec;
-    while let Spec::Child { parent, .. } = ancestor {
-        depth += 1;
-        ancestor = parent;
+    loop {
+        match ancestor {
+            Spec::Child {
+                parent,
+                namespace,
+                name,
+            } => {
+                lineage.push((Some(namespace), name));
+                ancestor = parent;
+            }
+            Spec::Generated {
+                namespace, name, ..
+            } => {
+                lineage.push((Some(namespace), name));
+                break;
+            }
+            Spec::Application { name, .. } => {
+                lineage.push((None, name));
+                break;
+            }
+            Spec::AppSet { .. } => break,
+        }
     }
+    let depth = lineage.len().saturating_sub(2);
     if depth >= MAX_APP_OF_APPS_DEPTH || !mentions_applications(&doc.app, files, opts) {
         return Vec::new();
     }
+    let is_ancestor = |namespace: &str, name: &str| {
+        lineage
+            .iter()
+            .any(|(ns, n)| *n == name && ns.is_none_or(|ns| ns == namespace))
+    };
     children(doc, files, opts)
         .into_iter()
+        .filter(|(namespace, child)| {
+            !is_ancestor(
+                namespace,
+                child.app["metadata"]["name"].as_str().unwrap_or_default(),
+            )
+        })
         .map(|(namespace, child)| Spec::Child {
             parent: Box::new(spec.clone()),
             namespace,

@@ -389,3 +389,41 @@ fn two_applicationsets_making_one_application_render_it_once_with_a_warning() {
         .success()
         .stdout_has("warning[app.duplicate] argocd/b.yaml: app:argocd/web is made by argocd/a.yaml and by argocd/b.yaml; Argo CD lets only one own it, so kdelta renders the first");
 }
+
+#[test]
+fn an_application_that_deploys_itself_or_its_parent_is_not_its_own_child() {
+    let env = TestEnv::new();
+    let app = |name: &str, path: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: argocd\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: {path}\n  destination:\n    namespace: argocd\n")
+    };
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/gitops.git]\n",
+    )
+    .write("argocd/root.yaml", app("root", "apps"))
+    // The root's chart deploys the root itself and a child; the child's deploys the root.
+    .write(
+        "apps/Chart.yaml",
+        "apiVersion: v2\nname: apps\nversion: 1.0.0\n",
+    )
+    .write("apps/templates/root.yaml", app("root", "apps"))
+    .write("apps/templates/child.yaml", app("child", "child"))
+    .write(
+        "child/Chart.yaml",
+        "apiVersion: v2\nname: child\nversion: 1.0.0\n",
+    )
+    .write("child/templates/root.yaml", app("root", "apps"));
+    env.commit("cycle");
+    let list = env.kdelta(&["list"]).success().stdout;
+    assert!(list.contains("app        app:argocd/child\n"), "{list}");
+    assert_eq!(list.matches("app:argocd/root\n").count(), 0, "{list}");
+    let check = env.kdelta(&["check", "--color", "never"]).success().stdout;
+    assert!(!check.contains("app.duplicate"), "{check}");
+    // The child renders, with the root it deploys back.
+    env.kdelta(&["render", "app:argocd/child"])
+        .success()
+        .stdout_has(
+            "  name: root
+",
+        );
+}
