@@ -168,6 +168,12 @@ pub struct CommonArgs {
     /// names it in its note.
     #[arg(long, global = true, value_name = "NAME")]
     pub full_report: Option<String>,
+    /// Also write the findings as SARIF 2.1.0 to FILE (GitHub code scanning).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+    /// Also write the findings as a GitLab Code Quality report to FILE.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub codequality: Option<PathBuf>,
     /// Also write a JUnit XML report to FILE.
     #[arg(long, global = true, value_name = "FILE")]
     pub junit: Option<PathBuf>,

@@ -292,8 +292,27 @@ fn append_step_summary(path: &Path, markdown: &str) -> Result<()> {
         .with_context(|| format!("cannot write the step summary {}", path.display()))
 }
 
-/// Writes `--json`, `--junit` and `--markdown` files.
+/// A report writer that needs no options.
+type Writer = fn(&Report) -> String;
+
+/// Writes `--json`, `--junit`, `--sarif`, `--codequality` and `--markdown` files.
 pub fn write_report_files(common: &CommonArgs, report: &Report) -> Result<()> {
+    let writers: [(&Option<PathBuf>, &str, Writer); 2] = [
+        (&common.sarif, "SARIF", kdelta::report::sarif::to_string),
+        (
+            &common.codequality,
+            "Code Quality",
+            kdelta::report::codequality::to_string,
+        ),
+    ];
+    for (path, name, write) in writers {
+        if let Some(path) = path {
+            if let Some(text) = guarded(name, || write(report)) {
+                std::fs::write(path, text)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+        }
+    }
     if let Some(path) = &common.json {
         if let Some(json) = guarded("JSON", || kdelta::report::json::to_string(report)) {
             std::fs::write(path, json)

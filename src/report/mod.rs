@@ -1,5 +1,6 @@
 //! Reports: the model every run produces and the writers that print it. Never reads files.
 
+pub mod codequality;
 pub mod digest;
 mod escape;
 pub mod github;
@@ -9,6 +10,7 @@ pub mod junit;
 pub mod markdown;
 mod model;
 mod revision;
+pub mod sarif;
 pub mod text;
 mod textdiff;
 pub mod view;

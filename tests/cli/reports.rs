@@ -355,3 +355,31 @@ fn a_base_change_inherited_by_fifty_overlays_is_shown_once() {
         "{whole}"
     );
 }
+
+#[test]
+fn sarif_and_code_quality_files_hold_the_findings() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", "directories: [manifests]\n")
+        .write("manifests/bad.yaml", "a: [\n");
+    env.commit("bad");
+    let (sarif, quality) = (env.out("kdelta.sarif"), env.out("gl-code-quality.json"));
+    env.kdelta(&[
+        "check",
+        "--sarif",
+        sarif.to_str().unwrap(),
+        "--codequality",
+        quality.to_str().unwrap(),
+    ])
+    .code(1);
+    let sarif: Value = serde_json::from_str(&std::fs::read_to_string(sarif).unwrap()).unwrap();
+    let result = &sarif["runs"][0]["results"][0];
+    assert_eq!(result["ruleId"], "yaml.parse");
+    assert_eq!(result["level"], "error");
+    assert_eq!(
+        result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "manifests/bad.yaml"
+    );
+    let quality: Value = serde_json::from_str(&std::fs::read_to_string(quality).unwrap()).unwrap();
+    assert_eq!(quality[0]["check_name"], "yaml.parse");
+    assert_eq!(quality[0]["location"]["path"], "manifests/bad.yaml");
+}
