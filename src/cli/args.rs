@@ -32,6 +32,9 @@ pub enum Command {
     /// Render two revisions and write a self-contained HTML audit report (and, with
     /// `--markdown FILE`, the Markdown summary); prints the report like `diff`.
     Report(ReportArgs),
+    /// Join the `--json` reports of the shards of one run (`--shard i/n`) into one report, and
+    /// print or write it like `diff` (every format and report file, `--html FILE` too).
+    MergeReports(MergeReportsArgs),
 }
 
 /// Where to read a single revision from.
@@ -82,6 +85,16 @@ pub struct ReportArgs {
     /// Write the HTML report to FILE.
     #[arg(long, value_name = "FILE")]
     pub html: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeReportsArgs {
+    /// The shards' JSON reports.
+    #[arg(required = true, value_name = "REPORT.json")]
+    pub reports: Vec<PathBuf>,
+    /// Also write the HTML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -164,6 +177,10 @@ pub struct CommonArgs {
     /// 2048); longer reports are cut between entries, with a note saying what was left out.
     #[arg(long, global = true, value_name = "CHARS", default_value_t = kdelta::report::markdown::GITHUB_COMMENT_LIMIT)]
     pub markdown_limit: usize,
+    /// Render only share INDEX of COUNT of the targets (`2/4`), for a CI job matrix; join the
+    /// shards' `--json` reports with `kdelta merge-reports`.
+    #[arg(long, global = true, value_name = "INDEX/COUNT")]
+    pub shard: Option<String>,
     /// Where the whole report is (a CI artifact's name): a Markdown report cut to its limit
     /// names it in its note.
     #[arg(long, global = true, value_name = "NAME")]

@@ -169,6 +169,12 @@ pub fn pipeline_options(common: &CommonArgs) -> Result<kdelta::pipeline::Options
         render: render_options(common)?,
         strict: common.strict,
         show_secrets: common.show_secrets,
+        shard: common
+            .shard
+            .as_deref()
+            .map(kdelta::pipeline::Shard::parse)
+            .transpose()
+            .map_err(anyhow::Error::msg)?,
     })
 }
 

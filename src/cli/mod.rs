@@ -6,6 +6,7 @@ mod check;
 mod common;
 mod diff;
 mod list;
+mod merge_reports;
 mod redaction_key;
 mod render;
 mod report;
@@ -55,6 +56,7 @@ pub fn run() -> i32 {
         args::Command::List(a) => list::run(&cli.common, a),
         args::Command::Tree(a) => tree::run(&cli.common, a),
         args::Command::Report(a) => report::run(&cli.common, a),
+        args::Command::MergeReports(a) => merge_reports::run(&cli.common, a),
     });
     match result {
         Ok(Ok(code)) if common::writer_crashed() => code.max(EXIT_FINDINGS),

@@ -1,9 +1,9 @@
 //! The diff's result types: what happened to a resource and to each of its fields.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What happened to one resource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ChangeKind {
     Added,
@@ -14,7 +14,7 @@ pub enum ChangeKind {
 
 /// One changed field: a kdelta path (`spec.template.spec.containers[name=app].image`) and the
 /// values on each side; a side is absent when the field does not exist there.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FieldChange {
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -24,7 +24,7 @@ pub struct FieldChange {
 }
 
 /// A changed resource.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Change {
     /// `group/version/Kind/namespace/name` at head (at base for removals).
     pub resource: String,
@@ -35,7 +35,7 @@ pub struct Change {
     /// For a move from another target: that target's id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from_target: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<FieldChange>,
     /// Why the object appears or disappears, when kdelta knows more than the diff (a Helm
     /// subchart switched on or off: `subchart redis pruned at head: condition redis.enabled=false`).

@@ -4,7 +4,7 @@
 
 pub mod rules;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A kind of finding: a stable dotted id (`kustomize.replacement.source-not-found`), the
 /// severity it usually has, and a one-line summary. Serialised as its id.
@@ -34,6 +34,19 @@ impl Serialize for Rule {
     }
 }
 
+/// A rule read back from a report: the registry's, or (a rule of another kdelta version) one
+/// made for the id.
+impl<'de> Deserialize<'de> for Rule {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Rule, D::Error> {
+        let id = String::deserialize(d)?;
+        Ok(rules::ALL
+            .iter()
+            .find(|r| r.id == id)
+            .copied()
+            .unwrap_or_else(|| Rule::example(Box::leak(id.into_boxed_str()))))
+    }
+}
+
 impl std::fmt::Display for Rule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.id)
@@ -53,7 +66,7 @@ impl PartialEq<str> for Rule {
 }
 
 /// How serious a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,
@@ -73,7 +86,7 @@ impl Severity {
 }
 
 /// Which side of a diff a finding was made on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
     Base,
@@ -81,7 +94,7 @@ pub enum Side {
 }
 
 /// A diagnostic with a stable rule id, pointing at the file and line that caused it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub severity: Severity,
     /// What kind of problem it is (see [`rules`] and docs/rules.md).
@@ -101,7 +114,7 @@ pub struct Finding {
     pub revision: Option<Side>,
     /// True when the finding means the target's output lacks something kdelta did not fetch or
     /// cannot render yet (a remote base, a chart not inflated): the output is incomplete.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub incomplete: bool,
 }
 

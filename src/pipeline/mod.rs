@@ -16,6 +16,7 @@ use crate::render::{
 };
 use crate::report::{Report, RevisionInfo};
 use crate::source::{EntryKind, RepoPath, Snapshot};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -27,6 +28,69 @@ pub struct Options {
     pub strict: bool,
     /// Show Secret values instead of keyed digests.
     pub show_secrets: bool,
+    /// `--shard INDEX/COUNT`: render only this share of the targets.
+    pub shard: Option<Shard>,
+}
+
+/// One of `count` shares of the targets (`--shard 2/4`), for a CI job matrix: a target's
+/// share depends on its id alone, so adding or removing a target moves no other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based.
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// `INDEX/COUNT`, with 1 ≤ INDEX ≤ COUNT.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let bad =
+            || format!("--shard {s}: expected INDEX/COUNT with 1 <= INDEX <= COUNT, e.g. 2/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// True when the target `id` is in this share (FNV-1a of the id, modulo the count).
+    pub fn keeps(&self, id: &str) -> bool {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in id.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        (h % self.count as u64) as usize == self.index - 1
+    }
+}
+
+/// Keeps this shard's targets of each list; gives every target's place among all of them
+/// (the order one unsharded run reports them in), by id.
+fn shard_targets(shard: Shard, lists: &mut [&mut Vec<Target>]) -> HashMap<String, usize> {
+    let mut all: Vec<Target> = lists.iter().flat_map(|l| l.iter().cloned()).collect();
+    all.sort();
+    all.dedup();
+    for l in lists.iter_mut() {
+        l.retain(|t| shard.keeps(&t.id()));
+    }
+    all.into_iter()
+        .enumerate()
+        .map(|(i, t)| (t.id(), i))
+        .collect()
+}
+
+/// Marks each target of a sharded report with its place among all targets.
+fn with_positions(mut report: Report, positions: Option<HashMap<String, usize>>) -> Report {
+    if let Some(p) = positions {
+        for t in &mut report.targets {
+            t.position = p.get(&t.id).copied();
+        }
+    }
+    report
 }
 
 /// One revision, opened.
@@ -74,14 +138,18 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     let head_found = discover(head.snapshot, &config);
     findings.extend(head_found.findings);
     let render_opts = with_config(&opts.render, &config);
-    let base_targets = expand(base.snapshot, base_found.targets, &render_opts, &cache).targets;
+    let mut base_targets = expand(base.snapshot, base_found.targets, &render_opts, &cache).targets;
     let head_expansion = expand(head.snapshot, head_found.targets, &render_opts, &cache);
     findings.extend(head_expansion.findings);
+    let mut head_targets = head_expansion.targets;
+    let positions = opts
+        .shard
+        .map(|s| shard_targets(s, &mut [&mut base_targets, &mut head_targets]));
     let mut outcomes = render_pair(
         base.snapshot,
         head.snapshot,
         &base_targets,
-        &head_expansion.targets,
+        &head_targets,
         &render_opts,
         &cache,
     );
@@ -94,7 +162,7 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
                 .for_each(|r| Arc::make_mut(r).escalate_incomplete());
         }
     }
-    pair_report(
+    let report = pair_report(
         &outcomes,
         base.info,
         head.info,
@@ -103,7 +171,8 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
             show_secrets: opts.show_secrets,
             ignore: config.ignore_rules().to_vec(),
         },
-    )
+    );
+    with_positions(report, positions)
 }
 
 /// `kdelta check`: renders every target at one revision and reports its findings.
@@ -116,11 +185,16 @@ pub fn check(rev: Revision, config: LoadedConfig, opts: &Options) -> Report {
     let render_opts = with_config(&opts.render, &config);
     let expansion = expand(rev.snapshot, found.targets, &render_opts, &cache);
     findings.extend(expansion.findings);
-    let mut rendered = render_all(rev.snapshot, &expansion.targets, &render_opts, &cache);
+    let mut targets = expansion.targets;
+    let positions = opts.shard.map(|s| shard_targets(s, &mut [&mut targets]));
+    let mut rendered = render_all(rev.snapshot, &targets, &render_opts, &cache);
     if opts.strict {
         rendered.iter_mut().for_each(|r| r.escalate_incomplete());
     }
-    single_report(&expansion.targets, &rendered, rev.info, findings)
+    with_positions(
+        single_report(&targets, &rendered, rev.info, findings),
+        positions,
+    )
 }
 
 /// The render options with what the configuration adds: the repository's other URLs and

@@ -115,6 +115,7 @@ pub fn pair_report(
                     .unwrap_or_else(|| o.target.path().to_string()),
             ),
             cached: o.cached,
+            position: None,
             incomplete,
             changes,
         });
@@ -287,6 +288,7 @@ pub fn single_report(
             },
             file: Some(r.file.to_string()),
             cached: false,
+            position: None,
             incomplete: r.ok && !r.complete,
             changes: Vec::new(),
         });

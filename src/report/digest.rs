@@ -265,6 +265,7 @@ mod tests {
             status: TargetStatus::Modified,
             file: None,
             cached: false,
+            position: None,
             incomplete: false,
             changes,
         }

@@ -8,6 +8,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod merge;
 mod model;
 mod revision;
 pub mod sarif;

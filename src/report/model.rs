@@ -1,12 +1,12 @@
 //! The report: what changed per target and every finding, independent of any output format.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::diff::{Change, ChangeKind, FieldChange};
 pub use crate::finding::{Finding, Severity, Side};
 
 /// The state of a target between the two revisions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TargetStatus {
     Added,
@@ -17,7 +17,7 @@ pub enum TargetStatus {
 }
 
 /// One target's result.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TargetReport {
     pub id: String,
     pub kind: String,
@@ -26,25 +26,29 @@ pub struct TargetReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// True when the head render was skipped because every input had the same object id.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cached: bool,
     /// True when the output (at head; at base for a removed target) lacks something kdelta
     /// did not fetch or cannot render yet; the findings marked `incomplete` say what.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub incomplete: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<Change>,
+    /// In a sharded run (`--shard`), the target's place among all targets, so that
+    /// `merge-reports` puts the shards' targets back in the order one run would have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<usize>,
 }
 
 /// A revision as the user named it and the commit it resolved to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RevisionInfo {
     pub rev: String,
     pub commit: Option<String>,
 }
 
 /// Counts for the summary line and table.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     pub targets: usize,
     pub rendered: usize,
@@ -54,7 +58,7 @@ pub struct Summary {
     pub removed: usize,
     pub errors: usize,
     /// Targets whose output is incomplete (see [`TargetReport::incomplete`]).
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub incomplete: usize,
 }
 

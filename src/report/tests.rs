@@ -78,6 +78,7 @@ fn target(
         status,
         file: Some(file.to_string()),
         cached: false,
+        position: None,
         incomplete: false,
         changes,
     }
@@ -218,6 +219,7 @@ fn fixture() -> Report {
         ),
         TargetReport {
             cached: true,
+            position: None,
             ..target(
                 "kustomize:apps/db",
                 "kustomize",

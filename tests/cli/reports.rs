@@ -383,3 +383,97 @@ fn sarif_and_code_quality_files_hold_the_findings() {
     assert_eq!(quality[0]["check_name"], "yaml.parse");
     assert_eq!(quality[0]["location"]["path"], "manifests/bad.yaml");
 }
+
+/// Four shards (`--shard i/4`), merged with `merge-reports`, make the report one unsharded
+/// run makes; and a target's shard depends on its id alone.
+#[test]
+fn four_merged_shards_make_the_unsharded_report() {
+    let env = TestEnv::new();
+    let write = |version: &str| {
+        for i in 0..16 {
+            env.write(
+                &format!("apps/app{i:02}/kustomization.yaml"),
+                format!("resources:\n- cm.yaml\nnamespace: ns{i:02}\n"),
+            )
+            .write(
+                &format!("apps/app{i:02}/cm.yaml"),
+                config_map(
+                    &format!("cfg{i:02}"),
+                    if i % 3 == 0 { version } else { "same" },
+                ),
+            );
+        }
+    };
+    write("1");
+    env.write(
+        "apps/broken/kustomization.yaml",
+        "resources:\n- missing.yaml\n",
+    );
+    let base = env.commit("sixteen apps");
+    write("2");
+    env.write("apps/new/kustomization.yaml", "resources:\n- cm.yaml\n")
+        .write("apps/new/cm.yaml", config_map("new", "1"));
+    let head = env.commit("change every third app, add one");
+
+    let whole = env
+        .kdelta(&["diff", &base, &head, "--format", "json"])
+        .code(1)
+        .json();
+    let mut shards = Vec::new();
+    for i in 1..=4 {
+        let out = env.out(&format!("shard{i}.json"));
+        let shard = format!("{i}/4");
+        env.kdelta(&[
+            "diff",
+            &base,
+            &head,
+            "--shard",
+            &shard,
+            "--json",
+            out.to_str().unwrap(),
+        ]);
+        let report: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_valid_report(&report_schema(), &report);
+        assert!(report["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["position"].is_u64()));
+        shards.push(out.to_str().unwrap().to_string());
+    }
+    let counts: Vec<usize> = shards
+        .iter()
+        .map(|s| {
+            let r: Value = serde_json::from_str(&std::fs::read_to_string(s).unwrap()).unwrap();
+            r["targets"].as_array().unwrap().len()
+        })
+        .collect();
+    assert_eq!(counts.iter().sum::<usize>(), 18, "{counts:?}");
+    assert!(counts.iter().all(|n| *n < 18), "{counts:?}");
+    let mut args = vec!["merge-reports", "--format", "json"];
+    args.extend(shards.iter().map(String::as_str));
+    let merged = env.kdelta(&args).code(1).json();
+    assert_eq!(merged, whole);
+    // Every writer works from the merged report.
+    let html = env.out("merged.html");
+    let mut args = vec![
+        "merge-reports",
+        "--format",
+        "markdown",
+        "--html",
+        html.to_str().unwrap(),
+    ];
+    args.extend(shards.iter().map(String::as_str));
+    env.kdelta(&args)
+        .code(1)
+        .stdout_has("## kdelta: 7 targets changed, 1 error");
+    assert!(std::fs::read_to_string(html)
+        .unwrap()
+        .contains("kustomize:apps/new"));
+    // Reports of different runs are refused.
+    let other = env.out("other.json");
+    env.kdelta(&["diff", &base, &base, "--json", other.to_str().unwrap()]);
+    env.kdelta(&["merge-reports", &shards[0], other.to_str().unwrap()])
+        .code(2)
+        .stderr_has("only shards of one run can be merged");
+}
