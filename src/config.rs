@@ -20,6 +20,10 @@ pub struct IgnoreRule {
 /// The default config file name, at the repository root.
 pub const CONFIG_FILE: &str = ".kdelta.yaml";
 
+/// The JSON Schema of the config file, for editors (`kdelta config schema`); a test keeps it
+/// in step with what [`Config::parse`] accepts.
+pub const CONFIG_SCHEMA: &str = include_str!("../docs/kdelta-config.schema.json");
+
 /// The Argo CD installation the manifests are for (`.kdelta.yaml` `argocd:`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
@@ -375,5 +379,54 @@ mod tests {
         assert!(e.line > 0);
         let f = e.to_finding(".kdelta.yaml");
         assert_eq!(f.rule, rules::CONFIG_INVALID);
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+
+    fn as_json(text: &str) -> serde_json::Value {
+        let node = yaml::parse_one(text.as_bytes(), &ParseOptions::default()).expect("YAML");
+        yaml::to_value(&node, Dialect::Yaml12).expect("typed")
+    }
+
+    /// Every example of docs/configuration.md is valid for the schema and for the parser, and
+    /// what the parser refuses the schema refuses too.
+    #[test]
+    fn the_schema_accepts_what_the_parser_accepts() {
+        let schema: serde_json::Value = serde_json::from_str(CONFIG_SCHEMA).expect("JSON");
+        let validator = jsonschema::draft7::new(&schema).expect("a draft-7 schema");
+        let docs = include_str!("../docs/configuration.md");
+        let examples: Vec<&str> = docs
+            .split("```yaml\n")
+            .skip(1)
+            .filter_map(|b| b.split("```").next())
+            .collect();
+        assert!(examples.len() >= 5, "{}", examples.len());
+        for e in &examples {
+            Config::parse(e.as_bytes()).unwrap_or_else(|err| panic!("{err}\n{e}"));
+            let errors: Vec<String> = validator
+                .iter_errors(&as_json(e))
+                .map(|x| x.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{errors:?}\n{e}");
+        }
+        for wrong in [
+            "includes: [a]\n",
+            "argocd:\n  tracking: labels\n",
+            "charts:\n  c:\n    valuesSets:\n      prod: 3\n",
+            "argocd:\n  clusters:\n  - name: x\n",
+            "ignore:\n- resources: '*'\n",
+        ] {
+            assert!(
+                Config::parse(wrong.as_bytes()).is_err(),
+                "the parser takes {wrong}"
+            );
+            assert!(
+                !validator.is_valid(&as_json(wrong)),
+                "the schema takes {wrong}"
+            );
+        }
     }
 }

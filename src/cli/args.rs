@@ -32,6 +32,8 @@ pub enum Command {
     /// Render two revisions and write a self-contained HTML audit report (and, with
     /// `--markdown FILE`, the Markdown summary); prints the report like `diff`.
     Report(ReportArgs),
+    /// `.kdelta.yaml` helpers: `kdelta config schema` prints its JSON Schema, for editors.
+    Config(ConfigArgs),
     /// Join the `--json` reports of the shards of one run (`--shard i/n`) into one report, and
     /// print or write it like `diff` (every format and report file, `--html FILE` too).
     MergeReports(MergeReportsArgs),
@@ -85,6 +87,19 @@ pub struct ReportArgs {
     /// Write the HTML report to FILE.
     #[arg(long, value_name = "FILE")]
     pub html: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    #[command(subcommand)]
+    pub command: ConfigCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the JSON Schema of `.kdelta.yaml` (for editors: `# yaml-language-server:
+    /// $schema=…`).
+    Schema,
 }
 
 #[derive(Debug, Args)]

@@ -57,6 +57,12 @@ pub fn run() -> i32 {
         args::Command::Tree(a) => tree::run(&cli.common, a),
         args::Command::Report(a) => report::run(&cli.common, a),
         args::Command::MergeReports(a) => merge_reports::run(&cli.common, a),
+        args::Command::Config(a) => match a.command {
+            args::ConfigCommand::Schema => {
+                print!("{}", kdelta::config::CONFIG_SCHEMA);
+                Ok(EXIT_OK)
+            }
+        },
     });
     match result {
         Ok(Ok(code)) if common::writer_crashed() => code.max(EXIT_FINDINGS),

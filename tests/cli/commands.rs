@@ -434,3 +434,12 @@ fn render_at_the_root_skips_dotfiles_and_empty_resource_lists_are_valid() {
     let out = env.kdelta(&["render", "k"]).success();
     assert_eq!(out.stdout, "");
 }
+
+#[test]
+fn config_schema_prints_the_json_schema_of_the_config_file() {
+    let env = TestEnv::new();
+    let schema: Value = serde_json::from_str(&env.kdelta(&["config", "schema"]).success().stdout)
+        .expect("the schema is JSON");
+    assert_eq!(schema["title"], ".kdelta.yaml");
+    assert!(schema["properties"]["argocd"]["properties"]["tracking"].is_object());
+}
