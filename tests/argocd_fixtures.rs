@@ -38,19 +38,27 @@ fn field<'a>(case_yaml: &'a str, key: &str) -> Option<&'a str> {
         .find_map(|l| l.strip_prefix(key)?.strip_prefix(": "))
 }
 
-#[test]
-fn argocd_fixtures_match_the_reference_tools() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/argocd");
+/// The case directories under `testdata/DIR`, sorted.
+fn cases(dir: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(dir);
     let mut cases: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("testdata/argocd")
+        .unwrap_or_else(|e| panic!("testdata/{dir}: {e}"))
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.join("case.yaml").is_file())
         .collect();
     cases.sort();
-    assert!(cases.len() >= 13, "cases missing from testdata/argocd");
+    cases
+}
+
+/// Runs each case's `kdelta render TARGET` in a copy of its `repo/`. A case with
+/// `expected-error.txt` must fail with each of its lines on stderr; any other is handed to
+/// `compare` with its stdout and `expected.yaml`, which says what is wrong, if anything.
+fn run_cases(cases: &[PathBuf], compare: impl Fn(&str, &str, &str) -> Option<String>) {
     let mut problems = Vec::new();
-    for case in &cases {
+    for case in cases {
         let name = case
             .file_name()
             .unwrap_or_default()
@@ -82,20 +90,34 @@ fn argocd_fixtures_match_the_reference_tools() {
             problems.push(format!("{name}: exit {:?}\n{stderr}", out.status.code()));
             continue;
         }
-        let mut got = documents(&stdout, "kdelta's output");
-        // Everything but the Application itself.
-        let app = got.remove(0);
-        assert_eq!(app["kind"], "Application", "{name}: the first document");
-        let want = documents(&want, "expected.yaml");
-        if got != want {
-            problems.push(format!(
-                "{name}: kdelta printed\n{}\nexpected\n{}",
-                serde_json::to_string_pretty(&got).unwrap_or_default(),
-                serde_json::to_string_pretty(&want).unwrap_or_default()
-            ));
+        if let Some(p) = compare(&name, &stdout, &want) {
+            problems.push(format!("{name}: {p}"));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+fn mismatch(got: &[Value], want: &[Value]) -> Option<String> {
+    (got != want).then(|| {
+        format!(
+            "kdelta printed\n{}\nexpected\n{}",
+            serde_json::to_string_pretty(got).unwrap_or_default(),
+            serde_json::to_string_pretty(want).unwrap_or_default()
+        )
+    })
+}
+
+#[test]
+fn argocd_fixtures_match_the_reference_tools() {
+    let cases = cases("argocd");
+    assert!(cases.len() >= 13, "cases missing from testdata/argocd");
+    run_cases(&cases, |name, stdout, want| {
+        let mut got = documents(stdout, "kdelta's output");
+        // Everything but the Application itself.
+        let app = got.remove(0);
+        assert_eq!(app["kind"], "Application", "{name}: the first document");
+        mismatch(&got, &documents(want, "expected.yaml"))
+    });
 }
 
 /// kdelta's ApplicationSet cases (`testdata/argocd/appset/NN-name/`): `kdelta render TARGET`
@@ -104,59 +126,23 @@ fn argocd_fixtures_match_the_reference_tools() {
 /// binary), document by document as data; or fail with every line of `expected-error.txt`.
 #[test]
 fn appset_fixtures_match_argo_cds_own_tests() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/argocd/appset");
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("testdata/argocd/appset")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.join("case.yaml").is_file())
-        .collect();
-    cases.sort();
-    assert!(!cases.is_empty(), "no cases in testdata/argocd/appset");
-    let mut problems = Vec::new();
+    let cases = cases("argocd/appset");
+    assert!(
+        cases.len() >= 30,
+        "cases missing from testdata/argocd/appset"
+    );
     for case in &cases {
-        let name = case
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .to_string();
         let text = std::fs::read_to_string(case.join("case.yaml")).expect("case.yaml");
-        let target = field(&text, "target").expect("case.yaml has a target");
         assert!(
             field(&text, "source").is_some(),
-            "{name}: case.yaml names its source"
+            "{}: case.yaml names its source",
+            case.display()
         );
-        let work = tempfile::tempdir().expect("tempdir");
-        copy_tree(&case.join("repo"), work.path());
-        let out = Command::new(env!("CARGO_BIN_EXE_kdelta"))
-            .args(["render", "--allow-incomplete", "--show-secrets", target])
-            .current_dir(work.path())
-            .env_remove("GITHUB_ACTIONS")
-            .output()
-            .expect("kdelta runs");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if let Ok(want) = std::fs::read_to_string(case.join("expected-error.txt")) {
-            if out.status.code() != Some(1) || !want.lines().all(|l| stderr.contains(l)) {
-                problems.push(format!(
-                    "{name}: exit {:?}, stderr:\n{stderr}\nexpected the lines of:\n{want}",
-                    out.status.code()
-                ));
-            }
-            continue;
-        }
-        let want = std::fs::read_to_string(case.join("expected.yaml")).expect("expected.yaml");
-        let (got, want) = (
-            documents(&stdout, "kdelta's output"),
-            documents(&want, "expected.yaml"),
-        );
-        if !out.status.success() || got != want {
-            problems.push(format!(
-                "{name}: exit {:?}\n{stderr}\nkdelta printed\n{stdout}\nexpected\n{}",
-                out.status.code(),
-                serde_json::to_string_pretty(&want).unwrap_or_default()
-            ));
-        }
     }
-    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+    run_cases(&cases, |_, stdout, want| {
+        mismatch(
+            &documents(stdout, "kdelta's output"),
+            &documents(want, "expected.yaml"),
+        )
+    });
 }

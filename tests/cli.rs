@@ -92,6 +92,26 @@ fn has_ansi(s: &str) -> bool {
 }
 
 /// The JSON Schema of the report, as shipped in docs/.
+/// The entry of target `id` in a JSON report.
+fn target_in<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .find(|t| t["id"] == id)
+        .unwrap_or_else(|| panic!("no target {id} in {report}"))
+}
+
+/// The change of `resource` in a target's JSON entry.
+fn change_in<'a>(target: &'a Value, resource: &str) -> &'a Value {
+    target["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .find(|c| c["resource"] == resource)
+        .unwrap_or_else(|| panic!("no change of {resource} in {target:#}"))
+}
+
 fn report_schema() -> jsonschema::Validator {
     let text = include_str!("../docs/report.schema.json");
     let schema: Value = serde_json::from_str(text).expect("docs/report.schema.json is JSON");

@@ -43,16 +43,6 @@ fn multi_target_repo() -> (TestEnv, String, String) {
     (env, base, head)
 }
 
-/// The entry of target `id` in a JSON report.
-fn target_in<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["targets"]
-        .as_array()
-        .expect("targets")
-        .iter()
-        .find(|t| t["id"] == id)
-        .unwrap_or_else(|| panic!("no target {id} in {report}"))
-}
-
 #[test]
 fn a_crash_in_one_target_is_a_finding_and_the_others_still_render() {
     let (env, base, head) = multi_target_repo();
