@@ -33,6 +33,19 @@ pub struct Occurrence {
 }
 
 impl ChangeGroup {
+    /// The change itself, as the writers show a change (without a namespace).
+    pub fn change(&self) -> Change {
+        Change {
+            resource: self.resource.clone(),
+            change: self.change,
+            from: self.from.clone(),
+            from_target: None,
+            fields: self.fields.clone(),
+            reason: None,
+            body: None,
+        }
+    }
+
     /// The distinct targets it occurs in, in report order.
     pub fn targets(&self) -> Vec<&str> {
         let mut seen = BTreeSet::new();
@@ -99,24 +112,40 @@ pub struct Digest {
     /// Image changes: changed references first, then those of added or removed objects; the
     /// most widespread first in each.
     pub images: Vec<ImageChange>,
+    /// Each grouped change (target, resource, kind of change) with its group's index: the
+    /// writers ask for every change of the report.
+    #[serde(skip)]
+    index: HashMap<(String, String, ChangeKind), usize>,
 }
 
 impl Digest {
     pub fn of(report: &Report) -> Digest {
-        Digest {
-            groups: groups(&report.targets),
-            images: images(&report.targets),
+        let groups = groups(&report.targets);
+        let mut index = HashMap::new();
+        for (i, g) in groups.iter().enumerate() {
+            for o in &g.occurrences {
+                index
+                    .entry((o.target.clone(), o.resource.clone(), g.change))
+                    .or_insert(i);
+            }
         }
+        Digest {
+            groups,
+            images: images(&report.targets),
+            index,
+        }
+    }
+
+    /// The index of the group a change of `target` belongs to, if it is grouped.
+    pub fn group_index(&self, target: &str, change: &Change) -> Option<usize> {
+        self.index
+            .get(&(target.to_string(), change.resource.clone(), change.change))
+            .copied()
     }
 
     /// The group a change of `target` belongs to, if it is grouped.
     pub fn group_of(&self, target: &str, change: &Change) -> Option<&ChangeGroup> {
-        self.groups.iter().find(|g| {
-            g.occurrences
-                .iter()
-                .any(|o| o.target == target && o.resource == change.resource)
-                && g.change == change.change
-        })
+        self.group_index(target, change).map(|i| &self.groups[i])
     }
 }
 

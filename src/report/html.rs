@@ -118,7 +118,7 @@ fn embed_chunks(out: &mut String, chunks: &[String], embed: Embed) {
         Embed::Compressed => {
             use base64::Engine as _;
             use std::io::Write as _;
-            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
             let bytes = gz
                 .write_all(json.as_bytes())
                 .and_then(|()| gz.finish())

@@ -194,16 +194,7 @@ fn group_item(g: &ChangeGroup) -> String {
         html(&g.resource),
         view::plural(targets.len(), "target")
     );
-    let change = Change {
-        resource: g.resource.clone(),
-        change: g.change,
-        from: g.from.clone(),
-        from_target: None,
-        fields: g.fields.clone(),
-        reason: None,
-        body: None,
-    };
-    out.push_str(&change_item(&change));
+    out.push_str(&change_item(&g.change()));
     let names: Vec<String> = targets
         .iter()
         .take(GROUP_TARGETS_NAMED)

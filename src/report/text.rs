@@ -234,25 +234,15 @@ fn write_digest(out: &mut String, digest: &Digest, p: &Painter) {
         let _ = writeln!(out, "{}", p.bold("changes in several targets"));
         for g in &digest.groups {
             let targets = g.targets();
-            let mut names: Vec<&str> = targets.iter().take(GROUP_TARGETS_SHOWN).copied().collect();
+            let names: Vec<&str> = targets.iter().take(GROUP_TARGETS_SHOWN).copied().collect();
             let more = targets.len().saturating_sub(GROUP_TARGETS_SHOWN);
             let more = if more > 0 {
                 format!(" and {more} more")
             } else {
                 String::new()
             };
-            names.dedup();
-            let change = Change {
-                resource: g.resource.clone(),
-                change: g.change,
-                from: g.from.clone(),
-                from_target: None,
-                fields: g.fields.clone(),
-                reason: None,
-                body: None,
-            };
             let mut block = String::new();
-            write_change(&mut block, &change, p);
+            write_change(&mut block, &g.change(), p);
             let mut lines = block.lines();
             if let Some(first) = lines.next() {
                 let _ = writeln!(

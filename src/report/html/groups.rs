@@ -4,7 +4,7 @@
 use super::targets::{change, Chunks};
 use crate::report::digest::Digest;
 use crate::report::escape::html as esc;
-use crate::report::{view, Change};
+use crate::report::view;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -25,18 +25,7 @@ pub(super) fn groups_section(
     for (i, g) in digest.groups.iter().enumerate() {
         let targets = g.targets();
         let mut detail = String::new();
-        change(
-            &mut detail,
-            &Change {
-                resource: g.resource.clone(),
-                change: g.change,
-                from: g.from.clone(),
-                from_target: None,
-                fields: g.fields.clone(),
-                reason: None,
-                body: None,
-            },
-        );
+        change(&mut detail, &g.change());
         detail.push_str("<p>In ");
         let links: Vec<String> = g
             .occurrences

@@ -118,8 +118,8 @@ fn target(
         }
     }
     for c in &t.changes {
-        match digest.group_of(&t.id, c) {
-            Some(g) => grouped(&mut detail, c, g, digest),
+        match digest.group_index(&t.id, c) {
+            Some(i) => grouped(&mut detail, c, i, &digest.groups[i]),
             None => change(&mut detail, c),
         }
     }
@@ -156,13 +156,8 @@ fn target(
 }
 
 /// A change that is the same in several targets: its heading, and a link to where it is shown.
-fn grouped(out: &mut String, c: &Change, g: &ChangeGroup, digest: &Digest) {
+fn grouped(out: &mut String, c: &Change, index: usize, g: &ChangeGroup) {
     let word = view::change_word(c.change);
-    let index = digest
-        .groups
-        .iter()
-        .position(|x| std::ptr::eq(x, g))
-        .unwrap_or_default();
     let _ = writeln!(
         out,
         "<div class=\"change change-{word} grouped\">\n<h3><span class=\"badge {word}\">{word}</span> <code>{}</code></h3>\n\
