@@ -227,6 +227,10 @@ pub struct CommonArgs {
     /// Exit 1 when anything changed (diff).
     #[arg(long, global = true)]
     pub fail_on_diff: bool,
+    /// Exit 0 even on error findings (or on a diff with `--fail-on-diff`), for hooks that only
+    /// show the report; kdelta still exits 2 when it cannot run at all.
+    #[arg(long, global = true)]
+    pub exit_zero: bool,
     /// Run kustomize exec plugins (never run otherwise).
     #[arg(long, global = true)]
     pub enable_exec_plugins: bool,

@@ -19,9 +19,5 @@ pub fn run(c: &CommonArgs, args: &CheckArgs) -> Result<i32> {
     );
     common::write_report_files(c, &report)?;
     common::print_report(c, &report)?;
-    Ok(if report.has_errors() {
-        super::EXIT_FINDINGS
-    } else {
-        super::EXIT_OK
-    })
+    Ok(common::findings_exit_code(c, report.has_errors()))
 }

@@ -11,6 +11,16 @@ use kdelta::source::{RepoPath, Revision, Snapshot, Workspace};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+/// The exit code of a command whose report `failed` (error findings, or a diff with
+/// `--fail-on-diff`): 1, or 0 with `--exit-zero`.
+pub fn findings_exit_code(common: &CommonArgs, failed: bool) -> i32 {
+    if failed && !common.exit_zero {
+        super::EXIT_FINDINGS
+    } else {
+        super::EXIT_OK
+    }
+}
+
 /// The directory the command runs in (`-C DIR` or the current directory).
 pub fn start_dir(common: &CommonArgs) -> Result<PathBuf> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;

@@ -86,9 +86,5 @@ pub fn output(c: &CommonArgs, report: &Report) -> Result<i32> {
     common::write_report_files(c, report)?;
     common::print_report(c, report)?;
     let failed = report.has_errors() || (c.fail_on_diff && report.has_changes());
-    Ok(if failed {
-        super::EXIT_FINDINGS
-    } else {
-        super::EXIT_OK
-    })
+    Ok(common::findings_exit_code(c, failed))
 }

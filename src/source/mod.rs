@@ -133,7 +133,8 @@ pub trait Snapshot: Send + Sync {
 /// Which revision of a repository to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Revision {
-    /// A commit named by any revision spec (`HEAD~1`, `origin/main`, a tag, a hex id).
+    /// A commit named by any revision spec (`HEAD~1`, `origin/main`, a tag, a hex id); `HEAD`
+    /// before the first commit is the empty tree.
     Commit(String),
     /// The staged index, as a pre-commit hook sees it.
     Staged,

@@ -49,6 +49,36 @@ fn check_staged_reads_the_index_for_pre_commit_hooks() {
 }
 
 #[test]
+fn exit_zero_reports_errors_without_failing_and_head_before_the_first_commit_is_empty() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", CONFIG)
+        .write("manifests/web.yaml", deployment(2));
+    env.git(&["add", "-A"]);
+    // What the kdelta-diff hook runs on a repository's first commit: everything is added.
+    env.kdelta(&["diff", "HEAD", "--staged", "--exit-zero"])
+        .success()
+        .stdout_has("dir:manifests (added)")
+        .stdout_has("+ apps/v1/Deployment/prod/web");
+    env.commit("first");
+
+    env.write("manifests/web.yaml", "spec: [\n");
+    env.git(&["add", "-A"]);
+    for args in [
+        &["check", "--staged"][..],
+        &["diff", "HEAD", "--staged"],
+        &["diff", "HEAD", "--staged", "--fail-on-diff"],
+    ] {
+        env.kdelta(args).code(1);
+        let with_zero = [args, &["--exit-zero"]].concat();
+        env.kdelta(&with_zero)
+            .success()
+            .stdout_has("error[yaml.parse] manifests/web.yaml:2:1");
+    }
+    // A command that cannot run still says so.
+    env.kdelta(&["diff", "no-such-rev", "--exit-zero"]).code(2);
+}
+
+#[test]
 fn the_pre_commit_hook_blocks_a_commit_with_an_error_finding() {
     let (env, _base) = base_repo();
     let hook = env.repo().join(".git/hooks/pre-commit");

@@ -186,7 +186,13 @@ pub struct Run {
 }
 
 /// Runs `cmd` to completion (failing the test if it hangs, crashes or panics).
-pub fn run(mut cmd: Command) -> Run {
+pub fn run(cmd: Command) -> Run {
+    run_within(cmd, RUN_TIMEOUT)
+}
+
+/// Runs `cmd` to completion, failing the test if it takes longer than `timeout`, crashes or
+/// panics.
+pub fn run_within(mut cmd: Command, timeout: Duration) -> Run {
     let args: Vec<String> = cmd
         .get_args()
         .map(|a| a.to_string_lossy().into_owned())
@@ -205,7 +211,7 @@ pub fn run(mut cmd: Command) -> Run {
     };
     let out = drain(Box::new(child.stdout.take().expect("piped stdout")));
     let err = drain(Box::new(child.stderr.take().expect("piped stderr")));
-    let deadline = Instant::now() + RUN_TIMEOUT;
+    let deadline = Instant::now() + timeout;
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait for kdelta") {
             break status;
@@ -213,7 +219,7 @@ pub fn run(mut cmd: Command) -> Run {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("kdelta {args:?} did not finish within {RUN_TIMEOUT:?}");
+            panic!("{args:?} did not finish within {timeout:?}");
         }
         std::thread::sleep(Duration::from_millis(5));
     };

@@ -57,6 +57,16 @@ impl GitRepo {
         self.index_snapshot(&index)
     }
 
+    /// The empty snapshot that `HEAD` names before the first commit, as `git diff --cached`
+    /// sees it there: everything staged is added.
+    pub fn unborn_head_snapshot(&self) -> Result<IndexSnapshot, SourceError> {
+        let mut table = TableBuilder::default().finish();
+        table.compute_dir_ids()?;
+        Ok(IndexSnapshot {
+            view: self.view(table, "HEAD (no commits yet)".to_string()),
+        })
+    }
+
     fn index_snapshot(&self, index: &gix::index::State) -> Result<IndexSnapshot, SourceError> {
         let mut builder = TableBuilder::default();
         let mut unmerged = BTreeSet::new();

@@ -141,6 +141,11 @@ impl GitRepo {
         })
     }
 
+    /// Whether `HEAD` names a branch without commits yet (a new repository).
+    fn head_is_unborn(&self) -> bool {
+        self.repo.head().is_ok_and(|head| head.is_unborn())
+    }
+
     /// The default branch: the target of `origin/HEAD` (e.g. `origin/main`), else the first of
     /// `origin/main`, `origin/master`, `main`, `master` that exists.
     pub fn default_branch(&self) -> Option<String> {
@@ -215,6 +220,13 @@ impl GitRepo {
     /// Opens `rev` of this repository; the work tree is the repository's top directory.
     pub fn open(&self, rev: &Revision) -> Result<(Box<dyn Snapshot>, RevInfo), SourceError> {
         match rev {
+            Revision::Commit(spec) if spec == "HEAD" && self.head_is_unborn() => Ok((
+                Box::new(self.unborn_head_snapshot()?),
+                RevInfo {
+                    rev: "HEAD (no commits yet)".to_string(),
+                    commit: None,
+                },
+            )),
             Revision::Commit(spec) => {
                 let resolved = self.resolve(spec)?;
                 let info = RevInfo {
