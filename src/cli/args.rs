@@ -73,6 +73,9 @@ pub struct DiffArgs {
     /// Compare against the staged index instead of the work tree.
     #[arg(long, conflicts_with = "head")]
     pub staged: bool,
+    /// Only the targets at or under these paths (after `--`, like git: `-- apps/web`).
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -87,6 +90,9 @@ pub struct ReportArgs {
     /// Write the HTML report to FILE.
     #[arg(long, value_name = "FILE")]
     pub html: PathBuf,
+    /// Only the targets at or under these paths (after `--`, like git: `-- apps/web`).
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -116,6 +122,9 @@ pub struct MergeReportsArgs {
 pub struct CheckArgs {
     #[command(flatten)]
     pub revision: RevisionArgs,
+    /// Only the targets at or under these paths (after `--`, like git: `-- apps/web`).
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -6,7 +6,9 @@ use anyhow::Result;
 use kdelta::pipeline;
 
 pub fn run(c: &CommonArgs, args: &CheckArgs) -> Result<i32> {
-    let (_start, ws) = common::workspace(c)?;
+    let (start, ws) = common::workspace(c)?;
+    let mut opts = common::pipeline_options(c)?;
+    opts.only = common::selected_paths(&start, ws.root(), &args.paths)?;
     let opened = common::open(&ws, &common::revision(&args.revision))?;
     let snapshot = opened.snapshot.as_ref();
     let report = pipeline::check(
@@ -15,7 +17,7 @@ pub fn run(c: &CommonArgs, args: &CheckArgs) -> Result<i32> {
             info: opened.info,
         },
         common::config(c, snapshot),
-        &common::pipeline_options(c)?,
+        &opts,
     );
     common::write_report_files(c, &report)?;
     common::print_report(c, &report)?;

@@ -185,7 +185,14 @@ pub fn pipeline_options(common: &CommonArgs) -> Result<kdelta::pipeline::Options
             .map(kdelta::pipeline::Shard::parse)
             .transpose()
             .map_err(anyhow::Error::msg)?,
+        only: Vec::new(),
     })
+}
+
+/// `-- PATH...` of `diff`, `check` and `report` as repo-relative paths (relative to the start
+/// directory, like git's pathspecs).
+pub fn selected_paths(start: &Path, root: &Path, args: &[String]) -> Result<Vec<RepoPath>> {
+    args.iter().map(|a| arg_path(start, root, a)).collect()
 }
 
 /// Whether to color stdout.

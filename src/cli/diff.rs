@@ -16,6 +16,8 @@ pub struct Comparison<'a> {
     pub head: Option<&'a str>,
     /// Read the head from the staged index.
     pub staged: bool,
+    /// Only the targets at or under these paths (`-- PATH...`).
+    pub paths: &'a [String],
 }
 
 pub fn run(c: &CommonArgs, args: &DiffArgs) -> Result<i32> {
@@ -25,6 +27,7 @@ pub fn run(c: &CommonArgs, args: &DiffArgs) -> Result<i32> {
             base: args.base.as_deref(),
             head: args.head.as_deref(),
             staged: args.staged,
+            paths: &args.paths,
         },
     )?;
     output(c, &report)
@@ -32,8 +35,9 @@ pub fn run(c: &CommonArgs, args: &DiffArgs) -> Result<i32> {
 
 /// Opens both revisions, discovers and renders their targets, and diffs them.
 pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
-    let (_start, ws) = common::workspace(c)?;
-    let opts = common::pipeline_options(c)?;
+    let (start, ws) = common::workspace(c)?;
+    let mut opts = common::pipeline_options(c)?;
+    opts.only = common::selected_paths(&start, ws.root(), cmp.paths)?;
     let (base_rev, base_label) = match cmp.base {
         Some(b) => (Revision::Commit(b.to_string()), None),
         None => {

@@ -14,6 +14,7 @@ pub fn run(c: &CommonArgs, args: &ReportArgs) -> Result<i32> {
             base: Some(&args.base),
             head: args.head.as_deref(),
             staged: args.staged,
+            paths: &args.paths,
         },
     )?;
     if let Some(page) = common::guarded("HTML", || html::to_string(&report)) {

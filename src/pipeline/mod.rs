@@ -30,6 +30,8 @@ pub struct Options {
     pub show_secrets: bool,
     /// `--shard INDEX/COUNT`: render only this share of the targets.
     pub shard: Option<Shard>,
+    /// `-- PATH...`: render only the targets at or under these paths (all when empty).
+    pub only: Vec<RepoPath>,
 }
 
 /// One of `count` shares of the targets (`--shard 2/4`), for a CI job matrix: a target's
@@ -65,6 +67,16 @@ impl Shard {
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
         (h % self.count as u64) as usize == self.index - 1
+    }
+}
+
+/// Keeps the targets of each list that lie at or under one of `paths` (all when empty).
+fn select_targets(paths: &[RepoPath], lists: &mut [&mut Vec<Target>]) {
+    if paths.is_empty() {
+        return;
+    }
+    for l in lists.iter_mut() {
+        l.retain(|t| paths.iter().any(|p| t.path().starts_with(p)));
     }
 }
 
@@ -142,6 +154,7 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     let head_expansion = expand(head.snapshot, head_found.targets, &render_opts, &cache);
     findings.extend(head_expansion.findings);
     let mut head_targets = head_expansion.targets;
+    select_targets(&opts.only, &mut [&mut base_targets, &mut head_targets]);
     let positions = opts
         .shard
         .map(|s| shard_targets(s, &mut [&mut base_targets, &mut head_targets]));
@@ -186,6 +199,7 @@ pub fn check(rev: Revision, config: LoadedConfig, opts: &Options) -> Report {
     let expansion = expand(rev.snapshot, found.targets, &render_opts, &cache);
     findings.extend(expansion.findings);
     let mut targets = expansion.targets;
+    select_targets(&opts.only, &mut [&mut targets]);
     let positions = opts.shard.map(|s| shard_targets(s, &mut [&mut targets]));
     let mut rendered = render_all(rev.snapshot, &targets, &render_opts, &cache);
     if opts.strict {

@@ -75,6 +75,39 @@ fn diff_staged_compares_the_index_not_the_work_tree() {
 }
 
 #[test]
+fn paths_after_a_double_dash_select_the_targets_under_them() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", "directories: [team-a/web, team-b/api]\n")
+        .write("team-a/web/web.yaml", deployment(2))
+        .write("team-b/api/cm.yaml", config_map("api", "1"));
+    let base = env.commit("base");
+    env.write("team-a/web/web.yaml", deployment(3))
+        .write("team-b/api/cm.yaml", config_map("api", "2"));
+
+    let only_a = env.kdelta(&["diff", &base, "--", "team-a"]).success();
+    assert!(
+        only_a.stdout.contains("dir:team-a/web (modified)"),
+        "{}",
+        only_a.stdout
+    );
+    assert!(!only_a.stdout.contains("team-b"), "{}", only_a.stdout);
+    // Relative to the directory kdelta runs in, as git's pathspecs are.
+    let from_b = env
+        .kdelta(&["-C", "team-b", "diff", &base, "--", "."])
+        .success();
+    assert!(
+        from_b.stdout.contains("dir:team-b/api (modified)"),
+        "{}",
+        from_b.stdout
+    );
+    assert!(!from_b.stdout.contains("team-a"), "{}", from_b.stdout);
+    env.kdelta(&["check", "--", "team-b/api"])
+        .success()
+        .stdout_has("1 targets:");
+    env.kdelta(&["diff", &base, "--", "../elsewhere"]).code(2);
+}
+
+#[test]
 fn fail_on_diff_exits_1_only_when_something_changed() {
     let (env, base, head) = two_commit_repo();
     env.kdelta(&["diff", &base, &head, "--fail-on-diff"])
