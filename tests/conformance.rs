@@ -736,7 +736,7 @@ fn render_kustomize(
             .filter(|f| f.severity == Severity::Error)
             .map(|f| {
                 let file = f.file.as_deref().unwrap_or("");
-                format!("{}: {} ({file})", f.rule, f.message)
+                format!("{}: {} ({file})", f.rule, f.reference_text())
             })
             .collect());
     }

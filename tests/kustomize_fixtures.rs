@@ -108,7 +108,7 @@ fn render(case: &Case) -> Result<String, Vec<String>> {
         .filter(|f| f.severity == Severity::Error)
         .map(|f| {
             let file = f.file.as_deref().unwrap_or("");
-            format!("{}: {} ({file})", f.rule, f.message)
+            format!("{}: {} ({file})", f.rule, f.reference_text())
         })
         .collect();
     if !rendered.ok || !errors.is_empty() {

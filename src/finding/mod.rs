@@ -107,7 +107,16 @@ pub struct Finding {
     pub line: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<u32>,
+    /// What is wrong, innermost cause first.
     pub message: String,
+    /// What the problem was found under, innermost first (`accumulating resources from
+    /// 'base'`): the chain the reference tool wraps its message in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<String>,
+    /// The reference tool's exact message (kustomize's whole wrapped chain), when `message`
+    /// says it differently.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_message: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,6 +138,8 @@ impl Finding {
             line: None,
             column: None,
             message: message.into(),
+            context: Vec::new(),
+            reference_message: None,
             help: None,
             revision: None,
             incomplete: false,
@@ -180,6 +191,19 @@ impl Finding {
     pub fn with_help(mut self, help: impl Into<String>) -> Finding {
         self.help = Some(help.into());
         self
+    }
+
+    /// Adds what the problem was found under (innermost first) and the reference tool's
+    /// whole message.
+    pub fn with_context(mut self, context: &[&str], reference_message: &str) -> Finding {
+        self.context = context.iter().map(|c| c.to_string()).collect();
+        self.reference_message = Some(reference_message.to_string());
+        self
+    }
+
+    /// The reference tool's exact message: `reference_message`, else `message`.
+    pub fn reference_text(&self) -> &str {
+        self.reference_message.as_deref().unwrap_or(&self.message)
     }
 
     /// `file:line:column` as far as known.

@@ -1,5 +1,6 @@
-//! Build errors: a rule id, a message in kustomize's words, and (when known) the kustomization
-//! file and line of the entry that caused it.
+//! Build errors: a rule id, the innermost cause with the chain of contexts around it, the same
+//! in kustomize's words (one wrapped message), and (when known) the kustomization file and line
+//! of the entry that caused it.
 
 use crate::finding::rules;
 use crate::finding::Finding;
@@ -10,7 +11,14 @@ use crate::yaml::Span;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KError {
     pub rule: crate::finding::Rule,
+    /// kustomize's message: the cause wrapped in every context, as `kustomize build` prints it.
     pub message: String,
+    /// What went wrong, in the fewest words (the message kdelta leads with).
+    pub cause: String,
+    /// The contexts added on the way up, innermost first.
+    pub chain: Vec<String>,
+    /// How many contexts of `chain` already have a location (the innermost one's is `file`).
+    pub located: usize,
     pub file: Option<RepoPath>,
     pub span: Span,
     pub help: Option<String>,
@@ -19,9 +27,13 @@ pub struct KError {
 impl KError {
     /// An error without a location yet.
     pub fn new(rule: crate::finding::Rule, message: impl Into<String>) -> KError {
+        let message = message.into();
         KError {
             rule,
-            message: message.into(),
+            cause: message.clone(),
+            chain: Vec::new(),
+            located: 0,
+            message,
             file: None,
             span: Span::default(),
             help: None,
@@ -43,24 +55,59 @@ impl KError {
         self
     }
 
-    /// Sets the location unless one is already known (the innermost location wins).
+    /// Sets the location unless one is already known (the innermost location wins); an outer
+    /// location goes to the context added since, so the chain reads as the path of
+    /// kustomizations that led to the cause (`accumulating resources from '../base'
+    /// (overlay/kustomization.yaml:2)`).
     pub fn at(mut self, file: &RepoPath, span: Span) -> KError {
         if self.file.is_none() {
             self.file = Some(file.clone());
             self.span = span;
+        } else if self.chain.len() > self.located {
+            if let Some(last) = self.chain.last_mut() {
+                let line = if span.line > 0 {
+                    format!(":{}", span.line)
+                } else {
+                    String::new()
+                };
+                last.push_str(&format!(" ({file}{line})"));
+            }
         }
+        self.located = self.chain.len();
         self
     }
 
     /// Prefixes the message, as kustomize wraps errors on the way up.
-    pub fn context(mut self, prefix: impl AsRef<str>) -> KError {
+    pub fn context(self, prefix: impl AsRef<str>) -> KError {
+        let readable = prefix.as_ref().to_string();
+        self.context_said(prefix, readable)
+    }
+
+    /// [`KError::context`] for a prefix whose kustomize wording is no help to a reader
+    /// (`accumulation err='…'`): the chain gets `readable` instead.
+    pub fn context_said(mut self, prefix: impl AsRef<str>, readable: impl Into<String>) -> KError {
         self.message = format!("{}: {}", prefix.as_ref(), self.message);
+        self.chain.push(readable.into());
         self
     }
 
-    /// The error as a finding.
+    /// Says the cause in plain words, for a message kustomize spells as one whole chain;
+    /// `chain` is the contexts inside that message, innermost first.
+    pub fn with_cause(mut self, cause: impl Into<String>, chain: &[&str]) -> KError {
+        self.cause = cause.into();
+        self.chain = chain.iter().map(|c| c.to_string()).collect();
+        self.located = self.chain.len();
+        self
+    }
+
+    /// The error as a finding: the cause, its contexts, and kustomize's message when that says
+    /// more than the cause.
     pub fn into_finding(self) -> Finding {
-        let mut f = Finding::error(self.rule, self.message);
+        let mut f = Finding::error(self.rule, self.cause.clone());
+        f.context = self.chain;
+        if self.message != self.cause {
+            f.reference_message = Some(self.message);
+        }
         if let Some(file) = self.file {
             f = f.at(file.to_string(), self.span.line, self.span.column);
         }

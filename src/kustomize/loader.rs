@@ -127,6 +127,10 @@ impl<'a> Loader<'a> {
                         format!(
                             "must build at directory: not a valid directory: '{dir}' does not exist"
                         ),
+                    )
+                    .with_cause(
+                        format!("{dir}: no such directory"),
+                        &["must build at directory"],
                     ),
                 ))
             }
@@ -134,6 +138,10 @@ impl<'a> Loader<'a> {
                 return Err(KError::new(
                     rules::KUSTOMIZE_NOT_A_DIRECTORY,
                     format!("must build at directory: '{dir}': file is not directory"),
+                )
+                .with_cause(
+                    format!("{dir}: a file, not a directory"),
+                    &["must build at directory"],
                 ))
             }
         }

@@ -106,6 +106,9 @@ fn finding(out: &mut String, f: &Finding) {
     };
     props.push(("title", title));
     let mut message = f.message.clone();
+    for c in &f.context {
+        let _ = write!(message, "\nnote: {c}");
+    }
     if let Some(h) = &f.help {
         let _ = write!(message, "\nhelp: {h}");
     }

@@ -96,8 +96,11 @@ fn finding_case(f: &super::Finding, classname: &str) -> TestCase {
     let status = match f.severity {
         Severity::Error => {
             let mut s = failure(&f.message, f.rule.id);
-            if let Some(h) = &f.help {
-                s.set_description(h.as_str());
+            let notes: Vec<String> = f.context.iter().map(|c| format!("note: {c}")).collect();
+            let help = f.help.iter().map(|h| format!("help: {h}"));
+            let description: Vec<String> = notes.into_iter().chain(help).collect();
+            if !description.is_empty() {
+                s.set_description(description.join("\n"));
             }
             s
         }

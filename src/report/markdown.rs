@@ -472,6 +472,9 @@ fn finding_item(f: &Finding) -> String {
         out.push_str(" (base revision)");
     }
     let _ = writeln!(out, ": {}", text(&f.message));
+    for c in &f.context {
+        let _ = writeln!(out, "  - note: {}", text(c));
+    }
     if let Some(h) = &f.help {
         let _ = writeln!(out, "  - help: {}", text(h));
     }

@@ -61,15 +61,24 @@ pub fn to_string(report: &Report) -> String {
     s
 }
 
+/// The message, then its context and help as `note:` and `help:` lines.
+fn message_text(f: &Finding) -> String {
+    let mut text = f.message.clone();
+    for c in &f.context {
+        text.push_str(&format!("\nnote: {c}"));
+    }
+    if let Some(h) = &f.help {
+        text.push_str(&format!("\nhelp: {h}"));
+    }
+    text
+}
+
 fn result(f: &Finding, rule_index: usize) -> Value {
     let mut r = json!({
         "ruleId": f.rule.id,
         "ruleIndex": rule_index,
         "level": level(f.severity),
-        "message": {"text": match &f.help {
-            Some(h) => format!("{}\nhelp: {h}", f.message),
-            None => f.message.clone(),
-        }},
+        "message": {"text": message_text(f)},
     });
     if let Some(file) = &f.file {
         let mut physical = json!({"artifactLocation": {"uri": uri(file), "uriBaseId": "SRCROOT"}});

@@ -242,7 +242,11 @@ fn fixture() -> Report {
         )
         .at("apps/broken/kustomization.yaml", 14, 5)
         .for_target("kustomize:apps/broken")
-        .with_help("check the kind and name under replacements[0].source"),
+        .with_help("check the kind and name under replacements[0].source")
+        .with_context(
+            &["accumulating resources from '../base' (apps/broken/kustomization.yaml:3)"],
+            "accumulating resources from '../base': replacement source ConfigMap/missing not found",
+        ),
         Finding::error(crate::finding::Rule::example("render.failed"),
             "cannot parse apps/broken/base/deploy.yaml: mapping values are not allowed here",
         )

@@ -414,6 +414,10 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
         _ => "",
     };
     let _ = writeln!(out, "{sev}[{}]{side} {loc}{}", f.rule, f.message);
+    // What it was found under, innermost first (the reference tool's chain).
+    for c in &f.context {
+        let _ = writeln!(out, "  {} {c}", p.dim("note:"));
+    }
     if let Some(h) = &f.help {
         let _ = writeln!(out, "  {} {h}", p.dim("help:"));
     }

@@ -287,3 +287,65 @@ fn builds_that_need_an_unfetched_remote_are_incomplete_not_errors() {
     assert!(!out.stdout.contains("error["), "{}", out.stdout);
     env.kdelta(&["check", "--strict"]).code(1);
 }
+
+#[test]
+fn errors_lead_with_the_innermost_cause_and_keep_kustomizes_message() {
+    let env = TestEnv::new();
+    env.write("app/kustomization.yaml", "resources:\n- missing.yaml\n")
+        .write("overlay/kustomization.yaml", "resources:\n- ../base\n")
+        .write("base/kustomization.yaml", "resources:\n- cm.yaml\n")
+        .write("base/cm.yaml", "kind: ConfigMap\nmetadata:\n  bad: [\n");
+    let r = env.kdelta(&["check", "--", "app"]).code(1);
+    // The cause and where it is listed first, kustomize's wrapping as notes.
+    assert!(
+        r.stdout.contains(
+            "error[kustomize.file-not-found] app/kustomization.yaml:2:3: app/missing.yaml: no such file or directory (listed in resources)\n  note: accumulating resources from 'missing.yaml'\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let finding = |target: &str| {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["target"] == target)
+            .unwrap_or_else(|| panic!("no finding for {target}: {report}"))
+            .clone()
+    };
+    let app = finding("kustomize:app");
+    // kustomize's exact text stays in the report.
+    assert_eq!(
+        app["reference_message"],
+        "accumulating resources: accumulation err='accumulating resources from 'missing.yaml': 'app/missing.yaml': no such file or directory': must build at directory: not a valid directory"
+    );
+    // Through an overlay: the YAML error at its line, then the kustomizations that led there.
+    let overlay = finding("kustomize:overlay");
+    assert_eq!(
+        (&overlay["file"], &overlay["line"]),
+        (&json!("base/cm.yaml"), &json!(4))
+    );
+    assert!(
+        overlay["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("did not find expected node content"),
+        "{overlay}"
+    );
+    let context: Vec<&str> = overlay["context"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert!(
+        context.contains(&"accumulating resources from 'cm.yaml' (base/kustomization.yaml:2)")
+            && context
+                .contains(&"accumulating resources from '../base' (overlay/kustomization.yaml:2)"),
+        "{context:?}"
+    );
+    assert!(overlay["reference_message"].as_str().unwrap().contains(
+        "MalformedYAMLError: yaml: line 3: did not find expected node content in File: cm.yaml"
+    ));
+}

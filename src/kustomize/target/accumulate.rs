@@ -47,16 +47,18 @@ impl Builder {
             match kt.ldr.files.kind(&resolved) {
                 EntryKind::Dir => {
                     let child = kt.ldr.child(path).map_err(|e| {
-                        at(e.context(format!(
-                            "accumulation err='accumulating resources from '{path}''"
-                        )))
+                        at(e.context_said(
+                            format!("accumulation err='accumulating resources from '{path}''"),
+                            format!("accumulating resources from '{path}'"),
+                        ))
                     })?;
                     acc = self
                         .accumulate_directory(kt, path, acc, child, false)
                         .map_err(|e| {
-                            at(e.context(format!(
-                                "accumulation err='accumulating resources from '{path}''"
-                            )))
+                            at(e.context_said(
+                                format!("accumulation err='accumulating resources from '{path}''"),
+                                format!("accumulating resources from '{path}'"),
+                            ))
                         })?;
                 }
                 EntryKind::Missing => {
@@ -68,6 +70,10 @@ impl Builder {
                     return Err(at(KError::new(
                         rules::KUSTOMIZE_FILE_NOT_FOUND,
                         format!("accumulation err='accumulating resources from '{path}': '{resolved}': no such file or directory': must build at directory: not a valid directory"),
+                    )
+                    .with_cause(
+                        format!("{resolved}: no such file or directory (listed in {field})"),
+                        &[&format!("accumulating resources from '{path}'")],
                     )));
                 }
                 _ => {
@@ -185,6 +191,7 @@ pub(super) fn resources_from_bytes(
                     .unwrap_or_else(|| format!("yaml: line {}: {}", e.span.line, e.message))
             ),
         )
+        .with_cause(e.message.clone(), &[])
         .at(&file, e.span)
     })?;
     // kyaml's ByteReader unwraps a lone `List` (or `ResourceList`) keeping its items as

@@ -156,7 +156,10 @@ impl Builder {
                 let file = f.file.as_deref().and_then(|p| RepoPath::new(p).ok());
                 KError {
                     rule: f.rule,
-                    message: f.message,
+                    message: f.reference_text().to_string(),
+                    cause: f.message,
+                    located: f.context.len(),
+                    chain: f.context,
                     file,
                     span: Span {
                         line: f.line.unwrap_or(0),

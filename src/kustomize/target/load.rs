@@ -19,6 +19,10 @@ impl Builder {
             return Err(KError::new(
                 rules::KUSTOMIZE_FILE_NOT_FOUND,
                 format!("must build at directory: '{root}' doesn't exist"),
+            )
+            .with_cause(
+                format!("{root}: no such directory"),
+                &["must build at directory"],
             ));
         }
         let found: Vec<&str> = KUSTOMIZATION_FILES

@@ -58,6 +58,9 @@ pub(super) fn findings_table(out: &mut String, findings: &[&Finding]) {
             esc(f.target.as_deref().unwrap_or("")),
             esc(&f.message),
         );
+        for c in &f.context {
+            let _ = write!(out, "<div class=\"help\">note: {}</div>", esc(c));
+        }
         if let Some(h) = &f.help {
             let _ = write!(out, "<div class=\"help\">help: {}</div>", esc(h));
         }
