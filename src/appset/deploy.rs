@@ -229,7 +229,8 @@ impl Source<'_> {
     }
 
     fn kustomize(&self, options: &Json, dir: &RepoPath) -> Output {
-        let build = || crate::kustomize::build(self.files, dir, &Default::default());
+        let build =
+            || crate::kustomize::build(self.files, dir, &Default::default()).map_details(|_| ());
         if options.as_object().is_none_or(|m| m.is_empty()) {
             return build();
         }

@@ -32,6 +32,10 @@ pub enum Command {
     /// Render two revisions and write a self-contained HTML audit report (and, with
     /// `--markdown FILE`, the Markdown summary); prints the report like `diff`.
     Report(ReportArgs),
+    /// Where a rendered object comes from: the file and line it was read from, the
+    /// kustomizations it passed through, every patch, transformer and replacement that changed
+    /// it (with the fields), the Helm chart and values, the generator behind an Application.
+    Explain(ExplainArgs),
     /// `.kdelta.yaml` helpers: `kdelta config schema` prints its JSON Schema, for editors.
     Config(ConfigArgs),
     /// Join the `--json` reports of the shards of one run (`--shard i/n`) into one report, and
@@ -93,6 +97,18 @@ pub struct ReportArgs {
     /// Only the targets at or under these paths (after `--`, like git: `-- apps/web`).
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub revision: RevisionArgs,
+    /// The object: `Kind/name`, `Kind/namespace/name`, a report's id
+    /// (`apps/v1/Deployment/prod/web`) or a name.
+    pub resource: String,
+    /// Targets (ids such as `kustomize:apps/web`) or paths to look in; default: every target.
+    #[arg(value_name = "TARGET_OR_PATH")]
+    pub targets: Vec<String>,
 }
 
 #[derive(Debug, Args)]

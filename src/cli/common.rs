@@ -115,6 +115,7 @@ pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
             reorder_none: common.reorder == Reorder::None,
             enable_exec_plugins: common.enable_exec_plugins,
             add_managed_by_label: common.enable_managed_by_label,
+            trace: false,
         },
         helm: helm_options(common)?,
         appset: kdelta::appset::Options {

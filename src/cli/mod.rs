@@ -5,6 +5,7 @@ mod args;
 mod check;
 mod common;
 mod diff;
+mod explain;
 mod list;
 mod merge_reports;
 mod redaction_key;
@@ -57,6 +58,7 @@ pub fn run() -> i32 {
         args::Command::Tree(a) => tree::run(&cli.common, a),
         args::Command::Report(a) => report::run(&cli.common, a),
         args::Command::MergeReports(a) => merge_reports::run(&cli.common, a),
+        args::Command::Explain(a) => explain::run(&cli.common, a),
         args::Command::Config(a) => match a.command {
             args::ConfigCommand::Schema => {
                 print!("{}", kdelta::config::CONFIG_SCHEMA);

@@ -26,6 +26,7 @@ pub mod smp;
 mod smp_bridge;
 mod target;
 mod tconfig;
+pub mod trace;
 pub mod transform;
 mod types;
 
@@ -61,11 +62,13 @@ pub struct Options {
     /// Add the `app.kubernetes.io/managed-by` label to every object, as
     /// `buildMetadata: [managedByLabel]` does (kustomize's deprecated `--enable-managedby-label`).
     pub add_managed_by_label: bool,
+    /// Record every object's state after each build step (`kdelta explain`).
+    pub trace: bool,
 }
 
 impl engine::Spec for Spec {
     type Options = Options;
-    type Details = ();
+    type Details = trace::Trace;
 
     fn kind(&self) -> &'static str {
         "kustomize"
@@ -87,7 +90,7 @@ impl engine::Spec for Spec {
             .unwrap_or_else(|| self.dir.child("kustomization.yaml"))
     }
 
-    fn render(&self, files: &Files, opts: &Options) -> EngineOutput<()> {
+    fn render(&self, files: &Files, opts: &Options) -> EngineOutput<trace::Trace> {
         build(files, &self.dir, opts)
     }
 
@@ -128,19 +131,24 @@ const KUSTOMIZE_VERSION: &str = "(devel)";
 
 /// Builds the kustomization in `dir`. When an error stops the build, the output is not `ok`
 /// and its findings hold the error (with the kustomization file and line that caused it).
-pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<()> {
+pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<trace::Trace> {
     let mut b = Builder {
         root_only: !opts.load_restrictor_none,
         findings: Vec::new(),
         exec_plugins: opts.enable_exec_plugins,
+        trace: opts.trace.then(trace::Trace::default),
     };
     let result = run(&mut b, files, dir, opts);
+    let trace = b.trace.take().unwrap_or_default();
     let mut findings = b.findings;
     let skipped_remote = findings
         .iter()
         .any(|f| f.rule == rules::KUSTOMIZE_REMOTE_RESOURCE);
     match result {
-        Ok(resources) => EngineOutput::new(resources, findings, true),
+        Ok(resources) => EngineOutput {
+            details: trace,
+            ..EngineOutput::new(resources, findings, true)
+        },
         // A remote input kdelta did not fetch stops the build, or an error follows from its
         // absence (a patch or a merge generator whose target is in the remote base): the
         // output is incomplete, not wrong — a notice, as for the remote itself.
@@ -177,12 +185,20 @@ fn run(
         kt.origin = Some(String::new());
     }
     let mut acc = b.accumulate_target(&kt, Acc::new())?;
+    let traced = |b: &mut Builder, rm: &resmap::ResMap, what: &str| {
+        b.trace_step(&kt.file, crate::yaml::Span::default(), what, rm);
+    };
     transform::hash::add_hash_suffixes(&mut acc.rm);
     transform::nameref::fix_name_references(&mut acc.rm, &acc.tc.name_reference).map_err(|e| {
         KError::new(rules::KUSTOMIZE_NAME_REFERENCE, e).at(&kt.file, Default::default())
     })?;
     let unused = transform::vars::resolve(&mut acc.rm, &acc.vars, &acc.tc.var_reference)
         .map_err(|e| KError::new(rules::KUSTOMIZE_VARS, e).at(&kt.file, kt.span("vars", None)))?;
+    traced(
+        b,
+        &acc.rm,
+        "hash suffixes, name references and vars (the whole build)",
+    );
     if !unused.is_empty() {
         b.findings.push(
             Finding::warning(
@@ -229,6 +245,13 @@ fn run(
         .map_err(|e| {
             KError::new(rules::KUSTOMIZE_TRANSFORM, e).at(&kt.file, crate::yaml::Span::default())
         })?;
+        traced(b, &acc.rm, "managed-by label");
+    }
+    if let Some(t) = &mut b.trace {
+        t.output = trace::objects(&acc.rm)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
     }
     let mut out = Vec::with_capacity(acc.rm.len());
     for mut r in acc.rm.list {

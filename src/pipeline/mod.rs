@@ -3,6 +3,7 @@
 //! renders). The CLI only parses arguments, opens revisions and prints.
 
 mod explain;
+pub mod provenance;
 mod summarize;
 
 pub use summarize::{pair_report, single_report};

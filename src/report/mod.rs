@@ -10,6 +10,7 @@ pub mod junit;
 pub mod markdown;
 pub mod merge;
 mod model;
+pub mod provenance;
 mod revision;
 pub mod sarif;
 pub mod text;

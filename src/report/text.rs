@@ -21,8 +21,8 @@ pub struct TextOptions {
     pub stat: bool,
 }
 
-struct Painter {
-    color: bool,
+pub(super) struct Painter {
+    pub(super) color: bool,
 }
 
 impl Painter {
@@ -54,7 +54,7 @@ impl Painter {
             s.to_string()
         }
     }
-    fn bold(&self, s: &str) -> String {
+    pub(super) fn bold(&self, s: &str) -> String {
         if self.color {
             s.bold().to_string()
         } else {
@@ -321,7 +321,7 @@ fn write_change(out: &mut String, c: &Change, p: &Painter) {
     }
 }
 
-fn write_field(out: &mut String, f: &FieldChange, p: &Painter) {
+pub(super) fn write_field(out: &mut String, f: &FieldChange, p: &Painter) {
     let path = p.cyan(&f.path);
     let secret = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).is_some_and(is_marker);
     match (&f.old, &f.new) {

@@ -301,3 +301,21 @@ fn broken_charts_are_findings_at_their_file_and_line_never_crashes() {
         assert_eq!(t["status"], "error", "{t}");
     }
 }
+
+#[test]
+fn explain_names_the_template_chart_and_values_of_a_helm_object() {
+    let env = TestEnv::new();
+    write_umbrella(&env, true);
+    let r = env
+        .kdelta(&["explain", "Service/release-name-redis", "--format", "json"])
+        .success()
+        .json();
+    let o = &r["objects"][0];
+    assert_eq!(o["target"], "helm:charts/app");
+    // The subchart's template, in the umbrella chart's values.
+    assert_eq!(o["file"], "charts/app/charts/redis/templates/svc.yaml");
+    assert_eq!(
+        o["notes"],
+        json!(["rendered by the chart charts/app from the template charts/app/charts/redis/templates/svc.yaml, with the values of charts/app/values.yaml"])
+    );
+}

@@ -349,3 +349,106 @@ fn errors_lead_with_the_innermost_cause_and_keep_kustomizes_message() {
         "MalformedYAMLError: yaml: line 3: did not find expected node content in File: cm.yaml"
     ));
 }
+
+#[test]
+fn explain_follows_an_object_through_bases_components_patches_and_transformers() {
+    let env = TestEnv::new();
+    env.write(
+        "base/kustomization.yaml",
+        "resources:\n- deploy.yaml\nconfigMapGenerator:\n- name: settings\n  literals: [MODE=a]\n",
+    )
+    .write(
+        "base/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n        envFrom:\n        - configMapRef:\n            name: settings\n",
+    )
+    .write(
+        "comp/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\ncommonAnnotations:\n  team: web\n",
+    )
+    .write(
+        "prod/kustomization.yaml",
+        "namespace: prod\nnamePrefix: prod-\nresources:\n- ../base\ncomponents:\n- ../comp\npatches:\n- patch: |-\n    - op: replace\n      path: /spec/replicas\n      value: 3\n  target:\n    kind: Deployment\nimages:\n- name: nginx\n  newTag: \"1.27\"\n",
+    );
+    // Named as it was read (before the prefix), in one target.
+    let report = env
+        .kdelta(&["explain", "Deployment/web", "prod", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(report["schema"], "kdelta/explain/v1");
+    let objects = report["objects"].as_array().unwrap();
+    assert_eq!(objects.len(), 1, "{report}");
+    let o = &objects[0];
+    assert_eq!(o["resource"], "apps/v1/Deployment/prod/prod-web");
+    assert_eq!(
+        (&o["file"], &o["line"]),
+        (&json!("base/deploy.yaml"), &json!(1))
+    );
+    assert_eq!(
+        o["kustomizations"],
+        json!([
+            "base/kustomization.yaml",
+            "prod/kustomization.yaml",
+            "comp/kustomization.yaml"
+        ])
+    );
+    let steps: Vec<(String, String, Vec<String>)> = o["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let fields = s["fields"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{}: {} → {}",
+                        f["path"].as_str().unwrap(),
+                        f["old"],
+                        f["new"]
+                    )
+                })
+                .collect();
+            (
+                format!("{}:{}", s["file"].as_str().unwrap(), s["line"]),
+                s["step"].as_str().unwrap().to_string(),
+                fields,
+            )
+        })
+        .collect();
+    let expected = [
+        ("comp/kustomization.yaml:3", "commonAnnotations (AnnotationsTransformer)", "metadata.annotations: null → {\"team\":\"web\"}"),
+        ("prod/kustomization.yaml:8", "patches[0]", "spec.replicas: 1 → 3"),
+        ("prod/kustomization.yaml:1", "namespace (NamespaceTransformer)", "metadata.namespace: null → \"prod\""),
+        ("prod/kustomization.yaml:2", "namePrefix (PrefixTransformer)", "metadata.name: \"web\" → \"prod-web\""),
+        ("prod/kustomization.yaml:15", "images[0] (ImageTagTransformer)", "spec.template.spec.containers[name=web].image: \"nginx:1.25\" → \"nginx:1.27\""),
+        ("prod/kustomization.yaml:null", "hash suffixes, name references and vars (the whole build)", "spec.template.spec.containers[name=web].envFrom[0].configMapRef.name: \"settings\" → \"prod-settings-kdkkf5f9gt\""),
+    ];
+    assert_eq!(steps.len(), expected.len(), "{steps:#?}");
+    for ((at, step, fields), (e_at, e_step, e_field)) in steps.iter().zip(expected) {
+        assert_eq!((at.as_str(), step.as_str()), (e_at, e_step));
+        assert!(fields.contains(&e_field.to_string()), "{step}: {fields:?}");
+    }
+
+    // A generated ConfigMap by its name without the hash; the base renders it too.
+    let r = env.kdelta(&["explain", "ConfigMap/settings"]).success();
+    assert!(
+        r.stdout.contains("core/v1/ConfigMap/_/settings-"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("core/v1/ConfigMap/prod/prod-settings-"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("  read from  base/kustomization.yaml:4\n"),
+        "{}",
+        r.stdout
+    );
+    env.kdelta(&["explain", "Service/web"])
+        .code(2)
+        .stderr_has("no rendered object matches \"Service/web\"");
+}

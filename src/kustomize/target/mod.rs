@@ -124,9 +124,31 @@ pub struct Builder {
     pub findings: Vec<Finding>,
     /// `--enable-exec-plugins`: run exec plugins found in the plugin home.
     pub exec_plugins: bool,
+    /// Each step's objects, when the build is traced (`kdelta explain`).
+    pub trace: Option<crate::kustomize::trace::Trace>,
 }
 
 impl Builder {
+    /// Records the objects after a step configured at `file:span`, when tracing.
+    pub fn trace_step(&mut self, file: &RepoPath, span: Span, what: &str, rm: &ResMap) {
+        if let Some(t) = &mut self.trace {
+            t.steps.push(crate::kustomize::trace::Step {
+                file: file.clone(),
+                line: span.line,
+                what: what.to_string(),
+                objects: crate::kustomize::trace::objects(rm),
+            });
+        }
+    }
+
+    /// [`Builder::trace_step`] for the entry `field[index]` of `kt`.
+    fn traced(&mut self, kt: &Kt, field: &str, index: Option<usize>, what: &str, rm: &ResMap) {
+        if self.trace.is_some() {
+            let span = kt.span(field, index);
+            self.trace_step(&kt.file, span, what, rm);
+        }
+    }
+
     /// kustomize `accumulateTarget`: resources, configurations, generators, components,
     /// transformers, vars — in that order.
     pub fn accumulate_target(&mut self, kt: &Kt, mut acc: Acc) -> Result<Acc, KError> {
@@ -134,14 +156,17 @@ impl Builder {
         acc = self
             .accumulate_resources(kt, acc)
             .map_err(|e| e.context("accumulating resources"))?;
+        self.traced(kt, "resources", None, "resources", &acc.rm);
         let tc = self.transformer_config(kt)?;
         acc.merge_config(&tc)?;
         let crd_tc = self.crd_config(kt)?;
         acc.merge_config(&crd_tc)?;
         self.run_generators(kt, &mut acc)?;
+        self.traced(kt, "configMapGenerator", None, "generators", &acc.rm);
         acc = self
             .accumulate_components(kt, acc)
             .map_err(|e| e.context("accumulating components"))?;
+        self.traced(kt, "components", None, "components", &acc.rm);
         self.run_transformers(kt, &mut acc)?;
         if let Some(vars) = &kt.k.vars {
             for (i, v) in vars.iter().enumerate() {
@@ -244,10 +269,18 @@ impl Builder {
             .is_some_and(|p| !p.is_empty())
         {
             record(&mut acc.rm, "PatchStrategicMergeTransformer");
+            self.traced(
+                kt,
+                "patchesStrategicMerge",
+                None,
+                "patchesStrategicMerge",
+                &acc.rm,
+            );
         }
         for (i, entry) in k.patches.iter().enumerate() {
             self.run_patch(kt, acc, entry, i)?;
             record(&mut acc.rm, "PatchTransformer");
+            self.traced(kt, "patches", Some(i), &format!("patches[{i}]"), &acc.rm);
         }
         let transform = rules::KUSTOMIZE_TRANSFORM;
         if !k.namespace.is_empty() {
@@ -357,6 +390,8 @@ impl Builder {
         for (i, entry) in k.patches_json6902.iter().flatten().enumerate() {
             self.run_legacy_json6902(kt, acc, entry, i)?;
             record(&mut acc.rm, "PatchJson6902Transformer");
+            let what = format!("patchesJson6902[{i}]");
+            self.traced(kt, "patchesJson6902", Some(i), &what, &acc.rm);
         }
         for (i, r) in k.replicas.iter().enumerate() {
             let t = Transformer::ReplicaCount(replicas::Config {
@@ -389,8 +424,12 @@ impl Builder {
         if !k.replacements.is_empty() {
             self.run_replacements(kt, acc)?;
             record(&mut acc.rm, "ReplacementTransformer");
+            self.traced(kt, "replacements", None, "replacements", &acc.rm);
         }
         self.run_transformer_plugins(kt, acc)?;
+        if !k.transformers.is_empty() {
+            self.traced(kt, "transformers", None, "transformers", &acc.rm);
+        }
         Ok(())
     }
 }
@@ -416,6 +455,13 @@ impl Builder {
             })?;
         if let Some(o) = kt.builtin_origin(kind) {
             origin::add_transformation(&mut acc.rm, &o);
+        }
+        if self.trace.is_some() {
+            let what = match index {
+                Some(i) => format!("{field}[{i}] ({kind})"),
+                None => format!("{field} ({kind})"),
+            };
+            self.traced(kt, field, index, &what, &acc.rm);
         }
         Ok(())
     }
