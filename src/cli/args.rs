@@ -36,6 +36,9 @@ pub enum Command {
     /// kustomizations it passed through, every patch, transformer and replacement that changed
     /// it (with the fields), the Helm chart and values, the generator behind an Application.
     Explain(ExplainArgs),
+    /// Write a commented starter `.kdelta.yaml` at the repository root from what discovery
+    /// finds (the targets, fixtures to exclude, directories that look like plain manifests).
+    Init(InitArgs),
     /// `.kdelta.yaml` helpers: `kdelta config schema` prints its JSON Schema, for editors.
     Config(ConfigArgs),
     /// Join the `--json` reports of the shards of one run (`--shard i/n`) into one report, and
@@ -109,6 +112,16 @@ pub struct ExplainArgs {
     /// Targets (ids such as `kustomize:apps/web`) or paths to look in; default: every target.
     #[arg(value_name = "TARGET_OR_PATH")]
     pub targets: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Print the file instead of writing it.
+    #[arg(long)]
+    pub stdout: bool,
+    /// Overwrite an existing `.kdelta.yaml`.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

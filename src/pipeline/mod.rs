@@ -4,6 +4,7 @@
 
 mod explain;
 pub mod provenance;
+pub mod starter;
 mod summarize;
 
 pub use summarize::{pair_report, single_report};

@@ -473,3 +473,44 @@ fn config_schema_prints_the_json_schema_of_the_config_file() {
     assert_eq!(schema["title"], ".kdelta.yaml");
     assert!(schema["properties"]["argocd"]["properties"]["tracking"].is_object());
 }
+
+#[test]
+fn init_writes_a_starter_config_that_check_accepts_and_never_overwrites_one() {
+    let env = TestEnv::new();
+    write_kustomization(&env, "apps/web");
+    write_kustomization(&env, "apps/web/testdata/broken");
+    env.write("apps/web/testdata/broken/cm.yaml", "data: [\n")
+        .write("clusters/eu/crds/crd.yaml", config_map("crd", "1"));
+    // The broken fixture fails a check without configuration.
+    env.kdelta(&["check"]).code(1);
+
+    let printed = env.kdelta(&["init", "--stdout"]).success().stdout;
+    assert!(!env.repo().join(".kdelta.yaml").exists());
+    env.kdelta(&["init"]).success().stderr_has("kdelta: wrote ");
+    let written = std::fs::read_to_string(env.repo().join(".kdelta.yaml")).unwrap();
+    assert_eq!(written, printed);
+    assert!(written.contains("#   kustomize:apps/web\n"), "{written}");
+    assert!(
+        written.contains("#   - clusters/eu/crds    # 1 file, 1 object\n"),
+        "{written}"
+    );
+    // With the starter, the fixture is excluded and the check passes.
+    env.kdelta(&["check"]).success().stdout_has("1 targets:");
+    env.kdelta(&["list"])
+        .success()
+        .stdout_has("kustomize  kustomize:apps/web\n");
+
+    env.write(".kdelta.yaml", "include: [apps/**]\n");
+    env.kdelta(&["init"])
+        .code(2)
+        .stderr_has("already exists; pass --force");
+    assert_eq!(
+        std::fs::read_to_string(env.repo().join(".kdelta.yaml")).unwrap(),
+        "include: [apps/**]\n"
+    );
+    env.kdelta(&["init", "--force"]).success();
+    assert_eq!(
+        std::fs::read_to_string(env.repo().join(".kdelta.yaml")).unwrap(),
+        printed
+    );
+}
