@@ -514,3 +514,50 @@ fn init_writes_a_starter_config_that_check_accepts_and_never_overwrites_one() {
         printed
     );
 }
+
+#[test]
+fn every_option_of_every_command_is_documented() {
+    let env = TestEnv::new();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            docs.push_str(&std::fs::read_to_string(path).unwrap());
+        }
+    }
+    let commands = [
+        "diff",
+        "check",
+        "render",
+        "list",
+        "tree",
+        "report",
+        "explain",
+        "init",
+        "merge-reports",
+    ];
+    let mut missing = Vec::new();
+    for command in commands {
+        let help = env.kdelta(&[command, "--help"]).success().stdout;
+        for line in help.lines() {
+            let Some(start) = line.find("--") else {
+                continue;
+            };
+            // Option lines start with the option (`  -f, --values <FILE>`).
+            if !line.trim_start().starts_with('-') {
+                continue;
+            }
+            let option: String = line[start..]
+                .chars()
+                .take_while(|c| *c == '-' || c.is_ascii_alphanumeric())
+                .collect();
+            if option != "--help" && !docs.contains(&format!("`{option}")) {
+                missing.push(format!("{command} {option}"));
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert!(missing.is_empty(), "undocumented options: {missing:?}");
+}
