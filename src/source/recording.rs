@@ -59,6 +59,10 @@ fn listing_digest(entries: &[DirEntry]) -> u64 {
 }
 
 type ParsedStream = Arc<Result<Vec<Node>, YamlError>>;
+/// An engine's own reading of a blob's documents (kyaml's, for kustomize resource files),
+/// with how many pieces the stream had.
+pub type ParsedDocuments = Arc<Result<(Vec<Node>, usize), YamlError>>;
+type DocumentsMap = HashMap<(ObjectId, &'static str), Arc<OnceLock<ParsedDocuments>>>;
 /// One slot per blob and set of options: the first thread to ask parses, the others wait for
 /// it rather than parse the same blob again.
 type StreamMap = HashMap<(ObjectId, ParseOptions), Arc<OnceLock<ParsedStream>>>;
@@ -69,6 +73,7 @@ type StreamMap = HashMap<(ObjectId, ParseOptions), Arc<OnceLock<ParsedStream>>>;
 #[derive(Default)]
 pub struct ParseCache {
     streams: Mutex<StreamMap>,
+    documents: Mutex<DocumentsMap>,
 }
 
 impl ParseCache {
@@ -82,6 +87,23 @@ impl ParseCache {
     fn lock(&self) -> std::sync::MutexGuard<'_, StreamMap> {
         // A poisoned lock only means another thread panicked mid-insert; the map is still valid.
         self.streams.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn documents_or_parse(
+        &self,
+        id: ObjectId,
+        reader: &'static str,
+        bytes: &[u8],
+        parse: impl FnOnce(&[u8]) -> Result<(Vec<Node>, usize), YamlError>,
+    ) -> ParsedDocuments {
+        let slot = self
+            .documents
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry((id, reader))
+            .or_default()
+            .clone();
+        slot.get_or_init(|| Arc::new(parse(bytes))).clone()
     }
 }
 
@@ -235,6 +257,19 @@ impl<'a> Files<'a> {
     ) -> Result<Arc<Result<Vec<Node>, YamlError>>, SourceError> {
         let (bytes, id) = self.read_with_id(path)?;
         Ok(self.cache.get_or_parse(id, &bytes, opts))
+    }
+
+    /// `bytes` read by `parse`, an engine's own document reader named `reader`, once per
+    /// content across targets, threads and revisions (a base shared by many overlays is read
+    /// once).
+    pub fn documents(
+        &self,
+        bytes: &[u8],
+        reader: &'static str,
+        parse: impl FnOnce(&[u8]) -> Result<(Vec<Node>, usize), YamlError>,
+    ) -> ParsedDocuments {
+        self.cache
+            .documents_or_parse(ObjectId::for_blob(bytes), reader, bytes, parse)
     }
 
     /// Reads and parses a YAML stream; any failure becomes a finding on the file.

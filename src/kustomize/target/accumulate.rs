@@ -160,7 +160,10 @@ impl Builder {
     /// Reads a resource file: every non-empty document, `*List` kinds expanded.
     pub fn load_resources(&mut self, kt: &Kt, rel: &str) -> Result<ResMap, KError> {
         let (file, bytes) = kt.ldr.load(rel)?;
-        resources_from_bytes(kt, &file, rel, &bytes)
+        let parsed = kt.ldr.files.documents(&bytes, "kyaml", |b| {
+            crate::kustomize::documents::read_documents_counted(b, &RESOURCE_PARSE)
+        });
+        resources_from_documents(kt, &file, rel, &parsed)
     }
 }
 
@@ -172,12 +175,19 @@ pub(super) fn resources_from_bytes(
     rel: &str,
     bytes: &[u8],
 ) -> Result<ResMap, KError> {
+    let parsed = crate::kustomize::documents::read_documents_counted(bytes, &RESOURCE_PARSE);
+    resources_from_documents(kt, file, rel, &parsed)
+}
+
+/// [`resources_from_bytes`] for documents already read.
+fn resources_from_documents(
+    kt: &Kt,
+    file: &RepoPath,
+    rel: &str,
+    parsed: &Result<(Vec<Node>, usize), yaml::YamlError>,
+) -> Result<ResMap, KError> {
     let file = file.clone();
-    let (docs, pieces) = crate::kustomize::documents::read_documents_counted(
-        bytes,
-        &RESOURCE_PARSE,
-    )
-    .map_err(|e| {
+    let (docs, pieces) = parsed.as_ref().map_err(|e| {
         KError::new(
             match e.kind {
                 yaml::YamlErrorKind::Limit => rules::YAML_LIMIT,
@@ -196,7 +206,7 @@ pub(super) fn resources_from_bytes(
     })?;
     // kyaml's ByteReader unwraps a lone `List` (or `ResourceList`) keeping its items as
     // written; kustomize expands any other `*List` through Go's JSON.
-    let lone_list = pieces == 1
+    let lone_list = *pieces == 1
         && docs.len() == 1
         && matches!(docs[0].str_at(&["kind"]), Some("List" | "ResourceList"))
         && (docs[0].get("items").is_some() || docs[0].get("functionConfig").is_some());
@@ -206,7 +216,7 @@ pub(super) fn resources_from_bytes(
             None => Vec::new(),
         }
     } else {
-        docs
+        docs.clone()
     };
     let mut queue: std::collections::VecDeque<Node> = docs.into_iter().collect();
     let mut rm = ResMap::new();
