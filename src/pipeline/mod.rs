@@ -7,7 +7,7 @@ pub mod provenance;
 pub mod starter;
 mod summarize;
 
-pub use summarize::{pair_report, single_report};
+use summarize::{pair_report, single_report};
 
 use crate::config::{Config, CONFIG_FILE};
 use crate::diff::DiffOptions;
@@ -160,33 +160,31 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     let positions = opts
         .shard
         .map(|s| shard_targets(s, &mut [&mut base_targets, &mut head_targets]));
-    let mut outcomes = render_pair(
+    let diff_opts = DiffOptions {
+        show_secrets: opts.show_secrets,
+        ignore: config.ignore_rules().to_vec(),
+    };
+    // Each target is diffed as soon as it is rendered, and its renders dropped.
+    let summaries = render_pair(
         base.snapshot,
         head.snapshot,
         &base_targets,
         &head_targets,
         &render_opts,
         &cache,
-    );
-    if opts.strict {
-        for o in &mut outcomes {
-            // Shared when head reused base: the first escalation copies, the second is in place.
-            o.base
-                .iter_mut()
-                .chain(&mut o.head)
-                .for_each(|r| Arc::make_mut(r).escalate_incomplete());
-        }
-    }
-    let report = pair_report(
-        &outcomes,
-        base.info,
-        head.info,
-        findings,
-        &DiffOptions {
-            show_secrets: opts.show_secrets,
-            ignore: config.ignore_rules().to_vec(),
+        |mut o| {
+            if opts.strict {
+                // Shared when head reused base: the first escalation copies, the second is in
+                // place.
+                o.base
+                    .iter_mut()
+                    .chain(&mut o.head)
+                    .for_each(|r| Arc::make_mut(r).escalate_incomplete());
+            }
+            summarize::summarize_pair(&o, &diff_opts)
         },
     );
+    let report = pair_report(summaries, base.info, head.info, findings, &diff_opts);
     with_positions(report, positions)
 }
 

@@ -12,98 +12,76 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-/// The report for a two-revision diff.
-pub fn pair_report(
-    outcomes: &[PairOutcome],
-    base: RevisionInfo,
-    head: RevisionInfo,
-    extra_findings: Vec<Finding>,
-    opts: &DiffOptions,
-) -> Report {
-    let mut targets = Vec::new();
-    let mut findings = extra_findings;
-    let mut summary = Summary::default();
-    for o in outcomes {
-        summary.targets += 1;
-        if o.cached {
-            summary.cached += 1;
-        }
-        summary.rendered +=
-            usize::from(o.base.is_some()) + usize::from(o.head.is_some() && !o.cached);
-        for (side, r) in [(Side::Base, &o.base), (Side::Head, &o.head)] {
-            if let Some(r) = r {
-                // A cached head repeats the base's findings; report them once.
-                if side == Side::Head && o.cached {
-                    continue;
-                }
-                findings.extend(r.findings.iter().cloned().map(|mut f| {
-                    f.revision = Some(side);
-                    f
-                }));
+/// What one target contributes to a two-revision report.
+pub struct TargetSummary {
+    report: TargetReport,
+    /// Its findings, each tagged with its side.
+    findings: Vec<Finding>,
+    /// How many renders it took (0 to 2).
+    rendered: usize,
+}
+
+/// Diffs one target's renders at both revisions into its part of the report.
+pub fn summarize_pair(o: &PairOutcome, opts: &DiffOptions) -> TargetSummary {
+    let mut findings = Vec::new();
+    for (side, r) in [(Side::Base, &o.base), (Side::Head, &o.head)] {
+        if let Some(r) = r {
+            // A cached head repeats the base's findings (which then hold at head): report
+            // them once.
+            if side == Side::Head && o.cached {
+                continue;
             }
+            let side = if o.cached { Side::Head } else { side };
+            findings.extend(r.findings.iter().cloned().map(|mut f| {
+                f.revision = Some(side);
+                f
+            }));
         }
-        if o.cached {
-            // Same inputs: the base's findings hold at head too.
-            for f in findings.iter_mut() {
-                if f.target.as_deref() == Some(&o.target.id()) && f.revision == Some(Side::Base) {
-                    f.revision = Some(Side::Head);
-                }
+    }
+    let (status, changes) = match (&o.base, &o.head) {
+        (_, Some(h)) if !h.ok => (TargetStatus::Error, Vec::new()),
+        (Some(_), Some(_)) if o.cached => (TargetStatus::Unchanged, Vec::new()),
+        (Some(b), Some(h)) => {
+            let mut c = match super::explain::ignored_differences(b, h) {
+                Some((b, h)) => diff_resources(&b, &h, opts),
+                None => diff_resources(&b.resources, &h.resources, opts),
+            };
+            if let Target::Helm(spec) = &o.target {
+                let id = o.target.id();
+                findings.extend(
+                    super::explain::annotate(&spec.chart, b, h, &mut c, opts)
+                        .into_iter()
+                        .map(|f| Finding {
+                            revision: Some(Side::Head),
+                            ..f.for_target(id.clone())
+                        }),
+                );
             }
+            let status = if c.is_empty() {
+                TargetStatus::Unchanged
+            } else {
+                TargetStatus::Modified
+            };
+            (status, c)
         }
-        let (status, changes) = match (&o.base, &o.head) {
-            (_, Some(h)) if !h.ok => (TargetStatus::Error, Vec::new()),
-            (Some(_), Some(_)) if o.cached => (TargetStatus::Unchanged, Vec::new()),
-            (Some(b), Some(h)) => {
-                let mut c = match super::explain::ignored_differences(b, h) {
-                    Some((b, h)) => diff_resources(&b, &h, opts),
-                    None => diff_resources(&b.resources, &h.resources, opts),
-                };
-                if let Target::Helm(spec) = &o.target {
-                    let id = o.target.id();
-                    findings.extend(
-                        super::explain::annotate(&spec.chart, b, h, &mut c, opts)
-                            .into_iter()
-                            .map(|f| Finding {
-                                revision: Some(Side::Head),
-                                ..f.for_target(id.clone())
-                            }),
-                    );
-                }
-                let status = if c.is_empty() {
-                    TargetStatus::Unchanged
-                } else {
-                    TargetStatus::Modified
-                };
-                (status, c)
-            }
-            (None, Some(h)) => (TargetStatus::Added, diff_resources(&[], &h.resources, opts)),
-            (Some(b), None) => (
-                TargetStatus::Removed,
-                diff_resources(&b.resources, &[], opts),
-            ),
-            (None, None) => (TargetStatus::Unchanged, Vec::new()),
-        };
-        let mut changes = changes;
-        if matches!(o.target, Target::Argo(_)) {
-            super::explain::explain_applications(
-                o.base.as_deref(),
-                o.head.as_deref(),
-                &mut changes,
-            );
-        }
-        let incomplete = o
-            .head
-            .as_ref()
-            .or(o.base.as_ref())
-            .is_some_and(|r| r.ok && !r.complete);
-        summary.incomplete += usize::from(incomplete);
-        match status {
-            TargetStatus::Modified => summary.modified += 1,
-            TargetStatus::Added => summary.added += 1,
-            TargetStatus::Removed => summary.removed += 1,
-            _ => {}
-        }
-        targets.push(TargetReport {
+        (None, Some(h)) => (TargetStatus::Added, diff_resources(&[], &h.resources, opts)),
+        (Some(b), None) => (
+            TargetStatus::Removed,
+            diff_resources(&b.resources, &[], opts),
+        ),
+        (None, None) => (TargetStatus::Unchanged, Vec::new()),
+    };
+    let mut changes = changes;
+    if matches!(o.target, Target::Argo(_)) {
+        super::explain::explain_applications(o.base.as_deref(), o.head.as_deref(), &mut changes);
+    }
+    let incomplete = o
+        .head
+        .as_ref()
+        .or(o.base.as_ref())
+        .is_some_and(|r| r.ok && !r.complete);
+    TargetSummary {
+        report: TargetReport {
             id: o.target.id(),
             kind: o.target.kind().to_string(),
             status,
@@ -118,10 +96,38 @@ pub fn pair_report(
             position: None,
             incomplete,
             changes,
-        });
+        },
+        findings,
+        rendered: usize::from(o.base.is_some()) + usize::from(o.head.is_some() && !o.cached),
+    }
+}
+
+/// The report for a two-revision diff, from every target's summary (in target order).
+pub fn pair_report(
+    summaries: Vec<TargetSummary>,
+    base: RevisionInfo,
+    head: RevisionInfo,
+    extra_findings: Vec<Finding>,
+    opts: &DiffOptions,
+) -> Report {
+    let mut targets = Vec::new();
+    let mut findings = extra_findings;
+    let mut summary = Summary::default();
+    for s in summaries {
+        summary.targets += 1;
+        summary.cached += usize::from(s.report.cached);
+        summary.rendered += s.rendered;
+        summary.incomplete += usize::from(s.report.incomplete);
+        match s.report.status {
+            TargetStatus::Added => summary.added += 1,
+            TargetStatus::Removed => summary.removed += 1,
+            _ => {}
+        }
+        findings.extend(s.findings);
+        targets.push(s.report);
     }
     detect_moves(&mut targets, opts);
-    // Moves turn a removal and an addition into one change; recount what changed.
+    // Moves turn a removal and an addition into one change; count what changed after them.
     summary.modified = targets
         .iter()
         .filter(|t| t.status == TargetStatus::Modified)

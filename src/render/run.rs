@@ -131,16 +131,19 @@ pub struct PairOutcome {
     pub cached: bool,
 }
 
-/// Renders the union of both revisions' targets. `base_targets` and `head_targets` are each
-/// sorted and without duplicates; the result follows the sorted union.
-pub fn render_pair(
+/// Renders the union of both revisions' targets and hands each target's outcome to `summarize`
+/// as soon as it is rendered, so the renders of all targets are never held at once (only what
+/// `summarize` keeps of them). `base_targets` and `head_targets` are each sorted and without
+/// duplicates; the result follows the sorted union.
+pub fn render_pair<T: Send>(
     base: &dyn Snapshot,
     head: &dyn Snapshot,
     base_targets: &[Target],
     head_targets: &[Target],
     opts: &RenderOptions,
     cache: &ParseCache,
-) -> Vec<PairOutcome> {
+    summarize: impl Fn(PairOutcome) -> T + Sync,
+) -> Vec<T> {
     union(base_targets, head_targets)
         .into_par_iter()
         .map(|(target, in_base, in_head)| {
@@ -156,12 +159,12 @@ pub fn render_pair(
                     false,
                 ),
             };
-            PairOutcome {
+            summarize(PairOutcome {
                 target: target.clone(),
                 base: base_out,
                 head: head_out,
                 cached,
-            }
+            })
         })
         .collect()
 }
