@@ -33,6 +33,11 @@ impl engine::Spec for Spec {
         self.dir.clone()
     }
 
+    /// The directory itself: its files are the only ones read.
+    fn input_dirs(&self, _snapshot: &dyn Snapshot, _opts: &()) -> Option<Vec<RepoPath>> {
+        Some(vec![self.dir.clone()])
+    }
+
     fn render(&self, files: &Files, _opts: &()) -> EngineOutput<()> {
         render(files, &self.dir)
     }

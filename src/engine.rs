@@ -122,6 +122,14 @@ pub trait Spec: Sized {
         (Vec::new(), Vec::new())
     }
 
+    /// The directories every file the render can read lies in (a kustomization's directory
+    /// and the bases and components it includes; a chart's directory), for `--changed-only`:
+    /// a target none of whose directories holds a changed path renders as before. `None`
+    /// when the engine cannot tell without rendering (the target is then always rendered).
+    fn input_dirs(&self, _snapshot: &dyn Snapshot, _opts: &Self::Options) -> Option<Vec<RepoPath>> {
+        None
+    }
+
     /// Targets of this kind in a directory (discovery asks every engine, in table order).
     fn detect_dir(_listing: &DirListing) -> Detected<Self> {
         Detected::default()

@@ -61,6 +61,11 @@ macro_rules! engines {
                 match self { $(Target::$variant(s) => s.defining_file(snapshot),)* }
             }
 
+            /// See [`engine::Spec::input_dirs`].
+            pub fn input_dirs(&self, snapshot: &dyn Snapshot, opts: &RenderOptions) -> Option<Vec<RepoPath>> {
+                match self { $(Target::$variant(s) => s.input_dirs(snapshot, &opts.$options),)* }
+            }
+
             /// Renders the target with its engine.
             pub fn render(&self, files: &Files, opts: &RenderOptions) -> EngineOutput<Details> {
                 match self {

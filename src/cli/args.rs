@@ -80,6 +80,10 @@ pub struct DiffArgs {
     /// Compare against the staged index instead of the work tree.
     #[arg(long, conflicts_with = "head")]
     pub staged: bool,
+    /// Render only the targets the change can affect (impact analysis over the changed paths
+    /// and each target's input directories); the others are reported unchanged unrendered.
+    #[arg(long)]
+    pub changed_only: bool,
     /// Only the targets at or under these paths (after `--`, like git: `-- apps/web`).
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<String>,
@@ -97,6 +101,9 @@ pub struct ReportArgs {
     /// Write the HTML report to FILE.
     #[arg(long, value_name = "FILE")]
     pub html: PathBuf,
+    /// Render only the targets the change can affect (see `kdelta diff --changed-only`).
+    #[arg(long)]
+    pub changed_only: bool,
     /// Only the targets at or under these paths (after `--`, like git: `-- apps/web`).
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<String>,

@@ -187,6 +187,7 @@ pub fn pipeline_options(common: &CommonArgs) -> Result<kdelta::pipeline::Options
             .transpose()
             .map_err(anyhow::Error::msg)?,
         only: Vec::new(),
+        changed_only: false,
     })
 }
 

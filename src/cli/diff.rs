@@ -18,6 +18,8 @@ pub struct Comparison<'a> {
     pub staged: bool,
     /// Only the targets at or under these paths (`-- PATH...`).
     pub paths: &'a [String],
+    /// Render only the targets the change can affect.
+    pub changed_only: bool,
 }
 
 pub fn run(c: &CommonArgs, args: &DiffArgs) -> Result<i32> {
@@ -28,6 +30,7 @@ pub fn run(c: &CommonArgs, args: &DiffArgs) -> Result<i32> {
             head: args.head.as_deref(),
             staged: args.staged,
             paths: &args.paths,
+            changed_only: args.changed_only,
         },
     )?;
     output(c, &report)
@@ -38,6 +41,7 @@ pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
     let (start, ws) = common::workspace(c)?;
     let mut opts = common::pipeline_options(c)?;
     opts.only = common::selected_paths(&start, ws.root(), cmp.paths)?;
+    opts.changed_only = cmp.changed_only;
     let (base_rev, base_label) = match cmp.base {
         Some(b) => (Revision::Commit(b.to_string()), None),
         None => {

@@ -15,6 +15,7 @@ pub fn run(c: &CommonArgs, args: &ReportArgs) -> Result<i32> {
             head: args.head.as_deref(),
             staged: args.staged,
             paths: &args.paths,
+            changed_only: args.changed_only,
         },
     )?;
     if let Some(page) = common::guarded("HTML", || html::to_string(&report)) {

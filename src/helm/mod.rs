@@ -120,6 +120,31 @@ impl engine::Spec for Spec {
         target::render(self, files, opts)
     }
 
+    /// The chart's directory (subcharts in `charts/` included), the charts its `file://`
+    /// dependencies name, and the directories of its values files.
+    fn input_dirs(&self, snapshot: &dyn Snapshot, _opts: &Options) -> Option<Vec<RepoPath>> {
+        let mut dirs = vec![self.chart.clone()];
+        for f in &self.values_files {
+            dirs.push(self.chart.join(f).ok()?.parent());
+        }
+        for file in ["Chart.yaml", "requirements.yaml"] {
+            let Ok(bytes) = snapshot.read(&self.chart.child(file)) else {
+                continue;
+            };
+            let doc = crate::yaml::parse_one(&bytes, &Default::default()).ok()?;
+            let deps = doc.get("dependencies").and_then(crate::yaml::Node::as_seq);
+            for dep in deps.into_iter().flatten() {
+                if let Some(rel) = dep
+                    .str_at(&["repository"])
+                    .and_then(|r| r.strip_prefix("file://"))
+                {
+                    dirs.push(self.chart.join(rel).ok()?);
+                }
+            }
+        }
+        Some(dirs)
+    }
+
     /// A directory with a `Chart.yaml` is a chart; its subcharts and templates are part of it,
     /// not targets of their own. Each `ci/*-values.yaml` (chart-testing's convention) is a
     /// target of its own too, and so is each values set `.kdelta.yaml` names for the chart.

@@ -94,6 +94,54 @@ impl engine::Spec for Spec {
         build(files, &self.dir, opts)
     }
 
+    /// The kustomization's directory and those of every kustomization it includes (resources,
+    /// components, generator and transformer directories), transitively: with the default
+    /// load restrictor a kustomization reads files only below its own directory. Unknown with
+    /// `--load-restrictor none` or exec plugins (they read anywhere).
+    fn input_dirs(&self, snapshot: &dyn Snapshot, opts: &Options) -> Option<Vec<RepoPath>> {
+        if opts.load_restrictor_none || opts.enable_exec_plugins {
+            return None;
+        }
+        let mut dirs: Vec<RepoPath> = Vec::new();
+        let mut stack = vec![self.dir.clone()];
+        while let Some(dir) = stack.pop() {
+            if dirs.contains(&dir) {
+                continue;
+            }
+            dirs.push(dir.clone());
+            let Some(file) = KUSTOMIZATION_FILES
+                .iter()
+                .map(|f| dir.child(f))
+                .find(|p| snapshot.kind(p) == EntryKind::File)
+            else {
+                continue;
+            };
+            // An unreadable kustomization fails the build: render it to say so.
+            let bytes = snapshot.read(&file).ok()?;
+            let doc = yaml::parse_one(&bytes, &ParseOptions::default()).ok()?;
+            for key in [
+                "resources",
+                "bases",
+                "components",
+                "generators",
+                "transformers",
+                "validators",
+            ] {
+                let entries = doc.get(key).and_then(yaml::Node::as_seq);
+                for entry in entries.into_iter().flatten().filter_map(yaml::Node::as_str) {
+                    if loader::is_remote_file(entry) || loader::is_remote_target(entry) {
+                        continue;
+                    }
+                    let path = dir.join(entry).ok()?;
+                    if snapshot.kind(&path) == EntryKind::Dir {
+                        stack.push(snapshot.canonical(&path).unwrap_or(path));
+                    }
+                }
+            }
+        }
+        Some(dirs)
+    }
+
     /// A directory with a kustomization that is not a `Component` (components are only built
     /// as part of the kustomizations that use them).
     fn detect_dir(listing: &DirListing) -> Detected<Spec> {

@@ -3,6 +3,7 @@
 //! renders). The CLI only parses arguments, opens revisions and prints.
 
 mod explain;
+pub mod impact;
 pub mod provenance;
 pub mod starter;
 mod summarize;
@@ -34,6 +35,8 @@ pub struct Options {
     pub shard: Option<Shard>,
     /// `-- PATH...`: render only the targets at or under these paths (all when empty).
     pub only: Vec<RepoPath>,
+    /// `--changed-only`: in a diff, render only the targets the change can affect.
+    pub changed_only: bool,
 }
 
 /// One of `count` shares of the targets (`--shard 2/4`), for a CI job matrix: a target's
@@ -164,14 +167,21 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
         show_secrets: opts.show_secrets,
         ignore: config.ignore_rules().to_vec(),
     };
+    let changed = opts
+        .changed_only
+        .then(|| impact::changed_paths(base.snapshot, head.snapshot));
+    let unchanged = |t: &Target| {
+        changed
+            .as_ref()
+            .is_some_and(|c| !impact::is_impacted(t, base.snapshot, head.snapshot, c, &render_opts))
+    };
     // Each target is diffed as soon as it is rendered, and its renders dropped.
     let summaries = render_pair(
-        base.snapshot,
-        head.snapshot,
-        &base_targets,
-        &head_targets,
+        (base.snapshot, head.snapshot),
+        (&base_targets, &head_targets),
         &render_opts,
         &cache,
+        unchanged,
         |mut o| {
             if opts.strict {
                 // Shared when head reused base: the first escalation copies, the second is in

@@ -132,21 +132,31 @@ pub struct PairOutcome {
 }
 
 /// Renders the union of both revisions' targets and hands each target's outcome to `summarize`
+/// (a target present at both for which `unchanged` holds is not rendered: its outcome has no
+/// renders and is `cached`)
 /// as soon as it is rendered, so the renders of all targets are never held at once (only what
 /// `summarize` keeps of them). `base_targets` and `head_targets` are each sorted and without
 /// duplicates; the result follows the sorted union.
 pub fn render_pair<T: Send>(
-    base: &dyn Snapshot,
-    head: &dyn Snapshot,
-    base_targets: &[Target],
-    head_targets: &[Target],
+    (base, head): (&dyn Snapshot, &dyn Snapshot),
+    (base_targets, head_targets): (&[Target], &[Target]),
     opts: &RenderOptions,
     cache: &ParseCache,
+    unchanged: impl Fn(&Target) -> bool + Sync,
     summarize: impl Fn(PairOutcome) -> T + Sync,
 ) -> Vec<T> {
     union(base_targets, head_targets)
         .into_par_iter()
         .map(|(target, in_base, in_head)| {
+            // Known not to change (impact analysis): neither side is rendered.
+            if in_base && in_head && unchanged(target) {
+                return summarize(PairOutcome {
+                    target: target.clone(),
+                    base: None,
+                    head: None,
+                    cached: true,
+                });
+            }
             let base_out = in_base.then(|| Arc::new(render_target(base, target, opts, cache)));
             let reusable = base_out
                 .as_ref()

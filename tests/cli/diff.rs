@@ -263,3 +263,57 @@ fn moves_between_namespaces_and_targets_are_one_change_and_ignored_fields_are_hi
     // The removal became the move, and `other` only changed an ignored field.
     assert_eq!(one["status"], "unchanged", "{}", out.stdout);
 }
+
+#[test]
+fn changed_only_renders_just_the_targets_a_change_can_affect() {
+    let env = TestEnv::new();
+    let cm = |name: &str, v: &str| config_map(name, v);
+    env.write(".kdelta.yaml", "directories: [manifests]\n")
+        .write("base/kustomization.yaml", "resources:\n- cm.yaml\n")
+        .write("base/cm.yaml", cm("base", "1"))
+        .write("prod/kustomization.yaml", "resources:\n- ../base\n")
+        .symlink("manifests/shared.yaml", "../shared/cm.yaml")
+        .write("shared/cm.yaml", cm("shared", "1"))
+        .write("other/kustomization.yaml", "resources:\n- cm.yaml\n")
+        .write("other/cm.yaml", cm("other", "1"));
+    let base = env.commit("three kustomizations");
+
+    // A change in the base: base and prod are rendered, other is not.
+    env.write("base/cm.yaml", cm("base", "2"));
+    let head = env.commit("base 2");
+    let full = env
+        .kdelta(&["diff", &base, &head, "--format", "json"])
+        .success()
+        .json();
+    let only = env
+        .kdelta(&["diff", &base, &head, "--changed-only", "--format", "json"])
+        .success()
+        .json();
+    let statuses = |r: &Value| -> Vec<(String, String)> {
+        r["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["id"].as_str().unwrap().into(),
+                    t["status"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(statuses(&full), statuses(&only));
+    // base and prod at both revisions; other and the manifests not at all.
+    assert_eq!(only["summary"]["rendered"], 4, "{only}");
+    assert_eq!(only["summary"]["cached"], 2, "{only}");
+
+    // A change reached only through a symbolic link still counts.
+    env.write("shared/cm.yaml", cm("shared", "2"));
+    let linked = env.commit("shared 2");
+    let r = env
+        .kdelta(&["diff", &head, &linked, "--changed-only", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(target_in(&r, "dir:manifests")["status"], "modified", "{r}");
+    assert_eq!(r["summary"]["rendered"], 2, "{r}");
+}
