@@ -89,8 +89,10 @@ pub fn summarize_pair(o: &PairOutcome, opts: &DiffOptions) -> TargetSummary {
                 o.head
                     .as_ref()
                     .or(o.base.as_ref())
-                    .map(|r| r.file.to_string())
-                    .unwrap_or_else(|| o.target.path().to_string()),
+                    .map(|r| &r.file)
+                    .or(o.unrendered_file.as_ref())
+                    .unwrap_or_else(|| o.target.path())
+                    .to_string(),
             ),
             cached: o.cached,
             position: None,

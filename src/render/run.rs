@@ -4,7 +4,7 @@
 
 use super::{panic_finding, render_target, ParseCache, ReadSet, RenderOptions, Rendered, Target};
 use crate::finding::Finding;
-use crate::source::{Files, Snapshot};
+use crate::source::{Files, RepoPath, Snapshot};
 use rayon::prelude::*;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -129,6 +129,9 @@ pub struct PairOutcome {
     pub head: Option<Arc<Rendered>>,
     /// True when head reused the base render because no input changed.
     pub cached: bool,
+    /// The file that defines the target, for a target not rendered (the renders say it
+    /// otherwise).
+    pub unrendered_file: Option<RepoPath>,
 }
 
 /// Renders the union of both revisions' targets and hands each target's outcome to `summarize`
@@ -155,6 +158,7 @@ pub fn render_pair<T: Send>(
                     base: None,
                     head: None,
                     cached: true,
+                    unrendered_file: Some(target.defining_file(head)),
                 });
             }
             let base_out = in_base.then(|| Arc::new(render_target(base, target, opts, cache)));
@@ -174,6 +178,7 @@ pub fn render_pair<T: Send>(
                 base: base_out,
                 head: head_out,
                 cached,
+                unrendered_file: None,
             })
         })
         .collect()

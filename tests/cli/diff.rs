@@ -289,7 +289,8 @@ fn changed_only_renders_just_the_targets_a_change_can_affect() {
         .kdelta(&["diff", &base, &head, "--changed-only", "--format", "json"])
         .success()
         .json();
-    let statuses = |r: &Value| -> Vec<(String, String)> {
+    // The same targets, statuses and defining files, rendered or not.
+    let statuses = |r: &Value| -> Vec<(String, String, String)> {
         r["targets"]
             .as_array()
             .unwrap()
@@ -298,6 +299,7 @@ fn changed_only_renders_just_the_targets_a_change_can_affect() {
                 (
                     t["id"].as_str().unwrap().into(),
                     t["status"].as_str().unwrap().into(),
+                    t["file"].as_str().unwrap().into(),
                 )
             })
             .collect()
