@@ -23,8 +23,8 @@ pub fn matches(id: &str, query: &str) -> bool {
         return false;
     };
     if let Some(stem) = crate::diff::strip_hash_suffix(name) {
-        let unhashed = id.replacen(name, stem, 1);
-        if unhashed != id && matches(&unhashed, query) {
+        let unhashed = format!("{}/{}/{kind}/{namespace}/{stem}", parts[0], parts[1]);
+        if matches(&unhashed, query) {
             return true;
         }
     }
@@ -223,5 +223,10 @@ mod tests {
             "rbac.authorization.k8s.io/v1/ClusterRole/_/admin",
             "ClusterRole/admin"
         ));
+        // A generated name, with or without its hash; the namespace may spell the same.
+        let generated = "core/v1/ConfigMap/settings-kdkkf5f9gt/settings-kdkkf5f9gt";
+        assert!(matches(generated, "ConfigMap/settings"));
+        assert!(matches(generated, "ConfigMap/settings-kdkkf5f9gt/settings"));
+        assert!(!matches(generated, "ConfigMap/settings/settings"));
     }
 }
