@@ -58,6 +58,29 @@ impl<'a> Loader<'a> {
 
     /// Loads a file relative to the root, enforcing the load restrictor.
     pub fn load(&self, rel: &str) -> Result<(RepoPath, Bytes), KError> {
+        let path = self.loadable(rel)?;
+        let bytes = self.files.read(&path).map_err(|e| source_error(e, &path))?;
+        Ok((path, bytes))
+    }
+
+    /// [`Loader::load`] for a file read as documents by `parse` (`reader` names it), parsed
+    /// once per content through the parse cache.
+    pub fn load_documents(
+        &self,
+        rel: &str,
+        reader: &'static str,
+        parse: impl FnOnce(&[u8]) -> Result<(Vec<crate::yaml::Node>, usize), crate::yaml::YamlError>,
+    ) -> Result<(RepoPath, crate::source::ParsedDocuments), KError> {
+        let path = self.loadable(rel)?;
+        let docs = self
+            .files
+            .documents(&path, reader, parse)
+            .map_err(|e| source_error(e, &path))?;
+        Ok((path, docs))
+    }
+
+    /// The path of file `rel`, if the load restrictor lets the kustomization read it.
+    fn loadable(&self, rel: &str) -> Result<RepoPath, KError> {
         if is_remote_file(rel) {
             return Err(KError::remote(rel));
         }
@@ -92,8 +115,7 @@ impl<'a> Loader<'a> {
             )
             .with_help("pass --load-restrictor none to allow files outside the kustomization root (kustomize's LoadRestrictionsNone)"));
         }
-        let bytes = self.files.read(&path).map_err(|e| source_error(e, &path))?;
-        Ok((path, bytes))
+        Ok(path)
     }
 
     /// A loader for a base or component directory `rel` (kustomize `FileLoader.New`).

@@ -15,7 +15,9 @@ pub use git::{CommitSnapshot, GitRepo, IndexSnapshot, ResolvedRev};
 #[doc(hidden)]
 pub use memory::MemorySnapshot;
 pub use paths::{PathError, RepoPath};
-pub use recording::{source_finding, yaml_finding, Files, LoadError, ParseCache, ReadSet};
+pub use recording::{
+    source_finding, yaml_finding, Files, LoadError, ParseCache, ParsedDocuments, ReadSet,
+};
 pub use worktree::WorktreeSnapshot;
 
 use std::path::Path;

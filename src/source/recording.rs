@@ -259,17 +259,17 @@ impl<'a> Files<'a> {
         Ok(self.cache.get_or_parse(id, &bytes, opts))
     }
 
-    /// `bytes` read by `parse`, an engine's own document reader named `reader`, once per
-    /// content across targets, threads and revisions (a base shared by many overlays is read
-    /// once).
+    /// Reads `path` and its documents through `parse`, an engine's own document reader named
+    /// `reader`, once per content across targets, threads and revisions (a base shared by many
+    /// overlays is parsed once).
     pub fn documents(
         &self,
-        bytes: &[u8],
+        path: &RepoPath,
         reader: &'static str,
         parse: impl FnOnce(&[u8]) -> Result<(Vec<Node>, usize), YamlError>,
-    ) -> ParsedDocuments {
-        self.cache
-            .documents_or_parse(ObjectId::for_blob(bytes), reader, bytes, parse)
+    ) -> Result<ParsedDocuments, SourceError> {
+        let (bytes, id) = self.read_with_id(path)?;
+        Ok(self.cache.documents_or_parse(id, reader, &bytes, parse))
     }
 
     /// Reads and parses a YAML stream; any failure becomes a finding on the file.

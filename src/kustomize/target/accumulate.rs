@@ -159,10 +159,9 @@ impl Builder {
 
     /// Reads a resource file: every non-empty document, `*List` kinds expanded.
     pub fn load_resources(&mut self, kt: &Kt, rel: &str) -> Result<ResMap, KError> {
-        let (file, bytes) = kt.ldr.load(rel)?;
-        let parsed = kt.ldr.files.documents(&bytes, "kyaml", |b| {
+        let (file, parsed) = kt.ldr.load_documents(rel, "kyaml", |b| {
             crate::kustomize::documents::read_documents_counted(b, &RESOURCE_PARSE)
-        });
+        })?;
         resources_from_documents(kt, &file, rel, &parsed)
     }
 }
