@@ -34,7 +34,7 @@ impl engine::Spec for Spec {
     }
 
     /// The directory itself: its files are the only ones read.
-    fn input_dirs(&self, _snapshot: &dyn Snapshot, _opts: &()) -> Option<Vec<RepoPath>> {
+    fn input_dirs(&self, _files: &Files, _opts: &()) -> Option<Vec<RepoPath>> {
         Some(vec![self.dir.clone()])
     }
 

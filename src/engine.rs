@@ -126,7 +126,8 @@ pub trait Spec: Sized {
     /// and the bases and components it includes; a chart's directory), for `--changed-only`:
     /// a target none of whose directories holds a changed path renders as before. `None`
     /// when the engine cannot tell without rendering (the target is then always rendered).
-    fn input_dirs(&self, _snapshot: &dyn Snapshot, _opts: &Self::Options) -> Option<Vec<RepoPath>> {
+    /// Reads go through `files`, so the files parsed here are parsed once for the renders too.
+    fn input_dirs(&self, _files: &Files, _opts: &Self::Options) -> Option<Vec<RepoPath>> {
         None
     }
 

@@ -62,8 +62,8 @@ macro_rules! engines {
             }
 
             /// See [`engine::Spec::input_dirs`].
-            pub fn input_dirs(&self, snapshot: &dyn Snapshot, opts: &RenderOptions) -> Option<Vec<RepoPath>> {
-                match self { $(Target::$variant(s) => s.input_dirs(snapshot, &opts.$options),)* }
+            pub fn input_dirs(&self, files: &Files, opts: &RenderOptions) -> Option<Vec<RepoPath>> {
+                match self { $(Target::$variant(s) => s.input_dirs(files, &opts.$options),)* }
             }
 
             /// Renders the target with its engine.

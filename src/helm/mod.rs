@@ -122,16 +122,16 @@ impl engine::Spec for Spec {
 
     /// The chart's directory (subcharts in `charts/` included), the charts its `file://`
     /// dependencies name, and the directories of its values files.
-    fn input_dirs(&self, snapshot: &dyn Snapshot, _opts: &Options) -> Option<Vec<RepoPath>> {
+    fn input_dirs(&self, files: &Files, _opts: &Options) -> Option<Vec<RepoPath>> {
         let mut dirs = vec![self.chart.clone()];
         for f in &self.values_files {
             dirs.push(self.chart.join(f).ok()?.parent());
         }
         for file in ["Chart.yaml", "requirements.yaml"] {
-            let Ok(bytes) = snapshot.read(&self.chart.child(file)) else {
+            let Ok(stream) = files.yaml_stream(&self.chart.child(file), &Default::default()) else {
                 continue;
             };
-            let doc = crate::yaml::parse_one(&bytes, &Default::default()).ok()?;
+            let doc = stream.as_ref().as_ref().ok()?.first()?;
             let deps = doc.get("dependencies").and_then(crate::yaml::Node::as_seq);
             for dep in deps.into_iter().flatten() {
                 if let Some(rel) = dep

@@ -98,7 +98,7 @@ impl engine::Spec for Spec {
     /// components, generator and transformer directories), transitively: with the default
     /// load restrictor a kustomization reads files only below its own directory. Unknown with
     /// `--load-restrictor none` or exec plugins (they read anywhere).
-    fn input_dirs(&self, snapshot: &dyn Snapshot, opts: &Options) -> Option<Vec<RepoPath>> {
+    fn input_dirs(&self, files: &Files, opts: &Options) -> Option<Vec<RepoPath>> {
         if opts.load_restrictor_none || opts.enable_exec_plugins {
             return None;
         }
@@ -112,13 +112,13 @@ impl engine::Spec for Spec {
             let Some(file) = KUSTOMIZATION_FILES
                 .iter()
                 .map(|f| dir.child(f))
-                .find(|p| snapshot.kind(p) == EntryKind::File)
+                .find(|p| files.kind(p) == EntryKind::File)
             else {
                 continue;
             };
             // An unreadable kustomization fails the build: render it to say so.
-            let bytes = snapshot.read(&file).ok()?;
-            let doc = yaml::parse_one(&bytes, &ParseOptions::default()).ok()?;
+            let stream = files.yaml_stream(&file, &ParseOptions::default()).ok()?;
+            let doc = stream.as_ref().as_ref().ok()?.first()?;
             for key in [
                 "resources",
                 "bases",
@@ -133,8 +133,8 @@ impl engine::Spec for Spec {
                         continue;
                     }
                     let path = dir.join(entry).ok()?;
-                    if snapshot.kind(&path) == EntryKind::Dir {
-                        stack.push(snapshot.canonical(&path).unwrap_or(path));
+                    if files.kind(&path) == EntryKind::Dir {
+                        stack.push(files.canonical(&path).unwrap_or(path));
                     }
                 }
             }

@@ -7,7 +7,7 @@
 
 use crate::config::CONFIG_FILE;
 use crate::render::{RenderOptions, Target};
-use crate::source::{EntryKind, RepoPath, Snapshot};
+use crate::source::{EntryKind, Files, ParseCache, RepoPath, Snapshot};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The paths that differ between the two snapshots: files added, removed or changed, and the
@@ -97,6 +97,7 @@ pub fn is_impacted(
     head: &dyn Snapshot,
     changed: &[RepoPath],
     opts: &RenderOptions,
+    cache: &ParseCache,
 ) -> bool {
     let config = RepoPath::new(CONFIG_FILE).expect("a constant relative path");
     if changed.contains(&config) {
@@ -104,7 +105,7 @@ pub fn is_impacted(
     }
     [base, head]
         .into_iter()
-        .any(|s| match target.input_dirs(s, opts) {
+        .any(|s| match target.input_dirs(&Files::new(s, cache), opts) {
             Some(dirs) => dirs.iter().any(|d| changed.iter().any(|c| overlaps(c, d))),
             None => true,
         })
@@ -281,7 +282,14 @@ mod tests {
             targets.dedup();
             assert!(targets.len() >= 5, "{targets:?}");
             for t in &targets {
-                let impacted = is_impacted(t, &base, &head, &changed, &RenderOptions::default());
+                let impacted = is_impacted(
+                    t,
+                    &base,
+                    &head,
+                    &changed,
+                    &RenderOptions::default(),
+                    &ParseCache::default(),
+                );
                 if impacted {
                     impacted_seen += 1;
                     continue;

@@ -171,9 +171,9 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
         .changed_only
         .then(|| impact::changed_paths(base.snapshot, head.snapshot));
     let unchanged = |t: &Target| {
-        changed
-            .as_ref()
-            .is_some_and(|c| !impact::is_impacted(t, base.snapshot, head.snapshot, c, &render_opts))
+        changed.as_ref().is_some_and(|c| {
+            !impact::is_impacted(t, base.snapshot, head.snapshot, c, &render_opts, &cache)
+        })
     };
     // Each target is diffed as soon as it is rendered, and its renders dropped.
     let summaries = render_pair(
