@@ -91,7 +91,6 @@ fn has_ansi(s: &str) -> bool {
     s.contains('\u{1b}')
 }
 
-/// The JSON Schema of the report, as shipped in docs/.
 /// The entry of target `id` in a JSON report.
 fn target_in<'a>(report: &'a Value, id: &str) -> &'a Value {
     report["targets"]
@@ -112,6 +111,7 @@ fn change_in<'a>(target: &'a Value, resource: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no change of {resource} in {target:#}"))
 }
 
+/// The JSON Schema of the report, as shipped in docs/.
 fn report_schema() -> jsonschema::Validator {
     let text = include_str!("../docs/report.schema.json");
     let schema: Value = serde_json::from_str(text).expect("docs/report.schema.json is JSON");

@@ -9,7 +9,6 @@ mod util;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use util::{run, Run, TestEnv};
 
 const ACTION: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/github-action");
@@ -80,20 +79,8 @@ fn step(
 ) -> Step {
     let output = env.out("github_output");
     let _ = std::fs::remove_file(&output);
-    let mut cmd = env.git_cmd(env.repo(), &[]);
-    let mut script = Command::new("bash");
-    script
-        .arg(Path::new(ACTION).join("scripts").join(name))
-        .current_dir(env.repo());
-    // The isolated git environment of the test (identity, no user config), for the scripts'
-    // git calls.
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => script.env(k, v),
-            None => script.env_remove(k),
-        };
-    }
-    cmd = script;
+    let mut cmd = env.isolated_cmd("bash");
+    cmd.arg(Path::new(ACTION).join("scripts").join(name));
     let bin = env.root().join("bin");
     std::fs::create_dir_all(&bin).expect("mkdir bin");
     std::fs::copy(Path::new(FIXTURES).join("fake-gh"), bin.join("gh")).expect("install fake gh");

@@ -100,7 +100,7 @@ fn write_include(out: &mut String, targets: &[Target]) {
     let mut tops: Vec<&str> = targets
         .iter()
         .filter_map(|t| t.path().components().next())
-        .filter(|c| !t_is_file(c))
+        .filter(|c| !is_yaml_name(c))
         .collect();
     tops.sort_unstable();
     tops.dedup();
@@ -110,8 +110,8 @@ fn write_include(out: &mut String, targets: &[Target]) {
     }
 }
 
-/// A top-level name that is a file (an Argo CD manifest at the root), not a directory.
-fn t_is_file(name: &str) -> bool {
+/// A YAML file's name (a top-level one is an Argo CD manifest at the root, not a directory).
+fn is_yaml_name(name: &str) -> bool {
     name.ends_with(".yaml") || name.ends_with(".yml")
 }
 
@@ -221,7 +221,7 @@ fn plain_manifest_dirs(
             let path = dir.child(&e.name);
             match e.kind {
                 EntryKind::Dir if !e.name.starts_with('.') => stack.push(path),
-                EntryKind::File if t_is_file(&e.name) => {
+                EntryKind::File if is_yaml_name(&e.name) => {
                     match kubernetes_objects(snapshot, &path) {
                         Some(n) => {
                             files += 1;

@@ -136,9 +136,8 @@ impl TestEnv {
 
     /// A kdelta command in the repository, with an isolated environment.
     pub fn kdelta_cmd(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kdelta"));
-        cmd.current_dir(self.repo()).args(args);
-        self.isolate(&mut cmd);
+        let mut cmd = self.isolated_cmd(env!("CARGO_BIN_EXE_kdelta"));
+        cmd.args(args);
         // Outputs must not depend on the CI or terminal the tests happen to run in.
         for var in [
             "NO_COLOR",
@@ -150,6 +149,14 @@ impl TestEnv {
         ] {
             cmd.env_remove(var);
         }
+        cmd
+    }
+
+    /// `program` in the repository, with the isolated environment git and kdelta get.
+    pub fn isolated_cmd(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(self.repo());
+        self.isolate(&mut cmd);
         cmd
     }
 
