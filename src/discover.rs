@@ -7,6 +7,7 @@ use crate::engine::DirListing;
 use crate::finding::{rules, Finding};
 use crate::source::{EntryKind, RepoPath, Snapshot};
 use crate::target::{self, Target};
+use rayon::prelude::*;
 
 /// What discovery found.
 #[derive(Debug, Default)]
@@ -16,9 +17,11 @@ pub struct Discovery {
     pub findings: Vec<Finding>,
 }
 
-/// Walks the snapshot from the root.
+/// Walks the snapshot from the root: directories one after the other (listings are cheap),
+/// then the YAML files in parallel (detecting a file reads and may parse it).
 pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
     let mut out = Discovery::default();
+    let mut files = Vec::new();
     let mut stack = vec![RepoPath::root()];
     while let Some(dir) = stack.pop() {
         let entries = match snapshot.list(&dir) {
@@ -52,13 +55,19 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
                 _ if (entry.name.ends_with(".yaml") || entry.name.ends_with(".yml"))
                     && config.selects(path.as_str()) =>
                 {
-                    let (targets, findings) = target::detect_file(snapshot, &path, config);
-                    out.targets.extend(targets);
-                    out.findings.extend(findings);
+                    files.push(path);
                 }
                 _ => {}
             }
         }
+    }
+    let detected: Vec<_> = files
+        .par_iter()
+        .map(|path| target::detect_file(snapshot, path, config))
+        .collect();
+    for (targets, findings) in detected {
+        out.targets.extend(targets);
+        out.findings.extend(findings);
     }
     out.targets.sort();
     out.targets.dedup();

@@ -152,7 +152,7 @@ impl engine::Spec for Spec {
         let Ok(bytes) = snapshot.read(path) else {
             return (Vec::new(), Vec::new());
         };
-        if !contains(&bytes, b"argoproj.io/") {
+        if memchr::memmem::find(&bytes, b"argoproj.io/").is_none() {
             return (Vec::new(), Vec::new());
         }
         match yaml::parse_stream(&bytes, &ParseOptions::default()) {
@@ -191,6 +191,3 @@ fn manifest(doc: &Node, path: &RepoPath) -> Option<Spec> {
     }
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
-}

@@ -151,13 +151,21 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     let mut findings = Vec::new();
     let config = config_or_default(config, &mut findings);
     let cache = ParseCache::default();
-    let base_found = discover(base.snapshot, &config);
-    let head_found = discover(head.snapshot, &config);
-    findings.extend(head_found.findings);
     let render_opts = with_config(&opts.render, &config);
-    let mut base_targets = expand(base.snapshot, base_found.targets, &render_opts, &cache).targets;
-    let head_expansion = expand(head.snapshot, head_found.targets, &render_opts, &cache);
+    // Both revisions at once: each phase has a serial tail the other fills.
+    let (base_expansion, head_found, head_expansion) = {
+        let found_and_expanded = |rev: &Revision| {
+            let found = discover(rev.snapshot, &config);
+            let expansion = expand(rev.snapshot, found.targets, &render_opts, &cache);
+            (found.findings, expansion)
+        };
+        let ((_, b), (h_found, h)) =
+            rayon::join(|| found_and_expanded(&base), || found_and_expanded(&head));
+        (b, h_found, h)
+    };
+    findings.extend(head_found);
     findings.extend(head_expansion.findings);
+    let mut base_targets = base_expansion.targets;
     let mut head_targets = head_expansion.targets;
     select_targets(&opts.only, &mut [&mut base_targets, &mut head_targets]);
     let positions = opts
