@@ -190,4 +190,3 @@ fn manifest(doc: &Node, path: &RepoPath) -> Option<Spec> {
         _ => None,
     }
 }
-

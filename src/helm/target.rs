@@ -40,7 +40,7 @@ pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Detail
     let rerender = if first.nondeterministic.is_empty() || !opts.detect_regenerated {
         Vec::new()
     } else {
-        render::render(&chart, &options)
+        crate::template::probe(|| render::render(&chart, &options))
             .map(|again| located.resources(&again, &tree).0)
             .unwrap_or_default()
     };

@@ -161,6 +161,15 @@ pub fn render_pair<T: Send>(
                     unrendered_file: Some(target.defining_file(head)),
                 });
             }
+            // Telling regenerated values from changes takes a second render, which only a
+            // target at both revisions can use.
+            let one_sided;
+            let opts = if (in_base && in_head) || !opts.helm.detect_regenerated {
+                opts
+            } else {
+                one_sided = opts.without_regenerated_probe();
+                &one_sided
+            };
             let base_out = in_base.then(|| Arc::new(render_target(base, target, opts, cache)));
             let reusable = base_out
                 .as_ref()

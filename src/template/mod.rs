@@ -12,6 +12,7 @@ mod value;
 
 pub use exec::{Call, Func};
 pub use fmt::{format_float_shortest, sprint, sprint_value, sprintf};
+pub use funcs::crypto::probe;
 pub use funcs::helm::{
     chart_values, from_yaml as helm_values, helm_error, to_yaml as helm_to_yaml,
     yaml_node as helm_yaml_node, CHART_VALUES,

@@ -126,6 +126,52 @@ fn values_regenerated_on_every_render_are_not_changes() {
 }
 
 #[test]
+fn generated_certificates_and_keys_are_not_changes() {
+    // The second render that finds regenerated fields uses fixed keys (no key generation):
+    // every field derived from a key must still differ between the two renders.
+    let env = TestEnv::new();
+    let write = |mode: &str| {
+        env.write("chart/Chart.yaml", "apiVersion: v2\nname: tls\nversion: 0.1.0\n")
+            .write("chart/values.yaml", format!("mode: {mode}\n"))
+            .write(
+                "chart/templates/secret.yaml",
+                "{{- $ca := genCA \"ca\" 365 }}\n{{- $cert := genSignedCert \"web\" nil (list \"web.svc\") 365 $ca }}\n\
+                 apiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\n  annotations:\n    mode: {{ .Values.mode }}\ndata:\n  ca.crt: {{ $ca.Cert | b64enc }}\n  tls.crt: {{ $cert.Cert | b64enc }}\n  tls.key: {{ $cert.Key | b64enc }}\n  signing.key: {{ genPrivateKey \"rsa\" | b64enc }}\n",
+            );
+    };
+    write("a");
+    let base = env.commit("a");
+    write("b");
+    let head = env.commit("b");
+    let report = env
+        .kdelta(&["diff", &base, &head, "--format", "json", "--show-secrets"])
+        .success()
+        .json();
+    assert_eq!(
+        report["targets"][0]["changes"],
+        json!([{
+            "resource": "core/v1/Secret/_/tls",
+            "change": "modified",
+            "fields": [{"path": "metadata.annotations.mode", "old": "a", "new": "b"}]
+        }]),
+        "{report:#}"
+    );
+    let notice = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "helm.regenerated")
+        .expect("a regenerated notice");
+    let message = notice["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "4 field(s) are regenerated on every render (genCA, genPrivateKey, genSignedCert)"
+        ),
+        "{message}"
+    );
+}
+
+#[test]
 fn template_errors_point_at_the_template_and_ci_values_are_targets() {
     let env = TestEnv::new();
     write_umbrella(&env, true);

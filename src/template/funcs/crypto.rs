@@ -127,7 +127,9 @@ fn bcrypt(input: &str) -> String {
         return "failed to encrypt string with bcrypt: bcrypt: password length exceeds 72 bytes"
             .into();
     }
-    match bcrypt::hash_with_result(input, 10) {
+    // A probe's hash only has to differ from the shown one, which its random salt sees to.
+    let cost = if probing() { 4 } else { 10 };
+    match bcrypt::hash_with_result(input, cost) {
         Ok(parts) => parts.format_for_version(bcrypt::Version::TwoA),
         Err(e) => format!("failed to encrypt string with bcrypt: {e}"),
     }
@@ -306,8 +308,85 @@ enum Key {
 }
 
 fn rsa_key(bits: usize) -> Result<rsa::PrivateKey, String> {
+    if probing() {
+        return probe_key(bits);
+    }
     rsa::PrivateKey::new(&mut getrandom::SysRng, bits).map_err(|e| e.to_string())
 }
+
+thread_local! {
+    static PROBING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn probing() -> bool {
+    PROBING.with(std::cell::Cell::get)
+}
+
+/// Runs `f` (a render whose output is only compared with another render's, to find the
+/// values regenerated on every render, and never shown) with RSA keys made from fixed primes
+/// instead of generated ones, and bcrypt at its lowest cost: a 2048-bit key costs tens of
+/// milliseconds to generate, and a fixed key differs from every generated one as much as
+/// another generated key would.
+pub fn probe<T>(f: impl FnOnce() -> T) -> T {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            PROBING.with(|p| p.set(self.0));
+        }
+    }
+    let _reset = Reset(PROBING.with(|p| p.replace(true)));
+    f()
+}
+
+/// A key of `bits` (2048 or 4096, the sizes sprig asks for) from fixed primes; other sizes
+/// are generated.
+fn probe_key(bits: usize) -> Result<rsa::PrivateKey, String> {
+    let primes: &[&str] = match bits {
+        2048 => &PROBE_PRIMES_1024,
+        4096 => &PROBE_PRIMES_2048,
+        _ => return rsa::PrivateKey::new(&mut getrandom::SysRng, bits).map_err(|e| e.to_string()),
+    };
+    let (half, lines) = ((bits / 2) as u32, primes.len() / 2);
+    let prime = |i: usize| {
+        rsa::BoxedUint::from_be_hex(&primes[i * lines..(i + 1) * lines].concat(), half)
+            .into_option()
+            .ok_or_else(|| "bad probe prime".to_string())
+    };
+    rsa::PrivateKey::from_p_q(prime(0)?, prime(1)?, rsa::BoxedUint::from(65_537u64))
+        .map_err(|e| e.to_string())
+}
+
+/// Two 1024-bit primes (`openssl prime -generate -bits 1024 -hex`), four lines each.
+const PROBE_PRIMES_1024: [&str; 8] = [
+    "C3F3A24C8F334FE45204C61093EF992FF0EC747BA4B2A744EE0B74EB92F3353B",
+    "CC6D7B683CA02DFA0A1377276CCCDDCB737E762F3124516AC455A8474406CA36",
+    "84BEB7E9E8C34382630F1A04627D928E695418E13E402D85C93EEDFAC58C784F",
+    "99D5F396ED94D0FE84D9E4E31672DE1380F0C845E6A8132E1A9C4082D8B195B3",
+    "D01C38AAA5AE8600450C2289973D76E05A2C8BAAB0F2DF2C4D5C2544E3A9D369",
+    "F6C2BABB9A71EF4F8E29DC17CADD4D5826E58AD9E63AD9007DCD4C281A53B2F7",
+    "4B670201B86411F0EB68FC612106D565E377B019FA651A66CE638BA6B49E7F4B",
+    "2B8BA6824874A2AEFA35D352CC67009215C1DF54D211E10F68870574B8FD2BF1",
+];
+
+/// Two 2048-bit primes, eight lines each.
+const PROBE_PRIMES_2048: [&str; 16] = [
+    "E6E199E02D84888666F5BEE89EDFA9703716A588338F45445FB7DDA4F1F3A544",
+    "EC6740FB582A731D75575B1116B848094607ACFE4BC089E106F86C43D0D44F1C",
+    "7C7D72B26257711A16D66FC84CDA154E1EF2C4C4423D1C53C4945AE3BA9AA5F1",
+    "139E2235D4E7A1E27729E999688DD6466559FF092FE9D9A0A2F082FC709F8CA0",
+    "5AE780972654AA128C2F1B9046144D46602964C56F527C64C0BCA0DFF518323C",
+    "356E1AD9D3B71D7541DDCD75718B02BD8CD817E4C547D410786A9DE8F1C60F57",
+    "9FFC2F002F45A1B0BB9221A814BB3BBA813C4CA4F191336FD54A99AACE56AA32",
+    "9C6F529F2788844C01B60E06A6F91D5ABE52AA18CCDEC7F1E2B58751C16121E9",
+    "EB23726F57B15559F233C6C03F78E21181DFD2D53CFD88EE3AAC0EF050A4098C",
+    "D0A20174E012623CF64D0B02040157BAB81C9EB2CDDEC698CCD94624192E82BE",
+    "100CA1FF7484A99CC61FA20E16EF6FC86F19C06D01F68429FAD1E92BF9C924CC",
+    "96EB19F2F2A2F7DB023388DF6673FD8664C0D0ED2F5BCC690A546C1EDB5A1F0A",
+    "7F8950B6291FDAF4FCE39CA4D8A453AC02216F8F619125C457684F891CE8EE33",
+    "3839B16D73C83C2C1B3699BB1DC7D6BB4E45E88237BA7D1655AA57E32883F0EF",
+    "6525178D45F65B1E03741CD3DBA16CB2F58853AFA6ACE0EBC64698E95A0178A8",
+    "EA1BA76150774776C48CE07F92F7EB693296D8A5CAD323A525181E7E13FF8061",
+];
 
 fn ec_key() -> Result<p256::SecretKey, String> {
     loop {
@@ -886,6 +965,22 @@ mod tests {
             "some text that spans blocks"
         );
         assert!(decrypt_aes("key", "YWJj").is_err());
+    }
+
+    #[test]
+    fn probe_keys_are_valid_keys_of_the_size_asked_for() {
+        use rsa::traits::PublicKeyParts;
+        for bits in [2048, 4096] {
+            let key = probe(|| rsa_key(bits)).unwrap();
+            assert_eq!(key.n().bit_width_vartime() as usize, bits);
+            key.validate().unwrap();
+            let der = key.to_pkcs1_der().unwrap();
+            assert!(rsa::PrivateKey::from_pkcs1_der(der.as_bytes()).is_ok());
+        }
+        // Outside a probe, and after one, keys are generated.
+        assert!(!probing());
+        let generated = rsa_key(2048).unwrap();
+        assert_ne!(generated, probe(|| rsa_key(2048)).unwrap());
     }
 
     #[test]
