@@ -541,6 +541,14 @@ fn object_ids(kind: Kind) {
     }
     assert_eq!(id(s, "missing"), None);
     assert_eq!(id(s, "evil/abs"), None);
+    // A read with its id gives the bytes' blob id, through symbolic links too.
+    for path in ["base/deploy.yaml", "apps/web/deploy", "tools/run.sh"] {
+        let (bytes, with_id) = s.read_with_id(&p(path)).unwrap();
+        assert_eq!(bytes, s.read(&p(path)).unwrap(), "{path}");
+        assert_eq!(with_id, ObjectId::for_blob(&bytes), "{path}");
+    }
+    assert!(s.read_with_id(&p("missing")).is_err());
+    assert!(s.read_with_id(&p("apps")).is_err());
 }
 
 fn describes_itself(kind: Kind) {

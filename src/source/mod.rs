@@ -128,6 +128,13 @@ pub trait Snapshot: Send + Sync {
     fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError>;
     /// The content id of a file or directory, when the snapshot knows one.
     fn object_id(&self, path: &RepoPath) -> Option<ObjectId>;
+    /// The contents of a file with their content id ([`ObjectId::for_blob`] of them); a
+    /// snapshot that knows the id already (git's) does not hash the bytes again.
+    fn read_with_id(&self, path: &RepoPath) -> Result<(Bytes, ObjectId), SourceError> {
+        let bytes = self.read(path)?;
+        let id = ObjectId::for_blob(&bytes);
+        Ok((bytes, id))
+    }
     /// A short human description such as `HEAD~1 (3f2a9c1)`, `staged`, or `work tree`.
     fn describe(&self) -> String;
 }

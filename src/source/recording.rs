@@ -194,9 +194,8 @@ impl<'a> Files<'a> {
         if let Some(bytes) = self.replacements().get(path) {
             return Ok((bytes.clone(), ObjectId::for_blob(bytes)));
         }
-        match self.snapshot.read(path) {
-            Ok(bytes) => {
-                let id = ObjectId::for_blob(&bytes);
+        match self.snapshot.read_with_id(path) {
+            Ok((bytes, id)) => {
                 self.record().files.insert(path.clone(), id);
                 Ok((bytes, id))
             }

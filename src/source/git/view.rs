@@ -48,13 +48,19 @@ impl ObjectView {
     }
 
     pub(super) fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
+        self.read_with_id(path).map(|(bytes, _)| bytes)
+    }
+
+    /// The blob at `path` and its id, which the tree already names.
+    pub(super) fn read_with_id(&self, path: &RepoPath) -> Result<(Bytes, ObjectId), SourceError> {
         match links::resolve(self, path)? {
             (_, RawKind::Dir) => Err(SourceError::IsDir {
                 path: path.to_string(),
             }),
             (resolved, _) => {
                 let node = self.node(&resolved)?;
-                self.blobs.read_blob(node.id, path, self.max_file_size)
+                let bytes = self.blobs.read_blob(node.id, path, self.max_file_size)?;
+                Ok((bytes, node.id))
             }
         }
     }
@@ -123,6 +129,15 @@ macro_rules! snapshot_via_view {
                 path: &$crate::source::RepoPath,
             ) -> Result<$crate::source::RepoPath, $crate::source::SourceError> {
                 self.view.canonical(path)
+            }
+            fn read_with_id(
+                &self,
+                path: &$crate::source::RepoPath,
+            ) -> Result<
+                ($crate::source::Bytes, $crate::source::ObjectId),
+                $crate::source::SourceError,
+            > {
+                self.view.read_with_id(path)
             }
             fn object_id(
                 &self,
