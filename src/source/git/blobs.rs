@@ -31,7 +31,17 @@ impl BlobStore {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .pop();
-        let repo = pooled.unwrap_or_else(|| self.repo.to_thread_local());
+        let repo = pooled.unwrap_or_else(|| {
+            let mut repo = self.repo.to_thread_local();
+            // gix's default delta-base cache is 96 MB per handle, one handle per reading
+            // thread; decoded blobs are kept by this store, so a small one does as well.
+            repo.objects.set_pack_cache(|| {
+                Box::new(gix::odb::pack::cache::lru::StaticLinkedList::<64>::new(
+                    PACK_CACHE_BYTES,
+                ))
+            });
+            repo
+        });
         let out = f(&repo);
         self.idle
             .lock()
@@ -85,6 +95,9 @@ impl BlobStore {
         Ok(self.blobs.insert(id, Bytes::from(data)))
     }
 }
+
+/// The delta-base cache of each reading thread's repository handle.
+const PACK_CACHE_BYTES: usize = 8 * 1024 * 1024;
 
 /// Blob bytes by object id, sharded so parallel readers rarely wait on each other.
 struct BlobCache {
