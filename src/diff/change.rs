@@ -43,7 +43,32 @@ pub struct Change {
     pub reason: Option<String>,
     /// The whole object as added or removed (Secret values redacted), for writers that show it.
     #[serde(skip)]
-    pub body: Option<serde_json::Value>,
+    pub body: Option<Body>,
+}
+
+/// A whole added or removed object, held as compact JSON text until a writer shows it: a
+/// parsed [`serde_json::Value`] takes several times the memory, and a report holds every
+/// added and removed object until it is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Body(Box<str>);
+
+impl Body {
+    /// The object, parsed again.
+    pub fn value(&self) -> serde_json::Value {
+        serde_json::from_str(&self.0).expect("a Body holds JSON that serde_json wrote")
+    }
+}
+
+impl From<&serde_json::Value> for Body {
+    fn from(v: &serde_json::Value) -> Body {
+        Body(v.to_string().into_boxed_str())
+    }
+}
+
+impl From<serde_json::Value> for Body {
+    fn from(v: serde_json::Value) -> Body {
+        Body::from(&v)
+    }
 }
 
 impl Change {

@@ -6,7 +6,7 @@ mod fields;
 pub mod noise;
 mod pair;
 
-pub use change::{Change, ChangeKind, FieldChange};
+pub use change::{Body, Change, ChangeKind, FieldChange};
 pub use fields::diff_values;
 pub use pair::{pair, strip_hash_suffix};
 
@@ -97,7 +97,7 @@ fn whole(kind: ChangeKind, id: &ResId, r: &Resource, opts: &DiffOptions) -> Chan
         from_target: None,
         reason: None,
         fields: Vec::<FieldChange>::new(),
-        body: Some(resource_value(r, opts)),
+        body: Some(Body::from(resource_value(r, opts))),
     }
 }
 

@@ -1,12 +1,13 @@
 //! Turns render outcomes into a [`Report`]: per-target status and changes, every finding
 //! tagged with its side, and the summary counts.
 
-use crate::diff::{diff_resources, DiffOptions};
+use crate::diff::{diff_resources, Body, DiffOptions};
 use crate::render::{PairOutcome, Rendered, Target};
 use crate::report::{
     ChangeKind, Finding, Report, RevisionInfo, Severity, Side, Summary, TargetReport, TargetStatus,
     REPORT_SCHEMA,
 };
+use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
@@ -141,41 +142,57 @@ pub fn pair_report(
 /// or another target) with the same content is one moved object, not a removal and an addition.
 fn detect_moves(targets: &mut [TargetReport], opts: &DiffOptions) {
     // Removed bodies by a hash of their content without the namespace: each added body is
-    // compared only with the removed ones of the same hash, and nothing is cloned.
+    // compared only with the removed ones of the same hash. The hashes of all whole bodies
+    // are computed first, in parallel (each is parsed from its text for it).
+    let hashes: Vec<Vec<Option<u64>>> = targets
+        .par_iter()
+        .map(|t| {
+            t.changes
+                .iter()
+                .map(|c| match c.change {
+                    ChangeKind::Added | ChangeKind::Removed => {
+                        c.body.as_ref().map(|b| body_hash(&b.value()))
+                    }
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
     let mut removed: Vec<(usize, usize)> = Vec::new();
     let mut by_hash: HashMap<u64, Vec<usize>> = HashMap::new();
     for (ti, t) in targets.iter().enumerate() {
         for (ci, c) in t.changes.iter().enumerate() {
-            if let (ChangeKind::Removed, Some(body)) = (c.change, &c.body) {
-                by_hash
-                    .entry(body_hash(body))
-                    .or_default()
-                    .push(removed.len());
+            if let (ChangeKind::Removed, Some(hash)) = (c.change, hashes[ti][ci]) {
+                by_hash.entry(hash).or_default().push(removed.len());
                 removed.push((ti, ci));
             }
         }
     }
     let mut used = vec![false; removed.len()];
     let mut drop: Vec<(usize, usize)> = Vec::new();
-    for ti in 0..targets.len() {
-        for ci in 0..targets[ti].changes.len() {
+    for (ti, target_hashes) in hashes.iter().enumerate() {
+        for (ci, hash) in target_hashes.iter().enumerate() {
             let c = &targets[ti].changes[ci];
             if c.change != ChangeKind::Added {
                 continue;
             }
-            let Some(body) = c.body.as_ref() else {
+            let (Some(body), Some(hash)) = (c.body.as_ref(), hash) else {
                 continue;
             };
-            let candidates = by_hash.get(&body_hash(body)).map_or(&[][..], Vec::as_slice);
+            let candidates = by_hash.get(hash).map_or(&[][..], Vec::as_slice);
+            if candidates.is_empty() {
+                continue;
+            }
+            let body = body.value();
             let Some(&k) = candidates.iter().find(|&&k| {
                 let (rt, rc) = removed[k];
                 let old = &targets[rt].changes[rc];
                 !used[k]
+                    && (rt != ti || old.resource != c.resource)
                     && old
                         .body
                         .as_ref()
-                        .is_some_and(|b| same_but_namespace(b, body))
-                    && (rt != ti || old.resource != c.resource)
+                        .is_some_and(|b| same_but_namespace(&b.value(), &body))
             }) else {
                 continue;
             };
@@ -183,10 +200,10 @@ fn detect_moves(targets: &mut [TargetReport], opts: &DiffOptions) {
             let (rt, rc) = &removed[k];
             let old = &targets[*rt].changes[*rc];
             let from = old.resource.clone();
-            let old_body = old.body.clone().unwrap_or_default();
+            let old_body = old.body.as_ref().map(Body::value).unwrap_or_default();
             let from_target = (*rt != ti).then(|| targets[*rt].id.clone());
             drop.push((*rt, *rc));
-            let mut fields = crate::diff::diff_values(&old_body, body);
+            let mut fields = crate::diff::diff_values(&old_body, &body);
             fields.retain(|f| !opts.hides(&c.resource, &f.path));
             let c = &mut targets[ti].changes[ci];
             c.change = ChangeKind::Renamed;

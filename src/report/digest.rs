@@ -162,7 +162,7 @@ fn without_namespace(id: &str) -> String {
 fn key(c: &Change) -> (String, ChangeKind, Option<String>, String, u64) {
     let fields = serde_json::to_string(&c.fields).unwrap_or_default();
     let body = c.body.as_ref().map_or(0, |b| {
-        let mut b = b.clone();
+        let mut b = b.value();
         if let Some(m) = b.get_mut("metadata").and_then(|m| m.as_object_mut()) {
             m.remove("namespace");
         }
@@ -239,7 +239,7 @@ fn images(targets: &[TargetReport]) -> Vec<ImageChange> {
         for c in &t.changes {
             if let Some(body) = &c.body {
                 let removed = c.change == ChangeKind::Removed;
-                for (_, image) in view::images_in(body) {
+                for (_, image) in view::images_in(&body.value()) {
                     if removed {
                         add(Some(image), None, &t.id);
                     } else {

@@ -60,7 +60,7 @@ fn change(resource: &str, kind: ChangeKind, fields: Vec<FieldChange>) -> Change 
 
 fn whole(resource: &str, kind: ChangeKind, body: Value) -> Change {
     Change {
-        body: Some(body),
+        body: Some(body.into()),
         ..change(resource, kind, Vec::new())
     }
 }
@@ -620,7 +620,7 @@ fn subchart_toggles_and_new_applications_come_right_after_the_errors() {
         ChangeKind::Added,
         Vec::new(),
     );
-    crd.body = Some(json!({"spec": crd_body}));
+    crd.body = Some(json!({"spec": crd_body}).into());
     r.targets.push(target(
         "app:argocd/billing",
         "app",

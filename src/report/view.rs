@@ -204,7 +204,10 @@ pub const LARGE_OBJECT_LINES: usize = 100;
 
 /// The line count of a whole added or removed object, when it is large (` (5,123 lines)`).
 pub fn large_object(c: &Change) -> Option<String> {
-    let n = c.body.as_ref().map(|b| display(b).lines().count())?;
+    let n = c
+        .body
+        .as_ref()
+        .map(|b| display(&b.value()).lines().count())?;
     (n > LARGE_OBJECT_LINES).then(|| format!(" ({} lines)", thousands(n)))
 }
 

@@ -215,7 +215,7 @@ pub(super) fn change(out: &mut String, c: &Change) {
     }
     if let Some(body) = &c.body {
         // A whole object is one side only: plain text, not a diff table.
-        let text = view::visible_lines(&view::display(body));
+        let text = view::visible_lines(&view::display(&body.value()));
         let side = if c.change == ChangeKind::Removed {
             "old"
         } else {
