@@ -547,6 +547,18 @@ fn object_ids(kind: Kind) {
         assert_eq!(bytes, s.read(&p(path)).unwrap(), "{path}");
         assert_eq!(with_id, ObjectId::for_blob(&bytes), "{path}");
     }
+    // A stored id, where the snapshot has one, is the read's id; never a directory's.
+    for path in ["base/deploy.yaml", "apps/web/deploy", "tools/run.sh"] {
+        let stored = s.stored_id(&p(path));
+        match kind {
+            Kind::Commit | Kind::Index => {
+                assert_eq!(stored, Some(s.read_with_id(&p(path)).unwrap().1), "{path}");
+            }
+            Kind::Worktree | Kind::Memory => assert_eq!(stored, None, "{path}"),
+        }
+    }
+    assert_eq!(s.stored_id(&p("apps")), None);
+    assert_eq!(s.stored_id(&p("missing")), None);
     assert!(s.read_with_id(&p("missing")).is_err());
     assert!(s.read_with_id(&p("apps")).is_err());
 }

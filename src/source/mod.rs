@@ -128,6 +128,11 @@ pub trait Snapshot: Send + Sync {
     fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError>;
     /// The content id of a file or directory, when the snapshot knows one.
     fn object_id(&self, path: &RepoPath) -> Option<ObjectId>;
+    /// The content id of a file when the snapshot stores it (git's trees and index name every
+    /// blob's id), found without reading the file; `None` when it would take a read.
+    fn stored_id(&self, _path: &RepoPath) -> Option<ObjectId> {
+        None
+    }
     /// The contents of a file with their content id ([`ObjectId::for_blob`] of them); a
     /// snapshot that knows the id already (git's) does not hash the bytes again.
     fn read_with_id(&self, path: &RepoPath) -> Result<(Bytes, ObjectId), SourceError> {

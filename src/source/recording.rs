@@ -77,6 +77,21 @@ pub struct ParseCache {
 }
 
 impl ParseCache {
+    /// The stream parsed from blob `id` with `opts`, if it was.
+    fn parsed_stream(&self, id: ObjectId, opts: &ParseOptions) -> Option<ParsedStream> {
+        self.lock().get(&(id, *opts))?.get().cloned()
+    }
+
+    /// The documents `reader` read from blob `id`, if it did.
+    fn parsed_documents(&self, id: ObjectId, reader: &'static str) -> Option<ParsedDocuments> {
+        self.documents
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&(id, reader))?
+            .get()
+            .cloned()
+    }
+
     fn get_or_parse(&self, id: ObjectId, bytes: &[u8], opts: &ParseOptions) -> ParsedStream {
         let slot = self.lock().entry((id, *opts)).or_default().clone();
         // The map's lock is not held while parsing: other blobs parse in parallel.
@@ -207,6 +222,21 @@ impl<'a> Files<'a> {
         }
     }
 
+    /// The content id of `path` when the snapshot stores it and no replacement hides it: a
+    /// parse cached under it needs no read of the file. The lookup is recorded as a read.
+    fn stored_id(&self, path: &RepoPath) -> Option<ObjectId> {
+        if self.replacements().contains_key(path) {
+            return None;
+        }
+        self.snapshot.stored_id(path)
+    }
+
+    /// Records a read of `path` (content `id`) that a cached parse answered.
+    fn record_cached_read(&self, path: &RepoPath, id: ObjectId) {
+        *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) = Some(path.clone());
+        self.record().files.insert(path.clone(), id);
+    }
+
     /// Lists a directory.
     pub fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError> {
         let result = self.snapshot.list(dir);
@@ -254,6 +284,12 @@ impl<'a> Files<'a> {
         path: &RepoPath,
         opts: &ParseOptions,
     ) -> Result<Arc<Result<Vec<Node>, YamlError>>, SourceError> {
+        if let Some(id) = self.stored_id(path) {
+            if let Some(parsed) = self.cache.parsed_stream(id, opts) {
+                self.record_cached_read(path, id);
+                return Ok(parsed);
+            }
+        }
         let (bytes, id) = self.read_with_id(path)?;
         Ok(self.cache.get_or_parse(id, &bytes, opts))
     }
@@ -267,6 +303,12 @@ impl<'a> Files<'a> {
         reader: &'static str,
         parse: impl FnOnce(&[u8]) -> Result<(Vec<Node>, usize), YamlError>,
     ) -> Result<ParsedDocuments, SourceError> {
+        if let Some(id) = self.stored_id(path) {
+            if let Some(parsed) = self.cache.parsed_documents(id, reader) {
+                self.record_cached_read(path, id);
+                return Ok(parsed);
+            }
+        }
         let (bytes, id) = self.read_with_id(path)?;
         Ok(self.cache.documents_or_parse(id, reader, &bytes, parse))
     }
@@ -347,5 +389,77 @@ mod tests {
             &cache.get_or_parse(id, bytes, &strict_depth),
             &parsed[0]
         ));
+    }
+
+    /// A snapshot that stores blob ids (as git's do) and counts its reads.
+    struct Counting {
+        inner: crate::source::MemorySnapshot,
+        reads: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Snapshot for Counting {
+        fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.inner.read(path)
+        }
+        fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError> {
+            self.inner.list(dir)
+        }
+        fn kind(&self, path: &RepoPath) -> EntryKind {
+            self.inner.kind(path)
+        }
+        fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError> {
+            self.inner.canonical(path)
+        }
+        fn object_id(&self, path: &RepoPath) -> Option<ObjectId> {
+            self.inner.object_id(path)
+        }
+        fn stored_id(&self, path: &RepoPath) -> Option<ObjectId> {
+            self.inner.object_id(path)
+        }
+        fn describe(&self) -> String {
+            "counting".to_string()
+        }
+    }
+
+    #[test]
+    fn a_cached_parse_answers_without_a_read_and_is_recorded() {
+        let path = RepoPath::new("crds.yaml").unwrap();
+        let mut inner = crate::source::MemorySnapshot::new();
+        inner.add_file(&path, b"kind: A\n");
+        let snapshot = Counting {
+            inner,
+            reads: Default::default(),
+        };
+        let cache = ParseCache::default();
+        let opts = ParseOptions::default();
+        let parse = |b: &[u8]| yaml::parse_stream(b, &ParseOptions::default()).map(|d| (d, 1));
+        let first = Files::new(&snapshot, &cache);
+        let parsed = first.documents(&path, "test", parse).unwrap();
+        first.yaml_stream(&path, &opts).unwrap();
+        assert_eq!(snapshot.reads.load(std::sync::atomic::Ordering::SeqCst), 2);
+        let second = Files::new(&snapshot, &cache);
+        assert!(Arc::ptr_eq(
+            &second.documents(&path, "test", parse).unwrap(),
+            &parsed
+        ));
+        second.yaml_stream(&path, &opts).unwrap();
+        assert_eq!(
+            snapshot.reads.load(std::sync::atomic::Ordering::SeqCst),
+            2,
+            "the second target's parses came from the cache without reading"
+        );
+        assert_eq!(second.last_read(), Some(path.clone()));
+        let id = ObjectId::for_blob(b"kind: A\n");
+        assert_eq!(
+            second.into_read_set().files,
+            BTreeMap::from([(path.clone(), id)])
+        );
+        // A file replaced for a while is read as replaced, not from the cache.
+        let third = Files::new(&snapshot, &cache);
+        let replaced = third.with_replaced(&path, Bytes::from(&b"kind: B\n"[..]), || {
+            third.documents(&path, "test", parse).unwrap()
+        });
+        assert!(!Arc::ptr_eq(&replaced, &parsed));
     }
 }

@@ -92,9 +92,17 @@ impl BlobStore {
                 .detach()
                 .data)
         })?;
+        if data.len() > LARGEST_KEPT_BLOB {
+            return Ok(Bytes::from(data));
+        }
         Ok(self.blobs.insert(id, Bytes::from(data)))
     }
 }
+
+/// Larger blobs are not kept: they are the big resource files (CRDs) whose parsed documents
+/// the parse cache keeps, which then answers without reading them (see `Files`), so keeping
+/// their bytes as well would only hold memory.
+const LARGEST_KEPT_BLOB: usize = 256 * 1024;
 
 /// The delta-base cache of each reading thread's repository handle.
 const PACK_CACHE_BYTES: usize = 8 * 1024 * 1024;

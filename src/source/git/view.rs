@@ -96,6 +96,14 @@ impl ObjectView {
         }
     }
 
+    /// The blob id of the file at `path` (through symbolic links), from the tree.
+    pub(super) fn stored_id(&self, path: &RepoPath) -> Option<ObjectId> {
+        match links::resolve(self, path).ok()? {
+            (resolved, RawKind::File) => self.table.nodes.get(&resolved).map(|node| node.id),
+            _ => None,
+        }
+    }
+
     pub(super) fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError> {
         links::resolve(self, path).map(|(resolved, _)| resolved)
     }
@@ -129,6 +137,12 @@ macro_rules! snapshot_via_view {
                 path: &$crate::source::RepoPath,
             ) -> Result<$crate::source::RepoPath, $crate::source::SourceError> {
                 self.view.canonical(path)
+            }
+            fn stored_id(
+                &self,
+                path: &$crate::source::RepoPath,
+            ) -> Option<$crate::source::ObjectId> {
+                self.view.stored_id(path)
             }
             fn read_with_id(
                 &self,
