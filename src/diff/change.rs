@@ -1,6 +1,9 @@
 //! The diff's result types: what happened to a resource and to each of its fields.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
 
 /// What happened to one resource.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -50,25 +53,82 @@ pub struct Change {
 /// parsed [`serde_json::Value`] takes several times the memory, and a report holds every
 /// added and removed object until it is written.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Body(Box<str>);
+pub struct Body {
+    json: Box<str>,
+    hash_without_namespace: u64,
+}
 
 impl Body {
     /// The object, parsed again.
-    pub fn value(&self) -> serde_json::Value {
-        serde_json::from_str(&self.0).expect("a Body holds JSON that serde_json wrote")
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.json).expect("a Body holds JSON that serde_json wrote")
+    }
+
+    /// A hash of the object that ignores `metadata.namespace` and the order of mapping keys
+    /// (as [`Value`]'s equality does): the same object in another namespace has the same.
+    pub fn hash_without_namespace(&self) -> u64 {
+        self.hash_without_namespace
     }
 }
 
-impl From<&serde_json::Value> for Body {
-    fn from(v: &serde_json::Value) -> Body {
-        Body(v.to_string().into_boxed_str())
+impl From<&Value> for Body {
+    fn from(v: &Value) -> Body {
+        Body {
+            json: v.to_string().into_boxed_str(),
+            hash_without_namespace: hash_without_namespace(v),
+        }
     }
 }
 
-impl From<serde_json::Value> for Body {
-    fn from(v: serde_json::Value) -> Body {
+impl From<Value> for Body {
+    fn from(v: Value) -> Body {
         Body::from(&v)
     }
+}
+
+/// A hash of an object that ignores `metadata.namespace` and the order of mapping keys (the
+/// order [`serde_json::Value`]'s equality ignores too).
+fn hash_without_namespace(body: &Value) -> u64 {
+    /// Where a value sits: the object's root, its `metadata`, or anywhere else.
+    #[derive(Clone, Copy, PartialEq)]
+    enum At {
+        Root,
+        Metadata,
+        Other,
+    }
+    fn hash(v: &Value, at: At) -> u64 {
+        let mut h = DefaultHasher::new();
+        match v {
+            Value::Object(map) => {
+                // Entries combine by addition, so their order does not count.
+                let mut sum = 0u64;
+                for (k, v) in map {
+                    if at == At::Metadata && k == "namespace" {
+                        continue;
+                    }
+                    let child = if at == At::Root && k == "metadata" {
+                        At::Metadata
+                    } else {
+                        At::Other
+                    };
+                    let mut e = DefaultHasher::new();
+                    k.hash(&mut e);
+                    hash(v, child).hash(&mut e);
+                    sum = sum.wrapping_add(e.finish());
+                }
+                (5u8, sum).hash(&mut h);
+            }
+            Value::Array(items) => {
+                6u8.hash(&mut h);
+                for i in items {
+                    hash(i, At::Other).hash(&mut h);
+                }
+            }
+            other => other.to_string().hash(&mut h),
+        }
+        h.finish()
+    }
+    hash(body, At::Root)
 }
 
 impl Change {

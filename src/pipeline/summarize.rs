@@ -7,11 +7,8 @@ use crate::report::{
     ChangeKind, Finding, Report, RevisionInfo, Severity, Side, Summary, TargetReport, TargetStatus,
     REPORT_SCHEMA,
 };
-use rayon::prelude::*;
 use serde_json::Value;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 
 /// What one target contributes to a two-revision report.
 pub struct TargetSummary {
@@ -142,16 +139,15 @@ pub fn pair_report(
 /// or another target) with the same content is one moved object, not a removal and an addition.
 fn detect_moves(targets: &mut [TargetReport], opts: &DiffOptions) {
     // Removed bodies by a hash of their content without the namespace: each added body is
-    // compared only with the removed ones of the same hash. The hashes of all whole bodies
-    // are computed first, in parallel (each is parsed from its text for it).
+    // compared only with the removed ones of the same hash.
     let hashes: Vec<Vec<Option<u64>>> = targets
-        .par_iter()
+        .iter()
         .map(|t| {
             t.changes
                 .iter()
                 .map(|c| match c.change {
                     ChangeKind::Added | ChangeKind::Removed => {
-                        c.body.as_ref().map(|b| body_hash(&b.value()))
+                        c.body.as_ref().map(Body::hash_without_namespace)
                     }
                     _ => None,
                 })
@@ -222,51 +218,6 @@ fn detect_moves(targets: &mut [TargetReport], opts: &DiffOptions) {
             t.status = TargetStatus::Unchanged;
         }
     }
-}
-
-/// A hash of an object that ignores `metadata.namespace` and the order of mapping keys (the
-/// order [`serde_json::Value`]'s equality ignores too).
-fn body_hash(body: &Value) -> u64 {
-    /// Where a value sits: the object's root, its `metadata`, or anywhere else.
-    #[derive(Clone, Copy, PartialEq)]
-    enum At {
-        Root,
-        Metadata,
-        Other,
-    }
-    fn hash(v: &Value, at: At) -> u64 {
-        let mut h = DefaultHasher::new();
-        match v {
-            Value::Object(map) => {
-                // Entries combine by addition, so their order does not count.
-                let mut sum = 0u64;
-                for (k, v) in map {
-                    if at == At::Metadata && k == "namespace" {
-                        continue;
-                    }
-                    let child = if at == At::Root && k == "metadata" {
-                        At::Metadata
-                    } else {
-                        At::Other
-                    };
-                    let mut e = DefaultHasher::new();
-                    k.hash(&mut e);
-                    hash(v, child).hash(&mut e);
-                    sum = sum.wrapping_add(e.finish());
-                }
-                (5u8, sum).hash(&mut h);
-            }
-            Value::Array(items) => {
-                6u8.hash(&mut h);
-                for i in items {
-                    hash(i, At::Other).hash(&mut h);
-                }
-            }
-            other => other.to_string().hash(&mut h),
-        }
-        h.finish()
-    }
-    hash(body, At::Root)
 }
 
 /// True when two objects are equal up to `metadata.namespace`.

@@ -4,9 +4,9 @@
 //! uses them, and the JSON report carries them beside the per-target changes.
 
 use super::{view, Change, ChangeKind, FieldChange, Report, TargetReport};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::hash::{Hash, Hasher};
 
 /// One change that is identical in several targets: the same kind of change to a resource
 /// of the same group, version, kind and name (in any namespace), with the same field changes
@@ -161,15 +161,10 @@ fn without_namespace(id: &str) -> String {
 /// What makes two changes the same change.
 fn key(c: &Change) -> (String, ChangeKind, Option<String>, String, u64) {
     let fields = serde_json::to_string(&c.fields).unwrap_or_default();
-    let body = c.body.as_ref().map_or(0, |b| {
-        let mut b = b.value();
-        if let Some(m) = b.get_mut("metadata").and_then(|m| m.as_object_mut()) {
-            m.remove("namespace");
-        }
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        serde_json::to_string(&b).unwrap_or_default().hash(&mut h);
-        h.finish()
-    });
+    let body = c
+        .body
+        .as_ref()
+        .map_or(0, crate::diff::Body::hash_without_namespace);
     (
         without_namespace(&c.resource),
         c.change,
@@ -235,11 +230,34 @@ fn images(targets: &[TargetReport]) -> Vec<ImageChange> {
         }
         e.1 += 1;
     };
-    for t in targets.iter().filter(|t| view::is_shown(t)) {
-        for c in &t.changes {
-            if let Some(body) = &c.body {
+    // The images of whole objects, which are parsed again for it: in parallel.
+    let body_images: Vec<Vec<Vec<String>>> = targets
+        .par_iter()
+        .map(|t| {
+            if !view::is_shown(t) {
+                return Vec::new();
+            }
+            t.changes
+                .iter()
+                .map(|c| {
+                    c.body.as_ref().map_or_else(Vec::new, |b| {
+                        view::images_in(&b.value())
+                            .into_iter()
+                            .map(|(_, image)| image)
+                            .collect()
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    for (t, images) in targets.iter().zip(&body_images) {
+        if !view::is_shown(t) {
+            continue;
+        }
+        for (c, images) in t.changes.iter().zip(images) {
+            if c.body.is_some() {
                 let removed = c.change == ChangeKind::Removed;
-                for (_, image) in view::images_in(&body.value()) {
+                for image in images.iter().cloned() {
                     if removed {
                         add(Some(image), None, &t.id);
                     } else {
