@@ -158,6 +158,11 @@ pub struct MergeReportsArgs {
 pub struct CheckArgs {
     #[command(flatten)]
     pub revision: RevisionArgs,
+    /// With `--staged`: render every target. By default a staged check renders only the
+    /// targets the staged change can affect (impact analysis, as `diff --changed-only`); the
+    /// others render as at HEAD and are reported unchanged.
+    #[arg(long)]
+    pub all: bool,
     /// Only the targets at or under these paths (after `--`, like git: `-- apps/web`).
     #[arg(last = true, value_name = "PATH")]
     pub paths: Vec<String>,

@@ -4,6 +4,7 @@ use super::args::{CheckArgs, CommonArgs};
 use super::common;
 use anyhow::Result;
 use kdelta::pipeline;
+use kdelta::source::Revision;
 
 pub fn run(c: &CommonArgs, args: &CheckArgs) -> Result<i32> {
     let (start, ws) = common::workspace(c)?;
@@ -11,11 +12,18 @@ pub fn run(c: &CommonArgs, args: &CheckArgs) -> Result<i32> {
     opts.only = common::selected_paths(&start, ws.root(), &args.paths)?;
     let opened = common::open(&ws, &common::revision(&args.revision))?;
     let snapshot = opened.snapshot.as_ref();
+    // Staged changes are checked against HEAD: what they cannot affect is as HEAD has it.
+    let since = if args.revision.staged && args.revision.rev.is_none() && !args.all {
+        Some(common::open(&ws, &Revision::Commit("HEAD".to_string()))?)
+    } else {
+        None
+    };
     let report = pipeline::check(
         pipeline::Revision {
             snapshot,
             info: opened.info,
         },
+        since.as_ref().map(|s| s.snapshot.as_ref()),
         common::config(c, snapshot),
         &opts,
     );

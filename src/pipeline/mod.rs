@@ -8,7 +8,7 @@ pub mod provenance;
 pub mod starter;
 mod summarize;
 
-use summarize::{pair_report, single_report};
+use summarize::{pair_report, single_report, Checked};
 
 use crate::config::{Config, CONFIG_FILE};
 use crate::diff::DiffOptions;
@@ -206,8 +206,16 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     with_positions(report, positions)
 }
 
-/// `kdelta check`: renders every target at one revision and reports its findings.
-pub fn check(rev: Revision, config: LoadedConfig, opts: &Options) -> Report {
+/// `kdelta check`: renders every target at one revision and reports its findings. With
+/// `since` (the revision whose findings are known: HEAD, for staged changes), a target the
+/// change from `since` cannot affect (impact analysis, as `--changed-only`) is not rendered
+/// and reported unchanged.
+pub fn check(
+    rev: Revision,
+    since: Option<&dyn Snapshot>,
+    config: LoadedConfig,
+    opts: &Options,
+) -> Report {
     let mut findings = Vec::new();
     let config = config_or_default(config, &mut findings);
     let cache = ParseCache::default();
@@ -219,12 +227,32 @@ pub fn check(rev: Revision, config: LoadedConfig, opts: &Options) -> Report {
     let mut targets = expansion.targets;
     select_targets(&opts.only, &mut [&mut targets]);
     let positions = opts.shard.map(|s| shard_targets(s, &mut [&mut targets]));
-    let mut rendered = render_all(rev.snapshot, &targets, &render_opts, &cache);
-    if opts.strict {
-        rendered.iter_mut().for_each(|r| r.escalate_incomplete());
-    }
+    let changed = since.map(|s| (s, impact::changed_paths(s, rev.snapshot)));
+    let (affected, unaffected): (Vec<&Target>, Vec<&Target>) =
+        targets.iter().partition(|t| match &changed {
+            Some((s, paths)) => {
+                impact::is_impacted(t, *s, rev.snapshot, paths, &render_opts, &cache)
+            }
+            None => true,
+        });
+    let affected: Vec<Target> = affected.into_iter().cloned().collect();
+    let mut rendered = render_all(rev.snapshot, &affected, &render_opts, &cache).into_iter();
+    let unaffected: std::collections::BTreeSet<&Target> = unaffected.into_iter().collect();
+    let checked: Vec<Checked> = targets
+        .iter()
+        .map(|t| {
+            if unaffected.contains(t) {
+                return Checked::Unaffected(t.defining_file(rev.snapshot));
+            }
+            let mut r = rendered.next().expect("one render per affected target");
+            if opts.strict {
+                r.escalate_incomplete();
+            }
+            Checked::Rendered(Box::new(r))
+        })
+        .collect();
     with_positions(
-        single_report(&targets, &rendered, rev.info, findings),
+        single_report(&targets, &checked, rev.info, findings),
         positions,
     )
 }

@@ -243,16 +243,39 @@ fn same_but_namespace(a: &Value, b: &Value) -> bool {
             .all(|(k, v)| k == "metadata" || b.get(k) == Some(v))
 }
 
+/// One target of a `check`: rendered, or left unrendered because the change since the
+/// revision whose findings are known cannot affect it (the file that defines it).
+pub enum Checked {
+    Rendered(Box<Rendered>),
+    Unaffected(crate::source::RepoPath),
+}
+
 /// The report for one revision (`check`): every target unchanged or in error.
 pub fn single_report(
     targets: &[Target],
-    rendered: &[Rendered],
+    checked: &[Checked],
     head: RevisionInfo,
     extra_findings: Vec<Finding>,
 ) -> Report {
     let mut findings = extra_findings;
     let mut reports = Vec::new();
-    for (t, r) in targets.iter().zip(rendered) {
+    for (t, c) in targets.iter().zip(checked) {
+        let r = match c {
+            Checked::Rendered(r) => r,
+            Checked::Unaffected(file) => {
+                reports.push(TargetReport {
+                    id: t.id(),
+                    kind: t.kind().to_string(),
+                    status: TargetStatus::Unchanged,
+                    file: Some(file.to_string()),
+                    cached: true,
+                    position: None,
+                    incomplete: false,
+                    changes: Vec::new(),
+                });
+                continue;
+            }
+        };
         findings.extend(r.findings.iter().cloned());
         reports.push(TargetReport {
             id: t.id(),
@@ -269,9 +292,14 @@ pub fn single_report(
             changes: Vec::new(),
         });
     }
+    let rendered = checked
+        .iter()
+        .filter(|c| matches!(c, Checked::Rendered(_)))
+        .count();
     let summary = Summary {
         targets: targets.len(),
-        rendered: rendered.len(),
+        rendered,
+        cached: checked.len() - rendered,
         incomplete: reports.iter().filter(|t| t.incomplete).count(),
         ..Summary::default()
     };

@@ -49,6 +49,67 @@ fn check_staged_reads_the_index_for_pre_commit_hooks() {
 }
 
 #[test]
+fn check_staged_renders_only_what_the_staged_change_can_affect() {
+    let env = TestEnv::new();
+    env.write("apps/base/kustomization.yaml", "resources:\n- web.yaml\n")
+        .write("apps/base/web.yaml", deployment(2))
+        .write(
+            "apps/broken/kustomization.yaml",
+            "resources:\n- missing.yaml\n",
+        )
+        .write(
+            "apps/prod/kustomization.yaml",
+            "resources:\n- ../base\nnamespace: prod\n",
+        );
+    env.commit("one overlay broken at HEAD");
+    env.write(
+        "apps/prod/kustomization.yaml",
+        "resources:\n- ../base\nnamespace: live\n",
+    );
+    env.git(&["add", "-A"]);
+    let report = env
+        .kdelta(&["check", "--staged", "--format", "json"])
+        .success()
+        .json();
+    let targets: Vec<(&str, bool)> = report["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["id"].as_str().unwrap(), t["cached"] == true))
+        .collect();
+    assert_eq!(
+        targets,
+        [
+            ("kustomize:apps/base", true),
+            ("kustomize:apps/broken", true),
+            ("kustomize:apps/prod", false),
+        ],
+        "{report:#}"
+    );
+    assert_eq!(
+        (&report["summary"]["rendered"], &report["summary"]["cached"]),
+        (&json!(1), &json!(2))
+    );
+    // --all renders everything, HEAD's error included.
+    env.kdelta(&["check", "--staged", "--all"])
+        .code(1)
+        .stdout_has("apps/broken/kustomization.yaml");
+    // A staged change to the shared base affects every overlay that includes it.
+    env.write("apps/base/web.yaml", "spec: [\n");
+    env.git(&["add", "-A"]);
+    let report = env
+        .kdelta(&["check", "--staged", "--format", "json"])
+        .code(1)
+        .json();
+    assert_eq!(report["summary"]["rendered"], json!(2), "{report:#}");
+    assert!(report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["file"] == "apps/base/web.yaml" && f["target"] == "kustomize:apps/prod"));
+}
+
+#[test]
 fn exit_zero_reports_errors_without_failing_and_head_before_the_first_commit_is_empty() {
     let env = TestEnv::new();
     env.write(".kdelta.yaml", CONFIG)

@@ -109,7 +109,7 @@ fn a_symlink_pointing_outside_the_repository_is_not_followed() {
         .code(1)
         .stdout_has("source.outside-repository");
     assert!(!leak(&diff.stdout));
-    env.kdelta(&["check", "--staged"])
+    env.kdelta(&["check", "--staged", "--all"])
         .code(1)
         .stdout_has("manifests/p.yaml");
     // A link to a directory outside is refused the same way.
