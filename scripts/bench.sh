@@ -3,7 +3,10 @@
 #   (a) kubectl kustomize on each of the 50 overlays, one after another;
 #   (b) kdelta render of the same 50 overlays in one process (one job, and the default jobs);
 #   (c) kdelta diff between two commits where one overlay changed (the content-addressed cache
-#       renders only that overlay again at head).
+#       renders only that overlay again at head);
+#   (d) scale: kdelta diff on a generated 1,000-overlay repository (200 applications) between two
+#       commits changing every base and one overlay, with its peak memory (GNU time), which
+#       must stay under 300 MB.
 # It first checks that kdelta prints exactly what kubectl kustomize prints for every overlay.
 #
 # Usage: scripts/bench.sh [--runs N]
@@ -105,6 +108,22 @@ print(" ".join(f"{k}={v}" for k, v in s.items()))' "$work/diff.json")
 echo "timing (c) kdelta diff HEAD~1 HEAD..." >&2
 t_diff=$(measure diff "cd '$repo' && '$kdelta' diff HEAD~1 HEAD >/dev/null 2>&1")
 
+echo "timing (d) kdelta diff on 1,000 overlays..." >&2
+big="$work/big"
+python3 scripts/gen-bench-repo.py "$big" --apps 200
+git -C "$big" init --quiet --initial-branch=main
+git -C "$big" -c user.name=bench -c user.email=bench@example.invalid add -A
+git -C "$big" -c user.name=bench -c user.email=bench@example.invalid commit --quiet -m base
+python3 scripts/gen-bench-repo.py "$big" --change apps/cart-7/overlays/prod-eu
+sed -i 's/^  replicas: 1$/  replicas: 2/' "$big"/apps/*/base/deployment.yaml
+git -C "$big" -c user.name=bench -c user.email=bench@example.invalid commit --quiet -am "bump bases and one overlay"
+big_rss=0
+if [ -x /usr/bin/time ]; then
+  (cd "$big" && /usr/bin/time -f "%M" -o "$work/big.rss" "$kdelta" diff HEAD~1 HEAD >/dev/null 2>&1) || true
+  big_rss=$(( $(tail -n 1 "$work/big.rss") / 1024 ))
+fi
+measure big "cd '$big' && '$kdelta' diff HEAD~1 HEAD >/dev/null 2>&1" >/dev/null
+
 t_kubectl2=$(python3 -c "print(2 * $t_kubectl)")
 cores=$(nproc 2>/dev/null || echo '?')
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
@@ -119,4 +138,9 @@ $runs runs each, mean ± standard deviation of the wall time
         default jobs                                 $(cat "$work/kdelta.txt")   $(ratio "$t_kubectl" "$t_kdelta")x faster than (a)
   (c) kdelta diff HEAD~1 HEAD, one overlay changed   $(cat "$work/diff.txt")   $(ratio "$t_kubectl2" "$t_diff")x faster than 2 x (a)
         $summary
+  (d) kdelta diff, 1,000 overlays, every base changed $(cat "$work/big.txt")   peak ${big_rss} MB (limit 300 MB)
 EOF
+if [ "$big_rss" -ge 300 ]; then
+  echo "bench.sh: the 1,000-overlay diff peaked at ${big_rss} MB, over 300 MB" >&2
+  exit 1
+fi

@@ -10,6 +10,7 @@ Ingress, PodDisruptionBudget, configMap/secret generators from files and literal
 merges, strategic merge and JSON 6902 patches from files and inline, and components. A
 `.kdelta.yaml` limits kdelta's targets to the 50 overlays. The output is the same on every run.
 
+--apps N       write N applications instead of 10 (numbered copies: 200 give 1,000 overlays)
 --list         print the overlay directories, one a line
 --change DIR   modify one overlay (e.g. apps/cart/overlays/prod-eu) in place, as the second
                commit of a pull request would; used by scripts/bench.sh for the diff timing.
@@ -444,12 +445,22 @@ spec:
     return files
 
 
-def generate(out):
+def apps(count):
+    """`count` applications: the ten above, then numbered copies of them (`cart-2`...)."""
+    out = []
+    for i in range(count):
+        name, port, image = APPS[i % len(APPS)]
+        copy = i // len(APPS)
+        out.append((name if copy == 0 else f"{name}-{copy + 1}", port, image))
+    return out
+
+
+def generate(out, count):
     write(out, ".kdelta.yaml", "include:\n  - apps/*/overlays/*\n")
     for comp, files in component_files().items():
         for rel, text in files.items():
             write(out, f"components/{comp}/{rel}", text)
-    for index, (name, port, image) in enumerate(APPS):
+    for index, (name, port, image) in enumerate(apps(count)):
         for rel, text in base_files(name, port, image, index).items():
             write(out, f"apps/{name}/base/{rel}", text)
         for env in ENVS:
@@ -457,8 +468,8 @@ def generate(out):
                 write(out, f"apps/{name}/overlays/{env}/{rel}", text)
 
 
-def overlays():
-    return [f"apps/{name}/overlays/{env}" for name, _, _ in APPS for env in ENVS]
+def overlays(count):
+    return [f"apps/{name}/overlays/{env}" for name, _, _ in apps(count) for env in ENVS]
 
 
 def change(out, overlay):
@@ -479,15 +490,18 @@ def main():
     parser.add_argument("out", type=pathlib.Path)
     parser.add_argument("--change", metavar="OVERLAY")
     parser.add_argument(
+        "--apps", type=int, default=len(APPS), help="applications to write (5 overlays each)"
+    )
+    parser.add_argument(
         "--list", action="store_true", help="print the overlay directories, one a line"
     )
     args = parser.parse_args()
     if args.change:
         change(args.out, args.change)
     else:
-        generate(args.out)
+        generate(args.out, args.apps)
     if args.list:
-        print("\n".join(overlays()))
+        print("\n".join(overlays(args.apps)))
 
 
 if __name__ == "__main__":
