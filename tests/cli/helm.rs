@@ -136,7 +136,7 @@ fn generated_certificates_and_keys_are_not_changes() {
             .write(
                 "chart/templates/secret.yaml",
                 "{{- $ca := genCA \"ca\" 365 }}\n{{- $cert := genSignedCert \"web\" nil (list \"web.svc\") 365 $ca }}\n\
-                 apiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\n  annotations:\n    mode: {{ .Values.mode }}\ndata:\n  ca.crt: {{ $ca.Cert | b64enc }}\n  tls.crt: {{ $cert.Cert | b64enc }}\n  tls.key: {{ $cert.Key | b64enc }}\n  signing.key: {{ genPrivateKey \"rsa\" | b64enc }}\n",
+                 apiVersion: v1\nkind: Secret\nmetadata:\n  name: tls\n  annotations:\n    mode: {{ .Values.mode }}\ndata:\n  ca.crt: {{ $ca.Cert | b64enc }}\n  tls.crt: {{ $cert.Cert | b64enc }}\n  tls.key: {{ $cert.Key | b64enc }}\n  signing.key: {{ genPrivateKey \"ecdsa\" | b64enc }}\n",
             );
     };
     write("a");
