@@ -5,7 +5,6 @@
 use super::fieldspec::{FieldSpec, StrictFieldSpec as RawFieldSpec};
 use super::kid::Gvk;
 use serde::Deserialize;
-use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
 
 /// Fields of objects of `gvk` that other objects use to refer to them by name.
@@ -48,41 +47,56 @@ pub fn merge_one(list: &mut Vec<FieldSpec>, fs: FieldSpec) -> Result<(), Conflic
     }
 }
 
-/// kustomize `FsSlice.MergeAll`.
+/// kustomize `FsSlice.MergeAll`. kustomize looks for each new spec in the whole list; only
+/// specs with the same path can be effectively equal, so an index by path finds the same
+/// first match without the quadratic scan (merging into the defaults runs once per
+/// kustomization with `configurations:`).
 pub fn merge_all(
     list: &mut Vec<FieldSpec>,
     more: &[FieldSpec],
 ) -> Result<(), ConflictingFieldSpecs> {
+    let hasher = std::collections::hash_map::RandomState::new();
+    let hash = |path: &str| std::hash::BuildHasher::hash_one(&hasher, path);
+    let mut by_path: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+    for (i, fs) in list.iter().enumerate() {
+        by_path.entry(hash(&fs.path)).or_default().push(i);
+    }
     for fs in more {
-        merge_one(list, fs.clone())?;
+        let same_path = by_path.entry(hash(&fs.path)).or_default();
+        match same_path
+            .iter()
+            .map(|&i| &list[i])
+            .find(|x| x.effectively_equals(fs))
+        {
+            Some(existing) if existing.create != fs.create => return Err(ConflictingFieldSpecs),
+            Some(_) => {}
+            None => {
+                same_path.push(list.len());
+                list.push(fs.clone());
+            }
+        }
     }
     Ok(())
 }
 
-/// kyaml `Gvk.IsLessThan`: legacy kind rank, then `group_version_kind` (`~G`/`~V`/`~K` for
+/// kyaml `Gvk.IsLessThan` as a sort key: legacy kind rank, then `group_version_kind` (`~G`/`~V`/`~K` for
 /// empty parts).
-fn gvk_cmp(a: &Gvk, b: &Gvk) -> Ordering {
+fn gvk_sort_key(g: &Gvk) -> (i64, String) {
     use crate::resource::ordering::{DEFAULT_ORDER_FIRST, DEFAULT_ORDER_LAST};
-    let rank = |k: &str| -> i64 {
-        if let Some(i) = DEFAULT_ORDER_FIRST.iter().position(|x| *x == k) {
-            i as i64 - DEFAULT_ORDER_FIRST.len() as i64
-        } else if let Some(i) = DEFAULT_ORDER_LAST.iter().position(|x| *x == k) {
-            1 + i as i64
-        } else {
-            0
-        }
+    let rank = if let Some(i) = DEFAULT_ORDER_FIRST.iter().position(|x| *x == g.kind) {
+        i as i64 - DEFAULT_ORDER_FIRST.len() as i64
+    } else if let Some(i) = DEFAULT_ORDER_LAST.iter().position(|x| *x == g.kind) {
+        1 + i as i64
+    } else {
+        0
     };
-    let key = |g: &Gvk| {
-        format!(
-            "{}_{}_{}",
-            or(&g.group, "~G"),
-            or(&g.version, "~V"),
-            or(&g.kind, "~K")
-        )
-    };
-    rank(&a.kind)
-        .cmp(&rank(&b.kind))
-        .then_with(|| key(a).cmp(&key(b)))
+    let key = format!(
+        "{}_{}_{}",
+        or(&g.group, "~G"),
+        or(&g.version, "~V"),
+        or(&g.kind, "~K")
+    );
+    (rank, key)
 }
 
 fn or<'a>(s: &'a str, d: &'a str) -> &'a str {
@@ -93,8 +107,9 @@ fn or<'a>(s: &'a str, d: &'a str) -> &'a str {
     }
 }
 
+/// Stable, like kustomize's sort of these lists; each key made once.
 fn sort_specs(list: &mut [FieldSpec]) {
-    list.sort_by(|a, b| gvk_cmp(&a.gvk, &b.gvk));
+    list.sort_by_cached_key(|fs| gvk_sort_key(&fs.gvk));
 }
 
 impl TransformerConfig {
@@ -177,7 +192,8 @@ impl TransformerConfig {
                 None => m.name_reference.push(nbr.clone()),
             }
         }
-        m.name_reference.sort_by(|a, b| gvk_cmp(&a.gvk, &b.gvk));
+        m.name_reference
+            .sort_by_cached_key(|r| gvk_sort_key(&r.gvk));
         Ok(m)
     }
 
@@ -229,7 +245,8 @@ impl TransformerConfig {
         ] {
             sort_specs(l);
         }
-        t.name_reference.sort_by(|a, b| gvk_cmp(&a.gvk, &b.gvk));
+        t.name_reference
+            .sort_by_cached_key(|r| gvk_sort_key(&r.gvk));
         Ok(t)
     }
 }
