@@ -272,16 +272,11 @@ impl Res {
         self.is_enabled(anno::ALLOW_KIND_CHANGE)
     }
 
-    /// True when prefixes and suffixes agree with `other`'s (kustomize
-    /// `PrefixesSuffixesEquals`); with `allow_empty`, an empty list on either side matches.
-    pub fn prefixes_suffixes_equal(&self, other: &Res, allow_empty: bool) -> bool {
-        let (p1, p2) = (self.prefixes(), other.prefixes());
-        let (s1, s2) = (self.suffixes(), other.suffixes());
-        if allow_empty {
-            (p1.is_empty() || p2.is_empty() || same_ending(&p1, &p2))
-                && (s1.is_empty() || s2.is_empty() || same_ending(&s1, &s2))
-        } else {
-            same_ending(&p1, &p2) && same_ending(&s1, &s2)
+    /// The name prefixes and suffixes added so far.
+    pub fn affixes(&self) -> Affixes {
+        Affixes {
+            prefixes: self.prefixes(),
+            suffixes: self.suffixes(),
         }
     }
 
@@ -336,6 +331,28 @@ impl Res {
 
 /// kustomize `utils.SameEndingSubSlice`: the shorter list is a suffix of the longer one (an
 /// empty list matches only an empty list).
+/// The name prefixes and suffixes a resource was given.
+#[derive(Clone, Debug, Default)]
+pub struct Affixes {
+    pub prefixes: Vec<String>,
+    pub suffixes: Vec<String>,
+}
+
+impl Affixes {
+    /// True when prefixes and suffixes agree with `other`'s (kustomize
+    /// `PrefixesSuffixesEquals`); with `allow_empty`, an empty list on either side matches.
+    pub fn equal(&self, other: &Affixes, allow_empty: bool) -> bool {
+        let (p1, p2) = (&self.prefixes, &other.prefixes);
+        let (s1, s2) = (&self.suffixes, &other.suffixes);
+        if allow_empty {
+            (p1.is_empty() || p2.is_empty() || same_ending(p1, p2))
+                && (s1.is_empty() || s2.is_empty() || same_ending(s1, s2))
+        } else {
+            same_ending(p1, p2) && same_ending(s1, s2)
+        }
+    }
+}
+
 fn same_ending(a: &[String], b: &[String]) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     if short.is_empty() {
