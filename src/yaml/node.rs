@@ -38,7 +38,7 @@ pub enum ScalarStyle {
 pub struct Scalar {
     pub text: String,
     pub style: ScalarStyle,
-    pub tag: Option<String>,
+    pub tag: Option<Box<str>>,
 }
 
 impl Scalar {
@@ -106,7 +106,7 @@ impl Node {
         Node::new(NodeKind::Scalar(Scalar {
             text: text.into(),
             style: ScalarStyle::Plain,
-            tag: Some("!!str".to_string()),
+            tag: Some("!!str".into()),
         }))
     }
 
@@ -115,7 +115,7 @@ impl Node {
         Node::new(NodeKind::Scalar(Scalar {
             text: "null".to_string(),
             style: ScalarStyle::Plain,
-            tag: Some("!!null".to_string()),
+            tag: Some("!!null".into()),
         }))
     }
 

@@ -395,7 +395,7 @@ impl<'o> Builder<'o> {
                     kind: NodeKind::Scalar(Scalar {
                         text: value,
                         style,
-                        tag: tag.map(short_tag),
+                        tag: tag.map(|t| short_tag(t).into_boxed_str()),
                     }),
                     span,
                     flow: false,

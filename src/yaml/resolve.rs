@@ -413,7 +413,7 @@ mod tests {
         let scalar = |text: &str, style| super::super::node::Scalar {
             text: text.to_string(),
             style,
-            tag: Some("!".to_string()),
+            tag: Some("!".into()),
         };
         use super::super::node::ScalarStyle::{DoubleQuoted, Plain};
         assert_eq!(
@@ -506,7 +506,7 @@ mod tests {
         let s = |text: &str, tag: Option<&str>, style| Scalar {
             text: text.into(),
             style,
-            tag: tag.map(String::from),
+            tag: tag.map(Box::from),
         };
         use crate::yaml::node::ScalarStyle::*;
         assert_eq!(

@@ -17,7 +17,7 @@ pub fn through_go_yaml_v3(node: &mut Node) {
     let fix = |n: &mut Node| match &mut n.kind {
         NodeKind::Scalar(s) => {
             if flow && s.text.is_empty() && s.tag.is_none() && s.style == ScalarStyle::Plain {
-                s.tag = Some("!!str".to_string());
+                s.tag = Some("!!str".into());
             } else if s.style == ScalarStyle::Folded && !flow && block_allowed(&s.text) {
                 // Otherwise go-yaml v3 writes it double-quoted and the value is kept.
                 s.text = folded_round_trip(&s.text);

@@ -132,7 +132,7 @@ pub fn from_go_json(v: &Value) -> Node {
         Node::new(NodeKind::Scalar(Scalar {
             text,
             style: super::node::ScalarStyle::Plain,
-            tag: Some(tag.to_string()),
+            tag: Some(tag.into()),
         }))
     };
     match v {
@@ -147,7 +147,7 @@ pub fn from_go_json(v: &Value) -> Node {
         Value::String(s) if s.contains('\n') => Node::new(NodeKind::Scalar(Scalar {
             text: s.clone(),
             style: super::node::ScalarStyle::Literal,
-            tag: Some("!!str".to_string()),
+            tag: Some("!!str".into()),
         })),
         Value::String(s) => Node::string(s.clone()),
         Value::Array(items) => Node::new(NodeKind::Seq(items.iter().map(from_go_json).collect())),
@@ -169,7 +169,7 @@ pub fn from_json_text(v: &Value) -> Node {
         Node::new(NodeKind::Scalar(Scalar {
             text,
             style: super::node::ScalarStyle::Plain,
-            tag: Some(tag.to_string()),
+            tag: Some(tag.into()),
         }))
     };
     match v {

@@ -188,7 +188,7 @@ impl Arena {
             Kind::Scalar(Scalar {
                 text: text.to_string(),
                 style: ScalarStyle::Plain,
-                tag: Some("!!null".to_string()),
+                tag: Some("!!null".into()),
             }),
             span,
         );
@@ -350,7 +350,7 @@ impl Arena {
     pub fn short_tag(&self, id: Id) -> String {
         match &self.get(id).kind {
             Kind::Scalar(s) => match (&s.tag, s.style) {
-                (Some(t), _) => t.clone(),
+                (Some(t), _) => t.to_string(),
                 (None, ScalarStyle::Plain) => {
                     crate::yaml::plain_tag(&s.text, crate::yaml::Dialect::Yaml12).to_string()
                 }

@@ -246,7 +246,7 @@ impl Arena {
         let tag = go_tag(s);
         s.style = style;
         s.tag = if tagged || tag == "!!str" || plain_tag(&s.text, Dialect::Yaml12) != tag {
-            Some(tag)
+            Some(tag.into())
         } else {
             None
         };
@@ -263,7 +263,7 @@ pub(super) fn yaml11_quote_needed(s: &Scalar, untagged: bool) -> bool {
     // `go_tag(s) == "!!str"` for a plain scalar, without building the tag.
     let string_tag = untagged
         || match &s.tag {
-            Some(t) => t == "!!str",
+            Some(t) => &**t == "!!str",
             None => plain_tag(&s.text, Dialect::Yaml12) == "!!str",
         };
     string_tag && !matches!(plain_tag(&s.text, Dialect::Yaml11), "!!str" | "!!timestamp")
@@ -273,7 +273,7 @@ pub(super) fn yaml11_quote_needed(s: &Scalar, untagged: bool) -> bool {
 /// scalar, else the tag its plain text resolves to.
 fn go_tag(s: &Scalar) -> String {
     match (&s.tag, s.style) {
-        (Some(t), _) => t.clone(),
+        (Some(t), _) => t.to_string(),
         (None, ScalarStyle::Plain) => plain_tag(&s.text, Dialect::Yaml12).to_string(),
         (None, _) => "!!str".to_string(),
     }

@@ -39,7 +39,7 @@ pub fn set_pairs(
             let value = NodeKind::Scalar(Scalar {
                 text: v.clone(),
                 style: ScalarStyle::Plain,
-                tag: Some("!!str".to_string()),
+                tag: Some("!!str".into()),
             });
             for identity in overwritten {
                 r.node.write_shared(identity, &value);

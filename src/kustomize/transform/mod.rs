@@ -24,7 +24,7 @@ pub fn set_scalar(node: &mut Node, value: &str, tag: Option<&str>) -> Result<(),
     match &mut node.kind {
         NodeKind::Scalar(s) => {
             s.text = value.to_string();
-            s.tag = tag.map(str::to_string);
+            s.tag = tag.map(Box::from);
             Ok(())
         }
         NodeKind::Map(_) => Err("wrong node kind: expected ScalarNode but got MappingNode".into()),
@@ -53,7 +53,7 @@ pub fn set_entry(
         Node::new(NodeKind::Scalar(Scalar {
             text: value.to_string(),
             style,
-            tag: tag.map(str::to_string),
+            tag: tag.map(Box::from),
         }))
     };
     match entries.iter_mut().find(|(k, _)| k.as_str() == Some(key)) {

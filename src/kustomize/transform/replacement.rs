@@ -281,7 +281,7 @@ fn refine(options: Option<&FieldOptions>, mut node: Node) -> Result<Node, Replac
 /// Scalars kustomize creates itself carry no tag (they have no source position here).
 fn pin_tag(s: &mut crate::yaml::Scalar, parsed: bool) {
     if parsed && s.tag.is_none() && s.style == crate::yaml::ScalarStyle::Plain {
-        s.tag = Some(yaml::plain_tag(&s.text, Dialect::Yaml12).to_string());
+        s.tag = Some(yaml::plain_tag(&s.text, Dialect::Yaml12).into());
     }
 }
 

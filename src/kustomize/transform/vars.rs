@@ -275,7 +275,7 @@ fn replace_in(
         }
     };
     s.text = text;
-    s.tag = Some(tag.to_string());
+    s.tag = Some(tag.into());
     s.style = ScalarStyle::Plain;
 }
 
@@ -296,7 +296,7 @@ mod tests {
         let mut n = Node::plain(input);
         replace_in(&mut n, &values, &mut BTreeMap::new());
         let s = n.as_scalar().unwrap();
-        (s.text.clone(), s.tag.clone())
+        (s.text.clone(), s.tag.as_deref().map(String::from))
     }
 
     #[test]
