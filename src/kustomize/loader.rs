@@ -70,7 +70,7 @@ impl<'a> Loader<'a> {
         rel: &str,
         reader: &'static str,
         parse: impl FnOnce(&[u8]) -> Result<(Vec<crate::yaml::Node>, usize), crate::yaml::YamlError>,
-    ) -> Result<(RepoPath, crate::source::ParsedDocuments), KError> {
+    ) -> Result<(RepoPath, crate::source::Documents), KError> {
         let path = self.loadable(rel)?;
         let docs = self
             .files

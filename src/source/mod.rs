@@ -16,7 +16,7 @@ pub use git::{CommitSnapshot, GitRepo, IndexSnapshot, ResolvedRev};
 pub use memory::MemorySnapshot;
 pub use paths::{PathError, RepoPath};
 pub use recording::{
-    source_finding, yaml_finding, Files, LoadError, ParseCache, ParsedDocuments, ReadSet,
+    source_finding, yaml_finding, Documents, Files, LoadError, ParseCache, ReadSet,
 };
 pub use worktree::WorktreeSnapshot;
 

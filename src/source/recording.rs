@@ -5,7 +5,7 @@
 
 use super::{Bytes, DirEntry, EntryKind, ObjectId, RepoPath, Snapshot, SourceError};
 use crate::finding::{rules, Finding};
-use crate::yaml::{self, Node, ParseOptions, YamlError};
+use crate::yaml::{self, Frozen, Node, ParseOptions, YamlError};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -61,16 +61,53 @@ fn listing_digest(entries: &[DirEntry]) -> u64 {
 type ParsedStream = Arc<Result<Vec<Node>, YamlError>>;
 /// An engine's own reading of a blob's documents (kyaml's, for kustomize resource files),
 /// with how many pieces the stream had.
-pub type ParsedDocuments = Arc<Result<(Vec<Node>, usize), YamlError>>;
-/// One slot of the documents cache: the parse, the size of the blob it came from (what the
-/// cache's budget counts) and when it was last asked for.
+pub type Documents = Result<(Vec<Node>, usize), YamlError>;
+
+/// A reading of documents as the cache keeps it.
+#[derive(Debug)]
+enum Kept {
+    Frozen(Frozen, usize),
+    Failed(YamlError),
+    /// Too large to freeze: parsed again by each reader.
+    TooLarge,
+}
+
+impl Kept {
+    fn of(documents: &Documents) -> Kept {
+        match documents {
+            Ok((trees, pieces)) => match Frozen::of(trees) {
+                Some(frozen) => Kept::Frozen(frozen, *pieces),
+                None => Kept::TooLarge,
+            },
+            Err(e) => Kept::Failed(e.clone()),
+        }
+    }
+
+    fn documents(&self) -> Option<Documents> {
+        match self {
+            Kept::Frozen(frozen, pieces) => Some(Ok((frozen.thaw(), *pieces))),
+            Kept::Failed(e) => Some(Err(e.clone())),
+            Kept::TooLarge => None,
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Kept::Frozen(frozen, _) => frozen.heap_bytes(),
+            Kept::Failed(_) | Kept::TooLarge => 0,
+        }
+    }
+}
+
+/// One slot of the documents cache: the frozen parse, the memory it takes (what the cache's
+/// budget counts, known once it is parsed) and when it was last asked for.
 struct DocumentsSlot {
-    parsed: Arc<OnceLock<ParsedDocuments>>,
+    kept: Arc<OnceLock<Kept>>,
     bytes: usize,
     last_use: u64,
 }
 
-/// The documents cache, least recently used first out once its blobs pass
+/// The documents cache, least recently used first out once its parses pass
 /// [`DOCUMENTS_BUDGET`]: the overlays that share a base are mostly rendered near each other,
 /// so a base's parse is reused while they are, and then makes room.
 struct DocumentsMap {
@@ -91,51 +128,50 @@ impl Default for DocumentsMap {
     }
 }
 
-/// The documents cache's budget, in bytes of the blobs parsed (their trees take 3–4 times as
-/// much). On kubeflow/manifests (32 MB of resource files at two releases) this keeps the
-/// peak about 60 MB lower for 1–2% more parsing.
-const DOCUMENTS_BUDGET: usize = 16 * 1024 * 1024;
+/// The documents cache's budget, in bytes of frozen parses (about twice the blobs parsed).
+/// On kubeflow/manifests (32 MB of resource files at two releases) the overlays sharing a
+/// base are rendered within it.
+const DOCUMENTS_BUDGET: usize = 24 * 1024 * 1024;
 
 impl DocumentsMap {
-    /// The slot for `key` (made for a blob of `bytes` bytes if there is none), marked used.
-    fn slot(
-        &mut self,
-        key: (ObjectId, &'static str),
-        bytes: usize,
-    ) -> Arc<OnceLock<ParsedDocuments>> {
+    /// The slot for `key` (made if there is none), marked used.
+    fn slot(&mut self, key: (ObjectId, &'static str)) -> Arc<OnceLock<Kept>> {
         self.clock += 1;
         let clock = self.clock;
-        if let Some(slot) = self.slots.get_mut(&key) {
-            slot.last_use = clock;
-            return Arc::clone(&slot.parsed);
+        let slot = self.slots.entry(key).or_insert_with(|| DocumentsSlot {
+            kept: Arc::new(OnceLock::new()),
+            bytes: 0,
+            last_use: clock,
+        });
+        slot.last_use = clock;
+        Arc::clone(&slot.kept)
+    }
+
+    /// Counts the parse just kept in `key`'s slot, making room if the cache is over budget.
+    fn settle(&mut self, key: (ObjectId, &'static str), bytes: usize) {
+        let Some(slot) = self.slots.get_mut(&key) else {
+            return;
+        };
+        if slot.bytes != 0 {
+            return;
         }
-        let parsed = Arc::new(OnceLock::new());
-        self.slots.insert(
-            key,
-            DocumentsSlot {
-                parsed: Arc::clone(&parsed),
-                bytes,
-                last_use: clock,
-            },
-        );
+        slot.bytes = bytes;
         self.bytes += bytes;
         if self.bytes > self.budget {
             self.evict(key);
         }
-        parsed
     }
 
-    /// The parse for `key` if it is done, marked used.
-    fn done(&mut self, key: &(ObjectId, &'static str)) -> Option<ParsedDocuments> {
+    /// The documents for `key` if they are parsed and kept, marked used.
+    fn done(&mut self, key: &(ObjectId, &'static str)) -> Option<Arc<OnceLock<Kept>>> {
         self.clock += 1;
         let slot = self.slots.get_mut(key)?;
         slot.last_use = self.clock;
-        slot.parsed.get().cloned()
+        slot.kept.get().is_some().then(|| Arc::clone(&slot.kept))
     }
 
-    /// Drops the least recently used slots (never `keep`, the one just made) down to three
-    /// quarters of the budget, so that evictions come in batches. A render holding a dropped
-    /// parse keeps it until it is done.
+    /// Drops the least recently used slots (never `keep`, the one just parsed) down to three
+    /// quarters of the budget, so that evictions come in batches.
     fn evict(&mut self, keep: (ObjectId, &'static str)) {
         let mut by_age: Vec<(u64, (ObjectId, &'static str))> = self
             .slots
@@ -173,12 +209,15 @@ impl ParseCache {
         self.lock().get(&(id, *opts))?.get().cloned()
     }
 
-    /// The documents `reader` read from blob `id`, if it did.
-    fn parsed_documents(&self, id: ObjectId, reader: &'static str) -> Option<ParsedDocuments> {
-        self.documents
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .done(&(id, reader))
+    /// The documents `reader` read from blob `id`, if it did and they are kept.
+    fn parsed_documents(&self, id: ObjectId, reader: &'static str) -> Option<Documents> {
+        let kept = self.documents_map().done(&(id, reader))?;
+        // Thawed outside the lock.
+        kept.get()?.documents()
+    }
+
+    fn documents_map(&self) -> std::sync::MutexGuard<'_, DocumentsMap> {
+        self.documents.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn get_or_parse(&self, id: ObjectId, bytes: &[u8], opts: &ParseOptions) -> ParsedStream {
@@ -199,13 +238,28 @@ impl ParseCache {
         reader: &'static str,
         bytes: &[u8],
         parse: impl FnOnce(&[u8]) -> Result<(Vec<Node>, usize), YamlError>,
-    ) -> ParsedDocuments {
-        let slot = self
-            .documents
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .slot((id, reader), bytes.len());
-        slot.get_or_init(|| Arc::new(parse(bytes))).clone()
+    ) -> Documents {
+        let key = (id, reader);
+        let slot = self.documents_map().slot(key);
+        // The thread that parses keeps a frozen copy and uses its own trees; the others wait
+        // for it and thaw the copy.
+        let mut parse = Some(parse);
+        let mut parsed = None;
+        let kept = slot.get_or_init(|| {
+            let documents = (parse.take().expect("parses once"))(bytes);
+            let kept = Kept::of(&documents);
+            parsed = Some(documents);
+            kept
+        });
+        match parsed {
+            Some(documents) => {
+                self.documents_map().settle(key, kept.heap_bytes());
+                documents
+            }
+            None => kept
+                .documents()
+                .unwrap_or_else(|| (parse.take().expect("not used yet"))(bytes)),
+        }
     }
 }
 
@@ -389,7 +443,7 @@ impl<'a> Files<'a> {
         path: &RepoPath,
         reader: &'static str,
         parse: impl FnOnce(&[u8]) -> Result<(Vec<Node>, usize), YamlError>,
-    ) -> Result<ParsedDocuments, SourceError> {
+    ) -> Result<Documents, SourceError> {
         if let Some(id) = self.stored_id(path) {
             if let Some(parsed) = self.cache.parsed_documents(id, reader) {
                 self.record_cached_read(path, id);
@@ -448,28 +502,43 @@ mod tests {
     #[test]
     fn the_documents_cache_drops_the_least_recently_used_parse_over_its_budget() {
         let cache = ParseCache::default();
-        cache.documents.lock().unwrap().budget = 22;
+        let parse = |b: &[u8]| yaml::parse_stream(b, &ParseOptions::default()).map(|d| (d, 1));
+        // Room for two of these parses, not three; making room leaves two.
+        let one = Kept::of(&parse(b"a: 1111\n")).heap_bytes();
+        cache.documents.lock().unwrap().budget = one * 14 / 5;
         let parses = std::sync::atomic::AtomicUsize::new(0);
-        let parse = |b: &[u8]| {
+        let counted = |b: &[u8]| {
             parses.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            yaml::parse_stream(b, &ParseOptions::default()).map(|d| (d, 1))
+            parse(b)
         };
-        let get =
-            |text: &[u8]| cache.documents_or_parse(ObjectId::for_blob(text), "test", text, parse);
+        let get = |text: &[u8]| {
+            cache
+                .documents_or_parse(ObjectId::for_blob(text), "test", text, counted)
+                .unwrap()
+                .0
+        };
         let count = || parses.load(std::sync::atomic::Ordering::SeqCst);
         let a = get(b"a: 1111\n");
         get(b"b: 2222\n");
-        get(b"a: 1111\n");
+        assert_eq!(
+            get(b"a: 1111\n"),
+            a,
+            "the kept parse thaws to the same trees"
+        );
         assert_eq!(count(), 2, "both fit: each parsed once");
         // A third blob passes the budget: b, used least recently, makes room; a stays.
         get(b"c: 3333\n");
         assert_eq!(count(), 3);
-        assert!(Arc::ptr_eq(&get(b"a: 1111\n"), &a));
+        get(b"a: 1111\n");
         assert_eq!(count(), 3);
         get(b"b: 2222\n");
         assert_eq!(count(), 4, "b was dropped and is parsed again");
-        // A dropped parse still held by a render stays valid.
-        assert_eq!(a.as_ref().as_ref().unwrap().0.len(), 1);
+        // A parse error is kept too.
+        let bad = b"a: [\n";
+        let first = cache.documents_or_parse(ObjectId::for_blob(bad), "test", bad, counted);
+        let again = cache.documents_or_parse(ObjectId::for_blob(bad), "test", bad, counted);
+        assert_eq!(count(), 5);
+        assert_eq!(first.unwrap_err().message, again.unwrap_err().message);
     }
 
     #[test]
@@ -553,10 +622,11 @@ mod tests {
         first.yaml_stream(&path, &opts).unwrap();
         assert_eq!(snapshot.reads.load(std::sync::atomic::Ordering::SeqCst), 2);
         let second = Files::new(&snapshot, &cache);
-        assert!(Arc::ptr_eq(
-            &second.documents(&path, "test", parse).unwrap(),
-            &parsed
-        ));
+        let trees = |d: Documents| d.unwrap().0;
+        assert_eq!(
+            trees(second.documents(&path, "test", parse).unwrap()),
+            trees(parsed)
+        );
         second.yaml_stream(&path, &opts).unwrap();
         assert_eq!(
             snapshot.reads.load(std::sync::atomic::Ordering::SeqCst),
@@ -574,6 +644,6 @@ mod tests {
         let replaced = third.with_replaced(&path, Bytes::from(&b"kind: B\n"[..]), || {
             third.documents(&path, "test", parse).unwrap()
         });
-        assert!(!Arc::ptr_eq(&replaced, &parsed));
+        assert_eq!(trees(replaced)[0].str_at(&["kind"]), Some("B"));
     }
 }

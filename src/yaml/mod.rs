@@ -3,6 +3,7 @@
 
 pub mod de;
 pub mod emit;
+mod frozen;
 mod gonum;
 mod node;
 mod parse;
@@ -10,6 +11,7 @@ mod resolve;
 pub mod roundtrip;
 mod value;
 
+pub use frozen::Frozen;
 pub use gonum::{format_g, format_json};
 pub use node::{Node, NodeKind, Scalar, ScalarStyle, Span};
 pub use parse::{

@@ -10,7 +10,7 @@ use crate::kustomize::res::Res;
 use crate::kustomize::resmap::ResMap;
 use crate::resource::Origin as SourceOrigin;
 use crate::source::{EntryKind, RepoPath};
-use crate::yaml::{self, Dialect, Node, ParseOptions};
+use crate::yaml::{self, Dialect, Node, NodeKind, ParseOptions};
 
 impl Builder {
     pub(super) fn accumulate_resources(&mut self, kt: &Kt, acc: Acc) -> Result<Acc, KError> {
@@ -162,7 +162,7 @@ impl Builder {
         let (file, parsed) = kt.ldr.load_documents(rel, "kyaml", |b| {
             crate::kustomize::documents::read_documents_counted(b, &RESOURCE_PARSE)
         })?;
-        resources_from_documents(kt, &file, rel, &parsed)
+        resources_from_documents(kt, &file, rel, parsed)
     }
 }
 
@@ -175,7 +175,7 @@ pub(super) fn resources_from_bytes(
     bytes: &[u8],
 ) -> Result<ResMap, KError> {
     let parsed = crate::kustomize::documents::read_documents_counted(bytes, &RESOURCE_PARSE);
-    resources_from_documents(kt, file, rel, &parsed)
+    resources_from_documents(kt, file, rel, parsed)
 }
 
 /// [`resources_from_bytes`] for documents already read.
@@ -183,10 +183,10 @@ fn resources_from_documents(
     kt: &Kt,
     file: &RepoPath,
     rel: &str,
-    parsed: &Result<(Vec<Node>, usize), yaml::YamlError>,
+    parsed: Result<(Vec<Node>, usize), yaml::YamlError>,
 ) -> Result<ResMap, KError> {
     let file = file.clone();
-    let (docs, pieces) = parsed.as_ref().map_err(|e| {
+    let (mut docs, pieces) = parsed.map_err(|e| {
         KError::new(
             match e.kind {
                 yaml::YamlErrorKind::Limit => rules::YAML_LIMIT,
@@ -205,17 +205,17 @@ fn resources_from_documents(
     })?;
     // kyaml's ByteReader unwraps a lone `List` (or `ResourceList`) keeping its items as
     // written; kustomize expands any other `*List` through Go's JSON.
-    let lone_list = *pieces == 1
+    let lone_list = pieces == 1
         && docs.len() == 1
         && matches!(docs[0].str_at(&["kind"]), Some("List" | "ResourceList"))
         && (docs[0].get("items").is_some() || docs[0].get("functionConfig").is_some());
     let docs = if lone_list {
-        match docs[0].get("items").and_then(Node::as_seq) {
-            Some(items) => items.to_vec(),
-            None => Vec::new(),
+        match docs.swap_remove(0).remove("items").map(|items| items.kind) {
+            Some(NodeKind::Seq(items)) => items,
+            _ => Vec::new(),
         }
     } else {
-        docs.clone()
+        docs
     };
     let mut queue: std::collections::VecDeque<Node> = docs.into_iter().collect();
     let mut rm = ResMap::new();
