@@ -56,6 +56,8 @@ pub struct Change {
 pub struct Body {
     json: Box<str>,
     hash_without_namespace: u64,
+    /// The `image` strings anywhere in the object, in document order.
+    images: Box<[String]>,
 }
 
 impl Body {
@@ -69,13 +71,37 @@ impl Body {
     pub fn hash_without_namespace(&self) -> u64 {
         self.hash_without_namespace
     }
+
+    /// Every string under an `image` key, at any depth, in document order: found when the
+    /// body is made (in the parallel phase), so that the report's image summary need not
+    /// parse every added object again.
+    pub fn images(&self) -> &[String] {
+        &self.images
+    }
 }
 
 impl From<&Value> for Body {
     fn from(v: &Value) -> Body {
+        fn collect(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::Object(map) => {
+                    for (k, item) in map {
+                        match item {
+                            Value::String(image) if k == "image" => out.push(image.clone()),
+                            _ => collect(item, out),
+                        }
+                    }
+                }
+                Value::Array(items) => items.iter().for_each(|item| collect(item, out)),
+                _ => {}
+            }
+        }
+        let mut images = Vec::new();
+        collect(v, &mut images);
         Body {
             json: v.to_string().into_boxed_str(),
             hash_without_namespace: hash_without_namespace(v),
+            images: images.into_boxed_slice(),
         }
     }
 }
@@ -140,5 +166,21 @@ impl Change {
             Some(t) => format!("{t} {from}"),
             None => from.clone(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_body_knows_its_images_in_document_order_at_any_depth() {
+        let body = Body::from(json!({"spec": {"template": {"spec": {
+            "initContainers": [{"image": "busybox"}],
+            "containers": [{"name": "app", "image": "nginx:1.27"}],
+            "extra": {"image": {"image": "nested"}, "images": ["not-this"]}}}}}));
+        assert_eq!(body.images(), ["busybox", "nginx:1.27", "nested"]);
+        assert!(Body::from(json!({"image": 3})).images().is_empty());
     }
 }

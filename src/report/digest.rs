@@ -4,7 +4,6 @@
 //! uses them, and the JSON report carries them beside the per-target changes.
 
 use super::{view, Change, ChangeKind, FieldChange, Report, TargetReport};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -230,34 +229,11 @@ fn images(targets: &[TargetReport]) -> Vec<ImageChange> {
         }
         e.1 += 1;
     };
-    // The images of whole objects, which are parsed again for it: in parallel.
-    let body_images: Vec<Vec<Vec<String>>> = targets
-        .par_iter()
-        .map(|t| {
-            if !view::is_shown(t) {
-                return Vec::new();
-            }
-            t.changes
-                .iter()
-                .map(|c| {
-                    c.body.as_ref().map_or_else(Vec::new, |b| {
-                        view::images_in(&b.value())
-                            .into_iter()
-                            .map(|(_, image)| image)
-                            .collect()
-                    })
-                })
-                .collect()
-        })
-        .collect();
-    for (t, images) in targets.iter().zip(&body_images) {
-        if !view::is_shown(t) {
-            continue;
-        }
-        for (c, images) in t.changes.iter().zip(images) {
-            if c.body.is_some() {
+    for t in targets.iter().filter(|t| view::is_shown(t)) {
+        for c in &t.changes {
+            if let Some(body) = &c.body {
                 let removed = c.change == ChangeKind::Removed;
-                for image in images.iter().cloned() {
+                for image in body.images().iter().cloned() {
                     if removed {
                         add(Some(image), None, &t.id);
                     } else {

@@ -251,44 +251,6 @@ pub fn is_image_path(path: &str) -> bool {
     path == "image" || path.ends_with(".image")
 }
 
-/// The images named in a whole object (an added or removed resource), with kdelta paths in the
-/// diff's style: list items with a `name` are addressed as `[name=…]`, others by index.
-pub fn images_in(body: &Value) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    collect_images("", body, &mut out);
-    out
-}
-
-fn collect_images(path: &str, v: &Value, out: &mut Vec<(String, String)>) {
-    let join = |key: &str| {
-        if path.is_empty() {
-            key.to_string()
-        } else {
-            format!("{path}.{key}")
-        }
-    };
-    match v {
-        Value::Object(map) => {
-            for (k, item) in map {
-                match item {
-                    Value::String(image) if k == "image" => out.push((join(k), image.clone())),
-                    _ => collect_images(&join(k), item, out),
-                }
-            }
-        }
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                let key = match item.get("name").and_then(Value::as_str) {
-                    Some(name) => format!("{path}[name={name}]"),
-                    None => format!("{path}[{i}]"),
-                };
-                collect_images(&key, item, out);
-            }
-        }
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,21 +300,5 @@ mod tests {
         assert_eq!(thousands(1_000_000), "1,000,000");
         assert!(is_image_path("spec.containers[name=app].image"));
         assert!(!is_image_path("spec.imagePullPolicy"));
-        let body = json!({"spec": {"template": {"spec": {
-            "initContainers": [{"image": "busybox"}],
-            "containers": [{"name": "app", "image": "nginx:1.27"}]}}}});
-        assert_eq!(
-            images_in(&body),
-            [
-                (
-                    "spec.template.spec.initContainers[0].image".to_string(),
-                    "busybox".to_string()
-                ),
-                (
-                    "spec.template.spec.containers[name=app].image".to_string(),
-                    "nginx:1.27".to_string()
-                )
-            ]
-        );
     }
 }
