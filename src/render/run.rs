@@ -113,10 +113,24 @@ pub fn render_all(
     opts: &RenderOptions,
     cache: &ParseCache,
 ) -> Vec<Rendered> {
-    targets
-        .par_iter()
-        .map(|t| render_target(snapshot, t, opts, cache))
-        .collect()
+    charts_first(targets, |t| t, |t| render_target(snapshot, t, opts, cache))
+}
+
+/// Maps `items` in parallel, starting with the Helm charts' and keeping the items' order in
+/// the result. A chart can take many times as long as an overlay (its templates, the keys it
+/// generates); started last, it would leave the other threads idle at the end (kubeflow's
+/// katib chart did, for a third of the wall time).
+fn charts_first<I: Sync, T: Send>(
+    items: &[I],
+    target: impl Fn(&I) -> &Target + Sync,
+    f: impl Fn(&I) -> T + Sync,
+) -> Vec<T> {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    // rayon's first thread takes the items from the start of the list.
+    order.sort_by_key(|&i| !matches!(target(&items[i]), Target::Helm(_)));
+    let mut done: Vec<(usize, T)> = order.into_par_iter().map(|i| (i, f(&items[i]))).collect();
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// One target at both revisions.
@@ -148,9 +162,11 @@ pub fn render_pair<T: Send>(
     unchanged: impl Fn(&Target) -> bool + Sync,
     summarize: impl Fn(PairOutcome) -> T + Sync,
 ) -> Vec<T> {
-    union(base_targets, head_targets)
-        .into_par_iter()
-        .map(|(target, in_base, in_head)| {
+    let pairs = union(base_targets, head_targets);
+    charts_first(
+        &pairs,
+        |(target, _, _)| target,
+        |&(target, in_base, in_head)| {
             // Known not to change (impact analysis): neither side is rendered.
             if in_base && in_head && unchanged(target) {
                 return summarize(PairOutcome {
@@ -189,8 +205,8 @@ pub fn render_pair<T: Send>(
                 cached,
                 unrendered_file: None,
             })
-        })
-        .collect()
+        },
+    )
 }
 
 /// The sorted union of two sorted lists, with where each target occurs.
