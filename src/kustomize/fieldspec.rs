@@ -7,7 +7,7 @@ use crate::yaml::{Node, NodeKind};
 
 /// A path (`spec/template/metadata/labels`, `spec/containers[]/image`) in objects selected by
 /// group/version/kind (empty parts match anything).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FieldSpec {
     pub gvk: Gvk,
     pub path: String,

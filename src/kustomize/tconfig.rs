@@ -8,14 +8,14 @@ use serde::Deserialize;
 use std::sync::{Arc, OnceLock};
 
 /// Fields of objects of `gvk` that other objects use to refer to them by name.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct NameBackRefs {
     pub gvk: Gvk,
     pub referrers: Vec<FieldSpec>,
 }
 
 /// Every field list, by transformer.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TransformerConfig {
     pub name_prefix: Vec<FieldSpec>,
     pub name_suffix: Vec<FieldSpec>,
@@ -99,6 +99,74 @@ fn gvk_sort_key(g: &Gvk) -> (i64, String) {
     (rank, key)
 }
 
+/// Merges already made, by their inputs' contents: the builds of a repository merge the same
+/// few configurations again and again (kubeflow/manifests' two releases: 3,787 merges of 112
+/// pairs), and a merge clones and sorts every list.
+#[derive(Default)]
+struct MergeMemo {
+    /// By the fingerprints of both inputs: the inputs (a hit must be equal to them, not just
+    /// hash alike) and the result.
+    entries: std::collections::HashMap<(u64, u64), Vec<[Arc<TransformerConfig>; 3]>>,
+    len: usize,
+}
+
+/// rustc's FxHash: a few times faster than SipHash on the memo's many short strings; the
+/// memo checks equality, so a weak hash only costs a comparison.
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// How many merges the memo keeps before it starts again (each holds its inputs and result,
+/// tens of kilobytes that are mostly shared).
+const MERGE_MEMO_ENTRIES: usize = 256;
+
+impl MergeMemo {
+    fn merged(
+        this: &Arc<TransformerConfig>,
+        other: &Arc<TransformerConfig>,
+    ) -> Result<Arc<TransformerConfig>, String> {
+        static MEMO: OnceLock<std::sync::Mutex<MergeMemo>> = OnceLock::new();
+        let memo = MEMO.get_or_init(Default::default);
+        let lock = || memo.lock().unwrap_or_else(|p| p.into_inner());
+        let key = (this.fingerprint(), other.fingerprint());
+        let known = lock().entries.get(&key).and_then(|found| {
+            found
+                .iter()
+                .find(|[a, b, _]| **a == **this && **b == **other)
+                .map(|[_, _, merged]| Arc::clone(merged))
+        });
+        if let Some(merged) = known {
+            return Ok(merged);
+        }
+        // Merged outside the lock; two threads may both merge the same pair once.
+        let merged = Arc::new(this.merge(other)?);
+        let mut memo = lock();
+        if memo.len >= MERGE_MEMO_ENTRIES {
+            *memo = MergeMemo::default();
+        }
+        memo.len += 1;
+        memo.entries.entry(key).or_default().push([
+            Arc::clone(this),
+            Arc::clone(other),
+            Arc::clone(&merged),
+        ]);
+        Ok(merged)
+    }
+}
+
 fn or<'a>(s: &'a str, d: &'a str) -> &'a str {
     if s.is_empty() {
         d
@@ -154,7 +222,20 @@ impl TransformerConfig {
         if Arc::ptr_eq(other, defaults) && Arc::ptr_eq(this, TransformerConfig::merged_defaults()) {
             return Ok(Arc::clone(this));
         }
-        this.merge(other).map(Arc::new)
+        // A merge result merged with an equal config is itself (every spec is already there,
+        // the lists are sorted).
+        if **this == **other {
+            return Ok(Arc::clone(this));
+        }
+        MergeMemo::merged(this, other)
+    }
+
+    /// A hash of the whole config, for [`MergeMemo`] (which compares the configs on a hit).
+    fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = FxHasher(0);
+        self.hash(&mut h);
+        h.finish()
     }
 
     /// kustomize `TransformerConfig.Merge`: every list merged, then sorted by gvk.
@@ -401,5 +482,40 @@ mod tests {
             .iter()
             .any(|f| f.path == "spec/template/spec/volumes/configMap/name"));
         assert!(d.images.iter().all(|f| f.create));
+    }
+
+    #[test]
+    fn a_merge_made_before_is_reused_for_equal_configs_and_conflicts_still_fail() {
+        let custom = |path: &str, create: bool| {
+            Arc::new(TransformerConfig {
+                images: vec![FieldSpec {
+                    gvk: Gvk {
+                        kind: "MemoTest".into(),
+                        ..Gvk::default()
+                    },
+                    path: path.into(),
+                    create,
+                }],
+                ..TransformerConfig::default()
+            })
+        };
+        let base = TransformerConfig::merged_defaults();
+        let first = TransformerConfig::merged(base, &custom("spec/memo", true)).unwrap();
+        assert_eq!(*first, base.merge(&custom("spec/memo", true)).unwrap());
+        // Equal inputs made separately: the memo answers with the same merge.
+        let again =
+            TransformerConfig::merged(&Arc::new((**base).clone()), &custom("spec/memo", true))
+                .unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        // A config equal to the merge result merges to itself.
+        let copy = Arc::new((*first).clone());
+        assert!(Arc::ptr_eq(
+            &TransformerConfig::merged(&first, &copy).unwrap(),
+            &first
+        ));
+        // The same spec with another `create` conflicts, memo or not.
+        let conflict = custom("spec/memo", false);
+        assert!(TransformerConfig::merged(&first, &conflict).is_err());
+        assert!(TransformerConfig::merged(&first, &conflict).is_err());
     }
 }
