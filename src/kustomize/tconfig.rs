@@ -79,8 +79,8 @@ pub fn merge_all(
     Ok(())
 }
 
-/// kyaml `Gvk.IsLessThan` as a sort key: legacy kind rank, then `group_version_kind` (`~G`/`~V`/`~K` for
-/// empty parts).
+/// kyaml `Gvk.IsLessThan` as a sort key: legacy kind rank, then `group_version_kind`
+/// (`~G`/`~V`/`~K` for empty parts).
 fn gvk_sort_key(g: &Gvk) -> (i64, String) {
     use crate::resource::ordering::{DEFAULT_ORDER_FIRST, DEFAULT_ORDER_LAST};
     let rank = if let Some(i) = DEFAULT_ORDER_FIRST.iter().position(|x| *x == g.kind) {

@@ -128,9 +128,8 @@ impl Default for DocumentsMap {
     }
 }
 
-/// The documents cache's budget, in bytes of frozen parses (about twice the blobs parsed).
-/// On kubeflow/manifests (32 MB of resource files at two releases) the overlays sharing a
-/// base are rendered within it.
+/// The documents cache's budget, in bytes of frozen parses (a repository's resource files
+/// need not all be held at once: kubeflow/manifests has 32 MB of them at two releases).
 const DOCUMENTS_BUDGET: usize = 24 * 1024 * 1024;
 
 impl DocumentsMap {
