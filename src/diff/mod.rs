@@ -51,6 +51,9 @@ pub fn diff_resources(base: &[Resource], head: &[Resource], opts: &DiffOptions) 
     let mut changes = Vec::new();
     for (b, h) in pair(&base_ids, &head_ids) {
         match (b, h) {
+            // The same object, maybe elsewhere in the output: nothing to compare.
+            (Some(i), Some(j))
+                if base_ids[i] == head_ids[j] && base[i].node.same_content(&head[j].node) => {}
             (Some(i), Some(j)) => {
                 let old = resource_value(&base[i], opts);
                 let new = resource_value(&head[j], opts);

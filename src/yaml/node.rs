@@ -82,6 +82,24 @@ impl PartialEq for Node {
 }
 
 impl Node {
+    /// True when both trees hold the same scalars (text, style, tag) in the same structure,
+    /// wherever they were written and whatever their flow style: they read as the same value.
+    pub fn same_content(&self, other: &Node) -> bool {
+        match (&self.kind, &other.kind) {
+            (NodeKind::Scalar(a), NodeKind::Scalar(b)) => a == b,
+            (NodeKind::Seq(a), NodeKind::Seq(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_content(y))
+            }
+            (NodeKind::Map(a), NodeKind::Map(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|((k, v), (l, w))| k.same_content(l) && v.same_content(w))
+            }
+            _ => false,
+        }
+    }
+
     /// A node with an unknown (synthetic) position.
     pub fn new(kind: NodeKind) -> Node {
         Node {
@@ -395,6 +413,23 @@ impl Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_content_ignores_positions_and_flow_but_not_style_tags_or_order() {
+        let parse = |text: &str| {
+            crate::yaml::parse_one(text.as_bytes(), &crate::yaml::ParseOptions::default()).unwrap()
+        };
+        let a = parse("a: 1\nb: [x, y]\n");
+        assert!(a.same_content(&parse("\n\na: 1\nb:\n- x\n- y\n")));
+        assert!(
+            !a.same_content(&parse("a: '1'\nb: [x, y]\n")),
+            "a quoted 1 is a string"
+        );
+        assert!(!a.same_content(&parse("a: !!str 1\nb: [x, y]\n")));
+        assert!(!a.same_content(&parse("b: [x, y]\na: 1\n")));
+        assert!(!a.same_content(&parse("a: 1\nb: [x]\n")));
+        assert!(!a.same_content(&parse("a: 1\nb: {x: y}\n")));
+    }
 
     #[test]
     fn get_set_remove() {
