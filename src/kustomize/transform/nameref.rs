@@ -24,14 +24,6 @@ struct Candidate {
     affixes: Affixes,
 }
 
-/// What the referrer itself contributes to selecting a referral, read before its fields are
-/// edited.
-struct Referrer {
-    cur: KId,
-    affixes: Affixes,
-    role_ref_gvk: Option<Gvk>,
-}
-
 /// Updates every name reference.
 pub fn fix_name_references(rm: &mut ResMap, backrefs: &[NameBackRefs]) -> Result<(), String> {
     let cands: Vec<Candidate> = rm
@@ -61,11 +53,8 @@ pub fn fix_name_references(rm: &mut ResMap, backrefs: &[NameBackRefs]) -> Result
             continue;
         }
         let subset = could_be_referenced_by(&cands, i, &rm.list[i])?;
-        let referrer = Referrer {
-            cur: cands[i].cur.clone(),
-            affixes: cands[i].affixes.clone(),
-            role_ref_gvk: role_ref_gvk(&rm.list[i]),
-        };
+        // The roleRef is read before the referrer's fields are edited.
+        let role_ref_gvk = role_ref_gvk(&rm.list[i]);
         let referrer_gvk = rm.list[i].gvk();
         for (spec, target) in filters {
             // The spec is matched against the referrer's own gvk (upstream overwrites it).
@@ -74,7 +63,8 @@ pub fn fix_name_references(rm: &mut ResMap, backrefs: &[NameBackRefs]) -> Result
                 ..spec.clone()
             };
             let ctx = Ctx {
-                referrer: &referrer,
+                referrer: &cands[i],
+                role_ref_gvk: role_ref_gvk.as_ref(),
                 target,
                 path: &spec.path,
                 cands: &cands,
@@ -139,7 +129,8 @@ fn role_binding_namespaces(r: &Res) -> Result<Vec<String>, String> {
 }
 
 struct Ctx<'a> {
-    referrer: &'a Referrer,
+    referrer: &'a Candidate,
+    role_ref_gvk: Option<&'a Gvk>,
     target: &'a Gvk,
     path: &'a str,
     cands: &'a [Candidate],
@@ -247,7 +238,7 @@ impl Ctx<'_> {
             .filter(|&j| c[j].prev.iter().any(|id| id.gvk.is_selected(self.target)))
             .collect();
         if self.path.ends_with("roleRef/name") {
-            if let Some(role_gvk) = &self.referrer.role_ref_gvk {
+            if let Some(role_gvk) = self.role_ref_gvk {
                 list.retain(|&j| c[j].prev.iter().any(|id| id.gvk.is_selected(role_gvk)));
             }
         }
