@@ -99,19 +99,22 @@ fn gvk_sort_key(g: &Gvk) -> (i64, String) {
     (rank, key)
 }
 
-/// Merges already made, by their inputs' contents: the builds of a repository merge the same
-/// few configurations again and again (kubeflow/manifests' two releases: 3,787 merges of 112
-/// pairs), and a merge clones and sorts every list.
+/// Configs kept once per content (hash-consing), and the merges made between them: the
+/// builds of a repository merge the same few configurations again and again (kubeflow/manifests'
+/// two releases: 3,787 merges of 112 pairs). With equal configs one `Arc`, a merge is found
+/// by the two addresses; comparing configs by content on every merge cost as much as merging.
 #[derive(Default)]
-struct MergeMemo {
-    /// By the fingerprints of both inputs: the inputs (a hit must be equal to them, not just
-    /// hash alike) and the result.
-    entries: std::collections::HashMap<(u64, u64), Vec<[Arc<TransformerConfig>; 3]>>,
-    len: usize,
+struct Shared {
+    /// By a hash of the content: configs with that hash.
+    configs: std::collections::HashMap<u64, Vec<Arc<TransformerConfig>>>,
+    configs_len: usize,
+    /// By the addresses of both inputs: the inputs and the result. An entry holds its inputs,
+    /// so neither address can be reused by another config while the entry is here.
+    merges: std::collections::HashMap<(usize, usize), [Arc<TransformerConfig>; 3]>,
 }
 
-/// rustc's FxHash: a few times faster than SipHash on the memo's many short strings; the
-/// memo checks equality, so a weak hash only costs a comparison.
+/// rustc's FxHash: a few times faster than SipHash on a config's many short strings; a hash
+/// match is checked by comparing the configs, so a weak hash only costs a comparison.
 struct FxHasher(u64);
 
 impl std::hash::Hasher for FxHasher {
@@ -129,40 +132,60 @@ impl std::hash::Hasher for FxHasher {
     }
 }
 
-/// How many merges the memo keeps before it starts again (each holds its inputs and result,
-/// tens of kilobytes that are mostly shared).
-const MERGE_MEMO_ENTRIES: usize = 256;
+/// How many configs and merges [`Shared`] keeps before it starts again (each config is tens
+/// of kilobytes). Starting again only costs speed: an equal config made later is another
+/// `Arc`, and a merge with it is made again, to an equal result.
+const SHARED_ENTRIES: usize = 256;
 
-impl MergeMemo {
+impl Shared {
+    fn lock() -> std::sync::MutexGuard<'static, Shared> {
+        static SHARED: OnceLock<std::sync::Mutex<Shared>> = OnceLock::new();
+        let shared = SHARED.get_or_init(Default::default);
+        shared.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The kept config equal to `tc`, or `tc` kept from now on.
+    fn config(tc: TransformerConfig) -> Arc<TransformerConfig> {
+        let hash = tc.fingerprint();
+        let mut shared = Shared::lock();
+        if let Some(kept) = shared
+            .configs
+            .get(&hash)
+            .and_then(|same_hash| same_hash.iter().find(|kept| ***kept == tc))
+        {
+            return Arc::clone(kept);
+        }
+        if shared.configs_len >= SHARED_ENTRIES {
+            shared.configs.clear();
+            shared.configs_len = 0;
+        }
+        shared.configs_len += 1;
+        let tc = Arc::new(tc);
+        shared.configs.entry(hash).or_default().push(Arc::clone(&tc));
+        tc
+    }
+
     fn merged(
         this: &Arc<TransformerConfig>,
         other: &Arc<TransformerConfig>,
     ) -> Result<Arc<TransformerConfig>, String> {
-        static MEMO: OnceLock<std::sync::Mutex<MergeMemo>> = OnceLock::new();
-        let memo = MEMO.get_or_init(Default::default);
-        let lock = || memo.lock().unwrap_or_else(|p| p.into_inner());
-        let key = (this.fingerprint(), other.fingerprint());
-        let known = lock().entries.get(&key).and_then(|found| {
-            found
-                .iter()
-                .find(|[a, b, _]| **a == **this && **b == **other)
-                .map(|[_, _, merged]| Arc::clone(merged))
-        });
+        let key = (Arc::as_ptr(this) as usize, Arc::as_ptr(other) as usize);
+        let known = Shared::lock()
+            .merges
+            .get(&key)
+            .map(|[_, _, merged]| Arc::clone(merged));
         if let Some(merged) = known {
             return Ok(merged);
         }
         // Merged outside the lock; two threads may both merge the same pair once.
-        let merged = Arc::new(this.merge(other)?);
-        let mut memo = lock();
-        if memo.len >= MERGE_MEMO_ENTRIES {
-            *memo = MergeMemo::default();
+        let merged = Shared::config(this.merge(other)?);
+        let mut shared = Shared::lock();
+        if shared.merges.len() >= SHARED_ENTRIES {
+            shared.merges.clear();
         }
-        memo.len += 1;
-        memo.entries.entry(key).or_default().push([
-            Arc::clone(this),
-            Arc::clone(other),
-            Arc::clone(&merged),
-        ]);
+        shared
+            .merges
+            .insert(key, [Arc::clone(this), Arc::clone(other), Arc::clone(&merged)]);
         Ok(merged)
     }
 }
@@ -187,6 +210,18 @@ impl TransformerConfig {
         DEFAULTS.get_or_init(|| Arc::new(parse_table(DEFAULT_TABLE)))
     }
 
+    /// The empty config, shared.
+    pub fn empty() -> &'static Arc<TransformerConfig> {
+        static EMPTY: OnceLock<Arc<TransformerConfig>> = OnceLock::new();
+        EMPTY.get_or_init(|| Shared::config(TransformerConfig::default()))
+    }
+
+    /// The one shared `Arc` of a config with this content (while few enough configs are
+    /// kept), so that merges with it are found again.
+    pub fn shared(tc: TransformerConfig) -> Arc<TransformerConfig> {
+        Shared::config(tc)
+    }
+
     /// True when no list has an entry.
     pub fn is_empty(&self) -> bool {
         *self == TransformerConfig::default()
@@ -197,7 +232,7 @@ impl TransformerConfig {
     fn merged_defaults() -> &'static Arc<TransformerConfig> {
         static MERGED: OnceLock<Arc<TransformerConfig>> = OnceLock::new();
         MERGED.get_or_init(|| {
-            Arc::new(
+            Shared::config(
                 TransformerConfig::default()
                     .merge(TransformerConfig::defaults())
                     .expect("the default field specs do not conflict"),
@@ -213,7 +248,9 @@ impl TransformerConfig {
         other: &Arc<TransformerConfig>,
     ) -> Result<Arc<TransformerConfig>, String> {
         let defaults = TransformerConfig::defaults();
-        if Arc::ptr_eq(this, other) {
+        // A merge result merged with itself or with nothing is itself (every spec is already
+        // there, the lists are sorted).
+        if Arc::ptr_eq(this, other) || other.is_empty() {
             return Ok(Arc::clone(this));
         }
         if Arc::ptr_eq(other, defaults) && this.is_empty() {
@@ -222,15 +259,10 @@ impl TransformerConfig {
         if Arc::ptr_eq(other, defaults) && Arc::ptr_eq(this, TransformerConfig::merged_defaults()) {
             return Ok(Arc::clone(this));
         }
-        // A merge result merged with an equal config is itself (every spec is already there,
-        // the lists are sorted).
-        if **this == **other {
-            return Ok(Arc::clone(this));
-        }
-        MergeMemo::merged(this, other)
+        Shared::merged(this, other)
     }
 
-    /// A hash of the whole config, for [`MergeMemo`] (which compares the configs on a hit).
+    /// A hash of the whole config, for [`Shared`] (which compares the configs on a match).
     fn fingerprint(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = FxHasher(0);
@@ -485,36 +517,35 @@ mod tests {
     }
 
     #[test]
-    fn a_merge_made_before_is_reused_for_equal_configs_and_conflicts_still_fail() {
-        let custom = |path: &str, create: bool| {
-            Arc::new(TransformerConfig {
-                images: vec![FieldSpec {
-                    gvk: Gvk {
-                        kind: "MemoTest".into(),
-                        ..Gvk::default()
-                    },
-                    path: path.into(),
-                    create,
-                }],
-                ..TransformerConfig::default()
-            })
+    fn equal_configs_are_shared_merges_are_reused_and_conflicts_still_fail() {
+        let custom = |path: &str, create: bool| TransformerConfig {
+            images: vec![FieldSpec {
+                gvk: Gvk {
+                    kind: "MemoTest".into(),
+                    ..Gvk::default()
+                },
+                path: path.into(),
+                create,
+            }],
+            ..TransformerConfig::default()
         };
         let base = TransformerConfig::merged_defaults();
-        let first = TransformerConfig::merged(base, &custom("spec/memo", true)).unwrap();
-        assert_eq!(*first, base.merge(&custom("spec/memo", true)).unwrap());
-        // Equal inputs made separately: the memo answers with the same merge.
-        let again =
-            TransformerConfig::merged(&Arc::new((**base).clone()), &custom("spec/memo", true))
-                .unwrap();
-        assert!(Arc::ptr_eq(&first, &again));
-        // A config equal to the merge result merges to itself.
-        let copy = Arc::new((*first).clone());
-        assert!(Arc::ptr_eq(
-            &TransformerConfig::merged(&first, &copy).unwrap(),
-            &first
-        ));
+        let one = TransformerConfig::shared(custom("spec/memo", true));
+        let first = TransformerConfig::merged(base, &one).unwrap();
+        assert_eq!(*first, base.merge(&one).unwrap());
+        // An equal config made separately is the same Arc, and the merge is answered again.
+        let same = TransformerConfig::shared(custom("spec/memo", true));
+        assert!(Arc::ptr_eq(&one, &same));
+        assert!(Arc::ptr_eq(&first, &TransformerConfig::merged(base, &same).unwrap()));
+        // An equal config not shared is merged again, to an equal config.
+        let unshared = Arc::new(custom("spec/memo", true));
+        assert_eq!(*TransformerConfig::merged(base, &unshared).unwrap(), *first);
+        // A merge result merged with itself or with nothing is itself.
+        assert!(Arc::ptr_eq(&TransformerConfig::merged(&first, &first).unwrap(), &first));
+        let empty = TransformerConfig::empty();
+        assert!(Arc::ptr_eq(&TransformerConfig::merged(&first, empty).unwrap(), &first));
         // The same spec with another `create` conflicts, memo or not.
-        let conflict = custom("spec/memo", false);
+        let conflict = TransformerConfig::shared(custom("spec/memo", false));
         assert!(TransformerConfig::merged(&first, &conflict).is_err());
         assert!(TransformerConfig::merged(&first, &conflict).is_err());
     }

@@ -42,11 +42,14 @@ impl Builder {
                 )
             })?;
         }
-        Ok(Arc::new(tc))
+        Ok(TransformerConfig::shared(tc))
     }
 
     /// `crds:` files: transformer config from their OpenAPI definitions.
     pub(super) fn crd_config(&mut self, kt: &Kt) -> Result<Arc<TransformerConfig>, KError> {
+        if kt.k.crds.is_empty() {
+            return Ok(Arc::clone(TransformerConfig::empty()));
+        }
         let mut tc = TransformerConfig::default();
         for (i, path) in kt.k.crds.iter().enumerate() {
             let at = |e: KError| kt.err_at(e, "crds", Some(i));
@@ -64,6 +67,6 @@ impl Builder {
                 .merge(&more)
                 .map_err(|e| at(KError::new(rules::KUSTOMIZE_CRDS, e)))?;
         }
-        Ok(Arc::new(tc))
+        Ok(TransformerConfig::shared(tc))
     }
 }

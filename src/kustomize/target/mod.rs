@@ -86,7 +86,7 @@ impl Acc {
     pub fn new() -> Acc {
         Acc {
             rm: ResMap::new(),
-            tc: Arc::default(),
+            tc: Arc::clone(TransformerConfig::empty()),
             vars: Vec::new(),
         }
     }
