@@ -14,6 +14,7 @@ pub mod engine;
 pub mod finding;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod fxhash;
 pub mod helm;
 pub mod kustomize;
 pub mod panic;

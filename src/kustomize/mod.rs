@@ -18,6 +18,7 @@ pub mod openapi;
 mod origin;
 pub mod pathmatch;
 mod plugins;
+mod printable;
 mod res;
 mod resmap;
 mod schema;
@@ -318,141 +319,11 @@ fn run(
             r.set_annotations(&a);
         }
         crate::yaml::roundtrip::through_go_yaml_v3(&mut r.node);
-        check_printable(&r)?;
+        printable::check(&r)?;
         out.push(Resource {
             node: r.node,
             origin: r.origin,
         });
     }
     Ok(out)
-}
-
-/// kustomize prints every object through Go's JSON: a value that does not fit its tag (a
-/// replacement writing `Prefix` over `flag: true`), NaN or infinity, or a mapping key that is not
-/// a string fails the build.
-fn check_printable(r: &res::Res) -> Result<(), KError> {
-    // kyaml's GetValidatedMetadata, which kustomize runs on every object it keeps.
-    let kind_missing = r
-        .node
-        .get("kind")
-        .and_then(crate::yaml::Node::as_text)
-        .is_none_or(str::is_empty);
-    let name_missing = r
-        .node
-        .get_path(&["metadata", "name"])
-        .and_then(crate::yaml::Node::as_text)
-        .is_none_or(str::is_empty);
-    if kind_missing || (name_missing && !r.kind().ends_with("List")) {
-        let what = if kind_missing {
-            "kind"
-        } else {
-            "metadata.name"
-        };
-        return Err(KError::new(
-            rules::KUSTOMIZE_OUTPUT,
-            format!("missing {what} in object {}", r.cur_id()),
-        )
-        .at(&r.origin.file, r.origin.span));
-    }
-    if let Err(e) = crate::yaml::to_value(&r.node, crate::yaml::Dialect::Yaml12) {
-        return Err(
-            KError::new(rules::KUSTOMIZE_OUTPUT, format!("{}: {e}", r.cur_id()))
-                .at(&r.origin.file, r.origin.span),
-        );
-    }
-    if let Some(key) = duplicate_key(&r.node) {
-        // The key's own position is in the patch file, which the finding cannot name.
-        return Err(KError::new(
-            rules::YAML_DUPLICATE_KEY,
-            format!(
-                "{}: a patch gave a mapping the same key twice: yaml: unmarshal errors: mapping key {:?} already defined",
-                r.cur_id(),
-                crate::yaml::key_text(key),
-            ),
-        )
-        .at(&r.origin.file, r.origin.span));
-    }
-    if crate::yaml::roundtrip::unreadable_block(&r.node).is_some() {
-        return Err(KError::new(
-            rules::KUSTOMIZE_OUTPUT,
-            format!(
-                "{}: a block scalar starts with a tab, which go-yaml writes without an indentation indicator and cannot read back: yaml: found a tab character where an indentation space is expected",
-                r.cur_id()
-            ),
-        )
-        .at(&r.origin.file, r.origin.span));
-    }
-    if let Some(key) = crate::yaml::roundtrip::key_too_long_for_json(&r.node) {
-        return Err(KError::new(
-            rules::KUSTOMIZE_OUTPUT,
-            format!(
-                "{}: a key of {} characters is too long for go-yaml to read back from Go's JSON: yaml: did not find expected ',' or '}}'",
-                r.cur_id(),
-                crate::yaml::key_text(key).chars().count()
-            ),
-        )
-        .at(&r.origin.file, r.origin.span));
-    }
-    if let Some(text) = unreadable_text(&r.node) {
-        return Err(KError::new(
-            rules::KUSTOMIZE_OUTPUT,
-            format!(
-                "{}: {text:?} holds a character YAML does not allow (DEL, a C1 control, U+FFFE or U+FFFF), which Go's JSON leaves unescaped: yaml: control characters are not allowed",
-                r.cur_id()
-            ),
-        )
-        .at(&r.origin.file, r.origin.span));
-    }
-    if let Some((key, reads_as)) = crate::yaml::non_string_key(&r.node) {
-        let span = if key.span.is_known() {
-            key.span
-        } else {
-            r.origin.span
-        };
-        return Err(KError::new(
-            rules::KUSTOMIZE_NON_STRING_KEY,
-            format!(
-                "the key {:?} of {} reads as {reads_as}, not a string: json: unsupported type: map[interface {{}}]interface {{}} (quote the key)",
-                crate::yaml::key_text(key),
-                r.cur_id()
-            ),
-        )
-        .at(&r.origin.file, span));
-    }
-    Ok(())
-}
-
-/// The second of two equal keys in a mapping under `node`: a strategic-merge patch copies a
-/// subtree whole, and go-yaml then fails to decode the object.
-fn duplicate_key(node: &crate::yaml::Node) -> Option<&crate::yaml::Node> {
-    use crate::yaml::NodeKind;
-    match &node.kind {
-        NodeKind::Scalar(_) => None,
-        NodeKind::Seq(items) => items.iter().find_map(duplicate_key),
-        NodeKind::Map(entries) => {
-            let mut seen = std::collections::HashSet::new();
-            entries
-                .iter()
-                .find(|(k, _)| k.as_str().is_some_and(|t| !seen.insert(t)))
-                .map(|(k, _)| k)
-                .or_else(|| entries.iter().find_map(|(_, v)| duplicate_key(v)))
-        }
-    }
-}
-
-/// The first key or string under `node` that go-yaml refuses to read back from Go's JSON.
-fn unreadable_text(node: &crate::yaml::Node) -> Option<&str> {
-    use crate::yaml::NodeKind;
-    let bad = |t: &str| {
-        t.chars().any(
-            |c| matches!(c, '\u{7f}'..='\u{84}' | '\u{86}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}'),
-        )
-    };
-    match &node.kind {
-        NodeKind::Scalar(s) => bad(&s.text).then_some(s.text.as_str()),
-        NodeKind::Seq(items) => items.iter().find_map(unreadable_text),
-        NodeKind::Map(entries) => entries
-            .iter()
-            .find_map(|(k, v)| k.as_str().filter(|t| bad(t)).or_else(|| unreadable_text(v))),
-    }
 }

@@ -113,25 +113,6 @@ struct Shared {
     merges: std::collections::HashMap<(usize, usize), [Arc<TransformerConfig>; 3]>,
 }
 
-/// rustc's FxHash: a few times faster than SipHash on a config's many short strings; a hash
-/// match is checked by comparing the configs, so a weak hash only costs a comparison.
-struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
-                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// How many configs and merges [`Shared`] keeps before it starts again (each config is tens
 /// of kilobytes). Starting again only costs speed: an equal config made later is another
 /// `Arc`, and a merge with it is made again, to an equal result.
@@ -161,7 +142,11 @@ impl Shared {
         }
         shared.configs_len += 1;
         let tc = Arc::new(tc);
-        shared.configs.entry(hash).or_default().push(Arc::clone(&tc));
+        shared
+            .configs
+            .entry(hash)
+            .or_default()
+            .push(Arc::clone(&tc));
         tc
     }
 
@@ -183,9 +168,10 @@ impl Shared {
         if shared.merges.len() >= SHARED_ENTRIES {
             shared.merges.clear();
         }
-        shared
-            .merges
-            .insert(key, [Arc::clone(this), Arc::clone(other), Arc::clone(&merged)]);
+        shared.merges.insert(
+            key,
+            [Arc::clone(this), Arc::clone(other), Arc::clone(&merged)],
+        );
         Ok(merged)
     }
 }
@@ -265,7 +251,7 @@ impl TransformerConfig {
     /// A hash of the whole config, for [`Shared`] (which compares the configs on a match).
     fn fingerprint(&self) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut h = FxHasher(0);
+        let mut h = crate::fxhash::FxHasher::default();
         self.hash(&mut h);
         h.finish()
     }
@@ -536,14 +522,23 @@ mod tests {
         // An equal config made separately is the same Arc, and the merge is answered again.
         let same = TransformerConfig::shared(custom("spec/memo", true));
         assert!(Arc::ptr_eq(&one, &same));
-        assert!(Arc::ptr_eq(&first, &TransformerConfig::merged(base, &same).unwrap()));
+        assert!(Arc::ptr_eq(
+            &first,
+            &TransformerConfig::merged(base, &same).unwrap()
+        ));
         // An equal config not shared is merged again, to an equal config.
         let unshared = Arc::new(custom("spec/memo", true));
         assert_eq!(*TransformerConfig::merged(base, &unshared).unwrap(), *first);
         // A merge result merged with itself or with nothing is itself.
-        assert!(Arc::ptr_eq(&TransformerConfig::merged(&first, &first).unwrap(), &first));
+        assert!(Arc::ptr_eq(
+            &TransformerConfig::merged(&first, &first).unwrap(),
+            &first
+        ));
         let empty = TransformerConfig::empty();
-        assert!(Arc::ptr_eq(&TransformerConfig::merged(&first, empty).unwrap(), &first));
+        assert!(Arc::ptr_eq(
+            &TransformerConfig::merged(&first, empty).unwrap(),
+            &first
+        ));
         // The same spec with another `create` conflicts, memo or not.
         let conflict = TransformerConfig::shared(custom("spec/memo", false));
         assert!(TransformerConfig::merged(&first, &conflict).is_err());

@@ -18,7 +18,10 @@ pub use parse::{
     parse_first, parse_one, parse_stream, DuplicateKeys, Limits, Otherwise, ParseOptions,
     YamlError, YamlErrorKind,
 };
-pub use resolve::{plain_tag, resolve_plain, resolve_scalar, Dialect, Resolved, TagMismatch};
+pub use resolve::{
+    plain_is_surely_string, plain_tag, resolve_plain, resolve_scalar, Dialect, Resolved,
+    TagMismatch,
+};
 pub use value::{
     from_go_json, from_json_text, key_text, non_string_key, number_text, to_value, to_value_lossy,
     ValueError,

@@ -96,15 +96,32 @@ fn resolve_tagged(tag: &str, text: &str, dialect: Dialect) -> Result<Resolved, T
     })
 }
 
-fn resolve_untagged(text: &str, dialect: Dialect, tag: &str) -> (&'static str, Resolved) {
-    let hint = match text.as_bytes().first() {
+/// go-yaml's resolve table: what the first byte says a plain scalar may be (`N` null, `S` a
+/// signed number, `D` a number or timestamp, `M` a special word, `.` a float; 0 a string).
+fn hint(text: &str) -> u8 {
+    match text.as_bytes().first() {
         None => b'N',
         Some(b'+' | b'-') => b'S',
         Some(b'0'..=b'9') => b'D',
         Some(b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~') => b'M',
         Some(b'.') => b'.',
         Some(_) => 0,
-    };
+    }
+}
+
+/// True when an untagged plain scalar with this text surely resolves to a string, known
+/// without resolving it (which copies the text): it cannot start a number or timestamp, and
+/// it is no special word (`true`, `null`…). False for some strings too (`-a`, `1x`).
+pub fn plain_is_surely_string(text: &str, dialect: Dialect) -> bool {
+    match hint(text) {
+        0 => true,
+        b'M' => lookup_special(text, dialect).is_none(),
+        _ => false,
+    }
+}
+
+fn resolve_untagged(text: &str, dialect: Dialect, tag: &str) -> (&'static str, Resolved) {
+    let hint = hint(text);
     let string = || ("!!str", Resolved::Str(text.to_string()));
     if hint == 0 {
         return string();
