@@ -6,7 +6,9 @@
 use super::error::KError;
 use super::res::Res;
 use crate::finding::rules;
-use crate::yaml::{plain_is_surely_string, Dialect, Node, NodeKind, Scalar, ScalarStyle};
+use crate::yaml::{
+    plain_is_surely_string, resolve_scalar, Dialect, Node, NodeKind, Resolved, Scalar, ScalarStyle,
+};
 
 /// kustomize prints every object through Go's JSON: a value that does not fit its tag (a
 /// replacement writing `Prefix` over `flag: true`), NaN or infinity, or a mapping key that is not
@@ -179,19 +181,25 @@ fn value_surely_fine(s: &Scalar) -> bool {
     match (s.tag.as_deref(), s.style) {
         (None, ScalarStyle::Plain) => !may_be_non_finite(&s.text),
         (None, _) | (Some("!!str"), _) => true,
-        _ => false,
+        // What `to_value` asks of it (a tagged scalar is rare: a JSON patch tags its values).
+        _ => match resolve_scalar(s, Dialect::Yaml12) {
+            Ok(Resolved::Float(f)) => f.is_finite(),
+            Ok(_) => true,
+            Err(_) => false,
+        },
     }
 }
 
 /// A plain scalar that may resolve to a float NaN or infinity (`.inf`, `-.Inf`, `.NaN`,
-/// `1e400`, a 400-digit number); false for nearly all others, found from a few bytes.
+/// `1e400`, a 400-digit number); false for nearly all others (`.spec.image`, `-1`), found
+/// from a few bytes.
 fn may_be_non_finite(text: &str) -> bool {
     let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
-    match unsigned.as_bytes().first() {
-        Some(b'.') => true,
-        Some(b'0'..=b'9') => {
-            text.len() > 300 || text.bytes().any(|b| matches!(b, b'e' | b'E' | b'p' | b'P'))
-        }
+    let digits =
+        || text.len() > 300 || text.bytes().any(|b| matches!(b, b'e' | b'E' | b'p' | b'P'));
+    match unsigned.as_bytes() {
+        [b'.', b'i' | b'I' | b'n' | b'N', ..] => true,
+        [b'.', b'0'..=b'9', ..] | [b'0'..=b'9', ..] => digits(),
         _ => false,
     }
 }
@@ -205,7 +213,10 @@ fn key_surely_fine(k: &Node) -> bool {
     let reads_as_string = match (s.tag.as_deref(), s.style) {
         (None, ScalarStyle::Plain) => plain_is_surely_string(&s.text, Dialect::Yaml12),
         (None, _) | (Some("!!str"), _) => true,
-        _ => false,
+        _ => matches!(
+            resolve_scalar(s, Dialect::Yaml12),
+            Ok(Resolved::Str(_) | Resolved::Timestamp(_))
+        ),
     };
     // Go's JSON writes a character as at most 6, quotes add 2: 170 bytes stay under 1,024.
     reads_as_string && s.text.len() <= 170 && value_surely_fine(s)
@@ -252,6 +263,8 @@ mod tests {
     const REFUSED: &[&str] = &[
         "data: {a: .inf}\n",
         "data: {a: .NaN}\n",
+        "data: {a: !!float .inf}\n",
+        "data: {a: +.INF}\n",
         "data: {a: -.Inf}\n",
         "data: {a: !!int abc}\n",
         "data: {a: !!bool Prefix}\n",
@@ -292,6 +305,7 @@ mod tests {
         for body in [
             "data: {a: '1', b: \"x\", c: 1.5, d: -10, e: true, f: ~, g: 2020-01-01}\n",
             "data: {yes: no, name: true, type: null}\n",
+            "spec: {jsonPath: .status.phase, a: -.x, b: !!int 80, c: !!bool true, d: !!null ~}\n",
             "spec:\n  containers:\n  - name: app\n    image: nginx:1.25\n    args: [--a, -b]\n",
             "data: {text: \"snowman \u{2603} and accents é\", 'quoted: key': v, \"1\": one}\n",
             "data:\n  script: |\n    #!/bin/sh\n    echo hi\n",
@@ -306,7 +320,7 @@ mod tests {
     fn what_may_be_refused_is_checked_the_long_way_and_can_pass() {
         // Conservative: these may resolve to a non-string key or a non-finite float, so the
         // quick walk leaves them to the checks, which accept them.
-        for body in ["data: {a: -1.5e3}\n", "data: {-x: b}\n", "data: {a: .5}\n"] {
+        for body in ["data: {a: -1.5e3}\n", "data: {-x: b}\n", "data: {a: .5e3}\n"] {
             let r = res(body);
             assert!(!surely_printable(&r.node), "{body:?}");
             assert!(check(&r).is_ok(), "{body:?}");
