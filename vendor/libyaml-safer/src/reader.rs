@@ -47,6 +47,19 @@ fn read_utf8_buffered(
         }
     };
 
+    // kdelta: a chunk of printable ASCII (nearly every chunk of a manifest) is pushed as it
+    // is, without decoding and checking each character on its own.
+    if available
+        .iter()
+        .all(|&b| matches!(b, b'\t' | b'\n' | b'\r' | 0x20..=0x7e))
+    {
+        let used = available.len();
+        out.extend(available.iter().map(|&b| char::from(b)));
+        *offset += used;
+        reader.consume(used);
+        return Ok(true);
+    }
+
     match core::str::from_utf8(available) {
         Ok(valid) => {
             let used = valid.len();

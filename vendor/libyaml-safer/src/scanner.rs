@@ -180,6 +180,48 @@ impl<R: BufRead> Scanner<R> {
         }
     }
 
+    /// kdelta: `skip_char` for each of the characters at the front of the buffer that
+    /// `skip` accepts, at once.
+    fn skip_run(&mut self, skip: impl Fn(char) -> bool) {
+        let (front, _) = self.buffer.as_slices();
+        let n = front.iter().take_while(|&&c| skip(c)).count();
+        if n == 0 {
+            return;
+        }
+        if front[..n].iter().any(|&c| !is_blank(c)) {
+            self.newlines = 0;
+        }
+        self.buffer.drain(..n);
+        self.mark.index += n as u64;
+        self.mark.column += n as u64;
+    }
+
+    /// kdelta: `read_char` for each of the characters at the front of the buffer that can
+    /// neither end a plain scalar nor need a look at the next one (not blank, a break, `:`
+    /// or, in a flow collection, a flow indicator), at once: what `scan_plain_scalar` would
+    /// read one by one.
+    fn read_plain_run(&mut self, string: &mut String) {
+        let flow = self.flow_level != 0;
+        let (front, _) = self.buffer.as_slices();
+        let n = front
+            .iter()
+            .take_while(|&&c| {
+                !(is_blank(c)
+                    || is_break(c)
+                    || c == ':'
+                    || flow && matches!(c, ',' | '[' | ']' | '{' | '}'))
+            })
+            .count();
+        if n == 0 {
+            return;
+        }
+        string.extend(&front[..n]);
+        self.buffer.drain(..n);
+        self.newlines = 0;
+        self.mark.index += n as u64;
+        self.mark.column += n as u64;
+    }
+
     /// Equivalent to the libyaml macro `READ_LINE`: at the end of the input (a last line
     /// without a line break) it reads nothing, as libyaml and go-yaml do.
     fn read_line_break(&mut self, string: &mut String) {
@@ -830,16 +872,15 @@ impl<R: BufRead> Scanner<R> {
                 self.skip_char();
             }
             self.cache(1)?;
-            while CHECK!(self.buffer, ' ')
-                || (self.flow_level != 0 || !self.simple_key_allowed) && CHECK!(self.buffer, '\t')
-            {
-                self.skip_char();
+            let tabs = self.flow_level != 0 || !self.simple_key_allowed;
+            while CHECK!(self.buffer, ' ') || tabs && CHECK!(self.buffer, '\t') {
+                self.skip_run(|c| c == ' ' || tabs && c == '\t');
                 self.cache(1)?;
             }
             if CHECK!(self.buffer, '#') {
                 let line_comment = self.newlines == 0 && !self.no_line_comment;
                 while !IS_BREAKZ!(self.buffer) {
-                    self.skip_char();
+                    self.skip_run(|c| !is_break(c));
                     self.cache(1)?;
                 }
                 if self.go_yaml_v3_comments && !line_comment {
@@ -1880,6 +1921,7 @@ impl<R: BufRead> Scanner<R> {
                     }
                 }
                 self.read_char(&mut string);
+                self.read_plain_run(&mut string);
                 end_mark = self.mark;
                 self.cache(2)?;
             }

@@ -249,3 +249,90 @@ fn sequences_indented_under_their_key_on_request() {
     assert_eq!(write(true), "k:\n- a\n- - b\n");
     assert_eq!(write(false), "k:\n  - a\n  - - b\n");
 }
+
+/// A reader that hands the input over one byte at a time, so that the scanner's buffer holds
+/// a character or two when the fast runs (patch 12) look at it.
+struct ByteByByte<'a>(&'a [u8]);
+
+impl std::io::Read for ByteByByte<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.0.len()).min(1);
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for ByteByByte<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        Ok(&self.0[..self.0.len().min(1)])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.0 = &self.0[n.min(self.0.len())..];
+    }
+}
+
+/// Every event with its marks, or the error, as text.
+fn events<R: std::io::BufRead>(input: R) -> Vec<String> {
+    let mut parser = Parser::new();
+    parser.set_input(input);
+    parser.set_go_yaml_v3_comments(true);
+    let mut out = Vec::new();
+    loop {
+        match parser.parse() {
+            Ok(event) => {
+                let end = matches!(event.data, EventData::StreamEnd);
+                out.push(format!("{event:?}"));
+                if end {
+                    return out;
+                }
+            }
+            Err(e) => {
+                out.push(format!("{e:?}"));
+                return out;
+            }
+        }
+    }
+}
+
+/// Runs of ordinary characters, spaces and comments are read at once from what the buffer
+/// holds (patch 12): the events, their marks and the errors are those of reading the same
+/// input a byte at a time, when the buffer never holds a run.
+#[test]
+fn characters_read_in_runs_give_the_events_of_reading_them_one_by_one() {
+    let inputs = [
+        "a: b\n",
+        "key: value with spaces  and  more\nnext: 1\n",
+        "url: http://example.com:8080/path#frag\nimage: repo/app:v1.2 # comment\n",
+        "multi: first line\n  second line\n\n  after blank\nz: end\n",
+        "flow: {a: b, c: [d, e:f, 'g'], h: i}\n",
+        "flow: [a:b, c]\n",
+        "bad: [a:, b]\n",
+        "- item # comment   \n-   spaced\n- \"quoted\"\n",
+        "# only a comment with trailing   \n\n# another\na: b\n",
+        "a: b\r\nc: d e\r\n",
+        "text: caf\u{e9} \u{2603} na\u{ef}ve\nnext: \u{1F389}\n",
+        "---\ndoc: one\n...\n--- two\n...\n",
+        "a:\tb\n\tc: d\n",
+        "key:    \t  value\n",
+        "a: b:c:d\n  e\n",
+        "? complex key\n: value\n",
+        "anchor: &x value\nref: *x\n",
+        "a: b\n  # indented comment\nc: d\n",
+        "long: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+    ];
+    for input in inputs {
+        let whole = events(input.as_bytes());
+        let by_byte = events(ByteByByte(input.as_bytes()));
+        assert_eq!(whole, by_byte, "{input:?}");
+    }
+    // The same on an input longer than the 512-byte chunks kdelta reads.
+    let long: String = (0..200)
+        .map(|i| format!("key{i}: value number {i} with text # and a comment\n"))
+        .collect();
+    assert_eq!(
+        events(long.as_bytes()),
+        events(ByteByByte(long.as_bytes()))
+    );
+}
