@@ -320,7 +320,11 @@ mod tests {
     fn what_may_be_refused_is_checked_the_long_way_and_can_pass() {
         // Conservative: these may resolve to a non-string key or a non-finite float, so the
         // quick walk leaves them to the checks, which accept them.
-        for body in ["data: {a: -1.5e3}\n", "data: {-x: b}\n", "data: {a: .5e3}\n"] {
+        for body in [
+            "data: {a: -1.5e3}\n",
+            "data: {-x: b}\n",
+            "data: {a: .5e3}\n",
+        ] {
             let r = res(body);
             assert!(!surely_printable(&r.node), "{body:?}");
             assert!(check(&r).is_ok(), "{body:?}");
