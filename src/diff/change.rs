@@ -150,7 +150,12 @@ fn hash_without_namespace(body: &Value) -> u64 {
                     hash(i, At::Other).hash(&mut h);
                 }
             }
-            other => other.to_string().hash(&mut h),
+            // Scalars by their kind and content, as `Value`'s equality compares them, without
+            // writing each as JSON text first.
+            Value::String(s) => (1u8, s.as_str()).hash(&mut h),
+            Value::Number(n) => (2u8, n.to_string()).hash(&mut h),
+            Value::Bool(b) => (3u8, *b).hash(&mut h),
+            Value::Null => 4u8.hash(&mut h),
         }
         h.finish()
     }

@@ -17,7 +17,7 @@ pub fn read_documents_counted(
     bytes: &[u8],
     opts: &ParseOptions,
 ) -> Result<(Vec<Node>, usize), YamlError> {
-    let crlf = bytes.windows(2).any(|w| w == b"\r\n");
+    let crlf = memchr::memmem::find(bytes, b"\r\n").is_some();
     let text: std::borrow::Cow<'_, [u8]> = if crlf {
         String::from_utf8_lossy(bytes)
             .replace("\r\n", "\n")
@@ -35,7 +35,7 @@ pub fn read_documents_counted(
     let pieces = split(&text)?;
     let count = pieces.len();
     for (piece, first_line) in pieces {
-        let parsed = yaml::parse_first(&piece, opts).map_err(|mut e| {
+        let parsed = yaml::parse_first(piece, opts).map_err(|mut e| {
             if e.span.is_known() {
                 e.span.line += first_line;
             }
@@ -74,23 +74,17 @@ pub fn patch_text(bytes: &[u8]) -> String {
 
 /// kyaml `splitDocuments` (separators match `\n---.*\n`), with the line each piece starts on
 /// (0-based). Every piece but the last gets back the newline the split took.
-fn split(text: &[u8]) -> Result<Vec<(Vec<u8>, u32)>, YamlError> {
+fn split(text: &[u8]) -> Result<Vec<(&[u8], u32)>, YamlError> {
     let mut pieces = Vec::new();
     let (mut start, mut start_line, mut line) = (0, 0, 0u32);
-    let mut i = 0;
-    while i < text.len() {
-        if text[i] != b'\n' {
-            i += 1;
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'\n', &text[from..]).map(|p| from + p) {
+        from = i + 1;
+        line += 1;
+        if !text[i + 1..].starts_with(b"---") {
             continue;
         }
-        line += 1;
-        let Some(end) = text[i + 1..]
-            .starts_with(b"---")
-            .then(|| text[i + 1..].iter().position(|&b| b == b'\n'))
-            .flatten()
-            .map(|p| i + 1 + p)
-        else {
-            i += 1;
+        let Some(end) = memchr::memchr(b'\n', &text[i + 1..]).map(|p| i + 1 + p) else {
             continue;
         };
         let separator = String::from_utf8_lossy(&text[i + 1..end]);
@@ -104,15 +98,14 @@ fn split(text: &[u8]) -> Result<Vec<(Vec<u8>, u32)>, YamlError> {
                 message,
             });
         }
-        let mut piece = text[start..i].to_vec();
-        piece.push(b'\n');
-        pieces.push((piece, start_line));
+        // The piece ends with the line break before the separator.
+        pieces.push((&text[start..=i], start_line));
         line += 1;
         start = end + 1;
         start_line = line;
-        i = end + 1;
+        from = end + 1;
     }
-    pieces.push((text[start..].to_vec(), start_line));
+    pieces.push((&text[start..], start_line));
     Ok(pieces)
 }
 
