@@ -157,8 +157,8 @@ fn unreadable_char(t: &str) -> bool {
 }
 
 /// True when `node` passes every check of [`check_each`]; false when one may fail (then they
-/// run). Conservative where being exact would cost: a scalar that starts with a tab, a long
-/// key or a tagged scalar is left to the checks.
+/// run). Conservative where being exact would cost: a scalar that starts with a tab, a key
+/// over 170 bytes or a number with an exponent is left to the checks.
 fn surely_printable(node: &Node) -> bool {
     match &node.kind {
         NodeKind::Scalar(s) => value_surely_fine(s),
