@@ -125,6 +125,10 @@ impl SchemaState {
         if self.needs_initialising_for_scope() {
             self.initialise();
         }
+        // Without custom schemas the map is empty: no key to make.
+        if self.namespaced.is_empty() {
+            return None;
+        }
         self.namespaced
             .get(&(api_version.to_string(), kind.to_string()))
             .copied()
