@@ -15,7 +15,7 @@ mod target;
 use crate::config::Config;
 use crate::engine::{self, EngineOutput};
 use crate::finding::{Finding, Severity};
-use crate::source::{yaml_finding, Files, RepoPath, Snapshot};
+use crate::source::{yaml_finding, Files, ObjectId, RepoPath, Snapshot};
 use crate::yaml::{self, Node, ParseOptions};
 
 /// An Argo CD manifest: one document of a file, named by `metadata.name`.
@@ -149,10 +149,17 @@ impl engine::Spec for Spec {
         path: &RepoPath,
         _config: &Config,
     ) -> (Vec<Spec>, Vec<Finding>) {
+        let id = snapshot.stored_id(path);
+        if id.is_some_and(|id| NotArgo::holds(&id)) {
+            return (Vec::new(), Vec::new());
+        }
         let Ok(bytes) = snapshot.read(path) else {
             return (Vec::new(), Vec::new());
         };
         if memchr::memmem::find(&bytes, b"argoproj.io/").is_none() {
+            if let Some(id) = id {
+                NotArgo::add(id);
+            }
             return (Vec::new(), Vec::new());
         }
         match yaml::parse_stream(&bytes, &ParseOptions::default()) {
@@ -173,6 +180,36 @@ impl engine::Spec for Spec {
     }
 }
 
+/// The blobs known not to mention `argoproj.io/`, by id, across snapshots: discovery reads
+/// every YAML file at both revisions, and the large ones (CRD bundles, which the blob store
+/// does not keep) would be inflated again at the second revision only to be searched again.
+struct NotArgo;
+
+/// How many ids [`NotArgo`] keeps before it starts again (20 bytes each).
+const NOT_ARGO_IDS: usize = 100_000;
+
+impl NotArgo {
+    fn ids() -> std::sync::MutexGuard<'static, std::collections::HashSet<ObjectId>> {
+        static IDS: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<ObjectId>>> =
+            std::sync::OnceLock::new();
+        IDS.get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn holds(id: &ObjectId) -> bool {
+        NotArgo::ids().contains(id)
+    }
+
+    fn add(id: ObjectId) {
+        let mut ids = NotArgo::ids();
+        if ids.len() >= NOT_ARGO_IDS {
+            ids.clear();
+        }
+        ids.insert(id);
+    }
+}
+
 fn manifest(doc: &Node, path: &RepoPath) -> Option<Spec> {
     if !doc.str_at(&["apiVersion"])?.starts_with("argoproj.io/") {
         return None;
@@ -188,5 +225,86 @@ fn manifest(doc: &Node, path: &RepoPath) -> Option<Spec> {
             name,
         }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Spec as _;
+    use crate::source::{Bytes, DirEntry, EntryKind, MemorySnapshot, SourceError};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A snapshot that names each blob's id, as git's do, and counts the files read.
+    struct Counting {
+        files: MemorySnapshot,
+        reads: AtomicUsize,
+    }
+
+    impl Snapshot for Counting {
+        fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
+            self.reads.fetch_add(1, Ordering::Relaxed);
+            self.files.read(path)
+        }
+        fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError> {
+            self.files.list(dir)
+        }
+        fn kind(&self, path: &RepoPath) -> EntryKind {
+            self.files.kind(path)
+        }
+        fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError> {
+            self.files.canonical(path)
+        }
+        fn object_id(&self, path: &RepoPath) -> Option<ObjectId> {
+            self.files.object_id(path)
+        }
+        fn stored_id(&self, path: &RepoPath) -> Option<ObjectId> {
+            self.files
+                .read(path)
+                .ok()
+                .map(|b| ObjectId::for_blob(&b[..]))
+        }
+        fn describe(&self) -> String {
+            "counting".into()
+        }
+    }
+
+    fn revision(files: &[(&str, &str)]) -> Counting {
+        let mut snapshot = MemorySnapshot::new();
+        for (path, text) in files {
+            snapshot.add_file(&RepoPath::new(path).unwrap(), text.as_bytes());
+        }
+        Counting {
+            files: snapshot,
+            reads: AtomicUsize::new(0),
+        }
+    }
+
+    #[test]
+    fn a_blob_known_not_to_mention_argo_cd_is_not_read_again_at_the_other_revision() {
+        // Content no other test uses, so that no earlier detection knows its id.
+        let plain = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: not-argo-memo-test}\n";
+        let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: memo-test}\nspec: {}\n";
+        let files = [("plain.yaml", plain), ("app.yaml", app)];
+        let config = Config::default();
+        let detect = |snapshot: &Counting, path: &str| {
+            Spec::detect_file(snapshot, &RepoPath::new(path).unwrap(), &config)
+        };
+        let base = revision(&files);
+        assert!(detect(&base, "plain.yaml").0.is_empty());
+        assert_eq!(detect(&base, "app.yaml").0.len(), 1);
+        assert_eq!(base.reads.load(Ordering::Relaxed), 2);
+        let head = revision(&files);
+        assert!(detect(&head, "plain.yaml").0.is_empty());
+        assert_eq!(detect(&head, "app.yaml").0.len(), 1);
+        // Only the Argo CD manifest is read again.
+        assert_eq!(head.reads.load(Ordering::Relaxed), 1);
+        // Changed content is read.
+        let changed = revision(&[(
+            "plain.yaml",
+            "kind: ConfigMap\nmetadata: {name: other-memo}\n",
+        )]);
+        assert!(detect(&changed, "plain.yaml").0.is_empty());
+        assert_eq!(changed.reads.load(Ordering::Relaxed), 1);
     }
 }
