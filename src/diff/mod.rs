@@ -1,12 +1,14 @@
 //! Semantic diff of two renders of a target: which objects were added, removed, renamed or
 //! modified, and which fields changed. Never reads files.
 
+mod body;
 mod change;
 mod fields;
 pub mod noise;
 mod pair;
 
-pub use change::{Body, Change, ChangeKind, FieldChange};
+pub use body::Body;
+pub use change::{Change, ChangeKind, FieldChange};
 pub use fields::diff_values;
 pub use pair::{pair, strip_hash_suffix};
 
@@ -100,7 +102,7 @@ fn whole(kind: ChangeKind, id: &ResId, r: &Resource, opts: &DiffOptions) -> Chan
         from_target: None,
         reason: None,
         fields: Vec::<FieldChange>::new(),
-        body: Some(Body::from(resource_value(r, opts))),
+        body: Some(Body::of_node(&r.node).unwrap_or_else(|| Body::from(resource_value(r, opts)))),
     }
 }
 
