@@ -232,52 +232,14 @@ fn manifest(doc: &Node, path: &RepoPath) -> Option<Spec> {
 mod tests {
     use super::*;
     use crate::engine::Spec as _;
-    use crate::source::{Bytes, DirEntry, EntryKind, MemorySnapshot, SourceError};
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use crate::source::{CountingSnapshot, MemorySnapshot};
 
-    /// A snapshot that names each blob's id, as git's do, and counts the files read.
-    struct Counting {
-        files: MemorySnapshot,
-        reads: AtomicUsize,
-    }
-
-    impl Snapshot for Counting {
-        fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
-            self.reads.fetch_add(1, Ordering::Relaxed);
-            self.files.read(path)
-        }
-        fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError> {
-            self.files.list(dir)
-        }
-        fn kind(&self, path: &RepoPath) -> EntryKind {
-            self.files.kind(path)
-        }
-        fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError> {
-            self.files.canonical(path)
-        }
-        fn object_id(&self, path: &RepoPath) -> Option<ObjectId> {
-            self.files.object_id(path)
-        }
-        fn stored_id(&self, path: &RepoPath) -> Option<ObjectId> {
-            self.files
-                .read(path)
-                .ok()
-                .map(|b| ObjectId::for_blob(&b[..]))
-        }
-        fn describe(&self) -> String {
-            "counting".into()
-        }
-    }
-
-    fn revision(files: &[(&str, &str)]) -> Counting {
+    fn revision(files: &[(&str, &str)]) -> CountingSnapshot {
         let mut snapshot = MemorySnapshot::new();
         for (path, text) in files {
             snapshot.add_file(&RepoPath::new(path).unwrap(), text.as_bytes());
         }
-        Counting {
-            files: snapshot,
-            reads: AtomicUsize::new(0),
-        }
+        CountingSnapshot::new(snapshot)
     }
 
     #[test]
@@ -287,24 +249,24 @@ mod tests {
         let app = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: memo-test}\nspec: {}\n";
         let files = [("plain.yaml", plain), ("app.yaml", app)];
         let config = Config::default();
-        let detect = |snapshot: &Counting, path: &str| {
+        let detect = |snapshot: &CountingSnapshot, path: &str| {
             Spec::detect_file(snapshot, &RepoPath::new(path).unwrap(), &config)
         };
         let base = revision(&files);
         assert!(detect(&base, "plain.yaml").0.is_empty());
         assert_eq!(detect(&base, "app.yaml").0.len(), 1);
-        assert_eq!(base.reads.load(Ordering::Relaxed), 2);
+        assert_eq!(base.reads(), 2);
         let head = revision(&files);
         assert!(detect(&head, "plain.yaml").0.is_empty());
         assert_eq!(detect(&head, "app.yaml").0.len(), 1);
         // Only the Argo CD manifest is read again.
-        assert_eq!(head.reads.load(Ordering::Relaxed), 1);
+        assert_eq!(head.reads(), 1);
         // Changed content is read.
         let changed = revision(&[(
             "plain.yaml",
             "kind: ConfigMap\nmetadata: {name: other-memo}\n",
         )]);
         assert!(detect(&changed, "plain.yaml").0.is_empty());
-        assert_eq!(changed.reads.load(Ordering::Relaxed), 1);
+        assert_eq!(changed.reads(), 1);
     }
 }

@@ -150,6 +150,55 @@ impl Snapshot for MemorySnapshot {
     }
 }
 
+/// A [`MemorySnapshot`] that names each blob's id without a read (as git's snapshots do) and
+/// counts the files read, for tests of what is read again and what is not.
+#[cfg(test)]
+pub(crate) struct CountingSnapshot {
+    pub files: MemorySnapshot,
+    reads: std::sync::atomic::AtomicUsize,
+}
+
+#[cfg(test)]
+impl CountingSnapshot {
+    pub fn new(files: MemorySnapshot) -> CountingSnapshot {
+        CountingSnapshot {
+            files,
+            reads: Default::default(),
+        }
+    }
+
+    /// How many files were read so far.
+    pub fn reads(&self) -> usize {
+        self.reads.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+impl Snapshot for CountingSnapshot {
+    fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.files.read(path)
+    }
+    fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError> {
+        self.files.list(dir)
+    }
+    fn kind(&self, path: &RepoPath) -> EntryKind {
+        self.files.kind(path)
+    }
+    fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError> {
+        self.files.canonical(path)
+    }
+    fn object_id(&self, path: &RepoPath) -> Option<ObjectId> {
+        self.files.object_id(path)
+    }
+    fn stored_id(&self, path: &RepoPath) -> Option<ObjectId> {
+        self.files.object_id(path)
+    }
+    fn describe(&self) -> String {
+        "counting".to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,8 @@ mod recording;
 mod worktree;
 
 pub use git::{CommitSnapshot, GitRepo, IndexSnapshot, ResolvedRev};
+#[cfg(test)]
+pub(crate) use memory::CountingSnapshot;
 #[doc(hidden)]
 pub use memory::MemorySnapshot;
 pub use paths::{PathError, RepoPath};

@@ -573,53 +573,19 @@ mod tests {
         ));
     }
 
-    /// A snapshot that stores blob ids (as git's do) and counts its reads.
-    struct Counting {
-        inner: crate::source::MemorySnapshot,
-        reads: std::sync::atomic::AtomicUsize,
-    }
-
-    impl Snapshot for Counting {
-        fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
-            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            self.inner.read(path)
-        }
-        fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError> {
-            self.inner.list(dir)
-        }
-        fn kind(&self, path: &RepoPath) -> EntryKind {
-            self.inner.kind(path)
-        }
-        fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError> {
-            self.inner.canonical(path)
-        }
-        fn object_id(&self, path: &RepoPath) -> Option<ObjectId> {
-            self.inner.object_id(path)
-        }
-        fn stored_id(&self, path: &RepoPath) -> Option<ObjectId> {
-            self.inner.object_id(path)
-        }
-        fn describe(&self) -> String {
-            "counting".to_string()
-        }
-    }
-
     #[test]
     fn a_cached_parse_answers_without_a_read_and_is_recorded() {
         let path = RepoPath::new("crds.yaml").unwrap();
         let mut inner = crate::source::MemorySnapshot::new();
         inner.add_file(&path, b"kind: A\n");
-        let snapshot = Counting {
-            inner,
-            reads: Default::default(),
-        };
+        let snapshot = crate::source::CountingSnapshot::new(inner);
         let cache = ParseCache::default();
         let opts = ParseOptions::default();
         let parse = |b: &[u8]| yaml::parse_stream(b, &ParseOptions::default()).map(|d| (d, 1));
         let first = Files::new(&snapshot, &cache);
         let parsed = first.documents(&path, "test", parse).unwrap();
         first.yaml_stream(&path, &opts).unwrap();
-        assert_eq!(snapshot.reads.load(std::sync::atomic::Ordering::SeqCst), 2);
+        assert_eq!(snapshot.reads(), 2);
         let second = Files::new(&snapshot, &cache);
         let trees = |d: Documents| d.unwrap().0;
         assert_eq!(
@@ -628,7 +594,7 @@ mod tests {
         );
         second.yaml_stream(&path, &opts).unwrap();
         assert_eq!(
-            snapshot.reads.load(std::sync::atomic::Ordering::SeqCst),
+            snapshot.reads(),
             2,
             "the second target's parses came from the cache without reading"
         );
