@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 /// layer do not use each other (engines may, where the domain needs it: kustomize's
 /// `helmCharts` inflate through the Helm engine; ApplicationSets use their globs and patches).
 const LAYERS: &[&[&str]] = &[
-    &["panic", "finding", "redact", "fxhash", "yaml"],
+    &["fxhash"],
+    &["panic", "finding", "redact", "yaml"],
     &["source"],
     &["resource", "config", "template"],
     &["engine"],

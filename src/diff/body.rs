@@ -210,7 +210,7 @@ fn write_node(node: &Node, at: At, out: &mut Vec<u8>, images: &mut Vec<String>) 
                 .iter()
                 .map(|(k, _)| k.as_scalar().map(|s| s.text.as_str()))
                 .collect::<Option<_>>()?;
-            if !distinct(&keys) {
+            if !Node::keys_distinct(entries) {
                 return None;
             }
             out.push(b'{');
@@ -221,12 +221,9 @@ fn write_node(node: &Node, at: At, out: &mut Vec<u8>, images: &mut Vec<String>) 
                 }
                 serde_json::to_writer(&mut *out, key).ok()?;
                 out.push(b':');
-                let start = out.len();
                 let child = write_node(v, at.child(key), out, images)?;
                 if *key == "image" {
-                    if let Some(image) = written_string(v, &out[start..]) {
-                        images.push(image);
-                    }
+                    images.extend(image_string(v));
                 }
                 if !at.skips(key) {
                     hashes.push(entry_hash(key, child));
@@ -248,24 +245,19 @@ fn surely_text(s: &Scalar) -> Option<&str> {
     string.then_some(s.text.as_str())
 }
 
-/// The string an `image` key's value was written as, when it is a string.
-fn written_string(v: &Node, json: &[u8]) -> Option<String> {
-    if !matches!(v.kind, NodeKind::Scalar(_)) || json.first() != Some(&b'"') {
+/// The string an `image` key's value reads as, when it is a string scalar (what
+/// [`Body::from`] collects).
+fn image_string(v: &Node) -> Option<String> {
+    let NodeKind::Scalar(s) = &v.kind else {
         return None;
+    };
+    match surely_text(s) {
+        Some(text) => Some(text.to_string()),
+        None => match to_value_lossy(v, Dialect::Yaml12) {
+            Value::String(image) => Some(image),
+            _ => None,
+        },
     }
-    serde_json::from_slice(json).ok()
-}
-
-/// No two equal keys (pairwise for the usual few keys, by hashing for many).
-fn distinct(keys: &[&str]) -> bool {
-    if keys.len() <= 16 {
-        return keys.iter().enumerate().all(|(i, k)| !keys[..i].contains(k));
-    }
-    let mut seen = std::collections::HashSet::with_capacity_and_hasher(
-        keys.len(),
-        crate::fxhash::FxBuildHasher::default(),
-    );
-    keys.iter().all(|k| seen.insert(*k))
 }
 
 #[cfg(test)]

@@ -167,7 +167,7 @@ fn surely_printable(node: &Node) -> bool {
             entries
                 .iter()
                 .all(|(k, v)| key_surely_fine(k) && surely_printable(v))
-                && keys_distinct(entries)
+                && Node::keys_distinct(entries)
         }
     }
 }
@@ -220,25 +220,6 @@ fn key_surely_fine(k: &Node) -> bool {
     };
     // Go's JSON writes a character as at most 6, quotes add 2: 170 bytes stay under 1,024.
     reads_as_string && s.text.len() <= 170 && value_surely_fine(s)
-}
-
-/// No two keys of the mapping are equal (what [`duplicate_key`] looks for, at this level).
-fn keys_distinct(entries: &[(Node, Node)]) -> bool {
-    let text = Node::as_str;
-    if entries.len() <= 16 {
-        return entries.iter().enumerate().all(|(i, (k, _))| {
-            let Some(t) = text(k) else { return true };
-            entries[..i].iter().all(|(o, _)| text(o) != Some(t))
-        });
-    }
-    let mut seen = std::collections::HashSet::with_capacity_and_hasher(
-        entries.len(),
-        crate::fxhash::FxBuildHasher::default(),
-    );
-    entries
-        .iter()
-        .filter_map(|(k, _)| text(k))
-        .all(|t| seen.insert(t))
 }
 
 #[cfg(test)]

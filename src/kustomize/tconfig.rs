@@ -107,7 +107,6 @@ fn gvk_sort_key(g: &Gvk) -> (i64, String) {
 struct Shared {
     /// By a hash of the content: configs with that hash.
     configs: std::collections::HashMap<u64, Vec<Arc<TransformerConfig>>>,
-    configs_len: usize,
     /// By the addresses of both inputs: the inputs and the result. An entry holds its inputs,
     /// so neither address can be reused by another config while the entry is here.
     merges: std::collections::HashMap<(usize, usize), [Arc<TransformerConfig>; 3]>,
@@ -136,11 +135,10 @@ impl Shared {
         {
             return Arc::clone(kept);
         }
-        if shared.configs_len >= SHARED_ENTRIES {
+        // Counted by hash: configs with the same hash but other content are rare.
+        if shared.configs.len() >= SHARED_ENTRIES {
             shared.configs.clear();
-            shared.configs_len = 0;
         }
-        shared.configs_len += 1;
         let tc = Arc::new(tc);
         shared
             .configs

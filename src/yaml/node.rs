@@ -227,6 +227,25 @@ impl Node {
         self.as_scalar().map(|s| s.text.as_str())
     }
 
+    /// For a mapping: no two of its scalar keys have the same text (other keys are not
+    /// compared). Pairwise for the usual few keys, by hashing for many.
+    pub fn keys_distinct(entries: &[(Node, Node)]) -> bool {
+        if entries.len() <= 16 {
+            return entries.iter().enumerate().all(|(i, (k, _))| {
+                let Some(t) = k.as_str() else { return true };
+                entries[..i].iter().all(|(o, _)| o.as_str() != Some(t))
+            });
+        }
+        let mut seen = std::collections::HashSet::with_capacity_and_hasher(
+            entries.len(),
+            crate::fxhash::FxBuildHasher::default(),
+        );
+        entries
+            .iter()
+            .filter_map(|(k, _)| k.as_str())
+            .all(|t| seen.insert(t))
+    }
+
     /// The scalar's text if it is a non-null scalar: what kyaml's `GetString` style lookups see.
     pub fn as_text(&self) -> Option<&str> {
         match &self.kind {
