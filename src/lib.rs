@@ -23,6 +23,7 @@ pub mod redact;
 pub mod render;
 pub mod report;
 pub mod resource;
+pub mod semver;
 pub mod source;
 pub mod target;
 pub mod template;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// `helmCharts` inflate through the Helm engine; ApplicationSets use their globs and patches).
 const LAYERS: &[&[&str]] = &[
     &["fxhash"],
-    &["panic", "finding", "redact", "yaml"],
+    &["panic", "finding", "redact", "yaml", "semver"],
     &["source"],
     &["resource", "config", "template"],
     &["engine"],

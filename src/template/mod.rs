@@ -10,6 +10,7 @@ mod lex;
 mod parse;
 mod value;
 
+pub use crate::semver::satisfies as semver_satisfies;
 pub use exec::{Call, Func};
 pub use fmt::{format_float_shortest, sprint, sprint_value, sprintf};
 pub use funcs::crypto::probe;
@@ -18,7 +19,6 @@ pub use funcs::helm::{
     yaml_node as helm_yaml_node, CHART_VALUES,
 };
 pub use funcs::paths::clean as go_path_clean;
-pub use funcs::semver::satisfies as semver_satisfies;
 pub use value::{
     Dict, Field, GoStruct, List, ListType, MapType, NamedMap, Object, ObjectRef, Value,
 };

@@ -586,7 +586,7 @@ pub const FUNCS: &[FuncDef] = &[
             .map_err(FuncError::Call)
     }),
     FuncDef::new("semverCompare", &[S, S], |_, a| {
-        super::semver::satisfies(s(a, 0), s(a, 1))
+        crate::semver::satisfies(s(a, 0), s(a, 1))
             .map(Value::Bool)
             .map_err(FuncError::Call)
     }),

@@ -1,0 +1,582 @@
+//! Masterminds/semver v3.3.0, the version rules of Helm 3.17 (chart versions, dependency and
+//! repository constraints), sprig's `semverCompare` and Argo CD's chart revisions: loose
+//! versions (`v1.2`, `01.2.3`), constraints with `=`, `!=`, `>`, `<`, `>=`, `<=`, `~`, `~>`,
+//! `^`, wildcards (`x`, `X`, `*`), hyphen ranges, `,` or space for "and", `||` for "or"; a
+//! prerelease only matches a comparator that names one.
+
+use std::cmp::Ordering;
+
+/// A version: numbers and prerelease identifiers (build metadata never counts).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version {
+    pub major: u64,
+    pub minor: u64,
+    pub patch: u64,
+    pub pre: Vec<String>,
+}
+
+pub const INVALID: &str = "Invalid Semantic Version";
+
+impl Version {
+    /// semver.NewVersion.
+    pub fn parse(text: &str) -> Result<Version, String> {
+        let t = text.strip_prefix('v').unwrap_or(text);
+        let (t, _meta) = match t.split_once('+') {
+            Some((v, m)) if valid_idents(m) => (v, Some(m)),
+            Some(_) => return Err(INVALID.into()),
+            None => (t, None),
+        };
+        let (nums, pre) = match t.split_once('-') {
+            Some((n, p)) if valid_idents(p) => (n, p.split('.').map(String::from).collect()),
+            Some(_) => return Err(INVALID.into()),
+            None => (t, Vec::new()),
+        };
+        let parts: Vec<&str> = nums.split('.').collect();
+        if parts.is_empty() || parts.len() > 3 {
+            return Err(INVALID.into());
+        }
+        let mut n = [0u64; 3];
+        for (i, p) in parts.iter().enumerate() {
+            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(INVALID.into());
+            }
+            n[i] = p.parse().map_err(|_| INVALID.to_string())?;
+        }
+        Ok(Version {
+            major: n[0],
+            minor: n[1],
+            patch: n[2],
+            pre,
+        })
+    }
+
+    fn cmp_numbers(&self, o: &Version) -> Ordering {
+        (self.major, self.minor, self.patch).cmp(&(o.major, o.minor, o.patch))
+    }
+
+    /// Semantic version precedence.
+    pub fn compare(&self, o: &Version) -> Ordering {
+        self.cmp_numbers(o)
+            .then_with(|| match (self.pre.is_empty(), o.pre.is_empty()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) => {
+                    for (a, b) in self.pre.iter().zip(&o.pre) {
+                        let ord = match (a.parse::<u64>(), b.parse::<u64>()) {
+                            (Ok(x), Ok(y)) => x.cmp(&y),
+                            (Ok(_), Err(_)) => Ordering::Less,
+                            (Err(_), Ok(_)) => Ordering::Greater,
+                            (Err(_), Err(_)) => a.cmp(b),
+                        };
+                        if ord != Ordering::Equal {
+                            return ord;
+                        }
+                    }
+                    self.pre.len().cmp(&o.pre.len())
+                }
+            })
+    }
+}
+
+fn valid_idents(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('.')
+            .all(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+}
+
+/// One comparison of a constraint: the operator and a version with its wildcard depth (how
+/// many of major, minor, patch were given).
+struct Term {
+    op: &'static str,
+    version: Version,
+    given: usize,
+    has_pre: bool,
+}
+
+/// semverCompare: does `version` satisfy `constraint`?
+pub fn satisfies(constraint: &str, version: &str) -> Result<bool, String> {
+    let c = Constraint::parse(constraint)?;
+    Ok(c.check(&Version::parse(version)?))
+}
+
+/// A parsed constraint (`semver.NewConstraint`), checked against many versions.
+pub struct Constraint {
+    /// Alternatives (`||`), each a list of comparators that must all hold.
+    groups: Vec<Vec<Term>>,
+}
+
+impl Constraint {
+    /// Parses a constraint; the empty one is `*`, as Masterminds reads it.
+    pub fn parse(text: &str) -> Result<Constraint, String> {
+        let text = if text.trim().is_empty() { "*" } else { text };
+        Ok(Constraint {
+            groups: parse_constraint(text)?,
+        })
+    }
+
+    /// `Constraints.Check`.
+    pub fn check(&self, v: &Version) -> bool {
+        self.groups
+            .iter()
+            .any(|group| group.iter().all(|t| t.check(v)))
+    }
+}
+
+fn improper(c: &str) -> String {
+    format!("improper constraint: {c}")
+}
+
+fn parse_constraint(c: &str) -> Result<Vec<Vec<Term>>, String> {
+    let mut groups = Vec::new();
+    for alternative in c.split("||") {
+        let alt = alternative.trim();
+        if alt.is_empty() {
+            return Err(improper(c));
+        }
+        // Hyphen ranges first: `1.2.3 - 1.4.5`.
+        let mut terms = Vec::new();
+        let normalised = alt.replace(',', " ");
+        let words: Vec<&str> = normalised.split_whitespace().collect();
+        let mut i = 0;
+        while i < words.len() {
+            if words.get(i + 1) == Some(&"-") && i + 2 < words.len() {
+                terms.push(term(">=", words[i], c)?);
+                terms.push(term("<=", words[i + 2], c)?);
+                i += 3;
+                continue;
+            }
+            // An operator may stand apart from its version (`>= 1.2`).
+            let w = words[i];
+            if OPS.contains(&w) && i + 1 < words.len() {
+                terms.push(term_with_op(&format!("{w}{}", words[i + 1]), c)?);
+                i += 2;
+                continue;
+            }
+            terms.push(term_with_op(w, c)?);
+            i += 1;
+        }
+        groups.push(terms);
+    }
+    Ok(groups)
+}
+
+const OPS: &[&str] = &["!=", ">=", "=>", "<=", "=<", "~>", "~", "^", ">", "<", "="];
+
+fn term_with_op(w: &str, c: &str) -> Result<Term, String> {
+    for op in OPS {
+        if let Some(rest) = w.strip_prefix(op) {
+            let op = match *op {
+                "=>" => ">=",
+                "=<" => "<=",
+                "~>" => "~",
+                o => o,
+            };
+            return term(op, rest, c);
+        }
+    }
+    term("=", w, c)
+}
+
+fn term(op: &'static str, text: &str, c: &str) -> Result<Term, String> {
+    let text = text.trim();
+    let body = text.strip_prefix('v').unwrap_or(text);
+    let (nums, rest) = match body.find(['-', '+']) {
+        Some(i) => (&body[..i], &body[i..]),
+        None => (body, ""),
+    };
+    let mut given = 0;
+    let mut n = [0u64; 3];
+    for (i, part) in nums.split('.').enumerate() {
+        if i > 2 {
+            return Err(improper(c));
+        }
+        if matches!(part, "x" | "X" | "*") {
+            break;
+        }
+        n[i] = part.parse().map_err(|_| improper(c))?;
+        given = i + 1;
+    }
+    let pre: Vec<String> = rest
+        .strip_prefix('-')
+        .map(|p| {
+            p.split('+')
+                .next()
+                .unwrap_or("")
+                .split('.')
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Term {
+        op,
+        version: Version {
+            major: n[0],
+            minor: n[1],
+            patch: n[2],
+            pre: pre.clone(),
+        },
+        given,
+        has_pre: !pre.is_empty(),
+    })
+}
+
+impl Term {
+    fn check(&self, v: &Version) -> bool {
+        // A prerelease version only satisfies constraints that name a prerelease (all but an
+        // exact `!=`).
+        if !v.pre.is_empty() && !self.has_pre && !(self.op == "!=" && self.given == 3) {
+            return false;
+        }
+        let c = &self.version;
+        // The range [lo, hi) a partial version (`1.2`, `1.x`) stands for.
+        let upper = |given: usize| -> Option<Version> {
+            let bump = |major, minor, patch| Version {
+                major,
+                minor,
+                patch,
+                pre: vec!["0".into()],
+            };
+            match given {
+                0 => None,
+                1 => Some(bump(c.major + 1, 0, 0)),
+                2 => Some(bump(c.major, c.minor + 1, 0)),
+                _ => None,
+            }
+        };
+        let ord = v.compare(c);
+        match self.op {
+            "=" if self.given < 3 => {
+                ord != Ordering::Less
+                    && upper(self.given).is_none_or(|u| v.compare(&u) == Ordering::Less)
+            }
+            "=" => ord == Ordering::Equal,
+            // Masterminds' "dirty" `!=`: a wildcard major compares like `0.0.0`, a wildcard
+            // minor excludes the whole major, a wildcard patch the whole minor (but for
+            // differing prereleases).
+            "!=" if self.given < 3 => match self.given {
+                0 => ord != Ordering::Equal,
+                1 => c.major != v.major,
+                _ => {
+                    c.major != v.major
+                        || c.minor != v.minor
+                        || ((!v.pre.is_empty() || !c.pre.is_empty()) && v.pre != c.pre)
+                }
+            },
+            "!=" => ord != Ordering::Equal,
+            ">" if self.given < 3 => match upper(self.given) {
+                Some(u) => v.compare(&u) != Ordering::Less,
+                None => false,
+            },
+            ">" => ord == Ordering::Greater,
+            ">=" => ord != Ordering::Less,
+            "<" => ord == Ordering::Less,
+            "<=" if self.given < 3 => match upper(self.given) {
+                Some(u) => v.compare(&u) == Ordering::Less,
+                None => true,
+            },
+            "<=" => ord != Ordering::Greater,
+            // `~0.0.0` and `~*` admit every version (Masterminds' special case).
+            "~" if c.major == 0
+                && c.minor == 0
+                && c.patch == 0
+                && (self.given == 0 || self.given == 3) =>
+            {
+                ord != Ordering::Less
+            }
+            "~" => {
+                let hi = if self.given <= 1 { upper(1) } else { upper(2) };
+                ord != Ordering::Less && hi.is_none_or(|u| v.compare(&u) == Ordering::Less)
+            }
+            "^" => {
+                let hi = if c.major > 0 || self.given <= 1 {
+                    upper(1)
+                } else if c.minor > 0 || self.given == 2 {
+                    upper(2)
+                } else {
+                    Some(Version {
+                        major: 0,
+                        minor: 0,
+                        patch: c.patch + 1,
+                        pre: vec!["0".into()],
+                    })
+                };
+                ord != Ordering::Less && hi.is_none_or(|u| v.compare(&u) == Ordering::Less)
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The vectors of Masterminds/semver v3.3.0's `constraints_test.go` (TestConstraintCheck,
+    /// TestConstraintsCheck, TestConstraintsValidate), deduplicated.
+    const MASTERMINDS: &[(&str, &str, bool)] = &[
+        ("=2.0.0", "1.2.3", false),
+        ("=2.0.0", "2.0.0", true),
+        ("=2.0", "1.2.3", false),
+        ("=2.0", "2.0.0", true),
+        ("=2.0", "2.0.1", true),
+        ("4.1", "4.1.0", true),
+        ("!=4.1.0", "4.1.0", false),
+        ("!=4.1.0", "4.1.1", true),
+        ("!=4.1", "4.1.0", false),
+        ("!=4.1", "4.1.1", false),
+        ("!=4.1", "5.1.0-alpha.1", false),
+        ("!=4.1-alpha", "4.1.0", true),
+        ("!=4.1", "5.1.0", true),
+        ("<11", "0.1.0", true),
+        ("<11", "11.1.0", false),
+        ("<1.1", "0.1.0", true),
+        ("<1.1", "1.1.0", false),
+        ("<1.1", "1.1.1", false),
+        ("<=11", "1.2.3", true),
+        ("<=11", "12.2.3", false),
+        ("<=11", "11.2.3", true),
+        ("<=1.1", "1.2.3", false),
+        ("<=1.1", "0.1.0", true),
+        ("<=1.1", "1.1.0", true),
+        ("<=1.1", "1.1.1", true),
+        (">1.1", "4.1.0", true),
+        (">1.1", "1.1.0", false),
+        (">0", "0", false),
+        (">0", "1", true),
+        (">0", "0.0.1-alpha", false),
+        (">0.0", "0.0.1-alpha", false),
+        (">0-0", "0.0.1-alpha", false),
+        (">0.0-0", "0.0.1-alpha", false),
+        (">0", "0.0.0-alpha", false),
+        (">0-0", "0.0.0-alpha", false),
+        (">0.0.0-0", "0.0.0-alpha", true),
+        (">1.2.3-alpha.1", "1.2.3-alpha.2", true),
+        (">1.2.3-alpha.1", "1.3.3-alpha.2", true),
+        (">11", "11.1.0", false),
+        (">11.1", "11.1.0", false),
+        (">11.1", "11.1.1", false),
+        (">11.1", "11.2.1", true),
+        (">=11", "11.1.2", true),
+        (">=11.1", "11.1.2", true),
+        (">=11.1", "11.0.2", false),
+        (">=1.1", "4.1.0", true),
+        (">=1.1", "1.1.0", true),
+        (">=1.1", "0.0.9", false),
+        (">=0", "0.0.1-alpha", false),
+        (">=0.0", "0.0.1-alpha", false),
+        (">=0-0", "0.0.1-alpha", true),
+        (">=0.0-0", "0.0.1-alpha", true),
+        (">=0", "0.0.0-alpha", false),
+        (">=0-0", "0.0.0-alpha", true),
+        (">=0.0.0-0", "0.0.0-alpha", true),
+        (">=0.0.0-0", "1.2.3", true),
+        (">=0.0.0-0", "3.4.5-beta.1", true),
+        ("<0", "0.0.0-alpha", false),
+        ("<0-z", "0.0.0-alpha", true),
+        (">=0", "0", true),
+        ("=0", "1", false),
+        ("*", "1", true),
+        ("*", "4.5.6", true),
+        ("*", "1.2.3-alpha.1", false),
+        ("*-0", "1.2.3-alpha.1", true),
+        ("2.*", "1", false),
+        ("2.*", "3.4.5", false),
+        ("2.*", "2.1.1", true),
+        ("2.1.*", "2.1.1", true),
+        ("2.1.*", "2.2.1", false),
+        ("", "1", true),
+        ("", "4.5.6", true),
+        ("", "1.2.3-alpha.1", false),
+        ("2", "1", false),
+        ("2", "3.4.5", false),
+        ("2", "2.1.1", true),
+        ("2.1", "2.1.1", true),
+        ("2.1", "2.2.1", false),
+        ("~1.2.3", "1.2.4", true),
+        ("~1.2.3", "1.3.4", false),
+        ("~1.2", "1.2.4", true),
+        ("~1.2", "1.3.4", false),
+        ("~1", "1.2.4", true),
+        ("~1", "2.3.4", false),
+        ("~0.2.3", "0.2.5", true),
+        ("~0.2.3", "0.3.5", false),
+        ("~1.2.3-beta.2", "1.2.3-beta.4", true),
+        ("~1.2.3-beta.2", "1.2.4-beta.2", true),
+        ("~1.2.3-beta.2", "1.3.4-beta.2", false),
+        ("^1.2.3", "1.8.9", true),
+        ("^1.2.3", "2.8.9", false),
+        ("^1.2.3", "1.2.1", false),
+        ("^1.1.0", "2.1.0", false),
+        ("^1.2.0", "2.2.1", false),
+        ("^1.2.0", "1.2.1-alpha.1", false),
+        ("^1.2.0-alpha.0", "1.2.1-alpha.1", true),
+        ("^1.2.0-alpha.0", "1.2.1-alpha.0", true),
+        ("^1.2.0-alpha.2", "1.2.0-alpha.1", false),
+        ("^1.2", "1.8.9", true),
+        ("^1.2", "2.8.9", false),
+        ("^1", "1.8.9", true),
+        ("^1", "2.8.9", false),
+        ("^0.2.3", "0.2.5", true),
+        ("^0.2.3", "0.5.6", false),
+        ("^0.2", "0.2.5", true),
+        ("^0.2", "0.5.6", false),
+        ("^0.0.3", "0.0.3", true),
+        ("^0.0.3", "0.0.4", false),
+        ("^0.0", "0.0.3", true),
+        ("^0.0", "0.1.4", false),
+        ("^0.0", "1.0.4", false),
+        ("^0", "0.2.3", true),
+        ("^0", "1.1.4", false),
+        ("^0.2.3-beta.2", "0.2.3-beta.4", true),
+        ("^0.2.3-beta.2", "0.2.4-beta.2", true),
+        ("^0.2.3-beta.2", "0.3.4-beta.2", false),
+        ("^0.2.3-beta.2", "0.2.3-beta.2", true),
+        ("*", "1.2.3", true),
+        ("~0.0.0", "1.2.3", true),
+        ("0.x.x", "1.2.3", false),
+        ("0.0.x", "1.2.3", false),
+        ("0.0.0", "1.2.3", false),
+        ("^0.0.0", "1.2.3", false),
+        ("= 2.0", "1.2.3", false),
+        ("= 2.0", "2.0.0", true),
+        ("4.1.x", "4.1.3", true),
+        ("1.x", "1.4", true),
+        ("!=4.1-alpha", "4.1.0-alpha", false),
+        ("!=4.1-alpha", "4.1.1-alpha", false),
+        ("!=4.x", "5.1.0", true),
+        ("!=4.x", "4.1.0", false),
+        ("!=4.1.x", "4.2.0", true),
+        ("!=4.2.x", "4.2.3", false),
+        ("<1.x", "1.1.1", false),
+        ("<1.x", "0.1.1", true),
+        ("<1.x", "2.0.0", false),
+        ("<1.1.x", "1.2.1", false),
+        ("<1.1.x", "1.1.500", false),
+        ("<1.1.x", "1.0.500", true),
+        ("<1.2.x", "1.1.1", true),
+        (">=1.1", "4.1.0-beta", false),
+        ("<=1.1", "0.1.0-alpha", false),
+        ("<=1.1-a", "0.1.0-alpha", true),
+        ("<=1.x", "1.1.0", true),
+        ("<=2.x", "3.0.0", false),
+        ("<=1.1.x", "1.2.500", false),
+        ("<=4.5", "3.4.0", true),
+        ("<=4.5", "3.7.0", true),
+        ("<=4.5", "4.6.3", false),
+        (">1.1, <2", "1.1.1", false),
+        (">1.1, <2", "1.2.1", true),
+        (">1.1, <3", "4.3.2", false),
+        (">=1.1, <2, !=1.2.3", "1.2.3", false),
+        (">1.1 <2", "1.1.1", false),
+        (">1.1 <2", "1.2.1", true),
+        (">1.1    <3", "4.3.2", false),
+        (">=1.1    <2    !=1.2.3", "1.2.3", false),
+        (">=1.1, <2, !=1.2.3 || > 3", "4.1.2", true),
+        (">=1.1, <2, !=1.2.3 || > 3", "3.1.2", false),
+        (">=1.1, <2, !=1.2.3 || >= 3", "3.0.0", true),
+        (">=1.1, <2, !=1.2.3 || > 3", "3.0.0", false),
+        (">=1.1, <2, !=1.2.3 || > 3", "1.2.3", false),
+        (">=1.1 <2 !=1.2.3", "1.2.3", false),
+        (">=1.1 <2 !=1.2.3 || > 3", "4.1.2", true),
+        (">=1.1 <2 !=1.2.3 || > 3", "3.1.2", false),
+        (">=1.1 <2 !=1.2.3 || >= 3", "3.0.0", true),
+        (">=1.1 <2 !=1.2.3 || > 3", "3.0.0", false),
+        (">=1.1 <2 !=1.2.3 || > 3", "1.2.3", false),
+        ("> 1.1, <     2", "1.1.1", false),
+        (">   1.1, <2", "1.2.1", true),
+        (">1.1, <  3", "4.3.2", false),
+        (">= 1.1, <     2, !=1.2.3", "1.2.3", false),
+        ("> 1.1 < 2", "1.1.1", false),
+        (">1.1 < 2", "1.2.1", true),
+        ("> 1.1    <3", "4.3.2", false),
+        (">=1.1    < 2    != 1.2.3", "1.2.3", false),
+        (">= 1.1, <2, !=1.2.3 || > 3", "4.1.2", true),
+        (">= 1.1, <2, != 1.2.3 || > 3", "3.1.2", false),
+        (">= 1.1, <2, != 1.2.3 || >= 3", "3.0.0", true),
+        (">= 1.1, <2, !=1.2.3 || > 3", "3.0.0", false),
+        (">= 1.1, <2, !=1.2.3 || > 3", "1.2.3", false),
+        (">= 1.1 <2 != 1.2.3", "1.2.3", false),
+        (">= 1.1 <2 != 1.2.3 || > 3", "4.1.2", true),
+        (">= 1.1 <2 != 1.2.3 || > 3", "3.1.2", false),
+        (">= 1.1 <2 != 1.2.3 || >= 3", "3.0.0", true),
+        (">= 1.1 < 2 !=1.2.3 || > 3", "3.0.0", false),
+        (">=1.1 < 2 !=1.2.3 || > 3", "1.2.3", false),
+        ("1.1 - 2", "1.1.1", true),
+        ("1.5.0 - 4.5", "3.7.0", true),
+        ("1.1-3", "4.3.2", false),
+        ("^1.1", "1.1.1", true),
+        ("^1.1", "4.3.2", false),
+        ("^1.x", "1.1.1", true),
+        ("^2.x", "1.1.1", false),
+        ("^1.x", "2.1.1", false),
+        ("^1.x", "1.1.1-beta1", false),
+        ("^1.1.2-alpha", "1.2.1-beta1", true),
+        ("^1.2.x-alpha", "1.1.1-beta1", false),
+        ("^0.0.1", "0.0.1", true),
+        ("^0.0.1", "0.3.1", false),
+        ("~*", "2.1.1", true),
+        ("~1", "2.1.1", false),
+        ("~1", "1.3.5", true),
+        ("~1", "1.4", true),
+        ("~1.x", "2.1.1", false),
+        ("~1.x", "1.3.5", true),
+        ("~1.x", "1.4", true),
+        ("~1.1", "1.1.1", true),
+        ("~1.1", "1.1.1-alpha", false),
+        ("~1.1-alpha", "1.1.1-beta", true),
+        ("~1.1.1-beta", "1.1.1-alpha", false),
+        ("~1.1.1-beta", "1.1.1", true),
+        ("~1.2.3", "1.2.5", true),
+        ("~1.2.3", "1.2.2", false),
+        ("~1.2.3", "1.3.2", false),
+        ("~1.1", "1.2.3", false),
+        ("~1.3", "2.4.5", false),
+        ("1.0.0 - 2.0.0 <=2.0.0", "1.5.0", true),
+        ("1.0.0 - 2.0.0, <=2.0.0", "1.5.0", true),
+        ("<2.x", "1.1.1", true),
+        ("<1.x", "2.1.1", false),
+        ("<=2.x", "3.1.0", false),
+        ("^1.1", "1.1.1-alpha", false),
+        ("^1.1.1-alpha", "1.1.1-beta", true),
+        ("^1.1.1-beta", "1.1.1-alpha", false),
+        ("^0.0.1", "0.1.3", false),
+        ("~1", "1.3.5-beta", false),
+        ("~1.x", "1.3.5-beta", false),
+        ("~1.3.6-alpha", "1.3.5-beta", false),
+        ("~1.3.5-alpha", "1.3.5-beta", true),
+        ("~1.3.5-beta", "1.3.5-alpha", false),
+    ];
+
+    #[test]
+    fn masterminds_constraint_vectors() {
+        let mut wrong = Vec::new();
+        for (c, v, want) in MASTERMINDS {
+            match satisfies(c, v) {
+                Ok(got) if got == *want => {}
+                other => wrong.push(format!("{c:?} {v:?}: want {want}, got {other:?}")),
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn improper_constraints_are_errors() {
+        for c in [
+            "foo",
+            ">= bar",
+            "BAR >= 1.2.3",
+            "12.3.4.1234",
+            "12.3.34~ 1.2.3",
+        ] {
+            assert!(Constraint::parse(c).is_err(), "{c}");
+        }
+        for c in [
+            ">= 1.2.3 < 2.0 || => 3.0 < 4",
+            "3 - 4 || => 3.0, < 4",
+            "12.3.34 ~1.2.3",
+        ] {
+            assert!(Constraint::parse(c).is_ok(), "{c}");
+        }
+    }
+}
