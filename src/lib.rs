@@ -11,6 +11,7 @@ pub mod diff;
 pub mod directory;
 pub mod discover;
 pub mod engine;
+pub mod fetch;
 pub mod finding;
 #[doc(hidden)]
 pub mod fuzzing;

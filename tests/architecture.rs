@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["fxhash"],
     &["panic", "finding", "redact", "yaml", "semver"],
+    &["fetch"],
     &["source"],
     &["resource", "config", "template"],
     &["engine"],
@@ -34,7 +35,7 @@ const SAME_LAYER: &[(&str, &str)] = &[
 ];
 
 /// Modules that may read or write files directly (everything else reads through a snapshot).
-const FILE_SYSTEM: &[&str] = &["source", "pipeline", "fuzzing", "kustomize"];
+const FILE_SYSTEM: &[&str] = &["fetch", "source", "pipeline", "fuzzing", "kustomize"];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

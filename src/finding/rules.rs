@@ -24,6 +24,10 @@ rules! {
     SOURCE_TOO_LARGE = "source.too-large", Error, "a file is larger than 16 MiB";
     SOURCE_READ = "source.read", Error, "a file cannot be read (wrong entry type, link loop, FIFO, device, I/O error)";
 
+    FETCH_FAILED = "fetch.failed", Error, "a remote source (a chart in a Helm repository) could not be fetched or used; the output lacks it";
+    FETCH_DIGEST_MISMATCH = "fetch.digest-mismatch", Warning, "a Helm repository's index publishes a digest that the chart archive it serves does not have";
+    FETCH_STALE = "fetch.stale", Warning, "a repository index could not be fetched again; the copy in kdelta's cache was used";
+
     YAML_PARSE = "yaml.parse", Error, "a file is not valid YAML or not text";
     YAML_LIMIT = "yaml.limit", Error, "a document exceeds a safety limit (aliases, depth, size)";
     YAML_DUPLICATE_KEY = "yaml.duplicate-key", Error, "a mapping has the same key twice";

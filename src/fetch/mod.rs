@@ -1,0 +1,434 @@
+//! Remote sources: what lives outside the repository (charts in Helm repositories, for now),
+//! resolved and downloaded into kdelta's content-addressed cache, and read back from it.
+//!
+//! A [`Store`] is either *offline* (rendering: it reads the cache and never the network; what
+//! is not cached is [`Unavailable::NotCached`]) or *online* (the fetch step, `kdelta fetch` or
+//! `--fetch`: each moving name, such as a repository's `index.yaml`, is fetched again once per
+//! run, and what the cache lacks is downloaded once per run, however many targets and
+//! revisions ask for it). Both answer through the same resolution code, so a render after a
+//! fetch sees exactly what the fetch resolved.
+
+pub mod cache;
+pub mod helm_repo;
+pub mod http;
+pub mod url;
+
+pub use cache::{Cache, CacheError, Digest};
+
+use crate::finding::{rules, Rule};
+
+use helm_repo::{Index, SelectError};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Why a remote source could not be fetched or used: what failed and where, in words.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum FetchError {
+    #[error(transparent)]
+    Url(url::UrlError),
+    #[error("{url}: plain HTTP is only used for loopback addresses; use https")]
+    PlainHttp { url: String },
+    #[error("{url}: HTTP {status}{}", status_words(*status))]
+    Status { url: String, status: u16 },
+    #[error("{url}: {message}")]
+    Network {
+        url: String,
+        message: String,
+        spurious: bool,
+    },
+    #[error("{url}: timed out")]
+    Timeout { url: String },
+    #[error("{url}: the body is larger than the limit of {} MiB", limit >> 20)]
+    TooLarge { url: String, limit: u64 },
+    #[error("{url}: not a valid chart repository index: {message}")]
+    Index { url: String, message: String },
+    #[error("chart \"{name}\" not found in {repo}")]
+    NoChart { name: String, repo: String },
+    #[error("no chart version found for {name}-{constraint} in {repo}")]
+    NoVersion {
+        name: String,
+        constraint: String,
+        repo: String,
+    },
+    #[error("version constraint {constraint:?} of chart {name}: {message}")]
+    BadConstraint {
+        name: String,
+        constraint: String,
+        message: String,
+    },
+    #[error("{url}: the chart archive is not usable: {message}")]
+    BadArchive { url: String, message: String },
+    #[error("{0}")]
+    Cache(String),
+    #[error("{message}")]
+    Setup { message: String },
+}
+
+fn status_words(status: u16) -> &'static str {
+    match status {
+        401 => " Unauthorized (credentials are missing or wrong)",
+        403 => " Forbidden (the credentials do not give access)",
+        404 => " Not Found",
+        429 => " Too Many Requests",
+        s if s >= 500 => " (the server failed)",
+        _ => "",
+    }
+}
+
+impl FetchError {
+    /// True when trying again may help (a reset connection, a timeout), as gitoxide's
+    /// `IsSpuriousError`.
+    pub fn is_spurious(&self) -> bool {
+        match self {
+            FetchError::Network { spurious, .. } => *spurious,
+            FetchError::Timeout { .. } => true,
+            _ => false,
+        }
+    }
+}
+
+impl FetchError {
+    /// True when the server could not be reached or failed (not when it refused).
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            FetchError::Network { .. } | FetchError::Timeout { .. } => true,
+            FetchError::Status { status, .. } => *status >= 500,
+            _ => false,
+        }
+    }
+}
+
+impl From<CacheError> for FetchError {
+    fn from(e: CacheError) -> FetchError {
+        FetchError::Cache(e.to_string())
+    }
+}
+
+/// A chart in a Helm HTTP repository, as a `Chart.yaml` dependency, a kustomize `helmCharts`
+/// entry or an Argo CD Application names it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChartRequest {
+    /// The repository URL as written (it may carry credentials; they are never printed).
+    pub repo: String,
+    pub name: String,
+    /// A version or a constraint; empty means the newest release.
+    pub version: String,
+}
+
+impl ChartRequest {
+    /// How reports name the request: `REPO NAME@CONSTRAINT`, without credentials.
+    pub fn describe(&self) -> String {
+        let v = if self.version.is_empty() {
+            "*"
+        } else {
+            &self.version
+        };
+        format!("{} {}@{v}", url::redact_text(&self.repo), self.name)
+    }
+}
+
+/// A chart archive from the cache.
+#[derive(Clone, Debug)]
+pub struct FetchedChart {
+    /// The version the request resolved to.
+    pub version: String,
+    /// The sha256 of the archive kdelta read (what the cache and the report record).
+    pub digest: Digest,
+    pub bytes: Arc<Vec<u8>>,
+    /// Where it was downloaded from (without credentials).
+    pub url: String,
+    /// Things worth a warning, with their rule: the index's published digest differs from
+    /// the archive's; the index could not be fetched again and the cached copy was used.
+    pub warnings: Vec<(Rule, String)>,
+}
+
+/// Why a remote source is not there to render.
+#[derive(Clone, Debug)]
+pub enum Unavailable {
+    /// Not in the cache, and this run does not fetch (the text says what is missing).
+    NotCached(String),
+    /// Fetching, or using what was fetched, failed.
+    Failed(FetchError),
+}
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unavailable::NotCached(what) => write!(f, "{what} is not in kdelta's cache"),
+            Unavailable::Failed(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// What one run fetched, for the closing line of `kdelta fetch`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Chart archives downloaded, and their bytes.
+    pub charts: usize,
+    pub chart_bytes: u64,
+    /// Indexes and other moving names fetched again.
+    pub refreshed: usize,
+    /// Immutable sources found in the cache.
+    pub from_cache: usize,
+}
+
+type Once<T> = Arc<OnceLock<Result<T, FetchError>>>;
+
+/// The cache, and the network while this run fetches.
+pub struct Store {
+    cache: Cache,
+    client: Option<http::Client>,
+    /// False once the fetch step is over: what it fetched, and how it failed, still answer.
+    online: AtomicBool,
+    /// Bodies fetched this run, by key: each is downloaded once, whoever asks.
+    fetched: Mutex<HashMap<String, Once<Digest>>>,
+    /// Parsed indexes, by digest.
+    indexes: Mutex<HashMap<Digest, Once<Arc<Index>>>>,
+    stats: Mutex<Stats>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("cache", &self.cache.root())
+            .field("online", &self.client.is_some())
+            .finish()
+    }
+}
+
+impl Store {
+    /// Reads `cache` only.
+    pub fn offline(cache: Cache) -> Store {
+        Store {
+            cache,
+            client: None,
+            online: AtomicBool::new(false),
+            fetched: Mutex::default(),
+            indexes: Mutex::default(),
+            stats: Mutex::default(),
+        }
+    }
+
+    /// Fetches into `cache` what is asked for and missing, and moving names anew.
+    pub fn online(cache: Cache, policy: http::Policy) -> Result<Store, FetchError> {
+        Ok(Store {
+            client: Some(http::Client::new(policy)?),
+            online: AtomicBool::new(true),
+            ..Store::offline(cache)
+        })
+    }
+
+    /// Ends the fetch step: from now on nothing reaches the network, and a source this run
+    /// failed to fetch keeps its failure (a render says why it is missing).
+    pub fn go_offline(&self) {
+        self.online.store(false, Ordering::SeqCst);
+    }
+
+    /// The cache this store reads.
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    /// True when this store reaches the network.
+    pub fn is_online(&self) -> bool {
+        self.client.is_some() && self.online.load(Ordering::SeqCst)
+    }
+
+    /// What this run fetched so far.
+    pub fn stats(&self) -> Stats {
+        self.stats.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The chart archive `request` resolves to.
+    pub fn helm_chart(&self, request: &ChartRequest) -> Result<FetchedChart, Unavailable> {
+        let repo =
+            url::Url::parse(&request.repo).map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
+        let auth = repo
+            .credentials()
+            .map(|(user, password)| http::Auth::Basic { user, password });
+        let index_url = url::resolve_reference(&request.repo, "index.yaml")
+            .map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
+        let mut warnings = Vec::new();
+        let (index_digest, fetched_at) = match self.body(
+            &index_url,
+            auth.as_ref(),
+            true,
+            helm_repo::MAX_INDEX_BYTES,
+        ) {
+            Ok(found) => found,
+            // A repository that cannot be reached now: the copy fetched before, if any (a
+            // refusal, such as a 401, is an answer and stands).
+            Err(Unavailable::Failed(e)) if e.is_unreachable() => match self.cached(&index_url) {
+                Some((digest, at)) => {
+                    warnings.push((rules::FETCH_STALE, format!(
+                            "the index of {} could not be fetched again ({e}); kdelta used the copy fetched at {at}",
+                            repo
+                        )));
+                    (digest, Some(at))
+                }
+                None => return Err(Unavailable::Failed(e)),
+            },
+            Err(e) => return Err(e),
+        };
+        let index = self.index(&index_digest, &index_url)?;
+        let repo_text = repo.to_string();
+        let entry = index.select(&request.name, &request.version).map_err(|e| {
+            let constraint = request.version.clone();
+            let name = request.name.clone();
+            let error = match e {
+                SelectError::NoChart => FetchError::NoChart {
+                    name,
+                    repo: repo_text.clone(),
+                },
+                SelectError::NoVersion => FetchError::NoVersion {
+                    name,
+                    constraint,
+                    repo: repo_text.clone(),
+                },
+                SelectError::BadConstraint(message) => FetchError::BadConstraint {
+                    name,
+                    constraint,
+                    message,
+                },
+            };
+            match (self.is_online(), fetched_at) {
+                // The cached index may be older than the version asked for.
+                (false, Some(at)) => Unavailable::NotCached(format!(
+                    "{} ({error}; the index was fetched at {at})",
+                    request.describe()
+                )),
+                _ => Unavailable::Failed(error),
+            }
+        })?;
+        let chart_url = url::resolve_reference(&request.repo, &entry.urls[0])
+            .map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
+        // A chart version is immutable: once cached it is not fetched again.
+        let (digest, _) = self.body(&chart_url, auth.as_ref(), false, http::MAX_BODY)?;
+        let bytes = self
+            .cache
+            .blob(&digest)
+            .map_err(|e| Unavailable::Failed(e.into()))?
+            .ok_or_else(|| Unavailable::NotCached(chart_url.to_string()))?;
+        if let Some(published) = entry.digest.as_deref().filter(|d| !d.is_empty()) {
+            if Digest::parse(published) != Some(digest) {
+                warnings.push((rules::FETCH_DIGEST_MISMATCH, format!(
+                    "the index of {repo_text} publishes digest {published} for {} {}, but the archive at {chart_url} has {digest}; Helm never checks it, and kdelta rendered the archive it downloaded",
+                    request.name, entry.version
+                )));
+            }
+        }
+        Ok(FetchedChart {
+            version: entry.version.clone(),
+            digest,
+            bytes: Arc::new(bytes),
+            url: chart_url.to_string(),
+            warnings,
+        })
+    }
+
+    /// The digest of `url`'s body: fetched once this run when online and `moving` (or not
+    /// cached), else from the cache's record. The second value is when the cached record was
+    /// fetched, for an offline answer.
+    fn body(
+        &self,
+        url: &url::Url,
+        auth: Option<&http::Auth>,
+        moving: bool,
+        limit: u64,
+    ) -> Result<(Digest, Option<String>), Unavailable> {
+        let key = url.without_credentials().to_string();
+        let cached = self.cached(url);
+        // Two requests for one URL with different credentials may get different answers.
+        let memo_key = match auth {
+            Some(a) => format!("{key}\n{}", a.fingerprint()),
+            None => key.clone(),
+        };
+        let attempted = self
+            .fetched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&memo_key)
+            .and_then(|once| once.get().cloned());
+        if let Some(done) = attempted {
+            return done.map(|d| (d, None)).map_err(Unavailable::Failed);
+        }
+        let client = match &self.client {
+            Some(c) if self.is_online() => c,
+            _ => {
+                return cached
+                    .map(|(d, at)| (d, Some(at)))
+                    .ok_or_else(|| Unavailable::NotCached(key.clone()))
+            }
+        };
+        if !moving {
+            if let Some((d, _)) = cached {
+                self.count(|s| s.from_cache += 1);
+                return Ok((d, None));
+            }
+        }
+        let once = self
+            .fetched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(memo_key.clone())
+            .or_default()
+            .clone();
+        let result = once.get_or_init(|| {
+            let accept = if moving {
+                "application/x-yaml,application/yaml,application/json,*/*"
+            } else {
+                "application/gzip,application/octet-stream"
+            };
+            let response = client.get_ok(url, accept, auth, limit)?;
+            let digest = self.cache.put_blob(&response.body)?;
+            self.cache.set_record(&key, &digest)?;
+            let size = response.body.len() as u64;
+            self.count(|s| {
+                if moving {
+                    s.refreshed += 1;
+                } else {
+                    s.charts += 1;
+                    s.chart_bytes += size;
+                }
+            });
+            Ok(digest)
+        });
+        result
+            .clone()
+            .map(|d| (d, None))
+            .map_err(Unavailable::Failed)
+    }
+
+    /// What the cache recorded for `url`, and when it was fetched.
+    fn cached(&self, url: &url::Url) -> Option<(Digest, String)> {
+        let key = url.without_credentials().to_string();
+        self.cache
+            .record(&key)
+            .and_then(|r| Some((Digest::parse(&r.digest)?, r.fetched_at)))
+            .filter(|(d, _)| self.cache.has_blob(d))
+    }
+
+    fn index(&self, digest: &Digest, url: &url::Url) -> Result<Arc<Index>, Unavailable> {
+        let once = self
+            .indexes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(*digest)
+            .or_default()
+            .clone();
+        once.get_or_init(|| {
+            let bytes = self
+                .cache
+                .blob(digest)?
+                .ok_or_else(|| FetchError::Cache(format!("{digest} left the cache")))?;
+            Index::parse(&bytes, &url.to_string()).map(Arc::new)
+        })
+        .clone()
+        .map_err(Unavailable::Failed)
+    }
+
+    fn count(&self, f: impl FnOnce(&mut Stats)) {
+        f(&mut self.stats.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+}
