@@ -11,6 +11,7 @@ use super::env::Env;
 use super::{normalize_repo_url, Options};
 use crate::config::Tracking;
 use crate::engine::EngineOutput;
+use crate::fetch::{ChartRequest, FetchedChart, Unavailable};
 use crate::finding::{rules, Finding};
 use crate::resource::Resource;
 use crate::source::{EntryKind, Files, RepoPath};
@@ -82,6 +83,9 @@ struct Source<'a> {
 
 type Output = EngineOutput<()>;
 
+/// Files as `(name, text)`.
+type NamedTexts = Vec<(String, String)>;
+
 impl Source<'_> {
     fn incomplete(&self, message: String) -> Finding {
         Finding::notice(rules::APP_SOURCE_NOT_RENDERED, message)
@@ -104,14 +108,11 @@ impl Source<'_> {
         let repo = source["repoURL"].as_str().unwrap_or_default();
         let revision = source["targetRevision"].as_str().unwrap_or("HEAD");
         if !source["chart"].is_null() {
-            let chart = source["chart"].as_str().unwrap_or_default();
-            return EngineOutput::new(
-                Vec::new(),
-                vec![self.incomplete(format!(
-                    "Application {app} deploys chart {chart} {revision} from the Helm repository {repo}; kdelta does not fetch it"
-                ))],
-                true,
-            );
+            let mut out = self.repository_chart(repo, revision);
+            if out.findings.iter().any(|f| f.incomplete) {
+                out.complete = false;
+            }
+            return out;
         }
         if !self.is_this_repo(repo) {
             let path = source["path"].as_str().unwrap_or(".");
@@ -169,7 +170,7 @@ impl Source<'_> {
         };
         let mut out = match kind {
             "kustomize" => self.kustomize(&source["kustomize"], &dir),
-            "helm" => self.helm(&source["helm"], &dir),
+            "helm" => self.helm(&source["helm"], &dir, None),
             "plugin" => EngineOutput::new(
                 Vec::new(),
                 vec![self.incomplete(format!(
@@ -183,6 +184,106 @@ impl Source<'_> {
             out.complete = false;
         }
         out
+    }
+
+    /// A `chart:` source: the chart from its Helm repository, through the fetch store.
+    fn repository_chart(&self, repo: &str, revision: &str) -> Output {
+        let app = self.name;
+        let chart = self.source["chart"].as_str().unwrap_or_default();
+        let shown = crate::fetch::url::redact_text(repo);
+        let not_rendered = |why: &str| {
+            EngineOutput::new(
+                Vec::new(),
+                vec![self.incomplete(format!(
+                    "Application {app} deploys chart {chart} {revision} from the Helm repository {shown}; {why}"
+                ))],
+                true,
+            )
+        };
+        if !(repo.starts_with("https://") || repo.starts_with("http://")) {
+            return not_rendered("kdelta does not fetch charts from OCI registries yet");
+        }
+        let request = ChartRequest {
+            repo: repo.to_string(),
+            name: chart.to_string(),
+            version: revision.to_string(),
+        };
+        match self.files.helm_chart(&request) {
+            Ok(fetched) => {
+                let mut out = self.helm(&self.source["helm"], &self.dir(), Some(&fetched));
+                out.findings
+                    .extend(fetched.warnings.iter().map(|(rule, w)| {
+                        Finding::warning(*rule, w.clone()).in_file(self.at.to_string())
+                    }));
+                out
+            }
+            Err(Unavailable::NotCached(_)) => {
+                let mut out = not_rendered("it is not in kdelta's cache");
+                for f in &mut out.findings {
+                    f.help = Some("run `kdelta fetch` (or add --fetch) to download it".into());
+                }
+                out
+            }
+            Err(Unavailable::Failed(e)) => EngineOutput::new(
+                Vec::new(),
+                vec![Finding::error(
+                    rules::FETCH_FAILED,
+                    format!("Application {app}: chart {chart}: {e}"),
+                )
+                .in_file(self.at.to_string())
+                .incomplete()],
+                true,
+            ),
+        }
+    }
+
+    /// The directory of the file that defines the Application.
+    fn dir(&self) -> RepoPath {
+        RepoPath::new(self.at).map_or_else(|_| RepoPath::root(), |p| p.parent())
+    }
+
+    /// The value files of a chart fetched from a Helm repository, as `(name, text)`: a
+    /// `$ref/…` path from this repository, any other path from the chart itself.
+    fn fetched_value_files(
+        &self,
+        fetched: &FetchedChart,
+        raw: &[&str],
+        ignore_missing: bool,
+    ) -> Result<(NamedTexts, Vec<String>), String> {
+        let archived =
+            crate::helm::chart::Chart::archive_files(&fetched.bytes).map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        let mut skipped = Vec::new();
+        for f in raw {
+            if f.starts_with('$') {
+                match self.resolve(&RepoPath::root(), f)? {
+                    Resolved::File(p) => match self.files.read(&p) {
+                        Ok(bytes) => {
+                            out.push((p.to_string(), String::from_utf8_lossy(&bytes).into_owned()))
+                        }
+                        Err(_) if ignore_missing => {}
+                        Err(e) => return Err(e.to_string()),
+                    },
+                    Resolved::Elsewhere(_) => skipped.push(f.to_string()),
+                }
+                continue;
+            }
+            let value = self.env.subst(f);
+            if url_scheme(&value).is_some() {
+                skipped.push(f.to_string());
+                continue;
+            }
+            let name = crate::template::go_path_clean(value.trim_start_matches('/'));
+            match archived.iter().find(|(n, _)| *n == name) {
+                Some((_, bytes)) => out.push((
+                    format!("{}/{name}", fetched.url),
+                    String::from_utf8_lossy(bytes).into_owned(),
+                )),
+                None if ignore_missing => {}
+                None => return Err(format!("values file {f:?} is not in chart {}", fetched.url)),
+            }
+        }
+        Ok((out, skipped))
     }
 
     /// The source with the path's `.argocd-source.yaml`, then `.argocd-source-<app>.yaml`,
@@ -271,7 +372,7 @@ impl Source<'_> {
         out
     }
 
-    fn helm(&self, options: &Json, dir: &RepoPath) -> Output {
+    fn helm(&self, options: &Json, dir: &RepoPath, fetched: Option<&FetchedChart>) -> Output {
         let text = |k: &str| {
             options[k]
                 .as_str()
@@ -282,7 +383,17 @@ impl Source<'_> {
         let mut notices = Vec::new();
         let ignore_missing = options["ignoreMissingValueFiles"].as_bool() == Some(true);
         let raw = super::generate::strings(&options["valueFiles"]);
-        match self.value_files(dir, &raw, ignore_missing) {
+        let mut fetched_values = Vec::new();
+        let value_files = match fetched {
+            Some(c) => self
+                .fetched_value_files(c, &raw, ignore_missing)
+                .map(|(v, skipped)| {
+                    fetched_values = v;
+                    (Vec::new(), skipped)
+                }),
+            None => self.value_files(dir, &raw, ignore_missing),
+        };
+        match value_files {
             Ok((paths, skipped)) => {
                 chart.values_files = paths.iter().map(|p| relative_to(dir, p)).collect();
                 if !skipped.is_empty() {
@@ -318,6 +429,7 @@ impl Source<'_> {
             skip_schema_validation: options["skipSchemaValidation"].as_bool() == Some(true),
             ..Default::default()
         };
+        helm_opts.values = fetched_values;
         // `valuesObject` replaces `values`; either comes after the value files.
         let inline = match &options["valuesObject"] {
             Json::Object(m) if !m.is_empty() => {
@@ -381,7 +493,12 @@ impl Source<'_> {
             }
         }
         let mut out: Output = {
-            let rendered = crate::helm::target::render(&chart, self.files, &helm_opts);
+            let rendered = match (fetched, RepoPath::new(self.at)) {
+                (Some(c), Ok(at)) => {
+                    crate::helm::target::render_fetched(&chart, c, &at, self.files, &helm_opts)
+                }
+                _ => crate::helm::target::render(&chart, self.files, &helm_opts),
+            };
             EngineOutput::new(rendered.resources, rendered.findings, rendered.ok)
         };
         out.findings.extend(notices);

@@ -41,6 +41,11 @@ pub enum Command {
     Init(InitArgs),
     /// `.kdelta.yaml` helpers: `kdelta config schema` prints its JSON Schema, for editors.
     Config(ConfigArgs),
+    /// Download every remote source the targets at these revisions name (charts in Helm
+    /// repositories) into kdelta's cache, so that later runs render them offline (default
+    /// revisions: what `kdelta diff` compares, the merge-base with the default branch and the
+    /// work tree).
+    Fetch(FetchArgs),
     /// Join the `--json` reports of the shards of one run (`--shard i/n`) into one report, and
     /// print or write it like `diff` (every format and report file, `--html FILE` too).
     MergeReports(MergeReportsArgs),
@@ -119,6 +124,17 @@ pub struct ExplainArgs {
     /// Targets (ids such as `kustomize:apps/web`) or paths to look in; default: every target.
     #[arg(value_name = "TARGET_OR_PATH")]
     pub targets: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// Revisions (commits, branches, tags; `WORKTREE` for the work tree) whose targets' remote
+    /// sources are fetched.
+    #[arg(value_name = "REV")]
+    pub revs: Vec<String>,
+    /// Only the targets at or under these paths (after `--`, like git: `-- apps/web`).
+    #[arg(last = true, value_name = "PATH")]
+    pub paths: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -298,6 +314,14 @@ pub struct CommonArgs {
     /// chart not inflated) as an error instead of a notice.
     #[arg(long, global = true)]
     pub strict: bool,
+    /// Fetch the remote sources the targets name (charts in Helm repositories) into the cache
+    /// first, as `kdelta fetch` does; without it kdelta never uses the network.
+    #[arg(long, global = true)]
+    pub fetch: bool,
+    /// kdelta's cache of remote sources (default: KDELTA_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/kdelta, else ~/.cache/kdelta).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
     #[command(flatten)]
     pub helm: HelmArgs,
 }

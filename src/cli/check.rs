@@ -18,6 +18,7 @@ pub fn run(c: &CommonArgs, args: &CheckArgs) -> Result<i32> {
     } else {
         None
     };
+    common::fetch_first(c, &[snapshot], &opts)?;
     let report = pipeline::check(
         pipeline::Revision {
             snapshot,

@@ -188,7 +188,71 @@ pub fn pipeline_options(common: &CommonArgs) -> Result<kdelta::pipeline::Options
             .map_err(anyhow::Error::msg)?,
         only: Vec::new(),
         changed_only: false,
+        store: store(common, common.fetch)?,
     })
+}
+
+/// The run's store of remote sources: online with `--fetch` (until the fetch step is over),
+/// else reading the cache only. None when no cache directory can be found (no HOME).
+pub fn store(
+    common: &CommonArgs,
+    online: bool,
+) -> Result<Option<std::sync::Arc<kdelta::fetch::Store>>> {
+    use kdelta::fetch::{Cache, Store};
+    let dir = match &common.cache_dir {
+        Some(d) => Some(start_dir(common)?.join(d)),
+        None => Cache::default_dir(),
+    };
+    let Some(dir) = dir else {
+        return Ok(None);
+    };
+    let cache = Cache::new(dir);
+    let store = if online {
+        Store::online(cache, Default::default())?
+    } else {
+        Store::offline(cache)
+    };
+    Ok(Some(std::sync::Arc::new(store)))
+}
+
+/// With `--fetch`: the fetch step over `snapshots` before the command runs, its closing line
+/// and the sources it could not fetch on stderr.
+pub fn fetch_first(
+    common: &CommonArgs,
+    snapshots: &[&dyn Snapshot],
+    opts: &kdelta::pipeline::Options,
+) -> Result<kdelta::pipeline::Fetched> {
+    if common.fetch && opts.store.is_none() {
+        anyhow::bail!("--fetch needs a cache directory: set --cache-dir or KDELTA_CACHE_DIR");
+    }
+    if !opts.store.as_ref().is_some_and(|s| s.is_online()) {
+        return Ok(kdelta::pipeline::Fetched::default());
+    }
+    // The configuration of the last snapshot (the head) decides what is rendered.
+    let config = snapshots
+        .last()
+        .map(|s| config(common, *s).unwrap_or_default())
+        .unwrap_or_default();
+    let fetched = kdelta::pipeline::fetch(snapshots, &config, opts);
+    eprintln!("{}", fetch_summary(&fetched.stats));
+    Ok(fetched)
+}
+
+/// `kdelta: fetched 3 charts (1.2 MiB), 2 indexes; 4 from cache`.
+pub fn fetch_summary(s: &kdelta::fetch::Stats) -> String {
+    let size = if s.chart_bytes >= 1 << 20 {
+        format!("{:.1} MiB", s.chart_bytes as f64 / f64::from(1 << 20))
+    } else {
+        format!("{:.1} KiB", s.chart_bytes as f64 / 1024.0)
+    };
+    format!(
+        "kdelta: fetched {} chart{} ({size}), {} index{}; {} from cache",
+        s.charts,
+        if s.charts == 1 { "" } else { "s" },
+        s.refreshed,
+        if s.refreshed == 1 { "" } else { "es" },
+        s.from_cache
+    )
 }
 
 /// `-- PATH...` of `diff`, `check` and `report` as repo-relative paths (relative to the start

@@ -62,6 +62,7 @@ pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
         base.info.rev = label;
     }
     let head = common::open(&ws, &head_rev)?;
+    common::fetch_first(c, &[base.snapshot.as_ref(), head.snapshot.as_ref()], &opts)?;
     // The head's configuration decides what is rendered on both sides.
     let config = common::config(c, head.snapshot.as_ref());
     Ok(pipeline::diff(

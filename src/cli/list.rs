@@ -16,11 +16,9 @@ pub fn run(c: &CommonArgs, args: &ListArgs) -> Result<i32> {
             return Ok(super::EXIT_FINDINGS);
         }
     };
-    let found = kdelta::pipeline::list(
-        opened.snapshot.as_ref(),
-        &config,
-        &common::pipeline_options(c)?,
-    );
+    let opts = common::pipeline_options(c)?;
+    common::fetch_first(c, &[opened.snapshot.as_ref()], &opts)?;
+    let found = kdelta::pipeline::list(opened.snapshot.as_ref(), &config, &opts);
     if c.format == Some(Format::Json) {
         let items: Vec<serde_json::Value> = found
             .targets

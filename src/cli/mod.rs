@@ -6,6 +6,7 @@ mod check;
 mod common;
 mod diff;
 mod explain;
+mod fetch;
 mod init;
 mod list;
 mod merge_reports;
@@ -60,6 +61,7 @@ pub fn run() -> i32 {
         args::Command::Report(a) => report::run(&cli.common, a),
         args::Command::MergeReports(a) => merge_reports::run(&cli.common, a),
         args::Command::Explain(a) => explain::run(&cli.common, a),
+        args::Command::Fetch(a) => fetch::run(&cli.common, a),
         args::Command::Init(a) => init::run(&cli.common, a),
         args::Command::Config(a) => match a.command {
             args::ConfigCommand::Schema => {

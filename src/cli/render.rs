@@ -40,6 +40,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     if targets.is_empty() {
         bail!("nothing to render in {}", requested.join(", "));
     }
+    common::fetch_first(c, &[snapshot], &opts)?;
     let mut failed = false;
     let mut out = String::new();
     let many = targets.len() > 1;

@@ -3,7 +3,7 @@
 use super::args::{CommonArgs, Format, TreeArgs};
 use super::common;
 use anyhow::{bail, Result};
-use kdelta::render::{ParseCache, Target};
+use kdelta::render::Target;
 use kdelta::report::text::{findings_to_string, TextOptions};
 
 pub fn run(c: &CommonArgs, args: &TreeArgs) -> Result<i32> {
@@ -11,6 +11,7 @@ pub fn run(c: &CommonArgs, args: &TreeArgs) -> Result<i32> {
     let opened = common::open(&ws, &common::revision(&args.revision))?;
     let snapshot = opened.snapshot.as_ref();
     let opts = common::pipeline_options(c)?;
+    common::fetch_first(c, &[snapshot], &opts)?;
     let mut targets = Vec::new();
     if args.charts.is_empty() {
         let config = common::config(c, snapshot).unwrap_or_default();
@@ -31,7 +32,7 @@ pub fn run(c: &CommonArgs, args: &TreeArgs) -> Result<i32> {
             _ => None,
         })
         .collect();
-    let cache = ParseCache::default();
+    let cache = opts.parse_cache();
     let mut findings = Vec::new();
     let mut text = String::new();
     let mut json = Vec::new();

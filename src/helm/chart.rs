@@ -261,6 +261,12 @@ impl Chart {
     /// Loads a packed chart (`.tgz`) as Helm's `LoadArchive` does: the first path component
     /// (the chart's directory) dropped, paths outside the chart refused, Helm's size limits.
     pub fn from_archive(bytes: &[u8]) -> Result<Chart, LoadError> {
+        Chart::load(Chart::archive_files(bytes)?)
+    }
+
+    /// The files of a packed chart, relative to the chart (`values.yaml`,
+    /// `templates/x.yaml`), with `LoadArchive`'s checks and limits.
+    pub fn archive_files(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LoadError> {
         use std::io::Read;
         let fail = |m: &str| LoadError::Archive(m.to_string());
         let gz = flate2::read::GzDecoder::new(bytes);
@@ -321,7 +327,7 @@ impl Chart {
         if files.is_empty() {
             return Err(fail("no files in chart archive"));
         }
-        Chart::load(files)
+        Ok(files)
     }
 
     /// Places the chart (and its subtree) at `prefix` under its parent.

@@ -7,6 +7,7 @@ use super::render::{self, ErrorKind, RenderError, RenderOptions};
 use super::tree::{self, State};
 use super::{Details, Options, Spec};
 use crate::engine::EngineOutput;
+use crate::fetch::{ChartRequest, FetchedChart, Unavailable};
 use crate::finding::{rules, Finding, Rule};
 use crate::resource::{Origin, Resource};
 use crate::source::{source_finding, EntryKind, Files, RepoPath};
@@ -18,6 +19,58 @@ pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Detail
         Ok(c) => c,
         Err(f) => return EngineOutput::failed(vec![f]),
     };
+    render_loaded(spec, chart, cached, files, opts)
+}
+
+/// Renders a chart fetched from a Helm repository (it is not in the snapshot) as `helm
+/// template` does: `at` is the file that names the chart (an Argo CD Application), where its
+/// findings and resources point; `spec.chart` is that file's directory.
+pub fn render_fetched(
+    spec: &Spec,
+    fetched: &FetchedChart,
+    at: &RepoPath,
+    files: &Files,
+    opts: &Options,
+) -> EngineOutput<Details> {
+    let chart = match Chart::from_archive(&fetched.bytes) {
+        Ok(c) => c,
+        Err(e) => return EngineOutput::failed(vec![archive_error(fetched, &e, at)]),
+    };
+    let mut out = render_loaded(spec, chart, Vec::new(), files, opts);
+    anchor_at(&mut out.findings, at);
+    for r in &mut out.resources {
+        r.origin.file = at.clone();
+    }
+    out
+}
+
+/// The finding for a fetched archive that does not load as a chart.
+fn archive_error(fetched: &FetchedChart, e: &super::chart::LoadError, at: &RepoPath) -> Finding {
+    Finding::error(
+        rules::FETCH_FAILED,
+        format!("{}: the chart archive cannot be loaded: {e}", fetched.url),
+    )
+    .in_file(at.to_string())
+    .incomplete()
+}
+
+/// Findings about a chart that is not in the repository point at the file that names it
+/// (their message names the template).
+fn anchor_at(findings: &mut [Finding], at: &RepoPath) {
+    for f in findings {
+        f.file = Some(at.to_string());
+        f.line = None;
+        f.column = None;
+    }
+}
+
+fn render_loaded(
+    spec: &Spec,
+    chart: Chart,
+    cached: Vec<Finding>,
+    files: &Files,
+    opts: &Options,
+) -> EngineOutput<Details> {
     let options = match render_options(spec, files, opts) {
         Ok(o) => o,
         Err(f) => return EngineOutput::failed(vec![f]),
@@ -74,6 +127,34 @@ pub fn template(
     Ok((rendered.output, notices))
 }
 
+/// [`template`] of a chart fetched from a Helm repository, for kustomize's `helmCharts`:
+/// findings point at `at`, the kustomization.
+pub fn template_fetched(
+    files: &Files,
+    fetched: &FetchedChart,
+    at: &RepoPath,
+    opts: &Options,
+) -> Result<(String, Vec<Finding>), Finding> {
+    let chart = Chart::from_archive(&fetched.bytes).map_err(|e| archive_error(fetched, &e, at))?;
+    let dir = at.parent();
+    let spec = Spec::chart(dir.clone());
+    let options = render_options(&spec, files, opts)?;
+    let located = Locator {
+        files,
+        chart_dir: &dir,
+    };
+    let rendered = render::render(&chart, &options).map_err(|e| {
+        let mut f = [located.error(&chart, &e, &spec)];
+        anchor_at(&mut f, at);
+        let [f] = f;
+        f
+    })?;
+    let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
+    let mut notices = tree_findings(&tree, &located);
+    anchor_at(&mut notices, at);
+    Ok((rendered.output, notices))
+}
+
 /// The dependency tree of `spec` with `opts`' values (what `kdelta tree` prints), without
 /// rendering the templates.
 pub fn dependency_tree(spec: &Spec, files: &Files, opts: &Options) -> Result<tree::Node, Finding> {
@@ -122,6 +203,40 @@ fn load_with_cache(
                 chart.dependencies.push(dep);
             }
             continue;
+        }
+        if is_http_repository(&r.repository) {
+            let chart_yaml = dir.child(chart.requirements_file);
+            let line = dependency_line(files, &chart_yaml, &r.name);
+            let (version, lock_notice) = locked_version(files, dir, &r);
+            notices.extend(lock_notice.map(|n| n.at(chart_yaml.to_string(), line, 0)));
+            let request = ChartRequest {
+                repo: r.repository.clone(),
+                name: r.name.clone(),
+                version,
+            };
+            match files.helm_chart(&request) {
+                Ok(fetched) => {
+                    let mut dep = Chart::from_archive(&fetched.bytes).map_err(|e| {
+                        archive_error(&fetched, &e, &chart_yaml).at(chart_yaml.to_string(), line, 0)
+                    })?;
+                    dep.source = format!("charts/{}-{}.tgz", r.name, fetched.version);
+                    chart.dependencies.push(dep);
+                    notices.extend(fetched.warnings.iter().map(|(rule, w)| {
+                        Finding::warning(*rule, w.clone()).at(chart_yaml.to_string(), line, 0)
+                    }));
+                    continue;
+                }
+                Err(Unavailable::Failed(e)) => {
+                    notices.push(
+                        Finding::error(rules::FETCH_FAILED, format!("dependency {}: {e}", r.name))
+                            .at(chart_yaml.to_string(), line, 0)
+                            .incomplete(),
+                    );
+                    continue;
+                }
+                // Not fetched: Helm's own cache may have it.
+                Err(Unavailable::NotCached(_)) => {}
+            }
         }
         let Some(cache) = &opts.repository_cache else {
             continue;
@@ -177,6 +292,71 @@ fn load_with_cache(
         }
     }
     Ok((chart, notices))
+}
+
+/// True for a dependency repository the fetch layer downloads from (an HTTP repository
+/// named by URL; `@name`, `alias:` and `oci://` are not fetched yet).
+fn is_http_repository(repository: &str) -> bool {
+    repository.starts_with("https://") || repository.starts_with("http://")
+}
+
+/// The line of `name: NAME` under `dependencies:` in `file` (0 when not found).
+fn dependency_line(files: &Files, file: &RepoPath, name: &str) -> u32 {
+    let Ok(bytes) = files.read(file) else {
+        return 0;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    text.lines()
+        .position(|l| {
+            let l = l.trim_start().trim_start_matches("- ").trim();
+            l.strip_prefix("name:")
+                .map(|v| v.trim().trim_matches(['"', '\'']))
+                == Some(name)
+        })
+        .map_or(0, |i| i as u32 + 1)
+}
+
+/// The version `helm dependency build` fetches for `dep`: the one `Chart.lock` (or
+/// `requirements.lock`) locks when it still satisfies the constraint, else the constraint,
+/// with a warning when the lock disagrees with it.
+fn locked_version(
+    files: &Files,
+    dir: &RepoPath,
+    dep: &super::chart::Dependency,
+) -> (String, Option<Finding>) {
+    let locked = ["Chart.lock", "requirements.lock"].iter().find_map(|name| {
+        let file = dir.child(name);
+        if files.kind(&file) != EntryKind::File {
+            return None;
+        }
+        let bytes = files.read(&file).ok()?;
+        let doc = yaml::parse_one(&bytes, &ParseOptions::default()).ok()?;
+        doc.get("dependencies")?
+            .as_seq()?
+            .iter()
+            .find(|d| {
+                d.str_at(&["name"]) == Some(dep.name.as_str())
+                    && d.str_at(&["repository"]) == Some(dep.repository.as_str())
+            })
+            .and_then(|d| d.str_at(&["version"]).map(|v| (v.to_string(), *name)))
+    });
+    match locked {
+        Some((v, _)) if crate::template::semver_satisfies(&dep.version, &v).unwrap_or(false) => {
+            (v, None)
+        }
+        Some((v, lock)) => (
+            dep.version.clone(),
+            Some(Finding::warning(
+                rules::HELM_DEPENDENCY_MISSING,
+                format!(
+                    "{lock} locks {} at {v}, which Chart.yaml's constraint {} excludes: the lock file is out of sync with the dependencies file, which `helm dependency build` refuses; kdelta renders the version the constraint picks",
+                    dep.name, dep.version
+                ),
+            )
+            .with_help("run `helm dependency update` and commit the new lock file")),
+        ),
+        None => (dep.version.clone(), None),
+    }
 }
 
 /// Reads the chart directory (as Helm's `LoadDir`: `.helmignore`d paths skipped, whole
@@ -576,7 +756,7 @@ fn tree_findings(tree: &tree::Node, located: &Locator) -> Vec<Finding> {
                     ),
                 )
                 .with_help(
-                    "vendor it with `helm dependency build` (kdelta never downloads charts)",
+                    "run `kdelta fetch` (or add --fetch) to download it into kdelta's cache, or vendor it with `helm dependency build`",
                 );
                 // Helm checks only the top chart's dependencies; below, it renders without them.
                 if depth == 1 {

@@ -37,6 +37,16 @@ pub struct Options {
     pub only: Vec<RepoPath>,
     /// `--changed-only`: in a diff, render only the targets the change can affect.
     pub changed_only: bool,
+    /// Where remote sources (charts in Helm repositories) are read from; none: they are
+    /// missing from the output, with a notice.
+    pub store: Option<Arc<crate::fetch::Store>>,
+}
+
+impl Options {
+    /// A parse cache for one run, reading remote sources from this run's store.
+    pub fn parse_cache(&self) -> ParseCache {
+        ParseCache::with_store(self.store.clone())
+    }
 }
 
 /// One of `count` shares of the targets (`--shard 2/4`), for a CI job matrix: a target's
@@ -150,7 +160,7 @@ fn config_or_default(config: LoadedConfig, findings: &mut Vec<Finding>) -> Confi
 pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options) -> Report {
     let mut findings = Vec::new();
     let config = config_or_default(config, &mut findings);
-    let cache = ParseCache::default();
+    let cache = opts.parse_cache();
     let render_opts = with_config(&opts.render, &config);
     // Both revisions at once: each phase has a serial tail the other fills.
     let (base_expansion, head_found, head_expansion) = {
@@ -218,7 +228,7 @@ pub fn check(
 ) -> Report {
     let mut findings = Vec::new();
     let config = config_or_default(config, &mut findings);
-    let cache = ParseCache::default();
+    let cache = opts.parse_cache();
     let found = discover(rev.snapshot, &config);
     findings.extend(found.findings);
     let render_opts = with_config(&opts.render, &config);
@@ -274,6 +284,48 @@ pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     out
 }
 
+/// What the fetch step did: what it downloaded, and the findings about sources it could not
+/// fetch (each once, however many targets name the source).
+#[derive(Debug, Default)]
+pub struct Fetched {
+    pub stats: crate::fetch::Stats,
+    pub findings: Vec<Finding>,
+}
+
+/// The fetch step (`kdelta fetch`, `--fetch`): renders every target of every snapshot with
+/// `opts.store` online, so each remote source a target names (including those named by what
+/// was fetched: a chart's dependencies, the Applications an app-of-apps chart makes) is
+/// fetched into the cache; then the store goes offline and the renders are dropped.
+pub fn fetch(snapshots: &[&dyn Snapshot], config: &Config, opts: &Options) -> Fetched {
+    let Some(store) = &opts.store else {
+        return Fetched::default();
+    };
+    let cache = opts.parse_cache();
+    let render_opts = with_config(&opts.render, config).without_regenerated_probe();
+    let mut findings: Vec<Finding> = Vec::new();
+    for snapshot in snapshots {
+        let found = discover(*snapshot, config);
+        let expansion = expand(*snapshot, found.targets, &render_opts, &cache);
+        let mut targets = expansion.targets;
+        select_targets(&opts.only, &mut [&mut targets]);
+        for rendered in render_all(*snapshot, &targets, &render_opts, &cache) {
+            findings.extend(
+                rendered
+                    .findings
+                    .into_iter()
+                    .filter(|f| f.rule.id.starts_with("fetch.")),
+            );
+        }
+    }
+    store.go_offline();
+    findings.sort_by(|a, b| (&a.file, a.line, &a.message).cmp(&(&b.file, b.line, &b.message)));
+    findings.dedup_by(|a, b| a.file == b.file && a.line == b.line && a.message == b.message);
+    Fetched {
+        stats: store.stats(),
+        findings,
+    }
+}
+
 /// `kdelta list`: the targets of a revision, discovered and expanded (sorted), with the
 /// findings of both phases.
 pub fn list(snapshot: &dyn Snapshot, config: &Config, opts: &Options) -> Discovery {
@@ -282,7 +334,7 @@ pub fn list(snapshot: &dyn Snapshot, config: &Config, opts: &Options) -> Discove
         snapshot,
         found.targets,
         &with_config(&opts.render, config),
-        &ParseCache::default(),
+        &opts.parse_cache(),
     );
     let mut findings = found.findings;
     findings.extend(expansion.findings);
@@ -298,7 +350,7 @@ pub fn render<'a>(
     targets: &'a [Target],
     opts: &Options,
 ) -> impl Iterator<Item = (Target, Rendered)> + 'a {
-    let cache = ParseCache::default();
+    let cache = opts.parse_cache();
     let opts = opts.clone();
     targets.iter().map(move |t| {
         let mut rendered = render_target(snapshot, t, &opts.render, &cache);

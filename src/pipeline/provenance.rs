@@ -6,7 +6,7 @@
 
 use crate::diff::diff_values;
 use crate::kustomize::trace::{ObjectKey, Trace};
-use crate::render::{render_target, Details, ParseCache, Rendered};
+use crate::render::{render_target, Details, Rendered};
 use crate::report::provenance::{Provenance, StepChange};
 use crate::resource::Resource;
 use crate::source::Snapshot;
@@ -50,7 +50,7 @@ pub fn explain(
 ) -> (Vec<Provenance>, Vec<Rendered>) {
     let mut render = opts.render.clone();
     render.kustomize.trace = true;
-    let cache = ParseCache::default();
+    let cache = opts.parse_cache();
     let mut found = Vec::new();
     let mut failed = Vec::new();
     for target in targets {

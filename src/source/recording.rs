@@ -4,6 +4,7 @@
 //! parse options, shared between targets, threads and revisions.
 
 use super::{Bytes, DirEntry, EntryKind, ObjectId, RepoPath, Snapshot, SourceError};
+use crate::fetch::{ChartRequest, FetchedChart, Store, Unavailable};
 use crate::finding::{rules, Finding};
 use crate::yaml::{self, Frozen, Node, ParseOptions, YamlError};
 use std::collections::{BTreeMap, HashMap};
@@ -19,6 +20,10 @@ pub struct ReadSet {
     pub dirs: BTreeMap<RepoPath, u64>,
     /// Paths whose existence or kind was checked.
     pub kinds: BTreeMap<RepoPath, EntryKind>,
+    /// Remote sources read from the fetch store: what was asked for (a chart request) and
+    /// what it resolved to (version and digest). One run resolves a request once, and a
+    /// request is made of what the files read hold, so these need no check of their own.
+    pub remote: BTreeMap<String, String>,
     /// True when the render stopped midway (a crash): the set may lack inputs, so it proves
     /// nothing and the target is rendered again at head.
     pub partial: bool,
@@ -196,13 +201,25 @@ type StreamMap = HashMap<(ObjectId, ParseOptions), Arc<OnceLock<ParsedStream>>>;
 /// Parsed YAML streams shared across targets, threads and revisions, keyed by content id and
 /// everything that changes a parse (the [`ParseOptions`]: limits, duplicate-key mode, comment
 /// dialect).
+///
+/// It also carries the run's fetch store, the one way a render reads what lives outside the
+/// repository.
 #[derive(Default)]
 pub struct ParseCache {
     streams: Mutex<StreamMap>,
     documents: Mutex<DocumentsMap>,
+    store: Option<Arc<Store>>,
 }
 
 impl ParseCache {
+    /// A cache whose renders read remote sources from `store`.
+    pub fn with_store(store: Option<Arc<Store>>) -> ParseCache {
+        ParseCache {
+            store,
+            ..ParseCache::default()
+        }
+    }
+
     /// The stream parsed from blob `id` with `opts`, if it was.
     fn parsed_stream(&self, id: ObjectId, opts: &ParseOptions) -> Option<ParsedStream> {
         self.lock().get(&(id, *opts))?.get().cloned()
@@ -409,6 +426,25 @@ impl<'a> Files<'a> {
             Err(SourceError::NotFound { .. }) | Ok(_) => None,
             Err(e) => Some(e),
         }
+    }
+
+    /// The chart archive `request` resolves to in the fetch store, recorded with its version
+    /// and digest; without a store, nothing is cached.
+    pub fn helm_chart(&self, request: &ChartRequest) -> Result<FetchedChart, Unavailable> {
+        let Some(store) = &self.cache.store else {
+            return Err(Unavailable::NotCached(request.describe()));
+        };
+        let chart = store.helm_chart(request)?;
+        self.record().remote.insert(
+            format!("helm {}", request.describe()),
+            format!("{} {}", chart.version, chart.digest),
+        );
+        Ok(chart)
+    }
+
+    /// True when this run fetches (a missing remote source is then a failure, not a gap).
+    pub fn fetching(&self) -> bool {
+        self.cache.store.as_ref().is_some_and(|s| s.is_online())
     }
 
     /// What a path names.

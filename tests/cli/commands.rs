@@ -597,6 +597,7 @@ fn every_option_of_every_command_is_documented() {
         "explain",
         "init",
         "merge-reports",
+        "fetch",
     ];
     let mut missing = Vec::new();
     for command in commands {

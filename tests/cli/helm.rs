@@ -234,7 +234,7 @@ fn a_helm_chart_kustomize_would_pull_is_a_notice_and_the_output_incomplete() {
     env.commit("app");
     env.kdelta(&["check", "--color", "never"])
         .success()
-        .stdout_has("notice[kustomize.helm.not-fetched] app/kustomization.yaml:2:3: helm chart 'redis' 17.3.0 from https://charts.example.com is not in charts/redis-17.3.0/redis; kdelta never pulls charts");
+        .stdout_has("notice[kustomize.helm.not-fetched] app/kustomization.yaml:2:3: helm chart 'redis' 17.3.0 from https://charts.example.com is neither in charts/redis-17.3.0/redis nor in kdelta's cache");
     env.kdelta(&["render", "app"])
         .code(1)
         .stderr_has("the output of kustomize:app is incomplete");

@@ -181,6 +181,20 @@ impl TestEnv {
             .env("XDG_CACHE_HOME", home.join(".cache"))
             .env_remove("HELM_CACHE_HOME")
             .env("HOME", home);
+        // kdelta's cache is the private home's, and nothing a test fetches leaves loopback.
+        for var in [
+            "KDELTA_CACHE_DIR",
+            "KDELTA_FETCH_TIMEOUT",
+            "SSL_CERT_FILE",
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "http_proxy",
+            "https_proxy",
+            "all_proxy",
+        ] {
+            cmd.env_remove(var);
+        }
     }
 }
 

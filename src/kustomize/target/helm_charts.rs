@@ -8,6 +8,7 @@
 
 use super::accumulate::resources_from_bytes;
 use super::{Acc, Builder, Kt};
+use crate::fetch::{ChartRequest, Unavailable};
 use crate::finding::{rules, Finding};
 use crate::kustomize::error::KError;
 use crate::kustomize::resmap::ResMap;
@@ -98,7 +99,42 @@ impl Builder {
         let chart_rel = format!("{home}/{}", chart.name);
         let dir = kt.ldr.resolve(&chart_rel)?;
         let files = kt.ldr.files;
-        if files.kind(&dir) != EntryKind::Dir {
+        let mut fetched = None;
+        if files.kind(&dir) != EntryKind::Dir
+            && (chart.repo.starts_with("https://") || chart.repo.starts_with("http://"))
+        {
+            // What `helm pull --repo REPO NAME --version V` would download, from the cache.
+            let request = ChartRequest {
+                repo: chart.repo.clone(),
+                name: chart.name.clone(),
+                version: chart.version.clone(),
+            };
+            match files.helm_chart(&request) {
+                Ok(c) => {
+                    self.findings.extend(c.warnings.iter().map(|(rule, w)| {
+                        Finding::warning(*rule, w.clone()).at(
+                            kt.file.to_string(),
+                            span.line,
+                            span.column,
+                        )
+                    }));
+                    fetched = Some(c);
+                }
+                Err(Unavailable::Failed(e)) => {
+                    self.findings.push(
+                        Finding::error(
+                            rules::FETCH_FAILED,
+                            format!("helm chart '{}': {e}", chart.name),
+                        )
+                        .at(kt.file.to_string(), span.line, span.column)
+                        .incomplete(),
+                    );
+                    return Ok(None);
+                }
+                Err(Unavailable::NotCached(_)) => {}
+            }
+        }
+        if files.kind(&dir) != EntryKind::Dir && fetched.is_none() {
             if chart.repo.is_empty() {
                 // kustomize names no path here: its lookup returns an empty one.
                 return Err(KError::new(
@@ -115,17 +151,26 @@ impl Builder {
                 Finding::notice(
                     rules::KUSTOMIZE_HELM_NOT_FETCHED,
                     format!(
-                        "helm chart '{}'{version} from {} is not in {chart_rel}; kdelta never pulls charts, so its resources are missing from the output",
-                        chart.name, chart.repo
+                        "helm chart '{}'{version} from {} is neither in {chart_rel} nor in kdelta's cache, so its resources are missing from the output",
+                        chart.name, crate::fetch::url::redact_text(&chart.repo)
                     ),
                 )
-                .with_help(format!("vendor it: helm pull --untar --untardir {home} {} --repo {}", chart.name, chart.repo))
+                .with_help(format!("run `kdelta fetch` (or add --fetch) to download it, or vendor it: helm pull --untar --untardir {home} {} --repo {}", chart.name, crate::fetch::url::redact_text(&chart.repo)))
                 .at(kt.file.to_string(), span.line, span.column)
                 .incomplete(),
             );
             return Ok(None);
         }
-        let values = values_text(kt, chart, &chart_rel)?;
+        // A fetched chart's own values.yaml is what kustomize reads from the pulled copy.
+        let archived_values = match &fetched {
+            Some(c) => crate::helm::chart::Chart::archive_files(&c.bytes)
+                .ok()
+                .and_then(|files| files.into_iter().find(|(n, _)| n == "values.yaml"))
+                .map(|(_, bytes)| String::from_utf8_lossy(&bytes).into_owned())
+                .or(Some(String::new())),
+            None => None,
+        };
+        let values = values_text(kt, chart, &chart_rel, archived_values)?;
         let mut options = crate::helm::Options {
             release_name: Some(release_name(chart)?),
             namespace: (!chart.namespace.is_empty()).then(|| chart.namespace.clone()),
@@ -151,23 +196,26 @@ impl Builder {
                 String::from_utf8_lossy(&bytes).into_owned(),
             ));
         }
-        let (output, notices) =
-            crate::helm::target::template(files, &dir, &options).map_err(|f| {
-                let file = f.file.as_deref().and_then(|p| RepoPath::new(p).ok());
-                KError {
-                    rule: f.rule,
-                    message: f.reference_text().to_string(),
-                    cause: f.message,
-                    located: f.context.len(),
-                    chain: f.context,
-                    file,
-                    span: Span {
-                        line: f.line.unwrap_or(0),
-                        column: f.column.unwrap_or(0),
-                    },
-                    help: f.help,
-                }
-            })?;
+        let templated = match &fetched {
+            Some(c) => crate::helm::target::template_fetched(files, c, &kt.file, &options),
+            None => crate::helm::target::template(files, &dir, &options),
+        };
+        let (output, notices) = templated.map_err(|f| {
+            let file = f.file.as_deref().and_then(|p| RepoPath::new(p).ok());
+            KError {
+                rule: f.rule,
+                message: f.reference_text().to_string(),
+                cause: f.message,
+                located: f.context.len(),
+                chain: f.context,
+                file,
+                span: Span {
+                    line: f.line.unwrap_or(0),
+                    column: f.column.unwrap_or(0),
+                },
+                help: f.help,
+            }
+        })?;
         self.findings.extend(notices);
         resources_from_bytes(kt, &dir, &chart_rel, output.as_bytes()).map(Some)
     }
@@ -247,7 +295,12 @@ fn release_name(chart: &HelmChart) -> Result<String, KError> {
 /// The values file kustomize writes for helm: the values file as it is, or merged with
 /// `valuesInline` (`override`: inline wins; `merge`: the file wins; `replace`: inline alone),
 /// printed as sigs.k8s.io/yaml prints a map.
-fn values_text(kt: &Kt, chart: &HelmChart, chart_rel: &str) -> Result<Option<String>, KError> {
+fn values_text(
+    kt: &Kt,
+    chart: &HelmChart,
+    chart_rel: &str,
+    archived_values: Option<String>,
+) -> Result<Option<String>, KError> {
     let values_file = if chart.values_file.is_empty() {
         format!("{chart_rel}/values.yaml")
     } else {
@@ -258,6 +311,9 @@ fn values_text(kt: &Kt, chart: &HelmChart, chart_rel: &str) -> Result<Option<Str
         .as_ref()
         .filter(|v| v.as_object().is_some_and(|m| !m.is_empty()));
     let read_file = || -> Result<(RepoPath, String), KError> {
+        if let (true, Some(text)) = (chart.values_file.is_empty(), &archived_values) {
+            return Ok((kt.file.clone(), text.clone()));
+        }
         let (path, bytes) = kt.ldr.load(&values_file)?;
         Ok((path, String::from_utf8_lossy(&bytes).into_owned()))
     };

@@ -1,0 +1,473 @@
+//! The fetch layer end to end: `kdelta fetch`, `--fetch` and offline rendering from the cache,
+//! against a Helm HTTP repository served on 127.0.0.1 by the test itself (tests/fetch/server.rs).
+//! Nothing here reaches beyond loopback.
+
+#[allow(dead_code)] // the shared helpers, of which these tests use a few
+mod util;
+
+#[path = "fetch/server.rs"]
+mod server;
+
+use server::{Route, Server};
+use sha2::Digest as _;
+use std::time::Duration;
+use util::TestEnv;
+
+/// A chart archive as `helm package` lays it out: one Deployment whose image is a value.
+fn chart_tgz(name: &str, version: &str, image: &str) -> Vec<u8> {
+    let files = [
+        (
+            "Chart.yaml",
+            format!("apiVersion: v2\nname: {name}\nversion: {version}\n"),
+        ),
+        ("values.yaml", format!("image: {image}\nreplicas: 1\n")),
+        (
+            "values-prod.yaml",
+            "replicas: 5\n".to_string(),
+        ),
+        (
+            "templates/deploy.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}-{{ .Chart.Name }}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      containers:\n      - name: app\n        image: {{ .Values.image }}\n".to_string(),
+        ),
+    ];
+    let mut tar = tar::Builder::new(Vec::new());
+    for (path, text) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, format!("{name}/{path}"), text.as_bytes())
+            .expect("append");
+    }
+    let raw = tar.into_inner().expect("tar");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &raw).expect("gzip");
+    gz.finish().expect("gzip")
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A repository serving chart `web` 1.0.0 (nginx:1.25) and 1.1.0 (nginx:1.27) at `/charts`,
+/// with archives under `/charts/archives/`; `digest` gives each entry's published digest.
+fn helm_repository(server: &Server, digest: impl Fn(&[u8]) -> String) {
+    let mut index = String::from("apiVersion: v1\nentries:\n  web:\n");
+    for (version, image) in [("1.0.0", "nginx:1.25"), ("1.1.0", "nginx:1.27")] {
+        let tgz = chart_tgz("web", version, image);
+        index.push_str(&format!(
+            "  - name: web\n    version: {version}\n    urls: [archives/web-{version}.tgz]\n    digest: {}\n",
+            digest(&tgz)
+        ));
+        server.route(
+            &format!("/charts/archives/web-{version}.tgz"),
+            Route::ok(tgz),
+        );
+    }
+    server.route("/charts/index.yaml", Route::ok(index));
+}
+
+/// Three targets naming chart `web` at `version` from `repo`: a chart with a non-vendored
+/// dependency, a kustomization's `helmCharts` and an Argo CD Application.
+fn write_targets(env: &TestEnv, repo: &str, version: &str) {
+    env.write(
+        "umbrella/Chart.yaml",
+        format!("apiVersion: v2\nname: umbrella\nversion: 0.1.0\ndependencies:\n  - name: web\n    version: \"{version}\"\n    repository: {repo}\n"),
+    );
+    env.write(
+        "kust/kustomization.yaml",
+        format!(
+            "helmCharts:\n- name: web\n  repo: {repo}\n  version: {version}\n  releaseName: k\n"
+        ),
+    );
+    env.write(
+        "argo/app.yaml",
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: webapp\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {repo}\n    chart: web\n    targetRevision: {version}\n    helm:\n      valueFiles: [values-prod.yaml]\n"),
+    );
+}
+
+/// The image changes the JSON report lists for a target.
+fn image_changes(report: &serde_json::Value, target: &str) -> Vec<String> {
+    let t = report["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .find(|t| t["id"] == target)
+        .unwrap_or_else(|| panic!("no target {target} in {report:#}"));
+    t["changes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| c["fields"].as_array().into_iter().flatten())
+        .filter(|f| f["path"].as_str().is_some_and(|p| p.ends_with(".image")))
+        .map(|f| format!("{} → {}", f["old"], f["new"]))
+        .collect()
+}
+
+const TARGETS: [&str; 3] = [
+    "helm:umbrella",
+    "kustomize:kust",
+    "app:argo/app.yaml#webapp",
+];
+
+#[test]
+fn a_chart_bump_shows_inside_every_source_and_replays_offline_from_the_cache() {
+    let server = Server::start();
+    helm_repository(&server, sha256_hex);
+    let repo = format!("{}/charts", server.url());
+    let env = TestEnv::new();
+    write_targets(&env, &repo, "1.0.0");
+    env.commit("v1");
+    write_targets(&env, &repo, "~1.1.0");
+    env.commit("bump web");
+
+    // Without --fetch nothing is asked of the server; each target says what is missing.
+    let offline = env.kdelta(&["diff", "HEAD~1", "HEAD"]).success();
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+    for needle in [
+        "kustomize.helm.not-fetched",
+        "helm.dependency.missing",
+        "app.source.not-rendered",
+        "run `kdelta fetch`",
+    ] {
+        assert!(
+            offline.stdout.contains(needle),
+            "{needle}:\n{}",
+            offline.stdout
+        );
+    }
+
+    let fetched = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
+        .success();
+    let report = fetched.json();
+    for target in TARGETS {
+        assert_eq!(
+            image_changes(&report, target),
+            [r#""nginx:1.25" → "nginx:1.27""#],
+            "{target}"
+        );
+    }
+    assert_eq!(report["summary"]["errors"], 0, "{report:#}");
+    // Each source once per run, whatever number of targets and revisions name it.
+    assert_eq!(server.count("/charts/index.yaml"), 1);
+    assert_eq!(server.count("/charts/archives/web-1.0.0.tgz"), 1);
+    assert_eq!(server.count("/charts/archives/web-1.1.0.tgz"), 1);
+    assert!(
+        fetched.stderr.contains("kdelta: fetched 2 charts"),
+        "{}",
+        fetched.stderr
+    );
+
+    // The servers gone, the same report from the cache alone, with one job or many.
+    drop(server);
+    let replay = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json"])
+        .success();
+    assert_eq!(replay.stdout, fetched.stdout);
+    let serial = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json", "-j", "1"])
+        .success();
+    assert_eq!(serial.stdout, fetched.stdout);
+    // The Application's value file is read from the chart it names: 5 replicas.
+    env.kdelta(&["render", "--rev", "HEAD", "argo/app.yaml"])
+        .success()
+        .stdout_has("replicas: 5");
+}
+
+#[test]
+fn a_fetched_dependency_renders_as_the_same_chart_vendored_in_charts() {
+    let server = Server::start();
+    helm_repository(&server, sha256_hex);
+    let env = TestEnv::new();
+    write_targets(&env, &format!("{}/charts", server.url()), "1.1.0");
+    env.commit("v1");
+    let fetched = env.kdelta(&["render", "umbrella", "--fetch"]).success();
+    assert!(
+        fetched.stdout.contains("image: nginx:1.27"),
+        "{}",
+        fetched.stdout
+    );
+    env.write(
+        "umbrella/charts/web-1.1.0.tgz",
+        chart_tgz("web", "1.1.0", "nginx:1.27"),
+    );
+    let vendored = env.kdelta(&["render", "umbrella"]).success();
+    assert_eq!(fetched.stdout, vendored.stdout);
+}
+
+#[test]
+fn kdelta_fetch_fills_the_cache_for_later_offline_runs() {
+    let server = Server::start();
+    helm_repository(&server, sha256_hex);
+    let env = TestEnv::new();
+    write_targets(&env, &format!("{}/charts", server.url()), "1.0.0");
+    env.commit("v1");
+    let cache = env.out("cache");
+    let cache = cache.to_str().expect("a UTF-8 path");
+    let fetch = env
+        .kdelta(&["fetch", "HEAD", "--cache-dir", cache])
+        .success();
+    assert!(
+        fetch.stderr.contains("kdelta: fetched 1 chart"),
+        "{}",
+        fetch.stderr
+    );
+    drop(server);
+    let check = env
+        .kdelta(&[
+            "check",
+            "--rev",
+            "HEAD",
+            "--cache-dir",
+            cache,
+            "--format",
+            "json",
+        ])
+        .success();
+    let report = check.json();
+    assert!(
+        !check.stdout.contains("not-fetched") && !check.stdout.contains("not-rendered"),
+        "{report:#}"
+    );
+    // Another cache knows nothing.
+    let elsewhere = env.out("other-cache");
+    env.kdelta(&[
+        "check",
+        "--rev",
+        "HEAD",
+        "--cache-dir",
+        elsewhere.to_str().unwrap(),
+    ])
+    .success()
+    .stdout_has("kustomize.helm.not-fetched");
+}
+
+#[test]
+fn every_failure_is_a_finding_with_its_reason_and_the_rest_renders() {
+    let server = Server::start();
+    helm_repository(&server, sha256_hex);
+    let env = TestEnv::new();
+    let base = server.url();
+    env.write(
+        "missing/kustomization.yaml",
+        format!("helmCharts:\n- name: web\n  repo: {base}/nowhere\n  version: 1.0.0\n"),
+    );
+    env.write(
+        "noversion/kustomization.yaml",
+        format!("helmCharts:\n- name: web\n  repo: {base}/charts\n  version: \"~9.0\"\n"),
+    );
+    env.write(
+        "nochart/kustomization.yaml",
+        format!("helmCharts:\n- name: db\n  repo: {base}/charts\n  version: 1.0.0\n"),
+    );
+    env.write(
+        "plain/kustomization.yaml",
+        "helmCharts:\n- name: web\n  repo: http://charts.example.com/stable\n  version: 1.0.0\n",
+    );
+    env.write(
+        "mixed/kustomization.yaml",
+        format!("resources: [cm.yaml]\nhelmCharts:\n- name: web\n  repo: {base}/nowhere\n  version: 1.0.0\n"),
+    );
+    env.write(
+        "mixed/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\n",
+    );
+    env.commit("v1");
+    let run = env
+        .kdelta(&["check", "--fetch", "--format", "json"])
+        .code(1);
+    let report = run.json();
+    let findings: Vec<String> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == "fetch.failed")
+        .map(|f| {
+            format!(
+                "{} {}",
+                f["file"].as_str().unwrap_or(""),
+                f["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let expect = [
+        ("missing/kustomization.yaml", "HTTP 404 Not Found"),
+        (
+            "noversion/kustomization.yaml",
+            "no chart version found for web-~9.0",
+        ),
+        ("nochart/kustomization.yaml", "chart \"db\" not found"),
+        (
+            "plain/kustomization.yaml",
+            "plain HTTP is only used for loopback addresses",
+        ),
+    ];
+    for (file, reason) in expect {
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.starts_with(file) && f.contains(reason)),
+            "{file}: {reason}\n{findings:#?}"
+        );
+    }
+    // The local ConfigMap still renders beside the chart that failed.
+    let mixed = env
+        .kdelta(&["render", "mixed", "--fetch", "--allow-incomplete"])
+        .code(1);
+    assert!(mixed.stdout.contains("kind: ConfigMap"), "{}", mixed.stdout);
+    assert!(mixed.stderr.contains("HTTP 404"), "{}", mixed.stderr);
+    assert!(!server.requests().iter().any(|p| p.contains("example")));
+}
+
+#[test]
+fn a_wrong_published_digest_is_a_warning_and_the_archive_renders() {
+    let server = Server::start();
+    helm_repository(&server, |_| "0".repeat(64));
+    let env = TestEnv::new();
+    write_targets(&env, &format!("{}/charts", server.url()), "1.0.0");
+    env.commit("v1");
+    let run = env.kdelta(&["check", "--fetch"]).success();
+    assert!(
+        run.stdout.contains("warning[fetch.digest-mismatch]"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("Helm never checks it"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn truncated_and_slow_bodies_fail_cleanly() {
+    let server = Server::start();
+    helm_repository(&server, sha256_hex);
+    let tgz = chart_tgz("web", "1.0.0", "nginx:1.25");
+    server.route(
+        "/charts/archives/web-1.0.0.tgz",
+        Route {
+            truncate: true,
+            ..Route::ok(tgz)
+        },
+    );
+    server.route(
+        "/slow/index.yaml",
+        Route {
+            delay: Some(Duration::from_secs(5)),
+            ..Route::ok("apiVersion: v1\nentries: {}\n")
+        },
+    );
+    let env = TestEnv::new();
+    let base = server.url();
+    env.write(
+        "cut/kustomization.yaml",
+        format!("helmCharts:\n- name: web\n  repo: {base}/charts\n  version: 1.0.0\n"),
+    );
+    env.write(
+        "slow/kustomization.yaml",
+        format!("helmCharts:\n- name: web\n  repo: {base}/slow\n  version: 1.0.0\n"),
+    );
+    env.commit("v1");
+    let mut cmd = env.kdelta_cmd(&["check", "--fetch"]);
+    cmd.env("KDELTA_FETCH_TIMEOUT", "1");
+    let run = util::run(cmd).code(1);
+    assert!(
+        run.stdout.contains("cut/kustomization.yaml")
+            && run
+                .stdout
+                .contains("the connection closed before the whole body arrived"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("/slow/index.yaml: timed out"),
+        "{}",
+        run.stdout
+    );
+    // Nothing partial was cached: a later offline run still lacks the chart.
+    env.kdelta(&["check"])
+        .success()
+        .stdout_has("kustomize.helm.not-fetched");
+}
+
+#[test]
+fn credentials_reach_the_repository_and_no_output_or_cache() {
+    let server = Server::start();
+    helm_repository(&server, sha256_hex);
+    let password = "s3cret-Pa55";
+    let token = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(format!("bob:{password}"))
+    };
+    for path in ["/charts/index.yaml", "/charts/archives/web-1.0.0.tgz"] {
+        let mut route = Route::ok(Vec::new());
+        route.auth = Some(format!("Basic {token}"));
+        // Keep the body the repository serves.
+        route.body = match path {
+            "/charts/index.yaml" => {
+                b"apiVersion: v1\nentries:\n  web:\n  - version: 1.0.0\n    urls: [archives/web-1.0.0.tgz]\n"
+                    .to_vec()
+            }
+            _ => chart_tgz("web", "1.0.0", "nginx:1.25"),
+        };
+        server.route(path, route);
+    }
+    let env = TestEnv::new();
+    let with_password = format!("http://bob:{password}@127.0.0.1:{}/charts", server.port);
+    write_targets(&env, &with_password, "1.0.0");
+    env.write(
+        "wrong/kustomization.yaml",
+        format!(
+            "helmCharts:\n- name: web\n  repo: http://bob:wrong-{password}@127.0.0.1:{}/charts\n  version: 1.0.0\n",
+            server.port
+        ),
+    );
+    env.commit("v1");
+    let json = env.out("report.json");
+    let run = env.kdelta(&["check", "--fetch", "--json", json.to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("HTTP 401 Unauthorized"),
+        "{}",
+        run.stdout
+    );
+    let mut seen = vec![run.stdout.clone(), run.stderr.clone()];
+    seen.push(std::fs::read_to_string(&json).expect("the JSON report"));
+    let cache = env.root().join("home/.cache/kdelta");
+    for entry in walk(&cache) {
+        seen.push(String::from_utf8_lossy(&std::fs::read(entry).unwrap()).into_owned());
+    }
+    for text in &seen {
+        assert!(!text.contains(password), "the password leaked:\n{text}");
+        assert!(!text.contains(&token), "the token leaked:\n{text}");
+    }
+    // The right password rendered.
+    let render = env.kdelta(&["render", "kust"]).success();
+    assert!(
+        render.stdout.contains("image: nginx:1.25"),
+        "{}",
+        render.stdout
+    );
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    assert!(!out.is_empty(), "the cache at {} is empty", dir.display());
+    out
+}
