@@ -152,6 +152,28 @@ fn a_chart_bump_shows_inside_every_source_and_replays_offline_from_the_cache() {
         );
     }
     assert_eq!(report["summary"]["errors"], 0, "{report:#}");
+    // Each target names the chart version and digest each revision rendered from.
+    let digest = |version: &str| {
+        sha256_hex(&chart_tgz(
+            "web",
+            version,
+            if version == "1.0.0" {
+                "nginx:1.25"
+            } else {
+                "nginx:1.27"
+            },
+        ))
+    };
+    for t in report["targets"].as_array().expect("targets") {
+        let sources = &t["sources"];
+        let one = |side: &str| {
+            let map = sources[side].as_object().unwrap_or_else(|| panic!("{t:#}"));
+            assert_eq!(map.len(), 1, "{t:#}");
+            map.values().next().unwrap().as_str().unwrap().to_string()
+        };
+        assert_eq!(one("base"), format!("1.0.0 sha256:{}", digest("1.0.0")));
+        assert_eq!(one("head"), format!("1.1.0 sha256:{}", digest("1.1.0")));
+    }
     // Each source once per run, whatever number of targets and revisions name it.
     assert_eq!(server.count("/charts/index.yaml"), 1);
     assert_eq!(server.count("/charts/archives/web-1.0.0.tgz"), 1);
@@ -172,6 +194,13 @@ fn a_chart_bump_shows_inside_every_source_and_replays_offline_from_the_cache() {
         .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json", "-j", "1"])
         .success();
     assert_eq!(serial.stdout, fetched.stdout);
+    let text = env.kdelta(&["diff", "HEAD~1", "HEAD"]).success();
+    let bumped = format!(
+        "/charts web: 1.0.0 sha256:{} → 1.1.0 sha256:{}",
+        digest("1.0.0"),
+        digest("1.1.0")
+    );
+    assert_eq!(text.stdout.matches(&bumped).count(), 3, "{}", text.stdout);
     // The Application's value file is read from the chart it names: 5 replicas.
     env.kdelta(&["render", "--rev", "HEAD", "argo/app.yaml"])
         .success()

@@ -117,7 +117,12 @@ pub struct ChartRequest {
 }
 
 impl ChartRequest {
-    /// How reports name the request: `REPO NAME@CONSTRAINT`, without credentials.
+    /// How reports name the chart: `helm REPO NAME`, without credentials.
+    pub fn source(&self) -> String {
+        format!("helm {} {}", url::redact_text(&self.repo), self.name)
+    }
+
+    /// How messages name the request: `REPO NAME@CONSTRAINT`, without credentials.
     pub fn describe(&self) -> String {
         let v = if self.version.is_empty() {
             "*"

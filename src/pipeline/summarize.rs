@@ -96,6 +96,18 @@ pub fn summarize_pair(o: &PairOutcome, opts: &DiffOptions) -> TargetSummary {
             position: None,
             incomplete,
             changes,
+            sources: crate::report::RemoteSources {
+                base: o
+                    .base
+                    .as_ref()
+                    .map(|r| r.read_set.remote.clone())
+                    .unwrap_or_default(),
+                head: o
+                    .head
+                    .as_ref()
+                    .map(|r| r.read_set.remote.clone())
+                    .unwrap_or_default(),
+            },
         },
         findings,
         rendered: usize::from(o.base.is_some()) + usize::from(o.head.is_some() && !o.cached),
@@ -272,6 +284,7 @@ pub fn single_report(
                     position: None,
                     incomplete: false,
                     changes: Vec::new(),
+                    sources: Default::default(),
                 });
                 continue;
             }
@@ -290,6 +303,10 @@ pub fn single_report(
             position: None,
             incomplete: r.ok && !r.complete,
             changes: Vec::new(),
+            sources: crate::report::RemoteSources {
+                base: Default::default(),
+                head: r.read_set.remote.clone(),
+            },
         });
     }
     let rendered = checked

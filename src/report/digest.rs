@@ -291,6 +291,7 @@ mod tests {
             position: None,
             incomplete: false,
             changes,
+            sources: Default::default(),
         }
     }
 

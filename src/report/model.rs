@@ -1,6 +1,7 @@
 //! The report: what changed per target and every finding, independent of any output format.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 pub use crate::diff::{Change, ChangeKind, FieldChange};
 pub use crate::finding::{Finding, Severity, Side};
@@ -34,10 +35,45 @@ pub struct TargetReport {
     pub incomplete: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<Change>,
+    /// The remote sources the target rendered from (charts from Helm repositories), per
+    /// revision: what was asked for, and the version and digest it resolved to.
+    #[serde(default, skip_serializing_if = "RemoteSources::is_empty")]
+    pub sources: RemoteSources,
     /// In a sharded run (`--shard`), the target's place among all targets, so that
     /// `merge-reports` puts the shards' targets back in the order one run would have.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<usize>,
+}
+
+/// Remote sources by revision: source (`helm REPO NAME`) → what it resolved to
+/// (`VERSION sha256:…`). A single-revision report fills `head`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteSources {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub base: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub head: BTreeMap<String, String>,
+}
+
+impl RemoteSources {
+    /// True when the target read nothing remote.
+    pub fn is_empty(&self) -> bool {
+        self.base.is_empty() && self.head.is_empty()
+    }
+
+    /// The sources whose resolution differs between the revisions: `(request, base, head)`,
+    /// with `None` where a revision did not ask for it.
+    pub fn changed(&self) -> Vec<(&str, Option<&str>, Option<&str>)> {
+        let mut keys: Vec<&String> = self.base.keys().chain(self.head.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        keys.into_iter()
+            .filter_map(|k| {
+                let (b, h) = (self.base.get(k), self.head.get(k));
+                (b != h).then(|| (k.as_str(), b.map(String::as_str), h.map(String::as_str)))
+            })
+            .collect()
+    }
 }
 
 /// A revision as the user named it and the commit it resolved to.

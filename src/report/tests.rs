@@ -81,6 +81,7 @@ fn target(
         position: None,
         incomplete: false,
         changes,
+        sources: Default::default(),
     }
 }
 

@@ -265,6 +265,16 @@ fn write_digest(out: &mut String, digest: &Digest, p: &Painter) {
 
 fn write_target(out: &mut String, t: &TargetReport, digest: &Digest, p: &Painter) {
     let _ = writeln!(out, "{} ({})", p.bold(&t.id), status(t, p));
+    // A remote source that resolved differently: a chart bump, or a moving constraint.
+    for (source, base, head) in t.sources.changed() {
+        let _ = writeln!(
+            out,
+            "  {} {source}: {} → {}",
+            p.yellow("@"),
+            base.unwrap_or("none"),
+            head.unwrap_or("none")
+        );
+    }
     for c in &t.changes {
         match digest.group_of(&t.id, c) {
             Some(g) => {

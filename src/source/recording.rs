@@ -435,10 +435,18 @@ impl<'a> Files<'a> {
             return Err(Unavailable::NotCached(request.describe()));
         };
         let chart = store.helm_chart(request)?;
-        self.record().remote.insert(
-            format!("helm {}", request.describe()),
-            format!("{} {}", chart.version, chart.digest),
-        );
+        // Keyed by the chart, not the constraint, so a bump pairs across revisions; one
+        // target naming the same chart twice (aliases) lists both.
+        let resolved = format!("{} {}", chart.version, chart.digest);
+        let mut record = self.record();
+        let entry = record.remote.entry(request.source()).or_default();
+        if !entry.split(", ").any(|r| r == resolved) {
+            if !entry.is_empty() {
+                entry.push_str(", ");
+            }
+            entry.push_str(&resolved);
+        }
+        drop(record);
         Ok(chart)
     }
 
