@@ -2,11 +2,14 @@
 //! them: with a runner's environment (`GITHUB_OUTPUT`, `GITHUB_EVENT_PATH`…), the event
 //! payloads of `testdata/github-action/events/`, the kdelta binary of this build, and a fake
 //! `gh` that records its calls (`testdata/github-action/fake-gh`). `action.yml` itself is
-//! checked for inputs, outputs and steps that do not line up.
+//! checked for inputs, outputs and steps that do not line up, and for the cache of fetched
+//! charts it restores, hands to kdelta and saves.
 
 #[allow(dead_code)] // the shared helpers, of which these tests use a few
 mod util;
 
+use kdelta::yaml::{self, Dialect, ParseOptions};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use util::{run, Run, TestEnv};
@@ -377,6 +380,203 @@ fn diff_writes_every_report_once_and_keeps_secrets() {
         .contains("::error title=kdelta::kdelta could not run"));
 }
 
+/// Puts a `kdelta` before the build's on the scripts' PATH that writes its arguments, one a
+/// line, to `out/kdelta-args` and runs the build's; returns that file.
+fn record_kdelta_args(env: &TestEnv) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let bin = env.root().join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir bin");
+    let log = env.out("kdelta-args");
+    let wrapper = bin.join("kdelta");
+    std::fs::write(
+        &wrapper,
+        "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" >\"$KDELTA_ARGS_LOG\"\nexec \"$KDELTA_REAL\" \"$@\"\n",
+    )
+    .expect("write the kdelta wrapper");
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    log
+}
+
+/// The arguments the recording `kdelta` got, after a `step` with [`recording`] in its variables.
+fn kdelta_args(log: &Path) -> Vec<String> {
+    read(log.to_str().expect("UTF-8 path"))
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The variables that make [`record_kdelta_args`]'s wrapper work.
+fn recording(log: &Path) -> [(&'static str, &str); 2] {
+    [
+        ("KDELTA_ARGS_LOG", log.to_str().expect("UTF-8 path")),
+        ("KDELTA_REAL", env!("CARGO_BIN_EXE_kdelta")),
+    ]
+}
+
+#[test]
+fn diff_fetches_as_the_fetch_input_says_and_offers_a_complete_cache() {
+    // The head adds a chart from a repository kdelta must not reach (plain HTTP to a host that
+    // is not loopback), so fetching fails without any network: a finding says kdelta tried.
+    let env = TestEnv::new();
+    env.write("apps/web/kustomization.yaml", "resources: [cm.yaml]\n")
+        .write(
+            "apps/web/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n",
+        );
+    let base = env.commit("web");
+    env.write(
+        "apps/web/kustomization.yaml",
+        "resources: [cm.yaml]\nhelmCharts:\n- name: web\n  repo: http://charts.example.com/stable\n  version: 1.0.0\n",
+    );
+    let head = env.commit("web: a chart");
+    let log = record_kdelta_args(&env);
+    let cache = env.out("kdelta-cache");
+    let cache_dir = cache.to_str().unwrap();
+    let run = |fetch: &str| {
+        let mut vars = vec![
+            ("BASE", base.as_str()),
+            ("HEAD", head.as_str()),
+            ("FETCH", fetch),
+            ("KDELTA_CACHE_DIR", cache_dir),
+        ];
+        vars.extend(recording(&log));
+        let s = step(&env, "diff.sh", None, &vars).code(0);
+        let json: Value = serde_json::from_str(&read(s.output("json"))).expect("JSON");
+        let rules: Vec<String> = json["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["rule"].as_str().map(str::to_string))
+            .collect();
+        (s, kdelta_args(&log), rules)
+    };
+
+    // "true": kdelta is asked to fetch, and tries.
+    let (s, args, rules) = run("true");
+    assert_eq!(
+        args.iter().filter(|a| *a == "--fetch").count(),
+        1,
+        "{args:?}"
+    );
+    let dashdash = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    assert!(
+        args.iter().position(|a| a == "--fetch") < Some(dashdash),
+        "{args:?}"
+    );
+    assert!(rules.iter().any(|r| r == "fetch.failed"), "{rules:?}");
+    assert_eq!(s.output("exit-code"), "1");
+    assert!(
+        !s.outputs.contains_key("cache-dir"),
+        "an empty cache is not saved"
+    );
+
+    // "false": offline; what is not cached is a notice, and nothing fails.
+    let (s, args, rules) = run("false");
+    assert!(!args.iter().any(|a| a == "--fetch"), "{args:?}");
+    assert_eq!(args[..3], ["report", base.as_str(), head.as_str()]);
+    assert!(!rules.iter().any(|r| r.starts_with("fetch.")), "{rules:?}");
+    assert!(
+        rules.iter().any(|r| r == "kustomize.helm.not-fetched"),
+        "{rules:?}"
+    );
+    assert_eq!(s.output("exit-code"), "0");
+
+    // A restored cache is offered for saving after a run that fetched everything, never after
+    // one where a chart could not be fetched (the entry would be saved without it for good).
+    std::fs::create_dir_all(cache.join("v1/refs")).expect("mkdir");
+    std::fs::write(cache.join("v1/refs/restored.json"), "{}").expect("write");
+    let (s, _, _) = run("false");
+    assert_eq!(s.output("cache-dir"), cache_dir);
+    let (s, _, _) = run("true");
+    assert!(!s.outputs.contains_key("cache-dir"), "{:?}", s.outputs);
+}
+
+// ---------------------------------------------------------------------------------------------
+// cache-key.sh
+
+#[test]
+fn the_cache_key_follows_what_decides_the_charts_fetched() {
+    let r = repo();
+    let env = &r.env;
+    let key = |base: &str, head: &str, vars: &[(&str, &str)]| -> String {
+        let mut all = vec![("BASE", base), ("HEAD", head)];
+        all.extend_from_slice(vars);
+        step(env, "cache-key.sh", None, &all)
+            .code(0)
+            .output("hash")
+            .to_string()
+    };
+    let start = key(&r.fork_point, &r.feature, &[]);
+    assert_eq!(start.len(), 32, "{start}");
+    assert!(start.bytes().all(|b| b.is_ascii_hexdigit()), "{start}");
+    // Manifests that name no chart leave it alone.
+    assert_eq!(key(&r.fork_point, &r.feature, &[]), start);
+    assert_eq!(key(&r.fork_point, &r.fork_point, &[]), start);
+
+    // A chart's dependencies, a kustomization and an Argo CD Application's chart version each
+    // change it, at either revision.
+    env.git(&["checkout", "-q", "-b", "charts", &r.fork_point]);
+    let mut seen = vec![start.clone()];
+    for (path, text) in [
+        (
+            "charts/umbrella/Chart.yaml",
+            "apiVersion: v2\nname: umbrella\nversion: 0.1.0\ndependencies:\n- name: web\n  version: 1.0.0\n  repository: https://charts.example.com\n",
+        ),
+        (
+            "charts/umbrella/Chart.yaml",
+            "apiVersion: v2\nname: umbrella\nversion: 0.1.0\ndependencies:\n- name: web\n  version: 1.1.0\n  repository: https://charts.example.com\n",
+        ),
+        (
+            "kust/kustomization.yaml",
+            "helmCharts:\n- name: web\n  repo: https://charts.example.com\n  version: 1.0.0\n",
+        ),
+        (
+            "argo/app.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\nspec:\n  source:\n    repoURL: https://charts.example.com\n    chart: web\n    targetRevision: 1.0.0\n",
+        ),
+        (
+            "argo/app.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\nspec:\n  source:\n    repoURL: https://charts.example.com\n    chart: web\n    targetRevision: 1.1.0\n",
+        ),
+    ] {
+        env.write(path, text);
+        let commit = env.commit(path);
+        let k = key(&r.fork_point, &commit, &[]);
+        assert!(!seen.contains(&k), "{path}: {k} again");
+        assert_eq!(key(&commit, &r.fork_point, &[]).len(), 32);
+        assert_ne!(key(&commit, &r.fork_point, &[]), start, "{path} at the base");
+        seen.push(k);
+    }
+    let last = seen.last().unwrap().clone();
+    // The inputs that choose the targets change it too.
+    for vars in [
+        [("PATHS", "apps/web")],
+        [("CONFIG", "other.yaml")],
+        [("ARGS", "--strict")],
+        [("WORKING_DIRECTORY", "repo")],
+    ] {
+        let head = env.git(&["rev-parse", "HEAD"]);
+        assert_ne!(key(&r.fork_point, head.trim(), &vars), last, "{vars:?}");
+    }
+
+    // No key, no failure: the action then neither restores nor saves.
+    let s = step(
+        env,
+        "cache-key.sh",
+        None,
+        &[("BASE", "no-such-rev"), ("HEAD", &r.feature)],
+    )
+    .code(0);
+    assert!(!s.outputs.contains_key("hash"), "{:?}", s.outputs);
+    assert!(
+        s.run
+            .stdout
+            .contains("::warning title=kdelta::cannot name the cache"),
+        "{}",
+        s.run.stdout
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // comment.sh
 
@@ -549,5 +749,128 @@ fn the_action_declares_what_its_steps_use() {
             action.starts_with("actions/"),
             "third-party action {action}"
         );
+    }
+}
+
+/// `action.yml` as data.
+fn action() -> Value {
+    let text = std::fs::read_to_string(Path::new(ACTION).join("action.yml")).expect("action.yml");
+    let docs = yaml::parse_stream(text.as_bytes(), &ParseOptions::default())
+        .unwrap_or_else(|e| panic!("action.yml is not YAML: {e}"));
+    assert_eq!(docs.len(), 1, "action.yml holds one document");
+    yaml::to_value(&docs[0], Dialect::Yaml12).expect("action.yml as data")
+}
+
+/// The one step that `uses:` an action starting with `prefix`.
+fn uses<'a>(steps: &'a [Value], prefix: &str) -> &'a Value {
+    let found: Vec<&Value> = steps
+        .iter()
+        .filter(|s| s["uses"].as_str().is_some_and(|u| u.starts_with(prefix)))
+        .collect();
+    assert_eq!(found.len(), 1, "steps using {prefix}");
+    found[0]
+}
+
+#[test]
+fn the_action_fetches_by_default_and_keeps_the_cache() {
+    let action = action();
+    let inputs = &action["inputs"];
+    for input in ["fetch", "cache"] {
+        assert_eq!(
+            inputs[input]["default"], "true",
+            "{input}: {:#}",
+            inputs[input]
+        );
+        assert_eq!(inputs[input]["required"], false, "{input}");
+        assert!(inputs[input]["description"].is_string(), "{input}");
+    }
+    let steps = action["runs"]["steps"].as_array().expect("steps");
+    let step = |id: &str| -> &Value {
+        steps
+            .iter()
+            .find(|s| s["id"] == id)
+            .unwrap_or_else(|| panic!("no step {id}"))
+    };
+
+    // Every action is GitHub's own, pinned to a major version like the others.
+    let cache_major = uses(steps, "actions/cache@")["uses"].as_str().unwrap();
+    let major = cache_major.split_once('@').unwrap().1;
+    for s in steps.iter().filter_map(|s| s["uses"].as_str()) {
+        let (name, version) = s
+            .split_once('@')
+            .unwrap_or_else(|| panic!("{s} is not pinned"));
+        assert!(name.starts_with("actions/"), "{s}");
+        assert!(
+            version.starts_with('v') && version[1..].bytes().all(|b| b.is_ascii_digit()),
+            "{s}"
+        );
+        if name.starts_with("actions/cache") {
+            assert_eq!(version, major, "{s}");
+        }
+    }
+
+    // kdelta is given the fetch input, and the cache directory the cache steps keep.
+    let diff = step("diff");
+    assert_eq!(diff["env"]["FETCH"], "${{ inputs.fetch }}");
+    let dir = "${{ runner.temp }}/kdelta-cache";
+    assert_eq!(
+        diff["env"]["KDELTA_CACHE_DIR"],
+        "${{ inputs.cache == 'true' && format('{0}/kdelta-cache', runner.temp) || env.KDELTA_CACHE_DIR }}"
+    );
+    let restore = uses(steps, "actions/cache/restore@");
+    let save = uses(steps, "actions/cache/save@");
+    assert_eq!(restore["with"]["path"], dir);
+    assert_eq!(save["with"]["path"], dir);
+
+    // Restored only with the input, in the working directory's repository, before kdelta runs;
+    // saved after it under the key restore looked for, also when the job fails.
+    let key_step = step("fetch-cache-key");
+    assert_eq!(key_step["if"], "inputs.cache == 'true'");
+    assert_eq!(
+        key_step["working-directory"],
+        "${{ inputs.working-directory }}"
+    );
+    assert_eq!(
+        key_step["run"],
+        "bash \"$GITHUB_ACTION_PATH/scripts/cache-key.sh\""
+    );
+    for var in [
+        "BASE",
+        "HEAD",
+        "WORKING_DIRECTORY",
+        "PATHS",
+        "CONFIG",
+        "ARGS",
+    ] {
+        assert!(key_step["env"][var].is_string(), "cache-key.sh needs {var}");
+    }
+    let index = |s: &Value| steps.iter().position(|t| t == s).unwrap();
+    assert!(index(key_step) < index(restore) && index(restore) < index(diff));
+    assert!(index(diff) < index(save));
+    assert!(restore["if"]
+        .as_str()
+        .unwrap()
+        .starts_with("inputs.cache == 'true' && steps.fetch-cache-key.outputs.hash != ''"));
+    let key = restore["with"]["key"].as_str().unwrap();
+    let prefix = restore["with"]["restore-keys"].as_str().unwrap().trim();
+    assert_eq!(prefix, "kdelta-fetch-${{ runner.os }}-");
+    assert_eq!(
+        key,
+        format!("{prefix}${{{{ steps.fetch-cache-key.outputs.hash }}}}")
+    );
+    let restore_id = restore["id"].as_str().expect("the restore step has an id");
+    assert_eq!(
+        save["with"]["key"],
+        format!("${{{{ steps.{restore_id}.outputs.cache-primary-key }}}}")
+    );
+    let when = save["if"].as_str().unwrap();
+    for term in [
+        "always()",
+        "inputs.cache == 'true'",
+        "inputs.fetch == 'true'",
+        &format!("steps.{restore_id}.outputs.cache-hit != 'true'"),
+        "steps.diff.outputs.cache-dir != ''",
+    ] {
+        assert!(when.contains(term), "{term} in {when}");
     }
 }
