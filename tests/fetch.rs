@@ -5,6 +5,8 @@
 #[allow(dead_code)] // the shared helpers, of which these tests use a few
 mod util;
 
+#[path = "fetch/registry.rs"]
+mod registry;
 #[path = "fetch/server.rs"]
 mod server;
 
@@ -73,6 +75,12 @@ fn helm_repository(server: &Server, digest: impl Fn(&[u8]) -> String) {
 /// Three targets naming chart `web` at `version` from `repo`: a chart with a non-vendored
 /// dependency, a kustomization's `helmCharts` and an Argo CD Application.
 fn write_targets(env: &TestEnv, repo: &str, version: &str) {
+    write_targets_with(env, repo, repo, version);
+}
+
+/// [`write_targets`] with the Application's own `repoURL` (Argo CD writes an OCI registry
+/// without a scheme).
+fn write_targets_with(env: &TestEnv, repo: &str, app_repo: &str, version: &str) {
     env.write(
         "umbrella/Chart.yaml",
         format!("apiVersion: v2\nname: umbrella\nversion: 0.1.0\ndependencies:\n  - name: web\n    version: \"{version}\"\n    repository: {repo}\n"),
@@ -85,7 +93,7 @@ fn write_targets(env: &TestEnv, repo: &str, version: &str) {
     );
     env.write(
         "argo/app.yaml",
-        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: webapp\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {repo}\n    chart: web\n    targetRevision: {version}\n    helm:\n      valueFiles: [values-prod.yaml]\n"),
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: webapp\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {app_repo}\n    chart: web\n    targetRevision: {version}\n    helm:\n      valueFiles: [values-prod.yaml]\n"),
     );
 }
 
@@ -499,4 +507,130 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     assert!(!out.is_empty(), "the cache at {} is empty", dir.display());
     out
+}
+
+/// Chart.yaml as Helm's OCI config blob holds it.
+fn config_json(version: &str) -> String {
+    format!(r#"{{"apiVersion":"v2","name":"web","version":"{version}"}}"#)
+}
+
+#[test]
+fn charts_in_an_oci_registry_render_in_every_source_and_replay_offline() {
+    let Some(registry) = registry::Registry::start() else {
+        return;
+    };
+    for (version, image) in [("1.0.0", "nginx:1.25"), ("1.1.0", "nginx:1.27")] {
+        registry.push(
+            "charts/web",
+            version,
+            &config_json(version),
+            &chart_tgz("web", version, image),
+        );
+    }
+    let env = TestEnv::new();
+    let host = format!("127.0.0.1:{}/charts", registry.port);
+    let oci = format!("oci://{host}");
+    write_targets_with(&env, &oci, &host, "1.0.0");
+    env.commit("v1");
+    // A constraint: the tags are listed and the highest match taken.
+    write_targets_with(&env, &oci, &host, "~1.1.0");
+    env.commit("bump web");
+    let fetched = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
+        .success();
+    let report = fetched.json();
+    for target in TARGETS {
+        assert_eq!(
+            image_changes(&report, target),
+            [r#""nginx:1.25" → "nginx:1.27""#],
+            "{target}: {report:#}"
+        );
+    }
+    let digest = sha256_hex(&chart_tgz("web", "1.1.0", "nginx:1.27"));
+    let head = &report["targets"][0]["sources"]["head"];
+    assert_eq!(
+        head[format!("helm {oci} web")],
+        format!("1.1.0 sha256:{digest}"),
+        "{report:#}"
+    );
+    drop(registry);
+    let replay = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json"])
+        .success();
+    assert_eq!(replay.stdout, fetched.stdout);
+}
+
+#[test]
+fn a_registry_token_challenge_is_answered_and_a_wrong_digest_refused() {
+    let server = Server::start();
+    let tgz = chart_tgz("web", "1.0.0", "nginx:1.25");
+    let layer = format!("sha256:{}", sha256_hex(&tgz));
+    let manifest = format!(
+        r#"{{"schemaVersion":2,"config":{{"mediaType":"{}","digest":"{layer}","size":1}},"layers":[{{"mediaType":"{}","digest":"{layer}","size":{}}}]}}"#,
+        registry::HELM_CONFIG,
+        registry::HELM_LAYER,
+        tgz.len()
+    );
+    let realm = format!("{}/token", server.url());
+    let challenge = format!(
+        r#"Bearer realm="{realm}",service="test-registry",scope="repository:charts/web:pull""#
+    );
+    let bearer = |body: Vec<u8>| Route {
+        auth: Some("Bearer t0ken".into()),
+        challenge: Some(challenge.clone()),
+        ..Route::ok(body)
+    };
+    server.route(
+        "/token?service=test-registry&scope=repository%3Acharts%2Fweb%3Apull",
+        Route::ok(r#"{"token":"t0ken"}"#),
+    );
+    server.route(
+        "/v2/charts/web/manifests/1.0.0",
+        bearer(manifest.clone().into_bytes()),
+    );
+    server.route(
+        &format!("/v2/charts/web/blobs/{layer}"),
+        bearer(tgz.clone()),
+    );
+    // Another chart whose layer is not what its manifest says.
+    let lying = manifest.replace("/web", "/lie");
+    server.route("/v2/charts/lie/manifests/1.0.0", Route::ok(lying));
+    server.route(
+        &format!("/v2/charts/lie/blobs/{layer}"),
+        Route::ok(chart_tgz("web", "1.0.0", "evil:latest")),
+    );
+    let env = TestEnv::new();
+    let oci = format!("oci://127.0.0.1:{}/charts", server.port);
+    env.write(
+        "good/kustomization.yaml",
+        format!("helmCharts:\n- name: web\n  repo: {oci}\n  version: 1.0.0\n"),
+    );
+    env.write(
+        "bad/kustomization.yaml",
+        format!("helmCharts:\n- name: lie\n  repo: {oci}\n  version: 1.0.0\n"),
+    );
+    env.commit("v1");
+    let run = env.kdelta(&["check", "--fetch"]).code(1);
+    assert!(
+        run.stdout
+            .contains("error[fetch.failed] bad/kustomization.yaml")
+            && run.stdout.contains("does not match its digest"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("good/kustomization.yaml"),
+        "{}",
+        run.stdout
+    );
+    env.kdelta(&["render", "good"])
+        .success()
+        .stdout_has("image: nginx:1.25");
+    let render_bad = env.kdelta(&["render", "bad", "--allow-incomplete"]);
+    assert!(!render_bad.stdout.contains("evil"), "{}", render_bad.stdout);
+    assert!(
+        server.requests().iter().any(|p| p.starts_with("/token?")),
+        "{:?}",
+        server.requests()
+    );
 }

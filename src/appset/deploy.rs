@@ -200,11 +200,18 @@ impl Source<'_> {
                 true,
             )
         };
-        if !(repo.starts_with("https://") || repo.starts_with("http://")) {
-            return not_rendered("kdelta does not fetch charts from OCI registries yet");
+        // A repoURL without a scheme is an OCI registry (Argo CD's `IsHelmOciRepo`; its
+        // repository Secret says `enableOCI: "true"`).
+        let repo = if repo.contains("://") {
+            repo.to_string()
+        } else {
+            format!("oci://{repo}")
+        };
+        if !crate::fetch::is_chart_repository(&repo) {
+            return not_rendered("kdelta fetches charts over https, http and oci only");
         }
         let request = ChartRequest {
-            repo: repo.to_string(),
+            repo,
             name: chart.to_string(),
             version: revision.to_string(),
         };

@@ -11,6 +11,7 @@
 pub mod cache;
 pub mod helm_repo;
 pub mod http;
+pub mod oci;
 pub mod url;
 
 pub use cache::{Cache, CacheError, Digest};
@@ -56,6 +57,12 @@ pub enum FetchError {
         name: String,
         constraint: String,
         message: String,
+    },
+    #[error("{url}: the content does not match its digest (expected {expected}, got {actual}); nothing from it is used")]
+    DigestMismatch {
+        url: String,
+        expected: String,
+        actual: String,
     },
     #[error("{url}: the chart archive is not usable: {message}")]
     BadArchive { url: String, message: String },
@@ -103,6 +110,14 @@ impl From<CacheError> for FetchError {
     fn from(e: CacheError) -> FetchError {
         FetchError::Cache(e.to_string())
     }
+}
+
+/// True when `repo` names a chart repository the fetch layer reads: `https://` or
+/// `http://` (a Helm repository), `oci://` (a registry).
+pub fn is_chart_repository(repo: &str) -> bool {
+    ["https://", "http://", "oci://"]
+        .iter()
+        .any(|p| repo.starts_with(p))
 }
 
 /// A chart in a Helm HTTP repository, as a `Chart.yaml` dependency, a kustomize `helmCharts`
@@ -180,6 +195,15 @@ pub struct Stats {
 
 type Once<T> = Arc<OnceLock<Result<T, FetchError>>>;
 
+/// What a fetched name is, for the closing line's counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// It can change (an index, a tag, a tag list): fetched again on every fetch step.
+    Moving,
+    /// A chart archive or layer: never fetched again once cached.
+    Chart,
+}
+
 /// The cache, and the network while this run fetches.
 pub struct Store {
     cache: Cache,
@@ -245,8 +269,12 @@ impl Store {
         self.stats.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// The chart archive `request` resolves to.
+    /// The chart archive `request` resolves to: from a Helm HTTP repository, or an OCI
+    /// registry for an `oci://` repository.
     pub fn helm_chart(&self, request: &ChartRequest) -> Result<FetchedChart, Unavailable> {
+        if request.repo.starts_with("oci://") {
+            return self.oci_chart(request);
+        }
         let repo =
             url::Url::parse(&request.repo).map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
         let auth = repo
@@ -264,16 +292,18 @@ impl Store {
             Ok(found) => found,
             // A repository that cannot be reached now: the copy fetched before, if any (a
             // refusal, such as a 401, is an answer and stands).
-            Err(Unavailable::Failed(e)) if e.is_unreachable() => match self.cached(&index_url) {
-                Some((digest, at)) => {
-                    warnings.push((rules::FETCH_STALE, format!(
+            Err(Unavailable::Failed(e)) if e.is_unreachable() => {
+                match self.cached(&index_url.without_credentials().to_string()) {
+                    Some((digest, at)) => {
+                        warnings.push((rules::FETCH_STALE, format!(
                             "the index of {} could not be fetched again ({e}); kdelta used the copy fetched at {at}",
                             repo
                         )));
-                    (digest, Some(at))
+                        (digest, Some(at))
+                    }
+                    None => return Err(Unavailable::Failed(e)),
                 }
-                None => return Err(Unavailable::Failed(e)),
-            },
+            }
             Err(e) => return Err(e),
         };
         let index = self.index(&index_digest, &index_url)?;
@@ -332,9 +362,82 @@ impl Store {
         })
     }
 
-    /// The digest of `url`'s body: fetched once this run when online and `moving` (or not
-    /// cached), else from the cache's record. The second value is when the cached record was
-    /// fetched, for an offline answer.
+    /// A chart from an OCI registry: the tag the version names (or the highest the
+    /// constraint admits among the listed tags), its manifest (the tag moves: fetched again
+    /// on every fetch step), then the chart layer (immutable: by digest).
+    fn oci_chart(&self, request: &ChartRequest) -> Result<FetchedChart, Unavailable> {
+        let failed = Unavailable::Failed;
+        let repo = oci::Repository::of_chart(&request.repo, &request.name).map_err(failed)?;
+        let reference = repo.reference();
+        let constraint_error = |message| {
+            failed(FetchError::BadConstraint {
+                name: request.name.clone(),
+                constraint: request.version.clone(),
+                message,
+            })
+        };
+        let tag = match oci::pick_tag(&request.version, None).map_err(constraint_error)? {
+            Some(t) => t,
+            None => {
+                let key = format!("{reference} tags");
+                let (digest, fetched_at) = self.resolve(&key, None, Kind::Moving, |client| {
+                    let tags = oci::tags(client, &repo)?;
+                    Ok(serde_json::to_vec(&tags).expect("strings serialise"))
+                })?;
+                let bytes = self
+                    .cache
+                    .blob(&digest)
+                    .map_err(|e| failed(e.into()))?
+                    .ok_or_else(|| Unavailable::NotCached(key.clone()))?;
+                let tags: Vec<String> = serde_json::from_slice(&bytes).unwrap_or_default();
+                match oci::pick_tag(&request.version, Some(&tags)).map_err(constraint_error)? {
+                    Some(t) => t,
+                    None => {
+                        let error = FetchError::NoVersion {
+                            name: request.name.clone(),
+                            constraint: request.version.clone(),
+                            repo: reference.clone(),
+                        };
+                        return Err(match (self.is_online(), fetched_at) {
+                            (false, Some(at)) => Unavailable::NotCached(format!(
+                                "{} ({error}; the tags were listed at {at})",
+                                request.describe()
+                            )),
+                            _ => failed(error),
+                        });
+                    }
+                }
+            }
+        };
+        let tagged = format!("{reference}:{tag}");
+        let (manifest_digest, _) = self.resolve(&tagged, None, Kind::Moving, |client| {
+            oci::manifest(client, &repo, &tag).map(|(bytes, _)| bytes)
+        })?;
+        let manifest = self
+            .cache
+            .blob(&manifest_digest)
+            .map_err(|e| failed(e.into()))?
+            .ok_or_else(|| Unavailable::NotCached(tagged.clone()))?;
+        let layer = oci::chart_layer(&manifest, &tagged).map_err(failed)?;
+        let layer_key = format!("{reference}@{layer}");
+        let (digest, _) = self.resolve(&layer_key, None, Kind::Chart, |client| {
+            oci::blob(client, &repo, &layer)
+        })?;
+        let bytes = self
+            .cache
+            .blob(&digest)
+            .map_err(|e| failed(e.into()))?
+            .ok_or_else(|| Unavailable::NotCached(layer_key.clone()))?;
+        Ok(FetchedChart {
+            version: tag.replace('_', "+"),
+            digest,
+            bytes: Arc::new(bytes),
+            url: tagged,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// The digest of `url`'s body: see [`Store::resolve`].
     fn body(
         &self,
         url: &url::Url,
@@ -343,11 +446,33 @@ impl Store {
         limit: u64,
     ) -> Result<(Digest, Option<String>), Unavailable> {
         let key = url.without_credentials().to_string();
-        let cached = self.cached(url);
-        // Two requests for one URL with different credentials may get different answers.
+        let kind = if moving { Kind::Moving } else { Kind::Chart };
+        self.resolve(&key, auth, kind, |client| {
+            let accept = if moving {
+                "application/x-yaml,application/yaml,application/json,*/*"
+            } else {
+                "application/gzip,application/octet-stream"
+            };
+            Ok(client.get_ok(url, accept, auth, limit)?.body)
+        })
+    }
+
+    /// The digest of what `key` names: fetched with `fetch` once this run when online and
+    /// the name moves (or nothing is cached), else from the cache's record. The second value
+    /// is when the cached record was fetched, for an offline answer. What this run already
+    /// fetched, or failed to, answers first.
+    fn resolve(
+        &self,
+        key: &str,
+        auth: Option<&http::Auth>,
+        kind: Kind,
+        fetch: impl FnOnce(&http::Client) -> Result<Vec<u8>, FetchError>,
+    ) -> Result<(Digest, Option<String>), Unavailable> {
+        let cached = self.cached(key);
+        // Two requests for one name with different credentials may get different answers.
         let memo_key = match auth {
             Some(a) => format!("{key}\n{}", a.fingerprint()),
-            None => key.clone(),
+            None => key.to_string(),
         };
         let attempted = self
             .fetched
@@ -363,10 +488,10 @@ impl Store {
             _ => {
                 return cached
                     .map(|(d, at)| (d, Some(at)))
-                    .ok_or_else(|| Unavailable::NotCached(key.clone()))
+                    .ok_or_else(|| Unavailable::NotCached(key.to_string()))
             }
         };
-        if !moving {
+        if kind != Kind::Moving {
             if let Some((d, _)) = cached {
                 self.count(|s| s.from_cache += 1);
                 return Ok((d, None));
@@ -376,23 +501,17 @@ impl Store {
             .fetched
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .entry(memo_key.clone())
+            .entry(memo_key)
             .or_default()
             .clone();
         let result = once.get_or_init(|| {
-            let accept = if moving {
-                "application/x-yaml,application/yaml,application/json,*/*"
-            } else {
-                "application/gzip,application/octet-stream"
-            };
-            let response = client.get_ok(url, accept, auth, limit)?;
-            let digest = self.cache.put_blob(&response.body)?;
-            self.cache.set_record(&key, &digest)?;
-            let size = response.body.len() as u64;
-            self.count(|s| {
-                if moving {
-                    s.refreshed += 1;
-                } else {
+            let body = fetch(client)?;
+            let digest = self.cache.put_blob(&body)?;
+            self.cache.set_record(key, &digest)?;
+            let size = body.len() as u64;
+            self.count(|s| match kind {
+                Kind::Moving => s.refreshed += 1,
+                Kind::Chart => {
                     s.charts += 1;
                     s.chart_bytes += size;
                 }
@@ -405,11 +524,10 @@ impl Store {
             .map_err(Unavailable::Failed)
     }
 
-    /// What the cache recorded for `url`, and when it was fetched.
-    fn cached(&self, url: &url::Url) -> Option<(Digest, String)> {
-        let key = url.without_credentials().to_string();
+    /// What the cache recorded for `key`, and when it was fetched.
+    fn cached(&self, key: &str) -> Option<(Digest, String)> {
         self.cache
-            .record(&key)
+            .record(key)
             .and_then(|r| Some((Digest::parse(&r.digest)?, r.fetched_at)))
             .filter(|(d, _)| self.cache.has_blob(d))
     }

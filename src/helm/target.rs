@@ -204,7 +204,7 @@ fn load_with_cache(
             }
             continue;
         }
-        if is_http_repository(&r.repository) {
+        if is_fetchable_repository(&r.repository) {
             let chart_yaml = dir.child(chart.requirements_file);
             let line = dependency_line(files, &chart_yaml, &r.name);
             let (version, lock_notice) = locked_version(files, dir, &r);
@@ -294,10 +294,10 @@ fn load_with_cache(
     Ok((chart, notices))
 }
 
-/// True for a dependency repository the fetch layer downloads from (an HTTP repository
-/// named by URL; `@name`, `alias:` and `oci://` are not fetched yet).
-fn is_http_repository(repository: &str) -> bool {
-    repository.starts_with("https://") || repository.starts_with("http://")
+/// True for a dependency repository the fetch layer downloads from: an HTTP repository or
+/// an OCI registry named by URL (`@name` and `alias:` are not resolved yet).
+fn is_fetchable_repository(repository: &str) -> bool {
+    crate::fetch::is_chart_repository(repository)
 }
 
 /// The line of `name: NAME` under `dependencies:` in `file` (0 when not found).

@@ -22,6 +22,10 @@ pub struct Route {
     pub truncate: bool,
     /// `Location` of a redirect (with status 302).
     pub location: Option<String>,
+    /// The `WWW-Authenticate` challenge of the 401 (default: Basic).
+    pub challenge: Option<String>,
+    /// Extra response headers.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Route {
@@ -139,11 +143,15 @@ fn serve(mut stream: TcpStream, routes: &Routes, log: &Mutex<Vec<String>>) {
         std::thread::sleep(d);
     }
     if route.auth.is_some() && route.auth != authorization {
+        let challenge = route
+            .challenge
+            .clone()
+            .unwrap_or_else(|| "Basic realm=\"charts\"".to_string());
         let _ = respond(
             &mut stream,
             401,
             b"unauthorized",
-            &[("WWW-Authenticate", "Basic realm=\"charts\"")],
+            &[("WWW-Authenticate", challenge.as_str())],
         );
         return;
     }
@@ -161,7 +169,12 @@ fn serve(mut stream: TcpStream, routes: &Routes, log: &Mutex<Vec<String>>) {
         .and_then(|()| stream.write_all(half));
         return;
     }
-    let _ = respond(&mut stream, route.status, &route.body, &[]);
+    let headers: Vec<(&str, &str)> = route
+        .headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let _ = respond(&mut stream, route.status, &route.body, &headers);
 }
 
 fn respond(

@@ -100,9 +100,7 @@ impl Builder {
         let dir = kt.ldr.resolve(&chart_rel)?;
         let files = kt.ldr.files;
         let mut fetched = None;
-        if files.kind(&dir) != EntryKind::Dir
-            && (chart.repo.starts_with("https://") || chart.repo.starts_with("http://"))
-        {
+        if files.kind(&dir) != EntryKind::Dir && crate::fetch::is_chart_repository(&chart.repo) {
             // What `helm pull --repo REPO NAME --version V` would download, from the cache.
             let request = ChartRequest {
                 repo: chart.repo.clone(),

@@ -1,0 +1,460 @@
+//! Helm charts in OCI registries, pulled as Helm 3.17 does (`pkg/registry`,
+//! `getter/ocigetter.go`): `oci://HOST/PATH` plus the chart name is the repository; a version
+//! that parses as semver is the tag (`+` written `_`, which registries refuse); a constraint
+//! lists the tags and takes the highest match. The manifest (OCI or Docker media types) names
+//! one chart layer (`application/vnd.cncf.helm.chart.content.v1.tar+gzip`, or the legacy
+//! `application/tar+gzip`); the manifest and the layer are checked against their digests, and
+//! nothing that does not match is used.
+//!
+//! A registry answers 401 with a challenge: `Basic`, answered with the credentials from the
+//! user's Helm or Docker configuration, or `Bearer realm=… service=… scope=…`, answered by a
+//! token from the realm (anonymous when there are no credentials, as GHCR, Docker Hub and ECR
+//! Public allow for public images).
+
+use super::http::{Auth, Client, Response};
+use super::url::Url;
+use super::FetchError;
+use crate::semver::{Constraint, Version};
+use std::path::PathBuf;
+
+/// The media types Helm accepts for the chart layer.
+const CHART_LAYER: &str = "application/vnd.cncf.helm.chart.content.v1.tar+gzip";
+const LEGACY_CHART_LAYER: &str = "application/tar+gzip";
+const MANIFEST_ACCEPT: &str = "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
+/// Largest manifest or tag list read.
+pub const MAX_MANIFEST: u64 = 4 << 20;
+/// Pages of a tag list followed at most.
+const MAX_TAG_PAGES: usize = 100;
+
+/// A chart's repository in a registry: `HOST[:PORT]/PATH/NAME`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repository {
+    pub host: String,
+    pub path: String,
+}
+
+impl Repository {
+    /// `oci://HOST/PATH` (a Chart.yaml `repository:`, a kustomize `repo:`) and the chart name.
+    /// Helm appends the name; a URL that already ends with it is a common mistake Helm does not
+    /// forgive either.
+    pub fn of_chart(repo: &str, name: &str) -> Result<Repository, FetchError> {
+        let rest = repo
+            .strip_prefix("oci://")
+            .unwrap_or(repo)
+            .trim_end_matches('/');
+        let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+        if host.is_empty() || host.contains(['@', ' ']) {
+            return Err(FetchError::Setup {
+                message: format!("{repo:?} is not an OCI registry reference (oci://HOST/PATH)"),
+            });
+        }
+        let path = if path.is_empty() {
+            name.to_string()
+        } else {
+            format!("{path}/{name}")
+        };
+        Ok(Repository {
+            host: host.to_ascii_lowercase(),
+            path,
+        })
+    }
+
+    /// `oci://HOST/PATH` as reports name it.
+    pub fn reference(&self) -> String {
+        format!("oci://{}/{}", self.host, self.path)
+    }
+
+    /// The registry's base URL: plain HTTP for a loopback registry (as `--plain-http`),
+    /// HTTPS otherwise.
+    fn base(&self) -> Result<Url, FetchError> {
+        let http = Url::parse(&format!("http://{}/", self.host))?;
+        if http.is_loopback() {
+            Ok(http)
+        } else {
+            Ok(Url::parse(&format!("https://{}/", self.host))?)
+        }
+    }
+
+    fn url(&self, rest: &str) -> Result<Url, FetchError> {
+        Ok(self.base()?.join(&format!("/v2/{}/{rest}", self.path))?)
+    }
+}
+
+/// A pulled chart: the tag it came from, the manifest's digest and the layer's bytes.
+pub struct Pulled {
+    pub version: String,
+    pub manifest_digest: super::Digest,
+    pub layer: Vec<u8>,
+    pub layer_digest: super::Digest,
+}
+
+/// The manifest of `tag`: its bytes and digest (checked against the registry's
+/// `Docker-Content-Digest`).
+pub fn manifest(
+    client: &Client,
+    repo: &Repository,
+    tag: &str,
+) -> Result<(Vec<u8>, super::Digest), FetchError> {
+    let url = repo.url(&format!("manifests/{tag}"))?;
+    let response = get(client, repo, &url, MANIFEST_ACCEPT, MAX_MANIFEST)?;
+    let digest = super::Digest::of(&response.body);
+    if let Some(claimed) = response.header("docker-content-digest") {
+        if super::Digest::parse(claimed) != Some(digest) {
+            return Err(FetchError::DigestMismatch {
+                url: url.to_string(),
+                expected: claimed.to_string(),
+                actual: digest.to_string(),
+            });
+        }
+    }
+    Ok((response.body, digest))
+}
+
+/// The chart layer a manifest names: its digest.
+pub fn chart_layer(manifest: &[u8], url: &str) -> Result<super::Digest, FetchError> {
+    let bad = |message: String| FetchError::Index {
+        url: url.to_string(),
+        message,
+    };
+    let json: serde_json::Value = serde_json::from_slice(manifest)
+        .map_err(|e| bad(format!("the manifest is not JSON: {e}")))?;
+    let layers = json["layers"]
+        .as_array()
+        .ok_or_else(|| bad("the manifest has no layers".into()))?;
+    let chart: Vec<&serde_json::Value> = layers
+        .iter()
+        .filter(|l| {
+            matches!(
+                l["mediaType"].as_str(),
+                Some(CHART_LAYER | LEGACY_CHART_LAYER)
+            )
+        })
+        .collect();
+    match chart.as_slice() {
+        [one] => one["digest"]
+            .as_str()
+            .and_then(super::Digest::parse)
+            .ok_or_else(|| bad("the chart layer has no sha256 digest".into())),
+        [] => Err(bad(format!(
+            "the manifest has no Helm chart layer ({CHART_LAYER}); is it a chart?"
+        ))),
+        _ => Err(bad("the manifest has more than one chart layer".into())),
+    }
+}
+
+/// The blob `digest`, checked.
+pub fn blob(
+    client: &Client,
+    repo: &Repository,
+    digest: &super::Digest,
+) -> Result<Vec<u8>, FetchError> {
+    let url = repo.url(&format!("blobs/{digest}"))?;
+    let response = get(
+        client,
+        repo,
+        &url,
+        "application/octet-stream",
+        super::http::MAX_BODY,
+    )?;
+    let actual = super::Digest::of(&response.body);
+    if actual != *digest {
+        return Err(FetchError::DigestMismatch {
+            url: url.to_string(),
+            expected: digest.to_string(),
+            actual: actual.to_string(),
+        });
+    }
+    Ok(response.body)
+}
+
+/// Every tag of the repository (the `Link` header's pages followed).
+pub fn tags(client: &Client, repo: &Repository) -> Result<Vec<String>, FetchError> {
+    let mut url = repo.url("tags/list")?;
+    let mut out = Vec::new();
+    for _ in 0..MAX_TAG_PAGES {
+        let response = get(client, repo, &url, "application/json", MAX_MANIFEST)?;
+        let json: serde_json::Value =
+            serde_json::from_slice(&response.body).map_err(|e| FetchError::Index {
+                url: url.to_string(),
+                message: format!("the tag list is not JSON: {e}"),
+            })?;
+        out.extend(
+            json["tags"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.as_str().map(String::from)),
+        );
+        let next = response
+            .header("link")
+            .and_then(|l| l.split_once('<'))
+            .and_then(|(_, rest)| rest.split_once('>'))
+            .map(|(target, _)| target.to_string());
+        match next {
+            Some(n) => url = url.join(&n)?,
+            None => return Ok(out),
+        }
+    }
+    Ok(out)
+}
+
+/// The tag `version` names: a version Helm parses is the tag (`+` → `_`); otherwise the
+/// highest tag the constraint admits (tags read back with `_` → `+`).
+pub fn pick_tag(version: &str, tags: Option<&[String]>) -> Result<Option<String>, String> {
+    let version = version.trim();
+    if !version.is_empty() && Version::parse(version).is_ok() && !is_range(version) {
+        return Ok(Some(version.replace('+', "_")));
+    }
+    let Some(tags) = tags else {
+        return Ok(None);
+    };
+    let c = Constraint::parse(if version.is_empty() { "*" } else { version })?;
+    Ok(tags
+        .iter()
+        .filter_map(|t| {
+            let v = Version::parse(&t.replace('_', "+")).ok()?;
+            (strict(t) && c.check(&v)).then_some((v, t))
+        })
+        .max_by(|a, b| a.0.compare(&b.0))
+        .map(|(_, t)| t.clone()))
+}
+
+/// True when a version text is a range rather than a version (`1.2` parses as a version for
+/// Masterminds, but Helm takes only a full `X.Y.Z` as the tag).
+fn is_range(v: &str) -> bool {
+    !strict(v)
+}
+
+/// `semver.StrictNewVersion`: exactly `X.Y.Z`, optionally `-pre` and `+meta` (`_` for `+`).
+fn strict(t: &str) -> bool {
+    let t = t.replace('_', "+");
+    let core = t.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<&str> = core.split('.').collect();
+    parts.len() == 3
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (p.len() == 1 || !p.starts_with('0'))
+        })
+        && Version::parse(&t).is_ok()
+}
+
+/// GET with the registry's challenge answered: credentials from the user's configuration for
+/// `Basic`, a token from the realm for `Bearer`.
+fn get(
+    client: &Client,
+    repo: &Repository,
+    url: &Url,
+    accept: &str,
+    limit: u64,
+) -> Result<Response, FetchError> {
+    let first = client.get(url, accept, None, limit)?;
+    if first.status != 401 {
+        return ok(first, url);
+    }
+    let challenge = first.header("www-authenticate").unwrap_or("").to_string();
+    let credentials = registry_credentials(&repo.host);
+    let auth = if let Some(params) = challenge.strip_prefix("Bearer ") {
+        Auth::Bearer(token(client, params, credentials.as_ref())?)
+    } else {
+        match credentials {
+            Some(a) => a,
+            None => return ok(first, url),
+        }
+    };
+    ok(client.get(url, accept, Some(&auth), limit)?, url)
+}
+
+fn ok(r: Response, url: &Url) -> Result<Response, FetchError> {
+    if (200..300).contains(&r.status) {
+        Ok(r)
+    } else {
+        Err(FetchError::Status {
+            url: url.to_string(),
+            status: r.status,
+        })
+    }
+}
+
+/// A bearer token from the challenge's realm (`realm="…",service="…",scope="…"`).
+fn token(client: &Client, params: &str, credentials: Option<&Auth>) -> Result<String, FetchError> {
+    let field = |name: &str| -> Option<String> {
+        let at = params.find(&format!("{name}=\""))? + name.len() + 2;
+        let end = params[at..].find('"')? + at;
+        Some(params[at..end].to_string())
+    };
+    let realm = field("realm").ok_or_else(|| FetchError::Setup {
+        message: format!("the registry's bearer challenge names no realm: {params}"),
+    })?;
+    let mut query = Vec::new();
+    for name in ["service", "scope"] {
+        if let Some(v) = field(name) {
+            query.push(format!("{name}={}", percent_encode(&v)));
+        }
+    }
+    let mut url = Url::parse(&realm)?;
+    if !query.is_empty() {
+        url.query = Some(query.join("&"));
+    }
+    let response = client.get_ok(&url, "application/json", credentials, MAX_MANIFEST)?;
+    let json: serde_json::Value =
+        serde_json::from_slice(&response.body).map_err(|e| FetchError::Index {
+            url: url.to_string(),
+            message: format!("the token answer is not JSON: {e}"),
+        })?;
+    json["token"]
+        .as_str()
+        .or_else(|| json["access_token"].as_str())
+        .map(String::from)
+        .ok_or_else(|| FetchError::Index {
+            url: url.to_string(),
+            message: "the token answer holds no token".into(),
+        })
+}
+
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The user's credentials for `host`: Helm's registry configuration
+/// (`$HELM_REGISTRY_CONFIG`, else `$XDG_CONFIG_HOME/helm/registry/config.json`, else
+/// `~/.config/helm/registry/config.json`), then Docker's (`$DOCKER_CONFIG/config.json`, else
+/// `~/.docker/config.json`): `auths.HOST.auth` (base64 of `user:password`), or `username` and
+/// `password`. Credential helpers are not run.
+fn registry_credentials(host: &str) -> Option<Auth> {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let home = var("HOME");
+    let helm = var("HELM_REGISTRY_CONFIG").or_else(|| {
+        var("XDG_CONFIG_HOME")
+            .or_else(|| home.as_ref().map(|h| h.join(".config")))
+            .map(|d| d.join("helm/registry/config.json"))
+    });
+    let docker = var("DOCKER_CONFIG")
+        .map(|d| d.join("config.json"))
+        .or_else(|| home.as_ref().map(|h| h.join(".docker/config.json")));
+    [helm, docker]
+        .into_iter()
+        .flatten()
+        .find_map(|file| credentials_in(&std::fs::read(file).ok()?, host))
+}
+
+fn credentials_in(config: &[u8], host: &str) -> Option<Auth> {
+    use base64::Engine as _;
+    let json: serde_json::Value = serde_json::from_slice(config).ok()?;
+    let auths = json["auths"].as_object()?;
+    let entry = auths.iter().find_map(|(k, v)| {
+        let k = k
+            .trim_start_matches("https://")
+            .trim_start_matches("http://")
+            .trim_end_matches('/');
+        (k == host).then_some(v)
+    })?;
+    if let Some(auth) = entry["auth"].as_str() {
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(auth)
+            .ok()?;
+        let text = String::from_utf8(decoded).ok()?;
+        let (user, password) = text.split_once(':')?;
+        return Some(Auth::Basic {
+            user: user.into(),
+            password: password.into(),
+        });
+    }
+    Some(Auth::Basic {
+        user: entry["username"].as_str()?.into(),
+        password: entry["password"].as_str()?.into(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chart_references_as_helm_builds_them() {
+        let r = Repository::of_chart("oci://ghcr.io/org/charts/", "web").unwrap();
+        assert_eq!(r.reference(), "oci://ghcr.io/org/charts/web");
+        assert_eq!(
+            r.url("manifests/1.0.0").unwrap().to_string(),
+            "https://ghcr.io/v2/org/charts/web/manifests/1.0.0"
+        );
+        let local = Repository::of_chart("oci://127.0.0.1:5000", "web").unwrap();
+        assert_eq!(
+            local.url("tags/list").unwrap().to_string(),
+            "http://127.0.0.1:5000/v2/web/tags/list"
+        );
+    }
+
+    #[test]
+    fn tags_for_versions_and_constraints() {
+        let tags: Vec<String> = [
+            "1.0.0",
+            "1.2.0",
+            "1.10.0_build.1",
+            "2.0.0-rc.1",
+            "latest",
+            "1.3",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(pick_tag("1.2.0", None), Ok(Some("1.2.0".into())));
+        assert_eq!(pick_tag("1.0.0+meta", None), Ok(Some("1.0.0_meta".into())));
+        assert_eq!(
+            pick_tag("~1.0", None),
+            Ok(None),
+            "a range needs the tag list"
+        );
+        assert_eq!(
+            pick_tag("^1.0.0", Some(&tags)),
+            Ok(Some("1.10.0_build.1".into()))
+        );
+        assert_eq!(pick_tag("", Some(&tags)), Ok(Some("1.10.0_build.1".into())));
+        assert_eq!(
+            pick_tag("1.3", Some(&tags)),
+            Ok(None),
+            "1.3 is ~1.3, and tag 1.3 is not strict"
+        );
+        assert_eq!(
+            pick_tag(">=2.0.0-0", Some(&tags)),
+            Ok(Some("2.0.0-rc.1".into()))
+        );
+        assert!(pick_tag("nonsense", Some(&tags)).is_err());
+    }
+
+    #[test]
+    fn the_chart_layer_is_found_by_media_type() {
+        let d = super::super::Digest::of(b"x");
+        let m = format!(
+            r#"{{"schemaVersion":2,"config":{{"mediaType":"application/vnd.cncf.helm.config.v1+json","digest":"{d}"}},"layers":[{{"mediaType":"{CHART_LAYER}","digest":"{d}"}}]}}"#
+        );
+        assert_eq!(chart_layer(m.as_bytes(), "u").unwrap(), d);
+        assert!(chart_layer(br#"{"layers":[]}"#, "u").is_err());
+        assert!(chart_layer(b"not json", "u").is_err());
+    }
+
+    #[test]
+    fn docker_config_credentials() {
+        let config = br#"{"auths":{"https://registry.example.com/":{"auth":"Ym9iOnB3"},"other.io":{"username":"a","password":"b"}}}"#;
+        assert!(matches!(
+            credentials_in(config, "registry.example.com"),
+            Some(Auth::Basic { user, password }) if user == "bob" && password == "pw"
+        ));
+        assert!(matches!(
+            credentials_in(config, "other.io"),
+            Some(Auth::Basic { .. })
+        ));
+        assert!(credentials_in(config, "ghcr.io").is_none());
+    }
+}
