@@ -5,6 +5,8 @@
 #[allow(dead_code)] // the shared helpers, of which these tests use a few
 mod util;
 
+#[path = "fetch/git_http.rs"]
+mod git_http;
 #[path = "fetch/registry.rs"]
 mod registry;
 #[path = "fetch/server.rs"]
@@ -633,4 +635,185 @@ fn a_registry_token_challenge_is_answered_and_a_wrong_digest_refused() {
         "{:?}",
         server.requests()
     );
+}
+
+/// A repository `other.git` served over smart HTTP: `apps/web` is a kustomization whose
+/// Deployment has 1 replica at tag v1 and 3 at tag v2. Returns the server, the served
+/// repository's directory and the commit of v1.
+fn other_repository(env: &TestEnv) -> (git_http::GitServer, String) {
+    let work = env.root().join("other-work");
+    std::fs::create_dir_all(work.join("apps/web")).unwrap();
+    env.git_in(&work, &["init", "-q"]);
+    std::fs::write(
+        work.join("apps/web/kustomization.yaml"),
+        "resources: [deploy.yaml]\n",
+    )
+    .unwrap();
+    let deploy = |replicas: u32| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n")
+    };
+    std::fs::write(work.join("apps/web/deploy.yaml"), deploy(1)).unwrap();
+    env.git_in(&work, &["add", "-A"]);
+    env.git_in(&work, &["commit", "-q", "-m", "v1"]);
+    env.git_in(&work, &["tag", "v1"]);
+    let v1 = env.git_in(&work, &["rev-parse", "HEAD"]);
+    std::fs::write(work.join("apps/web/deploy.yaml"), deploy(3)).unwrap();
+    env.git_in(&work, &["commit", "-q", "-am", "v2"]);
+    env.git_in(&work, &["tag", "v2"]);
+    let served = env.root().join("served");
+    std::fs::create_dir_all(&served).unwrap();
+    env.git_in(
+        env.root(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            work.to_str().unwrap(),
+            served.join("other.git").to_str().unwrap(),
+        ],
+    );
+    env.git_in(
+        &served.join("other.git"),
+        &["config", "uploadpack.allowReachableSHA1InWant", "true"],
+    );
+    (git_http::GitServer::start(&served), v1)
+}
+
+fn write_git_targets(env: &TestEnv, url: &str, rev: &str) {
+    env.write(
+        "argo/app.yaml",
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: other\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {url}\n    path: apps/web\n    targetRevision: {rev}\n"),
+    );
+    env.write(
+        "kust/kustomization.yaml",
+        format!("namePrefix: k-\nresources:\n- {url}//apps/web?ref={rev}\n"),
+    );
+}
+
+fn replica_changes(report: &serde_json::Value, target: &str) -> Vec<String> {
+    let t = report["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .find(|t| t["id"] == target)
+        .unwrap_or_else(|| panic!("no target {target} in {report:#}"));
+    t["changes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| c["fields"].as_array().into_iter().flatten())
+        .filter(|f| f["path"] == "spec.replicas")
+        .map(|f| format!("{} → {}", f["old"], f["new"]))
+        .collect()
+}
+
+#[test]
+fn sources_in_other_git_repositories_render_at_the_revision_named() {
+    let env = TestEnv::new();
+    let (server, v1) = other_repository(&env);
+    let url = server.url("other.git");
+    write_git_targets(&env, &url, "v1");
+    // A remote base pinned to a commit id.
+    env.write(
+        "pinned/kustomization.yaml",
+        format!("resources:\n- {url}//apps/web?ref={v1}\n"),
+    );
+    env.commit("v1");
+    write_git_targets(&env, &url, "v2");
+    env.commit("bump");
+
+    env.kdelta(&["diff", "HEAD~1", "HEAD"])
+        .success()
+        .stdout_has("not in kdelta's cache");
+    let fetched = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
+        .success();
+    let report = fetched.json();
+    for target in ["kustomize:kust", "app:argo/app.yaml#other"] {
+        assert_eq!(
+            replica_changes(&report, target),
+            ["1 → 3"],
+            "{target}: {report:#}"
+        );
+    }
+    assert!(
+        fetched.stderr.contains("3 git references"),
+        "{}",
+        fetched.stderr
+    );
+    let sources = &report["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "kustomize:kust")
+        .unwrap()["sources"];
+    assert_eq!(
+        sources["base"][format!("git {url}")],
+        format!("v1 {v1}"),
+        "{report:#}"
+    );
+    env.kdelta(&["render", "pinned"])
+        .success()
+        .stdout_has("replicas: 1");
+    // Only the commits asked for were fetched, one deep each.
+    let cache = env.root().join("home/.cache/kdelta/v1/git");
+    let repo = std::fs::read_dir(&cache)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let count = env.git_in(&repo, &["rev-list", "--all", "--count"]);
+    assert_eq!(count, "2", "v1 and v2, without history");
+    assert!(!repo.join("FETCH_HEAD").exists());
+
+    drop(server);
+    let replay = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json"])
+        .success();
+    assert_eq!(replay.stdout, fetched.stdout);
+}
+
+#[test]
+fn a_missing_git_reference_or_server_is_a_finding() {
+    let env = TestEnv::new();
+    let (server, _) = other_repository(&env);
+    let url = server.url("other.git");
+    write_git_targets(&env, &url, "v9");
+    env.write(
+        "gone/kustomization.yaml",
+        "resources:\n- http://127.0.0.1:9/nothing.git//base?ref=v1\n- cm.yaml\n",
+    );
+    env.write(
+        "gone/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\n",
+    );
+    env.write(
+        "refused/kustomization.yaml",
+        "resources:\n- http://git.example.com/org/repo//base?ref=v1\n",
+    );
+    env.commit("v1");
+    let run = env.kdelta(&["check", "--fetch"]).code(1);
+    for (file, reason) in [
+        ("kust/kustomization.yaml", "no branch or tag v9"),
+        ("argo/app.yaml", "no branch or tag v9"),
+        ("gone/kustomization.yaml", "127.0.0.1:9"),
+        (
+            "refused/kustomization.yaml",
+            "only used for loopback addresses",
+        ),
+    ] {
+        assert!(
+            run.stdout
+                .lines()
+                .any(|l| l.starts_with("error[fetch.failed]")
+                    && l.contains(file)
+                    && l.contains(reason)),
+            "{file}: {reason}\n{}",
+            run.stdout
+        );
+    }
+    env.kdelta(&["render", "gone", "--allow-incomplete"])
+        .success()
+        .stdout_has("name: local");
 }

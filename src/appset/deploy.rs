@@ -57,6 +57,7 @@ pub fn deploy(
             files,
             opts,
             at,
+            foreign: None,
         };
         let out = ctx.deploy();
         resources.extend(out.resources);
@@ -79,6 +80,8 @@ struct Source<'a> {
     files: &'a Files<'a>,
     opts: &'a Options,
     at: &'a str,
+    /// The repository `files` reads when it is not this one (a source fetched from another).
+    foreign: Option<&'a str>,
 }
 
 type Output = EngineOutput<()>;
@@ -114,15 +117,12 @@ impl Source<'_> {
             }
             return out;
         }
-        if !self.is_this_repo(repo) {
-            let path = source["path"].as_str().unwrap_or(".");
-            return EngineOutput::new(
-                Vec::new(),
-                vec![self.incomplete(format!(
-                    "Application {app} deploys {path} from {repo} at {revision}, which is not this repository; kdelta does not fetch it"
-                ))],
-                true,
-            );
+        if self.foreign.is_none() && !self.is_this_repo(repo) {
+            let mut out = self.other_repository(repo, revision);
+            if out.findings.iter().any(|f| f.incomplete) {
+                out.complete = false;
+            }
+            return out;
         }
         let path = source["path"].as_str().unwrap_or(".").trim_matches('/');
         let dir = match RepoPath::new(if path.is_empty() { "." } else { path }) {
@@ -184,6 +184,75 @@ impl Source<'_> {
             out.complete = false;
         }
         out
+    }
+
+    /// A `path` source in another git repository: that repository's commit from the fetch
+    /// store, rendered as a source of this one would be. Findings point at the Application
+    /// (their message names the file in the other repository); `$ref` value files of this
+    /// repository are left out, as they are read from another checkout.
+    fn other_repository(&self, repo: &str, revision: &str) -> Output {
+        let app = self.name;
+        let path = self.source["path"].as_str().unwrap_or(".");
+        let shown = crate::fetch::url::redact_text(repo);
+        match self.files.git_snapshot(repo, revision) {
+            Ok((snapshot, commit)) => {
+                let files = self.files.sibling(snapshot.as_ref());
+                let foreign = Source {
+                    app: self.app,
+                    name: self.name,
+                    source: self.source,
+                    refs: self.refs,
+                    env: self.env.clone(),
+                    files: &files,
+                    opts: self.opts,
+                    at: self.at,
+                    foreign: Some(&shown),
+                };
+                let mut out = foreign.deploy();
+                let at = RepoPath::new(self.at).ok();
+                for f in &mut out.findings {
+                    let place = match (&f.file, f.line) {
+                        (Some(file), Some(line)) => format!("{file}:{line}"),
+                        (Some(file), None) => file.clone(),
+                        _ => String::new(),
+                    };
+                    if !place.is_empty() && f.file.as_deref() != Some(self.at) {
+                        f.message = format!(
+                            "{shown} at {} ({}), {place}: {}",
+                            revision,
+                            &commit[..commit.len().min(12)],
+                            f.message
+                        );
+                    }
+                    f.file = Some(self.at.to_string());
+                    f.line = None;
+                    f.column = None;
+                }
+                if let Some(at) = at {
+                    for r in &mut out.resources {
+                        r.origin.file = at.clone();
+                    }
+                }
+                out
+            }
+            Err(Unavailable::NotCached(_)) => {
+                let mut f = self.incomplete(format!(
+                    "Application {app} deploys {path} from {shown} at {revision}, which is not this repository and not in kdelta's cache"
+                ));
+                f.help = Some("run `kdelta fetch` (or add --fetch) to fetch it; if it is this repository, declare its URL in repoURLs of .kdelta.yaml".into());
+                EngineOutput::new(Vec::new(), vec![f], true)
+            }
+            Err(Unavailable::Failed(e)) => EngineOutput::new(
+                Vec::new(),
+                vec![Finding::error(
+                    rules::FETCH_FAILED,
+                    format!("Application {app}: source {path} at {revision}: {e}"),
+                )
+                .in_file(self.at.to_string())
+                .incomplete()],
+                true,
+            ),
+        }
     }
 
     /// A `chart:` source: the chart from its Helm repository, through the fetch store.
@@ -573,7 +642,7 @@ impl Source<'_> {
         if let Some((reference, rest)) = raw.split_once('/').filter(|(r, _)| r.starts_with('$')) {
             if let Some((_, src)) = self.refs.iter().find(|(r, _)| r == reference) {
                 let repo = src["repoURL"].as_str().unwrap_or_default();
-                if !self.is_this_repo(repo) {
+                if !self.is_this_repo(repo) || self.foreign.is_some() {
                     return Ok(Resolved::Elsewhere(format!("{raw} in {repo}")));
                 }
                 return within(&RepoPath::root(), &self.env.subst(rest), raw).map(Resolved::File);

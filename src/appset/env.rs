@@ -5,6 +5,7 @@
 use serde_json::Value as Json;
 
 /// The variables of one Application source.
+#[derive(Clone)]
 pub struct Env {
     vars: Vec<(&'static str, String)>,
 }

@@ -238,7 +238,7 @@ pub fn fetch_first(
     Ok(fetched)
 }
 
-/// `kdelta: fetched 3 charts (1.2 MiB), 2 indexes; 4 from cache`.
+/// `kdelta: fetched 3 charts (1.2 MiB), 2 indexes and tags, 1 git reference; 4 from cache`.
 pub fn fetch_summary(s: &kdelta::fetch::Stats) -> String {
     let size = if s.chart_bytes >= 1 << 20 {
         format!("{:.1} MiB", s.chart_bytes as f64 / f64::from(1 << 20))
@@ -246,11 +246,14 @@ pub fn fetch_summary(s: &kdelta::fetch::Stats) -> String {
         format!("{:.1} KiB", s.chart_bytes as f64 / 1024.0)
     };
     format!(
-        "kdelta: fetched {} chart{} ({size}), {} index{}; {} from cache",
+        "kdelta: fetched {} chart{} ({size}), {} index{} and tag{}, {} git reference{}; {} from cache",
         s.charts,
         if s.charts == 1 { "" } else { "s" },
         s.refreshed,
         if s.refreshed == 1 { "" } else { "es" },
+        if s.refreshed == 1 { "" } else { "s" },
+        s.git,
+        if s.git == 1 { "" } else { "s" },
         s.from_cache
     )
 }

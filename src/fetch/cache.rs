@@ -3,7 +3,10 @@
 //! - `v1/blobs/sha256/<hex>`: every downloaded body (an `index.yaml`, a chart archive, an OCI
 //!   manifest or layer), named by the sha256 of its bytes and checked against it when read;
 //! - `v1/refs/<sha256 of the key>.json`: what a name resolved to when it was last fetched
-//!   (a URL → the digest of its body; an OCI tag → a manifest digest), with the time.
+//!   (a URL → the digest of its body; an OCI tag → a manifest digest; a git reference → a
+//!   commit), with the time;
+//! - `v1/git/<sha256 of the URL>.git`: a bare repository per git remote, holding the commits
+//!   fetched (`refs/kdelta/commits/<id>`).
 //!
 //! Writes are atomic (a temporary file in the same directory, then a rename), so a reader
 //! never sees a partial file and two kdelta runs can share the cache. Nothing written here
@@ -171,9 +174,14 @@ impl Cache {
 
     /// Records that `key` resolved to the blob `digest` now.
     pub fn set_record(&self, key: &str, digest: &Digest) -> Result<Record, CacheError> {
+        self.set_record_value(key, &digest.to_string())
+    }
+
+    /// Records that `key` resolved to `value` now (a git commit id, for a git reference).
+    pub fn set_record_value(&self, key: &str, value: &str) -> Result<Record, CacheError> {
         let record = Record {
             key: key.to_string(),
-            digest: digest.to_string(),
+            digest: value.to_string(),
             fetched_at: now_rfc3339(),
         };
         let json = serde_json::to_vec_pretty(&record).expect("a record always serialises");

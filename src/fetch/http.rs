@@ -130,6 +130,11 @@ impl Client {
         Ok(Client { agent, policy })
     }
 
+    /// The time one request may take.
+    pub fn timeout(&self) -> Duration {
+        self.policy.timeout
+    }
+
     /// Checks that `url` may be fetched: https, or http to loopback or a configured host.
     pub fn allowed(&self, url: &Url) -> Result<(), FetchError> {
         if url.scheme == "https" || url.is_loopback() {

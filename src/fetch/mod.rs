@@ -9,6 +9,7 @@
 //! fetch sees exactly what the fetch resolved.
 
 pub mod cache;
+pub mod git;
 pub mod helm_repo;
 pub mod http;
 pub mod oci;
@@ -191,6 +192,17 @@ pub struct Stats {
     pub refreshed: usize,
     /// Immutable sources found in the cache.
     pub from_cache: usize,
+    /// Git references fetched.
+    pub git: usize,
+}
+
+/// A commit of another git repository, fetched into the cache.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GitCommit {
+    /// The bare repository that holds it.
+    pub repo: std::path::PathBuf,
+    /// The full commit id.
+    pub commit: String,
 }
 
 type Once<T> = Arc<OnceLock<Result<T, FetchError>>>;
@@ -215,6 +227,10 @@ pub struct Store {
     /// Parsed indexes, by digest.
     indexes: Mutex<HashMap<Digest, Once<Arc<Index>>>>,
     stats: Mutex<Stats>,
+    /// Git references resolved this run, by key.
+    git_refs: Mutex<HashMap<String, Once<String>>>,
+    /// One fetch at a time into each bare repository.
+    git_locks: Mutex<HashMap<std::path::PathBuf, Arc<Mutex<()>>>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -236,6 +252,8 @@ impl Store {
             fetched: Mutex::default(),
             indexes: Mutex::default(),
             stats: Mutex::default(),
+            git_refs: Mutex::default(),
+            git_locks: Mutex::default(),
         }
     }
 
@@ -360,6 +378,72 @@ impl Store {
             url: chart_url.to_string(),
             warnings,
         })
+    }
+
+    /// The commit `rev` (a branch, a tag, `HEAD`, a commit id) of the git repository at `url`:
+    /// fetched once this run when online (a branch or tag moves; a commit id is fetched only
+    /// when missing), else what the cache recorded.
+    pub fn git_commit(&self, url: &str, rev: &str) -> Result<GitCommit, Unavailable> {
+        let rev = if rev.is_empty() { "HEAD" } else { rev };
+        let repo = git::repo_dir(self.cache.root(), url);
+        let key = format!("git {} {rev}", url::redact_text(url));
+        let timeout = self
+            .client
+            .as_ref()
+            .map_or_else(|| http::Policy::default().timeout, |c| c.timeout());
+        let found = |commit: String| GitCommit {
+            repo: repo.clone(),
+            commit,
+        };
+        let attempted = self
+            .git_refs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .and_then(|once| once.get().cloned());
+        if let Some(done) = attempted {
+            return done.map(found).map_err(Unavailable::Failed);
+        }
+        let immutable = git::is_commit_id(rev);
+        if immutable && git::has_commit(&repo, &rev.to_ascii_lowercase(), timeout) {
+            self.count(|s| s.from_cache += 1);
+            return Ok(found(rev.to_ascii_lowercase()));
+        }
+        if !self.is_online() {
+            return self
+                .cache
+                .record(&key)
+                .map(|r| r.digest)
+                .filter(|c| git::has_commit(&repo, c, timeout))
+                .map(found)
+                .ok_or_else(|| Unavailable::NotCached(key.clone()));
+        }
+        let once = self
+            .git_refs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(key.clone())
+            .or_default()
+            .clone();
+        once.get_or_init(|| {
+            let lock = self
+                .git_locks
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(repo.clone())
+                .or_default()
+                .clone();
+            let _one_at_a_time = lock.lock().unwrap_or_else(|p| p.into_inner());
+            // Refused before anything is created in the cache.
+            git::check_url(url)?;
+            let commit = git::fetch(&repo, url, rev, timeout)?;
+            self.cache.set_record_value(&key, &commit)?;
+            self.count(|s| s.git += 1);
+            Ok(commit)
+        })
+        .clone()
+        .map(found)
+        .map_err(Unavailable::Failed)
     }
 
     /// A chart from an OCI registry: the tag the version names (or the highest the

@@ -24,7 +24,7 @@ rules! {
     SOURCE_TOO_LARGE = "source.too-large", Error, "a file is larger than 16 MiB";
     SOURCE_READ = "source.read", Error, "a file cannot be read (wrong entry type, link loop, FIFO, device, I/O error)";
 
-    FETCH_FAILED = "fetch.failed", Error, "a remote source (a chart in a Helm repository) could not be fetched or used; the output lacks it";
+    FETCH_FAILED = "fetch.failed", Error, "a remote source (a chart, another git repository) could not be fetched or used; the output lacks it";
     FETCH_DIGEST_MISMATCH = "fetch.digest-mismatch", Warning, "a Helm repository's index publishes a digest that the chart archive it serves does not have";
     FETCH_STALE = "fetch.stale", Warning, "a repository index could not be fetched again; the copy in kdelta's cache was used";
 
@@ -48,7 +48,7 @@ rules! {
     KUSTOMIZE_CYCLE = "kustomize.cycle", Error, "kustomizations that include each other";
     KUSTOMIZE_DUPLICATE_RESOURCE = "kustomize.duplicate-resource", Error, "two resources with the same id";
     KUSTOMIZE_COMPONENT_KIND = "kustomize.component-kind", Error, "a Component under resources, or a Kustomization under components";
-    KUSTOMIZE_REMOTE_RESOURCE = "kustomize.remote-resource", Notice, "a remote base or file, never fetched; the build goes on without it";
+    KUSTOMIZE_REMOTE_RESOURCE = "kustomize.remote-resource", Notice, "a remote base not in kdelta's cache, or a remote file; the build goes on without it";
     KUSTOMIZE_DEPRECATED = "kustomize.deprecated", Notice, "a deprecated kustomization field";
     KUSTOMIZE_GENERATOR_INVALID_KEY = "kustomize.generator.invalid-key", Warning, "a generated key the API server will reject, or an env-file line without =";
     KUSTOMIZE_GENERATOR_BEHAVIOR = "kustomize.generator.behavior", Warning, "an unknown generator behavior, read as create";

@@ -40,13 +40,22 @@ impl KError {
         }
     }
 
-    /// A remote resource kdelta does not fetch.
+    /// A remote resource that is not in kdelta's cache (or, for a remote file, that kdelta
+    /// does not fetch yet).
     pub fn remote(target: &str) -> KError {
+        let shown = crate::fetch::url::redact_text(target);
+        if super::loader::is_remote_repo(target) {
+            return KError::new(
+                rules::KUSTOMIZE_REMOTE_RESOURCE,
+                format!("remote target '{shown}' is not in kdelta's cache"),
+            )
+            .with_help("run `kdelta fetch` (or add --fetch) to fetch it, or vendor the remote base into the repository");
+        }
         KError::new(
             rules::KUSTOMIZE_REMOTE_RESOURCE,
-            format!("remote target '{target}' is not fetched (kdelta never uses the network)"),
+            format!("remote file '{shown}' is not fetched (kdelta fetches remote bases, not single files yet)"),
         )
-        .with_help("vendor the remote base into the repository to have it rendered")
+        .with_help("vendor the file into the repository to have it rendered")
     }
 
     /// Adds a hint.

@@ -37,6 +37,11 @@ impl<'a> Loader<'a> {
         }
     }
 
+    /// True when files outside the root may not be read (the load restrictor `rootOnly`).
+    pub fn root_only(&self) -> bool {
+        self.root_only
+    }
+
     /// The kustomization directory.
     pub fn root(&self) -> &RepoPath {
         &self.root
@@ -211,6 +216,25 @@ fn source_error(e: SourceError, path: &RepoPath) -> KError {
     };
     let _ = path;
     KError::new(rule, e.to_string())
+}
+
+/// A remote entry kdelta fetches as a git repository: a remote target that is not an http(s)
+/// URL of a single YAML or JSON file. (kustomize GETs every http(s) entry as a file first and
+/// clones it when that gives no YAML; kdelta fetches files not yet, so it decides by the URL.)
+pub fn is_remote_repo(s: &str) -> bool {
+    if !is_remote_target(s) {
+        return false;
+    }
+    if !is_remote_file(s) {
+        return true;
+    }
+    let before_query = s.split('?').next().unwrap_or(s);
+    let after_scheme = before_query
+        .split_once("://")
+        .map_or(before_query, |(_, r)| r);
+    let lower = after_scheme.to_ascii_lowercase();
+    after_scheme.contains("//")
+        || !(lower.ends_with(".yaml") || lower.ends_with(".yml") || lower.ends_with(".json"))
 }
 
 /// kustomize `IsRemoteFile`: an http(s) URL.

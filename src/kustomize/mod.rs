@@ -19,6 +19,7 @@ mod origin;
 pub mod pathmatch;
 mod plugins;
 mod printable;
+mod remote;
 mod res;
 mod resmap;
 mod schema;

@@ -209,6 +209,8 @@ pub struct ParseCache {
     streams: Mutex<StreamMap>,
     documents: Mutex<DocumentsMap>,
     store: Option<Arc<Store>>,
+    /// Commits of other repositories, opened once per run.
+    git_snapshots: Mutex<HashMap<(std::path::PathBuf, String), Arc<dyn Snapshot + Send + Sync>>>,
 }
 
 impl ParseCache {
@@ -448,6 +450,66 @@ impl<'a> Files<'a> {
         }
         drop(record);
         Ok(chart)
+    }
+
+    /// Commit `rev` of the git repository at `url`, fetched into the cache, as a snapshot
+    /// (opened once per run), with its commit id; recorded as a remote source.
+    pub fn git_snapshot(
+        &self,
+        url: &str,
+        rev: &str,
+    ) -> Result<(Arc<dyn Snapshot + Send + Sync>, String), Unavailable> {
+        let Some(store) = &self.cache.store else {
+            return Err(Unavailable::NotCached(format!(
+                "{} at {rev}",
+                crate::fetch::url::redact_text(url)
+            )));
+        };
+        let fetched = store.git_commit(url, rev)?;
+        let key = (fetched.repo.clone(), fetched.commit.clone());
+        let opened = self
+            .cache
+            .git_snapshots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .cloned();
+        let snapshot = match opened {
+            Some(s) => s,
+            None => {
+                let failed = |e: SourceError| {
+                    Unavailable::Failed(crate::fetch::FetchError::Cache(format!(
+                        "cannot read commit {} of {} from the cache: {e}",
+                        fetched.commit,
+                        crate::fetch::url::redact_text(url)
+                    )))
+                };
+                let repo = super::GitRepo::discover(&fetched.repo).map_err(failed)?;
+                let resolved = repo.resolve(&fetched.commit).map_err(failed)?;
+                let snapshot: Arc<dyn Snapshot + Send + Sync> =
+                    Arc::new(repo.snapshot_at(&resolved).map_err(failed)?);
+                self.cache
+                    .git_snapshots
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(key, snapshot.clone());
+                snapshot
+            }
+        };
+        self.record().remote.insert(
+            format!("git {}", crate::fetch::url::redact_text(url)),
+            format!("{rev} {}", fetched.commit),
+        );
+        Ok((snapshot, fetched.commit))
+    }
+
+    /// A file view of another snapshot (a fetched repository) that shares this run's parse
+    /// cache and fetch store; what it reads is in its own read set, not this one's.
+    pub fn sibling<'b>(&self, snapshot: &'b dyn Snapshot) -> Files<'b>
+    where
+        'a: 'b,
+    {
+        Files::new(snapshot, self.cache)
     }
 
     /// True when this run fetches (a missing remote source is then a failure, not a gap).

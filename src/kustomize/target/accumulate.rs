@@ -2,6 +2,7 @@
 //! built as its own kustomization and merged in.
 
 use super::{Acc, Builder, Kt};
+use crate::fetch::Unavailable;
 use crate::finding::rules;
 use crate::kustomize::error::KError;
 use crate::kustomize::loader::Loader;
@@ -34,9 +35,11 @@ impl Builder {
     ) -> Result<Acc, KError> {
         for &(i, path) in entries {
             let at = |e: KError| kt.err_at(e, field, Some(i));
-            if crate::kustomize::loader::is_remote_file(path)
-                || crate::kustomize::loader::is_remote_target(path)
-            {
+            if crate::kustomize::loader::is_remote_repo(path) {
+                acc = self.accumulate_remote(kt, path, acc, &at)?;
+                continue;
+            }
+            if crate::kustomize::loader::is_remote_file(path) {
                 let e = at(KError::remote(path));
                 let mut f = e.into_finding().incomplete();
                 f.severity = crate::finding::Severity::Notice;
@@ -94,6 +97,77 @@ impl Builder {
             }
         }
         Ok(acc)
+    }
+
+    /// A remote base (`https://github.com/org/repo//base?ref=v1`): its commit from the fetch
+    /// store, built as a base directory of that repository. Not cached: a notice, and the
+    /// build goes on without it (as for any remote input); a failed fetch: an error finding.
+    fn accumulate_remote(
+        &mut self,
+        kt: &Kt,
+        path: &str,
+        acc: Acc,
+        at: &dyn Fn(KError) -> KError,
+    ) -> Result<Acc, KError> {
+        let spec = crate::kustomize::remote::parse(path)
+            .map_err(|m| at(KError::new(rules::KUSTOMIZE_REMOTE_RESOURCE, m)))?;
+        let (snapshot, _) = match kt.ldr.files.git_snapshot(&spec.url, &spec.rev) {
+            Ok(found) => found,
+            Err(Unavailable::NotCached(_)) => {
+                let mut f = at(KError::remote(path)).into_finding().incomplete();
+                f.severity = crate::finding::Severity::Notice;
+                self.findings.push(f);
+                return Ok(acc);
+            }
+            Err(Unavailable::Failed(e)) => {
+                let mut f = at(KError::new(
+                    rules::FETCH_FAILED,
+                    format!(
+                        "remote target '{}': {e}",
+                        crate::fetch::url::redact_text(path)
+                    ),
+                ))
+                .into_finding()
+                .incomplete();
+                f.severity = crate::finding::Severity::Error;
+                self.findings.push(f);
+                return Ok(acc);
+            }
+        };
+        let files = kt.ldr.files.sibling(snapshot.as_ref());
+        let dir = RepoPath::new(if spec.subdir.is_empty() {
+            "."
+        } else {
+            &spec.subdir
+        })
+        .map_err(|e| {
+            at(KError::new(
+                rules::KUSTOMIZE_REMOTE_RESOURCE,
+                format!("'{path}': {e}"),
+            ))
+        })?;
+        if files.kind(&dir) != EntryKind::Dir {
+            return Err(at(KError::new(
+                rules::KUSTOMIZE_FILE_NOT_FOUND,
+                format!(
+                    "remote target '{}': no directory '{dir}' in the repository at {}",
+                    crate::fetch::url::redact_text(path),
+                    if spec.rev.is_empty() {
+                        "HEAD"
+                    } else {
+                        &spec.rev
+                    }
+                ),
+            )));
+        }
+        let ldr = Loader::new(&files, dir, kt.ldr.root_only(), kt.ldr.schema.clone());
+        self.accumulate_directory(kt, path, acc, ldr, false)
+            .map_err(|e| {
+                at(e.context(format!(
+                    "accumulating resources from '{}'",
+                    crate::fetch::url::redact_text(path)
+                )))
+            })
     }
 
     pub(super) fn accumulate_components(&mut self, kt: &Kt, mut acc: Acc) -> Result<Acc, KError> {
