@@ -653,11 +653,13 @@ fn other_repository(env: &TestEnv) -> (git_http::GitServer, String) {
         format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n")
     };
     std::fs::write(work.join("apps/web/deploy.yaml"), deploy(1)).unwrap();
+    std::fs::write(work.join("apps/web/values.yaml"), "replicas: 2\n").unwrap();
     env.git_in(&work, &["add", "-A"]);
     env.git_in(&work, &["commit", "-q", "-m", "v1"]);
     env.git_in(&work, &["tag", "v1"]);
     let v1 = env.git_in(&work, &["rev-parse", "HEAD"]);
     std::fs::write(work.join("apps/web/deploy.yaml"), deploy(3)).unwrap();
+    std::fs::write(work.join("apps/web/values.yaml"), "replicas: 4\n").unwrap();
     env.git_in(&work, &["commit", "-q", "-am", "v2"]);
     env.git_in(&work, &["tag", "v2"]);
     let served = env.root().join("served");
@@ -816,4 +818,46 @@ fn a_missing_git_reference_or_server_is_a_finding() {
     env.kdelta(&["render", "gone", "--allow-incomplete"])
         .success()
         .stdout_has("name: local");
+}
+
+#[test]
+fn value_files_of_a_multi_source_application_come_from_the_ref_repository() {
+    let env = TestEnv::new();
+    let (server, _) = other_repository(&env);
+    let url = server.url("other.git");
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/me/main.git]\n",
+    );
+    env.write(
+        "charts/web/Chart.yaml",
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    );
+    env.write("charts/web/values.yaml", "replicas: 1\n");
+    env.write(
+        "charts/web/templates/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{ .Values.replicas }}\n",
+    );
+    let app = |rev: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: multi\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  sources:\n  - repoURL: https://git.example.com/me/main.git\n    path: charts/web\n    targetRevision: HEAD\n    helm:\n      valueFiles:\n      - values.yaml\n      - $values/apps/web/values.yaml\n  - repoURL: {url}\n    targetRevision: {rev}\n    ref: values\n")
+    };
+    env.write("argo/multi.yaml", app("v1"));
+    env.commit("v1");
+    env.write("argo/multi.yaml", app("v2"));
+    env.commit("bump values");
+    let offline = env.kdelta(&["diff", "HEAD~1", "HEAD"]).success();
+    assert!(
+        offline.stdout.contains("not in kdelta's cache"),
+        "{}",
+        offline.stdout
+    );
+    let report = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(
+        replica_changes(&report, "app:argo/multi.yaml#multi"),
+        ["2 → 4"],
+        "{report:#}"
+    );
 }

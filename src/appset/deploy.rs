@@ -340,6 +340,19 @@ impl Source<'_> {
                         Err(_) if ignore_missing => {}
                         Err(e) => return Err(e.to_string()),
                     },
+                    Resolved::Remote { repo, rev, path } => {
+                        let file = ValueFile::Remote {
+                            repo,
+                            rev,
+                            path,
+                            raw: f.to_string(),
+                        };
+                        match self.read_value_file(&file, ignore_missing)? {
+                            Read::Text(name, text) => out.push((name, text)),
+                            Read::Skipped => {}
+                            Read::NotCached => skipped.push(f.to_string()),
+                        }
+                    }
                     Resolved::Elsewhere(_) => skipped.push(f.to_string()),
                 }
                 continue;
@@ -471,13 +484,50 @@ impl Source<'_> {
         };
         match value_files {
             Ok((paths, skipped)) => {
-                chart.values_files = paths.iter().map(|p| relative_to(dir, p)).collect();
+                let all_local: Option<Vec<RepoPath>> = paths
+                    .iter()
+                    .map(|f| match f {
+                        ValueFile::Local(p) => Some(p.clone()),
+                        ValueFile::Remote { .. } => None,
+                    })
+                    .collect();
+                let mut skipped = skipped;
+                match all_local {
+                    Some(local) => {
+                        chart.values_files = local.iter().map(|p| relative_to(dir, p)).collect()
+                    }
+                    // Files of another repository among them: every file is passed as text,
+                    // in the order listed.
+                    None => {
+                        for f in &paths {
+                            match self.read_value_file(f, ignore_missing) {
+                                Ok(Read::Text(name, text)) => fetched_values.push((name, text)),
+                                Ok(Read::Skipped) => {}
+                                Ok(Read::NotCached) => {
+                                    if let ValueFile::Remote { raw, .. } = f {
+                                        skipped.push(raw.clone());
+                                    }
+                                }
+                                Err(e) => {
+                                    return EngineOutput::failed(vec![self
+                                        .error(
+                                            rules::FETCH_FAILED,
+                                            format!("error reading helm value files: {e}"),
+                                        )
+                                        .incomplete()])
+                                }
+                            }
+                        }
+                    }
+                }
                 if !skipped.is_empty() {
-                    notices.push(self.incomplete(format!(
-                        "Application {}: value files from other repositories or URLs ({}) were left out; kdelta does not fetch them",
+                    let mut f = self.incomplete(format!(
+                        "Application {}: value files at URLs or not in kdelta's cache ({}) were left out",
                         self.name,
                         skipped.join(", ")
-                    )));
+                    ));
+                    f.help = Some("a file of another repository is read once `kdelta fetch` (or --fetch) has fetched it; kdelta does not fetch value files from URLs".into());
+                    notices.push(f);
                 }
             }
             Err(e) => {
@@ -556,6 +606,26 @@ impl Source<'_> {
                         .push((name.to_string(), String::from_utf8_lossy(&bytes).into_owned())),
                     Err(e) => return EngineOutput::failed(vec![crate::source::source_finding(&e, &file)]),
                 },
+                Ok(Resolved::Remote { repo, rev, path }) => {
+                    let file = ValueFile::Remote {
+                        repo,
+                        rev,
+                        path,
+                        raw: p["path"].as_str().unwrap_or_default().to_string(),
+                    };
+                    match self.read_value_file(&file, false) {
+                        Ok(Read::Text(_, text)) => helm_opts.set_file.push((name.to_string(), text)),
+                        Ok(_) => notices.push(self.incomplete(format!(
+                            "Application {}: file parameter {name} reads a file of another repository that is not in kdelta's cache; it is left out",
+                            self.name
+                        ))),
+                        Err(e) => {
+                            return EngineOutput::failed(vec![self
+                                .error(rules::FETCH_FAILED, format!("file parameter {name}: {e}"))
+                                .incomplete()])
+                        }
+                    }
+                }
                 Ok(Resolved::Elsewhere(what)) => notices.push(self.incomplete(format!(
                     "Application {}: file parameter {name} reads {what}; kdelta does not fetch it, so it is left out",
                     self.name
@@ -592,7 +662,7 @@ impl Source<'_> {
         dir: &RepoPath,
         raw: &[&str],
         ignore_missing: bool,
-    ) -> Result<(Vec<RepoPath>, Vec<String>), String> {
+    ) -> Result<(Vec<ValueFile>, Vec<String>), String> {
         let resolved: Vec<Result<Resolved, String>> =
             raw.iter().map(|f| self.resolve(dir, f)).collect();
         let explicit: Vec<&RepoPath> = resolved
@@ -602,9 +672,10 @@ impl Source<'_> {
                 _ => None,
             })
             .collect();
-        let mut files: Vec<RepoPath> = Vec::new();
+        let mut files: Vec<ValueFile> = Vec::new();
         let mut skipped = Vec::new();
-        let push = |p: RepoPath, files: &mut Vec<RepoPath>| {
+        let push = |p: RepoPath, files: &mut Vec<ValueFile>| {
+            let p = ValueFile::Local(p);
             if !files.contains(&p) {
                 files.push(p);
             }
@@ -612,6 +683,12 @@ impl Source<'_> {
         for (raw, r) in raw.iter().zip(resolved.iter()) {
             match r.clone()? {
                 Resolved::Elsewhere(_) => skipped.push(raw.to_string()),
+                Resolved::Remote { repo, rev, path } => files.push(ValueFile::Remote {
+                    repo,
+                    rev,
+                    path,
+                    raw: raw.to_string(),
+                }),
                 Resolved::File(p) if is_glob(p.as_str()) => {
                     let matches = self.glob(&p);
                     if matches.is_empty() {
@@ -642,10 +719,18 @@ impl Source<'_> {
         if let Some((reference, rest)) = raw.split_once('/').filter(|(r, _)| r.starts_with('$')) {
             if let Some((_, src)) = self.refs.iter().find(|(r, _)| r == reference) {
                 let repo = src["repoURL"].as_str().unwrap_or_default();
-                if !self.is_this_repo(repo) || self.foreign.is_some() {
+                let path = within(&RepoPath::root(), &self.env.subst(rest), raw)?;
+                if !self.is_this_repo(repo) {
+                    return Ok(Resolved::Remote {
+                        repo: repo.to_string(),
+                        rev: src["targetRevision"].as_str().unwrap_or("HEAD").to_string(),
+                        path,
+                    });
+                }
+                if self.foreign.is_some() {
                     return Ok(Resolved::Elsewhere(format!("{raw} in {repo}")));
                 }
-                return within(&RepoPath::root(), &self.env.subst(rest), raw).map(Resolved::File);
+                return Ok(Resolved::File(path));
             }
         }
         let value = self.env.subst(raw);
@@ -706,8 +791,72 @@ impl Source<'_> {
 #[derive(Clone)]
 enum Resolved {
     File(RepoPath),
-    /// In another repository or at a URL: what it is.
+    /// A `$ref/…` file in another repository: fetched through the store.
+    Remote {
+        repo: String,
+        rev: String,
+        path: RepoPath,
+    },
+    /// At a URL, or in this repository while rendering another: what it is.
     Elsewhere(String),
+}
+
+/// A value file as resolved: a file of the repository being read, or of another one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ValueFile {
+    Local(RepoPath),
+    Remote {
+        repo: String,
+        rev: String,
+        path: RepoPath,
+        /// As written (`$values/env/prod.yaml`).
+        raw: String,
+    },
+}
+
+/// What reading a value file gave.
+enum Read {
+    /// Its name (for messages) and text.
+    Text(String, String),
+    /// Missing, and `ignoreMissingValueFiles` is set.
+    Skipped,
+    /// In another repository that is not in the cache.
+    NotCached,
+}
+
+impl Source<'_> {
+    /// Reads a value file; a file of another repository comes from the fetch store.
+    fn read_value_file(&self, file: &ValueFile, ignore_missing: bool) -> Result<Read, String> {
+        match file {
+            ValueFile::Local(p) => match self.files.read(p) {
+                Ok(bytes) => Ok(Read::Text(
+                    p.to_string(),
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                )),
+                Err(_) if ignore_missing => Ok(Read::Skipped),
+                Err(e) => Err(e.to_string()),
+            },
+            ValueFile::Remote {
+                repo, rev, path, ..
+            } => {
+                let shown = crate::fetch::url::redact_text(repo);
+                let (snapshot, _) = match self.files.git_snapshot(repo, rev) {
+                    Ok(found) => found,
+                    Err(Unavailable::NotCached(_)) => return Ok(Read::NotCached),
+                    Err(Unavailable::Failed(e)) => return Err(e.to_string()),
+                };
+                let files = self.files.sibling(snapshot.as_ref());
+                match files.read(path) {
+                    Ok(bytes) => Ok(Read::Text(
+                        format!("{shown}@{rev}:{path}"),
+                        String::from_utf8_lossy(&bytes).into_owned(),
+                    )),
+                    Err(_) if ignore_missing => Ok(Read::Skipped),
+                    Err(e) => Err(format!("{shown} at {rev}: {e}")),
+                }
+            }
+        }
+    }
 }
 
 fn is_glob(path: &str) -> bool {

@@ -201,7 +201,7 @@ fn a_multi_source_application_reads_value_files_through_its_ref_sources() {
     );
     assert!(
         out.stderr.contains(
-            "value files from other repositories or URLs ($ext/shared.yaml) were left out"
+            "value files at URLs or not in kdelta's cache ($ext/shared.yaml) were left out"
         ),
         "{}",
         out.stderr
