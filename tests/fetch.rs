@@ -861,3 +861,51 @@ fn value_files_of_a_multi_source_application_come_from_the_ref_repository() {
         "{report:#}"
     );
 }
+
+#[test]
+fn an_applicationset_git_generator_reads_another_repository() {
+    let env = TestEnv::new();
+    let (server, _) = other_repository(&env);
+    let url = server.url("other.git");
+    let appset = |rev: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: apps\n  namespace: argocd\nspec:\n  generators:\n  - git:\n      repoURL: {url}\n      revision: {rev}\n      directories:\n      - path: apps/*\n  template:\n    metadata:\n      name: '{{{{path.basename}}}}'\n    spec:\n      project: default\n      destination:\n        server: https://kubernetes.default.svc\n        namespace: '{{{{path.basename}}}}'\n      source:\n        repoURL: {url}\n        targetRevision: {rev}\n        path: '{{{{path}}}}'\n")
+    };
+    env.write("argo/appset.yaml", appset("v1"));
+    env.commit("v1");
+    env.write("argo/appset.yaml", appset("v2"));
+    env.commit("bump");
+    let offline = env.kdelta(&["diff", "HEAD~1", "HEAD"]).success();
+    assert!(
+        offline
+            .stdout
+            .contains("not in kdelta's cache (run `kdelta fetch`"),
+        "{}",
+        offline.stdout
+    );
+    let report = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
+        .success()
+        .json();
+    let app = report["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"].as_str().is_some_and(|id| id.ends_with("/web")))
+        .unwrap_or_else(|| panic!("no generated Application web: {report:#}"));
+    assert_eq!(
+        replica_changes(&report, app["id"].as_str().unwrap()),
+        ["1 → 3"],
+        "{report:#}"
+    );
+    drop(server);
+    // Gone and not cached at that revision: an error finding, the rest of the run goes on.
+    env.write("argo/appset.yaml", appset("v3"));
+    env.commit("v3");
+    let run = env.kdelta(&["check", "--fetch"]).code(1);
+    assert!(
+        run.stdout.contains("error[fetch.failed] argo/appset.yaml")
+            && run.stdout.contains("the git generator cannot read"),
+        "{}",
+        run.stdout
+    );
+}

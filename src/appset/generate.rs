@@ -37,6 +37,15 @@ pub struct Context<'a> {
     pub new_git_file_globbing: bool,
 }
 
+/// Why a generator's Applications are missing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Gap {
+    /// It needs something kdelta does not have offline (the network, a cluster, a fetch).
+    Offline(String),
+    /// Fetching what it reads failed.
+    FetchFailed(String),
+}
+
 /// The Applications of an ApplicationSet.
 #[derive(Clone, Debug, Default)]
 pub struct Generated {
@@ -44,8 +53,8 @@ pub struct Generated {
     pub apps: Vec<Json>,
     /// Validation errors: the Applications they name are not created, the others are.
     pub errors: Vec<String>,
-    /// Generators kdelta cannot run offline (their Applications are missing).
-    pub notices: Vec<String>,
+    /// Generators whose Applications are missing, and why.
+    pub notices: Vec<Gap>,
     /// Each Application's name with the generator and parameters that made it
     /// (`list generator 0 with {"cluster":"dev"}`).
     pub made_by: Vec<(String, String)>,
@@ -183,7 +192,7 @@ fn params_of(
     body: &Json,
     ctx: &Context,
     mode: &Mode,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Gap>,
 ) -> Result<Vec<Params>, String> {
     match kind {
         "list" => list(body, mode),
@@ -192,9 +201,9 @@ fn params_of(
         "matrix" => matrix(body, ctx, mode, notices),
         "merge" => merge(body, ctx, mode, notices),
         other => {
-            notices.push(format!(
+            notices.push(Gap::Offline(format!(
                 "the {other} generator needs the network or a cluster; kdelta does not run it offline, so its Applications are missing"
-            ));
+            )));
             Ok(Vec::new())
         }
     }
@@ -373,21 +382,48 @@ pub fn normalize(name: &str) -> String {
     cut.trim_matches(|c| c == '-' || c == '.').to_string()
 }
 
-/// The git generator on this repository (`generators/git.go`); another repository is a
-/// notice.
+/// The git generator (`generators/git.go`) on this repository, or on another one's commit
+/// from the fetch store.
 fn git(
     body: &Json,
     ctx: &Context,
     mode: &Mode,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Gap>,
 ) -> Result<Vec<Params>, String> {
     let repo = body["repoURL"].as_str().unwrap_or_default();
+    let revision = body["revision"]
+        .as_str()
+        .filter(|r| !r.is_empty())
+        .unwrap_or("HEAD");
+    let shown = crate::fetch::url::redact_text(repo);
+    // Another repository: its commit from the fetch store.
+    let fetched;
+    let sibling;
     let files = match ctx.files {
         Some(f) if (ctx.is_this_repo)(repo) => f,
-        _ => {
-            notices.push(format!(
-                "the git generator reads {repo}, which is not this repository; kdelta does not fetch it, so its Applications are missing"
-            ));
+        Some(f) => match f.git_snapshot(repo, revision) {
+            Ok((snapshot, _)) => {
+                fetched = snapshot;
+                sibling = f.sibling(fetched.as_ref());
+                &sibling
+            }
+            Err(crate::fetch::Unavailable::NotCached(_)) => {
+                notices.push(Gap::Offline(format!(
+                    "the git generator reads {shown} at {revision}, which is not this repository and not in kdelta's cache (run `kdelta fetch`, or add --fetch; if it is this repository, declare its URL in repoURLs of .kdelta.yaml), so its Applications are missing"
+                )));
+                return Ok(Vec::new());
+            }
+            Err(crate::fetch::Unavailable::Failed(e)) => {
+                notices.push(Gap::FetchFailed(format!(
+                    "the git generator cannot read {shown} at {revision}: {e}; its Applications are missing"
+                )));
+                return Ok(Vec::new());
+            }
+        },
+        None => {
+            notices.push(Gap::Offline(format!(
+                "the git generator reads {shown}, which is not this repository; kdelta does not fetch it here, so its Applications are missing"
+            )));
             return Ok(Vec::new());
         }
     };
@@ -637,7 +673,7 @@ fn matrix(
     body: &Json,
     ctx: &Context,
     mode: &Mode,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Gap>,
 ) -> Result<Vec<Params>, String> {
     let children = body["generators"]
         .as_array()
@@ -739,7 +775,7 @@ fn child_params(
     child: &Json,
     ctx: &Context,
     mode: &Mode,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Gap>,
 ) -> Result<Vec<Params>, String> {
     let kinds = generator_kinds(child);
     if kinds.len() > 1 {
@@ -757,7 +793,7 @@ fn merge(
     body: &Json,
     ctx: &Context,
     mode: &Mode,
-    notices: &mut Vec<String>,
+    notices: &mut Vec<Gap>,
 ) -> Result<Vec<Params>, String> {
     let children = body["generators"]
         .as_array()

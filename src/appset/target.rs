@@ -116,10 +116,15 @@ pub fn render_appset(
             )
         })
         .collect();
-    findings.extend(generated.notices.iter().map(|n| {
-        Finding::notice(rules::APPSET_GENERATOR_OFFLINE, n.clone())
-            .at(file.to_string(), at.line, at.column)
-            .incomplete()
+    findings.extend(generated.notices.iter().map(|gap| {
+        match gap {
+            generate::Gap::Offline(n) => {
+                Finding::notice(rules::APPSET_GENERATOR_OFFLINE, n.clone())
+            }
+            generate::Gap::FetchFailed(n) => Finding::error(rules::FETCH_FAILED, n.clone()),
+        }
+        .at(file.to_string(), at.line, at.column)
+        .incomplete()
     }));
     let mut out = EngineOutput::new(Vec::new(), findings, true);
     out.printed = Some(crate::yaml::emit::to_stream(generated.apps.iter()));
