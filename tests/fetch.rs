@@ -34,6 +34,11 @@ fn chart_tgz(name: &str, version: &str, image: &str) -> Vec<u8> {
             "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}-{{ .Chart.Name }}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      containers:\n      - name: app\n        image: {{ .Values.image }}\n".to_string(),
         ),
     ];
+    tgz_of(name, &files)
+}
+
+/// A chart archive of `files` (paths relative to the chart) under the directory `name`.
+fn tgz_of(name: &str, files: &[(&str, String)]) -> Vec<u8> {
     let mut tar = tar::Builder::new(Vec::new());
     for (path, text) in files {
         let mut header = tar::Header::new_gnu();
@@ -380,6 +385,9 @@ fn a_wrong_published_digest_is_a_warning_and_the_archive_renders() {
         "{}",
         run.stdout
     );
+    env.kdelta(&["check", "--strict"])
+        .code(1)
+        .stdout_has("error[fetch.digest-mismatch]");
 }
 
 #[test]
@@ -738,8 +746,10 @@ fn sources_in_other_git_repositories_render_at_the_revision_named() {
             "{target}: {report:#}"
         );
     }
+    // v1 and v2 by tag; the pinned commit is v1's, fetched once by whichever asks first.
     assert!(
-        fetched.stderr.contains("3 git references"),
+        fetched.stderr.contains("2 git references; 1 from cache")
+            || fetched.stderr.contains("3 git references; 0 from cache"),
         "{}",
         fetched.stderr
     );
@@ -907,5 +917,70 @@ fn an_applicationset_git_generator_reads_another_repository() {
             && run.stdout.contains("the git generator cannot read"),
         "{}",
         run.stdout
+    );
+}
+
+#[test]
+fn applications_a_fetched_chart_renders_become_targets() {
+    let server = Server::start();
+    helm_repository(&server, sha256_hex);
+    let repo = format!("{}/charts", server.url());
+    // An app-of-apps chart: one Application for chart web, at the version its values name.
+    let apps = |version: &str| {
+        tgz_of(
+            "apps",
+            &[
+                ("Chart.yaml", format!("apiVersion: v2\nname: apps\nversion: {version}\n")),
+                ("values.yaml", format!("webVersion: {version}\n")),
+                (
+                    "templates/web.yaml",
+                    format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {repo}\n    chart: web\n    targetRevision: '{{{{ .Values.webVersion }}}}'\n"),
+                ),
+            ],
+        )
+    };
+    let mut index = String::from("apiVersion: v1\nentries:\n  apps:\n");
+    for version in ["1.0.0", "1.1.0"] {
+        server.route(
+            &format!("/charts/apps-{version}.tgz"),
+            Route::ok(apps(version)),
+        );
+        index.push_str(&format!(
+            "  - version: {version}\n    urls: [apps-{version}.tgz]\n"
+        ));
+    }
+    index.push_str("  web:\n");
+    for version in ["1.0.0", "1.1.0"] {
+        index.push_str(&format!(
+            "  - version: {version}\n    urls: [archives/web-{version}.tgz]\n"
+        ));
+    }
+    server.route("/charts/index.yaml", Route::ok(index));
+    let env = TestEnv::new();
+    let root = |version: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: root\n  namespace: argocd\nspec:\n  destination:\n    namespace: argocd\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {repo}\n    chart: apps\n    targetRevision: {version}\n")
+    };
+    env.write("argo/root.yaml", root("1.0.0"));
+    env.commit("v1");
+    env.write("argo/root.yaml", root("1.1.0"));
+    env.commit("bump the apps");
+    let report = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
+        .success()
+        .json();
+    let child = report["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| {
+            t["id"]
+                .as_str()
+                .is_some_and(|id| id.ends_with("argocd/web"))
+        })
+        .unwrap_or_else(|| panic!("the Application the chart renders is no target: {report:#}"));
+    assert_eq!(
+        image_changes(&report, child["id"].as_str().unwrap()),
+        [r#""nginx:1.25" → "nginx:1.27""#],
+        "{report:#}"
     );
 }

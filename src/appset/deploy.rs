@@ -269,20 +269,8 @@ impl Source<'_> {
                 true,
             )
         };
-        // A repoURL without a scheme is an OCI registry (Argo CD's `IsHelmOciRepo`; its
-        // repository Secret says `enableOCI: "true"`).
-        let repo = if repo.contains("://") {
-            repo.to_string()
-        } else {
-            format!("oci://{repo}")
-        };
-        if !crate::fetch::is_chart_repository(&repo) {
+        let Some(request) = chart_request(self.source) else {
             return not_rendered("kdelta fetches charts over https, http and oci only");
-        }
-        let request = ChartRequest {
-            repo,
-            name: chart.to_string(),
-            version: revision.to_string(),
         };
         match self.files.helm_chart(&request) {
             Ok(fetched) => {
@@ -799,6 +787,26 @@ enum Resolved {
     },
     /// At a URL, or in this repository while rendering another: what it is.
     Elsewhere(String),
+}
+
+/// The chart a `chart:` source names, as the fetch store takes it: a `repoURL` without a
+/// scheme is an OCI registry (Argo CD's `IsHelmOciRepo`; its repository Secret says
+/// `enableOCI: "true"`). None for a scheme kdelta does not fetch from.
+pub(super) fn chart_request(source: &Json) -> Option<ChartRequest> {
+    let repo = source["repoURL"].as_str().unwrap_or_default();
+    let repo = if repo.contains("://") {
+        repo.to_string()
+    } else {
+        format!("oci://{repo}")
+    };
+    crate::fetch::is_chart_repository(&repo).then(|| ChartRequest {
+        repo,
+        name: source["chart"].as_str().unwrap_or_default().to_string(),
+        version: source["targetRevision"]
+            .as_str()
+            .unwrap_or("HEAD")
+            .to_string(),
+    })
 }
 
 /// A value file as resolved: a file of the repository being read, or of another one.

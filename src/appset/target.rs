@@ -400,36 +400,57 @@ fn mentions_applications(app: &serde_json::Value, files: &Files, opts: &Options)
         _ => vec![&spec["source"]],
     };
     sources.into_iter().any(|s| {
-        let this_repo = s["repoURL"]
-            .as_str()
-            .is_some_and(|u| opts.repo_urls.contains(&normalize_repo_url(u)));
+        // A chart from a repository: its files, when the fetch store has it.
+        if s["chart"].is_string() {
+            return super::deploy::chart_request(s)
+                .and_then(|request| files.helm_chart(&request).ok())
+                .and_then(|chart| crate::helm::chart::Chart::archive_files(&chart.bytes).ok())
+                .is_some_and(|archived| {
+                    archived
+                        .iter()
+                        .any(|(_, b)| memchr::memmem::find(b, b"argoproj.io/").is_some())
+                });
+        }
+        let url = s["repoURL"].as_str().unwrap_or_default();
+        let this_repo = opts.repo_urls.contains(&normalize_repo_url(url));
         let Some(dir) = s["path"]
             .as_str()
-            .filter(|_| this_repo)
             .and_then(|p| RepoPath::new(p.trim_matches('/')).ok())
         else {
             return false;
         };
-        let mut stack = vec![dir];
-        while let Some(d) = stack.pop() {
-            for e in files.list(&d).unwrap_or_default() {
-                let path = d.child(&e.name);
-                match e.kind {
-                    EntryKind::Dir => stack.push(path),
-                    EntryKind::File | EntryKind::Symlink => {
-                        let mentions = files
-                            .read(&path)
-                            .is_ok_and(|b| b.windows(12).any(|w| w == b"argoproj.io/"));
-                        if mentions {
-                            return true;
-                        }
+        if !this_repo {
+            // Another repository: its commit, when the fetch store has it.
+            let rev = s["targetRevision"].as_str().unwrap_or("HEAD");
+            return files
+                .git_snapshot(url, rev)
+                .is_ok_and(|(snapshot, _)| mentions_in(&files.sibling(snapshot.as_ref()), dir));
+        }
+        mentions_in(files, dir)
+    })
+}
+
+/// True when a file under `dir` mentions `argoproj.io/`.
+fn mentions_in(files: &Files, dir: RepoPath) -> bool {
+    let mut stack = vec![dir];
+    while let Some(d) = stack.pop() {
+        for e in files.list(&d).unwrap_or_default() {
+            let path = d.child(&e.name);
+            match e.kind {
+                EntryKind::Dir => stack.push(path),
+                EntryKind::File | EntryKind::Symlink => {
+                    let mentions = files
+                        .read(&path)
+                        .is_ok_and(|b| memchr::memmem::find(&b, b"argoproj.io/").is_some());
+                    if mentions {
+                        return true;
                     }
-                    EntryKind::Missing => {}
                 }
+                EntryKind::Missing => {}
             }
         }
-        false
-    })
+    }
+    false
 }
 
 /// An Application's render — an Application manifest, a generated one, or one another

@@ -190,7 +190,7 @@ pub struct Stats {
     pub chart_bytes: u64,
     /// Indexes and other moving names fetched again.
     pub refreshed: usize,
-    /// Immutable sources found in the cache.
+    /// Immutable sources found in the cache (each counted once).
     pub from_cache: usize,
     /// Git references fetched.
     pub git: usize,
@@ -231,6 +231,8 @@ pub struct Store {
     git_refs: Mutex<HashMap<String, Once<String>>>,
     /// One fetch at a time into each bare repository.
     git_locks: Mutex<HashMap<std::path::PathBuf, Arc<Mutex<()>>>>,
+    /// The keys counted as found in the cache.
+    cached_keys: Mutex<std::collections::HashSet<String>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -254,6 +256,7 @@ impl Store {
             stats: Mutex::default(),
             git_refs: Mutex::default(),
             git_locks: Mutex::default(),
+            cached_keys: Mutex::default(),
         }
     }
 
@@ -406,7 +409,7 @@ impl Store {
         }
         let immutable = git::is_commit_id(rev);
         if immutable && git::has_commit(&repo, &rev.to_ascii_lowercase(), timeout) {
-            self.count(|s| s.from_cache += 1);
+            self.from_cache(&key);
             return Ok(found(rev.to_ascii_lowercase()));
         }
         if !self.is_online() {
@@ -577,7 +580,7 @@ impl Store {
         };
         if kind != Kind::Moving {
             if let Some((d, _)) = cached {
-                self.count(|s| s.from_cache += 1);
+                self.from_cache(key);
                 return Ok((d, None));
             }
         }
@@ -633,6 +636,18 @@ impl Store {
         })
         .clone()
         .map_err(Unavailable::Failed)
+    }
+
+    /// Counts `key` as found in the cache, once per run.
+    fn from_cache(&self, key: &str) {
+        let new = self
+            .cached_keys
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key.to_string());
+        if new {
+            self.count(|s| s.from_cache += 1);
+        }
     }
 
     fn count(&self, f: impl FnOnce(&mut Stats)) {

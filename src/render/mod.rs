@@ -160,11 +160,20 @@ pub fn render_target(
 
 impl Rendered {
     /// `--strict`: findings that leave the output incomplete become errors, and the target
-    /// fails.
+    /// fails; so does a chart whose published digest does not match.
     pub fn escalate_incomplete(&mut self) {
         for f in self.findings.iter_mut().filter(|f| f.incomplete) {
             f.severity = Severity::Error;
             self.ok = false;
+        }
+        // A published digest that does not match what was rendered is a doubt about the
+        // input itself.
+        for f in self
+            .findings
+            .iter_mut()
+            .filter(|f| f.rule == rules::FETCH_DIGEST_MISMATCH)
+        {
+            f.severity = Severity::Error;
         }
     }
 }
