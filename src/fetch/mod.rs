@@ -409,7 +409,7 @@ impl Store {
         }
         let immutable = git::is_commit_id(rev);
         if immutable && git::has_commit(&repo, &rev.to_ascii_lowercase(), timeout) {
-            self.from_cache(&key);
+            self.found_in_cache(&key);
             return Ok(found(rev.to_ascii_lowercase()));
         }
         if !self.is_online() {
@@ -580,7 +580,7 @@ impl Store {
         };
         if kind != Kind::Moving {
             if let Some((d, _)) = cached {
-                self.from_cache(key);
+                self.found_in_cache(key);
                 return Ok((d, None));
             }
         }
@@ -639,7 +639,7 @@ impl Store {
     }
 
     /// Counts `key` as found in the cache, once per run.
-    fn from_cache(&self, key: &str) {
+    fn found_in_cache(&self, key: &str) {
         let new = self
             .cached_keys
             .lock()
