@@ -99,6 +99,40 @@ struct RawConfig {
     repo_urls: Vec<String>,
     #[serde(default)]
     argocd: ArgoCd,
+    #[serde(default)]
+    fetch: FetchConfig,
+}
+
+/// How remote sources are fetched (`.kdelta.yaml` `fetch:`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct FetchConfig {
+    /// Hosts (`host` or `host:port`) that may be reached over plain HTTP besides loopback.
+    pub plain_http_hosts: Vec<String>,
+    /// URL prefixes fetched from elsewhere (a mirror, a pull-through proxy), first match wins.
+    pub mirrors: Vec<MirrorConfig>,
+}
+
+/// One `fetch.mirrors` entry.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MirrorConfig {
+    pub from: String,
+    pub to: String,
+}
+
+impl FetchConfig {
+    /// The fetch store's settings.
+    pub fn settings(&self) -> crate::fetch::Settings {
+        crate::fetch::Settings {
+            plain_http_hosts: self.plain_http_hosts.clone(),
+            mirrors: self
+                .mirrors
+                .iter()
+                .map(|m| (m.from.clone(), m.to.clone()))
+                .collect(),
+        }
+    }
 }
 
 /// What `.kdelta.yaml` says about one Helm chart (`charts:` keyed by the chart's directory).
@@ -173,6 +207,7 @@ pub struct Config {
     charts: std::collections::BTreeMap<String, ChartConfig>,
     repo_urls: Vec<String>,
     argocd: ArgoCd,
+    fetch: FetchConfig,
 }
 
 impl Default for Config {
@@ -185,6 +220,7 @@ impl Default for Config {
             charts: Default::default(),
             repo_urls: Vec::new(),
             argocd: Default::default(),
+            fetch: Default::default(),
         }
     }
 }
@@ -272,6 +308,7 @@ impl Config {
                 .collect(),
             repo_urls: raw.repo_urls,
             argocd: raw.argocd,
+            fetch: raw.fetch,
             charts: raw
                 .charts
                 .into_iter()
@@ -294,6 +331,11 @@ impl Config {
     /// The Argo CD installation the manifests are for (`argocd:`).
     pub fn argocd(&self) -> &ArgoCd {
         &self.argocd
+    }
+
+    /// How remote sources are fetched (`fetch:`).
+    pub fn fetch(&self) -> &FetchConfig {
+        &self.fetch
     }
 
     /// What the configuration says about the chart in `dir`.

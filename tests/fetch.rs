@@ -984,3 +984,32 @@ fn applications_a_fetched_chart_renders_become_targets() {
         "{report:#}"
     );
 }
+
+#[test]
+fn a_mirror_in_the_configuration_serves_the_sources_it_covers() {
+    let server = Server::start();
+    helm_repository(&server, sha256_hex);
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        format!(
+            "fetch:\n  mirrors:\n  - from: https://charts.example.com/stable\n    to: {}/charts\n",
+            server.url()
+        ),
+    );
+    write_targets(&env, "https://charts.example.com/stable", "1.0.0");
+    env.commit("v1");
+    let run = env
+        .kdelta(&["check", "--fetch", "--format", "json"])
+        .success();
+    let report = run.json();
+    let sources = &report["targets"][0]["sources"]["head"];
+    // Reports name the source as written; it was fetched from the mirror.
+    assert!(
+        sources["helm https://charts.example.com/stable web"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("1.0.0 sha256:")),
+        "{report:#}"
+    );
+    assert_eq!(server.count("/charts/index.yaml"), 1);
+}

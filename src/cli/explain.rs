@@ -14,6 +14,7 @@ pub fn run(c: &CommonArgs, args: &ExplainArgs) -> Result<i32> {
     let config = common::config(c, snapshot).unwrap_or_default();
     let mut opts = common::pipeline_options(c)?;
     opts.render = pipeline::with_config(&opts.render, &config);
+    opts.configure_store(&config);
     common::fetch_first(c, &[snapshot], &opts)?;
     let targets = if args.targets.is_empty() {
         pipeline::list(snapshot, &config, &opts).targets

@@ -22,6 +22,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     let mut opts = common::pipeline_options(c)?;
     let config = common::config(c, snapshot).unwrap_or_default();
     opts.render = pipeline::with_config(&opts.render, &config);
+    opts.configure_store(&config);
     let mut requested = requested;
     // `kdelta render NAME CHART`, as `helm template NAME CHART`.
     if let [name, chart] = requested.as_slice() {

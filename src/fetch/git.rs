@@ -31,7 +31,7 @@ pub fn is_commit_id(rev: &str) -> bool {
 /// Checks that the URL's transport may be used: `https`, `ssh` and scp-like `user@host:path`
 /// anywhere; plain `http` and `git` only to loopback; never a local path (`file://`), which
 /// would let a repository read other repositories on this machine.
-pub fn check_url(url: &str) -> Result<(), FetchError> {
+pub fn check_url(url: &str, settings: &super::Settings) -> Result<(), FetchError> {
     let lower = url.to_ascii_lowercase();
     let refuse = |why: &str| {
         Err(FetchError::Setup {
@@ -50,14 +50,15 @@ pub fn check_url(url: &str) -> Result<(), FetchError> {
         } else {
             host_port.split(':').next().unwrap_or("")
         };
+        let port = host_port.rsplit_once(':').and_then(|(_, p)| p.parse().ok());
         let loopback = host == "localhost"
             || host
                 .parse::<std::net::IpAddr>()
                 .is_ok_and(|ip| ip.is_loopback());
-        return if loopback {
+        return if loopback || settings.plain_http_allowed(host, port) {
             Ok(())
         } else {
-            refuse("plain http and git:// are only used for loopback addresses; use https or ssh")
+            refuse("plain http and git:// are only used for loopback addresses and the hosts in fetch.plainHttpHosts of .kdelta.yaml; use https or ssh")
         };
     }
     if lower.contains("://") {
@@ -78,7 +79,6 @@ pub fn check_url(url: &str) -> Result<(), FetchError> {
 /// returns the commit it names. Shallow (`--depth=1`); a commit id the server will not give
 /// out directly (no `allowReachableSHA1InWant`) is found in a fetch of its branches and tags.
 pub fn fetch(repo: &Path, url: &str, rev: &str, timeout: Duration) -> Result<String, FetchError> {
-    check_url(url)?;
     if !repo.join("HEAD").is_file() {
         std::fs::create_dir_all(repo).map_err(|e| FetchError::Cache(e.to_string()))?;
         git(repo, &["init", "--bare", "-q"], timeout, url)?;
@@ -268,7 +268,7 @@ mod tests {
             "http://127.0.0.1:8080/repo.git",
             "git://localhost/repo",
         ] {
-            assert!(check_url(ok).is_ok(), "{ok}");
+            assert!(check_url(ok, &Default::default()).is_ok(), "{ok}");
         }
         for refused in [
             "file:///etc",
@@ -277,9 +277,18 @@ mod tests {
             "git://10.0.0.1/repo",
             "ftp://x/y",
         ] {
-            assert!(check_url(refused).is_err(), "{refused}");
+            assert!(
+                check_url(refused, &Default::default()).is_err(),
+                "{refused}"
+            );
         }
-        let e = check_url("http://bob:pw@example.com/r")
+        let allowed = super::super::Settings {
+            plain_http_hosts: vec!["git.internal:8080".into()],
+            ..Default::default()
+        };
+        assert!(check_url("http://git.internal:8080/r.git", &allowed).is_ok());
+        assert!(check_url("http://git.internal:8081/r.git", &allowed).is_err());
+        let e = check_url("http://bob:pw@example.com/r", &Default::default())
             .unwrap_err()
             .to_string();
         assert!(!e.contains("pw"), "{e}");

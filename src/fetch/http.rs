@@ -90,6 +90,8 @@ impl Default for Policy {
 pub struct Client {
     agent: ureq::Agent,
     policy: Policy,
+    /// Hosts the configuration allows plain HTTP to, beside the policy's.
+    plain_http: std::sync::Mutex<Vec<String>>,
 }
 
 impl Client {
@@ -127,7 +129,16 @@ impl Client {
             .user_agent(concat!("kdelta/", env!("CARGO_PKG_VERSION")))
             .build()
             .new_agent();
-        Ok(Client { agent, policy })
+        Ok(Client {
+            agent,
+            policy,
+            plain_http: std::sync::Mutex::default(),
+        })
+    }
+
+    /// Lets plain HTTP reach `hosts` (`host` or `host:port`) too.
+    pub fn allow_plain_http(&self, hosts: Vec<String>) {
+        *self.plain_http.lock().unwrap_or_else(|p| p.into_inner()) = hosts;
     }
 
     /// The time one request may take.
@@ -144,10 +155,12 @@ impl Client {
             Some(p) => format!("{}:{p}", url.host),
             None => url.host.clone(),
         };
+        let configured = self.plain_http.lock().unwrap_or_else(|p| p.into_inner());
         if self
             .policy
             .plain_http_hosts
             .iter()
+            .chain(configured.iter())
             .any(|h| h.eq_ignore_ascii_case(&url.host) || h.eq_ignore_ascii_case(&host_port))
         {
             return Ok(());

@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub enum FetchError {
     #[error(transparent)]
     Url(url::UrlError),
-    #[error("{url}: plain HTTP is only used for loopback addresses; use https")]
+    #[error("{url}: plain HTTP is only used for loopback addresses and the hosts in fetch.plainHttpHosts of .kdelta.yaml; use https")]
     PlainHttp { url: String },
     #[error("{url}: HTTP {status}{}", status_words(*status))]
     Status { url: String, status: u16 },
@@ -182,6 +182,39 @@ impl std::fmt::Display for Unavailable {
     }
 }
 
+/// How sources are reached (`.kdelta.yaml` `fetch:`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Hosts (`host` or `host:port`) that may be reached over plain HTTP besides loopback.
+    pub plain_http_hosts: Vec<String>,
+    /// `(from, to)` URL prefixes: a source under `from` is fetched from `to` instead.
+    pub mirrors: Vec<(String, String)>,
+}
+
+impl Settings {
+    /// `url` with the first matching mirror's prefix in place of the source's.
+    pub fn rewrite(&self, url: &str) -> String {
+        self.mirrors
+            .iter()
+            .find(|(from, _)| !from.is_empty() && url.starts_with(from.as_str()))
+            .map_or_else(
+                || url.to_string(),
+                |(from, to)| format!("{to}{}", &url[from.len()..]),
+            )
+    }
+
+    /// True when plain HTTP (or git://) may reach `host` (with its port, if any).
+    pub fn plain_http_allowed(&self, host: &str, port: Option<u16>) -> bool {
+        let with_port = port.map(|p| format!("{host}:{p}"));
+        self.plain_http_hosts.iter().any(|h| {
+            h.eq_ignore_ascii_case(host)
+                || with_port
+                    .as_deref()
+                    .is_some_and(|w| h.eq_ignore_ascii_case(w))
+        })
+    }
+}
+
 /// What one run fetched, for the closing line of `kdelta fetch`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -233,6 +266,7 @@ pub struct Store {
     git_locks: Mutex<HashMap<std::path::PathBuf, Arc<Mutex<()>>>>,
     /// The keys counted as found in the cache.
     cached_keys: Mutex<std::collections::HashSet<String>>,
+    settings: Mutex<Arc<Settings>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -257,6 +291,7 @@ impl Store {
             git_refs: Mutex::default(),
             git_locks: Mutex::default(),
             cached_keys: Mutex::default(),
+            settings: Mutex::default(),
         }
     }
 
@@ -267,6 +302,22 @@ impl Store {
             online: AtomicBool::new(true),
             ..Store::offline(cache)
         })
+    }
+
+    /// Applies the configuration's settings (mirrors, plain-HTTP hosts) to what is fetched
+    /// and read from now on.
+    pub fn configure(&self, settings: Settings) {
+        if let Some(c) = &self.client {
+            c.allow_plain_http(settings.plain_http_hosts.clone());
+        }
+        *self.settings.lock().unwrap_or_else(|p| p.into_inner()) = Arc::new(settings);
+    }
+
+    fn settings(&self) -> Arc<Settings> {
+        self.settings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Ends the fetch step: from now on nothing reaches the network, and a source this run
@@ -296,12 +347,13 @@ impl Store {
         if request.repo.starts_with("oci://") {
             return self.oci_chart(request);
         }
-        let repo =
-            url::Url::parse(&request.repo).map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
+        let settings = self.settings();
+        let source = settings.rewrite(&request.repo);
+        let repo = url::Url::parse(&source).map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
         let auth = repo
             .credentials()
             .map(|(user, password)| http::Auth::Basic { user, password });
-        let index_url = url::resolve_reference(&request.repo, "index.yaml")
+        let index_url = url::resolve_reference(&source, "index.yaml")
             .map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
         let mut warnings = Vec::new();
         let (index_digest, fetched_at) = match self.body(
@@ -357,7 +409,7 @@ impl Store {
                 _ => Unavailable::Failed(error),
             }
         })?;
-        let chart_url = url::resolve_reference(&request.repo, &entry.urls[0])
+        let chart_url = url::resolve_reference(&source, &settings.rewrite(&entry.urls[0]))
             .map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
         // A chart version is immutable: once cached it is not fetched again.
         let (digest, _) = self.body(&chart_url, auth.as_ref(), false, http::MAX_BODY)?;
@@ -388,6 +440,8 @@ impl Store {
     /// when missing), else what the cache recorded.
     pub fn git_commit(&self, url: &str, rev: &str) -> Result<GitCommit, Unavailable> {
         let rev = if rev.is_empty() { "HEAD" } else { rev };
+        let settings = self.settings();
+        let url = &settings.rewrite(url);
         let repo = git::repo_dir(self.cache.root(), url);
         let key = format!("git {} {rev}", url::redact_text(url));
         let timeout = self
@@ -438,7 +492,7 @@ impl Store {
                 .clone();
             let _one_at_a_time = lock.lock().unwrap_or_else(|p| p.into_inner());
             // Refused before anything is created in the cache.
-            git::check_url(url)?;
+            git::check_url(url, &settings)?;
             let commit = git::fetch(&repo, url, rev, timeout)?;
             self.cache.set_record_value(&key, &commit)?;
             self.count(|s| s.git += 1);
@@ -454,7 +508,9 @@ impl Store {
     /// on every fetch step), then the chart layer (immutable: by digest).
     fn oci_chart(&self, request: &ChartRequest) -> Result<FetchedChart, Unavailable> {
         let failed = Unavailable::Failed;
-        let repo = oci::Repository::of_chart(&request.repo, &request.name).map_err(failed)?;
+        let repo =
+            oci::Repository::of_chart(&self.settings().rewrite(&request.repo), &request.name)
+                .map_err(failed)?;
         let reference = repo.reference();
         let constraint_error = |message| {
             failed(FetchError::BadConstraint {

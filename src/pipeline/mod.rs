@@ -47,6 +47,14 @@ impl Options {
     pub fn parse_cache(&self) -> ParseCache {
         ParseCache::with_store(self.store.clone())
     }
+
+    /// Applies the configuration's `fetch:` settings (mirrors, plain-HTTP hosts) to the
+    /// run's store.
+    pub fn configure_store(&self, config: &Config) {
+        if let Some(store) = &self.store {
+            store.configure(config.fetch().settings());
+        }
+    }
 }
 
 /// One of `count` shares of the targets (`--shard 2/4`), for a CI job matrix: a target's
@@ -160,6 +168,7 @@ fn config_or_default(config: LoadedConfig, findings: &mut Vec<Finding>) -> Confi
 pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options) -> Report {
     let mut findings = Vec::new();
     let config = config_or_default(config, &mut findings);
+    opts.configure_store(&config);
     let cache = opts.parse_cache();
     let render_opts = with_config(&opts.render, &config);
     // Both revisions at once: each phase has a serial tail the other fills.
@@ -228,6 +237,7 @@ pub fn check(
 ) -> Report {
     let mut findings = Vec::new();
     let config = config_or_default(config, &mut findings);
+    opts.configure_store(&config);
     let cache = opts.parse_cache();
     let found = discover(rev.snapshot, &config);
     findings.extend(found.findings);
@@ -300,6 +310,7 @@ pub fn fetch(snapshots: &[&dyn Snapshot], config: &Config, opts: &Options) -> Fe
     let Some(store) = &opts.store else {
         return Fetched::default();
     };
+    opts.configure_store(config);
     let cache = opts.parse_cache();
     let render_opts = with_config(&opts.render, config).without_regenerated_probe();
     let mut findings: Vec<Finding> = Vec::new();
@@ -329,6 +340,7 @@ pub fn fetch(snapshots: &[&dyn Snapshot], config: &Config, opts: &Options) -> Fe
 /// `kdelta list`: the targets of a revision, discovered and expanded (sorted), with the
 /// findings of both phases.
 pub fn list(snapshot: &dyn Snapshot, config: &Config, opts: &Options) -> Discovery {
+    opts.configure_store(config);
     let found = discover(snapshot, config);
     let expansion = expand(
         snapshot,
