@@ -1013,3 +1013,56 @@ fn a_mirror_in_the_configuration_serves_the_sources_it_covers() {
     );
     assert_eq!(server.count("/charts/index.yaml"), 1);
 }
+
+#[test]
+fn helm_repositories_yaml_names_repositories_and_holds_their_credentials() {
+    let server = Server::start();
+    let token = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode("alice:helm-s3cret")
+    };
+    let index = "apiVersion: v1\nentries:\n  web:\n  - version: 1.0.0\n    urls: [web-1.0.0.tgz]\n";
+    for (path, body) in [
+        ("/private/index.yaml", index.as_bytes().to_vec()),
+        (
+            "/private/web-1.0.0.tgz",
+            chart_tgz("web", "1.0.0", "nginx:1.25"),
+        ),
+    ] {
+        server.route(
+            path,
+            Route {
+                auth: Some(format!("Basic {token}")),
+                ..Route::ok(body)
+            },
+        );
+    }
+    let env = TestEnv::new();
+    let config = env.root().join("home/.config/helm");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("repositories.yaml"),
+        format!(
+            "apiVersion: \"\"\nrepositories:\n- name: private\n  url: {}/private\n  username: alice\n  password: helm-s3cret\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    env.write(
+        "umbrella/Chart.yaml",
+        "apiVersion: v2\nname: umbrella\nversion: 0.1.0\ndependencies:\n- name: web\n  version: 1.0.0\n  repository: \"@private\"\n- name: db\n  version: 1.0.0\n  repository: alias:unknown\n",
+    );
+    env.commit("v1");
+    let run = env.kdelta(&["check", "--fetch"]).code(1);
+    assert!(
+        run.stdout
+            .contains("no repository named \"unknown\" in Helm's repositories.yaml"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("helm-s3cret") && !run.stderr.contains("helm-s3cret"));
+    // The unknown name stays an error offline too; the rest renders.
+    env.kdelta(&["render", "umbrella", "--allow-incomplete"])
+        .code(1)
+        .stdout_has("image: nginx:1.25");
+}

@@ -10,6 +10,7 @@
 
 pub mod cache;
 pub mod git;
+pub mod helm_config;
 pub mod helm_repo;
 pub mod http;
 pub mod oci;
@@ -67,6 +68,10 @@ pub enum FetchError {
     },
     #[error("{url}: the chart archive is not usable: {message}")]
     BadArchive { url: String, message: String },
+    #[error(
+        "no repository named \"{name}\" in Helm's repositories.yaml (helm repo add {name} URL)"
+    )]
+    UnknownRepository { name: String },
     #[error("{0}")]
     Cache(String),
     #[error("{message}")]
@@ -119,6 +124,7 @@ pub fn is_chart_repository(repo: &str) -> bool {
     ["https://", "http://", "oci://"]
         .iter()
         .any(|p| repo.starts_with(p))
+        || helm_config::is_named(repo)
 }
 
 /// A chart in a Helm HTTP repository, as a `Chart.yaml` dependency, a kustomize `helmCharts`
@@ -267,6 +273,8 @@ pub struct Store {
     /// The keys counted as found in the cache.
     cached_keys: Mutex<std::collections::HashSet<String>>,
     settings: Mutex<Arc<Settings>>,
+    /// The user's Helm repositories, read once.
+    helm_repositories: OnceLock<helm_config::Repositories>,
 }
 
 impl std::fmt::Debug for Store {
@@ -292,6 +300,7 @@ impl Store {
             git_locks: Mutex::default(),
             cached_keys: Mutex::default(),
             settings: Mutex::default(),
+            helm_repositories: OnceLock::new(),
         }
     }
 
@@ -344,15 +353,35 @@ impl Store {
     /// The chart archive `request` resolves to: from a Helm HTTP repository, or an OCI
     /// registry for an `oci://` repository.
     pub fn helm_chart(&self, request: &ChartRequest) -> Result<FetchedChart, Unavailable> {
+        let repositories = self
+            .helm_repositories
+            .get_or_init(helm_config::Repositories::load);
+        if helm_config::is_named(&request.repo) {
+            let url = repositories.url_of(&request.repo).ok_or_else(|| {
+                Unavailable::Failed(FetchError::UnknownRepository {
+                    name: request
+                        .repo
+                        .trim_start_matches('@')
+                        .trim_start_matches("alias:")
+                        .to_string(),
+                })
+            })?;
+            return self.helm_chart(&ChartRequest {
+                repo: url.to_string(),
+                ..request.clone()
+            });
+        }
         if request.repo.starts_with("oci://") {
             return self.oci_chart(request);
         }
         let settings = self.settings();
         let source = settings.rewrite(&request.repo);
         let repo = url::Url::parse(&source).map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
+        // Credentials in the URL, else those `helm repo add` stored for it.
         let auth = repo
             .credentials()
-            .map(|(user, password)| http::Auth::Basic { user, password });
+            .map(|(user, password)| http::Auth::Basic { user, password })
+            .or_else(|| repositories.credentials_for(&request.repo));
         let index_url = url::resolve_reference(&source, "index.yaml")
             .map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
         let mut warnings = Vec::new();
