@@ -131,6 +131,7 @@ impl FetchConfig {
                 .iter()
                 .map(|m| (m.from.clone(), m.to.clone()))
                 .collect(),
+            this_repository: Vec::new(),
         }
     }
 }

@@ -748,8 +748,12 @@ fn sources_in_other_git_repositories_render_at_the_revision_named() {
     }
     // v1 and v2 by tag; the pinned commit is v1's, fetched once by whichever asks first.
     assert!(
-        fetched.stderr.contains("2 git references; 1 from cache")
-            || fetched.stderr.contains("3 git references; 0 from cache"),
+        fetched
+            .stderr
+            .contains("2 git references; refreshed 0 indexes/tags; 1 from cache")
+            || fetched
+                .stderr
+                .contains("3 git references; refreshed 0 indexes/tags; 0 from cache"),
         "{}",
         fetched.stderr
     );
@@ -1065,4 +1069,103 @@ fn helm_repositories_yaml_names_repositories_and_holds_their_credentials() {
     env.kdelta(&["render", "umbrella", "--allow-incomplete"])
         .code(1)
         .stdout_has("image: nginx:1.25");
+}
+
+#[test]
+fn an_application_pinned_to_a_tag_of_this_repository_renders_that_tag() {
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/me/main.git]\n",
+    );
+    env.write("apps/web/kustomization.yaml", "resources: [deploy.yaml]\n");
+    let deploy = |replicas: u32| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n")
+    };
+    let app = |rev: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: https://git.example.com/me/main.git\n    path: apps/web\n    targetRevision: {rev}\n")
+    };
+    env.write("apps/web/deploy.yaml", deploy(1));
+    env.write("argo/web.yaml", app("v1.0.0"));
+    env.commit("one replica");
+    env.git(&["tag", "v1.0.0"]);
+    env.write("apps/web/deploy.yaml", deploy(3));
+    env.commit("three replicas");
+    env.git(&["tag", "v1.1.0"]);
+    env.write("argo/web.yaml", app("v1.1.0"));
+    env.commit("promote v1.1.0");
+    // The change to the files does not reach the Application still pinned to v1.0.0.
+    let report = env
+        .kdelta(&["diff", "HEAD~2", "HEAD~1", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(replica_changes(&report, "kustomize:apps/web"), ["1 → 3"]);
+    assert!(
+        replica_changes(&report, "app:argo/web.yaml#web").is_empty(),
+        "{report:#}"
+    );
+    // The promotion does, read from the local repository without any fetch.
+    let report = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(
+        replica_changes(&report, "app:argo/web.yaml#web"),
+        ["1 → 3"],
+        "{report:#}"
+    );
+    // A tag the repository does not have: the revision under test, with a notice.
+    env.write("argo/web.yaml", app("v9.0.0"));
+    env.commit("a tag that does not exist");
+    env.kdelta(&["check"])
+        .success()
+        .stdout_has("deploys this repository at v9.0.0, but neither the local repository nor kdelta's cache has it");
+}
+
+#[test]
+fn an_argo_cd_oci_source_renders_the_artifact_it_names() {
+    let Some(registry) = registry::Registry::start() else {
+        return;
+    };
+    for (tag, replicas) in [("1.0.0", 1), ("1.1.0", 3)] {
+        let layer = tgz_of(
+            ".",
+            &[
+                ("apps/web/kustomization.yaml", "resources: [deploy.yaml]\n".to_string()),
+                (
+                    "apps/web/deploy.yaml",
+                    format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n"),
+                ),
+            ],
+        );
+        registry.push_artifact(
+            "manifests/web",
+            tag,
+            ("application/vnd.oci.empty.v1+json", b"{}"),
+            ("application/vnd.oci.image.layer.v1.tar+gzip", &layer),
+        );
+    }
+    let env = TestEnv::new();
+    let url = format!("oci://127.0.0.1:{}/manifests/web", registry.port);
+    let app = |rev: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {url}\n    path: apps/web\n    targetRevision: {rev}\n")
+    };
+    env.write("argo/web.yaml", app("1.0.0"));
+    env.commit("v1");
+    env.write("argo/web.yaml", app("1.1.0"));
+    env.commit("bump");
+    let fetched = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
+        .success();
+    let report = fetched.json();
+    assert_eq!(
+        replica_changes(&report, "app:argo/web.yaml#web"),
+        ["1 → 3"],
+        "{report:#}"
+    );
+    drop(registry);
+    let replay = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json"])
+        .success();
+    assert_eq!(replay.stdout, fetched.stdout);
 }

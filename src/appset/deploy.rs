@@ -107,11 +107,17 @@ impl Source<'_> {
 
     fn deploy(&self) -> Output {
         let source = self.source;
-        let app = self.name;
         let repo = source["repoURL"].as_str().unwrap_or_default();
         let revision = source["targetRevision"].as_str().unwrap_or("HEAD");
         if !source["chart"].is_null() {
             let mut out = self.repository_chart(repo, revision);
+            if out.findings.iter().any(|f| f.incomplete) {
+                out.complete = false;
+            }
+            return out;
+        }
+        if self.foreign.is_none() && repo.starts_with("oci://") {
+            let mut out = self.oci_source(repo, revision);
             if out.findings.iter().any(|f| f.incomplete) {
                 out.complete = false;
             }
@@ -124,6 +130,16 @@ impl Source<'_> {
             }
             return out;
         }
+        if self.foreign.is_none() && pins_a_revision(revision) {
+            return self.pinned_revision(repo, revision);
+        }
+        self.deploy_path()
+    }
+
+    /// A path source, read from `self.files`.
+    fn deploy_path(&self) -> Output {
+        let source = self.source;
+        let app = self.name;
         let path = source["path"].as_str().unwrap_or(".").trim_matches('/');
         let dir = match RepoPath::new(if path.is_empty() { "." } else { path }) {
             Ok(d) => d,
@@ -196,7 +212,101 @@ impl Source<'_> {
         let shown = crate::fetch::url::redact_text(repo);
         match self.files.git_snapshot(repo, revision) {
             Ok((snapshot, commit)) => {
-                let files = self.files.sibling(snapshot.as_ref());
+                self.deploy_from(snapshot.as_ref(), &commit, &shown, revision)
+            }
+            Err(Unavailable::NotCached(_)) => {
+                let mut f = self.incomplete(format!(
+                    "Application {app} deploys {path} from {shown} at {revision}, which is not this repository and not in kdelta's cache"
+                ));
+                f.help = Some("run `kdelta fetch` (or add --fetch) to fetch it; if it is this repository, declare its URL in repoURLs of .kdelta.yaml".into());
+                EngineOutput::new(Vec::new(), vec![f], true)
+            }
+            Err(Unavailable::Failed(e)) => EngineOutput::new(
+                Vec::new(),
+                vec![Finding::error(
+                    rules::FETCH_FAILED,
+                    format!("Application {app}: source {path} at {revision}: {e}"),
+                )
+                .in_file(self.at.to_string())
+                .incomplete()],
+                true,
+            ),
+        }
+    }
+
+    /// An OCI source (Argo CD 3: `repoURL: oci://…` without `chart:`): the artifact's content
+    /// from the fetch store, rendered at `path` as a source of a repository would be.
+    fn oci_source(&self, repo: &str, revision: &str) -> Output {
+        let app = self.name;
+        let shown = crate::fetch::url::redact_text(repo);
+        match self.files.oci_snapshot(repo, revision) {
+            Ok((snapshot, digest)) => {
+                self.deploy_from(snapshot.as_ref(), &digest, &shown, revision)
+            }
+            Err(Unavailable::NotCached(_)) => {
+                let mut f = self.incomplete(format!(
+                    "Application {app} deploys the OCI artifact {shown} {revision}, which is not in kdelta's cache"
+                ));
+                f.help = Some("run `kdelta fetch` (or add --fetch) to pull it".into());
+                EngineOutput::new(Vec::new(), vec![f], true)
+            }
+            Err(Unavailable::Failed(e)) => EngineOutput::new(
+                Vec::new(),
+                vec![Finding::error(
+                    rules::FETCH_FAILED,
+                    format!("Application {app}: OCI source {shown} {revision}: {e}"),
+                )
+                .in_file(self.at.to_string())
+                .incomplete()],
+                true,
+            ),
+        }
+    }
+
+    /// A path source of this repository pinned to a tag or a commit (`targetRevision:
+    /// v1.2.0`): Argo CD deploys that revision, not the one under test, so it is read from the
+    /// local repository (or the fetch store). When neither has it, the revision under test is
+    /// rendered, and a notice says the output may not be what is deployed.
+    fn pinned_revision(&self, repo: &str, revision: &str) -> Output {
+        let shown = crate::fetch::url::redact_text(repo);
+        let why = match self.files.git_snapshot(repo, revision) {
+            Ok((snapshot, commit)) => {
+                let mut out = self.deploy_from(snapshot.as_ref(), &commit, &shown, revision);
+                if out.findings.iter().any(|f| f.incomplete) {
+                    out.complete = false;
+                }
+                return out;
+            }
+            Err(Unavailable::NotCached(_)) => {
+                "neither the local repository nor kdelta's cache has it".to_string()
+            }
+            Err(Unavailable::Failed(e)) => e.to_string(),
+        };
+        let mut out = self.deploy_path();
+        let mut f = self.incomplete(format!(
+            "Application {} deploys this repository at {revision}, but {why}; kdelta rendered the revision under test instead",
+            self.name
+        ));
+        f.help =
+            Some("fetch the tag (git fetch --tags), or run `kdelta fetch` (or add --fetch)".into());
+        out.findings.push(f);
+        out.complete = false;
+        out
+    }
+
+    /// The source rendered from `snapshot` (a commit of another repository, or of this one at
+    /// a pinned revision); findings point at the Application, their message naming the file
+    /// in that commit.
+    fn deploy_from(
+        &self,
+        snapshot: &dyn crate::source::Snapshot,
+        commit: &str,
+        shown: &str,
+        revision: &str,
+    ) -> Output {
+        {
+            {
+                let files = self.files.sibling(snapshot);
                 let foreign = Source {
                     app: self.app,
                     name: self.name,
@@ -206,7 +316,7 @@ impl Source<'_> {
                     files: &files,
                     opts: self.opts,
                     at: self.at,
-                    foreign: Some(&shown),
+                    foreign: Some(shown),
                 };
                 let mut out = foreign.deploy();
                 let at = RepoPath::new(self.at).ok();
@@ -235,23 +345,6 @@ impl Source<'_> {
                 }
                 out
             }
-            Err(Unavailable::NotCached(_)) => {
-                let mut f = self.incomplete(format!(
-                    "Application {app} deploys {path} from {shown} at {revision}, which is not this repository and not in kdelta's cache"
-                ));
-                f.help = Some("run `kdelta fetch` (or add --fetch) to fetch it; if it is this repository, declare its URL in repoURLs of .kdelta.yaml".into());
-                EngineOutput::new(Vec::new(), vec![f], true)
-            }
-            Err(Unavailable::Failed(e)) => EngineOutput::new(
-                Vec::new(),
-                vec![Finding::error(
-                    rules::FETCH_FAILED,
-                    format!("Application {app}: source {path} at {revision}: {e}"),
-                )
-                .in_file(self.at.to_string())
-                .incomplete()],
-                true,
-            ),
         }
     }
 
@@ -787,6 +880,18 @@ enum Resolved {
     },
     /// At a URL, or in this repository while rendering another: what it is.
     Elsewhere(String),
+}
+
+/// True when a `targetRevision` pins a revision rather than following a branch: a full
+/// commit id, or a version tag (`v1.2.0`, `1.2`).
+fn pins_a_revision(revision: &str) -> bool {
+    let tag = revision.strip_prefix('v').unwrap_or(revision);
+    crate::fetch::git::is_commit_id(revision)
+        || (tag.starts_with(|c: char| c.is_ascii_digit())
+            && tag.contains('.')
+            && tag
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_')))
 }
 
 /// The chart a `chart:` source names, as the fetch store takes it: a `repoURL` without a

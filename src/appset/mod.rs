@@ -63,22 +63,7 @@ pub struct Details {
     pub ignore_differences: Vec<ignore::IgnoreDifference>,
 }
 
-/// A repository URL in the form kdelta compares: host and path, lower-case host, no scheme,
-/// user, `.git` suffix or trailing `/` (`git@github.com:org/repo.git`,
-/// `https://github.com/org/repo` and `ssh://git@github.com/org/repo` are one repository).
-pub fn normalize_repo_url(url: &str) -> String {
-    let url = url.trim().trim_end_matches('/');
-    let url = url.strip_suffix(".git").unwrap_or(url);
-    let rest = match url.split_once("://") {
-        Some((_, rest)) => rest.to_string(),
-        // scp-like `user@host:path`.
-        None => url.replacen(':', "/", 1),
-    };
-    let rest = rest.rsplit_once('@').map_or(rest.as_str(), |(_, r)| r);
-    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
-    let host = host.split(':').next().unwrap_or(host).to_lowercase();
-    format!("{host}/{path}")
-}
+pub use crate::fetch::url::normalize_repo_url;
 
 impl Spec {
     fn file(&self) -> &RepoPath {

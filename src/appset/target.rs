@@ -412,6 +412,17 @@ fn mentions_applications(app: &serde_json::Value, files: &Files, opts: &Options)
                 });
         }
         let url = s["repoURL"].as_str().unwrap_or_default();
+        if url.starts_with("oci://") {
+            let (Some(dir), Some(rev)) = (s["path"].as_str(), s["targetRevision"].as_str()) else {
+                return false;
+            };
+            let Ok(dir) = RepoPath::new(dir.trim_matches('/')) else {
+                return false;
+            };
+            return files
+                .oci_snapshot(url, rev)
+                .is_ok_and(|(snapshot, _)| mentions_in(&files.sibling(snapshot.as_ref()), dir));
+        }
         let this_repo = opts.repo_urls.contains(&normalize_repo_url(url));
         let Some(dir) = s["path"]
             .as_str()

@@ -212,6 +212,10 @@ pub fn store(
     } else {
         Store::offline(cache)
     };
+    let ws = Workspace::discover(&start_dir(common)?);
+    if ws.is_git() {
+        store.set_local_repository(ws.root().to_path_buf());
+    }
     Ok(Some(std::sync::Arc::new(store)))
 }
 
@@ -233,27 +237,36 @@ pub fn fetch_first(
         .last()
         .map(|s| config(common, *s).unwrap_or_default())
         .unwrap_or_default();
+    // On a terminal, the line being fetched (overwritten by the next, cleared at the end).
+    let terminal = std::io::stderr().is_terminal();
+    if let (true, Some(store)) = (terminal, &opts.store) {
+        store.on_progress(Box::new(|what: &str| {
+            let shown: String = what.chars().take(100).collect();
+            eprint!("\r\x1b[K{shown}");
+        }));
+    }
     let fetched = kdelta::pipeline::fetch(snapshots, &config, opts);
+    if terminal {
+        eprint!("\r\x1b[K");
+    }
     eprintln!("{}", fetch_summary(&fetched.stats));
     Ok(fetched)
 }
 
-/// `kdelta: fetched 3 charts (1.2 MiB), 2 indexes and tags, 1 git reference; 4 from cache`.
+/// `kdelta: fetched 3 charts (1.2 MiB), 1 git reference; refreshed 2 indexes/tags; 4 from cache`.
 pub fn fetch_summary(s: &kdelta::fetch::Stats) -> String {
     let size = if s.chart_bytes >= 1 << 20 {
         format!("{:.1} MiB", s.chart_bytes as f64 / f64::from(1 << 20))
     } else {
         format!("{:.1} KiB", s.chart_bytes as f64 / 1024.0)
     };
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     format!(
-        "kdelta: fetched {} chart{} ({size}), {} index{} and tag{}, {} git reference{}; {} from cache",
-        s.charts,
-        if s.charts == 1 { "" } else { "s" },
-        s.refreshed,
-        if s.refreshed == 1 { "" } else { "es" },
-        if s.refreshed == 1 { "" } else { "s" },
-        s.git,
-        if s.git == 1 { "" } else { "s" },
+        "kdelta: fetched {} ({size}), {}; refreshed {}; {} from cache",
+        plural(s.charts, "chart", "charts"),
+        plural(s.git, "git reference", "git references"),
+        plural(s.refreshed, "index/tag", "indexes/tags"),
         s.from_cache
     )
 }

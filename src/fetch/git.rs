@@ -146,6 +146,45 @@ pub fn fetch(repo: &Path, url: &str, rev: &str, timeout: Duration) -> Result<Str
     Ok(commit)
 }
 
+/// In CI, `GITHUB_TOKEN` as the credentials for a `https://github.com/` remote (as
+/// actions/checkout passes it: an extra header, given through the environment so that it is
+/// in no command line), unless the URL carries its own.
+fn github_token(command: &mut Command, url: &str) {
+    use base64::Engine as _;
+    let Some(token) = std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty()) else {
+        return;
+    };
+    if !url.starts_with("https://github.com/") {
+        return;
+    }
+    let basic = base64::engine::general_purpose::STANDARD.encode(format!("x-access-token:{token}"));
+    command
+        .env("GIT_CONFIG_COUNT", "1")
+        .env("GIT_CONFIG_KEY_0", "http.https://github.com/.extraheader")
+        .env(
+            "GIT_CONFIG_VALUE_0",
+            format!("AUTHORIZATION: basic {basic}"),
+        );
+}
+
+/// The commit `rev` names in the local repository at `dir` (a tag or a commit id), if it has
+/// one.
+pub fn local_commit(dir: &Path, rev: &str, timeout: Duration) -> Option<String> {
+    if rev.starts_with('-') {
+        return None;
+    }
+    let spec = format!("{rev}^{{commit}}");
+    git(
+        dir,
+        &["rev-parse", "--verify", "--quiet", &spec],
+        timeout,
+        "",
+    )
+    .ok()
+    .map(|out| out.trim().to_string())
+    .filter(|c| is_commit_id(c))
+}
+
 /// True when the bare repository holds `commit`.
 pub fn has_commit(repo: &Path, commit: &str, timeout: Duration) -> bool {
     repo.join("HEAD").is_file()
@@ -164,11 +203,14 @@ fn forget_fetch_head(repo: &Path) {
 
 /// Runs git in `repo` without prompts or outside hooks; its error in words, credentials cut.
 fn git(repo: &Path, args: &[&str], timeout: Duration, url: &str) -> Result<String, FetchError> {
-    let mut child = Command::new("git")
+    let mut command = Command::new("git");
+    command
         .arg("-C")
         .arg(repo)
         .args(["-c", "protocol.version=2", "-c", "core.hooksPath=/dev/null"])
-        .args(args)
+        .args(args);
+    github_token(&mut command, url);
+    let mut child = command
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_ASKPASS", "true")
         .env("SSH_ASKPASS", "true")

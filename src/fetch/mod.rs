@@ -170,6 +170,17 @@ pub struct FetchedChart {
     pub warnings: Vec<(Rule, String)>,
 }
 
+/// An OCI artifact's content, unpacked.
+#[derive(Clone, Debug)]
+pub struct OciArtifact {
+    /// The tag the version resolved to.
+    pub tag: String,
+    /// The content layer's digest.
+    pub digest: Digest,
+    /// Its files: paths relative to the artifact's root, and contents.
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
 /// Why a remote source is not there to render.
 #[derive(Clone, Debug)]
 pub enum Unavailable {
@@ -195,6 +206,9 @@ pub struct Settings {
     pub plain_http_hosts: Vec<String>,
     /// `(from, to)` URL prefixes: a source under `from` is fetched from `to` instead.
     pub mirrors: Vec<(String, String)>,
+    /// This repository's URLs ([`url::normalize_repo_url`]): a source naming it at a pinned
+    /// revision reads that revision from the local repository first.
+    pub this_repository: Vec<String>,
 }
 
 impl Settings {
@@ -246,6 +260,9 @@ pub struct GitCommit {
 
 type Once<T> = Arc<OnceLock<Result<T, FetchError>>>;
 
+/// A listener for what the fetch step is doing, one line at a time.
+pub type Progress = Box<dyn Fn(&str) + Send + Sync>;
+
 /// What a fetched name is, for the closing line's counts.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -272,9 +289,13 @@ pub struct Store {
     git_locks: Mutex<HashMap<std::path::PathBuf, Arc<Mutex<()>>>>,
     /// The keys counted as found in the cache.
     cached_keys: Mutex<std::collections::HashSet<String>>,
+    /// Told what is being fetched (a terminal shows it).
+    on_progress: OnceLock<Progress>,
     settings: Mutex<Arc<Settings>>,
     /// The user's Helm repositories, read once.
     helm_repositories: OnceLock<helm_config::Repositories>,
+    /// The local repository under test (its work tree or git directory).
+    local_repository: OnceLock<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for Store {
@@ -299,8 +320,10 @@ impl Store {
             git_refs: Mutex::default(),
             git_locks: Mutex::default(),
             cached_keys: Mutex::default(),
+            on_progress: OnceLock::new(),
             settings: Mutex::default(),
             helm_repositories: OnceLock::new(),
+            local_repository: OnceLock::new(),
         }
     }
 
@@ -311,6 +334,23 @@ impl Store {
             online: AtomicBool::new(true),
             ..Store::offline(cache)
         })
+    }
+
+    /// The repository under test, whose commits (a tag, a commit id an Application pins) are
+    /// read from its own object database before anything is fetched.
+    pub fn set_local_repository(&self, dir: std::path::PathBuf) {
+        let _ = self.local_repository.set(dir);
+    }
+
+    /// Tells `listener` what is being fetched, as it starts (at most one listener).
+    pub fn on_progress(&self, listener: Progress) {
+        let _ = self.on_progress.set(listener);
+    }
+
+    fn progress(&self, what: &str) {
+        if let Some(f) = self.on_progress.get() {
+            f(what);
+        }
     }
 
     /// Applies the configuration's settings (mirrors, plain-HTTP hosts) to what is fetched
@@ -470,13 +510,28 @@ impl Store {
     pub fn git_commit(&self, url: &str, rev: &str) -> Result<GitCommit, Unavailable> {
         let rev = if rev.is_empty() { "HEAD" } else { rev };
         let settings = self.settings();
-        let url = &settings.rewrite(url);
-        let repo = git::repo_dir(self.cache.root(), url);
-        let key = format!("git {} {rev}", url::redact_text(url));
         let timeout = self
             .client
             .as_ref()
             .map_or_else(|| http::Policy::default().timeout, |c| c.timeout());
+        // This repository: the local object database may hold the revision already.
+        if let Some(local) = self.local_repository.get() {
+            if settings
+                .this_repository
+                .contains(&url::normalize_repo_url(url))
+            {
+                if let Some(commit) = git::local_commit(local, rev, timeout) {
+                    return Ok(GitCommit {
+                        repo: local.clone(),
+                        commit,
+                    });
+                }
+            }
+        }
+        let url = &settings.rewrite(url);
+        let repo = git::repo_dir(self.cache.root(), url);
+        let key = format!("git {} {rev}", url::redact_text(url));
+
         let found = |commit: String| GitCommit {
             repo: repo.clone(),
             commit,
@@ -522,6 +577,7 @@ impl Store {
             let _one_at_a_time = lock.lock().unwrap_or_else(|p| p.into_inner());
             // Refused before anything is created in the cache.
             git::check_url(url, &settings)?;
+            self.progress(&format!("fetching {key}"));
             let commit = git::fetch(&repo, url, rev, timeout)?;
             self.cache.set_record_value(&key, &commit)?;
             self.count(|s| s.git += 1);
@@ -536,24 +592,57 @@ impl Store {
     /// constraint admits among the listed tags), its manifest (the tag moves: fetched again
     /// on every fetch step), then the chart layer (immutable: by digest).
     fn oci_chart(&self, request: &ChartRequest) -> Result<FetchedChart, Unavailable> {
-        let failed = Unavailable::Failed;
         let repo =
             oci::Repository::of_chart(&self.settings().rewrite(&request.repo), &request.name)
-                .map_err(failed)?;
+                .map_err(Unavailable::Failed)?;
+        let pulled = self.oci_pull(&repo, &request.name, &request.version, oci::Content::Chart)?;
+        Ok(FetchedChart {
+            version: pulled.tag.replace('_', "+"),
+            digest: pulled.digest,
+            bytes: Arc::new(pulled.bytes),
+            url: pulled.reference,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// The content of an OCI artifact Argo CD 3 deploys (`repoURL: oci://…` without
+    /// `chart:`): its one content layer, unpacked into files.
+    pub fn oci_artifact(&self, url: &str, version: &str) -> Result<OciArtifact, Unavailable> {
+        let repo = oci::Repository::of_reference(&self.settings().rewrite(url))
+            .map_err(Unavailable::Failed)?;
+        let pulled = self.oci_pull(&repo, &repo.path, version, oci::Content::Manifests)?;
+        let files = oci::unpack(&pulled.bytes, &pulled.media_type, &pulled.reference)
+            .map_err(Unavailable::Failed)?;
+        Ok(OciArtifact {
+            tag: pulled.tag,
+            digest: pulled.digest,
+            files,
+        })
+    }
+
+    /// The tag, manifest and content layer of `version` in `repo`.
+    fn oci_pull(
+        &self,
+        repo: &oci::Repository,
+        name: &str,
+        version: &str,
+        content: oci::Content,
+    ) -> Result<oci::Pulled, Unavailable> {
+        let failed = Unavailable::Failed;
         let reference = repo.reference();
         let constraint_error = |message| {
             failed(FetchError::BadConstraint {
-                name: request.name.clone(),
-                constraint: request.version.clone(),
+                name: name.to_string(),
+                constraint: version.to_string(),
                 message,
             })
         };
-        let tag = match oci::pick_tag(&request.version, None).map_err(constraint_error)? {
+        let tag = match oci::pick_tag(version, None).map_err(constraint_error)? {
             Some(t) => t,
             None => {
                 let key = format!("{reference} tags");
                 let (digest, fetched_at) = self.resolve(&key, None, Kind::Moving, |client| {
-                    let tags = oci::tags(client, &repo)?;
+                    let tags = oci::tags(client, repo)?;
                     Ok(serde_json::to_vec(&tags).expect("strings serialise"))
                 })?;
                 let bytes = self
@@ -562,18 +651,17 @@ impl Store {
                     .map_err(|e| failed(e.into()))?
                     .ok_or_else(|| Unavailable::NotCached(key.clone()))?;
                 let tags: Vec<String> = serde_json::from_slice(&bytes).unwrap_or_default();
-                match oci::pick_tag(&request.version, Some(&tags)).map_err(constraint_error)? {
+                match oci::pick_tag(version, Some(&tags)).map_err(constraint_error)? {
                     Some(t) => t,
                     None => {
                         let error = FetchError::NoVersion {
-                            name: request.name.clone(),
-                            constraint: request.version.clone(),
+                            name: name.to_string(),
+                            constraint: version.to_string(),
                             repo: reference.clone(),
                         };
                         return Err(match (self.is_online(), fetched_at) {
                             (false, Some(at)) => Unavailable::NotCached(format!(
-                                "{} ({error}; the tags were listed at {at})",
-                                request.describe()
+                                "{reference} {version} ({error}; the tags were listed at {at})"
                             )),
                             _ => failed(error),
                         });
@@ -583,29 +671,30 @@ impl Store {
         };
         let tagged = format!("{reference}:{tag}");
         let (manifest_digest, _) = self.resolve(&tagged, None, Kind::Moving, |client| {
-            oci::manifest(client, &repo, &tag).map(|(bytes, _)| bytes)
+            oci::manifest(client, repo, &tag).map(|(bytes, _)| bytes)
         })?;
         let manifest = self
             .cache
             .blob(&manifest_digest)
             .map_err(|e| failed(e.into()))?
             .ok_or_else(|| Unavailable::NotCached(tagged.clone()))?;
-        let layer = oci::chart_layer(&manifest, &tagged).map_err(failed)?;
+        let (layer, media_type) =
+            oci::content_layer(&manifest, &tagged, content).map_err(failed)?;
         let layer_key = format!("{reference}@{layer}");
         let (digest, _) = self.resolve(&layer_key, None, Kind::Chart, |client| {
-            oci::blob(client, &repo, &layer)
+            oci::blob(client, repo, &layer)
         })?;
         let bytes = self
             .cache
             .blob(&digest)
             .map_err(|e| failed(e.into()))?
             .ok_or_else(|| Unavailable::NotCached(layer_key.clone()))?;
-        Ok(FetchedChart {
-            version: tag.replace('_', "+"),
+        Ok(oci::Pulled {
+            tag,
+            reference: tagged,
             digest,
-            bytes: Arc::new(bytes),
-            url: tagged,
-            warnings: Vec::new(),
+            media_type,
+            bytes,
         })
     }
 
@@ -677,6 +766,7 @@ impl Store {
             .or_default()
             .clone();
         let result = once.get_or_init(|| {
+            self.progress(&format!("fetching {key}"));
             let body = fetch(client)?;
             let digest = self.cache.put_blob(&body)?;
             self.cache.set_record(key, &digest)?;

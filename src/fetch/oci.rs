@@ -20,6 +20,26 @@ use std::path::PathBuf;
 /// The media types Helm accepts for the chart layer.
 const CHART_LAYER: &str = "application/vnd.cncf.helm.chart.content.v1.tar+gzip";
 const LEGACY_CHART_LAYER: &str = "application/tar+gzip";
+/// The layer types Argo CD 3 accepts as an artifact's content (`util/oci/client.go`).
+const MANIFEST_LAYERS: &[&str] = &[
+    "application/vnd.oci.image.layer.v1.tar",
+    "application/vnd.oci.image.layer.v1.tar+gzip",
+    CHART_LAYER,
+];
+/// Argo CD's limit on an artifact's layers.
+const MAX_LAYERS: usize = 10;
+/// Largest artifact unpacked, and largest file in it.
+const MAX_UNPACKED: u64 = 100 << 20;
+const MAX_UNPACKED_FILE: u64 = 16 << 20;
+
+/// What content an artifact is pulled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Content {
+    /// A Helm chart (Helm's media types).
+    Chart,
+    /// Manifests for Argo CD (a tar layer, or a chart).
+    Manifests,
+}
 const MANIFEST_ACCEPT: &str = "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
 /// Largest manifest or tag list read.
 pub const MAX_MANIFEST: u64 = 4 << 20;
@@ -59,6 +79,23 @@ impl Repository {
         })
     }
 
+    /// `oci://HOST/PATH` naming the repository itself (Argo CD 3's OCI sources).
+    pub fn of_reference(url: &str) -> Result<Repository, FetchError> {
+        let rest = url
+            .strip_prefix("oci://")
+            .unwrap_or(url)
+            .trim_end_matches('/');
+        match rest.split_once('/') {
+            Some((host, path)) if !host.is_empty() && !path.is_empty() => Ok(Repository {
+                host: host.to_ascii_lowercase(),
+                path: path.to_string(),
+            }),
+            _ => Err(FetchError::Setup {
+                message: format!("{url:?} is not an OCI repository reference (oci://HOST/PATH)"),
+            }),
+        }
+    }
+
     /// `oci://HOST/PATH` as reports name it.
     pub fn reference(&self) -> String {
         format!("oci://{}/{}", self.host, self.path)
@@ -80,12 +117,14 @@ impl Repository {
     }
 }
 
-/// A pulled chart: the tag it came from, the manifest's digest and the layer's bytes.
+/// A pulled artifact: the tag it came from, its content layer and that layer's media type.
 pub struct Pulled {
-    pub version: String,
-    pub manifest_digest: super::Digest,
-    pub layer: Vec<u8>,
-    pub layer_digest: super::Digest,
+    pub tag: String,
+    /// `oci://HOST/PATH:TAG`.
+    pub reference: String,
+    pub digest: super::Digest,
+    pub media_type: String,
+    pub bytes: Vec<u8>,
 }
 
 /// The manifest of `tag`: its bytes and digest (checked against the registry's
@@ -110,8 +149,12 @@ pub fn manifest(
     Ok((response.body, digest))
 }
 
-/// The chart layer a manifest names: its digest.
-pub fn chart_layer(manifest: &[u8], url: &str) -> Result<super::Digest, FetchError> {
+/// The content layer a manifest names: its digest and media type.
+pub fn content_layer(
+    manifest: &[u8],
+    url: &str,
+    content: Content,
+) -> Result<(super::Digest, String), FetchError> {
     let bad = |message: String| FetchError::Index {
         url: url.to_string(),
         message,
@@ -121,25 +164,93 @@ pub fn chart_layer(manifest: &[u8], url: &str) -> Result<super::Digest, FetchErr
     let layers = json["layers"]
         .as_array()
         .ok_or_else(|| bad("the manifest has no layers".into()))?;
-    let chart: Vec<&serde_json::Value> = layers
+    if content == Content::Manifests && layers.len() > MAX_LAYERS {
+        return Err(bad(format!(
+            "the artifact has more than {MAX_LAYERS} layers"
+        )));
+    }
+    let accepted = |t: &str| match content {
+        Content::Chart => t == CHART_LAYER || t == LEGACY_CHART_LAYER,
+        Content::Manifests => MANIFEST_LAYERS.contains(&t),
+    };
+    let found: Vec<&serde_json::Value> = layers
         .iter()
-        .filter(|l| {
-            matches!(
-                l["mediaType"].as_str(),
-                Some(CHART_LAYER | LEGACY_CHART_LAYER)
-            )
-        })
+        .filter(|l| l["mediaType"].as_str().is_some_and(accepted))
         .collect();
-    match chart.as_slice() {
-        [one] => one["digest"]
-            .as_str()
-            .and_then(super::Digest::parse)
-            .ok_or_else(|| bad("the chart layer has no sha256 digest".into())),
-        [] => Err(bad(format!(
+    match found.as_slice() {
+        [one] => {
+            let digest = one["digest"]
+                .as_str()
+                .and_then(super::Digest::parse)
+                .ok_or_else(|| bad("the content layer has no sha256 digest".into()))?;
+            let media_type = one["mediaType"].as_str().unwrap_or_default().to_string();
+            Ok((digest, media_type))
+        }
+        [] if content == Content::Chart => Err(bad(format!(
             "the manifest has no Helm chart layer ({CHART_LAYER}); is it a chart?"
         ))),
-        _ => Err(bad("the manifest has more than one chart layer".into())),
+        [] => Err(bad(format!(
+            "the manifest has no content layer of a type Argo CD accepts ({})",
+            MANIFEST_LAYERS.join(", ")
+        ))),
+        _ => Err(bad("the manifest has more than one content layer".into())),
     }
+}
+
+/// The files of a content layer (a tar, gzipped or not): regular files only, paths that
+/// stay inside the artifact, size limits.
+pub fn unpack(
+    bytes: &[u8],
+    media_type: &str,
+    url: &str,
+) -> Result<Vec<(String, Vec<u8>)>, FetchError> {
+    use std::io::Read;
+    let bad = |message: String| FetchError::BadArchive {
+        url: url.to_string(),
+        message,
+    };
+    let gzipped = media_type.ends_with("gzip") || bytes.starts_with(&[0x1f, 0x8b]);
+    let reader: Box<dyn Read + '_> = if gzipped {
+        Box::new(flate2::read::GzDecoder::new(bytes))
+    } else {
+        Box::new(bytes)
+    };
+    let mut archive = tar::Archive::new(reader.take(MAX_UNPACKED + 1));
+    let mut files = Vec::new();
+    let mut total = 0u64;
+    for entry in archive.entries().map_err(|e| bad(e.to_string()))? {
+        let mut entry = entry.map_err(|e| bad(e.to_string()))?;
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        let raw = String::from_utf8_lossy(&entry.path_bytes()).replace('\\', "/");
+        let path = raw.trim_start_matches("./").to_string();
+        if path.starts_with('/') || path.split('/').any(|s| s == "..") {
+            return Err(bad(format!(
+                "the artifact holds a path outside itself: {raw}"
+            )));
+        }
+        let mut data = Vec::new();
+        let n = (&mut entry)
+            .take(MAX_UNPACKED_FILE + 1)
+            .read_to_end(&mut data)
+            .map_err(|e| bad(e.to_string()))? as u64;
+        if n > MAX_UNPACKED_FILE {
+            return Err(bad(format!(
+                "{path} is larger than {} MiB",
+                MAX_UNPACKED_FILE >> 20
+            )));
+        }
+        total += n;
+        if total > MAX_UNPACKED {
+            return Err(bad(format!(
+                "the artifact unpacks to more than {} MiB",
+                MAX_UNPACKED >> 20
+            )));
+        }
+        files.push((path, data));
+    }
+    Ok(files)
 }
 
 /// The blob `digest`, checked.
@@ -327,7 +438,7 @@ fn percent_encode(s: &str) -> String {
 /// (`$HELM_REGISTRY_CONFIG`, else `$XDG_CONFIG_HOME/helm/registry/config.json`, else
 /// `~/.config/helm/registry/config.json`), then Docker's (`$DOCKER_CONFIG/config.json`, else
 /// `~/.docker/config.json`): `auths.HOST.auth` (base64 of `user:password`), or `username` and
-/// `password`. Credential helpers are not run.
+/// `password`; then `GITHUB_TOKEN` for `ghcr.io`. Credential helpers are not run.
 fn registry_credentials(host: &str) -> Option<Auth> {
     let var = |k: &str| {
         std::env::var_os(k)
@@ -347,6 +458,19 @@ fn registry_credentials(host: &str) -> Option<Auth> {
         .into_iter()
         .flatten()
         .find_map(|file| credentials_in(&std::fs::read(file).ok()?, host))
+        .or_else(|| github_token(host))
+}
+
+/// In CI, `GITHUB_TOKEN` for GitHub's registry (GHCR takes any user name with a token), and
+/// for nothing else.
+fn github_token(host: &str) -> Option<Auth> {
+    let token = std::env::var("GITHUB_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty())?;
+    (host == "ghcr.io").then(|| Auth::Basic {
+        user: "token".into(),
+        password: token,
+    })
 }
 
 fn credentials_in(config: &[u8], host: &str) -> Option<Auth> {
@@ -439,9 +563,41 @@ mod tests {
         let m = format!(
             r#"{{"schemaVersion":2,"config":{{"mediaType":"application/vnd.cncf.helm.config.v1+json","digest":"{d}"}},"layers":[{{"mediaType":"{CHART_LAYER}","digest":"{d}"}}]}}"#
         );
-        assert_eq!(chart_layer(m.as_bytes(), "u").unwrap(), d);
-        assert!(chart_layer(br#"{"layers":[]}"#, "u").is_err());
-        assert!(chart_layer(b"not json", "u").is_err());
+        assert_eq!(
+            content_layer(m.as_bytes(), "u", Content::Chart).unwrap().0,
+            d
+        );
+        assert_eq!(
+            content_layer(m.as_bytes(), "u", Content::Manifests)
+                .unwrap()
+                .0,
+            d
+        );
+        assert!(content_layer(br#"{"layers":[]}"#, "u", Content::Chart).is_err());
+        assert!(content_layer(b"not json", "u", Content::Chart).is_err());
+        let tar = m.replace(CHART_LAYER, "application/vnd.oci.image.layer.v1.tar");
+        assert!(content_layer(tar.as_bytes(), "u", Content::Chart).is_err());
+        assert!(content_layer(tar.as_bytes(), "u", Content::Manifests).is_ok());
+    }
+
+    #[test]
+    fn layers_unpack_inside_the_artifact_only() {
+        let tar = |path: &str| {
+            let mut b = tar::Builder::new(Vec::new());
+            let mut h = tar::Header::new_gnu();
+            h.set_size(2);
+            h.set_mode(0o644);
+            // The name is written raw, as a hostile archive would.
+            h.as_old_mut().name[..path.len()].copy_from_slice(path.as_bytes());
+            h.set_cksum();
+            b.append(&h, &b"x\n"[..]).unwrap();
+            b.into_inner().unwrap()
+        };
+        let layer = "application/vnd.oci.image.layer.v1.tar";
+        let files = unpack(&tar("./apps/cm.yaml"), layer, "u").unwrap();
+        assert_eq!(files, [("apps/cm.yaml".to_string(), b"x\n".to_vec())]);
+        assert!(unpack(&tar("../evil"), layer, "u").is_err());
+        assert!(unpack(&tar("/etc/passwd"), layer, "u").is_err());
     }
 
     #[test]

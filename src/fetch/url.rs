@@ -189,6 +189,23 @@ pub fn resolve_reference(base: &str, reference: &str) -> Result<Url, UrlError> {
     Ok(out)
 }
 
+/// A repository URL in the form kdelta compares: host and path, lower-case host, no scheme,
+/// user, `.git` suffix or trailing `/` (`git@github.com:org/repo.git`,
+/// `https://github.com/org/repo` and `ssh://git@github.com/org/repo` are one repository).
+pub fn normalize_repo_url(url: &str) -> String {
+    let url = url.trim().trim_end_matches('/');
+    let url = url.strip_suffix(".git").unwrap_or(url);
+    let rest = match url.split_once("://") {
+        Some((_, rest)) => rest.to_string(),
+        // scp-like `user@host:path`.
+        None => url.replacen(':', "/", 1),
+    };
+    let rest = rest.rsplit_once('@').map_or(rest.as_str(), |(_, r)| r);
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let host = host.split(':').next().unwrap_or(host).to_lowercase();
+    format!("{host}/{path}")
+}
+
 /// `text` with the password of anything URL-like cut, for messages about input that did not
 /// parse.
 pub fn redact_text(text: &str) -> String {
@@ -303,6 +320,19 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("pw"));
+    }
+
+    #[test]
+    fn repository_urls_compare_without_scheme_user_or_suffix() {
+        let same = [
+            "https://github.com/Org/repo",
+            "https://github.com/Org/repo.git",
+            "git@github.com:Org/repo.git",
+            "ssh://git@GitHub.com/Org/repo/",
+        ];
+        for u in same {
+            assert_eq!(normalize_repo_url(u), "github.com/Org/repo", "{u}");
+        }
     }
 
     #[test]

@@ -251,7 +251,8 @@ pub fn is_remote_target(s: &str) -> bool {
         n = &n[5..];
     }
     let lower = n.to_ascii_lowercase();
-    if ["https://", "http://", "ssh://", "file://"]
+    // kustomize's schemes, and the git protocol (fetched from loopback only).
+    if ["https://", "http://", "ssh://", "file://", "git://"]
         .iter()
         .any(|p| lower.starts_with(p))
     {

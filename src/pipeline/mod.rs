@@ -52,7 +52,9 @@ impl Options {
     /// run's store.
     pub fn configure_store(&self, config: &Config) {
         if let Some(store) = &self.store {
-            store.configure(config.fetch().settings());
+            let mut settings = config.fetch().settings();
+            settings.this_repository = with_config(&self.render, config).appset.repo_urls;
+            store.configure(settings);
         }
     }
 }

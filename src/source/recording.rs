@@ -209,7 +209,7 @@ pub struct ParseCache {
     streams: Mutex<StreamMap>,
     documents: Mutex<DocumentsMap>,
     store: Option<Arc<Store>>,
-    /// Commits of other repositories, opened once per run.
+    /// Commits of other repositories and OCI artifacts, opened once per run.
     git_snapshots: Mutex<HashMap<(std::path::PathBuf, String), Arc<dyn Snapshot + Send + Sync>>>,
 }
 
@@ -501,6 +501,45 @@ impl<'a> Files<'a> {
             format!("{rev} {}", fetched.commit),
         );
         Ok((snapshot, fetched.commit))
+    }
+
+    /// The content of the OCI artifact `url` at `version` (Argo CD 3's OCI sources), from
+    /// the fetch store, as a snapshot (built once per run), with its digest; recorded as a
+    /// remote source.
+    pub fn oci_snapshot(
+        &self,
+        url: &str,
+        version: &str,
+    ) -> Result<(Arc<dyn Snapshot + Send + Sync>, String), Unavailable> {
+        let Some(store) = &self.cache.store else {
+            return Err(Unavailable::NotCached(format!("{url} {version}")));
+        };
+        let artifact = store.oci_artifact(url, version)?;
+        let digest = artifact.digest.to_string();
+        let key = (std::path::PathBuf::from("oci"), digest.clone());
+        let mut opened = self
+            .cache
+            .git_snapshots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let snapshot = opened
+            .entry(key)
+            .or_insert_with(|| {
+                let mut memory = super::MemorySnapshot::new();
+                for (path, bytes) in &artifact.files {
+                    if let Ok(p) = RepoPath::new(path) {
+                        memory.add_file(&p, bytes);
+                    }
+                }
+                Arc::new(memory)
+            })
+            .clone();
+        drop(opened);
+        self.record().remote.insert(
+            format!("oci {}", crate::fetch::url::redact_text(url)),
+            format!("{} {digest}", artifact.tag),
+        );
+        Ok((snapshot, digest))
     }
 
     /// A file view of another snapshot (a fetched repository) that shares this run's parse

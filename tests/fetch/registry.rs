@@ -68,12 +68,30 @@ impl Registry {
 
     /// Pushes a chart archive as `helm push` does: `NAME:TAG` under the registry's root.
     pub fn push(&self, name: &str, tag: &str, chart_yaml_json: &str, tgz: &[u8]) {
-        let config = self.upload(name, chart_yaml_json.as_bytes());
-        let layer = self.upload(name, tgz);
+        self.push_artifact(
+            name,
+            tag,
+            (HELM_CONFIG, chart_yaml_json.as_bytes()),
+            (HELM_LAYER, tgz),
+        );
+    }
+
+    /// Pushes an artifact of one layer: `(media type, bytes)` of its config and its layer.
+    pub fn push_artifact(
+        &self,
+        name: &str,
+        tag: &str,
+        config: (&str, &[u8]),
+        layer: (&str, &[u8]),
+    ) {
+        let (config_type, config_bytes) = config;
+        let (layer_type, layer_bytes) = layer;
+        let config = self.upload(name, config_bytes);
+        let layer = self.upload(name, layer_bytes);
         let manifest = format!(
-            r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"{HELM_CONFIG}","digest":"{config}","size":{}}},"layers":[{{"mediaType":"{HELM_LAYER}","digest":"{layer}","size":{}}}]}}"#,
-            chart_yaml_json.len(),
-            tgz.len()
+            r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"{config_type}","digest":"{config}","size":{}}},"layers":[{{"mediaType":"{layer_type}","digest":"{layer}","size":{}}}]}}"#,
+            config_bytes.len(),
+            layer_bytes.len()
         );
         let url = format!("{}/v2/{name}/manifests/{tag}", self.url());
         let r = ureq::put(&url)
