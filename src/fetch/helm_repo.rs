@@ -85,6 +85,73 @@ impl Index {
         Ok(Index { entries })
     }
 
+    /// The index as kdelta keeps it for later runs: one line per version, charts in name
+    /// order and versions newest first, `NAME\tVERSION\tDIGEST\tURL…`, so that one chart's
+    /// versions are found without parsing the whole index again (a big repository's
+    /// `index.yaml` is tens of MB of YAML).
+    pub fn compact(&self) -> String {
+        let clean = |s: &str| !s.contains(['\t', '\n', '\r']);
+        let mut out = String::new();
+        for (name, versions) in &self.entries {
+            if !clean(name) {
+                continue;
+            }
+            for e in versions {
+                let digest = e.digest.as_deref().unwrap_or("");
+                if !clean(&e.version) || !clean(digest) || !e.urls.iter().all(|u| clean(u)) {
+                    continue;
+                }
+                out.push_str(name);
+                out.push('\t');
+                out.push_str(&e.version);
+                out.push('\t');
+                out.push_str(digest);
+                for u in &e.urls {
+                    out.push('\t');
+                    out.push_str(u);
+                }
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// The versions of chart `name` in a [`compact`](Index::compact) index.
+    pub fn from_compact(compact: &[u8], name: &str) -> Index {
+        let mut needle = Vec::with_capacity(name.len() + 2);
+        needle.push(b'\n');
+        needle.extend_from_slice(name.as_bytes());
+        needle.push(b'\t');
+        // The chart's first line: at the start, or after a newline.
+        let start = if compact.starts_with(&needle[1..]) {
+            Some(0)
+        } else {
+            memchr::memmem::find(compact, &needle).map(|i| i + 1)
+        };
+        let mut versions = Vec::new();
+        if let Some(start) = start {
+            for line in compact[start..].split(|b| *b == b'\n') {
+                let line = String::from_utf8_lossy(line);
+                let mut fields = line.split('\t');
+                if fields.next() != Some(name) {
+                    break;
+                }
+                let version = fields.next().unwrap_or_default().to_string();
+                let digest = fields.next().filter(|d| !d.is_empty()).map(String::from);
+                versions.push(Entry {
+                    version,
+                    urls: fields.map(String::from).collect(),
+                    digest,
+                });
+            }
+        }
+        let mut entries = BTreeMap::new();
+        if !versions.is_empty() {
+            entries.insert(name.to_string(), versions);
+        }
+        Index { entries }
+    }
+
     /// The version of `name` that `constraint` picks (the empty constraint is `*`).
     pub fn select(&self, name: &str, constraint: &str) -> Result<&Entry, SelectError> {
         let versions = self.entries.get(name).ok_or(SelectError::NoChart)?;
@@ -156,6 +223,27 @@ mod tests {
             Err(SelectError::BadConstraint(_))
         ));
         assert_eq!(index.select("db", ""), Err(SelectError::NoChart));
+    }
+
+    #[test]
+    fn the_compact_form_keeps_each_chart_and_its_order() {
+        let mut text = INDEX.to_string();
+        text.push_str("  web-ui:\n  - version: 9.0.0\n    urls: [ui.tgz]\n  aweb:\n  - version: 0.1.0\n    urls: [a.tgz]\n");
+        let index = Index::parse(text.as_bytes(), "u").unwrap();
+        let compact = index.compact();
+        for name in ["web", "web-ui", "aweb"] {
+            let one = Index::from_compact(compact.as_bytes(), name);
+            assert_eq!(one.entries.get(name), index.entries.get(name), "{name}");
+        }
+        assert_eq!(
+            Index::from_compact(compact.as_bytes(), "we").select("we", ""),
+            Err(SelectError::NoChart)
+        );
+        let web = Index::from_compact(compact.as_bytes(), "web");
+        assert_eq!(
+            web.select("web", "").map(|e| e.version.clone()),
+            Ok("1.10.1".into())
+        );
     }
 
     #[test]

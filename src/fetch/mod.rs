@@ -280,8 +280,8 @@ pub struct Store {
     online: AtomicBool,
     /// Bodies fetched this run, by key: each is downloaded once, whoever asks.
     fetched: Mutex<HashMap<String, Once<Digest>>>,
-    /// Parsed indexes, by digest.
-    indexes: Mutex<HashMap<Digest, Once<Arc<Index>>>>,
+    /// Indexes in their compact form, by the digest of the index.
+    indexes: Mutex<HashMap<Digest, Once<Arc<Vec<u8>>>>>,
     stats: Mutex<Stats>,
     /// Git references resolved this run, by key.
     git_refs: Mutex<HashMap<String, Once<String>>>,
@@ -448,7 +448,7 @@ impl Store {
             }
             Err(e) => return Err(e),
         };
-        let index = self.index(&index_digest, &index_url)?;
+        let index = self.index(&index_digest, &index_url, &request.name)?;
         let repo_text = repo.to_string();
         let entry = index.select(&request.name, &request.version).map_err(|e| {
             let constraint = request.version.clone();
@@ -794,7 +794,9 @@ impl Store {
             .filter(|(d, _)| self.cache.has_blob(d))
     }
 
-    fn index(&self, digest: &Digest, url: &url::Url) -> Result<Arc<Index>, Unavailable> {
+    /// The versions of chart `name` in the index with `digest`, read from its compact form
+    /// (made once per index and kept in the cache), so a warm run never parses the index.
+    fn index(&self, digest: &Digest, url: &url::Url, name: &str) -> Result<Index, Unavailable> {
         let once = self
             .indexes
             .lock()
@@ -802,15 +804,33 @@ impl Store {
             .entry(*digest)
             .or_default()
             .clone();
-        once.get_or_init(|| {
-            let bytes = self
-                .cache
-                .blob(digest)?
-                .ok_or_else(|| FetchError::Cache(format!("{digest} left the cache")))?;
-            Index::parse(&bytes, &url.to_string()).map(Arc::new)
-        })
-        .clone()
-        .map_err(Unavailable::Failed)
+        let compact = once
+            .get_or_init(|| {
+                let key = format!("compact index {digest}");
+                let kept = self
+                    .cache
+                    .record(&key)
+                    .and_then(|r| Digest::parse(&r.digest))
+                    .and_then(|d| self.cache.blob(&d).ok().flatten());
+                if let Some(bytes) = kept {
+                    return Ok(Arc::new(bytes));
+                }
+                let bytes = self
+                    .cache
+                    .blob(digest)?
+                    .ok_or_else(|| FetchError::Cache(format!("{digest} left the cache")))?;
+                let compact = Index::parse(&bytes, &url.to_string())?
+                    .compact()
+                    .into_bytes();
+                // Only a cache that cannot be written loses the shortcut; the index still reads.
+                if let Ok(d) = self.cache.put_blob(&compact) {
+                    let _ = self.cache.set_record(&key, &d);
+                }
+                Ok(Arc::new(compact))
+            })
+            .clone()
+            .map_err(Unavailable::Failed)?;
+        Ok(Index::from_compact(&compact, name))
     }
 
     /// Counts `key` as found in the cache, once per run.
