@@ -104,8 +104,9 @@ fn write_targets_with(env: &TestEnv, repo: &str, app_repo: &str, version: &str) 
     );
 }
 
-/// The image changes the JSON report lists for a target.
-fn image_changes(report: &serde_json::Value, target: &str) -> Vec<String> {
+/// The changes of fields whose path ends with `field` that the JSON report lists for a
+/// target, as `OLD → NEW`.
+fn field_changes(report: &serde_json::Value, target: &str, field: &str) -> Vec<String> {
     let t = report["targets"]
         .as_array()
         .expect("targets")
@@ -117,9 +118,14 @@ fn image_changes(report: &serde_json::Value, target: &str) -> Vec<String> {
         .into_iter()
         .flatten()
         .flat_map(|c| c["fields"].as_array().into_iter().flatten())
-        .filter(|f| f["path"].as_str().is_some_and(|p| p.ends_with(".image")))
+        .filter(|f| f["path"].as_str().is_some_and(|p| p.ends_with(field)))
         .map(|f| format!("{} → {}", f["old"], f["new"]))
         .collect()
+}
+
+/// The image changes the JSON report lists for a target.
+fn image_changes(report: &serde_json::Value, target: &str) -> Vec<String> {
+    field_changes(report, target, ".image")
 }
 
 const TARGETS: [&str; 3] = [
@@ -700,21 +706,9 @@ fn write_git_targets(env: &TestEnv, url: &str, rev: &str) {
     );
 }
 
+/// The `spec.replicas` changes the JSON report lists for a target.
 fn replica_changes(report: &serde_json::Value, target: &str) -> Vec<String> {
-    let t = report["targets"]
-        .as_array()
-        .expect("targets")
-        .iter()
-        .find(|t| t["id"] == target)
-        .unwrap_or_else(|| panic!("no target {target} in {report:#}"));
-    t["changes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|c| c["fields"].as_array().into_iter().flatten())
-        .filter(|f| f["path"] == "spec.replicas")
-        .map(|f| format!("{} → {}", f["old"], f["new"]))
-        .collect()
+    field_changes(report, target, "spec.replicas")
 }
 
 #[test]

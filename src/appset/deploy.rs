@@ -207,29 +207,16 @@ impl Source<'_> {
     /// (their message names the file in the other repository); `$ref` value files of this
     /// repository are left out, as they are read from another checkout.
     fn other_repository(&self, repo: &str, revision: &str) -> Output {
-        let app = self.name;
         let path = self.source["path"].as_str().unwrap_or(".");
         let shown = crate::fetch::url::redact_text(repo);
         match self.files.git_snapshot(repo, revision) {
             Ok((snapshot, commit)) => {
                 self.deploy_from(snapshot.as_ref(), &commit, &shown, revision)
             }
-            Err(Unavailable::NotCached(_)) => {
-                let mut f = self.incomplete(format!(
-                    "Application {app} deploys {path} from {shown} at {revision}, which is not this repository and not in kdelta's cache"
-                ));
-                f.help = Some("run `kdelta fetch` (or add --fetch) to fetch it; if it is this repository, declare its URL in repoURLs of .kdelta.yaml".into());
-                EngineOutput::new(Vec::new(), vec![f], true)
-            }
-            Err(Unavailable::Failed(e)) => EngineOutput::new(
-                Vec::new(),
-                vec![Finding::error(
-                    rules::FETCH_FAILED,
-                    format!("Application {app}: source {path} at {revision}: {e}"),
-                )
-                .in_file(self.at.to_string())
-                .incomplete()],
-                true,
+            Err(e) => self.unavailable(
+                e,
+                format!("deploys {path} from {shown} at {revision}, which is not this repository"),
+                "run `kdelta fetch` (or add --fetch) to fetch it; if it is this repository, declare its URL in repoURLs of .kdelta.yaml",
             ),
         }
     }
@@ -237,30 +224,40 @@ impl Source<'_> {
     /// An OCI source (Argo CD 3: `repoURL: oci://…` without `chart:`): the artifact's content
     /// from the fetch store, rendered at `path` as a source of a repository would be.
     fn oci_source(&self, repo: &str, revision: &str) -> Output {
-        let app = self.name;
         let shown = crate::fetch::url::redact_text(repo);
         match self.files.oci_snapshot(repo, revision) {
             Ok((snapshot, digest)) => {
                 self.deploy_from(snapshot.as_ref(), &digest, &shown, revision)
             }
-            Err(Unavailable::NotCached(_)) => {
-                let mut f = self.incomplete(format!(
-                    "Application {app} deploys the OCI artifact {shown} {revision}, which is not in kdelta's cache"
-                ));
-                f.help = Some("run `kdelta fetch` (or add --fetch) to pull it".into());
-                EngineOutput::new(Vec::new(), vec![f], true)
-            }
-            Err(Unavailable::Failed(e)) => EngineOutput::new(
-                Vec::new(),
-                vec![Finding::error(
-                    rules::FETCH_FAILED,
-                    format!("Application {app}: OCI source {shown} {revision}: {e}"),
-                )
-                .in_file(self.at.to_string())
-                .incomplete()],
-                true,
+            Err(e) => self.unavailable(
+                e,
+                format!("deploys the OCI artifact {shown} {revision}"),
+                "run `kdelta fetch` (or add --fetch) to pull it",
             ),
         }
+    }
+
+    /// A source the fetch store does not give: not cached, a notice that the Application
+    /// `deploys …`, with `help`; failed, an error with the reason. Either way the output lacks
+    /// it.
+    fn unavailable(&self, e: Unavailable, deploys: String, help: &str) -> Output {
+        let finding = match e {
+            Unavailable::NotCached(_) => {
+                let mut f = self.incomplete(format!(
+                    "Application {} {deploys}, and it is not in kdelta's cache",
+                    self.name
+                ));
+                f.help = Some(help.into());
+                f
+            }
+            Unavailable::Failed(e) => Finding::error(
+                rules::FETCH_FAILED,
+                format!("Application {}: {deploys}: {e}", self.name),
+            )
+            .in_file(self.at.to_string())
+            .incomplete(),
+        };
+        EngineOutput::new(Vec::new(), vec![finding], true)
     }
 
     /// A path source of this repository pinned to a tag or a commit (`targetRevision:
