@@ -1,0 +1,605 @@
+//! The [`Store`]: kdelta's cache, and the network while a run fetches. Every remote source
+//! is resolved here, by the same code online and offline.
+
+use super::helm_repo::{Index, SelectError};
+use super::{git, helm_config, helm_repo, http, oci, url};
+use super::{
+    Cache, ChartRequest, Digest, FetchError, FetchedChart, GitCommit, OciArtifact, Settings, Stats,
+    Unavailable,
+};
+use crate::finding::rules;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+type Once<T> = Arc<OnceLock<Result<T, FetchError>>>;
+
+/// A listener for what the fetch step is doing, one line at a time.
+pub type Progress = Box<dyn Fn(&str) + Send + Sync>;
+
+/// What a fetched name is, for the closing line's counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// It can change (an index, a tag, a tag list): fetched again on every fetch step.
+    Moving,
+    /// A chart archive or layer: never fetched again once cached.
+    Chart,
+}
+
+/// The cache, and the network while this run fetches.
+pub struct Store {
+    cache: Cache,
+    client: Option<http::Client>,
+    /// False once the fetch step is over: what it fetched, and how it failed, still answer.
+    online: AtomicBool,
+    /// Bodies fetched this run, by key: each is downloaded once, whoever asks.
+    fetched: Mutex<HashMap<String, Once<Digest>>>,
+    /// Indexes in their compact form, by the digest of the index.
+    indexes: Mutex<HashMap<Digest, Once<Arc<Vec<u8>>>>>,
+    stats: Mutex<Stats>,
+    /// Git references resolved this run, by key.
+    git_refs: Mutex<HashMap<String, Once<String>>>,
+    /// One fetch at a time into each bare repository.
+    git_locks: Mutex<HashMap<std::path::PathBuf, Arc<Mutex<()>>>>,
+    /// The keys counted as found in the cache.
+    cached_keys: Mutex<std::collections::HashSet<String>>,
+    /// Told what is being fetched (a terminal shows it).
+    on_progress: OnceLock<Progress>,
+    settings: Mutex<Arc<Settings>>,
+    /// The user's Helm repositories, read once.
+    helm_repositories: OnceLock<helm_config::Repositories>,
+    /// The local repository under test (its work tree or git directory).
+    local_repository: OnceLock<std::path::PathBuf>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("cache", &self.cache.root())
+            .field("online", &self.client.is_some())
+            .finish()
+    }
+}
+
+impl Store {
+    /// Reads `cache` only.
+    pub fn offline(cache: Cache) -> Store {
+        Store {
+            cache,
+            client: None,
+            online: AtomicBool::new(false),
+            fetched: Mutex::default(),
+            indexes: Mutex::default(),
+            stats: Mutex::default(),
+            git_refs: Mutex::default(),
+            git_locks: Mutex::default(),
+            cached_keys: Mutex::default(),
+            on_progress: OnceLock::new(),
+            settings: Mutex::default(),
+            helm_repositories: OnceLock::new(),
+            local_repository: OnceLock::new(),
+        }
+    }
+
+    /// Fetches into `cache` what is asked for and missing, and moving names anew.
+    pub fn online(cache: Cache, policy: http::Policy) -> Result<Store, FetchError> {
+        Ok(Store {
+            client: Some(http::Client::new(policy)?),
+            online: AtomicBool::new(true),
+            ..Store::offline(cache)
+        })
+    }
+
+    /// The repository under test, whose commits (a tag, a commit id an Application pins) are
+    /// read from its own object database before anything is fetched.
+    pub fn set_local_repository(&self, dir: std::path::PathBuf) {
+        let _ = self.local_repository.set(dir);
+    }
+
+    /// Tells `listener` what is being fetched, as it starts (at most one listener).
+    pub fn on_progress(&self, listener: Progress) {
+        let _ = self.on_progress.set(listener);
+    }
+
+    fn progress(&self, what: &str) {
+        if let Some(f) = self.on_progress.get() {
+            f(what);
+        }
+    }
+
+    /// Applies the configuration's settings (mirrors, plain-HTTP hosts) to what is fetched
+    /// and read from now on.
+    pub fn configure(&self, settings: Settings) {
+        if let Some(c) = &self.client {
+            c.allow_plain_http(settings.plain_http_hosts.clone());
+        }
+        *self.settings.lock().unwrap_or_else(|p| p.into_inner()) = Arc::new(settings);
+    }
+
+    fn settings(&self) -> Arc<Settings> {
+        self.settings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Ends the fetch step: from now on nothing reaches the network, and a source this run
+    /// failed to fetch keeps its failure (a render says why it is missing).
+    pub fn go_offline(&self) {
+        self.online.store(false, Ordering::SeqCst);
+    }
+
+    /// The cache this store reads.
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    /// True when this store reaches the network.
+    pub fn is_online(&self) -> bool {
+        self.client.is_some() && self.online.load(Ordering::SeqCst)
+    }
+
+    /// What this run fetched so far.
+    pub fn stats(&self) -> Stats {
+        self.stats.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The chart archive `request` resolves to: from a Helm HTTP repository, or an OCI
+    /// registry for an `oci://` repository.
+    pub fn helm_chart(&self, request: &ChartRequest) -> Result<FetchedChart, Unavailable> {
+        let repositories = self
+            .helm_repositories
+            .get_or_init(helm_config::Repositories::load);
+        if helm_config::is_named(&request.repo) {
+            let url = repositories.url_of(&request.repo).ok_or_else(|| {
+                Unavailable::Failed(FetchError::UnknownRepository {
+                    name: request
+                        .repo
+                        .trim_start_matches('@')
+                        .trim_start_matches("alias:")
+                        .to_string(),
+                })
+            })?;
+            return self.helm_chart(&ChartRequest {
+                repo: url.to_string(),
+                ..request.clone()
+            });
+        }
+        if request.repo.starts_with("oci://") {
+            return self.oci_chart(request);
+        }
+        let settings = self.settings();
+        let source = settings.rewrite(&request.repo);
+        let repo = url::Url::parse(&source).map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
+        // Credentials in the URL, else those `helm repo add` stored for it.
+        let auth = repo
+            .credentials()
+            .map(|(user, password)| http::Auth::Basic { user, password })
+            .or_else(|| repositories.credentials_for(&request.repo));
+        let index_url = url::resolve_reference(&source, "index.yaml")
+            .map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
+        let mut warnings = Vec::new();
+        let (index_digest, fetched_at) = match self.body(
+            &index_url,
+            auth.as_ref(),
+            true,
+            helm_repo::MAX_INDEX_BYTES,
+        ) {
+            Ok(found) => found,
+            // A repository that cannot be reached now: the copy fetched before, if any (a
+            // refusal, such as a 401, is an answer and stands).
+            Err(Unavailable::Failed(e)) if e.is_unreachable() => {
+                match self.cached(&index_url.without_credentials().to_string()) {
+                    Some((digest, at)) => {
+                        warnings.push((rules::FETCH_STALE, format!(
+                            "the index of {} could not be fetched again ({e}); kdelta used the copy fetched at {at}",
+                            repo
+                        )));
+                        (digest, Some(at))
+                    }
+                    None => return Err(Unavailable::Failed(e)),
+                }
+            }
+            Err(e) => return Err(e),
+        };
+        let index = self.index(&index_digest, &index_url, &request.name)?;
+        let repo_text = repo.to_string();
+        let entry = index.select(&request.name, &request.version).map_err(|e| {
+            let constraint = request.version.clone();
+            let name = request.name.clone();
+            let error = match e {
+                SelectError::NoChart => FetchError::NoChart {
+                    name,
+                    repo: repo_text.clone(),
+                },
+                SelectError::NoVersion => FetchError::NoVersion {
+                    name,
+                    constraint,
+                    repo: repo_text.clone(),
+                },
+                SelectError::BadConstraint(message) => FetchError::BadConstraint {
+                    name,
+                    constraint,
+                    message,
+                },
+            };
+            match (self.is_online(), fetched_at) {
+                // The cached index may be older than the version asked for.
+                (false, Some(at)) => Unavailable::NotCached(format!(
+                    "{} ({error}; the index was fetched at {at})",
+                    request.describe()
+                )),
+                _ => Unavailable::Failed(error),
+            }
+        })?;
+        let chart_url = url::resolve_reference(&source, &settings.rewrite(&entry.urls[0]))
+            .map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
+        // A chart version is immutable: once cached it is not fetched again.
+        let (digest, _) = self.body(&chart_url, auth.as_ref(), false, http::MAX_BODY)?;
+        let bytes = self
+            .cache
+            .blob(&digest)
+            .map_err(|e| Unavailable::Failed(e.into()))?
+            .ok_or_else(|| Unavailable::NotCached(chart_url.to_string()))?;
+        if let Some(published) = entry.digest.as_deref().filter(|d| !d.is_empty()) {
+            if Digest::parse(published) != Some(digest) {
+                warnings.push((rules::FETCH_DIGEST_MISMATCH, format!(
+                    "the index of {repo_text} publishes digest {published} for {} {}, but the archive at {chart_url} has {digest}; Helm never checks it, and kdelta rendered the archive it downloaded",
+                    request.name, entry.version
+                )));
+            }
+        }
+        Ok(FetchedChart {
+            version: entry.version.clone(),
+            digest,
+            bytes: Arc::new(bytes),
+            url: chart_url.to_string(),
+            warnings,
+        })
+    }
+
+    /// The commit `rev` (a branch, a tag, `HEAD`, a commit id) of the git repository at `url`:
+    /// fetched once this run when online (a branch or tag moves; a commit id is fetched only
+    /// when missing), else what the cache recorded.
+    pub fn git_commit(&self, url: &str, rev: &str) -> Result<GitCommit, Unavailable> {
+        let rev = if rev.is_empty() { "HEAD" } else { rev };
+        let settings = self.settings();
+        let timeout = self
+            .client
+            .as_ref()
+            .map_or_else(|| http::Policy::default().timeout, |c| c.timeout());
+        // This repository: the local object database may hold the revision already.
+        if let Some(local) = self.local_repository.get() {
+            if settings
+                .this_repository
+                .contains(&url::normalize_repo_url(url))
+            {
+                if let Some(commit) = git::local_commit(local, rev, timeout) {
+                    return Ok(GitCommit {
+                        repo: local.clone(),
+                        commit,
+                    });
+                }
+            }
+        }
+        let url = &settings.rewrite(url);
+        let repo = git::repo_dir(self.cache.root(), url);
+        let key = format!("git {} {rev}", url::redact_text(url));
+
+        let found = |commit: String| GitCommit {
+            repo: repo.clone(),
+            commit,
+        };
+        let attempted = self
+            .git_refs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .and_then(|once| once.get().cloned());
+        if let Some(done) = attempted {
+            return done.map(found).map_err(Unavailable::Failed);
+        }
+        let immutable = git::is_commit_id(rev);
+        if immutable && git::has_commit(&repo, &rev.to_ascii_lowercase(), timeout) {
+            self.found_in_cache(&key);
+            return Ok(found(rev.to_ascii_lowercase()));
+        }
+        if !self.is_online() {
+            return self
+                .cache
+                .record(&key)
+                .map(|r| r.digest)
+                .filter(|c| git::has_commit(&repo, c, timeout))
+                .map(found)
+                .ok_or_else(|| Unavailable::NotCached(key.clone()));
+        }
+        let once = self
+            .git_refs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(key.clone())
+            .or_default()
+            .clone();
+        once.get_or_init(|| {
+            let lock = self
+                .git_locks
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(repo.clone())
+                .or_default()
+                .clone();
+            let _one_at_a_time = lock.lock().unwrap_or_else(|p| p.into_inner());
+            // Refused before anything is created in the cache.
+            git::check_url(url, &settings)?;
+            self.progress(&format!("fetching {key}"));
+            let commit = git::fetch(&repo, url, rev, timeout)?;
+            self.cache.set_record_value(&key, &commit)?;
+            self.count(|s| s.git += 1);
+            Ok(commit)
+        })
+        .clone()
+        .map(found)
+        .map_err(Unavailable::Failed)
+    }
+
+    /// A chart from an OCI registry: the tag the version names (or the highest the
+    /// constraint admits among the listed tags), its manifest (the tag moves: fetched again
+    /// on every fetch step), then the chart layer (immutable: by digest).
+    fn oci_chart(&self, request: &ChartRequest) -> Result<FetchedChart, Unavailable> {
+        let repo =
+            oci::Repository::of_chart(&self.settings().rewrite(&request.repo), &request.name)
+                .map_err(Unavailable::Failed)?;
+        let pulled = self.oci_pull(&repo, &request.name, &request.version, oci::Content::Chart)?;
+        Ok(FetchedChart {
+            version: pulled.tag.replace('_', "+"),
+            digest: pulled.digest,
+            bytes: Arc::new(pulled.bytes),
+            url: pulled.reference,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// The content of an OCI artifact Argo CD 3 deploys (`repoURL: oci://…` without
+    /// `chart:`): its one content layer, unpacked into files.
+    pub fn oci_artifact(&self, url: &str, version: &str) -> Result<OciArtifact, Unavailable> {
+        let repo = oci::Repository::of_reference(&self.settings().rewrite(url))
+            .map_err(Unavailable::Failed)?;
+        let pulled = self.oci_pull(&repo, &repo.path, version, oci::Content::Manifests)?;
+        let files = oci::unpack(&pulled.bytes, &pulled.media_type, &pulled.reference)
+            .map_err(Unavailable::Failed)?;
+        Ok(OciArtifact {
+            tag: pulled.tag,
+            digest: pulled.digest,
+            files,
+        })
+    }
+
+    /// The tag, manifest and content layer of `version` in `repo`.
+    fn oci_pull(
+        &self,
+        repo: &oci::Repository,
+        name: &str,
+        version: &str,
+        content: oci::Content,
+    ) -> Result<oci::Pulled, Unavailable> {
+        let failed = Unavailable::Failed;
+        let reference = repo.reference();
+        let constraint_error = |message| {
+            failed(FetchError::BadConstraint {
+                name: name.to_string(),
+                constraint: version.to_string(),
+                message,
+            })
+        };
+        let tag = match oci::pick_tag(version, None).map_err(constraint_error)? {
+            Some(t) => t,
+            None => {
+                let key = format!("{reference} tags");
+                let (digest, fetched_at) = self.resolve(&key, None, Kind::Moving, |client| {
+                    let tags = oci::tags(client, repo)?;
+                    Ok(serde_json::to_vec(&tags).expect("strings serialise"))
+                })?;
+                let bytes = self
+                    .cache
+                    .blob(&digest)
+                    .map_err(|e| failed(e.into()))?
+                    .ok_or_else(|| Unavailable::NotCached(key.clone()))?;
+                let tags: Vec<String> = serde_json::from_slice(&bytes).unwrap_or_default();
+                match oci::pick_tag(version, Some(&tags)).map_err(constraint_error)? {
+                    Some(t) => t,
+                    None => {
+                        let error = FetchError::NoVersion {
+                            name: name.to_string(),
+                            constraint: version.to_string(),
+                            repo: reference.clone(),
+                        };
+                        return Err(match (self.is_online(), fetched_at) {
+                            (false, Some(at)) => Unavailable::NotCached(format!(
+                                "{reference} {version} ({error}; the tags were listed at {at})"
+                            )),
+                            _ => failed(error),
+                        });
+                    }
+                }
+            }
+        };
+        let tagged = format!("{reference}:{tag}");
+        let (manifest_digest, _) = self.resolve(&tagged, None, Kind::Moving, |client| {
+            oci::manifest(client, repo, &tag).map(|(bytes, _)| bytes)
+        })?;
+        let manifest = self
+            .cache
+            .blob(&manifest_digest)
+            .map_err(|e| failed(e.into()))?
+            .ok_or_else(|| Unavailable::NotCached(tagged.clone()))?;
+        let (layer, media_type) =
+            oci::content_layer(&manifest, &tagged, content).map_err(failed)?;
+        let layer_key = format!("{reference}@{layer}");
+        let (digest, _) = self.resolve(&layer_key, None, Kind::Chart, |client| {
+            oci::blob(client, repo, &layer)
+        })?;
+        let bytes = self
+            .cache
+            .blob(&digest)
+            .map_err(|e| failed(e.into()))?
+            .ok_or_else(|| Unavailable::NotCached(layer_key.clone()))?;
+        Ok(oci::Pulled {
+            tag,
+            reference: tagged,
+            digest,
+            media_type,
+            bytes,
+        })
+    }
+
+    /// The digest of `url`'s body: see [`Store::resolve`].
+    fn body(
+        &self,
+        url: &url::Url,
+        auth: Option<&http::Auth>,
+        moving: bool,
+        limit: u64,
+    ) -> Result<(Digest, Option<String>), Unavailable> {
+        let key = url.without_credentials().to_string();
+        let kind = if moving { Kind::Moving } else { Kind::Chart };
+        self.resolve(&key, auth, kind, |client| {
+            let accept = if moving {
+                "application/x-yaml,application/yaml,application/json,*/*"
+            } else {
+                "application/gzip,application/octet-stream"
+            };
+            Ok(client.get_ok(url, accept, auth, limit)?.body)
+        })
+    }
+
+    /// The digest of what `key` names: fetched with `fetch` once this run when online and
+    /// the name moves (or nothing is cached), else from the cache's record. The second value
+    /// is when the cached record was fetched, for an offline answer. What this run already
+    /// fetched, or failed to, answers first.
+    fn resolve(
+        &self,
+        key: &str,
+        auth: Option<&http::Auth>,
+        kind: Kind,
+        fetch: impl FnOnce(&http::Client) -> Result<Vec<u8>, FetchError>,
+    ) -> Result<(Digest, Option<String>), Unavailable> {
+        let cached = self.cached(key);
+        // Two requests for one name with different credentials may get different answers.
+        let memo_key = match auth {
+            Some(a) => format!("{key}\n{}", a.fingerprint()),
+            None => key.to_string(),
+        };
+        let attempted = self
+            .fetched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&memo_key)
+            .and_then(|once| once.get().cloned());
+        if let Some(done) = attempted {
+            return done.map(|d| (d, None)).map_err(Unavailable::Failed);
+        }
+        let client = match &self.client {
+            Some(c) if self.is_online() => c,
+            _ => {
+                return cached
+                    .map(|(d, at)| (d, Some(at)))
+                    .ok_or_else(|| Unavailable::NotCached(key.to_string()))
+            }
+        };
+        if kind != Kind::Moving {
+            if let Some((d, _)) = cached {
+                self.found_in_cache(key);
+                return Ok((d, None));
+            }
+        }
+        let once = self
+            .fetched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(memo_key)
+            .or_default()
+            .clone();
+        let result = once.get_or_init(|| {
+            self.progress(&format!("fetching {key}"));
+            let body = fetch(client)?;
+            let digest = self.cache.put_blob(&body)?;
+            self.cache.set_record(key, &digest)?;
+            let size = body.len() as u64;
+            self.count(|s| match kind {
+                Kind::Moving => s.refreshed += 1,
+                Kind::Chart => {
+                    s.charts += 1;
+                    s.chart_bytes += size;
+                }
+            });
+            Ok(digest)
+        });
+        result
+            .clone()
+            .map(|d| (d, None))
+            .map_err(Unavailable::Failed)
+    }
+
+    /// What the cache recorded for `key`, and when it was fetched.
+    fn cached(&self, key: &str) -> Option<(Digest, String)> {
+        self.cache
+            .record(key)
+            .and_then(|r| Some((Digest::parse(&r.digest)?, r.fetched_at)))
+            .filter(|(d, _)| self.cache.has_blob(d))
+    }
+
+    /// The versions of chart `name` in the index with `digest`, read from its compact form
+    /// (made once per index and kept in the cache), so a warm run never parses the index.
+    fn index(&self, digest: &Digest, url: &url::Url, name: &str) -> Result<Index, Unavailable> {
+        let once = self
+            .indexes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(*digest)
+            .or_default()
+            .clone();
+        let compact = once
+            .get_or_init(|| {
+                let key = format!("compact index {digest}");
+                let kept = self
+                    .cache
+                    .record(&key)
+                    .and_then(|r| Digest::parse(&r.digest))
+                    .and_then(|d| self.cache.blob(&d).ok().flatten());
+                if let Some(bytes) = kept {
+                    return Ok(Arc::new(bytes));
+                }
+                let bytes = self
+                    .cache
+                    .blob(digest)?
+                    .ok_or_else(|| FetchError::Cache(format!("{digest} left the cache")))?;
+                let compact = Index::parse(&bytes, &url.to_string())?
+                    .compact()
+                    .into_bytes();
+                // Only a cache that cannot be written loses the shortcut; the index still reads.
+                if let Ok(d) = self.cache.put_blob(&compact) {
+                    let _ = self.cache.set_record(&key, &d);
+                }
+                Ok(Arc::new(compact))
+            })
+            .clone()
+            .map_err(Unavailable::Failed)?;
+        Ok(Index::from_compact(&compact, name))
+    }
+
+    /// Counts `key` as found in the cache, once per run.
+    fn found_in_cache(&self, key: &str) {
+        let new = self
+            .cached_keys
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key.to_string());
+        if new {
+            self.count(|s| s.from_cache += 1);
+        }
+    }
+
+    fn count(&self, f: impl FnOnce(&mut Stats)) {
+        f(&mut self.stats.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+}
