@@ -16,6 +16,7 @@ pub mod finding;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod fxhash;
+pub mod go;
 pub mod helm;
 pub mod kustomize;
 pub mod panic;

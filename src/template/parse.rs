@@ -905,7 +905,7 @@ fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
             is_complex: true,
         });
     }
-    let int = go_parse_int(text);
+    let int = crate::go::strconv::parse_int(text).ok();
     let float = match int {
         Some(i) => Some(i as f64),
         None => go_parse_float(text),
@@ -936,60 +936,6 @@ fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
     })
 }
 
-/// strconv.ParseInt(text, 0, 64): base prefixes, a leading 0 for octal, underscores only
-/// between digits with a base prefix.
-fn go_parse_int(text: &str) -> Option<i64> {
-    let (neg, body) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let lower = body.to_ascii_lowercase();
-    let (radix, digits, prefixed) = if let Some(d) = lower.strip_prefix("0x") {
-        (16, d, true)
-    } else if let Some(d) = lower.strip_prefix("0o") {
-        (8, d, true)
-    } else if let Some(d) = lower.strip_prefix("0b") {
-        (2, d, true)
-    } else if lower.len() > 1 && lower.starts_with('0') {
-        (8, &lower[1..], true)
-    } else {
-        (10, lower.as_str(), false)
-    };
-    if digits.contains('_') && !underscores_ok(digits, prefixed) {
-        return None;
-    }
-    let clean = digits.replace('_', "");
-    if clean.is_empty() {
-        return None;
-    }
-    let magnitude = u64::from_str_radix(&clean, radix).ok()?;
-    if neg {
-        if magnitude == 1 << 63 {
-            Some(i64::MIN)
-        } else {
-            i64::try_from(magnitude).ok().map(|m| -m)
-        }
-    } else {
-        i64::try_from(magnitude).ok()
-    }
-}
-
-/// Underscores must separate digits (after a base prefix, one may follow the prefix).
-fn underscores_ok(digits: &str, prefixed: bool) -> bool {
-    let b = digits.as_bytes();
-    for (i, &c) in b.iter().enumerate() {
-        if c == b'_' {
-            let before_ok = if i == 0 { prefixed } else { b[i - 1] != b'_' };
-            let after_ok = b.get(i + 1).is_some_and(|&n| n != b'_');
-            if !before_ok || !after_ok {
-                return false;
-            }
-        }
-    }
-    true
-}
-
 /// strconv.ParseFloat(text, 64) for decimal and hex floats.
 fn go_parse_float(text: &str) -> Option<f64> {
     let (neg, body) = match text.as_bytes().first() {
@@ -1001,7 +947,7 @@ fn go_parse_float(text: &str) -> Option<f64> {
     let v = if let Some(hex) = lower.strip_prefix("0x") {
         parse_hex_float(&hex.replace('_', ""))?
     } else {
-        if lower.contains('_') && !underscores_ok(&lower, false) {
+        if lower.contains('_') && !crate::go::strconv::underscore_ok(&lower) {
             return None;
         }
         let clean = lower.replace('_', "");

@@ -4,8 +4,8 @@
 //! would read back as another type double-quoted, multi-line strings as `|`/`|-` blocks, long
 //! scalars folded at 80 columns (libyaml's emitter, which go-yaml v2 ports, does the layout).
 
-use super::gonum;
 use super::resolve::{is_yaml_style_float, plain_tag, resolve_plain, Dialect, Resolved};
+use crate::go::float;
 use libyaml_safer::{Emitter, Encoding, Event, MappingStyle, ScalarStyle, SequenceStyle};
 use serde_json::Value;
 use std::cmp::Ordering;
@@ -116,11 +116,11 @@ fn number_text(n: &serde_json::Number) -> String {
     if n.is_i64() || n.is_u64() {
         return n.to_string();
     }
-    let text = gonum::format_json(n.as_f64().unwrap_or(0.0));
+    let text = float::format_json(n.as_f64().unwrap_or(0.0));
     match resolve_plain(&text, Dialect::Yaml11) {
         Resolved::Int(i) => i.to_string(),
         Resolved::Uint(u) => u.to_string(),
-        Resolved::Float(f) => gonum::format_g(f),
+        Resolved::Float(f) => float::format_g(f),
         _ => text,
     }
 }

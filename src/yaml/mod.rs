@@ -4,15 +4,14 @@
 pub mod de;
 pub mod emit;
 mod frozen;
-mod gonum;
 mod node;
 mod parse;
 mod resolve;
 pub mod roundtrip;
 mod value;
 
+pub use crate::go::float::{format_g, format_json};
 pub use frozen::Frozen;
-pub use gonum::{format_g, format_json};
 pub use node::{Node, NodeKind, Scalar, ScalarStyle, Span};
 pub use parse::{
     parse_first, parse_one, parse_stream, DuplicateKeys, Limits, Otherwise, ParseOptions,

@@ -145,10 +145,10 @@ fn resolve_untagged(text: &str, dialect: Dialect, tag: &str) -> (&'static str, R
                 }
             }
             let plain: String = text.chars().filter(|&c| c != '_').collect();
-            if let Some(i) = parse_go_int(&plain) {
+            if let Ok(i) = crate::go::strconv::parse_int(&plain) {
                 return ("!!int", Resolved::Int(i));
             }
-            if let Some(u) = parse_go_uint(&plain) {
+            if let Ok(u) = crate::go::strconv::parse_uint(&plain) {
                 return ("!!int", Resolved::Uint(u));
             }
             if is_yaml_style_float(&plain) {
@@ -233,55 +233,6 @@ fn parse_go_float(s: &str) -> Option<f64> {
     }
     let f: f64 = s.parse().ok()?;
     f.is_finite().then_some(f)
-}
-
-/// Splits Go's base-0 integer syntax: optional prefix `0x`, `0o`, `0b`, or a leading `0` (octal).
-fn go_base_digits(s: &str) -> Option<(u32, &str)> {
-    let b = s.as_bytes();
-    if b.first() == Some(&b'0') && b.len() > 1 {
-        let (base, rest) = match b[1] {
-            b'x' | b'X' => (16, &s[2..]),
-            b'o' | b'O' => (8, &s[2..]),
-            b'b' | b'B' => (2, &s[2..]),
-            _ => (8, &s[1..]),
-        };
-        if rest.is_empty() {
-            return None;
-        }
-        Some((base, rest))
-    } else if s.is_empty() {
-        None
-    } else {
-        Some((10, s))
-    }
-}
-
-/// Go's `strconv.ParseUint(s, 0, 64)`.
-fn parse_go_uint(s: &str) -> Option<u64> {
-    let (base, digits) = go_base_digits(s)?;
-    if digits.starts_with(['+', '-']) {
-        return None;
-    }
-    u64::from_str_radix(digits, base).ok()
-}
-
-/// Go's `strconv.ParseInt(s, 0, 64)`.
-fn parse_go_int(s: &str) -> Option<i64> {
-    let (neg, body) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let u = parse_go_uint(body)?;
-    if neg {
-        if u <= i64::MAX as u64 + 1 {
-            Some((u as i128).wrapping_neg() as i64)
-        } else {
-            None
-        }
-    } else {
-        i64::try_from(u).ok()
-    }
 }
 
 /// Parses the timestamp forms go-yaml accepts (`2006-1-2`, `2006-1-2T15:4:5.999999999Z07:00`,

@@ -89,18 +89,9 @@ pub fn key_too_long_for_json(node: &Node) -> Option<&Node> {
     }
 }
 
-/// The characters of `s` as Go's `json.Marshal` writes it, quotes included (HTML characters
-/// and U+2028/U+2029 become `\uXXXX`, like other control characters).
+/// The characters of `s` as Go's `json.Marshal` writes it, quotes included.
 fn go_json_quoted_chars(s: &str) -> usize {
-    2 + s
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => 6,
-            c if c < ' ' => 6,
-            _ => 1,
-        })
-        .sum::<usize>()
+    crate::go::json::quote(s).chars().count()
 }
 
 fn is_blank(c: char) -> bool {

@@ -1,9 +1,9 @@
 //! Conversion between the node tree and typed JSON-like values (`serde_json::Value`), following
 //! how go-yaml decodes into `interface{}` in each dialect.
 
-use super::gonum;
 use super::node::{Node, NodeKind, Scalar};
 use super::resolve::{resolve_scalar, Dialect, Resolved};
+use crate::go::float;
 use serde_json::{Map, Number, Value};
 
 /// A node that has no JSON equivalent.
@@ -139,7 +139,7 @@ pub fn from_go_json(v: &Value) -> Node {
         Value::Null => Node::null(),
         Value::Bool(b) => tagged(b.to_string(), "!!bool"),
         Value::Number(n) => {
-            let text = gonum::format_g(n.as_f64().unwrap_or(0.0));
+            let text = float::format_g(n.as_f64().unwrap_or(0.0));
             let tag = super::resolve::plain_tag(&text, Dialect::Yaml12);
             tagged(text, tag)
         }
@@ -193,7 +193,7 @@ pub fn number_text(n: &Number) -> String {
     } else if let Some(u) = n.as_u64() {
         u.to_string()
     } else {
-        gonum::format_json(n.as_f64().unwrap_or(0.0))
+        float::format_json(n.as_f64().unwrap_or(0.0))
     }
 }
 

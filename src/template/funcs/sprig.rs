@@ -912,7 +912,7 @@ pub fn to_int64(v: &Value) -> i64 {
         Value::Float(f) => *f as i64,
         Value::Bool(b) => i64::from(*b),
         // cast.ToInt64: strconv.ParseInt(s, 0, 0) after trimming a zero decimal part.
-        Value::String(s) => parse_go_int(trim_zero_decimal(s)).unwrap_or(0),
+        Value::String(s) => crate::go::strconv::parse_int(trim_zero_decimal(s)).unwrap_or(0),
         _ => 0,
     }
 }
@@ -923,28 +923,6 @@ fn trim_zero_decimal(s: &str) -> &str {
         Some((int, frac)) if frac.bytes().all(|b| b == b'0') => int,
         _ => s,
     }
-}
-
-/// strconv.ParseInt(s, 0, 64): Go's base prefixes and underscores between digits.
-fn parse_go_int(s: &str) -> Option<i64> {
-    let s = &s.replace('_', "");
-    let (neg, body) = match s.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, s.strip_prefix('+').unwrap_or(s)),
-    };
-    let lower = body.to_ascii_lowercase();
-    let v = if let Some(h) = lower.strip_prefix("0x") {
-        i64::from_str_radix(h, 16).ok()?
-    } else if let Some(o) = lower.strip_prefix("0o") {
-        i64::from_str_radix(o, 8).ok()?
-    } else if let Some(b) = lower.strip_prefix("0b") {
-        i64::from_str_radix(b, 2).ok()?
-    } else if lower.len() > 1 && lower.starts_with('0') {
-        i64::from_str_radix(&lower[1..], 8).ok()?
-    } else {
-        lower.parse().ok()?
-    };
-    Some(if neg { -v } else { v })
 }
 
 /// cast.ToFloat64.

@@ -1,5 +1,6 @@
 //! Go's float formatting (`strconv.FormatFloat` with shortest precision, and `encoding/json`'s
-//! choice between `f` and `e`), which decides how numbers look in every kustomize and Helm output.
+//! choice between `f` and `e`), which decides how numbers look in every kustomize and Helm
+//! output.
 
 /// Shortest round-trip decimal digits of `|f|` and the decimal exponent: `f = 0.d1d2… × 10^exp`.
 fn shortest_digits(f: f64) -> (String, i32) {

@@ -1,0 +1,9 @@
+//! What kdelta's output must share with Go's standard library, implemented once: `strconv`'s
+//! integer parsing, `encoding/json`'s string quoting and the float formatting of both. Helm,
+//! kustomize and Argo CD are Go programs; every copy of these rules that drifted gave wrong
+//! output (a kustomize hash suffix, sprig's `int64`), so each lives here alone and is tested
+//! against what Go prints.
+
+pub mod float;
+pub mod json;
+pub mod strconv;

@@ -1,0 +1,198 @@
+//! Go's `strconv.ParseInt` and `ParseUint` with base 0, as YAML (go-yaml), Go templates and
+//! sprig's `int`/`int64` (through spf13/cast) read integers: an optional sign, the base from
+//! the prefix (`0x`, `0o`, `0b`, or a leading `0` for octal), and underscores only between
+//! digits (a base prefix counts as a digit).
+
+use std::fmt;
+
+/// Why a text is not a Go integer, worded as Go's `*strconv.NumError`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumError {
+    /// `ParseInt` or `ParseUint`.
+    pub func: &'static str,
+    pub num: String,
+    /// True for a value out of range, false for invalid syntax.
+    pub out_of_range: bool,
+}
+
+impl fmt::Display for NumError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "strconv.{}: parsing {}: {}",
+            self.func,
+            super::json::quote(&self.num),
+            if self.out_of_range {
+                "value out of range"
+            } else {
+                "invalid syntax"
+            }
+        )
+    }
+}
+
+impl std::error::Error for NumError {}
+
+/// `strconv.ParseUint(s, 0, 64)`.
+pub fn parse_uint(s: &str) -> Result<u64, NumError> {
+    parse_unsigned(s, "ParseUint")
+}
+
+/// `strconv.ParseInt(s, 0, 64)`.
+pub fn parse_int(s: &str) -> Result<i64, NumError> {
+    let err = |out_of_range| NumError {
+        func: "ParseInt",
+        num: s.to_string(),
+        out_of_range,
+    };
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let u = parse_unsigned(body, "ParseInt").map_err(|e| err(e.out_of_range))?;
+    if neg {
+        match u {
+            u if u <= i64::MAX as u64 => Ok(-(u as i64)),
+            u if u == 1 << 63 => Ok(i64::MIN),
+            _ => Err(err(true)),
+        }
+    } else {
+        i64::try_from(u).map_err(|_| err(true))
+    }
+}
+
+fn parse_unsigned(s0: &str, func: &'static str) -> Result<u64, NumError> {
+    let err = |out_of_range| NumError {
+        func,
+        num: s0.to_string(),
+        out_of_range,
+    };
+    let b = s0.as_bytes();
+    if b.is_empty() {
+        return Err(err(false));
+    }
+    let lower = |c: u8| c | 0x20;
+    let (base, digits): (u64, &[u8]) = if b[0] == b'0' {
+        match b.get(1).map(|c| lower(*c)) {
+            Some(b'b') if b.len() >= 3 => (2, &b[2..]),
+            Some(b'o') if b.len() >= 3 => (8, &b[2..]),
+            Some(b'x') if b.len() >= 3 => (16, &b[2..]),
+            _ => (8, &b[1..]),
+        }
+    } else {
+        (10, b)
+    };
+    let mut n: u64 = 0;
+    let mut underscores = false;
+    for &c in digits {
+        let d = match c {
+            b'_' => {
+                underscores = true;
+                continue;
+            }
+            b'0'..=b'9' => u64::from(c - b'0'),
+            c if lower(c).is_ascii_lowercase() => u64::from(lower(c) - b'a') + 10,
+            _ => return Err(err(false)),
+        };
+        if d >= base {
+            return Err(err(false));
+        }
+        n = n
+            .checked_mul(base)
+            .and_then(|n| n.checked_add(d))
+            .ok_or_else(|| err(true))?;
+    }
+    if underscores && !underscore_ok(s0) {
+        return Err(err(false));
+    }
+    Ok(n)
+}
+
+/// Go's `underscoreOK`: underscores only between digits, a base prefix counting as one (also
+/// what `ParseFloat` checks).
+pub fn underscore_ok(s: &str) -> bool {
+    let mut b = s.as_bytes();
+    if let Some(b'-' | b'+') = b.first() {
+        b = &b[1..];
+    }
+    let lower = |c: u8| c | 0x20;
+    // '^' start, '0' a digit or base prefix, '_' an underscore, '!' anything else.
+    let mut saw = b'^';
+    let mut i = 0;
+    let mut hex = false;
+    if b.len() >= 2 && b[0] == b'0' && matches!(lower(b[1]), b'b' | b'o' | b'x') {
+        i = 2;
+        saw = b'0';
+        hex = lower(b[1]) == b'x';
+    }
+    while i < b.len() {
+        let c = b[i];
+        i += 1;
+        if c.is_ascii_digit() || (hex && (b'a'..=b'f').contains(&lower(c))) {
+            saw = b'0';
+            continue;
+        }
+        if c == b'_' {
+            if saw != b'0' {
+                return false;
+            }
+            saw = b'_';
+            continue;
+        }
+        if saw == b'_' {
+            return false;
+        }
+        saw = b'!';
+    }
+    saw != b'_'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What Go 1.23's `strconv.ParseInt(s, 0, 64)` gives (`None`: an error).
+    #[test]
+    fn as_go_parses_integers() {
+        let cases: &[(&str, Option<i64>)] = &[
+            ("0", Some(0)),
+            ("42", Some(42)),
+            ("+42", Some(42)),
+            ("-42", Some(-42)),
+            ("0x1F", Some(31)),
+            ("0X_1f", Some(31)),
+            ("0o17", Some(15)),
+            ("017", Some(15)),
+            ("0b101", Some(5)),
+            ("1_000", Some(1000)),
+            ("1__0", None),
+            ("_10", None),
+            ("10_", None),
+            ("08", None),
+            ("0x", None),
+            ("", None),
+            ("-", None),
+            ("1e3", None),
+            (" 1", None),
+            ("9223372036854775807", Some(i64::MAX)),
+            ("9223372036854775808", None),
+            ("-9223372036854775808", Some(i64::MIN)),
+            ("-9223372036854775809", None),
+            ("-0x8000000000000000", Some(i64::MIN)),
+        ];
+        for (s, want) in cases {
+            assert_eq!(parse_int(s).ok(), *want, "{s:?}");
+        }
+        assert_eq!(parse_uint("18446744073709551615"), Ok(u64::MAX));
+        assert!(parse_uint("-1").is_err());
+        assert_eq!(
+            parse_int("1__0").unwrap_err().to_string(),
+            r#"strconv.ParseInt: parsing "1__0": invalid syntax"#
+        );
+        assert_eq!(
+            parse_int("9223372036854775808").unwrap_err().to_string(),
+            r#"strconv.ParseInt: parsing "9223372036854775808": value out of range"#
+        );
+    }
+}
