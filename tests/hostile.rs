@@ -16,7 +16,6 @@ use util::{run, Run, TestEnv};
 /// Address space a run may use (`ulimit -v`, KiB): a bomb that expands in memory fails here.
 const MEMORY_LIMIT_KIB: u64 = 4 * 1024 * 1024;
 
-
 fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hostile")
 }
