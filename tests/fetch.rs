@@ -1163,3 +1163,48 @@ fn an_argo_cd_oci_source_renders_the_artifact_it_names() {
         .success();
     assert_eq!(replay.stdout, fetched.stdout);
 }
+
+#[test]
+fn chart_lock_pins_versions_and_an_out_of_sync_lock_is_helms_error() {
+    let server = Server::start();
+    helm_repository(&server, sha256_hex);
+    let repo = format!("{}/charts", server.url());
+    let env = TestEnv::new();
+    let chart = format!(
+        "apiVersion: v2\nname: umbrella\nversion: 0.1.0\ndependencies:\n- name: web\n  version: \"~1\"\n  repository: {repo}\n"
+    );
+    let locked = format!("dependencies:\n- name: web\n  repository: {repo}\n  version: 1.0.0\n");
+    // The digest helm dependency update writes (kdelta's port is checked against helm's in
+    // testdata/helm-lock).
+    let parse = |t: &str| kdelta::yaml::parse_one(t.as_bytes(), &Default::default()).expect("YAML");
+    let digest = kdelta::helm::lock::hash_req(
+        parse(&chart).get("dependencies"),
+        parse(&locked).get("dependencies"),
+    )
+    .expect("a digest");
+    env.write("umbrella/Chart.yaml", &chart);
+    env.write(
+        "umbrella/Chart.lock",
+        format!("{locked}digest: {digest}\ngenerated: \"2026-01-01T00:00:00Z\"\n"),
+    );
+    env.commit("v1");
+    env.kdelta(&["render", "umbrella", "--fetch"])
+        .success()
+        .stdout_has("image: nginx:1.25");
+    // The constraint changes, the lock does not: helm dependency build refuses it.
+    env.write(
+        "umbrella/Chart.yaml",
+        chart.replace("\"~1\"", "\">=1.0.0\""),
+    );
+    let run = env.kdelta(&["render", "umbrella", "--fetch"]).code(1);
+    assert!(
+        run.stderr
+            .contains("error[helm.lock.out-of-sync] umbrella/Chart.lock")
+            && run.stderr.contains(
+                "the lock file (Chart.lock) is out of sync with the dependencies file (Chart.yaml)"
+            ),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("image: nginx:1.27"), "{}", run.stdout);
+}

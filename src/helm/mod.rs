@@ -8,6 +8,7 @@ pub mod chart;
 pub mod deps;
 pub mod glob;
 pub mod ignore;
+pub mod lock;
 pub mod objects;
 pub mod output;
 pub mod render;

@@ -182,6 +182,8 @@ fn load_with_cache(
         crate::template::semver_satisfies(constraint, version).unwrap_or(false)
     };
     let mut notices = Vec::new();
+    let mut lock: Option<Option<super::lock::Lock>> = None;
+    let mut lock_reported = false;
     for r in chart.requirements.clone() {
         if chart
             .dependencies
@@ -207,8 +209,23 @@ fn load_with_cache(
         if is_fetchable_repository(&r.repository) {
             let chart_yaml = dir.child(chart.requirements_file);
             let line = dependency_line(files, &chart_yaml, &r.name);
-            let (version, lock_notice) = locked_version(files, dir, &r);
-            notices.extend(lock_notice.map(|n| n.at(chart_yaml.to_string(), line, 0)));
+            // `helm dependency build`: the locked version, unless the lock is out of sync.
+            let lock = lock.get_or_insert_with(|| {
+                super::lock::Lock::read(files, dir, chart.requirements_file)
+            });
+            let version = match lock {
+                Some(l) if l.in_sync == Some(false) => {
+                    if !lock_reported {
+                        lock_reported = true;
+                        notices.push(out_of_sync(l, dir, chart.requirements_file));
+                    }
+                    r.version.clone()
+                }
+                Some(l) => l
+                    .version_of(&r.name, &r.repository)
+                    .map_or_else(|| r.version.clone(), String::from),
+                None => r.version.clone(),
+            };
             let request = ChartRequest {
                 repo: r.repository.clone(),
                 name: r.name.clone(),
@@ -316,47 +333,17 @@ fn dependency_line(files: &Files, file: &RepoPath, name: &str) -> u32 {
         .map_or(0, |i| i as u32 + 1)
 }
 
-/// The version `helm dependency build` fetches for `dep`: the one `Chart.lock` (or
-/// `requirements.lock`) locks when it still satisfies the constraint, else the constraint,
-/// with a warning when the lock disagrees with it.
-fn locked_version(
-    files: &Files,
-    dir: &RepoPath,
-    dep: &super::chart::Dependency,
-) -> (String, Option<Finding>) {
-    let locked = ["Chart.lock", "requirements.lock"].iter().find_map(|name| {
-        let file = dir.child(name);
-        if files.kind(&file) != EntryKind::File {
-            return None;
-        }
-        let bytes = files.read(&file).ok()?;
-        let doc = yaml::parse_one(&bytes, &ParseOptions::default()).ok()?;
-        doc.get("dependencies")?
-            .as_seq()?
-            .iter()
-            .find(|d| {
-                d.str_at(&["name"]) == Some(dep.name.as_str())
-                    && d.str_at(&["repository"]) == Some(dep.repository.as_str())
-            })
-            .and_then(|d| d.str_at(&["version"]).map(|v| (v.to_string(), *name)))
-    });
-    match locked {
-        Some((v, _)) if crate::template::semver_satisfies(&dep.version, &v).unwrap_or(false) => {
-            (v, None)
-        }
-        Some((v, lock)) => (
-            dep.version.clone(),
-            Some(Finding::warning(
-                rules::HELM_DEPENDENCY_MISSING,
-                format!(
-                    "{lock} locks {} at {v}, which Chart.yaml's constraint {} excludes: the lock file is out of sync with the dependencies file, which `helm dependency build` refuses; kdelta renders the version the constraint picks",
-                    dep.name, dep.version
-                ),
-            )
-            .with_help("run `helm dependency update` and commit the new lock file")),
+/// Helm's refusal of a lock that does not match the dependencies file, at the lock file.
+fn out_of_sync(lock: &super::lock::Lock, dir: &RepoPath, deps_file: &str) -> Finding {
+    Finding::error(
+        rules::HELM_LOCK_OUT_OF_SYNC,
+        format!(
+            "the lock file ({}) is out of sync with the dependencies file ({deps_file}). Please update the dependencies",
+            lock.file
         ),
-        None => (dep.version.clone(), None),
-    }
+    )
+    .with_help("run `helm dependency update` and commit the new lock file; kdelta rendered the versions the constraints pick")
+    .in_file(dir.child(lock.file).to_string())
 }
 
 /// Reads the chart directory (as Helm's `LoadDir`: `.helmignore`d paths skipped, whole
