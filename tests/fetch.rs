@@ -283,6 +283,18 @@ fn kdelta_fetch_fills_the_cache_for_later_offline_runs() {
         !check.stdout.contains("not-fetched") && !check.stdout.contains("not-rendered"),
         "{report:#}"
     );
+    // --fetch with the repository gone: the index fetched before, with a warning that says
+    // when; the chart, immutable, from the cache.
+    let stale = env
+        .kdelta(&["check", "--rev", "HEAD", "--cache-dir", cache, "--fetch"])
+        .success();
+    assert!(
+        stale.stdout.contains("warning[fetch.stale]")
+            && stale.stdout.contains("could not be fetched again")
+            && stale.stdout.contains("kdelta used the copy fetched at 20"),
+        "{}",
+        stale.stdout
+    );
     // Another cache knows nothing.
     let elsewhere = env.out("other-cache");
     env.kdelta(&[
