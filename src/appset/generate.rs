@@ -196,7 +196,7 @@ fn params_of(
 ) -> Result<Vec<Params>, String> {
     match kind {
         "list" => list(body, mode),
-        "clusters" => clusters(body, ctx, mode),
+        "clusters" => clusters(body, ctx, mode, notices),
         "git" => git(body, ctx, mode, notices),
         "matrix" => matrix(body, ctx, mode, notices),
         "merge" => merge(body, ctx, mode, notices),
@@ -282,7 +282,12 @@ fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, String> {
 }
 
 /// The clusters generator (`generators/cluster.go`).
-fn clusters(body: &Json, ctx: &Context, mode: &Mode) -> Result<Vec<Params>, String> {
+fn clusters(
+    body: &Json,
+    ctx: &Context,
+    mode: &Mode,
+    notices: &mut Vec<Gap>,
+) -> Result<Vec<Params>, String> {
     let selector = &body["selector"];
     let selector_empty = selector["matchLabels"]
         .as_object()
@@ -332,6 +337,15 @@ fn clusters(body: &Json, ctx: &Context, mode: &Mode) -> Result<Vec<Params>, Stri
         p.insert("server".into(), json!(IN_CLUSTER_SERVER));
         p.insert("project".into(), json!(""));
         out.push(p);
+    }
+    if out.is_empty() {
+        // In a real installation the selector may match clusters the repository does not
+        // declare: say so rather than generate nothing without a word.
+        notices.push(Gap::Offline(format!(
+            "the clusters generator's selector matches none of the {} cluster{} kdelta knows (cluster Secrets in the repository and argocd.clusters of .kdelta.yaml), so it makes no Application; declare the clusters it targets in argocd.clusters of .kdelta.yaml",
+            ctx.clusters.len(),
+            if ctx.clusters.len() == 1 { "" } else { "s" }
+        )));
     }
     for p in &mut out {
         append_values(p, &body["values"], mode)?;

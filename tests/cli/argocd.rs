@@ -167,6 +167,19 @@ fn cluster_secrets_anywhere_in_the_repository_feed_the_clusters_generator() {
 }
 
 #[test]
+fn a_clusters_generator_that_matches_no_cluster_says_so() {
+    let env = TestEnv::new();
+    env.write(
+        "argocd/clusters.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: web\nspec:\n  generators:\n  - clusters:\n      selector:\n        matchLabels:\n          env: prod\n  template:\n    metadata:\n      name: 'web-{{name}}'\n    spec:\n      project: default\n      source:\n        repoURL: https://github.com/org/web\n        path: deploy\n      destination:\n        server: '{{server}}'\n        namespace: web\n",
+    );
+    env.commit("appset");
+    env.kdelta(&["check", "--color", "never"]).success().stdout_has(
+        "notice[appset.generator.offline] argocd/clusters.yaml:1:1: the clusters generator's selector matches none of the 0 clusters kdelta knows",
+    );
+}
+
+#[test]
 fn a_multi_source_application_reads_value_files_through_its_ref_sources() {
     let env = TestEnv::new();
     env.git(&[
