@@ -301,48 +301,44 @@ impl Source<'_> {
         shown: &str,
         revision: &str,
     ) -> Output {
-        {
-            {
-                let files = self.files.sibling(snapshot);
-                let foreign = Source {
-                    app: self.app,
-                    name: self.name,
-                    source: self.source,
-                    refs: self.refs,
-                    env: self.env.clone(),
-                    files: &files,
-                    opts: self.opts,
-                    at: self.at,
-                    foreign: Some(shown),
-                };
-                let mut out = foreign.deploy();
-                let at = RepoPath::new(self.at).ok();
-                for f in &mut out.findings {
-                    let place = match (&f.file, f.line) {
-                        (Some(file), Some(line)) => format!("{file}:{line}"),
-                        (Some(file), None) => file.clone(),
-                        _ => String::new(),
-                    };
-                    if !place.is_empty() && f.file.as_deref() != Some(self.at) {
-                        f.message = format!(
-                            "{shown} at {} ({}), {place}: {}",
-                            revision,
-                            &commit[..commit.len().min(12)],
-                            f.message
-                        );
-                    }
-                    f.file = Some(self.at.to_string());
-                    f.line = None;
-                    f.column = None;
-                }
-                if let Some(at) = at {
-                    for r in &mut out.resources {
-                        r.origin.file = at.clone();
-                    }
-                }
-                out
+        let files = self.files.sibling(snapshot);
+        let foreign = Source {
+            app: self.app,
+            name: self.name,
+            source: self.source,
+            refs: self.refs,
+            env: self.env.clone(),
+            files: &files,
+            opts: self.opts,
+            at: self.at,
+            foreign: Some(shown),
+        };
+        let mut out = foreign.deploy();
+        let at = RepoPath::new(self.at).ok();
+        for f in &mut out.findings {
+            let place = match (&f.file, f.line) {
+                (Some(file), Some(line)) => format!("{file}:{line}"),
+                (Some(file), None) => file.clone(),
+                _ => String::new(),
+            };
+            if !place.is_empty() && f.file.as_deref() != Some(self.at) {
+                f.message = format!(
+                    "{shown} at {} ({}), {place}: {}",
+                    revision,
+                    &commit[..commit.len().min(12)],
+                    f.message
+                );
+            }
+            f.file = Some(self.at.to_string());
+            f.line = None;
+            f.column = None;
+        }
+        if let Some(at) = at {
+            for r in &mut out.resources {
+                r.origin.file = at.clone();
             }
         }
+        out
     }
 
     /// A `chart:` source: the chart from its Helm repository, through the fetch store.
