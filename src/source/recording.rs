@@ -210,7 +210,7 @@ pub struct ParseCache {
     documents: Mutex<DocumentsMap>,
     store: Option<Arc<Store>>,
     /// Commits of other repositories and OCI artifacts, opened once per run.
-    git_snapshots: Mutex<HashMap<(std::path::PathBuf, String), Arc<dyn Snapshot + Send + Sync>>>,
+    remote_snapshots: Mutex<HashMap<(std::path::PathBuf, String), Arc<dyn Snapshot + Send + Sync>>>,
 }
 
 impl ParseCache {
@@ -469,7 +469,7 @@ impl<'a> Files<'a> {
         let key = (fetched.repo.clone(), fetched.commit.clone());
         let opened = self
             .cache
-            .git_snapshots
+            .remote_snapshots
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(&key)
@@ -489,7 +489,7 @@ impl<'a> Files<'a> {
                 let snapshot: Arc<dyn Snapshot + Send + Sync> =
                     Arc::new(repo.snapshot_at(&resolved).map_err(failed)?);
                 self.cache
-                    .git_snapshots
+                    .remote_snapshots
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .insert(key, snapshot.clone());
@@ -512,14 +512,17 @@ impl<'a> Files<'a> {
         version: &str,
     ) -> Result<(Arc<dyn Snapshot + Send + Sync>, String), Unavailable> {
         let Some(store) = &self.cache.store else {
-            return Err(Unavailable::NotCached(format!("{url} {version}")));
+            return Err(Unavailable::NotCached(format!(
+                "{} {version}",
+                crate::fetch::url::redact_text(url)
+            )));
         };
         let artifact = store.oci_artifact(url, version)?;
         let digest = artifact.digest.to_string();
         let key = (std::path::PathBuf::from("oci"), digest.clone());
         let mut opened = self
             .cache
-            .git_snapshots
+            .remote_snapshots
             .lock()
             .unwrap_or_else(|p| p.into_inner());
         let snapshot = opened
