@@ -309,7 +309,11 @@ fn network_error(url: &Url, e: ureq::Error) -> FetchError {
                     | std::io::ErrorKind::Interrupted
                     | std::io::ErrorKind::TimedOut
             );
+            let text = io.to_string();
             let message = match io.kind() {
+                _ if text.contains("failed to lookup address") => {
+                    "the host name does not resolve".to_string()
+                }
                 std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
                 std::io::ErrorKind::UnexpectedEof => {
                     "the connection closed before the whole body arrived".to_string()
