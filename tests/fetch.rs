@@ -123,6 +123,15 @@ fn field_changes(report: &serde_json::Value, target: &str, field: &str) -> Vec<S
         .collect()
 }
 
+/// `kdelta diff HEAD~1 HEAD` without `--fetch` (the servers gone) gives the report the
+/// `--fetch` run gave.
+fn assert_offline_replay(env: &TestEnv, fetched: &util::Run) {
+    let replay = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json"])
+        .success();
+    assert_eq!(replay.stdout, fetched.stdout);
+}
+
 /// The image changes the JSON report lists for a target.
 fn image_changes(report: &serde_json::Value, target: &str) -> Vec<String> {
     field_changes(report, target, ".image")
@@ -207,10 +216,7 @@ fn a_chart_bump_shows_inside_every_source_and_replays_offline_from_the_cache() {
 
     // The servers gone, the same report from the cache alone, with one job or many.
     drop(server);
-    let replay = env
-        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json"])
-        .success();
-    assert_eq!(replay.stdout, fetched.stdout);
+    assert_offline_replay(&env, &fetched);
     let serial = env
         .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json", "-j", "1"])
         .success();
@@ -582,10 +588,7 @@ fn charts_in_an_oci_registry_render_in_every_source_and_replay_offline() {
         "{report:#}"
     );
     drop(registry);
-    let replay = env
-        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json"])
-        .success();
-    assert_eq!(replay.stdout, fetched.stdout);
+    assert_offline_replay(&env, &fetched);
 }
 
 #[test]
@@ -790,10 +793,7 @@ fn sources_in_other_git_repositories_render_at_the_revision_named() {
     assert!(!repo.join("FETCH_HEAD").exists());
 
     drop(server);
-    let replay = env
-        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json"])
-        .success();
-    assert_eq!(replay.stdout, fetched.stdout);
+    assert_offline_replay(&env, &fetched);
 }
 
 #[test]
@@ -1170,10 +1170,7 @@ fn an_argo_cd_oci_source_renders_the_artifact_it_names() {
         "{report:#}"
     );
     drop(registry);
-    let replay = env
-        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json"])
-        .success();
-    assert_eq!(replay.stdout, fetched.stdout);
+    assert_offline_replay(&env, &fetched);
 }
 
 #[test]
