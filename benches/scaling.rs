@@ -1,6 +1,7 @@
 //! The shapes that used to cost quadratic time, at growing sizes: one file of N documents, one
-//! mapping of N keys, and N inline patches that each add a key to one ConfigMap. Time per
-//! element should stay flat as N grows; a quadratic corner shows as time growing with N.
+//! mapping of N keys, N inline patches that each add a key to one ConfigMap, and a Go-template
+//! ApplicationSet generating N Applications. Time per element should stay flat as N grows; a
+//! quadratic corner shows as time growing with N.
 //! Each input is generated once per size into a temporary directory; each iteration renders it
 //! with a fresh snapshot and parse cache.
 
@@ -102,4 +103,58 @@ fn keys_in_one_mapping(bencher: Bencher, n: usize) {
 fn inline_patches_adding_a_key(bencher: Bencher, n: usize) {
     let input = patches(n);
     bencher.counter(n).bench(|| render(&input));
+}
+
+/// A Go-template ApplicationSet whose list generator makes `n` Applications, each template
+/// string using fields, a pipeline and a condition.
+fn applicationset(n: usize) -> serde_json::Value {
+    let elements: Vec<serde_json::Value> = (0..n)
+        .map(|i| serde_json::json!({"name": format!("app{i}"), "env": format!("e{}", i % 5)}))
+        .collect();
+    serde_json::json!({
+        "apiVersion": "argoproj.io/v1alpha1",
+        "kind": "ApplicationSet",
+        "metadata": {"name": "many", "namespace": "argocd"},
+        "spec": {
+            "goTemplate": true,
+            "goTemplateOptions": ["missingkey=error"],
+            "generators": [{"list": {"elements": elements}}],
+            "template": {
+                "metadata": {
+                    "name": "{{.name}}-{{.env}}",
+                    "labels": {"team": "{{ .name | upper }}"}
+                },
+                "spec": {
+                    "project": "default",
+                    "source": {
+                        "repoURL": "https://github.com/org/apps",
+                        "targetRevision": "{{ if eq .env \"e0\" }}main{{ else }}HEAD{{ end }}",
+                        "path": "apps/{{.name}}"
+                    },
+                    "destination": {
+                        "server": "https://kubernetes.default.svc",
+                        "namespace": "{{.env}}"
+                    }
+                }
+            }
+        }
+    })
+}
+
+#[divan::bench(args = [100, 1_000, 5_000], sample_count = 3)]
+fn go_template_applicationset(bencher: Bencher, n: usize) {
+    let appset = applicationset(n);
+    bencher.counter(n).bench(|| {
+        let not_this = |_: &str| false;
+        let ctx = kdelta::appset::generate::Context {
+            files: None,
+            is_this_repo: &not_this,
+            clusters: &[],
+            namespace: "argocd",
+            new_git_file_globbing: false,
+        };
+        let generated = kdelta::appset::generate::generate(&appset, &ctx).expect("it generates");
+        assert_eq!(generated.apps.len(), n);
+        generated.apps.len()
+    });
 }

@@ -90,10 +90,34 @@ pub fn fasttemplate(s: &str, params: &Params) -> Result<String, String> {
 
 /// One string as a Go template over the parameters.
 fn go_template(s: &str, params: &Params, mode: &Mode) -> Result<String, String> {
+    let set = parsed(s, mode.missing_key_error)?;
+    set.execute("base", &to_template_value(&Json::Object(params.clone())))
+        .map_err(|e| format!("failed to execute go template {s}: {e}"))
+}
+
+/// Parsed templates kept per thread: an ApplicationSet renders each string of its template
+/// once per parameter set, and making the function table and parsing again for each was most
+/// of its cost (the cost grew faster than the number of Applications).
+type Parsed = Result<std::rc::Rc<TemplateSet>, String>;
+
+thread_local! {
+    static PARSED: std::cell::RefCell<std::collections::HashMap<(String, bool), Parsed>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Most templates kept per thread before the cache starts over.
+const MAX_PARSED: usize = 4096;
+
+/// The template `s`, parsed as Argo CD parses it (named `base`, its errors say so).
+fn parsed(s: &str, missing_key_error: bool) -> Parsed {
+    let key = (s.to_string(), missing_key_error);
+    if let Some(hit) = PARSED.with(|c| c.borrow().get(&key).cloned()) {
+        return hit;
+    }
     let mut set = TemplateSet::new(
         Funcs::argo(),
         crate::template::Options {
-            missing_key: if mode.missing_key_error {
+            missing_key: if missing_key_error {
                 MissingKey::Error
             } else {
                 MissingKey::Default
@@ -101,11 +125,18 @@ fn go_template(s: &str, params: &Params, mode: &Mode) -> Result<String, String> 
             ..crate::template::Options::default()
         },
     );
-    // Argo CD names its template `base`, and its errors say so.
-    set.parse("base", s)
-        .map_err(|e| format!("failed to parse template {s}: {e}"))?;
-    set.execute("base", &to_template_value(&Json::Object(params.clone())))
-        .map_err(|e| format!("failed to execute go template {s}: {e}"))
+    let result = set
+        .parse("base", s)
+        .map(|()| std::rc::Rc::new(set))
+        .map_err(|e| format!("failed to parse template {s}: {e}"));
+    PARSED.with(|c| {
+        let mut cache = c.borrow_mut();
+        if cache.len() >= MAX_PARSED {
+            cache.clear();
+        }
+        cache.insert(key, result.clone());
+    });
+    result
 }
 
 /// JSON as Go's `json.Unmarshal` into `interface{}` gives it to a template (numbers are
