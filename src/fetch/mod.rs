@@ -78,15 +78,24 @@ pub struct FetchedChart {
     pub warnings: Vec<(Rule, String)>,
 }
 
-/// An OCI artifact's content, unpacked.
-#[derive(Clone, Debug)]
-pub struct OciArtifact {
+/// An OCI artifact's content layer.
+pub struct OciArtifact(oci::Pulled);
+
+impl OciArtifact {
     /// The tag the version resolved to.
-    pub tag: String,
+    pub fn tag(&self) -> &str {
+        &self.0.tag
+    }
+
     /// The content layer's digest.
-    pub digest: Digest,
-    /// Its files: paths relative to the artifact's root, and contents.
-    pub files: Vec<(String, Vec<u8>)>,
+    pub fn digest(&self) -> Digest {
+        self.0.digest
+    }
+
+    /// Its files (paths relative to the artifact's root), unpacked with path and size checks.
+    pub fn files(&self) -> Result<Vec<(String, Vec<u8>)>, FetchError> {
+        oci::unpack(&self.0.bytes, &self.0.media_type, &self.0.reference)
+    }
 }
 
 /// Why a remote source is not there to render.

@@ -14,6 +14,39 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 type Once<T> = Arc<OnceLock<Result<T, FetchError>>>;
 
+/// What this run did once per key (a download, a resolution) and how it ended, shared by
+/// every thread that asks; the map's lock is not held while the work is done.
+struct Memo<K, T>(Mutex<HashMap<K, Once<T>>>);
+
+impl<K, T> Default for Memo<K, T> {
+    fn default() -> Self {
+        Memo(Mutex::default())
+    }
+}
+
+impl<K: std::hash::Hash + Eq, T: Clone> Memo<K, T> {
+    /// How the work for `key` ended, if it was done this run.
+    fn done(&self, key: &K) -> Option<Result<T, FetchError>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(key)
+            .and_then(|once| once.get().cloned())
+    }
+
+    /// The result for `key`, from `work` run once whoever asks.
+    fn once(&self, key: K, work: impl FnOnce() -> Result<T, FetchError>) -> Result<T, FetchError> {
+        let once = self
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(key)
+            .or_default()
+            .clone();
+        once.get_or_init(work).clone()
+    }
+}
+
 /// A listener for what the fetch step is doing, one line at a time.
 pub type Progress = Box<dyn Fn(&str) + Send + Sync>;
 
@@ -33,12 +66,12 @@ pub struct Store {
     /// False once the fetch step is over: what it fetched, and how it failed, still answer.
     online: AtomicBool,
     /// Bodies fetched this run, by key: each is downloaded once, whoever asks.
-    fetched: Mutex<HashMap<String, Once<Digest>>>,
+    fetched: Memo<String, Digest>,
     /// Indexes in their compact form, by the digest of the index.
-    indexes: Mutex<HashMap<Digest, Once<Arc<Vec<u8>>>>>,
+    indexes: Memo<Digest, Arc<Vec<u8>>>,
     stats: Mutex<Stats>,
     /// Git references resolved this run, by key.
-    git_refs: Mutex<HashMap<String, Once<String>>>,
+    git_refs: Memo<String, String>,
     /// One fetch at a time into each bare repository.
     git_locks: Mutex<HashMap<std::path::PathBuf, Arc<Mutex<()>>>>,
     /// The keys counted as found in the cache.
@@ -68,10 +101,10 @@ impl Store {
             cache,
             client: None,
             online: AtomicBool::new(false),
-            fetched: Mutex::default(),
-            indexes: Mutex::default(),
+            fetched: Memo::default(),
+            indexes: Memo::default(),
             stats: Mutex::default(),
-            git_refs: Mutex::default(),
+            git_refs: Memo::default(),
             git_locks: Mutex::default(),
             cached_keys: Mutex::default(),
             on_progress: OnceLock::new(),
@@ -127,11 +160,6 @@ impl Store {
     /// failed to fetch keeps its failure (a render says why it is missing).
     pub fn go_offline(&self) {
         self.online.store(false, Ordering::SeqCst);
-    }
-
-    /// The cache this store reads.
-    pub fn cache(&self) -> &Cache {
-        &self.cache
     }
 
     /// True when this store reaches the network.
@@ -290,13 +318,7 @@ impl Store {
             repo: repo.clone(),
             commit,
         };
-        let attempted = self
-            .git_refs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-            .and_then(|once| once.get().cloned());
-        if let Some(done) = attempted {
+        if let Some(done) = self.git_refs.done(&key) {
             return done.map(found).map_err(Unavailable::Failed);
         }
         let immutable = git::is_commit_id(rev);
@@ -313,33 +335,26 @@ impl Store {
                 .map(found)
                 .ok_or_else(|| Unavailable::NotCached(key.clone()));
         }
-        let once = self
-            .git_refs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(key.clone())
-            .or_default()
-            .clone();
-        once.get_or_init(|| {
-            let lock = self
-                .git_locks
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .entry(repo.clone())
-                .or_default()
-                .clone();
-            let _one_at_a_time = lock.lock().unwrap_or_else(|p| p.into_inner());
-            // Refused before anything is created in the cache.
-            git::check_url(url, &settings)?;
-            self.progress(&format!("fetching {key}"));
-            let commit = git::fetch(&repo, url, rev, timeout)?;
-            self.cache.set_record_value(&key, &commit)?;
-            self.count(|s| s.git += 1);
-            Ok(commit)
-        })
-        .clone()
-        .map(found)
-        .map_err(Unavailable::Failed)
+        self.git_refs
+            .once(key.clone(), || {
+                let lock = self
+                    .git_locks
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .entry(repo.clone())
+                    .or_default()
+                    .clone();
+                let _one_at_a_time = lock.lock().unwrap_or_else(|p| p.into_inner());
+                // Refused before anything is created in the cache.
+                git::check_url(url, &settings)?;
+                self.progress(&format!("fetching {key}"));
+                let commit = git::fetch(&repo, url, rev, timeout)?;
+                self.cache.set_record_value(&key, &commit)?;
+                self.count(|s| s.git += 1);
+                Ok(commit)
+            })
+            .map(found)
+            .map_err(Unavailable::Failed)
     }
 
     /// A chart from an OCI registry: the tag the version names (or the highest the
@@ -360,18 +375,12 @@ impl Store {
     }
 
     /// The content of an OCI artifact Argo CD 3 deploys (`repoURL: oci://…` without
-    /// `chart:`): its one content layer, unpacked into files.
+    /// `chart:`): its one content layer.
     pub fn oci_artifact(&self, url: &str, version: &str) -> Result<OciArtifact, Unavailable> {
         let repo = oci::Repository::of_reference(&self.settings().rewrite(url))
             .map_err(Unavailable::Failed)?;
         let pulled = self.oci_pull(&repo, &repo.path, version, oci::Content::Manifests)?;
-        let files = oci::unpack(&pulled.bytes, &pulled.media_type, &pulled.reference)
-            .map_err(Unavailable::Failed)?;
-        Ok(OciArtifact {
-            tag: pulled.tag,
-            digest: pulled.digest,
-            files,
-        })
+        Ok(OciArtifact(pulled))
     }
 
     /// The tag, manifest and content layer of `version` in `repo`.
@@ -489,13 +498,7 @@ impl Store {
             Some(a) => format!("{key}\n{}", a.fingerprint()),
             None => key.to_string(),
         };
-        let attempted = self
-            .fetched
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&memo_key)
-            .and_then(|once| once.get().cloned());
-        if let Some(done) = attempted {
+        if let Some(done) = self.fetched.done(&memo_key) {
             return done.map(|d| (d, None)).map_err(Unavailable::Failed);
         }
         let client = match &self.client {
@@ -512,14 +515,7 @@ impl Store {
                 return Ok((d, None));
             }
         }
-        let once = self
-            .fetched
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(memo_key)
-            .or_default()
-            .clone();
-        let result = once.get_or_init(|| {
+        let result = self.fetched.once(memo_key, || {
             self.progress(&format!("fetching {key}"));
             let body = fetch(client)?;
             let digest = self.cache.put_blob(&body)?;
@@ -534,10 +530,7 @@ impl Store {
             });
             Ok(digest)
         });
-        result
-            .clone()
-            .map(|d| (d, None))
-            .map_err(Unavailable::Failed)
+        result.map(|d| (d, None)).map_err(Unavailable::Failed)
     }
 
     /// What the cache recorded for `key`, and when it was fetched.
@@ -551,15 +544,9 @@ impl Store {
     /// The versions of chart `name` in the index with `digest`, read from its compact form
     /// (made once per index and kept in the cache), so a warm run never parses the index.
     fn index(&self, digest: &Digest, url: &url::Url, name: &str) -> Result<Index, Unavailable> {
-        let once = self
+        let compact = self
             .indexes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(*digest)
-            .or_default()
-            .clone();
-        let compact = once
-            .get_or_init(|| {
+            .once(*digest, || {
                 let key = format!("compact index {digest}");
                 let kept = self
                     .cache
@@ -582,7 +569,6 @@ impl Store {
                 }
                 Ok(Arc::new(compact))
             })
-            .clone()
             .map_err(Unavailable::Failed)?;
         Ok(Index::from_compact(&compact, name))
     }

@@ -206,9 +206,16 @@ fn load_with_cache(
             }
             continue;
         }
-        if is_fetchable_repository(&r.repository) {
+        if crate::fetch::is_chart_repository(&r.repository) {
             let chart_yaml = dir.child(chart.requirements_file);
-            let line = dependency_line(files, &chart_yaml, &r.name);
+            let located = Locator {
+                files,
+                chart_dir: dir,
+            };
+            let index = r.index.saturating_sub(1).to_string();
+            let line = located
+                .span(chart_yaml.as_str(), &["dependencies", &index])
+                .line;
             // `helm dependency build`: the locked version, unless the lock is out of sync.
             let lock = lock.get_or_insert_with(|| {
                 super::lock::Lock::read(files, dir, chart.requirements_file)
@@ -309,28 +316,6 @@ fn load_with_cache(
         }
     }
     Ok((chart, notices))
-}
-
-/// True for a dependency repository the fetch layer downloads from: an HTTP repository or
-/// an OCI registry named by URL (`@name` and `alias:` are not resolved yet).
-fn is_fetchable_repository(repository: &str) -> bool {
-    crate::fetch::is_chart_repository(repository)
-}
-
-/// The line of `name: NAME` under `dependencies:` in `file` (0 when not found).
-fn dependency_line(files: &Files, file: &RepoPath, name: &str) -> u32 {
-    let Ok(bytes) = files.read(file) else {
-        return 0;
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    text.lines()
-        .position(|l| {
-            let l = l.trim_start().trim_start_matches("- ").trim();
-            l.strip_prefix("name:")
-                .map(|v| v.trim().trim_matches(['"', '\'']))
-                == Some(name)
-        })
-        .map_or(0, |i| i as u32 + 1)
 }
 
 /// Helm's refusal of a lock that does not match the dependencies file, at the lock file.

@@ -210,7 +210,7 @@ pub struct ParseCache {
     documents: Mutex<DocumentsMap>,
     store: Option<Arc<Store>>,
     /// Commits of other repositories and OCI artifacts, opened once per run.
-    remote_snapshots: Mutex<HashMap<(std::path::PathBuf, String), Arc<dyn Snapshot + Send + Sync>>>,
+    remote_snapshots: Mutex<HashMap<(std::path::PathBuf, String), RemoteSnapshot>>,
 }
 
 impl ParseCache {
@@ -280,6 +280,9 @@ impl ParseCache {
         }
     }
 }
+
+/// A commit of another repository, or an OCI artifact's content, as rendering reads it.
+pub type RemoteSnapshot = Arc<dyn Snapshot + Send + Sync>;
 
 /// A failure to load a file, already phrased as a finding.
 #[derive(Debug, Clone)]
@@ -458,7 +461,7 @@ impl<'a> Files<'a> {
         &self,
         url: &str,
         rev: &str,
-    ) -> Result<(Arc<dyn Snapshot + Send + Sync>, String), Unavailable> {
+    ) -> Result<(RemoteSnapshot, String), Unavailable> {
         let Some(store) = &self.cache.store else {
             return Err(Unavailable::NotCached(format!(
                 "{} at {rev}",
@@ -467,35 +470,18 @@ impl<'a> Files<'a> {
         };
         let fetched = store.git_commit(url, rev)?;
         let key = (fetched.repo.clone(), fetched.commit.clone());
-        let opened = self
-            .cache
-            .remote_snapshots
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-            .cloned();
-        let snapshot = match opened {
-            Some(s) => s,
-            None => {
-                let failed = |e: SourceError| {
-                    Unavailable::Failed(crate::fetch::FetchError::Cache(format!(
-                        "cannot read commit {} of {} from the cache: {e}",
-                        fetched.commit,
-                        crate::fetch::url::redact_text(url)
-                    )))
-                };
-                let repo = super::GitRepo::discover(&fetched.repo).map_err(failed)?;
-                let resolved = repo.resolve(&fetched.commit).map_err(failed)?;
-                let snapshot: Arc<dyn Snapshot + Send + Sync> =
-                    Arc::new(repo.snapshot_at(&resolved).map_err(failed)?);
-                self.cache
-                    .remote_snapshots
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(key, snapshot.clone());
-                snapshot
-            }
-        };
+        let snapshot = self.remote_snapshot(key, || {
+            let failed = |e: SourceError| {
+                Unavailable::Failed(crate::fetch::FetchError::Cache(format!(
+                    "cannot read commit {} of {} from the cache: {e}",
+                    fetched.commit,
+                    crate::fetch::url::redact_text(url)
+                )))
+            };
+            let repo = super::GitRepo::discover(&fetched.repo).map_err(failed)?;
+            let resolved = repo.resolve(&fetched.commit).map_err(failed)?;
+            Ok(Arc::new(repo.snapshot_at(&resolved).map_err(failed)?))
+        })?;
         self.record().remote.insert(
             format!("git {}", crate::fetch::url::redact_text(url)),
             format!("{rev} {}", fetched.commit),
@@ -510,7 +496,7 @@ impl<'a> Files<'a> {
         &self,
         url: &str,
         version: &str,
-    ) -> Result<(Arc<dyn Snapshot + Send + Sync>, String), Unavailable> {
+    ) -> Result<(RemoteSnapshot, String), Unavailable> {
         let Some(store) = &self.cache.store else {
             return Err(Unavailable::NotCached(format!(
                 "{} {version}",
@@ -518,31 +504,48 @@ impl<'a> Files<'a> {
             )));
         };
         let artifact = store.oci_artifact(url, version)?;
-        let digest = artifact.digest.to_string();
+        let digest = artifact.digest().to_string();
         let key = (std::path::PathBuf::from("oci"), digest.clone());
-        let mut opened = self
+        let snapshot = self.remote_snapshot(key, || {
+            let mut memory = super::MemorySnapshot::new();
+            for (path, bytes) in artifact.files().map_err(Unavailable::Failed)? {
+                if let Ok(p) = RepoPath::new(&path) {
+                    memory.add_file(&p, &bytes);
+                }
+            }
+            Ok(Arc::new(memory))
+        })?;
+        self.record().remote.insert(
+            format!("oci {}", crate::fetch::url::redact_text(url)),
+            format!("{} {digest}", artifact.tag()),
+        );
+        Ok((snapshot, digest))
+    }
+
+    /// The snapshot kept under `key` this run, opened by `open` the first time (a commit's
+    /// tree table, an artifact unpacked, are made once however many targets read them).
+    fn remote_snapshot(
+        &self,
+        key: (std::path::PathBuf, String),
+        open: impl FnOnce() -> Result<RemoteSnapshot, Unavailable>,
+    ) -> Result<RemoteSnapshot, Unavailable> {
+        let kept = self
             .cache
             .remote_snapshots
             .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let snapshot = opened
-            .entry(key)
-            .or_insert_with(|| {
-                let mut memory = super::MemorySnapshot::new();
-                for (path, bytes) in &artifact.files {
-                    if let Ok(p) = RepoPath::new(path) {
-                        memory.add_file(&p, bytes);
-                    }
-                }
-                Arc::new(memory)
-            })
-            .clone();
-        drop(opened);
-        self.record().remote.insert(
-            format!("oci {}", crate::fetch::url::redact_text(url)),
-            format!("{} {digest}", artifact.tag),
-        );
-        Ok((snapshot, digest))
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .cloned();
+        if let Some(snapshot) = kept {
+            return Ok(snapshot);
+        }
+        let snapshot = open()?;
+        self.cache
+            .remote_snapshots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, snapshot.clone());
+        Ok(snapshot)
     }
 
     /// A file view of another snapshot (a fetched repository) that shares this run's parse
@@ -552,11 +555,6 @@ impl<'a> Files<'a> {
         'a: 'b,
     {
         Files::new(snapshot, self.cache)
-    }
-
-    /// True when this run fetches (a missing remote source is then a failure, not a gap).
-    pub fn fetching(&self) -> bool {
-        self.cache.store.as_ref().is_some_and(|s| s.is_online())
     }
 
     /// What a path names.
