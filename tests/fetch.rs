@@ -123,6 +123,12 @@ fn field_changes(report: &serde_json::Value, target: &str, field: &str) -> Vec<S
         .collect()
 }
 
+/// `kdelta diff HEAD~1 HEAD --fetch` as JSON, which must succeed.
+fn diff_fetched(env: &TestEnv) -> util::Run {
+    env.kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
+        .success()
+}
+
 /// `kdelta diff HEAD~1 HEAD` without `--fetch` (the servers gone) gives the report the
 /// `--fetch` run gave.
 fn assert_offline_replay(env: &TestEnv, fetched: &util::Run) {
@@ -170,9 +176,7 @@ fn a_chart_bump_shows_inside_every_source_and_replays_offline_from_the_cache() {
         );
     }
 
-    let fetched = env
-        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
-        .success();
+    let fetched = diff_fetched(&env);
     let report = fetched.json();
     for target in TARGETS {
         assert_eq!(
@@ -569,9 +573,7 @@ fn charts_in_an_oci_registry_render_in_every_source_and_replay_offline() {
     // A constraint: the tags are listed and the highest match taken.
     write_targets_with(&env, &oci, &host, "~1.1.0");
     env.commit("bump web");
-    let fetched = env
-        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
-        .success();
+    let fetched = diff_fetched(&env);
     let report = fetched.json();
     for target in TARGETS {
         assert_eq!(
@@ -744,9 +746,7 @@ fn sources_in_other_git_repositories_render_at_the_revision_named() {
     env.kdelta(&["diff", "HEAD~1", "HEAD"])
         .success()
         .stdout_has("not in kdelta's cache");
-    let fetched = env
-        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
-        .success();
+    let fetched = diff_fetched(&env);
     let report = fetched.json();
     for target in ["kustomize:kust", "app:argo/app.yaml#other"] {
         assert_eq!(
@@ -871,10 +871,7 @@ fn value_files_of_a_multi_source_application_come_from_the_ref_repository() {
         "{}",
         offline.stdout
     );
-    let report = env
-        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
-        .success()
-        .json();
+    let report = diff_fetched(&env).json();
     assert_eq!(
         replica_changes(&report, "app:argo/multi.yaml#multi"),
         ["2 → 4"],
@@ -902,10 +899,7 @@ fn an_applicationset_git_generator_reads_another_repository() {
         "{}",
         offline.stdout
     );
-    let report = env
-        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
-        .success()
-        .json();
+    let report = diff_fetched(&env).json();
     let app = report["targets"]
         .as_array()
         .unwrap()
@@ -974,10 +968,7 @@ fn applications_a_fetched_chart_renders_become_targets() {
     env.commit("v1");
     env.write("argo/root.yaml", root("1.1.0"));
     env.commit("bump the apps");
-    let report = env
-        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
-        .success()
-        .json();
+    let report = diff_fetched(&env).json();
     let child = report["targets"]
         .as_array()
         .unwrap()
@@ -1160,9 +1151,7 @@ fn an_argo_cd_oci_source_renders_the_artifact_it_names() {
     env.commit("v1");
     env.write("argo/web.yaml", app("1.1.0"));
     env.commit("bump");
-    let fetched = env
-        .kdelta(&["diff", "HEAD~1", "HEAD", "--fetch", "--format", "json"])
-        .success();
+    let fetched = diff_fetched(&env);
     let report = fetched.json();
     assert_eq!(
         replica_changes(&report, "app:argo/web.yaml#web"),
