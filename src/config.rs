@@ -31,10 +31,17 @@ pub struct ArgoCd {
     /// Argo CD's namespace: where an ApplicationSet without `metadata.namespace` lives.
     pub namespace: String,
     /// `application.resourceTrackingMethod`: how every deployed object is marked as the
-    /// Application's.
-    pub tracking: Tracking,
+    /// Application's (else as the repository's argocd-cm says, else the annotation).
+    pub tracking: Option<Tracking>,
     /// `application.instanceLabelKey`, the label `label` tracking sets.
-    pub instance_label_key: String,
+    pub instance_label_key: Option<String>,
+    /// argocd-cm keys (`kustomize.buildOptions`, `resource.exclusions`, …), over what the
+    /// repository's argocd-cm says.
+    pub settings: std::collections::BTreeMap<String, String>,
+    /// Config management plugins by the name Applications give, each as the shell command
+    /// line that generates its manifests, in the forms kdelta renders natively
+    /// (docs/argocd.md).
+    pub plugins: std::collections::BTreeMap<String, String>,
     /// Clusters beyond the cluster Secrets of the repository, for clusters generators.
     pub clusters: Vec<ClusterConfig>,
     /// The controller's `--enable-new-git-file-globbing` (doublestar globs in git files
@@ -46,8 +53,10 @@ impl Default for ArgoCd {
     fn default() -> Self {
         ArgoCd {
             namespace: "argocd".to_string(),
-            tracking: Tracking::Annotation,
-            instance_label_key: "app.kubernetes.io/instance".to_string(),
+            tracking: None,
+            instance_label_key: None,
+            settings: Default::default(),
+            plugins: Default::default(),
             clusters: Vec::new(),
             new_git_file_globbing: false,
         }
@@ -65,6 +74,28 @@ pub enum Tracking {
     AnnotationAndLabel,
     #[serde(rename = "none")]
     None,
+}
+
+impl Tracking {
+    /// The method argocd-cm names (`annotation`, `label`, `annotation+label`).
+    pub fn parse(s: &str) -> Option<Tracking> {
+        Some(match s {
+            "annotation" => Tracking::Annotation,
+            "label" => Tracking::Label,
+            "annotation+label" => Tracking::AnnotationAndLabel,
+            "none" => Tracking::None,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tracking::Annotation => "annotation",
+            Tracking::Label => "label",
+            Tracking::AnnotationAndLabel => "annotation+label",
+            Tracking::None => "none",
+        }
+    }
 }
 
 /// A cluster `.kdelta.yaml` declares, as a cluster Secret would.

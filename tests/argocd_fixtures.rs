@@ -146,3 +146,135 @@ fn appset_fixtures_match_argo_cds_own_tests() {
         )
     });
 }
+
+/// `kdelta check --format json` in a directory holding `files`: the findings.
+fn check_findings(files: &[(&str, &str)]) -> Vec<Value> {
+    let work = tempfile::tempdir().expect("tempdir");
+    for (path, text) in files {
+        let p = work.path().join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_kdelta"))
+        .args(["check", "--format", "json"])
+        .current_dir(work.path())
+        .env_remove("GITHUB_ACTIONS")
+        .output()
+        .expect("kdelta runs");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    report["findings"].as_array().cloned().unwrap_or_default()
+}
+
+const REPO_URLS: &str = "repoURLs: [https://git.example.com/gitops.git]\n";
+
+fn app(name: &str, source_extra: &str) -> String {
+    format!(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: {name}, namespace: argocd}}\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: apps/{name}\n{source_extra}  destination: {{server: https://kubernetes.default.svc, namespace: {name}}}\n"
+    )
+}
+
+fn rules_of(findings: &[Value]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {}",
+                f["rule"].as_str().unwrap_or(""),
+                f["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn plugins_kdelta_cannot_render_say_why_and_leave_the_application_incomplete() {
+    let unknown_name = app("a", "    plugin: {name: tanka}\n");
+    let unknown_tool = app("b", "    plugin: {name: jsonnet-ish}\n");
+    let filter = app("c", "    plugin: {name: kustomize-yq}\n");
+    let cmp = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cmp-cm}\ndata:\n  a.yaml: |\n    kind: ConfigManagementPlugin\n    metadata: {name: jsonnet-ish}\n    spec:\n      generate: {command: [sh, -c, 'tk show environments/default']}\n  b.yaml: |\n    kind: ConfigManagementPlugin\n    metadata: {name: kustomize-yq}\n    spec:\n      generate: {command: [sh, -c, 'kustomize build . | yq e .']}\n";
+    let cm = "kind: ConfigMap\napiVersion: v1\nmetadata: {name: cm, namespace: x}\ndata: {a: b}\n";
+    let findings = check_findings(&[
+        (".kdelta.yaml", REPO_URLS),
+        ("argocd/a.yaml", &unknown_name),
+        ("argocd/b.yaml", &unknown_tool),
+        ("argocd/c.yaml", &filter),
+        ("argocd/cmp.yaml", cmp),
+        ("apps/a/cm.yaml", cm),
+        ("apps/b/cm.yaml", cm),
+        ("apps/c/kustomization.yaml", "resources: [cm.yaml]\n"),
+        ("apps/c/cm.yaml", cm),
+    ]);
+    let notices: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["rule"] == "app.source.not-rendered")
+        .collect();
+    let messages = rules_of(&findings);
+    let has = |file: &str, text: &str| {
+        notices.iter().any(|f| {
+            f["file"] == file
+                && f["incomplete"] == true
+                && f["message"].as_str().unwrap_or_default().contains(text)
+        })
+    };
+    assert!(
+        has(
+            "argocd/a.yaml",
+            "plugin tanka, which neither the repository"
+        ),
+        "{messages:#?}"
+    );
+    assert!(
+        has("argocd/b.yaml", "does not know the command `tk`"),
+        "{messages:#?}"
+    );
+    assert!(has("argocd/c.yaml", "through `yq e .`"), "{messages:#?}");
+    let help = notices
+        .iter()
+        .find(|f| f["file"] == "argocd/a.yaml")
+        .and_then(|f| f["help"].as_str())
+        .unwrap_or_default();
+    assert!(help.contains("argocd.plugins.tanka"), "{help}");
+}
+
+#[test]
+fn argocd_cm_tracking_and_exclusions_apply_to_every_application() {
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n  application.resourceTrackingMethod: label\n  application.instanceLabelKey: example.com/app\n  resource.exclusions: |\n    - apiGroups: [cilium.io]\n      kinds: [CiliumIdentity]\n";
+    let manifests = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n---\napiVersion: cilium.io/v2\nkind: CiliumIdentity\nmetadata: {name: '1234'}\n";
+    let work = tempfile::tempdir().expect("tempdir");
+    for (path, text) in [
+        (".kdelta.yaml", REPO_URLS.to_string()),
+        ("argocd/argocd-cm.yaml", cm.to_string()),
+        ("argocd/web.yaml", app("web", "")),
+        ("apps/web/all.yaml", manifests.to_string()),
+    ] {
+        let p = work.path().join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_kdelta"))
+        .args(["render", "--allow-incomplete", "app:argocd/web.yaml#web"])
+        .current_dir(work.path())
+        .output()
+        .expect("kdelta runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let docs = documents(&stdout, "kdelta's output");
+    // The Application, then the ConfigMap only: the CiliumIdentity is excluded.
+    assert_eq!(docs.len(), 2, "{stdout}\n{stderr}");
+    assert_eq!(
+        docs[1]["metadata"]["labels"]["example.com/app"], "web",
+        "{stdout}"
+    );
+    assert!(docs[1]["metadata"]["annotations"].is_null(), "{stdout}");
+    assert!(
+        stderr.contains("app.resource.excluded")
+            && stderr.contains("cilium.io/CiliumIdentity 1234"),
+        "{stderr}"
+    );
+}

@@ -7,6 +7,8 @@
 //! Argo CD's tracking. Sources elsewhere, and what kdelta cannot do offline, are notices: the
 //! output is then incomplete.
 
+mod cmp;
+
 use super::env::Env;
 use super::{normalize_repo_url, Options};
 use crate::config::Tracking;
@@ -66,7 +68,55 @@ pub fn deploy(
     }
     let resources = expand_lists(resources);
     let resources = track(resources, app, opts);
+    let resources = exclude(resources, app, opts, at, &mut findings);
     (resources, findings, ok)
+}
+
+/// The objects argocd-cm's `resource.exclusions`/`resource.inclusions` keep Argo CD from
+/// managing, dropped as the controller drops them (`ExcludedResourceWarning`), with one
+/// warning that names them.
+fn exclude(
+    resources: Vec<Resource>,
+    app: &Json,
+    opts: &Options,
+    at: &str,
+    findings: &mut Vec<Finding>,
+) -> Vec<Resource> {
+    let (filters, _) = opts.settings.resource_filters();
+    let cluster = app["spec"]["destination"]["server"]
+        .as_str()
+        .filter(|s| !s.is_empty());
+    let mut excluded = Vec::new();
+    let kept = resources
+        .into_iter()
+        .filter(|r| {
+            let id = r.id();
+            let out = filters.excludes(&id.group, &id.kind, cluster);
+            if out {
+                excluded.push(format!("{}/{} {}", id.group, id.kind, id.name));
+            }
+            !out
+        })
+        .collect();
+    if !excluded.is_empty() {
+        let name = app["metadata"]["name"].as_str().unwrap_or_default();
+        let shown = excluded.len().min(5);
+        let more = match excluded.len() - shown {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        findings.push(
+            Finding::warning(
+                rules::APP_RESOURCE_EXCLUDED,
+                format!(
+                    "Application {name}: {}{more} excluded in the settings (argocd-cm resource.exclusions/resource.inclusions); Argo CD does not apply them",
+                    excluded[..shown].join(", ")
+                ),
+            )
+            .in_file(at.to_string()),
+        );
+    }
+    kept
 }
 
 /// One source of an Application, with what rendering it needs.
@@ -187,13 +237,7 @@ impl Source<'_> {
         let mut out = match kind {
             "kustomize" => self.kustomize(&source["kustomize"], &dir),
             "helm" => self.helm(&source["helm"], &dir, None),
-            "plugin" => EngineOutput::new(
-                Vec::new(),
-                vec![self.incomplete(format!(
-                    "Application {app} uses a config management plugin; kdelta does not run plugins"
-                ))],
-                true,
-            ),
+            "plugin" => self.plugin(&source["plugin"], &dir),
             _ => super::directory::render(app, &source["directory"], self.files, &dir),
         };
         if !out.complete || out.findings.iter().any(|f| f.incomplete) {
@@ -492,10 +536,66 @@ impl Source<'_> {
         Ok(merged)
     }
 
+    /// The kustomize build options argocd-cm gives a source asking for kustomize `version`,
+    /// with a finding for what kdelta cannot apply.
+    fn kustomize_options(&self, options: &Json) -> (crate::kustomize::Options, Vec<Finding>) {
+        let settings = &self.opts.settings;
+        let version = options["version"].as_str().filter(|v| !v.is_empty());
+        let mut findings = Vec::new();
+        if let Some(v) = version {
+            if !settings.cm.is_empty() && !settings.has_kustomize_version(v) {
+                findings.push(self.error(
+                    rules::APP_SOURCE_INVALID,
+                    format!("kustomize version {v} is not configured in argocd-cm (kustomize.version.{v})"),
+                ));
+            }
+        }
+        let Some(sourced) = settings.kustomize_build_options(version) else {
+            return (Default::default(), findings);
+        };
+        let (opts, unknown) = super::settings::kustomize_options(&sourced.value);
+        if !unknown.is_empty() {
+            findings.push(
+                Finding::warning(
+                    rules::ARGOCD_SETTINGS_INVALID,
+                    format!(
+                        "kustomize build options kdelta does not apply: {}",
+                        unknown.join(" ")
+                    ),
+                )
+                .at(sourced.place.file.clone(), sourced.place.line, 0),
+            );
+        }
+        (opts, findings)
+    }
+
     fn kustomize(&self, options: &Json, dir: &RepoPath) -> Output {
-        let build =
-            || crate::kustomize::build(self.files, dir, &Default::default()).map_details(|_| ());
-        if options.as_object().is_none_or(|m| m.is_empty()) {
+        let (build_opts, notes) = self.kustomize_options(options);
+        self.kustomize_with(options, dir, &build_opts, notes)
+    }
+
+    fn kustomize_with(
+        &self,
+        options: &Json,
+        dir: &RepoPath,
+        build_opts: &crate::kustomize::Options,
+        notes: Vec<Finding>,
+    ) -> Output {
+        let build = || {
+            let mut out = crate::kustomize::build(self.files, dir, build_opts).map_details(|_| ());
+            out.findings.extend(notes.iter().cloned());
+            out
+        };
+        let edits: Vec<&str> = options
+            .as_object()
+            .map(|m| {
+                m.keys()
+                    .map(String::as_str)
+                    .filter(|k| *k != "version")
+                    .collect()
+            })
+            .unwrap_or_default();
+        if edits.is_empty() {
             return build();
         }
         // Argo CD edits the kustomization in its checkout, then builds.
@@ -1057,9 +1157,10 @@ fn expand_lists(resources: Vec<Resource>) -> Vec<Resource> {
 
 /// Argo CD's resource tracking on every object but a CRD (`SetAppInstance`): the
 /// `argocd.argoproj.io/tracking-id` annotation `APP:GROUP/KIND:NAMESPACE/NAME`, the
-/// instance label, or both, as `.kdelta.yaml` configures (default: the annotation).
+/// instance label, or both, as `.kdelta.yaml` or the repository's argocd-cm configures
+/// (default: the annotation).
 fn track(mut resources: Vec<Resource>, app: &Json, opts: &Options) -> Vec<Resource> {
-    let tracking = opts.argocd.tracking;
+    let tracking = opts.settings.tracking();
     if tracking == Tracking::None {
         return resources;
     }
@@ -1107,7 +1208,7 @@ fn track(mut resources: Vec<Resource>, app: &Json, opts: &Options) -> Vec<Resour
             }
             r.node
                 .map_at_path(&["metadata", "labels"])
-                .set(&opts.argocd.instance_label_key, Node::string(value));
+                .set(opts.settings.instance_label_key(), Node::string(value));
         }
     }
     resources

@@ -41,6 +41,12 @@ impl Env {
         }
     }
 
+    /// The variables and their values (the revision variables, which kdelta does not know,
+    /// are not among them).
+    pub fn vars(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.vars.iter().map(|(k, v)| (*k, v.as_str()))
+    }
+
     /// `s` with `$NAME` and `${NAME}` replaced (unknown names by nothing, `$$` by `$`), as
     /// Argo CD's `Env.Envsubst`; the revision variables stay as written.
     pub fn subst(&self, s: &str) -> String {

@@ -9,7 +9,9 @@ mod env;
 pub mod generate;
 pub mod ignore;
 mod kustomize_edit;
+pub mod plugin;
 pub mod render;
+pub mod settings;
 mod target;
 
 use crate::config::Config;
@@ -51,6 +53,9 @@ pub struct Options {
     pub new_git_file_globbing: bool,
     /// What `.kdelta.yaml` says of the Argo CD installation (`argocd:`).
     pub argocd: crate::config::ArgoCd,
+    /// Argo CD's settings at the revision: `.kdelta.yaml`'s, then the repository's argocd-cm
+    /// and plugins ([`settings`]).
+    pub settings: std::sync::Arc<settings::Settings>,
 }
 
 /// What an ApplicationSet's render knows beyond its Applications.

@@ -13,7 +13,11 @@ pub fn run(c: &CommonArgs, args: &ExplainArgs) -> Result<i32> {
     let snapshot = opened.snapshot.as_ref();
     let config = common::config(c, snapshot).unwrap_or_default();
     let mut opts = common::pipeline_options(c)?;
-    opts.render = pipeline::with_config(&opts.render, &config);
+    opts.render = pipeline::with_revision_settings(
+        &pipeline::with_config(&opts.render, &config),
+        &config,
+        snapshot,
+    );
     opts.configure_store(&config);
     common::fetch_first(c, &[snapshot], &opts)?;
     let targets = if args.targets.is_empty() {

@@ -21,7 +21,11 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     };
     let mut opts = common::pipeline_options(c)?;
     let config = common::config(c, snapshot).unwrap_or_default();
-    opts.render = pipeline::with_config(&opts.render, &config);
+    opts.render = pipeline::with_revision_settings(
+        &pipeline::with_config(&opts.render, &config),
+        &config,
+        snapshot,
+    );
     opts.configure_store(&config);
     let mut requested = requested;
     // `kdelta render NAME CHART`, as `helm template NAME CHART`.
@@ -126,7 +130,11 @@ pub(super) fn resolve(
         None => TargetArg::Path(common::arg_path(start, root, arg)?),
     };
     let config = common::config(c, snapshot).unwrap_or_default();
-    let opts = pipeline::with_config(&common::render_options(c)?, &config);
+    let opts = pipeline::with_revision_settings(
+        &pipeline::with_config(&common::render_options(c)?, &config),
+        &config,
+        snapshot,
+    );
     match pipeline::resolve(snapshot, &config, &target_arg, &opts) {
         Ok(found) => Ok(found),
         Err(ResolveError::NoSuchId) => {

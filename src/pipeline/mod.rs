@@ -174,11 +174,13 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     let cache = opts.parse_cache();
     let render_opts = with_config(&opts.render, &config);
     // Both revisions at once: each phase has a serial tail the other fills.
-    let (base_expansion, head_found, head_expansion) = {
+    let ((base_expansion, base_opts), head_found, (head_expansion, head_opts)) = {
         let found_and_expanded = |rev: &Revision| {
             let found = discover(rev.snapshot, &config);
-            let expansion = expand(rev.snapshot, found.targets, &render_opts, &cache);
-            (found.findings, expansion)
+            let (rev_opts, mut findings) = with_settings(&render_opts, &config, found.argocd);
+            findings.extend(found.findings);
+            let expansion = expand(rev.snapshot, found.targets, &rev_opts, &cache);
+            (findings, (expansion, rev_opts))
         };
         let ((_, b), (h_found, h)) =
             rayon::join(|| found_and_expanded(&base), || found_and_expanded(&head));
@@ -201,14 +203,14 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
         .then(|| impact::changed_paths(base.snapshot, head.snapshot));
     let unchanged = |t: &Target| {
         changed.as_ref().is_some_and(|c| {
-            !impact::is_impacted(t, base.snapshot, head.snapshot, c, &render_opts, &cache)
+            !impact::is_impacted(t, base.snapshot, head.snapshot, c, &head_opts, &cache)
         })
     };
     // Each target is diffed as soon as it is rendered, and its renders dropped.
     let summaries = render_pair(
         (base.snapshot, head.snapshot),
         (&base_targets, &head_targets),
-        &render_opts,
+        (&base_opts, &head_opts),
         &cache,
         unchanged,
         |mut o| {
@@ -243,7 +245,9 @@ pub fn check(
     let cache = opts.parse_cache();
     let found = discover(rev.snapshot, &config);
     findings.extend(found.findings);
-    let render_opts = with_config(&opts.render, &config);
+    let (render_opts, settings_findings) =
+        with_settings(&with_config(&opts.render, &config), &config, found.argocd);
+    findings.extend(settings_findings);
     let expansion = expand(rev.snapshot, found.targets, &render_opts, &cache);
     findings.extend(expansion.findings);
     let mut targets = expansion.targets;
@@ -296,6 +300,56 @@ pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     out
 }
 
+/// The render options of one revision: `opts` with the Argo CD settings the revision holds
+/// (`entries`, from discovery; `.kdelta.yaml`'s `argocd` first), and what is wrong with them.
+/// Argo CD builds every kustomization with argocd-cm's `kustomize.buildOptions`, so its load
+/// restrictor and managed-by label apply to the kustomize targets as well.
+pub fn with_settings(
+    opts: &RenderOptions,
+    config: &Config,
+    entries: Vec<crate::appset::settings::Entry>,
+) -> (RenderOptions, Vec<Finding>) {
+    let (settings, mut findings) =
+        crate::appset::settings::Settings::merge(config.argocd(), entries);
+    findings.extend(settings.resource_filters().1);
+    let mut out = opts.clone();
+    if let Some(s) = settings.kustomize_build_options(None) {
+        let (k, unknown) = crate::appset::settings::kustomize_options(&s.value);
+        out.kustomize.load_restrictor_none |= k.load_restrictor_none;
+        out.kustomize.add_managed_by_label |= k.add_managed_by_label;
+        if !unknown.is_empty() {
+            findings.push(
+                Finding::warning(
+                    rules::ARGOCD_SETTINGS_INVALID,
+                    format!(
+                        "kustomize build options kdelta does not apply: {}",
+                        unknown.join(" ")
+                    ),
+                )
+                .at(s.place.file.clone(), s.place.line, 0),
+            );
+        }
+    }
+    out.appset.settings = Arc::new(settings);
+    (out, findings)
+}
+
+/// The render options of a revision whose targets are not discovered (`kdelta render`,
+/// `explain`): [`with_settings`] from a walk for Argo CD's settings alone; the findings about
+/// them are left to `check`.
+pub fn with_revision_settings(
+    opts: &RenderOptions,
+    config: &Config,
+    snapshot: &dyn Snapshot,
+) -> RenderOptions {
+    with_settings(
+        opts,
+        config,
+        crate::discover::argocd_settings(snapshot, config),
+    )
+    .0
+}
+
 /// What the fetch step did: what it downloaded, and the findings about sources it could not
 /// fetch (each once, however many targets name the source).
 #[derive(Debug, Default)]
@@ -318,6 +372,7 @@ pub fn fetch(snapshots: &[&dyn Snapshot], config: &Config, opts: &Options) -> Fe
     let mut findings: Vec<Finding> = Vec::new();
     for snapshot in snapshots {
         let found = discover(*snapshot, config);
+        let (render_opts, _) = with_settings(&render_opts, config, found.argocd);
         let expansion = expand(*snapshot, found.targets, &render_opts, &cache);
         let mut targets = expansion.targets;
         select_targets(&opts.only, &mut [&mut targets]);
@@ -344,17 +399,15 @@ pub fn fetch(snapshots: &[&dyn Snapshot], config: &Config, opts: &Options) -> Fe
 pub fn list(snapshot: &dyn Snapshot, config: &Config, opts: &Options) -> Discovery {
     opts.configure_store(config);
     let found = discover(snapshot, config);
-    let expansion = expand(
-        snapshot,
-        found.targets,
-        &with_config(&opts.render, config),
-        &opts.parse_cache(),
-    );
-    let mut findings = found.findings;
+    let (render_opts, mut findings) =
+        with_settings(&with_config(&opts.render, config), config, found.argocd);
+    let expansion = expand(snapshot, found.targets, &render_opts, &opts.parse_cache());
+    findings.extend(found.findings);
     findings.extend(expansion.findings);
     Discovery {
         targets: expansion.targets,
         findings,
+        argocd: Vec::new(),
     }
 }
 

@@ -157,18 +157,20 @@ pub struct PairOutcome {
 pub fn render_pair<T: Send>(
     (base, head): (&dyn Snapshot, &dyn Snapshot),
     (base_targets, head_targets): (&[Target], &[Target]),
-    opts: &RenderOptions,
+    (base_opts, head_opts): (&RenderOptions, &RenderOptions),
     cache: &ParseCache,
     unchanged: impl Fn(&Target) -> bool + Sync,
     summarize: impl Fn(PairOutcome) -> T + Sync,
 ) -> Vec<T> {
     let pairs = union(base_targets, head_targets);
+    // Settings that differ between the revisions (argocd-cm) make every render differ.
+    let same_opts = base_opts == head_opts;
     charts_first(
         &pairs,
         |(target, _, _)| target,
         |&(target, in_base, in_head)| {
             // Known not to change (impact analysis): neither side is rendered.
-            if in_base && in_head && unchanged(target) {
+            if in_base && in_head && same_opts && unchanged(target) {
                 return summarize(PairOutcome {
                     target: target.clone(),
                     base: None,
@@ -179,22 +181,25 @@ pub fn render_pair<T: Send>(
             }
             // Telling regenerated values from changes takes a second render, which only a
             // target at both revisions can use.
-            let one_sided;
-            let opts = if (in_base && in_head) || !opts.helm.detect_regenerated {
-                opts
-            } else {
-                one_sided = opts.without_regenerated_probe();
-                &one_sided
+            let one_sided = |opts: &RenderOptions| {
+                if (in_base && in_head) || !opts.helm.detect_regenerated {
+                    opts.clone()
+                } else {
+                    opts.without_regenerated_probe()
+                }
             };
-            let base_out = in_base.then(|| Arc::new(render_target(base, target, opts, cache)));
+            let base_out = in_base
+                .then(|| Arc::new(render_target(base, target, &one_sided(base_opts), cache)));
             let reusable = base_out
                 .as_ref()
-                .filter(|b| in_head && b.read_set.unchanged_in(head));
+                .filter(|b| in_head && same_opts && b.read_set.unchanged_in(head));
             let (head_out, cached) = match reusable {
                 // The same render, shared rather than copied.
                 Some(b) => (Some(Arc::clone(b)), true),
                 None => (
-                    in_head.then(|| Arc::new(render_target(head, target, opts, cache))),
+                    in_head.then(|| {
+                        Arc::new(render_target(head, target, &one_sided(head_opts), cache))
+                    }),
                     false,
                 ),
             };
