@@ -118,6 +118,7 @@ rules! {
     APP_SOURCE_NOT_RENDERED = "app.source.not-rendered", Notice, "an Application source kdelta does not render (another repository, a Helm repository chart, a plugin, Jsonnet, a remote value file, a revision variable); its resources are missing or may differ";
     APP_DUPLICATE = "app.duplicate", Warning, "two ApplicationSets (or Applications) make an Application of the same namespace and name; only the first is rendered";
     APP_IGNORE_DIFFERENCES = "app.ignore-differences", Notice, "an Application's ignoreDifferences entry kdelta cannot apply offline (a jq expression that is not a plain path); those differences are shown";
+    FLUX_NOT_RENDERED = "flux.not-rendered", Notice, "a Flux Kustomization or HelmRelease; what it deploys is not rendered yet, so the output is incomplete";
     APP_RESOURCE_EXCLUDED = "app.resource.excluded", Warning, "an Application deploys objects argocd-cm's resource.exclusions or resource.inclusions keep Argo CD from managing; they are left out";
     ARGOCD_SETTINGS_CONFLICT = "argocd.settings.conflict", Warning, "two files of the repository set an argocd-cm key or a config management plugin differently";
     ARGOCD_SETTINGS_INVALID = "argocd.settings.invalid", Warning, "an argocd-cm setting or plugin kdelta cannot apply as written";
