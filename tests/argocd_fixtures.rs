@@ -147,8 +147,8 @@ fn appset_fixtures_match_argo_cds_own_tests() {
     });
 }
 
-/// `kdelta check --format json` in a directory holding `files`: the findings.
-fn check_findings(files: &[(&str, &str)]) -> Vec<Value> {
+/// `kdelta check --format json` in a directory holding `files`: the report.
+fn check_report(files: &[(&str, &str)]) -> Value {
     let work = tempfile::tempdir().expect("tempdir");
     for (path, text) in files {
         let p = work.path().join(path);
@@ -168,7 +168,7 @@ fn check_findings(files: &[(&str, &str)]) -> Vec<Value> {
             String::from_utf8_lossy(&out.stderr)
         )
     });
-    report["findings"].as_array().cloned().unwrap_or_default()
+    report
 }
 
 const REPO_URLS: &str = "repoURLs: [https://git.example.com/gitops.git]\n";
@@ -199,7 +199,7 @@ fn plugins_kdelta_cannot_render_say_why_and_leave_the_application_incomplete() {
     let filter = app("c", "    plugin: {name: kustomize-yq}\n");
     let cmp = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cmp-cm}\ndata:\n  a.yaml: |\n    kind: ConfigManagementPlugin\n    metadata: {name: jsonnet-ish}\n    spec:\n      generate: {command: [sh, -c, 'tk show environments/default']}\n  b.yaml: |\n    kind: ConfigManagementPlugin\n    metadata: {name: kustomize-yq}\n    spec:\n      generate: {command: [sh, -c, 'kustomize build . | yq e .']}\n";
     let cm = "kind: ConfigMap\napiVersion: v1\nmetadata: {name: cm, namespace: x}\ndata: {a: b}\n";
-    let findings = check_findings(&[
+    let report = check_report(&[
         (".kdelta.yaml", REPO_URLS),
         ("argocd/a.yaml", &unknown_name),
         ("argocd/b.yaml", &unknown_tool),
@@ -210,6 +210,18 @@ fn plugins_kdelta_cannot_render_say_why_and_leave_the_application_incomplete() {
         ("apps/c/kustomization.yaml", "resources: [cm.yaml]\n"),
         ("apps/c/cm.yaml", cm),
     ]);
+    let findings = report["findings"].as_array().cloned().unwrap_or_default();
+    // The coverage line: every Application incomplete, for one reason, each saying why.
+    assert_eq!(
+        report["summary"]["applications"],
+        serde_json::json!({"complete": 0, "incomplete": 3, "reasons": {"config management plugin": 3}}),
+        "{report:#}"
+    );
+    for t in report["targets"].as_array().into_iter().flatten() {
+        if t["kind"] == "app" {
+            assert!(t["incomplete_reason"].as_str().is_some_and(|r| r.contains("plugin")), "{t:#}");
+        }
+    }
     let notices: Vec<&Value> = findings
         .iter()
         .filter(|f| f["rule"] == "app.source.not-rendered")

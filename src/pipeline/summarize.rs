@@ -80,6 +80,7 @@ pub fn summarize_pair(o: &PairOutcome, opts: &DiffOptions) -> TargetSummary {
         .is_some_and(|r| r.ok && !r.complete);
     TargetSummary {
         report: TargetReport {
+            incomplete_reason: None,
             id: o.target.id(),
             kind: o.target.kind().to_string(),
             status,
@@ -276,6 +277,7 @@ pub fn single_report(
             Checked::Rendered(r) => r,
             Checked::Unaffected(file) => {
                 reports.push(TargetReport {
+                    incomplete_reason: None,
                     id: t.id(),
                     kind: t.kind().to_string(),
                     status: TargetStatus::Unchanged,
@@ -291,6 +293,7 @@ pub fn single_report(
         };
         findings.extend(r.findings.iter().cloned());
         reports.push(TargetReport {
+            incomplete_reason: None,
             id: t.id(),
             kind: t.kind().to_string(),
             status: if r.ok {
@@ -335,6 +338,27 @@ fn finish(
             .cmp(&(b.severity, &b.target, &b.file, b.line, &b.rule))
     });
     findings.dedup();
+    let mut targets = targets;
+    let mut apps = crate::report::AppCoverage::default();
+    for t in &mut targets {
+        if t.incomplete {
+            let why = findings
+                .iter()
+                .find(|f| f.incomplete && f.target.as_deref() == Some(t.id.as_str()));
+            t.incomplete_reason =
+                why.map(|f| f.message.lines().next().unwrap_or_default().to_string());
+            if t.kind == "app" {
+                apps.incomplete += 1;
+                let class = why.map_or("unknown", crate::report::incomplete_class);
+                *apps.reasons.entry(class.to_string()).or_default() += 1;
+            }
+        } else if t.kind == "app" && t.status != TargetStatus::Error {
+            apps.complete += 1;
+        }
+    }
+    if apps.complete + apps.incomplete > 0 {
+        summary.applications = Some(apps);
+    }
     summary.errors = findings
         .iter()
         .filter(|f| f.severity == Severity::Error && f.revision != Some(Side::Base))

@@ -283,6 +283,7 @@ mod tests {
 
     fn target(id: &str, changes: Vec<Change>) -> TargetReport {
         TargetReport {
+            incomplete_reason: None,
             id: id.into(),
             kind: "kustomize".into(),
             status: TargetStatus::Modified,

@@ -337,6 +337,9 @@ fn header(report: &Report) -> String {
             view::plural(notices, "notice")
         ));
     }
+    if let Some(apps) = &report.summary.applications {
+        notes.push(format!("Argo CD Applications: {}", apps.line()));
+    }
     let _ = writeln!(out, "{}\n", notes.join(" · "));
     out
 }

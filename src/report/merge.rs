@@ -57,6 +57,11 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
         a.added += b.added;
         a.removed += b.removed;
         a.incomplete += b.incomplete;
+        if let Some(apps) = &b.applications {
+            a.applications
+                .get_or_insert_with(Default::default)
+                .add(apps);
+        }
     }
     // Unsharded order; reports without positions keep theirs, after.
     out.targets

@@ -33,6 +33,9 @@ pub struct TargetReport {
     /// did not fetch or cannot render yet; the findings marked `incomplete` say what.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub incomplete: bool,
+    /// Why the output is incomplete, in one line: the first such finding's message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<Change>,
     /// The remote sources the target rendered from (charts from Helm repositories), per
@@ -96,6 +99,63 @@ pub struct Summary {
     /// Targets whose output is incomplete (see [`TargetReport::incomplete`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub incomplete: usize,
+    /// How many Argo CD Applications rendered completely, and why the others did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applications: Option<AppCoverage>,
+}
+
+/// The Applications of a report: complete, and incomplete by reason.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppCoverage {
+    pub complete: usize,
+    pub incomplete: usize,
+    /// Incomplete Applications by reason (`not fetched`, `config management plugin`, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reasons: BTreeMap<String, usize>,
+}
+
+impl AppCoverage {
+    /// Both counts and reasons added up (shards of one run).
+    pub fn add(&mut self, other: &AppCoverage) {
+        self.complete += other.complete;
+        self.incomplete += other.incomplete;
+        for (k, v) in &other.reasons {
+            *self.reasons.entry(k.clone()).or_default() += v;
+        }
+    }
+
+    /// `40 complete, 10 incomplete (6 not fetched, 4 config management plugin)`.
+    pub fn line(&self) -> String {
+        let mut out = format!("{} complete, {} incomplete", self.complete, self.incomplete);
+        if !self.reasons.is_empty() {
+            let mut reasons: Vec<(&String, &usize)> = self.reasons.iter().collect();
+            reasons.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let parts: Vec<String> = reasons.iter().map(|(k, v)| format!("{v} {k}")).collect();
+            out.push_str(&format!(" ({})", parts.join(", ")));
+        }
+        out
+    }
+}
+
+/// The reason class of a finding that makes an output incomplete, for the coverage counts.
+pub fn incomplete_class(f: &Finding) -> &'static str {
+    let m = f.message.as_str();
+    match f.rule.id {
+        "flux.not-rendered" => "Flux objects",
+        "appset.generator.offline" => "generator needs a cluster or the network",
+        id if id.starts_with("fetch.") => "fetch failed",
+        _ if m.contains("not in kdelta's cache")
+            || m.contains("not fetched")
+            || m.contains("did not fetch")
+            || m.contains("not found in charts/") =>
+        {
+            "remote source not fetched"
+        }
+        _ if m.contains("plugin") => "config management plugin",
+        _ if m.contains("Jsonnet") || m.contains("jsonnet") => "Jsonnet",
+        _ if m.contains("ARGOCD_APP_REVISION") => "revision variable",
+        id => id,
+    }
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -73,6 +73,7 @@ fn target(
     changes: Vec<Change>,
 ) -> TargetReport {
     TargetReport {
+        incomplete_reason: None,
         id: id.to_string(),
         kind: kind.to_string(),
         status,
@@ -219,6 +220,7 @@ fn fixture() -> Report {
             Vec::new(),
         ),
         TargetReport {
+            incomplete_reason: None,
             cached: true,
             position: None,
             ..target(
@@ -294,6 +296,7 @@ fn fixture() -> Report {
             removed: 1,
             errors: 2,
             incomplete: 0,
+            applications: None,
         },
     }
 }

@@ -170,6 +170,9 @@ pub fn to_string(report: &Report, opts: TextOptions) -> String {
             view::plural(s.incomplete, "target")
         );
     }
+    if let Some(apps) = &s.applications {
+        let _ = writeln!(out, "Argo CD Applications: {}", apps.line());
+    }
     out
 }
 
