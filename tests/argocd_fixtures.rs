@@ -219,7 +219,12 @@ fn plugins_kdelta_cannot_render_say_why_and_leave_the_application_incomplete() {
     );
     for t in report["targets"].as_array().into_iter().flatten() {
         if t["kind"] == "app" {
-            assert!(t["incomplete_reason"].as_str().is_some_and(|r| r.contains("plugin")), "{t:#}");
+            assert!(
+                t["incomplete_reason"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("plugin")),
+                "{t:#}"
+            );
         }
     }
     let notices: Vec<&Value> = findings

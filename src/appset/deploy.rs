@@ -554,7 +554,8 @@ impl Source<'_> {
             return (Default::default(), findings);
         };
         let (opts, unknown) = super::settings::kustomize_options(&sourced.value);
-        if !unknown.is_empty() {
+        // The global options' unknown flags are said once per revision (pipeline::with_settings).
+        if version.is_some() && !unknown.is_empty() {
             findings.push(
                 Finding::warning(
                     rules::ARGOCD_SETTINGS_INVALID,
