@@ -21,6 +21,7 @@ pub mod helm;
 pub mod kustomize;
 pub mod panic;
 pub mod pipeline;
+pub mod process;
 pub mod redact;
 pub mod render;
 pub mod report;

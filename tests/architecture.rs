@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// `helmCharts` inflate through the Helm engine; ApplicationSets use their globs and patches).
 const LAYERS: &[&[&str]] = &[
     &["fxhash", "go"],
-    &["panic", "finding", "redact", "yaml", "semver"],
+    &["panic", "process", "finding", "redact", "yaml", "semver"],
     &["fetch"],
     &["source"],
     &["resource", "config", "template"],
@@ -35,7 +35,15 @@ const SAME_LAYER: &[(&str, &str)] = &[
 ];
 
 /// Modules that may read or write files directly (everything else reads through a snapshot).
-const FILE_SYSTEM: &[&str] = &["fetch", "source", "pipeline", "fuzzing", "kustomize"];
+const FILE_SYSTEM: &[&str] = &[
+    "fetch",
+    "source",
+    "pipeline",
+    "fuzzing",
+    "kustomize",
+    // The directory a plugin the user allowed runs in.
+    "process",
+];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

@@ -295,3 +295,85 @@ fn argocd_cm_tracking_and_exclusions_apply_to_every_application() {
         "{stderr}"
     );
 }
+
+#[test]
+fn run_plugins_runs_a_command_kdelta_cannot_render_in_a_checkout_with_argo_cds_environment() {
+    let cmp = r#"apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cmp-cm}
+data:
+  plugin.yaml: |
+    kind: ConfigManagementPlugin
+    metadata: {name: echo}
+    spec:
+      init:
+        command: [sh, -c, 'test -f ../shared/base.txt && cp ../shared/base.txt copied.txt']
+      generate:
+        command: [sh, -c]
+        args: ['printf "kind: ConfigMap\napiVersion: v1\nmetadata: {name: %s, namespace: %s}\ndata: {tier: %s, from: %s}\n" "$ARGOCD_APP_NAME" "$ARGOCD_APP_NAMESPACE" "$ARGOCD_ENV_TIER" "$(cat copied.txt)"']
+  broken.yaml: |
+    kind: ConfigManagementPlugin
+    metadata: {name: broken}
+    spec:
+      generate: {command: [sh, -c, 'echo oops >&2; exit 3']}
+"#;
+    let work = tempfile::tempdir().expect("tempdir");
+    for (path, text) in [
+        (
+            ".kdelta.yaml",
+            format!("{REPO_URLS}argocd: {{tracking: none}}\n"),
+        ),
+        ("argocd/cmp.yaml", cmp.to_string()),
+        (
+            "argocd/web.yaml",
+            app(
+                "web",
+                "    plugin:\n      name: echo\n      env: [{name: TIER, value: gold}]\n",
+            ),
+        ),
+        (
+            "argocd/bad.yaml",
+            app("bad", "    plugin: {name: broken}\n"),
+        ),
+        ("apps/web/README", "x".to_string()),
+        ("apps/bad/README", "x".to_string()),
+        ("apps/shared/base.txt", "base".to_string()),
+    ] {
+        let p = work.path().join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    let render = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kdelta"))
+            .args(args)
+            .current_dir(work.path())
+            .output()
+            .expect("kdelta runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    // Without the flag nothing runs: the Application is incomplete and says how to run it.
+    let (code, stdout, stderr) = render(&["render", "app:argocd/web.yaml#web"]);
+    assert_ne!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(stderr.contains("--run-plugins"), "{stderr}");
+    assert!(!stdout.contains("tier"), "{stdout}");
+    let (code, stdout, stderr) = render(&["render", "--run-plugins", "app:argocd/web.yaml#web"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let docs = documents(&stdout, "kdelta's output");
+    assert_eq!(docs.len(), 2, "{stdout}");
+    assert_eq!(
+        docs[1],
+        serde_json::json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "web", "namespace": "web"}, "data": {"tier": "gold", "from": "base"}})
+    );
+    let (code, _, stderr) = render(&["render", "--run-plugins", "app:argocd/bad.yaml#bad"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("app.plugin.failed")
+            && stderr.contains("exit status: 3")
+            && stderr.contains("oops"),
+        "{stderr}"
+    );
+}

@@ -56,6 +56,9 @@ pub struct Options {
     /// Argo CD's settings at the revision: `.kdelta.yaml`'s, then the repository's argocd-cm
     /// and plugins ([`settings`]).
     pub settings: std::sync::Arc<settings::Settings>,
+    /// `--run-plugins`: a config management plugin whose command kdelta cannot render
+    /// natively is run (in a temporary checkout of the revision).
+    pub run_plugins: bool,
 }
 
 /// What an ApplicationSet's render knows beyond its Applications.

@@ -52,6 +52,8 @@ pub struct Plugin {
     pub name: String,
     /// `generate`'s command followed by its args.
     pub generate: Vec<String>,
+    /// `init`'s, run first when kdelta runs the plugin itself (`--run-plugins`).
+    pub init: Vec<String>,
     /// How the plugin claims a source whose Application names no plugin.
     pub discover: Discover,
     pub place: Place,
@@ -170,6 +172,7 @@ fn legacy_plugins(text: &str, place: &Place, out: &mut Vec<Entry>) {
         out.push(Entry::Plugin(Plugin {
             name: name.to_string(),
             generate: command(p.get("generate")),
+            init: command(p.get("init")),
             discover: Discover::Named,
             place: place.clone(),
             legacy: true,
@@ -224,6 +227,7 @@ fn plugin_spec(name: &str, spec: &Node, file: &str, line: u32) -> Plugin {
     Plugin {
         name,
         generate: command(spec.get("generate")),
+        init: command(spec.get("init")),
         discover,
         place: Place {
             file: file.to_string(),
@@ -332,6 +336,7 @@ impl Settings {
                 Plugin {
                     name: name.clone(),
                     generate: vec!["sh".into(), "-c".into(), line.clone()],
+                    init: Vec::new(),
                     discover: Discover::Named,
                     place: configured.clone(),
                     legacy: false,

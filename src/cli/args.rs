@@ -300,6 +300,10 @@ pub struct CommonArgs {
     /// Run kustomize exec plugins (never run otherwise).
     #[arg(long, global = true)]
     pub enable_exec_plugins: bool,
+    /// Run the commands of Argo CD config management plugins that kdelta cannot render
+    /// natively, in a temporary checkout of the revision (never run otherwise).
+    #[arg(long, global = true)]
+    pub run_plugins: bool,
     /// Kustomize load restrictor.
     #[arg(long, global = true, value_enum, default_value_t = LoadRestrictor::RootOnly)]
     pub load_restrictor: LoadRestrictor,

@@ -124,6 +124,7 @@ pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
                 .iter()
                 .map(|u| kdelta::appset::normalize_repo_url(u))
                 .collect(),
+            run_plugins: common.run_plugins,
             ..Default::default()
         },
         ..RenderOptions::default()

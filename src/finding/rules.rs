@@ -119,6 +119,7 @@ rules! {
     APP_DUPLICATE = "app.duplicate", Warning, "two ApplicationSets (or Applications) make an Application of the same namespace and name; only the first is rendered";
     APP_IGNORE_DIFFERENCES = "app.ignore-differences", Notice, "an Application's ignoreDifferences entry kdelta cannot apply offline (a jq expression that is not a plain path); those differences are shown";
     FLUX_NOT_RENDERED = "flux.not-rendered", Notice, "a Flux Kustomization or HelmRelease; what it deploys is not rendered yet, so the output is incomplete";
+    APP_PLUGIN_FAILED = "app.plugin.failed", Error, "a config management plugin run with --run-plugins failed, timed out or printed what is not YAML";
     APP_RESOURCE_EXCLUDED = "app.resource.excluded", Warning, "an Application deploys objects argocd-cm's resource.exclusions or resource.inclusions keep Argo CD from managing; they are left out";
     ARGOCD_SETTINGS_CONFLICT = "argocd.settings.conflict", Warning, "two files of the repository set an argocd-cm key or a config management plugin differently";
     ARGOCD_SETTINGS_INVALID = "argocd.settings.invalid", Warning, "an argocd-cm setting or plugin kdelta cannot apply as written";

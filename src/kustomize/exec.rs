@@ -9,10 +9,9 @@ use super::res::{anno, Res};
 use super::resmap::ResMap;
 use super::transform::patch::parse_smp;
 use crate::finding::rules;
-use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// How long one plugin may run.
 pub const TIMEOUT: Duration = Duration::from_secs(60);
@@ -200,85 +199,30 @@ fn invoke(
     root: &str,
 ) -> Result<Vec<u8>, KError> {
     let fail = |m: String| KError::new(rules::KUSTOMIZE_PLUGIN_FAILED, m);
-    let dir = tempdir().map_err(|e| fail(format!("cannot create a temporary directory: {e}")))?;
-    let config_file = dir.join("kust-plugin-config.yaml");
-    std::fs::write(&config_file, config)
+    let dir = crate::process::TempDir::new("kdelta-plugin")
+        .map_err(|e| fail(format!("cannot create a temporary directory: {e}")))?;
+    dir.write("kust-plugin-config.yaml", config.as_bytes())
         .map_err(|e| fail(format!("writing plugin config: {e}")))?;
-    let mut child = Command::new(path)
-        .arg(&config_file)
-        .args(args)
-        .current_dir(&dir)
-        .env("KUSTOMIZE_PLUGIN_CONFIG_STRING", config)
-        .env("KUSTOMIZE_PLUGIN_CONFIG_ROOT", root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| fail(format!("cannot run {}: {e}", path.display())))?;
-    let mut stdin_pipe = child.stdin.take();
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        if let Some(mut p) = stdin_pipe.take() {
-            let _ = p.write_all(&input);
-        }
-    });
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(s) = stdout.as_mut() {
-            let _ = s.read_to_end(&mut buf);
-        }
-        buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(s) = stderr.as_mut() {
-            let _ = s.read_to_end(&mut buf);
-        }
-        buf
-    });
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() > TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                let _ = std::fs::remove_dir_all(&dir);
-                return Err(fail(format!(
-                    "plugin {} timed out after {}s",
-                    path.display(),
-                    TIMEOUT.as_secs()
-                )));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(fail(e.to_string())),
-        }
-    };
-    let _ = writer.join();
-    let out = out_reader.join().unwrap_or_default();
-    let err = err_reader.join().unwrap_or_default();
-    let _ = std::fs::remove_dir_all(&dir);
-    if !status.success() {
+    let done = crate::process::run(
+        Command::new(path)
+            .arg(dir.path().join("kust-plugin-config.yaml"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("KUSTOMIZE_PLUGIN_CONFIG_STRING", config)
+            .env("KUSTOMIZE_PLUGIN_CONFIG_ROOT", root),
+        stdin,
+        TIMEOUT,
+    )
+    .map_err(|e| fail(format!("plugin {}: {e}", path.display())))?;
+    if !done.status.success() {
         return Err(fail(format!(
-            "failure in plugin {}: {status}: {}",
+            "failure in plugin {}: {}: {}",
             path.display(),
-            String::from_utf8_lossy(&err).trim()
+            done.status,
+            String::from_utf8_lossy(&done.stderr).trim()
         )));
     }
-    Ok(out)
-}
-
-fn tempdir() -> std::io::Result<PathBuf> {
-    let base = std::env::temp_dir();
-    for n in 0..1000u32 {
-        let p = base.join(format!("kdelta-plugin-{}-{n}", std::process::id()));
-        if std::fs::create_dir(&p).is_ok() {
-            return Ok(p);
-        }
-    }
-    Err(std::io::Error::other("no free temporary directory name"))
+    Ok(done.stdout)
 }
 
 /// kustomize `UpdateResourceOptions`: the needs-hash and behavior annotations a generator plugin

@@ -39,13 +39,14 @@ impl Source<'_> {
         };
         let recipe = match plugin::recipe(&plugin.generate, &env) {
             Ok(r) => r,
+            Err(_) if self.opts.run_plugins => return self.run_plugin(plugin, dir, &env),
             Err(why) => {
                 let mut f = self.incomplete(format!(
                     "Application {app}: the config management plugin {} ({}) is not rendered: {}",
                     plugin.name, plugin.place, why.0
                 ));
                 f.help = Some(format!(
-                    "map it to a command kdelta renders natively in .kdelta.yaml (argocd.plugins.{}: \"kustomize build .\"); docs/argocd.md lists them",
+                    "map it to a command kdelta renders natively in .kdelta.yaml (argocd.plugins.{}: \"kustomize build .\"; docs/argocd.md lists them), or pass --run-plugins to run its command",
                     plugin.name
                 ));
                 return EngineOutput::new(Vec::new(), vec![f], true);
@@ -65,6 +66,101 @@ impl Source<'_> {
             );
         }
         out
+    }
+
+    /// The plugin's own commands (`init`, then `generate`), run in a temporary checkout of
+    /// the revision with the plugin's environment added to kdelta's (`--run-plugins`); what
+    /// `generate` prints is the output. The whole checkout joins the read set.
+    fn run_plugin(
+        &self,
+        plugin: &Plugin,
+        dir: &RepoPath,
+        env: &BTreeMap<String, String>,
+    ) -> Output {
+        let fail = |m: String| {
+            EngineOutput::failed(vec![self.error(
+                rules::APP_PLUGIN_FAILED,
+                format!(
+                    "config management plugin {} ({}): {m}",
+                    plugin.name, plugin.place
+                ),
+            )])
+        };
+        let checkout = match self.checkout() {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+        let cwd = checkout.path().join(dir.as_str());
+        let mut printed = Vec::new();
+        for (step, cmd) in [("init", &plugin.init), ("generate", &plugin.generate)] {
+            let Some((program, args)) = cmd.split_first() else {
+                continue;
+            };
+            let done = match crate::process::run(
+                std::process::Command::new(program)
+                    .args(args)
+                    .current_dir(&cwd)
+                    .envs(env),
+                b"",
+                PLUGIN_TIMEOUT,
+            ) {
+                Ok(d) => d,
+                Err(e) => return fail(format!("{step}: {e}")),
+            };
+            if !done.status.success() {
+                return fail(format!(
+                    "{step} failed ({}): {}",
+                    done.status,
+                    String::from_utf8_lossy(&done.stderr).trim()
+                ));
+            }
+            printed = done.stdout;
+        }
+        let at = RepoPath::new(self.at).unwrap_or_else(|_| RepoPath::root());
+        match yaml::parse_stream(&printed, &ParseOptions::default()) {
+            Ok(docs) => EngineOutput::new(
+                docs.into_iter()
+                    .filter(|d| !d.is_null())
+                    .map(|d| Resource::new(d, at.clone()))
+                    .collect(),
+                Vec::new(),
+                true,
+            ),
+            Err(e) => fail(format!("generate printed what is not YAML: {e}")),
+        }
+    }
+
+    /// The revision's files written to a temporary directory, as Argo CD checks the
+    /// repository out for a plugin.
+    fn checkout(&self) -> Result<crate::process::TempDir, String> {
+        let dir = crate::process::TempDir::new("kdelta-argocd-plugin")
+            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        let mut total = 0usize;
+        let mut stack = vec![RepoPath::root()];
+        while let Some(d) = stack.pop() {
+            for e in self.files.list(&d).map_err(|e| e.to_string())? {
+                let p = d.child(&e.name);
+                match e.kind {
+                    EntryKind::Dir if e.name == ".git" => {}
+                    EntryKind::Dir => stack.push(p),
+                    _ => {
+                        // A link that leads nowhere or out of the repository is left out.
+                        let Ok(bytes) = self.files.read(&p) else {
+                            continue;
+                        };
+                        total += bytes.len();
+                        if total > CHECKOUT_LIMIT {
+                            return Err(format!(
+                                "the repository is larger than {} MiB",
+                                CHECKOUT_LIMIT >> 20
+                            ));
+                        }
+                        dir.write(p.as_str(), &bytes).map_err(|e| e.to_string())?;
+                    }
+                }
+            }
+        }
+        Ok(dir)
     }
 
     /// The environment of a plugin's commands: Argo CD's build variables, `plugin.env` as
@@ -278,6 +374,12 @@ impl Source<'_> {
         out
     }
 }
+
+/// How long one plugin command may run.
+const PLUGIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The most a checkout for a plugin may hold.
+const CHECKOUT_LIMIT: usize = 512 << 20;
 
 /// A parameter or env name as a variable name: uppercased, other characters as `_`.
 fn env_name(name: &str) -> String {
