@@ -1206,3 +1206,95 @@ fn chart_lock_pins_versions_and_an_out_of_sync_lock_is_helms_error() {
     );
     assert!(run.stdout.contains("image: nginx:1.27"), "{}", run.stdout);
 }
+
+#[test]
+fn a_kustomize_resource_at_a_url_is_fetched_and_replays_offline() {
+    let server = Server::start();
+    let install = |image: &str| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: operator\nspec:\n  template:\n    spec:\n      containers:\n      - name: operator\n        image: {image}\n")
+    };
+    server.route(
+        "/releases/v1/install.yaml",
+        Route::ok(install("operator:1")),
+    );
+    server.route(
+        "/releases/v2/install.yaml",
+        Route::ok(install("operator:2")),
+    );
+    let env = TestEnv::new();
+    let kustomization = |version: &str| {
+        format!(
+            "namespace: ops\nresources:\n- {}/releases/{version}/install.yaml\n- local.yaml\n",
+            server.url()
+        )
+    };
+    env.write(
+        "ops/local.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n",
+    );
+    env.write("ops/kustomization.yaml", kustomization("v1"));
+    env.commit("v1");
+    // Not fetched: the local objects render, and a notice says what is missing.
+    let offline = env.kdelta(&["check", "--format", "json"]).json();
+    let notice = offline["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|f| f["rule"] == "kustomize.remote-resource")
+        .unwrap_or_else(|| panic!("{offline:#}"));
+    assert_eq!(notice["incomplete"], true);
+    assert!(
+        notice["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("remote file") && m.contains("not in kdelta's cache")),
+        "{notice:#}"
+    );
+    env.write("ops/kustomization.yaml", kustomization("v2"));
+    env.commit("v2");
+    let fetched = diff_fetched(&env);
+    let report = fetched.json();
+    assert_eq!(
+        image_changes(&report, "kustomize:ops"),
+        ["\"operator:1\" → \"operator:2\""],
+        "{report:#}"
+    );
+    assert!(
+        report["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|f| f["incomplete"] != true),
+        "{report:#}"
+    );
+    // Each URL once, whichever revision and target asks.
+    assert_eq!(server.count("/releases/v1/install.yaml"), 1);
+    assert_eq!(server.count("/releases/v2/install.yaml"), 1);
+    drop(server);
+    assert_offline_replay(&env, &fetched);
+}
+
+#[test]
+fn a_kustomize_resource_url_that_fails_is_an_error_and_the_rest_renders() {
+    let server = Server::start();
+    let env = TestEnv::new();
+    env.write(
+        "ops/kustomization.yaml",
+        format!(
+            "resources:\n- {}/missing/install.yaml\n- local.yaml\n",
+            server.url()
+        ),
+    );
+    env.write(
+        "ops/local.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n",
+    );
+    env.commit("v1");
+    let run = env.kdelta(&["render", "--fetch", "--allow-incomplete", "ops"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.contains("name: settings"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("fetch.failed") && run.stderr.contains("404"),
+        "{}",
+        run.stderr
+    );
+}

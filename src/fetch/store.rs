@@ -59,6 +59,9 @@ enum Kind {
     Chart,
 }
 
+/// The largest remote file kdelta reads, as large as a file of the repository may be.
+const MAX_REMOTE_FILE_BYTES: u64 = 16 << 20;
+
 /// The cache, and the network while this run fetches.
 pub struct Store {
     cache: Cache,
@@ -459,6 +462,24 @@ impl Store {
             media_type,
             bytes,
         })
+    }
+
+    /// The body of a file at an http(s) URL (a kustomize resource such as a release's
+    /// `install.yaml`), with its digest: fetched once per run when online (the URL may serve
+    /// new content), else what the cache recorded.
+    pub fn remote_file(&self, raw: &str) -> Result<(Digest, Arc<Vec<u8>>), Unavailable> {
+        let source = self.settings().rewrite(raw);
+        let url = url::Url::parse(&source).map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
+        let auth = url
+            .credentials()
+            .map(|(user, password)| http::Auth::Basic { user, password });
+        let (digest, _) = self.body(&url, auth.as_ref(), true, MAX_REMOTE_FILE_BYTES)?;
+        let bytes = self
+            .cache
+            .blob(&digest)
+            .map_err(|e| Unavailable::Failed(e.into()))?
+            .ok_or_else(|| Unavailable::NotCached(url.without_credentials().to_string()))?;
+        Ok((digest, Arc::new(bytes)))
     }
 
     /// The digest of `url`'s body: see [`Store::resolve`].

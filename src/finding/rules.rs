@@ -48,7 +48,7 @@ rules! {
     KUSTOMIZE_CYCLE = "kustomize.cycle", Error, "kustomizations that include each other";
     KUSTOMIZE_DUPLICATE_RESOURCE = "kustomize.duplicate-resource", Error, "two resources with the same id";
     KUSTOMIZE_COMPONENT_KIND = "kustomize.component-kind", Error, "a Component under resources, or a Kustomization under components";
-    KUSTOMIZE_REMOTE_RESOURCE = "kustomize.remote-resource", Notice, "a remote base not in kdelta's cache, or a remote file; the build goes on without it";
+    KUSTOMIZE_REMOTE_RESOURCE = "kustomize.remote-resource", Notice, "a remote base or file not in kdelta's cache; the build goes on without it";
     KUSTOMIZE_DEPRECATED = "kustomize.deprecated", Notice, "a deprecated kustomization field";
     KUSTOMIZE_GENERATOR_INVALID_KEY = "kustomize.generator.invalid-key", Warning, "a generated key the API server will reject, or an env-file line without =";
     KUSTOMIZE_GENERATOR_BEHAVIOR = "kustomize.generator.behavior", Warning, "an unknown generator behavior, read as create";

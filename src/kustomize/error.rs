@@ -40,22 +40,21 @@ impl KError {
         }
     }
 
-    /// A remote resource that is not in kdelta's cache (or, for a remote file, that kdelta
-    /// does not fetch yet).
+    /// A remote resource (a base, a file) that is not in kdelta's cache.
     pub fn remote(target: &str) -> KError {
         let shown = crate::fetch::url::redact_text(target);
-        if super::loader::is_remote_repo(target) {
-            return KError::new(
-                rules::KUSTOMIZE_REMOTE_RESOURCE,
-                format!("remote target '{shown}' is not in kdelta's cache"),
-            )
-            .with_help("run `kdelta fetch` (or add --fetch) to fetch it, or vendor the remote base into the repository");
-        }
+        let what = if super::loader::is_remote_repo(target) {
+            "target"
+        } else {
+            "file"
+        };
         KError::new(
             rules::KUSTOMIZE_REMOTE_RESOURCE,
-            format!("remote file '{shown}' is not fetched (kdelta fetches remote bases, not single files yet)"),
+            format!("remote {what} '{shown}' is not in kdelta's cache"),
         )
-        .with_help("vendor the file into the repository to have it rendered")
+        .with_help(
+            "run `kdelta fetch` (or add --fetch) to fetch it, or vendor it into the repository",
+        )
     }
 
     /// Adds a hint.

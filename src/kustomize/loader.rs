@@ -219,8 +219,9 @@ fn source_error(e: SourceError, path: &RepoPath) -> KError {
 }
 
 /// A remote entry kdelta fetches as a git repository: a remote target that is not an http(s)
-/// URL of a single YAML or JSON file. (kustomize GETs every http(s) entry as a file first and
-/// clones it when that gives no YAML; kdelta fetches files not yet, so it decides by the URL.)
+/// URL of a single YAML or JSON file, which is fetched as a file. (kustomize GETs every http(s)
+/// entry as a file first and clones it when that gives no YAML; kdelta decides by the URL, so
+/// the fetch step asks each server for one thing.)
 pub fn is_remote_repo(s: &str) -> bool {
     if !is_remote_target(s) {
         return false;

@@ -455,6 +455,19 @@ impl<'a> Files<'a> {
         Ok(chart)
     }
 
+    /// The file at the http(s) URL `url` from the fetch store; recorded as a remote source.
+    pub fn remote_file(&self, url: &str) -> Result<Arc<Vec<u8>>, Unavailable> {
+        let shown = crate::fetch::url::redact_text(url);
+        let Some(store) = &self.cache.store else {
+            return Err(Unavailable::NotCached(shown));
+        };
+        let (digest, bytes) = store.remote_file(url)?;
+        self.record()
+            .remote
+            .insert(format!("file {shown}"), digest.to_string());
+        Ok(bytes)
+    }
+
     /// Commit `rev` of the git repository at `url`, fetched into the cache, as a snapshot
     /// (opened once per run), with its commit id; recorded as a remote source.
     pub fn git_snapshot(

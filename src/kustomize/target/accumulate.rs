@@ -40,10 +40,7 @@ impl Builder {
                 continue;
             }
             if crate::kustomize::loader::is_remote_file(path) {
-                let e = at(KError::remote(path));
-                let mut f = e.into_finding().incomplete();
-                f.severity = crate::finding::Severity::Notice;
-                self.findings.push(f);
+                acc = self.accumulate_remote_file(kt, path, acc, &at)?;
                 continue;
             }
             let resolved = kt.ldr.resolve(path).map_err(at)?;
@@ -96,6 +93,54 @@ impl Builder {
                 }
             }
         }
+        Ok(acc)
+    }
+
+    /// A remote file (`https://github.com/org/repo/releases/download/v1/install.yaml`): its
+    /// body from the fetch store, read as a resource file of this kustomization. Not cached:
+    /// a notice, and the build goes on without it; a failed fetch: an error finding.
+    fn accumulate_remote_file(
+        &mut self,
+        kt: &Kt,
+        path: &str,
+        mut acc: Acc,
+        at: &dyn Fn(KError) -> KError,
+    ) -> Result<Acc, KError> {
+        let bytes = match kt.ldr.files.remote_file(path) {
+            Ok(b) => b,
+            Err(Unavailable::NotCached(_)) => {
+                let mut f = at(KError::remote(path)).into_finding().incomplete();
+                f.severity = crate::finding::Severity::Notice;
+                self.findings.push(f);
+                return Ok(acc);
+            }
+            Err(Unavailable::Failed(e)) => {
+                let mut f = at(KError::new(
+                    rules::FETCH_FAILED,
+                    format!(
+                        "remote file '{}': {e}",
+                        crate::fetch::url::redact_text(path)
+                    ),
+                ))
+                .into_finding()
+                .incomplete();
+                f.severity = crate::finding::Severity::Error;
+                self.findings.push(f);
+                return Ok(acc);
+            }
+        };
+        let mut rm = resources_from_bytes(kt, kt.ldr.root(), path, &bytes)
+            .map_err(|e| at(e.context(format!("accumulating resources from '{path}'"))))?;
+        if let Some(prefix) = &kt.origin {
+            let o = Origin {
+                path: origin::join(prefix, path),
+                ..Origin::default()
+            };
+            origin::annotate_all(&mut rm, &o);
+        }
+        acc.rm
+            .append_all(rm)
+            .map_err(|e| at(e.context(format!("merging resources from '{path}'"))))?;
         Ok(acc)
     }
 
