@@ -136,6 +136,14 @@ fn provenance(
             }
         }
     }
+    // The object may be shaped by what the render lacks: say what, in one line.
+    if let Some(why) = rendered.findings.iter().find(|f| f.incomplete) {
+        p.notes.push(format!(
+            "{} is incomplete: {}",
+            target.id(),
+            why.message.lines().next().unwrap_or_default()
+        ));
+    }
     p
 }
 

@@ -434,3 +434,46 @@ fn explain_says_which_generator_and_parameters_make_an_application() {
         "{notes}"
     );
 }
+
+#[test]
+fn explain_says_in_one_line_why_an_applications_output_is_incomplete() {
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/gitops.git]\n",
+    );
+    env.write(
+        "argocd/web.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: apps/web\n  destination: {server: https://kubernetes.default.svc, namespace: web}\n",
+    );
+    env.write(
+        "apps/web/kustomization.yaml",
+        "resources:\n- https://charts.example.com/operator/install.yaml\n- cm.yaml\n",
+    );
+    env.write(
+        "apps/web/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n",
+    );
+    env.commit("web");
+    let r = env
+        .kdelta(&[
+            "explain",
+            "ConfigMap/settings",
+            "app:argocd/web.yaml#web",
+            "--format",
+            "json",
+        ])
+        .success()
+        .json();
+    let notes: Vec<&str> = r["objects"][0]["notes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with("app:argocd/web.yaml#web is incomplete: ")
+            && n.contains("remote file 'https://charts.example.com/operator/install.yaml' is not in kdelta's cache")),
+        "{notes:?}"
+    );
+}
