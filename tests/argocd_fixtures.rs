@@ -377,3 +377,51 @@ data:
         "{stderr}"
     );
 }
+
+#[test]
+fn helm_values_file_schemes_of_argocd_cm_say_which_urls_a_value_file_may_use() {
+    let chart = "apiVersion: v2\nname: web\nversion: 0.1.0\n";
+    let template = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n";
+    let web = app(
+        "web",
+        "    helm:\n      valueFiles: [secrets://values-secret.yaml]\n",
+    );
+    let files = |cm: Option<&str>| {
+        let mut f = vec![
+            (".kdelta.yaml", REPO_URLS.to_string()),
+            ("argocd/web.yaml", web.clone()),
+            ("apps/web/Chart.yaml", chart.to_string()),
+            ("apps/web/templates/cm.yaml", template.to_string()),
+        ];
+        if let Some(cm) = cm {
+            f.push(("argocd/argocd-cm.yaml", cm.to_string()));
+        }
+        f
+    };
+    let findings = |f: Vec<(&str, String)>| -> Vec<String> {
+        let borrowed: Vec<(&str, &str)> = f.iter().map(|(p, t)| (*p, t.as_str())).collect();
+        rules_of(
+            check_report(&borrowed)["findings"]
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default(),
+        )
+    };
+    let refused = findings(files(None));
+    assert!(
+        refused.iter().any(|f| f.starts_with("helm.values")
+            && f.contains("the URL scheme 'secrets' is not allowed")),
+        "{refused:#?}"
+    );
+    let allowed = findings(files(Some(
+        "kind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  helm.valuesFileSchemes: secrets, https\n",
+    )));
+    assert!(
+        allowed.iter().all(|f| !f.contains("is not allowed"))
+            && allowed
+                .iter()
+                .any(|f| f.starts_with("app.source.not-rendered")
+                    && f.contains("secrets://values-secret.yaml")),
+        "{allowed:#?}"
+    );
+}

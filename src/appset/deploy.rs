@@ -909,10 +909,19 @@ impl Source<'_> {
             }
         }
         let value = self.env.subst(raw);
+        // argocd-cm's `helm.valuesFileSchemes` (default https and http) says which URL
+        // schemes a value file may use.
         if let Some(scheme) = url_scheme(&value) {
-            return match scheme {
-                "http" | "https" => Ok(Resolved::Elsewhere(value)),
-                other => Err(format!("the URL scheme '{other}' is not allowed")),
+            return if self
+                .opts
+                .settings
+                .values_file_schemes()
+                .iter()
+                .any(|s| s == scheme)
+            {
+                Ok(Resolved::Elsewhere(value))
+            } else {
+                Err(format!("the URL scheme '{scheme}' is not allowed"))
             };
         }
         match value.strip_prefix('/') {
