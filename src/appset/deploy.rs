@@ -556,16 +556,10 @@ impl Source<'_> {
         let (opts, unknown) = super::settings::kustomize_options(&sourced.value);
         // The global options' unknown flags are said once per revision (pipeline::with_settings).
         if version.is_some() && !unknown.is_empty() {
-            findings.push(
-                Finding::warning(
-                    rules::ARGOCD_SETTINGS_INVALID,
-                    format!(
-                        "kustomize build options kdelta does not apply: {}",
-                        unknown.join(" ")
-                    ),
-                )
-                .at(sourced.place.file.clone(), sourced.place.line, 0),
-            );
+            findings.push(super::settings::unknown_flags_finding(
+                &unknown,
+                &sourced.place,
+            ));
         }
         (opts, findings)
     }

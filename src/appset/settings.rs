@@ -548,6 +548,18 @@ fn applied(key: &str) -> bool {
         || key.starts_with("kustomize.")
 }
 
+/// The warning for kustomize build flags kdelta does not apply, at the setting.
+pub fn unknown_flags_finding(unknown: &[String], place: &Place) -> Finding {
+    Finding::warning(
+        rules::ARGOCD_SETTINGS_INVALID,
+        format!(
+            "kustomize build options kdelta does not apply: {}",
+            unknown.join(" ")
+        ),
+    )
+    .at(place.file.clone(), place.line, 0)
+}
+
 const TRACKING: &str = "application.resourceTrackingMethod";
 const INSTANCE_LABEL_KEY: &str = "application.instanceLabelKey";
 
@@ -782,6 +794,19 @@ mod tests {
         assert!(f.is_empty(), "{f:?}");
         assert_eq!(s.cm["url"].value, "https://c");
         assert_eq!(s.tracking(), Tracking::Label);
+    }
+
+    #[test]
+    fn kustomize_build_options_as_kdeltas() {
+        let (o, unknown) = kustomize_options(
+            "--enable-helm --load-restrictor=LoadRestrictionsNone --reorder none --helm-command /bin/helm3 --frobnicate",
+        );
+        assert!(o.load_restrictor_none && o.reorder_none && !o.enable_exec_plugins);
+        assert_eq!(unknown, ["--frobnicate"]);
+        let (o, unknown) =
+            kustomize_options("--load_restrictor LoadRestrictionsRootOnly --reorder sideways");
+        assert!(!o.load_restrictor_none);
+        assert_eq!(unknown, ["--reorder sideways"]);
     }
 
     #[test]

@@ -318,16 +318,9 @@ pub fn with_settings(
         out.kustomize.load_restrictor_none |= k.load_restrictor_none;
         out.kustomize.add_managed_by_label |= k.add_managed_by_label;
         if !unknown.is_empty() {
-            findings.push(
-                Finding::warning(
-                    rules::ARGOCD_SETTINGS_INVALID,
-                    format!(
-                        "kustomize build options kdelta does not apply: {}",
-                        unknown.join(" ")
-                    ),
-                )
-                .at(s.place.file.clone(), s.place.line, 0),
-            );
+            findings.push(crate::appset::settings::unknown_flags_finding(
+                &unknown, &s.place,
+            ));
         }
     }
     out.appset.settings = Arc::new(settings);

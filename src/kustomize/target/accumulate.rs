@@ -96,6 +96,34 @@ impl Builder {
         Ok(acc)
     }
 
+    /// A remote input (`what`: a file, a target) the fetch store does not give: not cached, a
+    /// notice; a failed fetch, an error. Either way the output is incomplete and the build
+    /// goes on without it.
+    fn unavailable(
+        &mut self,
+        path: &str,
+        what: &str,
+        e: Unavailable,
+        at: &dyn Fn(KError) -> KError,
+    ) {
+        let (error, severity) = match e {
+            Unavailable::NotCached(_) => (KError::remote(path), crate::finding::Severity::Notice),
+            Unavailable::Failed(e) => (
+                KError::new(
+                    rules::FETCH_FAILED,
+                    format!(
+                        "remote {what} '{}': {e}",
+                        crate::fetch::url::redact_text(path)
+                    ),
+                ),
+                crate::finding::Severity::Error,
+            ),
+        };
+        let mut f = at(error).into_finding().incomplete();
+        f.severity = severity;
+        self.findings.push(f);
+    }
+
     /// A remote file (`https://github.com/org/repo/releases/download/v1/install.yaml`): its
     /// body from the fetch store, read as a resource file of this kustomization. Not cached:
     /// a notice, and the build goes on without it; a failed fetch: an error finding.
@@ -108,24 +136,8 @@ impl Builder {
     ) -> Result<Acc, KError> {
         let bytes = match kt.ldr.files.remote_file(path) {
             Ok(b) => b,
-            Err(Unavailable::NotCached(_)) => {
-                let mut f = at(KError::remote(path)).into_finding().incomplete();
-                f.severity = crate::finding::Severity::Notice;
-                self.findings.push(f);
-                return Ok(acc);
-            }
-            Err(Unavailable::Failed(e)) => {
-                let mut f = at(KError::new(
-                    rules::FETCH_FAILED,
-                    format!(
-                        "remote file '{}': {e}",
-                        crate::fetch::url::redact_text(path)
-                    ),
-                ))
-                .into_finding()
-                .incomplete();
-                f.severity = crate::finding::Severity::Error;
-                self.findings.push(f);
+            Err(e) => {
+                self.unavailable(path, "file", e, at);
                 return Ok(acc);
             }
         };
@@ -158,24 +170,8 @@ impl Builder {
             .map_err(|m| at(KError::new(rules::KUSTOMIZE_REMOTE_RESOURCE, m)))?;
         let (snapshot, _) = match kt.ldr.files.git_snapshot(&spec.url, &spec.rev) {
             Ok(found) => found,
-            Err(Unavailable::NotCached(_)) => {
-                let mut f = at(KError::remote(path)).into_finding().incomplete();
-                f.severity = crate::finding::Severity::Notice;
-                self.findings.push(f);
-                return Ok(acc);
-            }
-            Err(Unavailable::Failed(e)) => {
-                let mut f = at(KError::new(
-                    rules::FETCH_FAILED,
-                    format!(
-                        "remote target '{}': {e}",
-                        crate::fetch::url::redact_text(path)
-                    ),
-                ))
-                .into_finding()
-                .incomplete();
-                f.severity = crate::finding::Severity::Error;
-                self.findings.push(f);
+            Err(e) => {
+                self.unavailable(path, "target", e, at);
                 return Ok(acc);
             }
         };
