@@ -452,3 +452,31 @@ fn explain_follows_an_object_through_bases_components_patches_and_transformers()
         .code(2)
         .stderr_has("no rendered object matches \"Service/web\"");
 }
+
+/// A key given twice in the second object of a file whose first object has the same key: the
+/// error names the duplicate and the first definition by their lines in the file (go-yaml,
+/// which reads one object at a time, counts both from the object's first line).
+#[test]
+fn a_duplicate_key_in_a_later_object_names_lines_of_the_file() {
+    let env = TestEnv::new();
+    env.copy_testdata(
+        "kustomize/105-error-duplicate-key-in-a-later-document/in",
+        "app",
+    );
+    env.commit("duplicate key");
+    let out = env.kdelta(&["check", "--format", "json"]).code(1);
+    let report = out.json();
+    let errors: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "yaml.duplicate-key" && f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", out.stdout);
+    assert_eq!(errors[0]["file"], "app/workers.yaml");
+    assert_eq!(errors[0]["line"], 18);
+    assert_eq!(
+        errors[0]["message"],
+        "mapping key \"labels\" already defined at line 14"
+    );
+}
