@@ -480,3 +480,45 @@ fn a_duplicate_key_in_a_later_object_names_lines_of_the_file() {
         "mapping key \"labels\" already defined at line 14"
     );
 }
+
+/// A patch on an object of a helmCharts chart that is neither vendored nor fetched cannot
+/// apply: like a patch on an unfetched remote base, it makes the output incomplete (a
+/// notice), not wrong (testdata/kustomize-incomplete/01-patch-on-a-chart-not-fetched).
+#[test]
+fn a_patch_on_a_chart_not_fetched_is_a_notice_not_an_error() {
+    let env = TestEnv::new();
+    env.copy_testdata(
+        "kustomize-incomplete/01-patch-on-a-chart-not-fetched/in",
+        "apps/dashboard",
+    );
+    env.commit("chart not fetched");
+    let out = env
+        .kdelta(&["check", "--color", "never", "--format", "json"])
+        .success();
+    let report = out.json();
+    let findings = report["findings"].as_array().unwrap();
+    let rules: Vec<(&str, &str)> = findings
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["severity"].as_str().unwrap()))
+        .collect();
+    assert!(
+        rules.contains(&("kustomize.helm.not-fetched", "notice")),
+        "{rules:?}"
+    );
+    let patch = findings
+        .iter()
+        .find(|f| f["rule"] == "kustomize.patch")
+        .unwrap_or_else(|| panic!("no kustomize.patch finding: {rules:?}"));
+    assert_eq!(patch["severity"], "notice");
+    assert_eq!(patch["incomplete"], true);
+    assert!(
+        patch["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the build cannot complete without the remote inputs it did not fetch"),
+        "{patch}"
+    );
+    assert!(rules.iter().all(|(_, s)| *s != "error"), "{rules:?}");
+    assert_eq!(report["targets"][0]["incomplete"], true);
+    env.kdelta(&["check", "--strict"]).code(1);
+}
