@@ -203,15 +203,13 @@ pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<trac
         // absence (a patch or a merge generator whose target is in the remote base or in the
         // chart): the output is incomplete, not wrong — a notice, as for the remote itself.
         Err(e) if e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE || skipped_remote => {
-            let remote = e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE;
-            let mut f = e.into_finding().incomplete();
-            f.severity = crate::finding::Severity::Notice;
-            if !remote {
-                f.message = format!(
-                    "the build cannot complete without the remote inputs it did not fetch: {}",
-                    f.message
-                );
-            }
+            let f = if e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE {
+                let mut f = e.into_finding().incomplete();
+                f.severity = crate::finding::Severity::Notice;
+                f
+            } else {
+                target::without_inputs(e)
+            };
             findings.push(f);
             EngineOutput::new(Vec::new(), findings, true)
         }

@@ -522,3 +522,33 @@ fn a_patch_on_a_chart_not_fetched_is_a_notice_not_an_error() {
     assert_eq!(report["targets"][0]["incomplete"], true);
     env.kdelta(&["check", "--strict"]).code(1);
 }
+
+/// A patch on an object of a remote base that is not fetched is left out, and the rest of the
+/// build renders: the local objects, transformed (testdata/kustomize-incomplete/02-…). The
+/// target is incomplete, which only notices say: `check` passes, `render` prints nothing
+/// unless `--allow-incomplete`.
+#[test]
+fn a_patch_on_a_remote_base_not_fetched_leaves_the_local_objects_rendered() {
+    let env = TestEnv::new();
+    env.copy_testdata(
+        "kustomize-incomplete/02-patch-on-a-remote-base-not-fetched/in",
+        "",
+    );
+    env.commit("remote base not fetched");
+    let check = env
+        .kdelta(&["check", "--color", "never"])
+        .success()
+        .stdout_has("notice[kustomize.patch] overlays/prod/kustomization.yaml:13:3")
+        .stdout_has("kustomize:overlays/prod (unchanged, incomplete)");
+    assert!(!check.stdout.contains("error["), "{}", check.stdout);
+    env.kdelta(&["render", "overlays/prod"]).code(1);
+    let expected =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "testdata/kustomize-incomplete/02-patch-on-a-remote-base-not-fetched/expected.yaml",
+        ))
+        .unwrap();
+    let render = env
+        .kdelta(&["render", "--allow-incomplete", "overlays/prod"])
+        .success();
+    assert_eq!(render.stdout, expected);
+}
