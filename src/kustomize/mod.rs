@@ -193,16 +193,19 @@ pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<trac
     let mut findings = b.findings;
     // An input the build went on without — a remote base or file, a helmCharts chart that
     // is neither vendored nor fetched, a fetch that failed — is a finding marked incomplete.
-    let skipped_remote = findings.iter().any(|f| f.incomplete);
+    let skipped_input = findings.iter().any(|f| f.incomplete);
     match result {
         Ok(resources) => EngineOutput {
             details: trace,
             ..EngineOutput::new(resources, findings, true)
         },
         // A remote input kdelta did not fetch stops the build, or an error follows from its
-        // absence (a patch or a merge generator whose target is in the remote base or in the
-        // chart): the output is incomplete, not wrong — a notice, as for the remote itself.
-        Err(e) if e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE || skipped_remote => {
+        // absence (a var or a patch whose object is in the remote base or in the chart): the
+        // output is incomplete, not wrong — a notice, as for the remote itself.
+        Err(e)
+            if e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE
+                || (skipped_input && target::may_follow_from_skipped_inputs(&e)) =>
+        {
             let f = if e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE {
                 let mut f = e.into_finding().incomplete();
                 f.severity = crate::finding::Severity::Notice;

@@ -552,3 +552,32 @@ fn a_patch_on_a_remote_base_not_fetched_leaves_the_local_objects_rendered() {
         .success();
     assert_eq!(render.stdout, expected);
 }
+
+/// Only a failure that a missing object can cause (a patch that matches nothing) becomes a
+/// notice once a remote input was skipped: a patch file that is not there is the
+/// repository's own error, whatever else is missing.
+#[test]
+fn a_local_error_stays_an_error_after_a_remote_base_is_skipped() {
+    let env = TestEnv::new();
+    env.write(
+        "app/kustomization.yaml",
+        "resources:\n- https://github.com/example-org/platform-manifests//api?ref=v1\n- cm.yaml\npatches:\n- path: missing-patch.yaml\n",
+    )
+    .write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n",
+    );
+    env.commit("a patch file that is not there");
+    let out = env.kdelta(&["check", "--color", "never"]).code(1);
+    assert!(
+        out.stdout.contains("error[kustomize.file-not-found]"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("notice[kustomize.remote-resource] app/kustomization.yaml:2:3"),
+        "{}",
+        out.stdout
+    );
+}

@@ -159,10 +159,10 @@ impl Builder {
     /// Runs a step that looks objects up: a patch, a replacement, a merge or replace
     /// generator, a replica count. Once the build has gone on without an input, such a step
     /// may fail only because what it looks for is in that input (a patch on an object of a
-    /// remote base): kdelta cannot tell, so the step is left out, the objects stay as they
-    /// were before it, and a notice marks the output incomplete; the local objects and every
-    /// other step still render. Without a skipped input, a failure stops the build as in
-    /// kustomize.
+    /// remote base; see [`may_follow_from_skipped_inputs`]): kdelta cannot tell, so the step
+    /// is left out, the objects stay as they were before it, and a notice marks the output
+    /// incomplete; the local objects and every other step still render. Any other failure,
+    /// and any failure without a skipped input, stops the build as in kustomize.
     pub(crate) fn lookup_step(
         &mut self,
         acc: &mut Acc,
@@ -173,6 +173,9 @@ impl Builder {
         }
         let before = acc.rm.clone();
         if let Err(e) = step(self, acc) {
+            if !may_follow_from_skipped_inputs(&e) {
+                return Err(e);
+            }
             acc.rm = before;
             let mut f = without_inputs(e);
             f.help = Some(
@@ -525,6 +528,26 @@ impl Builder {
             ));
         }
     }
+}
+
+/// The failures an object missing from the build causes: a patch, a merge or replace
+/// generator, a replica count or a var that finds nothing to change, a replacement whose
+/// source or target (or the field a skipped patch would have set) is not there. Once an input
+/// was skipped, such a failure may be for want of it. A file that is not there, a load
+/// restrictor or a YAML error is the repository's own and stays an error.
+const FOR_WANT_OF_AN_OBJECT: [Rule; 7] = [
+    rules::KUSTOMIZE_PATCH,
+    rules::KUSTOMIZE_GENERATOR_NO_BASE,
+    rules::KUSTOMIZE_REPLICAS,
+    rules::KUSTOMIZE_VARS,
+    rules::KUSTOMIZE_REPLACEMENT_SOURCE_NOT_FOUND,
+    rules::KUSTOMIZE_REPLACEMENT_SOURCE_FIELD_MISSING,
+    rules::KUSTOMIZE_REPLACEMENT_TARGET_NOT_FOUND,
+];
+
+/// True when `e` may be caused by an object of an input the build went on without.
+pub fn may_follow_from_skipped_inputs(e: &KError) -> bool {
+    FOR_WANT_OF_AN_OBJECT.contains(&e.rule)
 }
 
 /// An error that may follow from inputs the build went on without (a patch whose object is in
