@@ -145,31 +145,49 @@ impl engine::Spec for Spec {
     }
 
     /// A directory with a kustomization that is not a `Component` (components are only built
-    /// as part of the kustomizations that use them).
+    /// as part of the kustomizations that use them), with what it includes (a component's
+    /// too). A kustomization that cannot be read is a target still (its build says what is
+    /// wrong) that includes nothing.
     fn detect_dir(listing: &DirListing) -> Detected<Spec> {
-        let specs = KUSTOMIZATION_FILES
-            .iter()
-            .find(|f| listing.has_file(f))
-            .filter(|f| !is_component(listing.snapshot, &listing.dir.child(f)))
-            .map(|_| Spec {
-                dir: listing.dir.clone(),
-            })
-            .into_iter()
-            .collect();
+        let Some(file) = KUSTOMIZATION_FILES.iter().find(|f| listing.has_file(f)) else {
+            return Detected::default();
+        };
+        let doc = listing
+            .snapshot
+            .read(&listing.dir.child(file))
+            .ok()
+            .and_then(|bytes| yaml::parse_one(&bytes, &ParseOptions::default()).ok());
+        let component = doc
+            .as_ref()
+            .is_some_and(|d| d.str_at(&["kind"]) == Some("Component"));
         Detected {
-            specs,
+            specs: (!component)
+                .then(|| Spec {
+                    dir: listing.dir.clone(),
+                })
+                .into_iter()
+                .collect(),
             claims_dir: false,
+            lists: doc
+                .map(|d| included_paths(&d, listing.dir))
+                .unwrap_or_default(),
         }
     }
 }
 
-fn is_component(snapshot: &dyn Snapshot, file: &RepoPath) -> bool {
-    let Ok(bytes) = snapshot.read(file) else {
-        return false;
-    };
-    yaml::parse_one(&bytes, &ParseOptions::default())
-        .map(|n| n.str_at(&["kind"]) == Some("Component"))
-        .unwrap_or(false)
+/// What the kustomization `doc` of directory `dir` includes as parts of its output: the files
+/// and directories it lists under `resources` (and the deprecated `bases`) and the component
+/// directories, resolved from `dir`; remote entries and paths that leave the repository are
+/// left out.
+pub fn included_paths(doc: &yaml::Node, dir: &RepoPath) -> Vec<RepoPath> {
+    ["resources", "bases", "components"]
+        .iter()
+        .filter_map(|key| doc.get(key).and_then(yaml::Node::as_seq))
+        .flatten()
+        .filter_map(yaml::Node::as_str)
+        .filter(|entry| !loader::is_remote_file(entry) && !loader::is_remote_target(entry))
+        .filter_map(|entry| dir.join(entry).ok())
+        .collect()
 }
 
 /// The label kustomize adds with `buildMetadata: [managedByLabel]`.
