@@ -3,7 +3,7 @@
 //! ApplicationSets and Applications that come from manifest files of the repository (what
 //! its resources, bases and components list), as it builds them.
 
-use super::{is_manifest_file, manifest_kind, Details, ManifestKind, Options, Spec};
+use super::{is_manifest_document, manifest_kind, Details, ManifestKind, Options, Spec};
 use crate::engine::EngineOutput;
 use crate::finding::{rules, Finding};
 use crate::source::{EntryKind, Files, RepoPath};
@@ -57,7 +57,10 @@ fn build_now(files: &Files, dir: &RepoPath, opts: &Options) -> Result<Built, Fin
     let manifests = out
         .resources
         .into_iter()
-        .filter(|r| manifest_kind(&r.node).is_some() && is_manifest_file(files, &r.origin.file))
+        .filter(|r| {
+            manifest_kind(&r.node).is_some()
+                && is_manifest_document(files, &r.origin.file, r.origin.span)
+        })
         .filter_map(|r| {
             let (kind, name) = manifest_kind(&r.node)?;
             let name = name.to_string();

@@ -299,12 +299,17 @@ impl NotArgo {
     }
 }
 
-/// True when `file` is a manifest file of the repository whose Argo CD documents discovery
-/// makes targets: standalone (`app:FILE#NAME`) or, when kustomizations include the file,
-/// through them ([`Spec::Kustomized`]). That is a YAML file with an ApplicationSet or
-/// Application document, not a chart's template. Whatever a kustomization makes of the
-/// documents (another name, another namespace), they are those targets.
-fn is_manifest_file(files: &Files, file: &RepoPath) -> bool {
+/// True when an object read from `file` at `at` comes from a manifest of the repository that
+/// discovery makes a target: standalone (`app:FILE#NAME`) or, when kustomizations include the
+/// file, through them ([`Spec::Kustomized`]). That is an ApplicationSet or Application
+/// document starting at `at` in a YAML file that is not a chart's template. Whatever a
+/// kustomization makes of the document (another name, another namespace), it is that target.
+/// A chart's output has no position (a fetched chart's names the file that names the chart),
+/// so it is never such a manifest.
+fn is_manifest_document(files: &Files, file: &RepoPath, at: yaml::Span) -> bool {
+    if !at.is_known() {
+        return false;
+    }
     let name = file.file_name();
     if !(name.ends_with(".yaml") || name.ends_with(".yml")) {
         return false;
@@ -323,10 +328,10 @@ fn is_manifest_file(files: &Files, file: &RepoPath) -> bool {
         .yaml_documents(file, &ParseOptions::default())
         .ok()
         .is_some_and(|parsed| {
-            parsed
-                .as_ref()
-                .as_ref()
-                .is_ok_and(|docs| docs.iter().any(|d| manifest_kind(d).is_some()))
+            parsed.as_ref().as_ref().is_ok_and(|docs| {
+                docs.iter()
+                    .any(|d| d.span == at && manifest_kind(d).is_some())
+            })
         })
 }
 

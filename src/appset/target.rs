@@ -349,7 +349,7 @@ fn children(parent: &AppDoc, files: &Files, opts: &Options) -> Vec<(String, AppD
                     .str_at(&["apiVersion"])
                     .is_some_and(|v| v.starts_with("argoproj.io/"))
         })
-        .filter(|r| !super::is_manifest_file(files, &r.origin.file))
+        .filter(|r| !super::is_manifest_document(files, &r.origin.file, r.origin.span))
         .filter_map(|r| {
             let app = yaml::to_value(&r.node, Dialect::Yaml12).ok()?;
             let namespace = app["metadata"]["namespace"]

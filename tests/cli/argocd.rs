@@ -502,7 +502,17 @@ fn applications_an_app_of_apps_kustomization_lists_are_one_target_each() {
         "namePrefix: team-\nresources:\n- billing.yaml\n- search.yaml\n",
     )
     .write("apps/billing.yaml", app("billing", "services/billing"))
-    .write("apps/search.yaml", app("search", "services/search"))
+    // After a comment, a separator and another object: the Application is known by where
+    // its document starts, which kustomize (one document at a time) and a whole-file read
+    // must agree on.
+    .write(
+        "apps/search.yaml",
+        format!(
+            "# the search team\n---\n{}---\n\n{}",
+            config_map("search-settings", "1"),
+            app("search", "services/search")
+        ),
+    )
     .write("services/billing/cm.yaml", config_map("billing", "1"))
     .write("services/search/cm.yaml", config_map("search", "1"));
     env.commit("app of apps");
