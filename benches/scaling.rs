@@ -158,3 +158,48 @@ fn go_template_applicationset(bencher: Bencher, n: usize) {
         generated.apps.len()
     });
 }
+
+/// A repository of `n` kustomizations, each listing an Application manifest and a ConfigMap,
+/// all included by one cluster overlay: discovery reads every kustomization and every YAML
+/// file and works out which top-level kustomization includes each file.
+fn listed_manifests(n: usize) -> Input {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir.path().join("repo");
+    let write = |rel: String, text: String| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    let mut cluster = String::from("resources:\n");
+    for i in 0..n {
+        cluster.push_str(&format!("- ../../apps/a{i}\n"));
+        write(
+            format!("apps/a{i}/kustomization.yaml"),
+            "resources:\n- app.yaml\n- cm.yaml\n".to_string(),
+        );
+        write(
+            format!("apps/a{i}/app.yaml"),
+            format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a{i}\nspec:\n  source:\n    path: services/a{i}\n"),
+        );
+        write(
+            format!("apps/a{i}/cm.yaml"),
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{i}\n"),
+        );
+    }
+    write("clusters/prod/kustomization.yaml".to_string(), cluster);
+    Input { _dir: dir, root }
+}
+
+#[divan::bench(args = [100, 1_000, 5_000], sample_count = 3)]
+fn discovery_of_manifests_kustomizations_list(bencher: Bencher, n: usize) {
+    let input = listed_manifests(n);
+    let config = kdelta::config::Config::default();
+    bencher.counter(n).bench(|| {
+        let snapshot = WorktreeSnapshot::new(input.root.clone()).expect("the input opens");
+        let found = kdelta::discover::discover(&snapshot, &config);
+        // The n kustomizations and the one overlay that includes them all, whose Argo CD
+        // manifests are one more target.
+        assert_eq!(found.targets.len(), n + 2);
+        found.targets.len()
+    });
+}

@@ -53,6 +53,7 @@ impl engine::Spec for Spec {
                 .into_iter()
                 .collect(),
             claims_dir: false,
+            lists: Vec::new(),
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::finding::{rules, Finding};
 use crate::source::{EntryKind, RepoPath, Snapshot};
 use crate::target::{self, Target};
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 /// What discovery found.
 #[derive(Debug, Default)]
@@ -20,10 +21,13 @@ pub struct Discovery {
 }
 
 /// Walks the snapshot from the root: directories one after the other (listings are cheap),
-/// then the YAML files in parallel (detecting a file reads and may parse it).
+/// then the YAML files in parallel (detecting a file reads and may parse it). Each file is
+/// detected knowing the top-level targets it is a part of (see [`Includers`]), whatever the
+/// configuration selects: what a file is does not depend on what is rendered.
 pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
     let mut out = Discovery::default();
     let mut files = Vec::new();
+    let mut includers = Includers::default();
     let mut stack = vec![RepoPath::root()];
     while let Some(dir) = stack.pop() {
         let entries = match snapshot.list(&dir) {
@@ -43,6 +47,13 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
             config,
         };
         let found = target::detect_dir(&listing);
+        for path in found.lists {
+            includers
+                .listed_by
+                .entry(path)
+                .or_default()
+                .push(dir.clone());
+        }
         if config.selects(dir.as_str()) {
             out.targets.extend(found.specs);
         }
@@ -64,11 +75,13 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
         }
     }
     files.sort();
+    let included_by: Vec<Vec<RepoPath>> = files.iter().map(|f| includers.tops(f)).collect();
     let detected: Vec<_> = files
         .par_iter()
-        .map(|path| {
+        .zip(included_by.par_iter())
+        .map(|(path, tops)| {
             (
-                target::detect_file(snapshot, path, config),
+                target::detect_file(snapshot, path, config, tops),
                 argocd_settings_in(snapshot, path),
             )
         })
@@ -168,6 +181,61 @@ impl NoSettings {
     }
 }
 
+/// Which targets include which paths: a kustomization includes what it lists under
+/// `resources`, `bases` and `components` ([`crate::engine::Detected::lists`]). A file's
+/// top-level includers are the directories whose targets include it, directly or through
+/// targets they include, and that no target includes: what is built and applied (an overlay),
+/// not its bases. Each path and directory is visited once, so the cost is linear in the
+/// number of listed paths.
+#[derive(Default)]
+struct Includers {
+    /// A listed path (a file or a directory) → the directories whose targets list it.
+    listed_by: HashMap<RepoPath, Vec<RepoPath>>,
+    /// The top-level includers of each directory seen so far.
+    tops: HashMap<RepoPath, Vec<RepoPath>>,
+}
+
+impl Includers {
+    /// The top-level includers of `file`, sorted (empty when nothing lists it).
+    fn tops(&mut self, file: &RepoPath) -> Vec<RepoPath> {
+        let Some(listers) = self.listed_by.get(file).cloned() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for dir in listers {
+            out.extend(self.dir_tops(&dir));
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The top-level includers of the target in `dir` (itself when nothing includes it).
+    /// Kustomizations that include each other (a cycle, which their builds report) end the
+    /// walk where it comes back.
+    fn dir_tops(&mut self, dir: &RepoPath) -> Vec<RepoPath> {
+        if let Some(known) = self.tops.get(dir) {
+            return known.clone();
+        }
+        // Marks the walk through `dir`: a cycle back to it adds nothing.
+        self.tops.insert(dir.clone(), Vec::new());
+        let found = match self.listed_by.get(dir).cloned() {
+            None => vec![dir.clone()],
+            Some(listers) => {
+                let mut out = Vec::new();
+                for lister in listers {
+                    out.extend(self.dir_tops(&lister));
+                }
+                out.sort();
+                out.dedup();
+                out
+            }
+        };
+        self.tops.insert(dir.clone(), found.clone());
+        found
+    }
+}
+
 /// What `kdelta render DIR` renders: the kustomization there (a component too: building it
 /// says why it cannot be built alone), else the chart, else the directory's plain manifests,
 /// whatever the configuration selects.
@@ -179,5 +247,50 @@ pub fn target_at(snapshot: &dyn Snapshot, dir: RepoPath) -> Target {
         crate::helm::Spec::chart(dir).into()
     } else {
         crate::directory::Spec { dir }.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(p: &str) -> RepoPath {
+        RepoPath::new(p).unwrap()
+    }
+
+    fn includers(edges: &[(&str, &str)]) -> Includers {
+        let mut i = Includers::default();
+        for (lister, listed) in edges {
+            i.listed_by
+                .entry(path(listed))
+                .or_default()
+                .push(path(lister));
+        }
+        i
+    }
+
+    #[test]
+    fn a_file_belongs_to_the_overlays_that_include_its_base() {
+        let mut i = includers(&[
+            ("base", "base/app.yaml"),
+            ("overlays/prod", "base"),
+            ("overlays/staging", "base"),
+            ("overlays/staging", "overlays/staging/extra.yaml"),
+        ]);
+        assert_eq!(
+            i.tops(&path("base/app.yaml")),
+            [path("overlays/prod"), path("overlays/staging")]
+        );
+        assert_eq!(
+            i.tops(&path("overlays/staging/extra.yaml")),
+            [path("overlays/staging")]
+        );
+        assert!(i.tops(&path("overlays/prod/other.yaml")).is_empty());
+    }
+
+    #[test]
+    fn kustomizations_that_include_each_other_end_the_walk() {
+        let mut i = includers(&[("a", "b"), ("b", "a"), ("a", "a/f.yaml"), ("c", "a")]);
+        assert_eq!(i.tops(&path("a/f.yaml")), [path("c")]);
     }
 }

@@ -83,6 +83,10 @@ pub struct Detected<S> {
     /// The directory belongs to this engine as a whole (a Helm chart: its templates and
     /// subcharts are part of it): no other engine looks at it and discovery does not descend.
     pub claims_dir: bool,
+    /// The files and directories the directory's target renders as parts of itself (what a
+    /// kustomization lists under `resources` and `components`): discovery tells
+    /// [`Spec::detect_file`] which top-level targets include a file.
+    pub lists: Vec<RepoPath>,
 }
 
 impl<S> Default for Detected<S> {
@@ -90,6 +94,7 @@ impl<S> Default for Detected<S> {
         Detected {
             specs: Vec::new(),
             claims_dir: false,
+            lists: Vec::new(),
         }
     }
 }
@@ -136,11 +141,14 @@ pub trait Spec: Sized {
         Detected::default()
     }
     /// Targets of this kind defined in a YAML file; findings for files that look like such
-    /// manifests but cannot be read.
+    /// manifests but cannot be read. `included_by` holds the directories of the top-level
+    /// targets the file is a part of: those that include it (see [`Detected::lists`]),
+    /// directly or through targets they include, and that no target includes.
     fn detect_file(
         _snapshot: &dyn Snapshot,
         _path: &RepoPath,
         _config: &Config,
+        _included_by: &[RepoPath],
     ) -> (Vec<Self>, Vec<Finding>) {
         (Vec::new(), Vec::new())
     }

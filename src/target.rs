@@ -92,23 +92,27 @@ macro_rules! engines {
                 let found = <$spec as engine::Spec>::detect_dir(listing);
                 let specs = found.specs.into_iter().map(Target::$variant);
                 if found.claims_dir {
-                    return Detected { specs: specs.collect(), claims_dir: true };
+                    return Detected { specs: specs.collect(), claims_dir: true, lists: found.lists };
                 }
                 all.specs.extend(specs);
+                all.lists.extend(found.lists);
             )*
             all
         }
 
-        /// Every engine's targets defined in a YAML file.
+        /// Every engine's targets defined in a YAML file that is a part of the top-level
+        /// targets of the directories `included_by`.
         pub fn detect_file(
             snapshot: &dyn Snapshot,
             path: &RepoPath,
             config: &Config,
+            included_by: &[RepoPath],
         ) -> (Vec<Target>, Vec<Finding>) {
             let mut targets = Vec::new();
             let mut findings = Vec::new();
             $(
-                let (specs, found) = <$spec as engine::Spec>::detect_file(snapshot, path, config);
+                let (specs, found) =
+                    <$spec as engine::Spec>::detect_file(snapshot, path, config, included_by);
                 targets.extend(specs.into_iter().map(Target::$variant));
                 findings.extend(found);
             )*

@@ -2,6 +2,19 @@
 //! ([`generate`], offline, as the controller does), each a target of its own; an Application
 //! (generated, or a manifest of the repository) renders into itself and what it deploys from
 //! this repository ([`deploy`]: kustomize, Helm or plain manifests).
+//!
+//! Which manifests of the repository are targets: every ApplicationSet and Application
+//! document of a YAML file, as written (`appset:FILE#NAME`, `app:FILE#NAME`) — unless a
+//! kustomization lists the file under `resources` (or lists a component that does). Such a
+//! file is an input of the kustomization (an ApplicationSet template whose placeholders its
+//! patches fill, an Application its overlays rename), not something applied on its own: its
+//! manifests are targets as the top-level kustomizations that include it build them — those
+//! no other kustomization includes, the overlays that are applied rather than their bases
+//! ([`Spec::Kustomized`], `appset:DIR`, which expands into `appset:DIR#NAME` and
+//! `app:DIR#NAME`) — whether an Application deploys the kustomization or it is applied by
+//! hand. The Applications another Application deploys from a chart or a kustomization are
+//! its children (`app:NAMESPACE/NAME`) only when they come from no manifest file, so that
+//! each Application is one target.
 
 mod deploy;
 mod directory;
@@ -9,6 +22,7 @@ mod env;
 pub mod generate;
 pub mod ignore;
 mod kustomize_edit;
+mod kustomized;
 pub mod plugin;
 pub mod render;
 pub mod settings;
@@ -17,7 +31,7 @@ mod target;
 use crate::config::Config;
 use crate::engine::{self, EngineOutput};
 use crate::finding::{Finding, Severity};
-use crate::source::{yaml_finding, Files, ObjectId, RepoPath, Snapshot};
+use crate::source::{yaml_finding, EntryKind, Files, ObjectId, RepoPath, Snapshot};
 use crate::yaml::{self, Node, ParseOptions};
 
 /// An Argo CD manifest: one document of a file, named by `metadata.name`.
@@ -27,10 +41,21 @@ pub enum Spec {
     AppSet { file: RepoPath, name: String },
     /// An Application manifest of the repository (`app:FILE#NAME`).
     Application { file: RepoPath, name: String },
-    /// An Application an ApplicationSet generates (`app:NAMESPACE/NAME`).
+    /// The Argo CD manifests of the manifest files that the kustomization in `dir` includes
+    /// (no other kustomization includes it), as it builds them (`appset:DIR`): it renders into
+    /// those manifests and expands into one [`Spec::Built`] each.
+    Kustomized { dir: RepoPath },
+    /// One Argo CD manifest of the kustomization in `dir`, as it builds it, named by its
+    /// built `metadata.name` (`app:DIR#NAME`, `appset:DIR#NAME`).
+    Built {
+        dir: RepoPath,
+        kind: ManifestKind,
+        name: String,
+    },
+    /// An Application an ApplicationSet ([`Spec::AppSet`] or [`Spec::Built`]) generates
+    /// (`app:NAMESPACE/NAME`).
     Generated {
-        file: RepoPath,
-        appset: String,
+        appset: Box<Spec>,
         namespace: String,
         name: String,
     },
@@ -41,6 +66,31 @@ pub enum Spec {
         namespace: String,
         name: String,
     },
+}
+
+/// The kind of an Argo CD manifest that is a target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ManifestKind {
+    Application,
+    ApplicationSet,
+}
+
+impl ManifestKind {
+    /// The `kind` of such a manifest.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ManifestKind::Application => "Application",
+            ManifestKind::ApplicationSet => "ApplicationSet",
+        }
+    }
+
+    fn of(kind: &str) -> Option<ManifestKind> {
+        match kind {
+            "Application" => Some(ManifestKind::Application),
+            "ApplicationSet" => Some(ManifestKind::ApplicationSet),
+            _ => None,
+        }
+    }
 }
 
 /// What changes the expansion and rendering.
@@ -59,6 +109,10 @@ pub struct Options {
     /// `--run-plugins`: a config management plugin whose command kdelta cannot render
     /// natively is run (in a temporary checkout of the revision).
     pub run_plugins: bool,
+    /// How the top-level kustomizations whose Argo CD manifests are targets are built
+    /// ([`Spec::Kustomized`]): kdelta's kustomize flags, as `kubectl apply -k` would build
+    /// them (what an Application deploys is built as Argo CD builds it instead).
+    pub kustomize: crate::kustomize::Options,
 }
 
 /// What an ApplicationSet's render knows beyond its Applications.
@@ -74,12 +128,24 @@ pub struct Details {
 pub use crate::fetch::url::normalize_repo_url;
 
 impl Spec {
+    /// The file that defines the manifest, or the directory of the kustomization that lists
+    /// it.
     fn file(&self) -> &RepoPath {
         match self {
-            Spec::AppSet { file, .. }
-            | Spec::Application { file, .. }
-            | Spec::Generated { file, .. } => file,
+            Spec::AppSet { file, .. } | Spec::Application { file, .. } => file,
+            Spec::Kustomized { dir } | Spec::Built { dir, .. } => dir,
+            Spec::Generated { appset, .. } => appset.file(),
             Spec::Child { parent, .. } => parent.file(),
+        }
+    }
+
+    /// The directory of the kustomization whose build makes this target, if one does.
+    fn kustomization(&self) -> Option<&RepoPath> {
+        match self {
+            Spec::AppSet { .. } | Spec::Application { .. } => None,
+            Spec::Kustomized { dir } | Spec::Built { dir, .. } => Some(dir),
+            Spec::Generated { appset, .. } => appset.kustomization(),
+            Spec::Child { parent, .. } => parent.kustomization(),
         }
     }
 }
@@ -90,8 +156,19 @@ impl engine::Spec for Spec {
 
     fn kind(&self) -> &'static str {
         match self {
-            Spec::AppSet { .. } => "appset",
-            Spec::Application { .. } | Spec::Generated { .. } | Spec::Child { .. } => "app",
+            Spec::AppSet { .. }
+            | Spec::Kustomized { .. }
+            | Spec::Built {
+                kind: ManifestKind::ApplicationSet,
+                ..
+            } => "appset",
+            Spec::Application { .. }
+            | Spec::Built {
+                kind: ManifestKind::Application,
+                ..
+            }
+            | Spec::Generated { .. }
+            | Spec::Child { .. } => "app",
         }
     }
 
@@ -99,6 +176,8 @@ impl engine::Spec for Spec {
         match self {
             Spec::AppSet { file, name } => format!("appset:{file}#{name}"),
             Spec::Application { file, name } => format!("app:{file}#{name}"),
+            Spec::Kustomized { dir } => format!("appset:{dir}"),
+            Spec::Built { dir, name, .. } => format!("{}:{dir}#{name}", self.kind()),
             Spec::Generated {
                 namespace, name, ..
             }
@@ -112,35 +191,53 @@ impl engine::Spec for Spec {
         self.file()
     }
 
-    fn defining_file(&self, _snapshot: &dyn Snapshot) -> RepoPath {
-        self.file().clone()
+    /// The manifest file, or for a manifest a kustomization lists, the kustomization file.
+    fn defining_file(&self, snapshot: &dyn Snapshot) -> RepoPath {
+        match self.kustomization() {
+            Some(dir) => {
+                engine::Spec::defining_file(&crate::kustomize::Spec { dir: dir.clone() }, snapshot)
+            }
+            None => self.file().clone(),
+        }
     }
 
-    /// The Applications an ApplicationSet generates, and those an Application deploys from
-    /// a chart or a kustomization: each a target.
+    /// The Applications an ApplicationSet generates, the manifests a kustomization lists,
+    /// and the Applications an Application deploys from a chart or a kustomization: each a
+    /// target.
     fn expand(&self, files: &Files, opts: &Options) -> (Vec<Spec>, Vec<Finding>) {
         match self {
-            Spec::AppSet { file, name } => {
-                (target::expand_appset(files, file, name, opts), Vec::new())
-            }
+            Spec::AppSet { .. }
+            | Spec::Built {
+                kind: ManifestKind::ApplicationSet,
+                ..
+            } => (target::expand_appset(self, files, opts), Vec::new()),
+            Spec::Kustomized { dir } => (kustomized::expand(files, dir, opts), Vec::new()),
             _ => (target::expand_children(self, files, opts), Vec::new()),
         }
     }
 
     fn render(&self, files: &Files, opts: &Options) -> EngineOutput<Details> {
         match self {
-            Spec::AppSet { file, name } => target::render_appset(files, file, name, opts),
+            Spec::AppSet { .. }
+            | Spec::Built {
+                kind: ManifestKind::ApplicationSet,
+                ..
+            } => target::render_appset(self, files, opts),
+            Spec::Kustomized { dir } => kustomized::render(files, dir, opts),
             _ => target::render_app(self, files, opts),
         }
     }
 
     /// Every ApplicationSet and Application document of a YAML file that mentions
     /// `argoproj.io/`; a file that does but is not valid YAML is a warning (it may not be an
-    /// Argo CD manifest at all).
+    /// Argo CD manifest at all). A file that kustomizations include is a part of them: its
+    /// manifests are targets through each top-level one ([`Spec::Kustomized`]), not on their
+    /// own (see the module's documentation).
     fn detect_file(
         snapshot: &dyn Snapshot,
         path: &RepoPath,
         _config: &Config,
+        included_by: &[RepoPath],
     ) -> (Vec<Spec>, Vec<Finding>) {
         let id = snapshot.stored_id(path);
         if id.is_some_and(|id| NotArgo::holds(&id)) {
@@ -156,10 +253,17 @@ impl engine::Spec for Spec {
             return (Vec::new(), Vec::new());
         }
         match yaml::parse_stream(&bytes, &ParseOptions::default()) {
-            Ok(docs) => (
-                docs.iter().filter_map(|d| manifest(d, path)).collect(),
-                Vec::new(),
-            ),
+            Ok(docs) => {
+                let manifests: Vec<Spec> = docs.iter().filter_map(|d| manifest(d, path)).collect();
+                if manifests.is_empty() || included_by.is_empty() {
+                    return (manifests, Vec::new());
+                }
+                let kustomized = included_by
+                    .iter()
+                    .map(|dir| Spec::Kustomized { dir: dir.clone() })
+                    .collect();
+                (kustomized, Vec::new())
+            }
             Err(e) => {
                 let mut f = yaml_finding(&e, path);
                 f.severity = Severity::Warning;
@@ -203,22 +307,58 @@ impl NotArgo {
     }
 }
 
-fn manifest(doc: &Node, path: &RepoPath) -> Option<Spec> {
+/// True when an object read from `file` at `at` comes from a manifest of the repository that
+/// discovery makes a target: standalone (`app:FILE#NAME`) or, when kustomizations include the
+/// file, through them ([`Spec::Kustomized`]). That is an ApplicationSet or Application
+/// document starting at `at` in a YAML file that is not a chart's template. Whatever a
+/// kustomization makes of the document (another name, another namespace), it is that target.
+/// A chart's output has no position (a fetched chart's names the file that names the chart),
+/// so it is never such a manifest.
+fn is_manifest_document(files: &Files, file: &RepoPath, at: yaml::Span) -> bool {
+    if !at.is_known() {
+        return false;
+    }
+    let name = file.file_name();
+    if !(name.ends_with(".yaml") || name.ends_with(".yml")) {
+        return false;
+    }
+    let mut dir = file.parent();
+    loop {
+        if files.kind(&dir.child("Chart.yaml")) == EntryKind::File {
+            return false;
+        }
+        if dir.is_root() {
+            break;
+        }
+        dir = dir.parent();
+    }
+    files
+        .yaml_documents(file, &ParseOptions::default())
+        .ok()
+        .is_some_and(|parsed| {
+            parsed.as_ref().as_ref().is_ok_and(|docs| {
+                docs.iter()
+                    .any(|d| d.span == at && manifest_kind(d).is_some())
+            })
+        })
+}
+
+/// The kind and name of an Argo CD manifest that is a target.
+fn manifest_kind(doc: &Node) -> Option<(ManifestKind, &str)> {
     if !doc.str_at(&["apiVersion"])?.starts_with("argoproj.io/") {
         return None;
     }
-    let name = doc.str_at(&["metadata", "name"])?.to_string();
-    match doc.str_at(&["kind"])? {
-        "ApplicationSet" => Some(Spec::AppSet {
-            file: path.clone(),
-            name,
-        }),
-        "Application" => Some(Spec::Application {
-            file: path.clone(),
-            name,
-        }),
-        _ => None,
-    }
+    let kind = ManifestKind::of(doc.str_at(&["kind"])?)?;
+    Some((kind, doc.str_at(&["metadata", "name"])?))
+}
+
+fn manifest(doc: &Node, path: &RepoPath) -> Option<Spec> {
+    let (kind, name) = manifest_kind(doc)?;
+    let (file, name) = (path.clone(), name.to_string());
+    Some(match kind {
+        ManifestKind::ApplicationSet => Spec::AppSet { file, name },
+        ManifestKind::Application => Spec::Application { file, name },
+    })
 }
 
 #[cfg(test)]
@@ -243,7 +383,7 @@ mod tests {
         let files = [("plain.yaml", plain), ("app.yaml", app)];
         let config = Config::default();
         let detect = |snapshot: &CountingSnapshot, path: &str| {
-            Spec::detect_file(snapshot, &RepoPath::new(path).unwrap(), &config)
+            Spec::detect_file(snapshot, &RepoPath::new(path).unwrap(), &config, &[])
         };
         let base = revision(&files);
         assert!(detect(&base, "plain.yaml").0.is_empty());

@@ -2,24 +2,67 @@
 //! repository found, the Applications generated, and generation's problems as findings.
 
 use super::generate::{self, Cluster, Context};
-use super::{normalize_repo_url, Details, Options, Spec};
+use super::{normalize_repo_url, Details, ManifestKind, Options, Spec};
+use crate::engine;
 use crate::engine::EngineOutput;
 use crate::finding::{rules, Finding};
 use crate::resource::{Origin, Resource};
 use crate::source::{EntryKind, Files, RepoPath};
 use crate::yaml::{self, Dialect, ParseOptions};
 
-/// The ApplicationSet `name` of `file` generated, with where its manifest starts; or the
-/// finding that stops it.
+/// An ApplicationSet as `spec` names it: a manifest of a file, or one that a kustomization
+/// lists, as it builds it.
+struct AppSetDoc {
+    node: crate::yaml::Node,
+    /// The file and position of the manifest.
+    file: RepoPath,
+    at: crate::yaml::Span,
+    /// What the kustomization that builds it went on without.
+    incomplete: Vec<Finding>,
+}
+
+fn appset_doc(spec: &Spec, files: &Files, opts: &Options) -> Result<AppSetDoc, Finding> {
+    match spec {
+        Spec::AppSet { file, name } => {
+            let node = manifest(files, file, "ApplicationSet", name)?;
+            Ok(AppSetDoc {
+                at: node.span,
+                node,
+                file: file.clone(),
+                incomplete: Vec::new(),
+            })
+        }
+        Spec::Built {
+            dir,
+            kind: ManifestKind::ApplicationSet,
+            name,
+        } => {
+            let (m, incomplete) =
+                super::kustomized::find(files, dir, ManifestKind::ApplicationSet, name, opts)?;
+            Ok(AppSetDoc {
+                node: m.node,
+                file: m.file,
+                at: m.at,
+                incomplete,
+            })
+        }
+        _ => Err(Finding::error(
+            rules::APPSET_GENERATE,
+            format!("{} is not an ApplicationSet", engine::Spec::id(spec)),
+        )
+        .in_file(spec.file().to_string())),
+    }
+}
+
+/// The ApplicationSet `spec` generated, with its manifest; or the finding that stops it.
 fn generated(
     files: &Files,
-    file: &RepoPath,
-    name: &str,
+    spec: &Spec,
     opts: &Options,
-) -> Result<(generate::Generated, crate::yaml::Span), Finding> {
-    let node = manifest(files, file, "ApplicationSet", name)?;
-    let at = node.span;
-    let appset = yaml::to_value(&node, Dialect::Yaml12).map_err(|e| {
+) -> Result<(generate::Generated, AppSetDoc), Finding> {
+    let doc = appset_doc(spec, files, opts)?;
+    let (file, at) = (&doc.file, doc.at);
+    let appset = yaml::to_value(&doc.node, Dialect::Yaml12).map_err(|e| {
         Finding::error(rules::APPSET_GENERATE, e.to_string()).at(
             file.to_string(),
             at.line,
@@ -57,11 +100,10 @@ fn generated(
         namespace: &opts.argocd.namespace,
         new_git_file_globbing: opts.new_git_file_globbing,
     };
-    generate::generate(&appset, &ctx)
-        .map(|g| (g, at))
-        .map_err(|e| {
-            Finding::error(rules::APPSET_GENERATE, e).at(file.to_string(), at.line, at.column)
-        })
+    let generated = generate::generate(&appset, &ctx).map_err(|e| {
+        Finding::error(rules::APPSET_GENERATE, e).at(file.to_string(), at.line, at.column)
+    })?;
+    Ok((generated, doc))
 }
 
 /// The document of `kind` named `name` in `file`.
@@ -95,16 +137,12 @@ fn manifest(
 /// An ApplicationSet's render: the Applications it generates, printed as `argocd appset
 /// generate` lists them (each is a target of its own, with what it deploys), and what went
 /// wrong generating them.
-pub fn render_appset(
-    files: &Files,
-    file: &RepoPath,
-    name: &str,
-    opts: &Options,
-) -> EngineOutput<Details> {
-    let (generated, at) = match generated(files, file, name, opts) {
+pub fn render_appset(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Details> {
+    let (generated, doc) = match generated(files, spec, opts) {
         Ok(g) => g,
         Err(f) => return EngineOutput::failed(vec![f]),
     };
+    let (file, at) = (&doc.file, doc.at);
     let mut findings: Vec<Finding> = generated
         .errors
         .iter()
@@ -126,6 +164,7 @@ pub fn render_appset(
         .at(file.to_string(), at.line, at.column)
         .incomplete()
     }));
+    findings.extend(doc.incomplete);
     let mut out = EngineOutput::new(Vec::new(), findings, true);
     out.printed = Some(crate::yaml::emit::to_stream(generated.apps.iter()));
     out.details = Details {
@@ -138,15 +177,14 @@ pub fn render_appset(
 /// The Applications an ApplicationSet generates, as targets (`app:NAMESPACE/NAME`), with the
 /// Applications each deploys from a chart or a kustomization. Problems are reported by the
 /// ApplicationSet's own render.
-pub fn expand_appset(files: &Files, file: &RepoPath, name: &str, opts: &Options) -> Vec<Spec> {
-    let Ok((generated, at)) = generated(files, file, name, opts) else {
+pub fn expand_appset(appset: &Spec, files: &Files, opts: &Options) -> Vec<Spec> {
+    let Ok((generated, doc)) = generated(files, appset, opts) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for app in generated.apps {
         let spec = Spec::Generated {
-            file: file.clone(),
-            appset: name.to_string(),
+            appset: Box::new(appset.clone()),
             namespace: app["metadata"]["namespace"]
                 .as_str()
                 .unwrap_or(&opts.argocd.namespace)
@@ -158,9 +196,10 @@ pub fn expand_appset(files: &Files, file: &RepoPath, name: &str, opts: &Options)
         };
         let doc = AppDoc {
             app,
-            file: file.clone(),
-            at,
+            file: doc.file.clone(),
+            at: doc.at,
             made_by: None,
+            incomplete: Vec::new(),
         };
         out.extend(child_specs(&spec, &doc, files, opts));
         out.push(spec);
@@ -175,6 +214,8 @@ struct AppDoc {
     file: RepoPath,
     at: crate::yaml::Span,
     made_by: Option<String>,
+    /// What the kustomization that builds it (or its ApplicationSet) went on without.
+    incomplete: Vec<Finding>,
 }
 
 /// The Application `spec` names, or the finding that says why it is not there.
@@ -194,12 +235,38 @@ fn app_doc(spec: &Spec, files: &Files, opts: &Options) -> Result<AppDoc, Finding
                 file: file.clone(),
                 at: node.span,
                 made_by: None,
+                incomplete: Vec::new(),
+            })
+        }
+        Spec::Built {
+            dir,
+            kind: ManifestKind::Application,
+            name,
+        } => {
+            let (m, incomplete) =
+                super::kustomized::find(files, dir, ManifestKind::Application, name, opts)?;
+            let app = yaml::to_value(&m.node, Dialect::Yaml12).map_err(|e| {
+                Finding::error(rules::APP_SOURCE_INVALID, e.to_string()).at(
+                    m.file.to_string(),
+                    m.at.line,
+                    m.at.column,
+                )
+            })?;
+            Ok(AppDoc {
+                app,
+                file: m.file,
+                at: m.at,
+                made_by: None,
+                incomplete,
             })
         }
         Spec::Generated {
-            file, appset, name, ..
+            appset: appset_spec,
+            name,
+            ..
         } => {
-            let (generated, at) = generated(files, file, appset, opts)?;
+            let (generated, doc) = generated(files, appset_spec, opts)?;
+            let appset = doc.node.str_at(&["metadata", "name"]).unwrap_or_default();
             let app = generated
                 .apps
                 .into_iter()
@@ -209,7 +276,7 @@ fn app_doc(spec: &Spec, files: &Files, opts: &Options) -> Result<AppDoc, Finding
                         rules::APPSET_GENERATE,
                         format!("ApplicationSet {appset} no longer generates Application {name}"),
                     )
-                    .at(file.to_string(), at.line, at.column)
+                    .at(doc.file.to_string(), doc.at.line, doc.at.column)
                 })?;
             let made_by = generated
                 .made_by
@@ -218,9 +285,10 @@ fn app_doc(spec: &Spec, files: &Files, opts: &Options) -> Result<AppDoc, Finding
                 .map(|(_, m)| m);
             Ok(AppDoc {
                 app,
-                file: file.clone(),
-                at,
+                file: doc.file,
+                at: doc.at,
                 made_by,
+                incomplete: doc.incomplete,
             })
         }
         Spec::Child {
@@ -250,16 +318,22 @@ fn app_doc(spec: &Spec, files: &Files, opts: &Options) -> Result<AppDoc, Finding
                     )
                 })
         }
-        Spec::AppSet { file, name } => Err(Finding::error(
+        Spec::AppSet { .. }
+        | Spec::Kustomized { .. }
+        | Spec::Built {
+            kind: ManifestKind::ApplicationSet,
+            ..
+        } => Err(Finding::error(
             rules::APPSET_GENERATE,
-            format!("ApplicationSet {name} is not an Application"),
+            format!("{} is not an Application", engine::Spec::id(spec)),
         )
-        .in_file(file.to_string())),
+        .in_file(spec.file().to_string())),
     }
 }
 
-/// The Applications `parent` deploys from a chart or a kustomization (not those it reads
-/// from manifests of the repository, which are targets of their own), with their namespace.
+/// The Applications `parent` deploys from a chart or a kustomization, with their namespace:
+/// not those that come from manifest files of the repository, which are targets of their own
+/// (`app:FILE#NAME`, or `app:DIR#NAME` through the kustomization that lists the file).
 fn children(parent: &AppDoc, files: &Files, opts: &Options) -> Vec<(String, AppDoc)> {
     let (deployed, _, _) = super::deploy::deploy(&parent.app, files, opts, parent.file.as_str());
     let parent_name = parent.app["metadata"]["name"].as_str().unwrap_or_default();
@@ -275,7 +349,7 @@ fn children(parent: &AppDoc, files: &Files, opts: &Options) -> Vec<(String, AppD
                     .str_at(&["apiVersion"])
                     .is_some_and(|v| v.starts_with("argoproj.io/"))
         })
-        .filter(|r| !is_manifest_target(files, &r.origin.file, r.name()))
+        .filter(|r| !super::is_manifest_document(files, &r.origin.file, r.origin.span))
         .filter_map(|r| {
             let app = yaml::to_value(&r.node, Dialect::Yaml12).ok()?;
             let namespace = app["metadata"]["namespace"]
@@ -290,26 +364,11 @@ fn children(parent: &AppDoc, files: &Files, opts: &Options) -> Vec<(String, AppD
                     file: r.origin.file.clone(),
                     at: r.origin.span,
                     made_by: Some(format!("deployed by the Application {parent_name}")),
+                    incomplete: Vec::new(),
                 },
             ))
         })
         .collect()
-}
-
-/// True when `file` is an Application manifest of the repository that is a target of its own
-/// (`app:FILE#NAME`): a plain manifest, not a chart's template.
-fn is_manifest_target(files: &Files, file: &RepoPath, name: &str) -> bool {
-    let mut dir = file.parent();
-    loop {
-        if files.kind(&dir.child("Chart.yaml")) == EntryKind::File {
-            return false;
-        }
-        if dir.is_root() {
-            break;
-        }
-        dir = dir.parent();
-    }
-    manifest(files, file, "Application", name).is_ok()
 }
 
 /// How deep Applications deploying Applications are followed.
@@ -356,11 +415,11 @@ fn child_specs(spec: &Spec, doc: &AppDoc, files: &Files, opts: &Options) -> Vec<
                 lineage.push((Some(namespace), name));
                 break;
             }
-            Spec::Application { name, .. } => {
+            Spec::Application { name, .. } | Spec::Built { name, .. } => {
                 lineage.push((None, name));
                 break;
             }
-            Spec::AppSet { .. } => break,
+            Spec::AppSet { .. } | Spec::Kustomized { .. } => break,
         }
     }
     let depth = lineage.len().saturating_sub(2);
@@ -472,6 +531,10 @@ pub fn render_app(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<De
         Err(f) => return EngineOutput::failed(vec![f]),
     };
     let mut out = application(&doc.app, files, &doc.file, doc.at, opts);
+    if !doc.incomplete.is_empty() {
+        out.findings.extend(doc.incomplete);
+        out.complete = false;
+    }
     if let Some(m) = doc.made_by {
         let name = doc.app["metadata"]["name"].as_str().unwrap_or_default();
         out.details.made_by.insert(name.to_string(), m);

@@ -193,6 +193,7 @@ impl engine::Spec for Spec {
         Detected {
             specs,
             claims_dir: true,
+            lists: Vec::new(),
         }
     }
 }

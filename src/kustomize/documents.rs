@@ -36,9 +36,7 @@ pub fn read_documents_counted(
     let count = pieces.len();
     for (piece, first_line) in pieces {
         let parsed = yaml::parse_first(piece, opts).map_err(|mut e| {
-            if e.span.is_known() {
-                e.span.line += first_line;
-            }
+            e.shift_lines(first_line);
             e
         })?;
         if let Some(mut doc) = parsed.filter(|d| !d.is_nil_or_empty()) {
@@ -96,6 +94,7 @@ fn split(text: &[u8]) -> Result<Vec<(&[u8], u32)>, YamlError> {
                 span: Span::new(line + 1, 1),
                 go_message: Some(message.clone()),
                 message,
+                duplicate: None,
             });
         }
         // The piece ends with the line break before the separator.
@@ -138,6 +137,26 @@ mod tests {
         assert_eq!(docs[1].get_entry("b").unwrap().0.span.line, 4);
         let err = read_documents(b"a: 1\n---\nb: [\n", &ParseOptions::default()).unwrap_err();
         assert!(err.span.line >= 3, "{err:?}");
+    }
+
+    /// Both lines of a duplicate key count in the file, not in the document: the same key in
+    /// an earlier document is not the one named.
+    #[test]
+    fn a_duplicate_key_in_a_later_document_names_lines_of_the_file() {
+        let text =
+            "metadata:\n  labels: {}\n---\nmetadata:\n  name: b\n  labels: {}\n  labels: {}\n";
+        let err = read_documents(text.as_bytes(), &ParseOptions::default()).unwrap_err();
+        assert_eq!(err.kind, YamlErrorKind::DuplicateKey);
+        assert_eq!(err.span.line, 7);
+        assert_eq!(
+            err.duplicate.as_ref().map(|d| d.first.line),
+            Some(6),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.message,
+            "mapping key \"labels\" already defined at line 6"
+        );
     }
 
     #[test]

@@ -145,31 +145,49 @@ impl engine::Spec for Spec {
     }
 
     /// A directory with a kustomization that is not a `Component` (components are only built
-    /// as part of the kustomizations that use them).
+    /// as part of the kustomizations that use them), with what it includes (a component's
+    /// too). A kustomization that cannot be read is a target still (its build says what is
+    /// wrong) that includes nothing.
     fn detect_dir(listing: &DirListing) -> Detected<Spec> {
-        let specs = KUSTOMIZATION_FILES
-            .iter()
-            .find(|f| listing.has_file(f))
-            .filter(|f| !is_component(listing.snapshot, &listing.dir.child(f)))
-            .map(|_| Spec {
-                dir: listing.dir.clone(),
-            })
-            .into_iter()
-            .collect();
+        let Some(file) = KUSTOMIZATION_FILES.iter().find(|f| listing.has_file(f)) else {
+            return Detected::default();
+        };
+        let doc = listing
+            .snapshot
+            .read(&listing.dir.child(file))
+            .ok()
+            .and_then(|bytes| yaml::parse_one(&bytes, &ParseOptions::default()).ok());
+        let component = doc
+            .as_ref()
+            .is_some_and(|d| d.str_at(&["kind"]) == Some("Component"));
         Detected {
-            specs,
+            specs: (!component)
+                .then(|| Spec {
+                    dir: listing.dir.clone(),
+                })
+                .into_iter()
+                .collect(),
             claims_dir: false,
+            lists: doc
+                .map(|d| included_paths(&d, listing.dir))
+                .unwrap_or_default(),
         }
     }
 }
 
-fn is_component(snapshot: &dyn Snapshot, file: &RepoPath) -> bool {
-    let Ok(bytes) = snapshot.read(file) else {
-        return false;
-    };
-    yaml::parse_one(&bytes, &ParseOptions::default())
-        .map(|n| n.str_at(&["kind"]) == Some("Component"))
-        .unwrap_or(false)
+/// What the kustomization `doc` of directory `dir` includes as parts of its output: the files
+/// and directories it lists under `resources` (and the deprecated `bases`) and the component
+/// directories, resolved from `dir`; remote entries and paths that leave the repository are
+/// left out.
+pub fn included_paths(doc: &yaml::Node, dir: &RepoPath) -> Vec<RepoPath> {
+    ["resources", "bases", "components"]
+        .iter()
+        .filter_map(|key| doc.get(key).and_then(yaml::Node::as_seq))
+        .flatten()
+        .filter_map(yaml::Node::as_str)
+        .filter(|entry| !loader::is_remote_file(entry) && !loader::is_remote_target(entry))
+        .filter_map(|entry| dir.join(entry).ok())
+        .collect()
 }
 
 /// The label kustomize adds with `buildMetadata: [managedByLabel]`.
@@ -191,27 +209,28 @@ pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<trac
     let result = run(&mut b, files, dir, opts);
     let trace = b.trace.take().unwrap_or_default();
     let mut findings = b.findings;
-    let skipped_remote = findings
-        .iter()
-        .any(|f| f.rule == rules::KUSTOMIZE_REMOTE_RESOURCE);
+    // An input the build went on without — a remote base or file, a helmCharts chart that
+    // is neither vendored nor fetched, a fetch that failed — is a finding marked incomplete.
+    let skipped_input = findings.iter().any(|f| f.incomplete);
     match result {
         Ok(resources) => EngineOutput {
             details: trace,
             ..EngineOutput::new(resources, findings, true)
         },
         // A remote input kdelta did not fetch stops the build, or an error follows from its
-        // absence (a patch or a merge generator whose target is in the remote base): the
+        // absence (a var or a patch whose object is in the remote base or in the chart): the
         // output is incomplete, not wrong — a notice, as for the remote itself.
-        Err(e) if e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE || skipped_remote => {
-            let remote = e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE;
-            let mut f = e.into_finding().incomplete();
-            f.severity = crate::finding::Severity::Notice;
-            if !remote {
-                f.message = format!(
-                    "the build cannot complete without the remote inputs it did not fetch: {}",
-                    f.message
-                );
-            }
+        Err(e)
+            if e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE
+                || (skipped_input && target::may_follow_from_skipped_inputs(&e)) =>
+        {
+            let f = if e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE {
+                let mut f = e.into_finding().incomplete();
+                f.severity = crate::finding::Severity::Notice;
+                f
+            } else {
+                target::without_inputs(e)
+            };
             findings.push(f);
             EngineOutput::new(Vec::new(), findings, true)
         }

@@ -105,7 +105,8 @@ impl Builder {
         }
         for cfg in self.plugin_configs(kt, Role::Transformer)? {
             match builtin_kind(&cfg) {
-                Some(_) => self.builtin_transformer(kt, acc, &cfg)?,
+                // A builtin (a patch, a replacement) may look objects up.
+                Some(_) => self.lookup_step(acc, |b, acc| b.builtin_transformer(kt, acc, &cfg))?,
                 None => {
                     let input = std::mem::take(&mut acc.rm);
                     match self.external(kt, &cfg, Role::Transformer, Some(&input))? {

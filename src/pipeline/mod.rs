@@ -324,6 +324,8 @@ pub fn with_settings(
         }
     }
     out.appset.settings = Arc::new(settings);
+    // The kustomizations that include Argo CD manifests build with the same options.
+    out.appset.kustomize = out.kustomize.clone();
     (out, findings)
 }
 

@@ -64,6 +64,14 @@ fn listing_digest(entries: &[DirEntry]) -> u64 {
 }
 
 type ParsedStream = Arc<Result<Vec<Node>, YamlError>>;
+
+/// A result derived from many files, with the read set it was computed from.
+type Memo = (Arc<ReadSet>, Arc<dyn std::any::Any + Send + Sync>);
+/// Memos by key, a few versions each (a run reads two revisions, and the fetch step others).
+type MemoMap = HashMap<String, Vec<Memo>>;
+
+/// How many versions of one memo are kept.
+const MEMO_VERSIONS: usize = 4;
 /// An engine's own reading of a blob's documents (kyaml's, for kustomize resource files),
 /// with how many pieces the stream had.
 pub type Documents = Result<(Vec<Node>, usize), YamlError>;
@@ -208,6 +216,8 @@ type StreamMap = HashMap<(ObjectId, ParseOptions), Arc<OnceLock<ParsedStream>>>;
 pub struct ParseCache {
     streams: Mutex<StreamMap>,
     documents: Mutex<DocumentsMap>,
+    /// Results derived from many files (see [`Files::memoized`]).
+    memos: Mutex<MemoMap>,
     store: Option<Arc<Store>>,
     /// Commits of other repositories and OCI artifacts, opened once per run.
     remote_snapshots: Mutex<HashMap<(std::path::PathBuf, String), RemoteSnapshot>>,
@@ -243,6 +253,10 @@ impl ParseCache {
         // The map's lock is not held while parsing: other blobs parse in parallel.
         slot.get_or_init(|| Arc::new(yaml::parse_stream(bytes, opts)))
             .clone()
+    }
+
+    fn memos(&self) -> std::sync::MutexGuard<'_, MemoMap> {
+        self.memos.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, StreamMap> {
@@ -561,6 +575,58 @@ impl<'a> Files<'a> {
         Ok(snapshot)
     }
 
+    /// `compute`'s result for `key` (which must name everything the result depends on
+    /// besides the files it reads), computed once for each set of inputs and shared between
+    /// the targets of a run: a result whose read set is unchanged in this view's snapshot
+    /// (the check the render cache makes) is reused. Either way its reads join this view's
+    /// read set, so a target that uses it is rendered again when they change. Nothing is
+    /// kept while a file is replaced ([`Files::with_replaced`]).
+    pub fn memoized<T: Clone + Send + Sync + 'static>(
+        &self,
+        key: &str,
+        compute: impl FnOnce(&Files) -> T,
+    ) -> T {
+        if !self.replacements().is_empty() {
+            return compute(self);
+        }
+        let known: Vec<Memo> = self.cache.memos().get(key).cloned().unwrap_or_default();
+        for (read_set, value) in known {
+            if let Some(value) = value.downcast_ref::<T>() {
+                if read_set.unchanged_in(self.snapshot) {
+                    self.replay(&read_set);
+                    return value.clone();
+                }
+            }
+        }
+        let view = Files::new(self.snapshot, self.cache);
+        let value = compute(&view);
+        let read_set = view.into_read_set();
+        self.replay(&read_set);
+        if !read_set.partial {
+            let mut memos = self.cache.memos();
+            let versions = memos.entry(key.to_string()).or_default();
+            if versions.len() >= MEMO_VERSIONS {
+                versions.remove(0);
+            }
+            versions.push((Arc::new(read_set), Arc::new(value.clone())));
+        }
+        value
+    }
+
+    /// Records the reads of `read_set` as this view's own.
+    fn replay(&self, read_set: &ReadSet) {
+        let mut mine = self.record();
+        mine.files
+            .extend(read_set.files.iter().map(|(p, id)| (p.clone(), *id)));
+        mine.dirs
+            .extend(read_set.dirs.iter().map(|(p, h)| (p.clone(), *h)));
+        mine.kinds
+            .extend(read_set.kinds.iter().map(|(p, k)| (p.clone(), *k)));
+        mine.remote
+            .extend(read_set.remote.iter().map(|(k, v)| (k.clone(), v.clone())));
+        mine.partial |= read_set.partial;
+    }
+
     /// A file view of another snapshot (a fetched repository) that shares this run's parse
     /// cache and fetch store; what it reads is in its own read set, not this one's.
     pub fn sibling<'b>(&self, snapshot: &'b dyn Snapshot) -> Files<'b>
@@ -656,6 +722,37 @@ pub fn yaml_finding(e: &YamlError, path: &RepoPath) -> Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A memo is computed once for a set of inputs, reused by any view whose snapshot has
+    /// them unchanged (their reads recorded there too), and computed again where one differs.
+    #[test]
+    fn a_memo_is_reused_only_where_its_inputs_are_unchanged() {
+        let path = RepoPath::new("apps/kustomization.yaml").unwrap();
+        let snapshot = |text: &str| {
+            let mut s = crate::source::MemorySnapshot::new();
+            s.add_file(&path, text.as_bytes());
+            s
+        };
+        let (base, same, changed) = (snapshot("a"), snapshot("a"), snapshot("b"));
+        let cache = ParseCache::default();
+        let computed = std::sync::atomic::AtomicUsize::new(0);
+        let memo = |s: &crate::source::MemorySnapshot| {
+            let files = Files::new(s, &cache);
+            let value = files.memoized("test", |f| {
+                computed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                f.read(&path).map(|b| b.to_vec()).unwrap_or_default()
+            });
+            (value, files.into_read_set())
+        };
+        let count = || computed.load(std::sync::atomic::Ordering::SeqCst);
+        let (first, first_reads) = memo(&base);
+        assert_eq!((first, count()), (b"a".to_vec(), 1));
+        let (again, reads) = memo(&same);
+        assert_eq!((again, count()), (b"a".to_vec(), 1), "reused");
+        assert_eq!(reads, first_reads, "the reuse records the memo's reads");
+        let (other, _) = memo(&changed);
+        assert_eq!((other, count()), (b"b".to_vec(), 2), "an input changed");
+    }
 
     #[test]
     fn the_documents_cache_drops_the_least_recently_used_parse_over_its_budget() {

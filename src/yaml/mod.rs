@@ -14,8 +14,8 @@ pub use crate::go::float::{format_g, format_json};
 pub use frozen::Frozen;
 pub use node::{Node, NodeKind, Scalar, ScalarStyle, Span};
 pub use parse::{
-    parse_first, parse_one, parse_stream, DuplicateKeys, Limits, Otherwise, ParseOptions,
-    YamlError, YamlErrorKind,
+    parse_first, parse_one, parse_stream, DuplicateKey, DuplicateKeys, Limits, Otherwise,
+    ParseOptions, YamlError, YamlErrorKind,
 };
 pub use resolve::{
     plain_is_surely_string, plain_tag, resolve_plain, resolve_scalar, Dialect, Resolved,

@@ -81,6 +81,26 @@ pub struct YamlError {
     /// which is what kustomize and Helm print. Its line is go-yaml's, not always where the
     /// problem is: `span` is.
     pub go_message: Option<String>,
+    /// For a key given twice, the key and where its mapping first defines it.
+    pub duplicate: Option<DuplicateKey>,
+}
+
+/// A key a mapping gives twice: the key and where it is first defined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The key as written (`<complex key>` when it is not a scalar).
+    pub key: String,
+    /// Where the mapping first defines the key.
+    pub first: Span,
+}
+
+impl DuplicateKey {
+    fn message(&self) -> String {
+        format!(
+            "mapping key {:?} already defined at line {}",
+            self.key, self.first.line
+        )
+    }
 }
 
 fn location(span: Span) -> String {
@@ -111,6 +131,23 @@ impl YamlError {
             message: message.into(),
             span,
             go_message: None,
+            duplicate: None,
+        }
+    }
+
+    /// Moves the error `lines` lines down, for a document parsed on its own out of a larger
+    /// file: its position and, for a duplicate key, the line of the first definition (both
+    /// then count in the file). `go_message` keeps go-yaml's own lines, as the reference
+    /// tools print them.
+    pub fn shift_lines(&mut self, lines: u32) {
+        if self.span.is_known() {
+            self.span.line += lines;
+        }
+        if let Some(d) = &mut self.duplicate {
+            if d.first.is_known() {
+                d.first.line += lines;
+            }
+            self.message = d.message();
         }
     }
 }
@@ -514,16 +551,17 @@ impl<'o> Builder<'o> {
                                 }
                         ) && !last_wins;
                         if error && self.duplicate.is_none() {
-                            let message = format!(
-                                "mapping key {:?} already defined at line {}",
-                                key.as_str().unwrap_or("<complex key>"),
-                                first.span.line
-                            );
-                            self.duplicate = Some(YamlError::new(
+                            let duplicate = DuplicateKey {
+                                key: key.as_str().unwrap_or("<complex key>").to_string(),
+                                first: first.span,
+                            };
+                            let mut e = YamlError::new(
                                 YamlErrorKind::DuplicateKey,
                                 key.span,
-                                message,
-                            ));
+                                duplicate.message(),
+                            );
+                            e.duplicate = Some(duplicate);
+                            self.duplicate = Some(e);
                         }
                         if last_wins {
                             // Without merge keys the first equal key is the one found.

@@ -435,6 +435,138 @@ fn explain_says_which_generator_and_parameters_make_an_application() {
     );
 }
 
+/// The ids `kdelta list` prints, one a line.
+fn listed_ids(env: &TestEnv) -> Vec<String> {
+    env.kdelta(&["list"])
+        .success()
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .collect()
+}
+
+/// An ApplicationSet template with placeholders, listed by a base kustomization that overlays
+/// patch (testdata/argocd/17-…): the template is no target of its own, so nothing expands its
+/// placeholders; each overlay's ApplicationSet is, as the overlay builds it.
+#[test]
+fn an_applicationset_template_a_kustomization_lists_is_no_target_of_its_own() {
+    let env = TestEnv::new();
+    env.copy_testdata("argocd/17-appset-template-filled-by-overlays/repo", "");
+    env.commit("appset template and overlays");
+    let ids = listed_ids(&env);
+    for id in [
+        "appset:argocd-appsets/prod",
+        "appset:argocd-appsets/prod#apps-prod",
+        "appset:argocd-appsets/staging#apps-staging",
+        "app:argocd/web-prod",
+        "app:argocd/api-prod",
+        "app:argocd/web-staging",
+    ] {
+        assert!(ids.iter().any(|i| i == id), "{id} missing from {ids:?}");
+    }
+    assert!(
+        ids.iter()
+            .all(|i| !i.contains("appset.yaml") && !i.contains("PLACEHOLDER")),
+        "{ids:?}"
+    );
+    // The base that lists the template is built as part of its overlays only.
+    assert!(
+        !ids.iter().any(|i| i == "appset:argocd-appsets/template"),
+        "{ids:?}"
+    );
+    let check = env.kdelta(&["check", "--color", "never"]).success();
+    assert!(!check.stdout.contains("error["), "{}", check.stdout);
+    // An ApplicationSet's render prints the Applications it generates.
+    env.kdelta(&["render", "appset:argocd-appsets/staging#apps-staging"])
+        .success()
+        .stdout_has("  name: web-staging\n")
+        .stdout_has("    path: apps/web/overlays/staging\n");
+}
+
+/// An app of apps whose source is a kustomization listing Application manifests (renamed by
+/// its namePrefix): each Application is one target, as the kustomization builds it, rendering
+/// what it deploys — not also a child of the root, nor the manifest as written.
+#[test]
+fn applications_an_app_of_apps_kustomization_lists_are_one_target_each() {
+    let env = TestEnv::new();
+    let app = |name: &str, path: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: argocd\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: {path}\n  destination:\n    namespace: {name}\n")
+    };
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/gitops.git]\nargocd:\n  tracking: none\n",
+    )
+    .write("argocd/root.yaml", app("root", "apps"))
+    .write(
+        "apps/kustomization.yaml",
+        "namePrefix: team-\nresources:\n- billing.yaml\n- search.yaml\n",
+    )
+    .write("apps/billing.yaml", app("billing", "services/billing"))
+    // After a comment, a separator and another object: the Application is known by where
+    // its document starts, which kustomize (one document at a time) and a whole-file read
+    // must agree on.
+    .write(
+        "apps/search.yaml",
+        format!(
+            "# the search team\n---\n{}---\n\n{}",
+            config_map("search-settings", "1"),
+            app("search", "services/search")
+        ),
+    )
+    .write("services/billing/cm.yaml", config_map("billing", "1"))
+    .write("services/search/cm.yaml", config_map("search", "1"));
+    env.commit("app of apps");
+    let ids = listed_ids(&env);
+    let apps: Vec<&String> = ids.iter().filter(|i| i.starts_with("app:")).collect();
+    assert_eq!(
+        apps,
+        [
+            "app:argocd/root.yaml#root",
+            "app:apps#team-billing",
+            "app:apps#team-search"
+        ],
+        "{ids:?}"
+    );
+    env.kdelta(&["render", "app:apps#team-search"])
+        .success()
+        .stdout_has("kind: Application\nmetadata:\n  name: team-search\n")
+        .stdout_has("kind: ConfigMap\nmetadata:\n  name: search\n");
+}
+
+/// A component's resources are the kustomization's that uses it: an Application a component
+/// lists is a target through that kustomization.
+#[test]
+fn an_application_a_component_lists_is_a_target_of_the_kustomization_using_it() {
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/gitops.git]\n",
+    )
+    .write(
+        "clusters/prod/kustomization.yaml",
+        "components:\n- ../../components/monitoring\nnamespace: argocd\n",
+    )
+    .write(
+        "components/monitoring/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n- app.yaml\n",
+    )
+    .write(
+        "components/monitoring/app.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: monitoring\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: services/monitoring\n",
+    )
+    .write("services/monitoring/cm.yaml", config_map("monitoring", "1"));
+    env.commit("a component with an Application");
+    let ids = listed_ids(&env);
+    assert!(
+        ids.iter().any(|i| i == "app:clusters/prod#monitoring"),
+        "{ids:?}"
+    );
+    assert!(
+        !ids.iter().any(|i| i.contains("components/monitoring")),
+        "{ids:?}"
+    );
+}
+
 #[test]
 fn explain_says_in_one_line_why_an_applications_output_is_incomplete() {
     let env = TestEnv::new();

@@ -452,3 +452,132 @@ fn explain_follows_an_object_through_bases_components_patches_and_transformers()
         .code(2)
         .stderr_has("no rendered object matches \"Service/web\"");
 }
+
+/// A key given twice in the second object of a file whose first object has the same key: the
+/// error names the duplicate and the first definition by their lines in the file (go-yaml,
+/// which reads one object at a time, counts both from the object's first line).
+#[test]
+fn a_duplicate_key_in_a_later_object_names_lines_of_the_file() {
+    let env = TestEnv::new();
+    env.copy_testdata(
+        "kustomize/105-error-duplicate-key-in-a-later-document/in",
+        "app",
+    );
+    env.commit("duplicate key");
+    let out = env.kdelta(&["check", "--format", "json"]).code(1);
+    let report = out.json();
+    let errors: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "yaml.duplicate-key" && f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", out.stdout);
+    assert_eq!(errors[0]["file"], "app/workers.yaml");
+    assert_eq!(errors[0]["line"], 18);
+    assert_eq!(
+        errors[0]["message"],
+        "mapping key \"labels\" already defined at line 14"
+    );
+}
+
+/// A patch on an object of a helmCharts chart that is neither vendored nor fetched cannot
+/// apply: like a patch on an unfetched remote base, it makes the output incomplete (a
+/// notice), not wrong (testdata/kustomize-incomplete/01-patch-on-a-chart-not-fetched).
+#[test]
+fn a_patch_on_a_chart_not_fetched_is_a_notice_not_an_error() {
+    let env = TestEnv::new();
+    env.copy_testdata(
+        "kustomize-incomplete/01-patch-on-a-chart-not-fetched/in",
+        "apps/dashboard",
+    );
+    env.commit("chart not fetched");
+    let out = env
+        .kdelta(&["check", "--color", "never", "--format", "json"])
+        .success();
+    let report = out.json();
+    let findings = report["findings"].as_array().unwrap();
+    let rules: Vec<(&str, &str)> = findings
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["severity"].as_str().unwrap()))
+        .collect();
+    assert!(
+        rules.contains(&("kustomize.helm.not-fetched", "notice")),
+        "{rules:?}"
+    );
+    let patch = findings
+        .iter()
+        .find(|f| f["rule"] == "kustomize.patch")
+        .unwrap_or_else(|| panic!("no kustomize.patch finding: {rules:?}"));
+    assert_eq!(patch["severity"], "notice");
+    assert_eq!(patch["incomplete"], true);
+    assert!(
+        patch["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the build cannot complete without the remote inputs it did not fetch"),
+        "{patch}"
+    );
+    assert!(rules.iter().all(|(_, s)| *s != "error"), "{rules:?}");
+    assert_eq!(report["targets"][0]["incomplete"], true);
+    env.kdelta(&["check", "--strict"]).code(1);
+}
+
+/// A patch on an object of a remote base that is not fetched is left out, and the rest of the
+/// build renders: the local objects, transformed (testdata/kustomize-incomplete/02-…). The
+/// target is incomplete, which only notices say: `check` passes, `render` prints nothing
+/// unless `--allow-incomplete`.
+#[test]
+fn a_patch_on_a_remote_base_not_fetched_leaves_the_local_objects_rendered() {
+    let env = TestEnv::new();
+    env.copy_testdata(
+        "kustomize-incomplete/02-patch-on-a-remote-base-not-fetched/in",
+        "",
+    );
+    env.commit("remote base not fetched");
+    let check = env
+        .kdelta(&["check", "--color", "never"])
+        .success()
+        .stdout_has("notice[kustomize.patch] overlays/prod/kustomization.yaml:13:3")
+        .stdout_has("kustomize:overlays/prod (unchanged, incomplete)");
+    assert!(!check.stdout.contains("error["), "{}", check.stdout);
+    env.kdelta(&["render", "overlays/prod"]).code(1);
+    let expected =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "testdata/kustomize-incomplete/02-patch-on-a-remote-base-not-fetched/expected.yaml",
+        ))
+        .unwrap();
+    let render = env
+        .kdelta(&["render", "--allow-incomplete", "overlays/prod"])
+        .success();
+    assert_eq!(render.stdout, expected);
+}
+
+/// Only a failure that a missing object can cause (a patch that matches nothing) becomes a
+/// notice once a remote input was skipped: a patch file that is not there is the
+/// repository's own error, whatever else is missing.
+#[test]
+fn a_local_error_stays_an_error_after_a_remote_base_is_skipped() {
+    let env = TestEnv::new();
+    env.write(
+        "app/kustomization.yaml",
+        "resources:\n- https://github.com/example-org/platform-manifests//api?ref=v1\n- cm.yaml\npatches:\n- path: missing-patch.yaml\n",
+    )
+    .write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n",
+    );
+    env.commit("a patch file that is not there");
+    let out = env.kdelta(&["check", "--color", "never"]).code(1);
+    assert!(
+        out.stdout.contains("error[kustomize.file-not-found]"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("notice[kustomize.remote-resource] app/kustomization.yaml:2:3"),
+        "{}",
+        out.stdout
+    );
+}

@@ -74,6 +74,29 @@ impl TestEnv {
         self
     }
 
+    /// Copies the tree `testdata/from` of this project into `repo/to` (`""` for the top).
+    pub fn copy_testdata(&self, from: &str, to: &str) -> &TestEnv {
+        fn copy(from: &Path, to: &Path) {
+            std::fs::create_dir_all(to).expect("mkdir");
+            for e in std::fs::read_dir(from)
+                .expect("read a testdata directory")
+                .flatten()
+            {
+                let dest = to.join(e.file_name());
+                if e.file_type().expect("file type").is_dir() {
+                    copy(&e.path(), &dest);
+                } else {
+                    std::fs::copy(e.path(), &dest).expect("copy");
+                }
+            }
+        }
+        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata")
+            .join(from);
+        copy(&from, &self.repo().join(to));
+        self
+    }
+
     /// Deletes `repo/rel` (a file or a whole directory).
     pub fn remove(&self, rel: &str) -> &TestEnv {
         let path = self.repo().join(rel);

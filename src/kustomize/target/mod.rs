@@ -149,6 +149,44 @@ impl Builder {
         }
     }
 
+    /// True once the build has gone on without an input it did not have: a remote base or
+    /// file, a helmCharts chart neither vendored nor fetched, a fetch that failed (each is a
+    /// finding marked incomplete).
+    pub fn skipped_inputs(&self) -> bool {
+        self.findings.iter().any(|f| f.incomplete)
+    }
+
+    /// Runs a step that looks objects up: a patch, a replacement, a merge or replace
+    /// generator, a replica count. Once the build has gone on without an input, such a step
+    /// may fail only because what it looks for is in that input (a patch on an object of a
+    /// remote base; see [`may_follow_from_skipped_inputs`]): kdelta cannot tell, so the step
+    /// is left out, the objects stay as they were before it, and a notice marks the output
+    /// incomplete; the local objects and every other step still render. Any other failure,
+    /// and any failure without a skipped input, stops the build as in kustomize.
+    pub(crate) fn lookup_step(
+        &mut self,
+        acc: &mut Acc,
+        step: impl FnOnce(&mut Builder, &mut Acc) -> Result<(), KError>,
+    ) -> Result<(), KError> {
+        if !self.skipped_inputs() {
+            return step(self, acc);
+        }
+        let before = acc.rm.clone();
+        if let Err(e) = step(self, acc) {
+            if !may_follow_from_skipped_inputs(&e) {
+                return Err(e);
+            }
+            acc.rm = before;
+            let mut f = without_inputs(e);
+            f.help = Some(
+                "kdelta rendered the rest without this step; run `kdelta fetch` (or add --fetch) to render it whole"
+                    .to_string(),
+            );
+            self.findings.push(f);
+        }
+        Ok(())
+    }
+
     /// kustomize `accumulateTarget`: resources, configurations, generators, components,
     /// transformers, vars — in that order.
     pub fn accumulate_target(&mut self, kt: &Kt, mut acc: Acc) -> Result<Acc, KError> {
@@ -225,25 +263,29 @@ impl Builder {
                 file: kt.file.clone(),
                 span,
             };
-            let mut warnings = Vec::new();
-            let res = generate::generate(&kt.ldr, kind, args, opts.as_ref(), origin, &mut warnings)
-                .map_err(|e| kt.err_at(e, field, Some(i)))?;
-            self.generator_warnings(&kt.file, span, warnings);
-            let mut rm = ResMap::new();
-            rm.append(res)?;
-            let gen_kind = match kind {
-                GenKind::ConfigMap => "ConfigMapGenerator",
-                GenKind::Secret => "SecretGenerator",
-            };
-            if let Some(o) = kt.builtin_origin(gen_kind) {
-                origin::add_origin(&mut rm, &o);
-            }
-            acc.rm.absorb_all(rm).map_err(|e| {
-                kt.err_at(
-                    e.context(format!("merging from generator {}", args.name)),
-                    field,
-                    Some(i),
-                )
+            // A merge or replace generator looks up the object it changes.
+            self.lookup_step(acc, |b, acc| {
+                let mut warnings = Vec::new();
+                let res =
+                    generate::generate(&kt.ldr, kind, args, opts.as_ref(), origin, &mut warnings)
+                        .map_err(|e| kt.err_at(e, field, Some(i)))?;
+                b.generator_warnings(&kt.file, span, warnings);
+                let mut rm = ResMap::new();
+                rm.append(res)?;
+                let gen_kind = match kind {
+                    GenKind::ConfigMap => "ConfigMapGenerator",
+                    GenKind::Secret => "SecretGenerator",
+                };
+                if let Some(o) = kt.builtin_origin(gen_kind) {
+                    origin::add_origin(&mut rm, &o);
+                }
+                acc.rm.absorb_all(rm).map_err(|e| {
+                    kt.err_at(
+                        e.context(format!("merging from generator {}", args.name)),
+                        field,
+                        Some(i),
+                    )
+                })
             })?;
         }
         self.inflate_helm_charts(kt, acc)?;
@@ -263,7 +305,7 @@ impl Builder {
                 origin::add_transformation(rm, &o);
             }
         };
-        self.run_patches_strategic_merge(kt, acc)?;
+        self.lookup_step(acc, |b, acc| b.run_patches_strategic_merge(kt, acc))?;
         if k.patches_strategic_merge
             .as_ref()
             .is_some_and(|p| !p.is_empty())
@@ -278,7 +320,7 @@ impl Builder {
             );
         }
         for (i, entry) in k.patches.iter().enumerate() {
-            self.run_patch(kt, acc, entry, i)?;
+            self.lookup_step(acc, |b, acc| b.run_patch(kt, acc, entry, i))?;
             record(&mut acc.rm, "PatchTransformer");
             self.traced(kt, "patches", Some(i), &format!("patches[{i}]"), &acc.rm);
         }
@@ -388,7 +430,7 @@ impl Builder {
             )?;
         }
         for (i, entry) in k.patches_json6902.iter().flatten().enumerate() {
-            self.run_legacy_json6902(kt, acc, entry, i)?;
+            self.lookup_step(acc, |b, acc| b.run_legacy_json6902(kt, acc, entry, i))?;
             record(&mut acc.rm, "PatchJson6902Transformer");
             let what = format!("patchesJson6902[{i}]");
             self.traced(kt, "patchesJson6902", Some(i), &what, &acc.rm);
@@ -398,14 +440,16 @@ impl Builder {
                 replica: Cow::Borrowed(r),
                 specs: Cow::Borrowed(&tc.replicas),
             });
-            self.run_field_builtin(
-                kt,
-                acc,
-                &t,
-                "ReplicaCountTransformer",
-                ("replicas", Some(i)),
-                rules::KUSTOMIZE_REPLICAS,
-            )?;
+            self.lookup_step(acc, |b, acc| {
+                b.run_field_builtin(
+                    kt,
+                    acc,
+                    &t,
+                    "ReplicaCountTransformer",
+                    ("replicas", Some(i)),
+                    rules::KUSTOMIZE_REPLICAS,
+                )
+            })?;
         }
         for (i, image) in k.images.iter().enumerate() {
             let t = Transformer::ImageTag(images::Config {
@@ -484,4 +528,36 @@ impl Builder {
             ));
         }
     }
+}
+
+/// The failures an object missing from the build causes: a patch, a merge or replace
+/// generator, a replica count or a var that finds nothing to change, a replacement whose
+/// source or target (or the field a skipped patch would have set) is not there. Once an input
+/// was skipped, such a failure may be for want of it. A file that is not there, a load
+/// restrictor or a YAML error is the repository's own and stays an error.
+const FOR_WANT_OF_AN_OBJECT: [Rule; 7] = [
+    rules::KUSTOMIZE_PATCH,
+    rules::KUSTOMIZE_GENERATOR_NO_BASE,
+    rules::KUSTOMIZE_REPLICAS,
+    rules::KUSTOMIZE_VARS,
+    rules::KUSTOMIZE_REPLACEMENT_SOURCE_NOT_FOUND,
+    rules::KUSTOMIZE_REPLACEMENT_SOURCE_FIELD_MISSING,
+    rules::KUSTOMIZE_REPLACEMENT_TARGET_NOT_FOUND,
+];
+
+/// True when `e` may be caused by an object of an input the build went on without.
+pub fn may_follow_from_skipped_inputs(e: &KError) -> bool {
+    FOR_WANT_OF_AN_OBJECT.contains(&e.rule)
+}
+
+/// An error that may follow from inputs the build went on without (a patch whose object is in
+/// a remote base that is not fetched): a notice that the output is incomplete, not an error.
+pub fn without_inputs(e: KError) -> Finding {
+    let mut f = e.into_finding().incomplete();
+    f.severity = crate::finding::Severity::Notice;
+    f.message = format!(
+        "the build cannot complete without the remote inputs it did not fetch: {}",
+        f.message
+    );
+    f
 }

@@ -32,18 +32,23 @@ impl Builder {
             list.extend(loaded.into_iter().map(|r| (i, r)));
         }
         for (i, r) in &list {
-            let warnings = replacement::apply(&mut acc.rm, r)
-                .map_err(|e| kt.err_at(KError::new(e.rule, e.message), "replacements", Some(*i)))?;
-            let span = kt.span("replacements", Some(*i));
-            for w in warnings {
-                self.findings.push(
-                    crate::finding::Finding::warning(
-                        rules::KUSTOMIZE_REPLACEMENT_VERSION_DIVERGENCE,
-                        w,
-                    )
-                    .at(kt.file.to_string(), span.line, span.column),
-                );
-            }
+            // A replacement looks up its source and targets.
+            self.lookup_step(acc, |b, acc| {
+                let warnings = replacement::apply(&mut acc.rm, r).map_err(|e| {
+                    kt.err_at(KError::new(e.rule, e.message), "replacements", Some(*i))
+                })?;
+                let span = kt.span("replacements", Some(*i));
+                for w in warnings {
+                    b.findings.push(
+                        crate::finding::Finding::warning(
+                            rules::KUSTOMIZE_REPLACEMENT_VERSION_DIVERGENCE,
+                            w,
+                        )
+                        .at(kt.file.to_string(), span.line, span.column),
+                    );
+                }
+                Ok(())
+            })?;
         }
         Ok(())
     }
