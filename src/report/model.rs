@@ -137,23 +137,29 @@ impl AppCoverage {
     }
 }
 
-/// The reason class of a finding that makes an output incomplete, for the coverage counts.
+/// The reason class of a finding that makes an output incomplete, for the coverage counts:
+/// by its rule, and for the rules that cover several reasons, by what its message says.
 pub fn incomplete_class(f: &Finding) -> &'static str {
     let m = f.message.as_str();
+    let not_fetched = "remote source not fetched";
     match f.rule.id {
         "flux.not-rendered" => "Flux objects",
         "appset.generator.offline" => "generator needs a cluster or the network",
-        id if id.starts_with("fetch.") => "fetch failed",
-        _ if m.contains("not in kdelta's cache")
-            || m.contains("not fetched")
-            || m.contains("did not fetch")
-            || m.contains("not found in charts/") =>
-        {
-            "remote source not fetched"
+        "kustomize.helm.not-fetched" | "helm.dependency.missing" | "kustomize.remote-resource" => {
+            not_fetched
         }
-        _ if m.contains("plugin") => "config management plugin",
+        id if id.starts_with("fetch.") => "fetch failed",
+        _ if m.contains("not in kdelta's cache") || m.contains("did not fetch") => not_fetched,
+        _ if m.contains("config management plugin")
+            || m.contains("the plugin")
+            || m.contains("envsubst")
+            || m.contains("helm-secrets") =>
+        {
+            "config management plugin"
+        }
         _ if m.contains("Jsonnet") || m.contains("jsonnet") => "Jsonnet",
         _ if m.contains("ARGOCD_APP_REVISION") => "revision variable",
+        _ if m.contains("at URLs") => "value files at URLs",
         id => id,
     }
 }
@@ -192,5 +198,61 @@ impl Report {
                 TargetStatus::Added | TargetStatus::Removed | TargetStatus::Modified
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::rules;
+
+    #[test]
+    fn incomplete_findings_are_counted_by_reason() {
+        let class = |rule, message: &str| incomplete_class(&Finding::notice(rule, message));
+        let not_fetched = "remote source not fetched";
+        assert_eq!(
+            class(
+                rules::KUSTOMIZE_HELM_NOT_FETCHED,
+                "helm chart 'intel-device-plugins-gpu' is neither in charts/ nor in kdelta's cache"
+            ),
+            not_fetched
+        );
+        assert_eq!(
+            class(
+                rules::KUSTOMIZE_PATCH,
+                "the build cannot complete without the remote inputs it did not fetch: …"
+            ),
+            not_fetched
+        );
+        assert_eq!(
+            class(
+                rules::APP_SOURCE_NOT_RENDERED,
+                "Application web: the plugin pipes the manifests through `yq`"
+            ),
+            "config management plugin"
+        );
+        assert_eq!(
+            class(
+                rules::APP_SOURCE_NOT_RENDERED,
+                "Application web deploys chart x 1.0 from https://r; it is not in kdelta's cache"
+            ),
+            not_fetched
+        );
+        assert_eq!(
+            class(rules::FLUX_NOT_RENDERED, "Kustomization apps: …"),
+            "Flux objects"
+        );
+        let mut c = AppCoverage {
+            complete: 3,
+            incomplete: 3,
+            reasons: [("b".to_string(), 1), ("a".to_string(), 2)].into(),
+        };
+        assert_eq!(c.line(), "3 complete, 3 incomplete (2 a, 1 b)");
+        c.add(&AppCoverage {
+            complete: 1,
+            incomplete: 1,
+            reasons: [("b".to_string(), 1)].into(),
+        });
+        assert_eq!(c.line(), "4 complete, 4 incomplete (2 a, 2 b)");
     }
 }
