@@ -32,9 +32,13 @@ pub(super) struct Built {
 /// Builds the kustomization in `dir`; a build that fails is a notice (the kustomize target
 /// reports the error itself). Every target made from the kustomization needs its build:
 /// one build serves them all while its inputs are unchanged.
-fn build(files: &Files, dir: &RepoPath, opts: &Options) -> Result<Built, Finding> {
+/// Shared, not copied: every target made from the kustomization takes its manifest from the
+/// one build, and a copy per target would cost the square of their number.
+fn build(files: &Files, dir: &RepoPath, opts: &Options) -> std::sync::Arc<Result<Built, Finding>> {
     let key = format!("appset::kustomized {dir} {:?}", opts.kustomize);
-    files.memoized(&key, |files| build_now(files, dir, opts))
+    files.memoized(&key, |files| {
+        std::sync::Arc::new(build_now(files, dir, opts))
+    })
 }
 
 fn build_now(files: &Files, dir: &RepoPath, opts: &Options) -> Result<Built, Finding> {
@@ -82,16 +86,17 @@ fn build_now(files: &Files, dir: &RepoPath, opts: &Options) -> Result<Built, Fin
 
 /// The targets the kustomization in `dir` makes: one per Argo CD manifest.
 pub(super) fn expand(files: &Files, dir: &RepoPath, opts: &Options) -> Vec<Spec> {
-    let Ok(built) = build(files, dir, opts) else {
+    let built = build(files, dir, opts);
+    let Ok(built) = built.as_ref() else {
         return Vec::new();
     };
     built
         .manifests
-        .into_iter()
+        .iter()
         .map(|m| Spec::Built {
             dir: dir.clone(),
             kind: m.kind,
-            name: m.name,
+            name: m.name.clone(),
         })
         .collect()
 }
@@ -99,16 +104,17 @@ pub(super) fn expand(files: &Files, dir: &RepoPath, opts: &Options) -> Vec<Spec>
 /// The render of [`Spec::Kustomized`]: the manifests as the kustomization builds them,
 /// printed (each is a target of its own, and the kustomize target holds them as objects).
 pub(super) fn render(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<Details> {
-    let built = match build(files, dir, opts) {
+    let built = build(files, dir, opts);
+    let built = match built.as_ref() {
         Ok(b) => b,
-        Err(f) => return EngineOutput::new(Vec::new(), vec![f], true),
+        Err(f) => return EngineOutput::new(Vec::new(), vec![f.clone()], true),
     };
     let values: Vec<serde_json::Value> = built
         .manifests
         .iter()
         .filter_map(|m| yaml::to_value(&m.node, Dialect::Yaml12).ok())
         .collect();
-    let mut out = EngineOutput::new(Vec::new(), built.incomplete, true);
+    let mut out = EngineOutput::new(Vec::new(), built.incomplete.clone(), true);
     out.printed = Some(yaml::emit::to_stream(values.iter()));
     out
 }
@@ -122,11 +128,13 @@ pub(super) fn find(
     name: &str,
     opts: &Options,
 ) -> Result<(BuiltManifest, Vec<Finding>), Finding> {
-    let built = build(files, dir, opts)?;
+    let built = build(files, dir, opts);
+    let built = built.as_ref().as_ref().map_err(Clone::clone)?;
     let found = built
         .manifests
-        .into_iter()
+        .iter()
         .find(|m| m.kind == kind && m.name == name)
+        .cloned()
         .ok_or_else(|| {
             Finding::error(
                 rules::APP_SOURCE_INVALID,
@@ -137,5 +145,5 @@ pub(super) fn find(
             )
             .in_file(dir.to_string())
         })?;
-    Ok((found, built.incomplete))
+    Ok((found, built.incomplete.clone()))
 }

@@ -66,7 +66,14 @@ fn listing_digest(entries: &[DirEntry]) -> u64 {
 type ParsedStream = Arc<Result<Vec<Node>, YamlError>>;
 
 /// A result derived from many files, with the read set it was computed from.
-type Memo = (Arc<ReadSet>, Arc<dyn std::any::Any + Send + Sync>);
+/// A memoized value with its read set, and the snapshots (by address; they outlive the run's
+/// cache) in which that read set is known unchanged: checked once per snapshot, not once per
+/// target that asks.
+type Memo = (
+    Arc<ReadSet>,
+    Arc<dyn std::any::Any + Send + Sync>,
+    Arc<Mutex<Vec<usize>>>,
+);
 /// Memos by key, a few versions each (a run reads two revisions, and the fetch step others).
 type MemoMap = HashMap<String, Vec<Memo>>;
 
@@ -589,10 +596,16 @@ impl<'a> Files<'a> {
         if !self.replacements().is_empty() {
             return compute(self);
         }
+        let here = self.snapshot as *const dyn Snapshot as *const u8 as usize;
         let known: Vec<Memo> = self.cache.memos().get(key).cloned().unwrap_or_default();
-        for (read_set, value) in known {
+        for (read_set, value, verified) in known {
             if let Some(value) = value.downcast_ref::<T>() {
-                if read_set.unchanged_in(self.snapshot) {
+                let mut verified = verified.lock().unwrap_or_else(|p| p.into_inner());
+                if verified.contains(&here) || read_set.unchanged_in(self.snapshot) {
+                    if !verified.contains(&here) {
+                        verified.push(here);
+                    }
+                    drop(verified);
                     self.replay(&read_set);
                     return value.clone();
                 }
@@ -608,7 +621,11 @@ impl<'a> Files<'a> {
             if versions.len() >= MEMO_VERSIONS {
                 versions.remove(0);
             }
-            versions.push((Arc::new(read_set), Arc::new(value.clone())));
+            versions.push((
+                Arc::new(read_set),
+                Arc::new(value.clone()),
+                Arc::new(Mutex::new(vec![here])),
+            ));
         }
         value
     }

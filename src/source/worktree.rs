@@ -16,6 +16,12 @@ pub struct WorktreeSnapshot {
     root: PathBuf,
     max_file_size: u64,
     files: RwLock<HashMap<RepoPath, Bytes>>,
+    /// Object ids computed so far: the render cache asks for the same file's id once per
+    /// target that read it, and hashing it again each time made many targets reading one
+    /// kustomization cost the square of their number.
+    ids: RwLock<HashMap<RepoPath, Option<ObjectId>>>,
+    /// What each path asked about was (resolving links takes a call per component).
+    kinds: RwLock<HashMap<RepoPath, EntryKind>>,
 }
 
 /// Where a repository path leads on disk.
@@ -42,6 +48,8 @@ impl WorktreeSnapshot {
             root: canonical,
             max_file_size: MAX_FILE_SIZE,
             files: RwLock::default(),
+            ids: RwLock::default(),
+            kinds: RwLock::default(),
         })
     }
 
@@ -155,16 +163,26 @@ impl Snapshot for WorktreeSnapshot {
     }
 
     fn kind(&self, path: &RepoPath) -> EntryKind {
-        let Ok(target) = self.resolve(path) else {
-            return EntryKind::Missing;
-        };
+        if let Some(kind) = self
+            .kinds
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(path)
+        {
+            return *kind;
+        }
         // A FIFO, socket or device counts as a file, so that using it reports it: `read`
         // refuses it.
-        match fs::metadata(&target.disk) {
-            Ok(meta) if meta.is_dir() => EntryKind::Dir,
-            Ok(_) => EntryKind::File,
-            Err(_) => EntryKind::Missing,
-        }
+        let kind = match self.resolve(path).map(|t| fs::metadata(&t.disk)) {
+            Ok(Ok(meta)) if meta.is_dir() => EntryKind::Dir,
+            Ok(Ok(_)) => EntryKind::File,
+            _ => EntryKind::Missing,
+        };
+        self.kinds
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(path.clone(), kind);
+        kind
     }
 
     fn canonical(&self, path: &RepoPath) -> Result<RepoPath, SourceError> {
@@ -172,10 +190,19 @@ impl Snapshot for WorktreeSnapshot {
     }
 
     fn object_id(&self, path: &RepoPath) -> Option<ObjectId> {
-        if self.kind(path) != EntryKind::File {
-            return None;
+        if let Some(id) = self.ids.read().unwrap_or_else(|p| p.into_inner()).get(path) {
+            return *id;
         }
-        self.read(path).ok().map(|bytes| ObjectId::for_blob(&bytes))
+        let id = if self.kind(path) == EntryKind::File {
+            self.read(path).ok().map(|bytes| ObjectId::for_blob(&bytes))
+        } else {
+            None
+        };
+        self.ids
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(path.clone(), id);
+        id
     }
 
     fn describe(&self) -> String {
