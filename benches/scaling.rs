@@ -1,6 +1,7 @@
 //! The shapes that used to cost quadratic time, at growing sizes: one file of N documents, one
 //! mapping of N keys, N inline patches that each add a key to one ConfigMap, and a Go-template
-//! ApplicationSet generating N Applications. Time per element should stay flat as N grows; a
+//! ApplicationSet generating N Applications, N Applications one kustomization lists. Time per
+//! element should stay flat as N grows; a
 //! quadratic corner shows as time growing with N.
 //! Each input is generated once per size into a temporary directory; each iteration renders it
 //! with a fresh snapshot and parse cache.
@@ -201,5 +202,41 @@ fn discovery_of_manifests_kustomizations_list(bencher: Bencher, n: usize) {
         // manifests are one more target.
         assert_eq!(found.targets.len(), n + 2);
         found.targets.len()
+    });
+}
+
+/// N Applications, each in its own file, that one kustomization lists: every Application is a
+/// target taken from the kustomization's one build.
+fn applications_one_kustomization_lists(n: usize) -> Input {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir.path().join("repo");
+    let apps = root.join("apps");
+    std::fs::create_dir_all(&apps).expect("mkdir");
+    let mut resources = String::from("resources:\n");
+    for i in 0..n {
+        std::fs::write(
+            apps.join(format!("a{i}.yaml")),
+            format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a{i}\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://example.com/r.git\n    path: x\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: a{i}\n"),
+        )
+        .expect("write");
+        resources.push_str(&format!("- a{i}.yaml\n"));
+    }
+    std::fs::write(apps.join("kustomization.yaml"), resources).expect("write");
+    Input { _dir: dir, root }
+}
+
+#[divan::bench(args = [250, 500, 1_000], sample_count = 3)]
+fn applications_of_one_kustomization(bencher: Bencher, n: usize) {
+    let input = applications_one_kustomization_lists(n);
+    let config = kdelta::config::Config::default();
+    bencher.counter(n).bench(|| {
+        let snapshot = WorktreeSnapshot::new(input.root.clone()).expect("the input opens");
+        let cache = ParseCache::default();
+        let opts = RenderOptions::default();
+        let found = kdelta::discover::discover(&snapshot, &config);
+        let targets = kdelta::render::expand(&snapshot, found.targets, &opts, &cache).targets;
+        // The kustomization, its manifests' target, and the n Applications.
+        assert_eq!(targets.len(), n + 2);
+        kdelta::render::render_all(&snapshot, &targets, &opts, &cache).len()
     });
 }

@@ -101,12 +101,12 @@ pub fn summarize_pair(o: &PairOutcome, opts: &DiffOptions) -> TargetSummary {
                 base: o
                     .base
                     .as_ref()
-                    .map(|r| r.read_set.remote.clone())
+                    .map(|r| r.read_set.remote_sources())
                     .unwrap_or_default(),
                 head: o
                     .head
                     .as_ref()
-                    .map(|r| r.read_set.remote.clone())
+                    .map(|r| r.read_set.remote_sources())
                     .unwrap_or_default(),
             },
         },
@@ -308,7 +308,7 @@ pub fn single_report(
             changes: Vec::new(),
             sources: crate::report::RemoteSources {
                 base: Default::default(),
-                head: r.read_set.remote.clone(),
+                head: r.read_set.remote_sources(),
             },
         });
     }

@@ -27,13 +27,73 @@ pub struct ReadSet {
     /// True when the render stopped midway (a crash): the set may lack inputs, so it proves
     /// nothing and the target is rendered again at head.
     pub partial: bool,
+    /// The reads of memoized results this render used ([`Files::memoized`]), shared rather
+    /// than copied: many targets taking their part of one kustomization's build would
+    /// otherwise each hold, and check, all of its reads.
+    pub shared: Vec<Arc<SharedReads>>,
+}
+
+/// The read set of a memoized result, with the snapshots it is known unchanged in.
+#[derive(Debug, Default)]
+pub struct SharedReads {
+    pub reads: ReadSet,
+    /// Snapshots (by address; they outlive the run's cache) checked, and the answer.
+    checked: Mutex<Vec<(usize, bool)>>,
+}
+
+impl PartialEq for SharedReads {
+    fn eq(&self, other: &SharedReads) -> bool {
+        self.reads == other.reads
+    }
+}
+
+impl Eq for SharedReads {}
+
+impl SharedReads {
+    fn new(reads: ReadSet) -> SharedReads {
+        SharedReads {
+            reads,
+            checked: Mutex::default(),
+        }
+    }
+
+    /// [`ReadSet::unchanged_in`], checked once per snapshot.
+    pub fn unchanged_in(&self, snapshot: &dyn Snapshot) -> bool {
+        let here = snapshot as *const dyn Snapshot as *const u8 as usize;
+        let mut checked = self.checked.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, answer)) = checked.iter().find(|(s, _)| *s == here) {
+            return *answer;
+        }
+        let answer = self.reads.unchanged_in(snapshot);
+        checked.push((here, answer));
+        answer
+    }
+
+    /// Records that the read set holds in `snapshot` (where it was just computed).
+    fn holds_in(&self, snapshot: &dyn Snapshot) {
+        let here = snapshot as *const dyn Snapshot as *const u8 as usize;
+        self.checked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((here, true));
+    }
 }
 
 impl ReadSet {
+    /// The remote sources read, including those of the shared reads.
+    pub fn remote_sources(&self) -> BTreeMap<String, String> {
+        let mut out = self.remote.clone();
+        for s in &self.shared {
+            out.extend(s.reads.remote_sources());
+        }
+        out
+    }
+
     /// True when `snapshot` has exactly the same inputs, so a render there would give the same
     /// output. Conservative: anything it cannot prove equal counts as changed.
     pub fn unchanged_in(&self, snapshot: &dyn Snapshot) -> bool {
         !self.partial
+            && self.shared.iter().all(|s| s.unchanged_in(snapshot))
             && self.kinds.iter().all(|(p, k)| snapshot.kind(p) == *k)
             && self.dirs.iter().all(|(d, h)| {
                 snapshot
@@ -66,14 +126,8 @@ fn listing_digest(entries: &[DirEntry]) -> u64 {
 type ParsedStream = Arc<Result<Vec<Node>, YamlError>>;
 
 /// A result derived from many files, with the read set it was computed from.
-/// A memoized value with its read set, and the snapshots (by address; they outlive the run's
-/// cache) in which that read set is known unchanged: checked once per snapshot, not once per
-/// target that asks.
-type Memo = (
-    Arc<ReadSet>,
-    Arc<dyn std::any::Any + Send + Sync>,
-    Arc<Mutex<Vec<usize>>>,
-);
+/// A memoized value with the reads it was computed from.
+type Memo = (Arc<SharedReads>, Arc<dyn std::any::Any + Send + Sync>);
 /// Memos by key, a few versions each (a run reads two revisions, and the fetch step others).
 type MemoMap = HashMap<String, Vec<Memo>>;
 
@@ -596,52 +650,38 @@ impl<'a> Files<'a> {
         if !self.replacements().is_empty() {
             return compute(self);
         }
-        let here = self.snapshot as *const dyn Snapshot as *const u8 as usize;
         let known: Vec<Memo> = self.cache.memos().get(key).cloned().unwrap_or_default();
-        for (read_set, value, verified) in known {
+        for (reads, value) in known {
             if let Some(value) = value.downcast_ref::<T>() {
-                let mut verified = verified.lock().unwrap_or_else(|p| p.into_inner());
-                if verified.contains(&here) || read_set.unchanged_in(self.snapshot) {
-                    if !verified.contains(&here) {
-                        verified.push(here);
-                    }
-                    drop(verified);
-                    self.replay(&read_set);
+                if reads.unchanged_in(self.snapshot) {
+                    self.replay(&reads);
                     return value.clone();
                 }
             }
         }
         let view = Files::new(self.snapshot, self.cache);
         let value = compute(&view);
-        let read_set = view.into_read_set();
-        self.replay(&read_set);
-        if !read_set.partial {
+        let reads = Arc::new(SharedReads::new(view.into_read_set()));
+        reads.holds_in(self.snapshot);
+        self.replay(&reads);
+        if !reads.reads.partial {
             let mut memos = self.cache.memos();
             let versions = memos.entry(key.to_string()).or_default();
             if versions.len() >= MEMO_VERSIONS {
                 versions.remove(0);
             }
-            versions.push((
-                Arc::new(read_set),
-                Arc::new(value.clone()),
-                Arc::new(Mutex::new(vec![here])),
-            ));
+            versions.push((reads, Arc::new(value.clone())));
         }
         value
     }
 
-    /// Records the reads of `read_set` as this view's own.
-    fn replay(&self, read_set: &ReadSet) {
+    /// Makes the reads of a memoized result this view's own (shared, not copied).
+    fn replay(&self, reads: &Arc<SharedReads>) {
         let mut mine = self.record();
-        mine.files
-            .extend(read_set.files.iter().map(|(p, id)| (p.clone(), *id)));
-        mine.dirs
-            .extend(read_set.dirs.iter().map(|(p, h)| (p.clone(), *h)));
-        mine.kinds
-            .extend(read_set.kinds.iter().map(|(p, k)| (p.clone(), *k)));
-        mine.remote
-            .extend(read_set.remote.iter().map(|(k, v)| (k.clone(), v.clone())));
-        mine.partial |= read_set.partial;
+        mine.partial |= reads.reads.partial;
+        if !mine.shared.iter().any(|s| Arc::ptr_eq(s, reads)) {
+            mine.shared.push(Arc::clone(reads));
+        }
     }
 
     /// A file view of another snapshot (a fetched repository) that shares this run's parse

@@ -33,19 +33,26 @@ impl Builder {
         field: &str,
         entries: &[(usize, &str)],
     ) -> Result<Acc, KError> {
+        // The ids of what is accumulated, kept up to date while files are appended one after
+        // the other (computing them anew for each file made N files cost N²); dropped when a
+        // directory or remote input changes the accumulation wholesale.
+        let mut ids: Option<crate::kustomize::resmap::IdSet> = None;
         for &(i, path) in entries {
             let at = |e: KError| kt.err_at(e, field, Some(i));
             if crate::kustomize::loader::is_remote_repo(path) {
+                ids = None;
                 acc = self.accumulate_remote(kt, path, acc, &at)?;
                 continue;
             }
             if crate::kustomize::loader::is_remote_file(path) {
+                ids = None;
                 acc = self.accumulate_remote_file(kt, path, acc, &at)?;
                 continue;
             }
             let resolved = kt.ldr.resolve(path).map_err(at)?;
             match kt.ldr.files.kind(&resolved) {
                 EntryKind::Dir => {
+                    ids = None;
                     let child = kt.ldr.child(path).map_err(|e| {
                         at(e.context_said(
                             format!("accumulation err='accumulating resources from '{path}''"),
@@ -87,9 +94,12 @@ impl Builder {
                         };
                         origin::annotate_all(&mut rm, &o);
                     }
-                    acc.rm
-                        .append_all(rm)
-                        .map_err(|e| at(e.context(format!("merging resources from '{path}'"))))?;
+                    let known = ids.get_or_insert_with(|| acc.rm.ids());
+                    for r in rm.list {
+                        acc.rm.append_to(r, known).map_err(|e| {
+                            at(e.context(format!("merging resources from '{path}'")))
+                        })?;
+                    }
                 }
             }
         }
