@@ -99,6 +99,7 @@ rules! {
     INTERNAL_PANIC = "internal.panic", Error, "kdelta itself crashed (a bug in kdelta)";
 
     HELM_CHART_INVALID = "helm.chart.invalid", Error, "a chart (or a subchart in charts/) cannot be loaded";
+    HELM_CHART_LIBRARY = "helm.chart.library", Error, "a library chart rendered on its own; helm template refuses it";
     HELM_VALUES = "helm.values", Error, "a values file or --set flag cannot be read";
     HELM_VALUES_SCHEMA = "helm.values.schema", Error, "the values break a chart's values.schema.json";
     HELM_KUBE_VERSION = "helm.kube-version", Error, "the chart's kubeVersion excludes the Kubernetes version rendered for";

@@ -552,6 +552,10 @@ impl Locator<'_> {
                 rules::HELM_KUBE_VERSION,
                 Some("pass --kube-version with a version the chart supports"),
             ),
+            ErrorKind::Library => (
+                rules::HELM_CHART_LIBRARY,
+                Some("render a chart that depends on it; a library chart has no manifests of its own"),
+            ),
             ErrorKind::MissingDependencies => (rules::HELM_DEPENDENCY_MISSING, None),
             ErrorKind::Schema => (rules::HELM_VALUES_SCHEMA, None),
             ErrorKind::Parse | ErrorKind::Execute => (rules::HELM_TEMPLATE, None),
