@@ -110,6 +110,7 @@ rules! {
     HELM_CONDITION_NOT_BOOL = "helm.condition.not-bool", Warning, "a dependency's condition path holds a value that is not a bool";
     HELM_SUBCHART_TOGGLED = "helm.subchart.toggled", Warning, "a subchart is enabled at one revision and pruned at the other";
     HELM_DEPENDENCY_MISSING = "helm.dependency.missing", Notice, "a declared dependency is not vendored in charts/; its resources are missing";
+    HELM_DEPENDENCY_OUTSIDE_CONSTRAINT = "helm.dependency.outside-constraint", Warning, "a dependency vendored in charts/ in a version its constraint rejects; Helm renders it anyway";
     HELM_LOCK_OUT_OF_SYNC = "helm.lock.out-of-sync", Error, "a chart's Chart.lock does not match its dependencies; helm dependency build refuses it";
     HELM_DEPENDENCY_FROM_CACHE = "helm.dependency.from-cache", Notice, "a dependency not vendored in charts/ was taken from Helm's local repository cache";
     HELM_REGENERATED = "helm.regenerated", Notice, "fields a chart regenerates on every render (random values, certificates), not shown as changes";

@@ -185,11 +185,9 @@ fn load_with_cache(
     let mut lock: Option<Option<super::lock::Lock>> = None;
     let mut lock_reported = false;
     for r in chart.requirements.clone() {
-        if chart
-            .dependencies
-            .iter()
-            .any(|c| c.name == r.name && compatible(&r.version, &c.version()))
-        {
+        // Helm takes a chart of the entry's name from `charts/` whatever its version (the tree
+        // warns when the version is outside the constraint).
+        if chart.dependencies.iter().any(|c| c.name == r.name) {
             continue;
         }
         // `repository: file://../common`: the chart is in this repository; `helm dependency
@@ -709,6 +707,15 @@ fn tree_findings(tree: &tree::Node, located: &Locator) -> Vec<Finding> {
                 rules::HELM_CONDITION_NOT_BOOL,
                 format!("condition path '{c}' for chart {} holds a value that is not a bool; Helm ignores it and tries the next path", n.chart),
             )));
+        }
+        if let Some(constraint) = &n.outside_constraint {
+            out.push(place(Finding::warning(
+                rules::HELM_DEPENDENCY_OUTSIDE_CONSTRAINT,
+                format!(
+                    "charts/ holds {} {}, outside this dependency's version constraint {constraint}; helm template renders it anyway",
+                    n.chart, n.version
+                ),
+            ).with_help("run `helm dependency update` to vendor a version the constraint accepts, or widen the constraint")));
         }
         match &n.state {
             State::Enabled => {}

@@ -365,3 +365,23 @@ fn explain_names_the_template_chart_and_values_of_a_helm_object() {
         json!(["rendered by the chart charts/app from the template charts/app/charts/redis/templates/svc.yaml, with the values of charts/app/values.yaml"])
     );
 }
+
+#[test]
+fn a_vendored_dependency_outside_its_constraint_renders_with_a_warning_at_its_entry() {
+    let env = TestEnv::new();
+    env.write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: db\n  version: ~1.0.0\n  repository: https://charts.example.com\n",
+    )
+    .write("charts/app/charts/db/Chart.yaml", "apiVersion: v2\nname: db\nversion: 2.0.1\n")
+    .write(
+        "charts/app/charts/db/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db\n",
+    );
+    env.commit("chart");
+    // Helm renders charts/db by name; kdelta neither withholds the output nor fetches another.
+    env.kdelta(&["render", "charts/app"])
+        .success()
+        .stdout_has("# Source: app/charts/db/templates/cm.yaml\n")
+        .stderr_has("warning[helm.dependency.outside-constraint] charts/app/Chart.yaml:5:3: charts/ holds db 2.0.1, outside this dependency's version constraint ~1.0.0; helm template renders it anyway");
+}
