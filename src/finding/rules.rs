@@ -99,6 +99,7 @@ rules! {
     INTERNAL_PANIC = "internal.panic", Error, "kdelta itself crashed (a bug in kdelta)";
 
     HELM_CHART_INVALID = "helm.chart.invalid", Error, "a chart (or a subchart in charts/) cannot be loaded";
+    HELM_CHART_LIBRARY = "helm.chart.library", Error, "a library chart rendered on its own; helm template refuses it";
     HELM_VALUES = "helm.values", Error, "a values file or --set flag cannot be read";
     HELM_VALUES_SCHEMA = "helm.values.schema", Error, "the values break a chart's values.schema.json";
     HELM_KUBE_VERSION = "helm.kube-version", Error, "the chart's kubeVersion excludes the Kubernetes version rendered for";
@@ -109,6 +110,7 @@ rules! {
     HELM_CONDITION_NOT_BOOL = "helm.condition.not-bool", Warning, "a dependency's condition path holds a value that is not a bool";
     HELM_SUBCHART_TOGGLED = "helm.subchart.toggled", Warning, "a subchart is enabled at one revision and pruned at the other";
     HELM_DEPENDENCY_MISSING = "helm.dependency.missing", Notice, "a declared dependency is not vendored in charts/; its resources are missing";
+    HELM_DEPENDENCY_OUTSIDE_CONSTRAINT = "helm.dependency.outside-constraint", Warning, "a dependency vendored in charts/ in a version its constraint rejects; Helm renders it anyway";
     HELM_LOCK_OUT_OF_SYNC = "helm.lock.out-of-sync", Error, "a chart's Chart.lock does not match its dependencies; helm dependency build refuses it";
     HELM_DEPENDENCY_FROM_CACHE = "helm.dependency.from-cache", Notice, "a dependency not vendored in charts/ was taken from Helm's local repository cache";
     HELM_REGENERATED = "helm.regenerated", Notice, "fields a chart regenerates on every render (random values, certificates), not shown as changes";

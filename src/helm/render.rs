@@ -89,6 +89,9 @@ pub enum ErrorKind {
     Values,
     /// The chart's `kubeVersion` excludes the Kubernetes version.
     KubeVersion,
+    /// The chart is a library chart (`type: library`): Helm renders only charts that depend on
+    /// it.
+    Library,
     /// Dependencies declared but not in `charts/`.
     MissingDependencies,
     /// The values break a chart's `values.schema.json`.
@@ -157,16 +160,9 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
     api_versions.extend(options.api_versions.iter().cloned());
 
     let user = user_values(options).map_err(|e| ErrorKind::Values.with(e))?;
-    // Only the top chart's `kubeVersion` is checked, as in Helm's renderResources.
-    if let Some(Value::String(constraint)) = chart.metadata.get("kubeVersion") {
-        if !constraint.is_empty()
-            && !template::semver_satisfies(constraint, &kube.version).unwrap_or(false)
-        {
-            return Err(ErrorKind::KubeVersion.with(format!(
-                "chart requires kubeVersion: {constraint} which is incompatible with Kubernetes {}",
-                kube.version
-            )));
-        }
+    // Helm's checkIfInstallable, after the values and before the dependency check.
+    if chart.is_library() {
+        return Err(ErrorKind::Library.with("library charts are not installable"));
     }
     // Helm's CheckDependencies, on the top chart, by name.
     let missing: Vec<super::chart::Dependency> = chart
@@ -181,6 +177,17 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
             "An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: {}",
             names.join(", ")
         )));
+    }
+    // Only the top chart's `kubeVersion` is checked, as in Helm's renderResources.
+    if let Some(Value::String(constraint)) = chart.metadata.get("kubeVersion") {
+        if !constraint.is_empty()
+            && !template::semver_satisfies(constraint, &kube.version).unwrap_or(false)
+        {
+            return Err(ErrorKind::KubeVersion.with(format!(
+                "chart requires kubeVersion: {constraint} which is incompatible with Kubernetes {}",
+                kube.version
+            )));
+        }
     }
     let mut chart = chart.clone();
     let processed =

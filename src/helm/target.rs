@@ -72,7 +72,7 @@ fn render_loaded(
     opts: &Options,
 ) -> EngineOutput<Details> {
     let options = match render_options(spec, files, opts) {
-        Ok(o) => o,
+        Ok(o) => for_chart(o, &chart),
         Err(f) => return EngineOutput::failed(vec![f]),
     };
     let located = Locator {
@@ -81,7 +81,19 @@ fn render_loaded(
     };
     let first = match render::render(&chart, &options) {
         Ok(r) => r,
-        Err(e) => return EngineOutput::failed(vec![located.error(&chart, &e, spec)]),
+        Err(e) => {
+            if let Some(mut notices) = located.failed_without_missing(&chart, &e) {
+                let tree = located.tree(&chart, &[], &[]);
+                let mut findings = cached;
+                findings.append(&mut notices);
+                let out = EngineOutput::new(Vec::new(), findings, true);
+                return out.map_details(|()| Details {
+                    tree: Some(Box::new(tree)),
+                    ..Details::default()
+                });
+            }
+            return EngineOutput::failed(vec![located.error(&chart, &e, spec)]);
+        }
     };
     let tree = located.tree(&chart, &first.pruned, &first.non_bool);
     let mut findings = cached;
@@ -115,13 +127,21 @@ pub fn template(
 ) -> Result<(String, Vec<Finding>), Finding> {
     let spec = Spec::chart(dir.clone());
     let (chart, mut notices) = load_with_cache(files, dir, opts)?;
-    let options = render_options(&spec, files, opts)?;
+    let options = for_chart(render_options(&spec, files, opts)?, &chart);
     let located = Locator {
         files,
         chart_dir: dir,
     };
-    let rendered =
-        render::render(&chart, &options).map_err(|e| located.error(&chart, &e, &spec))?;
+    let rendered = match render::render(&chart, &options) {
+        Ok(r) => r,
+        Err(e) => match located.failed_without_missing(&chart, &e) {
+            Some(more) => {
+                notices.extend(more);
+                return Ok((String::new(), notices));
+            }
+            None => return Err(located.error(&chart, &e, &spec)),
+        },
+    };
     let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
     notices.extend(tree_findings(&tree, &located));
     Ok((rendered.output, notices))
@@ -138,17 +158,24 @@ pub fn template_fetched(
     let chart = Chart::from_archive(&fetched.bytes).map_err(|e| archive_error(fetched, &e, at))?;
     let dir = at.parent();
     let spec = Spec::chart(dir.clone());
-    let options = render_options(&spec, files, opts)?;
+    let options = for_chart(render_options(&spec, files, opts)?, &chart);
     let located = Locator {
         files,
         chart_dir: &dir,
     };
-    let rendered = render::render(&chart, &options).map_err(|e| {
-        let mut f = [located.error(&chart, &e, &spec)];
-        anchor_at(&mut f, at);
-        let [f] = f;
-        f
-    })?;
+    let rendered = match render::render(&chart, &options) {
+        Ok(r) => r,
+        Err(e) => {
+            if let Some(mut notices) = located.failed_without_missing(&chart, &e) {
+                anchor_at(&mut notices, at);
+                return Ok((String::new(), notices));
+            }
+            let mut f = [located.error(&chart, &e, &spec)];
+            anchor_at(&mut f, at);
+            let [f] = f;
+            return Err(f);
+        }
+    };
     let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
     let mut notices = tree_findings(&tree, &located);
     anchor_at(&mut notices, at);
@@ -185,11 +212,9 @@ fn load_with_cache(
     let mut lock: Option<Option<super::lock::Lock>> = None;
     let mut lock_reported = false;
     for r in chart.requirements.clone() {
-        if chart
-            .dependencies
-            .iter()
-            .any(|c| c.name == r.name && compatible(&r.version, &c.version()))
-        {
+        // Helm takes a chart of the entry's name from `charts/` whatever its version (the tree
+        // warns when the version is outside the constraint).
+        if chart.dependencies.iter().any(|c| c.name == r.name) {
             continue;
         }
         // `repository: file://../common`: the chart is in this repository; `helm dependency
@@ -434,7 +459,7 @@ fn render_options(spec: &Spec, files: &Files, opts: &Options) -> Result<RenderOp
         set_file: opts.set_file.clone(),
         set_literal: opts.set_literal.clone(),
         template_stack: TEMPLATE_STACK,
-        allow_missing_dependencies: true,
+        allow_missing_dependencies: false,
         ..RenderOptions::default()
     };
     // The target's own values file comes first; the command line's `-f` files override it,
@@ -454,6 +479,23 @@ fn render_options(spec: &Spec, files: &Files, opts: &Options) -> Result<RenderOp
         options.values.push(values_file(text, name)?);
     }
     Ok(options)
+}
+
+/// `options` for `chart`: kdelta renders without the top chart's dependencies missing from
+/// `charts/` when each names a chart repository (`kdelta fetch` can vendor it into the cache;
+/// `helm.dependency.missing` says the output is incomplete). One with no repository kdelta
+/// can fetch from (none, a `file://` path that is not there) is Helm's error, which names every
+/// missing dependency, as `helm template` does before rendering.
+fn for_chart(options: RenderOptions, chart: &Chart) -> RenderOptions {
+    let fetchable = chart
+        .requirements
+        .iter()
+        .filter(|r| !chart.dependencies.iter().any(|d| d.name == r.name))
+        .all(|r| crate::fetch::is_chart_repository(&r.repository));
+    RenderOptions {
+        allow_missing_dependencies: fetchable,
+        ..options
+    }
 }
 
 /// Stack bytes a chart's templates may use: kdelta's workers have 8 MiB; deeply recursive
@@ -552,7 +594,14 @@ impl Locator<'_> {
                 rules::HELM_KUBE_VERSION,
                 Some("pass --kube-version with a version the chart supports"),
             ),
-            ErrorKind::MissingDependencies => (rules::HELM_DEPENDENCY_MISSING, None),
+            ErrorKind::Library => (
+                rules::HELM_CHART_LIBRARY,
+                Some("render a chart that depends on it; a library chart has no manifests of its own"),
+            ),
+            ErrorKind::MissingDependencies => (
+                rules::HELM_DEPENDENCY_MISSING,
+                Some("run `helm dependency build` and commit charts/, or give each dependency a repository `kdelta fetch` can download it from"),
+            ),
             ErrorKind::Schema => (rules::HELM_VALUES_SCHEMA, None),
             ErrorKind::Parse | ErrorKind::Execute => (rules::HELM_TEMPLATE, None),
             ErrorKind::Output => (rules::HELM_OUTPUT, None),
@@ -584,6 +633,42 @@ impl Locator<'_> {
             },
             _ => f.in_file(chart_yaml),
         }
+    }
+
+    /// When the render without the top chart's missing dependencies fails, Helm would have
+    /// stopped at them first (`CheckDependencies` runs before the templates, the schema and
+    /// `kubeVersion`): the failure, whether a `no template` for a partial the dependency
+    /// defines or a nil pointer on its values, is then reported in each missing dependency's
+    /// incomplete notice, not as an error that hides the cause. `None` when nothing is missing
+    /// or the error comes before Helm's dependency check.
+    fn failed_without_missing(&self, chart: &Chart, e: &RenderError) -> Option<Vec<Finding>> {
+        let after_check = matches!(
+            e.kind,
+            ErrorKind::KubeVersion
+                | ErrorKind::Schema
+                | ErrorKind::Parse
+                | ErrorKind::Execute
+                | ErrorKind::Output
+                | ErrorKind::ShowOnly
+        );
+        if !after_check {
+            return None;
+        }
+        let tree = self.tree(chart, &[], &[]);
+        let mut notices: Vec<Finding> = tree_findings(&tree, self)
+            .into_iter()
+            .filter(|f| f.rule == rules::HELM_DEPENDENCY_MISSING && f.incomplete)
+            .collect();
+        if notices.is_empty() {
+            return None;
+        }
+        for f in &mut notices {
+            f.message = format!(
+                "{}, and the chart does not render without it: {}",
+                f.message, e.message
+            );
+        }
+        Some(notices)
     }
 
     /// The span of a key path in a YAML file (default when it cannot be read).
@@ -705,6 +790,15 @@ fn tree_findings(tree: &tree::Node, located: &Locator) -> Vec<Finding> {
                 rules::HELM_CONDITION_NOT_BOOL,
                 format!("condition path '{c}' for chart {} holds a value that is not a bool; Helm ignores it and tries the next path", n.chart),
             )));
+        }
+        if let Some(constraint) = &n.outside_constraint {
+            out.push(place(Finding::warning(
+                rules::HELM_DEPENDENCY_OUTSIDE_CONSTRAINT,
+                format!(
+                    "charts/ holds {} {}, outside this dependency's version constraint {constraint}; helm template renders it anyway",
+                    n.chart, n.version
+                ),
+            ).with_help("run `helm dependency update` to vendor a version the constraint accepts, or widen the constraint")));
         }
         match &n.state {
             State::Enabled => {}

@@ -36,6 +36,10 @@ pub struct Node {
     /// Condition paths of its entry that held something other than a bool (Helm warns).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub non_bool: Vec<String>,
+    /// The entry's version constraint, when the chart of its name in `charts/` is outside it
+    /// (Helm renders that chart anyway, under its own name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outside_constraint: Option<String>,
     pub children: Vec<Node>,
 }
 
@@ -47,7 +51,8 @@ pub enum State {
     /// Left out: `tags.back-end=false`, `condition subchart1.enabled=false`,
     /// `parent subchart2 pruned`.
     Pruned(String),
-    /// Declared but neither in `charts/` nor compatible with the version there.
+    /// Declared but no chart of its name is in `charts/` (Helm's `CheckDependencies` matches
+    /// by name only).
     Missing(String),
 }
 
@@ -96,6 +101,9 @@ impl Node {
             let mut s = format!("{} {}", n.name, n.version);
             if n.alias.is_some() {
                 s.push_str(&format!(" (alias of {})", n.chart));
+            }
+            if let Some(c) = &n.outside_constraint {
+                s.push_str(&format!(" (outside {c})"));
             }
             match &n.state {
                 State::Enabled => {}
@@ -174,6 +182,7 @@ fn node(
         declared_in: declared,
         entry: None,
         non_bool: Vec::new(),
+        outside_constraint: None,
         children: Vec::new(),
     }
 }
@@ -191,36 +200,46 @@ fn children(
         format!("{}/{}", chart.source, chart.requirements_file)
     };
     let mut out = Vec::new();
+    let mut kept_outside: Vec<&Chart> = Vec::new();
     for r in &chart.requirements {
         let name = if r.alias.is_empty() {
             r.name.clone()
         } else {
             r.alias.clone()
         };
-        let sub_path = format!("{path}.{name}");
         let declared = Some((file.clone(), r.index));
-        let Some(found) = matching(chart, r) else {
+        let Some((found, outside)) = taken(chart, r) else {
             out.push(Node {
                 name,
                 chart: r.name.clone(),
                 version: r.version.clone(),
                 alias: (!r.alias.is_empty()).then(|| r.alias.clone()),
                 repository: r.repository.clone(),
-                state: State::Missing(missing_reason(chart, r)),
+                state: State::Missing("not found in charts/".to_string()),
                 source: String::new(),
                 declared_in: declared,
                 entry: None,
                 non_bool: Vec::new(),
+                outside_constraint: None,
                 children: Vec::new(),
             });
             continue;
         };
-        let mut n = node(
-            found,
-            name.clone(),
-            (!r.alias.is_empty()).then(|| r.alias.clone()),
-            declared,
-        );
+        // A chart outside the constraint keeps its own name: Helm applies no alias to it, and
+        // renders it once however many entries name it.
+        if outside {
+            if kept_outside.iter().any(|k| std::ptr::eq(*k, found)) {
+                continue;
+            }
+            kept_outside.push(found);
+        }
+        let (name, alias) = match outside {
+            true => (found.name.clone(), None),
+            false => (name, (!r.alias.is_empty()).then(|| r.alias.clone())),
+        };
+        let sub_path = format!("{path}.{name}");
+        let mut n = node(found, name.clone(), alias, declared);
+        n.outside_constraint = outside.then(|| r.version.clone());
         n.state = match (pruned_parent, pruned.iter().find(|p| p.path == sub_path)) {
             (Some(parent), _) => State::Pruned(format!("parent {parent} pruned")),
             (None, Some(p)) => State::Pruned(p.reason.clone()),
@@ -238,7 +257,7 @@ fn children(
         if chart
             .requirements
             .iter()
-            .any(|r| matching(chart, r).is_some_and(|m| std::ptr::eq(m, d)))
+            .any(|r| taken(chart, r).is_some_and(|(m, _)| std::ptr::eq(m, d)))
         {
             continue;
         }
@@ -254,32 +273,18 @@ fn children(
     out
 }
 
-/// The loaded chart an entry takes: the first of its name whose version the entry accepts.
-fn matching<'a>(chart: &'a Chart, r: &Dependency) -> Option<&'a Chart> {
-    chart.dependencies.iter().find(|c| {
-        c.name == r.name
-            && crate::template::semver_satisfies(&r.version, &c.version()).unwrap_or(false)
-    })
-}
-
-/// Why an entry has no chart: none of that name, or none of a version it accepts.
-fn missing_reason(chart: &Chart, r: &Dependency) -> String {
-    let versions: Vec<String> = chart
-        .dependencies
-        .iter()
-        .filter(|c| c.name == r.name)
-        .map(Chart::version)
-        .collect();
-    if versions.is_empty() {
-        "not found in charts/".to_string()
-    } else {
-        format!(
-            "charts/ has version {} of {}, which does not satisfy {}",
-            versions.join(", "),
-            r.name,
-            r.version
-        )
-    }
+/// The loaded chart an entry takes: the first of its name whose version the entry accepts,
+/// else (`true`) the first of its name, which Helm renders although the entry rejects its
+/// version (`helm template` checks dependencies by name; only `helm dependency build` looks
+/// at versions).
+fn taken<'a>(chart: &'a Chart, r: &Dependency) -> Option<(&'a Chart, bool)> {
+    let compatible =
+        |c: &&Chart| crate::template::semver_satisfies(&r.version, &c.version()).unwrap_or(false);
+    let named = || chart.dependencies.iter().filter(|c| c.name == r.name);
+    named()
+        .find(compatible)
+        .map(|c| (c, false))
+        .or_else(|| named().next().map(|c| (c, true)))
 }
 
 #[cfg(test)]
@@ -336,14 +341,7 @@ mod tests {
                     "gone".into(),
                     State::Missing("not found in charts/".into())
                 ),
-                (
-                    1,
-                    "old".into(),
-                    State::Missing(
-                        "charts/ has version 1.0.0 of old, which does not satisfy >=2".into()
-                    )
-                ),
-                // As in Helm, a chart no entry takes renders as it is.
+                // As in Helm, a chart of the entry's name renders whatever its version.
                 (1, "old".into(), State::Enabled),
             ]
         );
@@ -354,8 +352,7 @@ mod tests {
              │   └── inner 0.1.0  pruned: parent a pruned\n\
              ├── bee 1.0.0 (alias of b)\n\
              ├── gone 2.0.0  missing: not found in charts/ (https://charts.example.com)\n\
-             ├── old >=2  missing: charts/ has version 1.0.0 of old, which does not satisfy >=2\n\
-             └── old 1.0.0\n"
+             └── old 1.0.0 (outside >=2)\n"
         );
         let a = &t.children[0];
         assert_eq!(a.source, "charts/a");
@@ -365,5 +362,7 @@ mod tests {
             Some(("charts/a/Chart.yaml".into(), 1))
         );
         assert_eq!(t.children[1].alias.as_deref(), Some("bee"));
+        assert_eq!(t.children[3].outside_constraint.as_deref(), Some(">=2"));
+        assert_eq!(t.children[3].declared_in, Some(("Chart.yaml".into(), 4)));
     }
 }

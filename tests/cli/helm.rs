@@ -365,3 +365,63 @@ fn explain_names_the_template_chart_and_values_of_a_helm_object() {
         json!(["rendered by the chart charts/app from the template charts/app/charts/redis/templates/svc.yaml, with the values of charts/app/values.yaml"])
     );
 }
+
+#[test]
+fn a_vendored_dependency_outside_its_constraint_renders_with_a_warning_at_its_entry() {
+    let env = TestEnv::new();
+    env.write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: db\n  version: ~1.0.0\n  repository: https://charts.example.com\n",
+    )
+    .write("charts/app/charts/db/Chart.yaml", "apiVersion: v2\nname: db\nversion: 2.0.1\n")
+    .write(
+        "charts/app/charts/db/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db\n",
+    );
+    env.commit("chart");
+    // Helm renders charts/db by name; kdelta neither withholds the output nor fetches another.
+    env.kdelta(&["render", "charts/app"])
+        .success()
+        .stdout_has("# Source: app/charts/db/templates/cm.yaml\n")
+        .stderr_has("warning[helm.dependency.outside-constraint] charts/app/Chart.yaml:5:3: charts/ holds db 2.0.1, outside this dependency's version constraint ~1.0.0; helm template renders it anyway");
+}
+
+#[test]
+fn a_template_failing_for_a_dependency_not_fetched_is_part_of_its_incomplete_notice() {
+    let env = TestEnv::new();
+    env.write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: common\n  version: 2.x\n  repository: https://charts.example.com\n",
+    )
+    .write(
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include \"common.name\" . }}\n",
+    );
+    env.commit("chart");
+    // Helm would stop at the missing dependency; the template error is its consequence.
+    let out = env.kdelta(&["render", "charts/app"]).code(1);
+    assert!(
+        out.stderr.contains("notice[helm.dependency.missing] charts/app/Chart.yaml:5:3: dependency common 2.x from https://charts.example.com is not found in charts/; its resources are missing, and the chart does not render without it: template: app/templates/cm.yaml:4:11: executing \"app/templates/cm.yaml\" at <include \"common.name\" .>: error calling include: template: no template \"common.name\" associated with template \"gotpl\""),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("error[helm.template]"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr
+            .contains("the output of helm:charts/app is incomplete"),
+        "{}",
+        out.stderr
+    );
+    // Without a repository kdelta cannot fetch it: Helm's error, naming the dependency.
+    env.write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: common\n  version: 2.x\n",
+    );
+    env.kdelta(&["render", "charts/app"])
+        .code(1)
+        .stderr_has("error[helm.dependency.missing] charts/app/Chart.yaml: An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: common");
+}

@@ -1,0 +1,1 @@
+{{- define "lib.name" -}}{{ .Chart.Name }}{{- end -}}

@@ -1,0 +1,1 @@
+{{- define "mariadb.name" -}}{{ .Release.Name }}-mariadb{{- end -}}
