@@ -153,6 +153,15 @@ impl engine::Spec for Spec {
         if !listing.has_file("Chart.yaml") {
             return Detected::default();
         }
+        // A library chart only serves the charts that depend on it: helm refuses to render
+        // it alone, so it is no target (`kdelta render` of it says what helm says).
+        if is_library(listing.snapshot, &listing.dir.child("Chart.yaml")) {
+            return Detected {
+                specs: Vec::new(),
+                claims_dir: true,
+                lists: Vec::new(),
+            };
+        }
         let config = listing
             .config
             .chart(listing.dir.as_str())
@@ -196,4 +205,16 @@ impl engine::Spec for Spec {
             lists: Vec::new(),
         }
     }
+}
+
+/// True when the `Chart.yaml` at `path` declares `type: library`.
+fn is_library(snapshot: &dyn Snapshot, path: &RepoPath) -> bool {
+    let Ok(bytes) = snapshot.read(path) else {
+        return false;
+    };
+    if memchr::memmem::find(&bytes, b"library").is_none() {
+        return false;
+    }
+    crate::yaml::parse_one(&bytes, &Default::default())
+        .is_ok_and(|n| n.str_at(&["type"]) == Some("library"))
 }
