@@ -335,12 +335,12 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::variadic("concat", &[], A, |_, a| {
         let mut out = Vec::new();
         for v in a {
-            match v {
-                Value::List(l) => out.extend(l.iter().cloned()),
-                other => {
+            match v.slice_items() {
+                Some(items) => out.extend(items.iter().cloned()),
+                None => {
                     return Err(FuncError::Call(format!(
                         "Cannot concat type {} as list",
-                        other.kind_name()
+                        v.kind_name()
                     )))
                 }
             }
@@ -370,8 +370,10 @@ pub const FUNCS: &[FuncDef] = &[
         ))
     }),
     FuncDef::new("has", &[A, A], |_, a| {
+        if let Some(items) = a[1].slice_items() {
+            return Ok(Value::Bool(items.contains(&a[0])));
+        }
         Ok(Value::Bool(match &a[1] {
-            Value::List(l) => l.contains(&a[0]),
             Value::Nil => false,
             other => {
                 return Err(FuncError::Call(format!(
@@ -393,8 +395,8 @@ pub const FUNCS: &[FuncDef] = &[
         }
         let size = int(a, 0) as usize;
         let l = match &a[1] {
-            Value::List(l) => l.to_vec(),
             Value::Nil | Value::NoValue => list_of(&a[1], "chunk")?,
+            v if v.slice_items().is_some() => list_of(v, "chunk")?,
             other => {
                 return Err(FuncError::Call(format!(
                     "Cannot chunk type {}",
@@ -886,12 +888,14 @@ pub fn strval(v: &Value) -> String {
 /// sprig's `strslice`: a list's elements as strings (nil elements dropped), a string as a
 /// one-element list, nil as empty, anything else as its `%v` text.
 fn strslice(v: &Value) -> Vec<String> {
-    match v {
-        Value::List(l) => l
+    if let Some(items) = v.slice_items() {
+        return items
             .iter()
             .filter(|x| !matches!(x, Value::Nil | Value::NoValue))
             .map(strval)
-            .collect(),
+            .collect();
+    }
+    match v {
         Value::Nil | Value::NoValue => Vec::new(),
         other => vec![strval(other)],
     }
@@ -976,8 +980,10 @@ fn dig_map(v: &Value) -> Result<Dict, FuncError> {
 /// The items of a list argument; `doing` is how sprig's error names the failed action
 /// (`Cannot find first on type string`, `Cannot push on type string`).
 fn list_of(v: &Value, doing: &str) -> Result<Vec<Value>, FuncError> {
+    if let Some(items) = v.slice_items() {
+        return Ok(items.into_owned());
+    }
     match v {
-        Value::List(l) => Ok(l.to_vec()),
         Value::Nil | Value::NoValue => Err(FuncError::Call(
             "runtime error: invalid memory address or nil pointer dereference".into(),
         )),
@@ -991,8 +997,13 @@ fn list_of(v: &Value, doing: &str) -> Result<Vec<Value>, FuncError> {
 /// sprig's `slice` (which replaces text/template's): `list[start:end]`, keeping the list's
 /// type; an empty list gives nil.
 fn sprig_slice(a: &[Value]) -> Result<Value, FuncError> {
-    let l = match &a[0] {
-        Value::List(l) => l,
+    let (l, ty) = match &a[0] {
+        Value::List(l) => (std::borrow::Cow::Borrowed(&l[..]), l.ty),
+        // Go keeps the named slice type (`chartutil.VersionSet`); kdelta cannot build one of
+        // another module's object types, so the slice is a plain list of its elements.
+        v @ Value::Object(_) if v.slice_items().is_some() => {
+            (v.slice_items().unwrap_or_default(), ListType::Any)
+        }
         Value::Nil | Value::NoValue => {
             return Err(FuncError::Call(
                 "runtime error: invalid memory address or nil pointer dereference".into(),
@@ -1015,10 +1026,7 @@ fn sprig_slice(a: &[Value]) -> Result<Value, FuncError> {
             "reflect.Value.Slice: slice index out of bounds".into(),
         ));
     }
-    Ok(Value::typed_list(
-        l[start as usize..end as usize].to_vec(),
-        l.ty,
-    ))
+    Ok(Value::typed_list(l[start as usize..end as usize].to_vec(), ty))
 }
 
 fn title(s: &str) -> String {
