@@ -5,7 +5,7 @@
 use super::super::fmt::{sprint_value, sprintf};
 use super::super::value::{Dict, ListType, MapType, Value};
 use super::super::{gostr, FuncDef, FuncError, Param};
-use super::{dates, json};
+use super::{dates, goregex, json};
 use std::collections::BTreeMap;
 
 const A: Param = Param::Any;
@@ -686,16 +686,16 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::new("adler32sum", &[S], |_, a| {
         Ok(Value::str(adler32(&bytes(a, 0)).to_string()))
     }),
-    // Regular expressions (Go's RE2 syntax; the regex crate is RE2-like). The plain forms
+    // Regular expressions (Go's RE2 syntax, translated in `goregex`). The plain forms
     // panic on a bad pattern (`regexp.MustCompile`), the must forms return the error;
     // regexMatch alone reports a bad pattern as no match.
     FuncDef::new("regexMatch", &[S, S], |_, a| {
         Ok(Value::Bool(
-            compile(s(a, 0)).is_ok_and(|r| r.is_match(s(a, 1))),
+            compile(s(a, 0)).is_ok_and(|r| r.re.is_match(s(a, 1))),
         ))
     }),
     FuncDef::new("mustRegexMatch", &[S, S], |_, a| {
-        Ok(Value::Bool(re(a, 0, true)?.is_match(s(a, 1))))
+        Ok(Value::Bool(re(a, 0, true)?.re.is_match(s(a, 1))))
     }),
     FuncDef::new("regexFind", &[S, S], |_, a| regex_find(a, false)),
     FuncDef::new("mustRegexFind", &[S, S], |_, a| regex_find(a, true)),
@@ -718,7 +718,7 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::new("regexSplit", &[S, S, I], |_, a| regex_split(a, false)),
     FuncDef::new("mustRegexSplit", &[S, S, I], |_, a| regex_split(a, true)),
     FuncDef::new("regexQuoteMeta", &[S], |_, a| {
-        Ok(Value::str(regex::escape(s(a, 0))))
+        Ok(Value::str(goregex::quote_meta(s(a, 0))))
     }),
 ];
 
@@ -1026,7 +1026,10 @@ fn sprig_slice(a: &[Value]) -> Result<Value, FuncError> {
             "reflect.Value.Slice: slice index out of bounds".into(),
         ));
     }
-    Ok(Value::typed_list(l[start as usize..end as usize].to_vec(), ty))
+    Ok(Value::typed_list(
+        l[start as usize..end as usize].to_vec(),
+        ty,
+    ))
 }
 
 fn title(s: &str) -> String {
@@ -1446,13 +1449,13 @@ fn adler32(data: &[u8]) -> u32 {
     (b << 16) | a
 }
 
-fn compile(pattern: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(pattern).map_err(|e| go_regex_error(pattern, &e.to_string()))
+fn compile(pattern: &str) -> Result<goregex::GoRegex, String> {
+    goregex::compile(pattern)
 }
 
 /// A pattern compiled, or the error as Go's `regexp.Compile` (must forms) or `MustCompile`
 /// (the others, which panic) words it.
-fn re(a: &[Value], i: usize, must: bool) -> Result<regex::Regex, FuncError> {
+fn re(a: &[Value], i: usize, must: bool) -> Result<goregex::GoRegex, FuncError> {
     let pattern = s(a, i);
     compile(pattern).map_err(|e| {
         FuncError::Call(if must {
@@ -1461,36 +1464,6 @@ fn re(a: &[Value], i: usize, must: bool) -> Result<regex::Regex, FuncError> {
             format!("regexp: Compile(`{pattern}`): {e}")
         })
     })
-}
-
-/// Go's wording for the pattern errors the regex crate reports differently.
-fn go_regex_error(pattern: &str, rust: &str) -> String {
-    let what = if rust.contains("unclosed group") {
-        let at = pattern.rfind('(').unwrap_or(0);
-        format!("missing closing ): `{}`", &pattern[at..])
-    } else if rust.contains("unclosed character class") {
-        let at = pattern.rfind('[').unwrap_or(0);
-        format!("missing closing ]: `{}`", &pattern[at..])
-    } else if rust.contains("look-around") {
-        let at = pattern.find("(?").unwrap_or(0);
-        format!(
-            "invalid or unsupported Perl syntax: `{}`",
-            prefix_chars(&pattern[at..], 3)
-        )
-    } else if rust.contains("backreference") {
-        let at = pattern.find('\\').unwrap_or(0);
-        format!(
-            "invalid escape sequence: `{}`",
-            prefix_chars(&pattern[at..], 2)
-        )
-    } else {
-        rust.lines()
-            .last()
-            .unwrap_or(rust)
-            .trim_start_matches("error: ")
-            .to_string()
-    };
-    format!("error parsing regexp: {what}")
 }
 
 /// A plain sprig function's result: the text, or empty when it failed.
@@ -1503,43 +1476,30 @@ fn must(r: Result<String, String>) -> Result<Value, FuncError> {
     r.map(Value::str).map_err(FuncError::Call)
 }
 
-/// The first `n` characters of `s`.
-fn prefix_chars(s: &str, n: usize) -> &str {
-    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
-}
-
 fn regex_find(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
-    Ok(Value::str(r.find(s(a, 1)).map_or("", |m| m.as_str())))
+    Ok(Value::str(r.re.find(s(a, 1)).map_or("", |m| m.as_str())))
 }
 
 fn regex_find_all(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
-    let n = int(a, 2);
-    let all = r.find_iter(s(a, 1)).map(|m| m.as_str());
-    Ok(if n < 0 {
-        Value::strings(all)
-    } else {
-        Value::strings(all.take(n as usize))
-    })
+    let text = s(a, 1);
+    let all = goregex::find_all(&r, text, int(a, 2));
+    Ok(Value::strings(all.into_iter().map(|(b, e)| &text[b..e])))
 }
 
 fn regex_replace(a: &[Value], must: bool, literal: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
-    Ok(Value::str(if literal {
-        r.replace_all(s(a, 1), regex::NoExpand(s(a, 2)))
-            .into_owned()
-    } else {
-        r.replace_all(s(a, 1), s(a, 2)).into_owned()
-    }))
+    Ok(Value::str(goregex::replace_all(
+        &r,
+        s(a, 1),
+        s(a, 2),
+        literal,
+    )))
 }
 
 fn regex_split(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
-    let n = int(a, 2);
-    Ok(if n < 0 {
-        Value::strings(r.split(s(a, 1)))
-    } else {
-        Value::strings(r.splitn(s(a, 1), n as usize))
-    })
+    let parts = goregex::split(&r, s(a, 0), s(a, 1), int(a, 2));
+    Ok(Value::strings(parts.unwrap_or_default()))
 }
