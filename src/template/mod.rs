@@ -302,6 +302,13 @@ impl TemplateSet {
 
     /// Parses `text` as template `name`, adding it and the templates it defines.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), Error> {
+        self.parse_template(name, text).map(|_| ())
+    }
+
+    /// Parses `text` as a new template `name` (Go's `t.New(name).Parse(text)`) and returns that
+    /// template's own tree. It is the parsed tree even when the parse was empty and the set kept
+    /// its earlier, non-empty `name`: Go's `Execute` runs the new template, not the set's entry.
+    pub(crate) fn parse_template(&mut self, name: &str, text: &str) -> Result<Arc<Tree>, Error> {
         let parsed = self.parse_cached(name, text);
         let trees = parsed
             .as_ref()
@@ -319,7 +326,11 @@ impl TemplateSet {
             }
             self.trees.insert(n.clone(), tree.clone());
         }
-        Ok(())
+        let own = trees
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, tree)| tree.clone());
+        Ok(own.expect("a parse always gives the tree of the name it parsed"))
     }
 
     /// `text` parsed as `name`, from the process's parse cache when it was parsed before.
@@ -379,6 +390,22 @@ impl TemplateSet {
     /// Runs template `name` from a function at nesting `depth` (for `include`).
     pub fn execute_nested(&self, name: &str, dot: &Value, depth: usize) -> Result<String, Error> {
         exec::outermost(|| self.run(name, dot, depth)).0
+    }
+
+    /// Runs `tree`, a template of this set, from a function at nesting `depth` (for `tpl`).
+    pub(crate) fn execute_tree_nested(
+        &self,
+        tree: &Tree,
+        dot: &Value,
+        depth: usize,
+    ) -> Result<String, Error> {
+        exec::outermost(|| {
+            let mut out = String::new();
+            let mut steps = 0;
+            exec::execute(self, tree, dot, &mut out, depth, &mut steps)?;
+            Ok(out)
+        })
+        .0
     }
 
     fn run(&self, name: &str, dot: &Value, depth: usize) -> Result<String, Error> {

@@ -424,7 +424,18 @@ impl Value {
             Value::String(s) => !s.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
-            Value::Object(_) => true,
+            // A slice type is true when it has elements.
+            Value::Object(o) => o.0.items().is_none_or(|items| !items.is_empty()),
+        }
+    }
+
+    /// The elements of a value Go's reflection sees as a slice: a list, or an object whose type
+    /// is a slice (Helm's `chartutil.VersionSet`); `None` for anything else.
+    pub fn slice_items(&self) -> Option<std::borrow::Cow<'_, [Value]>> {
+        match self {
+            Value::List(l) => Some(std::borrow::Cow::Borrowed(&l.items[..])),
+            Value::Object(o) => o.0.items().map(std::borrow::Cow::Owned),
+            _ => None,
         }
     }
 

@@ -112,7 +112,8 @@ fn index(_: &Call, a: &[Value]) -> R {
     for key in &a[1..] {
         item = match &item {
             // Index `len` passes Go's range check and then panics in reflect.
-            Value::List(l) => {
+            Value::List(_) | Value::Object(_) if item.slice_items().is_some() => {
+                let l = item.slice_items().unwrap_or_default();
                 let i = int_index(key, l.len(), l.len()).map_err(FuncError::Call)?;
                 if i >= l.len() {
                     return Err(FuncError::Call("reflect: slice index out of range".into()));

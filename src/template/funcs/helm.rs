@@ -176,10 +176,11 @@ fn tpl(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
     // The text is parsed into a copy of the running set, under the root template's name.
     let mut set = call.set.clone();
     let name = "gotpl";
-    set.parse(name, text)
+    let tree = set
+        .parse_template(name, text)
         .map_err(|e| FuncError::Call(format!("cannot parse template {quoted}: {e}")))?;
     let out = set
-        .execute_nested(name, &a[1], call.depth + 1)
+        .execute_tree_nested(&tree, &a[1], call.depth + 1)
         .map_err(|e| {
             FuncError::Call(format!(
                 "error during tpl function execution for {quoted}: {e}"

@@ -5,7 +5,7 @@
 use super::super::fmt::{sprint_value, sprintf};
 use super::super::value::{Dict, ListType, MapType, Value};
 use super::super::{gostr, FuncDef, FuncError, Param};
-use super::{dates, json};
+use super::{dates, goregex, json};
 use std::collections::BTreeMap;
 
 const A: Param = Param::Any;
@@ -335,12 +335,12 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::variadic("concat", &[], A, |_, a| {
         let mut out = Vec::new();
         for v in a {
-            match v {
-                Value::List(l) => out.extend(l.iter().cloned()),
-                other => {
+            match v.slice_items() {
+                Some(items) => out.extend(items.iter().cloned()),
+                None => {
                     return Err(FuncError::Call(format!(
                         "Cannot concat type {} as list",
-                        other.kind_name()
+                        v.kind_name()
                     )))
                 }
             }
@@ -370,8 +370,10 @@ pub const FUNCS: &[FuncDef] = &[
         ))
     }),
     FuncDef::new("has", &[A, A], |_, a| {
+        if let Some(items) = a[1].slice_items() {
+            return Ok(Value::Bool(items.contains(&a[0])));
+        }
         Ok(Value::Bool(match &a[1] {
-            Value::List(l) => l.contains(&a[0]),
             Value::Nil => false,
             other => {
                 return Err(FuncError::Call(format!(
@@ -393,8 +395,8 @@ pub const FUNCS: &[FuncDef] = &[
         }
         let size = int(a, 0) as usize;
         let l = match &a[1] {
-            Value::List(l) => l.to_vec(),
             Value::Nil | Value::NoValue => list_of(&a[1], "chunk")?,
+            v if v.slice_items().is_some() => list_of(v, "chunk")?,
             other => {
                 return Err(FuncError::Call(format!(
                     "Cannot chunk type {}",
@@ -684,16 +686,16 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::new("adler32sum", &[S], |_, a| {
         Ok(Value::str(adler32(&bytes(a, 0)).to_string()))
     }),
-    // Regular expressions (Go's RE2 syntax; the regex crate is RE2-like). The plain forms
+    // Regular expressions (Go's RE2 syntax, translated in `goregex`). The plain forms
     // panic on a bad pattern (`regexp.MustCompile`), the must forms return the error;
     // regexMatch alone reports a bad pattern as no match.
     FuncDef::new("regexMatch", &[S, S], |_, a| {
         Ok(Value::Bool(
-            compile(s(a, 0)).is_ok_and(|r| r.is_match(s(a, 1))),
+            compile(s(a, 0)).is_ok_and(|r| r.re.is_match(s(a, 1))),
         ))
     }),
     FuncDef::new("mustRegexMatch", &[S, S], |_, a| {
-        Ok(Value::Bool(re(a, 0, true)?.is_match(s(a, 1))))
+        Ok(Value::Bool(re(a, 0, true)?.re.is_match(s(a, 1))))
     }),
     FuncDef::new("regexFind", &[S, S], |_, a| regex_find(a, false)),
     FuncDef::new("mustRegexFind", &[S, S], |_, a| regex_find(a, true)),
@@ -716,7 +718,7 @@ pub const FUNCS: &[FuncDef] = &[
     FuncDef::new("regexSplit", &[S, S, I], |_, a| regex_split(a, false)),
     FuncDef::new("mustRegexSplit", &[S, S, I], |_, a| regex_split(a, true)),
     FuncDef::new("regexQuoteMeta", &[S], |_, a| {
-        Ok(Value::str(regex::escape(s(a, 0))))
+        Ok(Value::str(goregex::quote_meta(s(a, 0))))
     }),
 ];
 
@@ -886,12 +888,14 @@ pub fn strval(v: &Value) -> String {
 /// sprig's `strslice`: a list's elements as strings (nil elements dropped), a string as a
 /// one-element list, nil as empty, anything else as its `%v` text.
 fn strslice(v: &Value) -> Vec<String> {
-    match v {
-        Value::List(l) => l
+    if let Some(items) = v.slice_items() {
+        return items
             .iter()
             .filter(|x| !matches!(x, Value::Nil | Value::NoValue))
             .map(strval)
-            .collect(),
+            .collect();
+    }
+    match v {
         Value::Nil | Value::NoValue => Vec::new(),
         other => vec![strval(other)],
     }
@@ -976,8 +980,10 @@ fn dig_map(v: &Value) -> Result<Dict, FuncError> {
 /// The items of a list argument; `doing` is how sprig's error names the failed action
 /// (`Cannot find first on type string`, `Cannot push on type string`).
 fn list_of(v: &Value, doing: &str) -> Result<Vec<Value>, FuncError> {
+    if let Some(items) = v.slice_items() {
+        return Ok(items.into_owned());
+    }
     match v {
-        Value::List(l) => Ok(l.to_vec()),
         Value::Nil | Value::NoValue => Err(FuncError::Call(
             "runtime error: invalid memory address or nil pointer dereference".into(),
         )),
@@ -991,8 +997,13 @@ fn list_of(v: &Value, doing: &str) -> Result<Vec<Value>, FuncError> {
 /// sprig's `slice` (which replaces text/template's): `list[start:end]`, keeping the list's
 /// type; an empty list gives nil.
 fn sprig_slice(a: &[Value]) -> Result<Value, FuncError> {
-    let l = match &a[0] {
-        Value::List(l) => l,
+    let (l, ty) = match &a[0] {
+        Value::List(l) => (std::borrow::Cow::Borrowed(&l[..]), l.ty),
+        // Go keeps the named slice type (`chartutil.VersionSet`); kdelta cannot build one of
+        // another module's object types, so the slice is a plain list of its elements.
+        v @ Value::Object(_) if v.slice_items().is_some() => {
+            (v.slice_items().unwrap_or_default(), ListType::Any)
+        }
         Value::Nil | Value::NoValue => {
             return Err(FuncError::Call(
                 "runtime error: invalid memory address or nil pointer dereference".into(),
@@ -1017,7 +1028,7 @@ fn sprig_slice(a: &[Value]) -> Result<Value, FuncError> {
     }
     Ok(Value::typed_list(
         l[start as usize..end as usize].to_vec(),
-        l.ty,
+        ty,
     ))
 }
 
@@ -1438,13 +1449,13 @@ fn adler32(data: &[u8]) -> u32 {
     (b << 16) | a
 }
 
-fn compile(pattern: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(pattern).map_err(|e| go_regex_error(pattern, &e.to_string()))
+fn compile(pattern: &str) -> Result<goregex::GoRegex, String> {
+    goregex::compile(pattern)
 }
 
 /// A pattern compiled, or the error as Go's `regexp.Compile` (must forms) or `MustCompile`
 /// (the others, which panic) words it.
-fn re(a: &[Value], i: usize, must: bool) -> Result<regex::Regex, FuncError> {
+fn re(a: &[Value], i: usize, must: bool) -> Result<goregex::GoRegex, FuncError> {
     let pattern = s(a, i);
     compile(pattern).map_err(|e| {
         FuncError::Call(if must {
@@ -1453,36 +1464,6 @@ fn re(a: &[Value], i: usize, must: bool) -> Result<regex::Regex, FuncError> {
             format!("regexp: Compile(`{pattern}`): {e}")
         })
     })
-}
-
-/// Go's wording for the pattern errors the regex crate reports differently.
-fn go_regex_error(pattern: &str, rust: &str) -> String {
-    let what = if rust.contains("unclosed group") {
-        let at = pattern.rfind('(').unwrap_or(0);
-        format!("missing closing ): `{}`", &pattern[at..])
-    } else if rust.contains("unclosed character class") {
-        let at = pattern.rfind('[').unwrap_or(0);
-        format!("missing closing ]: `{}`", &pattern[at..])
-    } else if rust.contains("look-around") {
-        let at = pattern.find("(?").unwrap_or(0);
-        format!(
-            "invalid or unsupported Perl syntax: `{}`",
-            prefix_chars(&pattern[at..], 3)
-        )
-    } else if rust.contains("backreference") {
-        let at = pattern.find('\\').unwrap_or(0);
-        format!(
-            "invalid escape sequence: `{}`",
-            prefix_chars(&pattern[at..], 2)
-        )
-    } else {
-        rust.lines()
-            .last()
-            .unwrap_or(rust)
-            .trim_start_matches("error: ")
-            .to_string()
-    };
-    format!("error parsing regexp: {what}")
 }
 
 /// A plain sprig function's result: the text, or empty when it failed.
@@ -1495,43 +1476,30 @@ fn must(r: Result<String, String>) -> Result<Value, FuncError> {
     r.map(Value::str).map_err(FuncError::Call)
 }
 
-/// The first `n` characters of `s`.
-fn prefix_chars(s: &str, n: usize) -> &str {
-    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
-}
-
 fn regex_find(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
-    Ok(Value::str(r.find(s(a, 1)).map_or("", |m| m.as_str())))
+    Ok(Value::str(r.re.find(s(a, 1)).map_or("", |m| m.as_str())))
 }
 
 fn regex_find_all(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
-    let n = int(a, 2);
-    let all = r.find_iter(s(a, 1)).map(|m| m.as_str());
-    Ok(if n < 0 {
-        Value::strings(all)
-    } else {
-        Value::strings(all.take(n as usize))
-    })
+    let text = s(a, 1);
+    let all = goregex::find_all(&r, text, int(a, 2));
+    Ok(Value::strings(all.into_iter().map(|(b, e)| &text[b..e])))
 }
 
 fn regex_replace(a: &[Value], must: bool, literal: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
-    Ok(Value::str(if literal {
-        r.replace_all(s(a, 1), regex::NoExpand(s(a, 2)))
-            .into_owned()
-    } else {
-        r.replace_all(s(a, 1), s(a, 2)).into_owned()
-    }))
+    Ok(Value::str(goregex::replace_all(
+        &r,
+        s(a, 1),
+        s(a, 2),
+        literal,
+    )))
 }
 
 fn regex_split(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
-    let n = int(a, 2);
-    Ok(if n < 0 {
-        Value::strings(r.split(s(a, 1)))
-    } else {
-        Value::strings(r.splitn(s(a, 1), n as usize))
-    })
+    let parts = goregex::split(&r, s(a, 0), s(a, 1), int(a, 2));
+    Ok(Value::strings(parts.unwrap_or_default()))
 }
