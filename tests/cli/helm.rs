@@ -425,3 +425,50 @@ fn a_template_failing_for_a_dependency_not_fetched_is_part_of_its_incomplete_not
         .code(1)
         .stderr_has("error[helm.dependency.missing] charts/app/Chart.yaml: An error occurred while checking for chart dependencies. You may need to run `helm dependency build` to fetch missing dependencies: found in Chart.yaml, but missing in charts/ directory: common");
 }
+
+/// A shared library chart (`type: library`) and a chart that depends on it through
+/// `file://`: the library is no target, the app renders with its helpers, and rendering the
+/// library alone is helm's error.
+#[test]
+fn a_library_chart_in_the_repository_is_no_target_but_serves_its_dependents() {
+    let env = TestEnv::new();
+    env.write(
+        "charts/common/Chart.yaml",
+        "apiVersion: v2\nname: common\nversion: 0.1.0\ntype: library\n",
+    )
+    .write(
+        "charts/common/templates/_names.tpl",
+        "{{- define \"common.name\" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end -}}\n",
+    )
+    .write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: common\n  version: 0.1.0\n  repository: file://../common\n",
+    )
+    .write(
+        "charts/app/charts/common/Chart.yaml",
+        "apiVersion: v2\nname: common\nversion: 0.1.0\ntype: library\n",
+    )
+    .write(
+        "charts/app/charts/common/templates/_names.tpl",
+        "{{- define \"common.name\" -}}{{ .Release.Name }}-{{ .Chart.Name }}{{- end -}}\n",
+    )
+    .write(
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include \"common.name\" . }}\n",
+    );
+    env.commit("library and app");
+    let list = env.kdelta(&["list"]).success().stdout;
+    assert!(list.contains("helm:charts/app"), "{list}");
+    assert!(!list.contains("helm:charts/common"), "{list}");
+    env.kdelta(&["check"]).success();
+    env.kdelta(&["render", "charts/app"])
+        .success()
+        .stdout_has("name: release-name-app");
+    let alone = env.kdelta(&["render", "charts/common"]);
+    assert_eq!(alone.code, 1, "{}", alone.stderr);
+    assert!(
+        alone.stderr.contains("library charts are not installable"),
+        "{}",
+        alone.stderr
+    );
+}
