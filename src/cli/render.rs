@@ -11,14 +11,42 @@ use kdelta::report::text::{findings_to_string, TextOptions};
 use kdelta::source::Snapshot;
 
 pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
-    let (start, ws) = common::workspace(c)?;
-    let opened = common::open(&ws, &common::revision(&args.revision))?;
-    let snapshot = opened.snapshot.as_ref();
-    let requested: Vec<String> = if args.targets.is_empty() {
+    let (mut start, mut ws) = common::workspace(c)?;
+    let mut requested: Vec<String> = if args.targets.is_empty() {
         vec![".".to_string()]
     } else {
         args.targets.clone()
     };
+    // `helm template` and `kubectl kustomize` render a chart or a kustomization anywhere: one
+    // outside this repository (the last argument, as the chart of `render NAME CHART`) is
+    // opened on its own, as its work tree. Any other path outside stays refused.
+    if args.revision.rev.is_none() && !args.revision.staged {
+        if let Some(last) = requested.last_mut() {
+            let dir = start.join(&*last);
+            let renderable = |d: &std::path::Path| {
+                d.join("Chart.yaml").is_file()
+                    || kdelta::kustomize::KUSTOMIZATION_FILES
+                        .iter()
+                        .any(|f| d.join(f).is_file())
+            };
+            if TargetArg::parse_id(last).is_none()
+                && renderable(&dir)
+                && std::fs::canonicalize(&dir).is_ok_and(|d| !d.starts_with(ws.root()))
+            {
+                let dir = std::fs::canonicalize(&dir)?;
+                ws = kdelta::source::Workspace::discover(&dir);
+                *last = common::repo_relative(ws.root(), &dir)
+                    .map(|p| p.to_string())
+                    .unwrap_or_else(|_| ".".to_string());
+                if last.is_empty() {
+                    *last = ".".to_string();
+                }
+                start = ws.root().to_path_buf();
+            }
+        }
+    }
+    let opened = common::open(&ws, &common::revision(&args.revision))?;
+    let snapshot = opened.snapshot.as_ref();
     let mut opts = common::pipeline_options(c)?;
     let config = common::config(c, snapshot).unwrap_or_default();
     opts.render = pipeline::with_revision_settings(
@@ -27,7 +55,6 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
         snapshot,
     );
     opts.configure_store(&config);
-    let mut requested = requested;
     // `kdelta render NAME CHART`, as `helm template NAME CHART`.
     if let [name, chart] = requested.as_slice() {
         let name_is_path = resolve(c, snapshot, &start, &opened.root, name).is_ok();

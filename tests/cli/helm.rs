@@ -472,3 +472,37 @@ fn a_library_chart_in_the_repository_is_no_target_but_serves_its_dependents() {
         alone.stderr
     );
 }
+
+/// `helm template` renders any chart directory; so does `kdelta render`, for a chart outside
+/// the repository it runs in (read as that directory's work tree).
+#[test]
+fn a_chart_outside_the_repository_renders_as_helm_template_would() {
+    let env = TestEnv::new();
+    env.write("README.md", "x").commit("repo");
+    let outside = tempfile::tempdir().expect("tempdir");
+    let chart = outside.path().join("web");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("values.yaml"), "port: 80\n").unwrap();
+    std::fs::write(
+        chart.join("templates/svc.yaml"),
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  ports:\n  - port: {{ .Values.port }}\n",
+    )
+    .unwrap();
+    let path = chart.to_string_lossy().to_string();
+    env.kdelta(&["render", &path])
+        .success()
+        .stdout_has("name: release-name\n");
+    env.kdelta(&["render", "shop", &path])
+        .success()
+        .stdout_has("name: shop\n");
+    // A directory outside that is neither a chart nor a kustomization stays refused.
+    let plain = outside.path().to_string_lossy().to_string();
+    env.kdelta(&["render", &plain])
+        .code(2)
+        .stderr_has("outside the repository");
+}
