@@ -125,15 +125,16 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(Value::str(if int(a, 2) == 1 { s(a, 0) } else { s(a, 1) }))
     }),
     FuncDef::new("trunc", &[I, S], |_, a| {
-        let (c, text) = (int(a, 0), s(a, 1));
+        // Go slices the string's bytes, which may cut a character.
+        let (c, text) = (int(a, 0), gostr::to_bytes(s(a, 1)));
         let len = text.len() as i64;
-        Ok(Value::str(if c < 0 && len + c > 0 {
-            text.get((len + c) as usize..).unwrap_or(text)
+        Ok(if c < 0 && len + c > 0 {
+            Value::str(gostr::from_bytes(&text[(len + c) as usize..]))
         } else if c >= 0 && len > c {
-            text.get(..c as usize).unwrap_or(text)
+            Value::str(gostr::from_bytes(&text[..c as usize]))
         } else {
-            text
-        }))
+            Value::str(s(a, 1))
+        })
     }),
     FuncDef::new("abbrevboth", &[I, I, S], |_, a| {
         let (left, right) = (int(a, 0), int(a, 1));
@@ -1063,7 +1064,7 @@ fn untitle(s: &str) -> String {
 
 /// sprig's `substr` with Go's slice bounds (a bad range is Go's runtime error).
 fn substr(start: i64, end: i64, s: &str) -> Result<String, FuncError> {
-    let b = s.as_bytes();
+    let b = gostr::to_bytes(s);
     let len = b.len() as i64;
     let oob = |lo: i64, hi: i64| {
         FuncError::Call(format!(
@@ -1088,7 +1089,7 @@ fn substr(start: i64, end: i64, s: &str) -> Result<String, FuncError> {
         }
         &b[start as usize..end as usize]
     };
-    Ok(String::from_utf8_lossy(slice).into_owned())
+    Ok(gostr::from_bytes(slice))
 }
 
 fn swapcase(s: &str) -> String {
