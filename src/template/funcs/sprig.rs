@@ -147,10 +147,10 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(Value::str(abbrev(int(a, 0), s(a, 1))))
     }),
     FuncDef::new("wrap", &[I, S], |_, a| {
-        Ok(Value::str(wrap(int(a, 0), "\n", s(a, 1))))
+        Ok(Value::str(wrap(int(a, 0), "", s(a, 1), false)))
     }),
     FuncDef::new("wrapWith", &[I, S, S], |_, a| {
-        Ok(Value::str(wrap(int(a, 0), s(a, 1), s(a, 2))))
+        Ok(Value::str(wrap(int(a, 0), s(a, 1), s(a, 2), true)))
     }),
     FuncDef::new("join", &[S, A], |_, a| {
         Ok(Value::str(strslice(&a[1]).join(s(a, 0))))
@@ -211,7 +211,7 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(if matches!(a[2], Value::Bool(true)) {
             a[0].clone()
         } else {
-            a[1].clone()
+            Value::str(s(a, 1))
         })
     }),
     FuncDef::new("fail", &[S], |_, a| {
@@ -1253,29 +1253,50 @@ fn abbrev(width: i64, s: &str) -> String {
 }
 
 /// goutils.WrapCustom with wrapLongWords = false.
-fn wrap(width: i64, sep: &str, s: &str) -> String {
+/// goutils' `WrapCustom`, which sprig's `wrap` (long words kept whole) and `wrapWith` (long
+/// words cut every `width` bytes) call. It works on bytes and knows only ' ' as a break, so a
+/// cut long word may split a character and a '\n' in the text counts as a letter.
+fn wrap(width: i64, sep: &str, s: &str, wrap_long_words: bool) -> String {
+    let b = gostr::to_bytes(s);
+    if b.is_empty() {
+        return String::new();
+    }
+    let sep = if sep.is_empty() { "\n" } else { sep };
+    let sep = gostr::to_bytes(sep);
     let width = width.max(1) as usize;
-    let mut out = String::new();
-    for (li, line) in s.split('\n').enumerate() {
-        if li > 0 {
-            out.push('\n');
+    let mut out = Vec::with_capacity(b.len());
+    let mut offset = 0;
+    while b.len() - offset > width {
+        if b[offset] == b' ' {
+            offset += 1;
+            continue;
         }
-        let mut current = 0usize;
-        for (wi, word) in line.split(' ').enumerate() {
-            if wi > 0 {
-                if current + 1 + word.len() > width && current > 0 {
-                    out.push_str(sep);
-                    current = 0;
-                } else {
-                    out.push(' ');
-                    current += 1;
+        let window = &b[offset..offset + width + 1];
+        if let Some(at) = window.iter().rposition(|&c| c == b' ') {
+            out.extend_from_slice(&b[offset..offset + at]);
+            out.extend_from_slice(&sep);
+            offset += at + 1;
+        } else if wrap_long_words {
+            out.extend_from_slice(&b[offset..offset + width]);
+            out.extend_from_slice(&sep);
+            offset += width;
+        } else {
+            let end = offset + width;
+            match b[end..].iter().position(|&c| c == b' ') {
+                Some(at) => {
+                    out.extend_from_slice(&b[offset..end + at]);
+                    out.extend_from_slice(&sep);
+                    offset = end + at + 1;
+                }
+                None => {
+                    out.extend_from_slice(&b[offset..]);
+                    offset = b.len();
                 }
             }
-            out.push_str(word);
-            current += word.len();
         }
     }
-    out
+    out.extend_from_slice(&b[offset..]);
+    gostr::from_bytes(&out)
 }
 
 fn round(x: f64, precision: i64, round_on: f64) -> f64 {
