@@ -729,7 +729,8 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
-fn go_quote_rune(c: char) -> String {
+/// strconv.QuoteRune.
+pub(crate) fn go_quote_rune(c: char) -> String {
     match c {
         '\'' => "'\\''".into(),
         '"' => "'\"'".into(),
