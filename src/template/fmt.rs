@@ -206,16 +206,27 @@ fn go_syntax(v: &Value) -> String {
         Value::String(s) => go_quote(s),
         Value::List(l) => format!(
             "[]interface {{}}{{{}}}",
-            l.iter().map(go_syntax).collect::<Vec<_>>().join(", ")
+            l.iter()
+                .map(go_syntax_element)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Value::Map(m) => format!(
             "map[string]interface {{}}{{{}}}",
             m.entries()
                 .iter()
-                .map(|(k, v)| format!("{}:{}", go_quote(k), go_syntax(v)))
+                .map(|(k, v)| format!("{}:{}", go_quote(k), go_syntax_element(v)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+    }
+}
+
+/// `%#v` of an element of a list or map, where a nil is a typed `interface {}`.
+fn go_syntax_element(v: &Value) -> String {
+    match v {
+        Value::NoValue | Value::Nil => "interface {}(nil)".into(),
+        _ => go_syntax(v),
     }
 }
 
@@ -307,7 +318,7 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
                 if i > 0 {
                     out.push(' ');
                 }
-                format_value(out, item, verb, spec);
+                format_element(out, item, verb, spec);
             }
             out.push(']');
         }
@@ -319,10 +330,19 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
                 }
                 format_value(out, &Value::str(k.as_str()), verb, spec);
                 out.push(':');
-                format_value(out, val, verb, spec);
+                format_element(out, val, verb, spec);
             }
             out.push(']');
         }
+    }
+}
+
+/// An element of a list or map: Go prints a nil interface there as `<nil>` for every verb,
+/// without padding.
+fn format_element(out: &mut String, v: &Value, verb: char, spec: &Spec) {
+    match v {
+        Value::NoValue | Value::Nil => out.push_str("<nil>"),
+        _ => format_value(out, v, verb, spec),
     }
 }
 
@@ -709,7 +729,8 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
-fn go_quote_rune(c: char) -> String {
+/// strconv.QuoteRune.
+pub(crate) fn go_quote_rune(c: char) -> String {
     match c {
         '\'' => "'\\''".into(),
         '"' => "'\"'".into(),

@@ -91,21 +91,45 @@ pub const FUNCS: &[FuncDef] = &[
         })
     }),
     FuncDef::new("fromJson", &[S], |_, a| {
-        Ok(match json::unmarshal(str_arg(a, 0)) {
-            Ok(Value::Map(m)) => Value::Map(m),
+        Ok(match json::decode(str_arg(a, 0)) {
+            Ok(json::Decoded {
+                value: Value::Map(m),
+                number_error,
+            }) => {
+                if let Some(e) = number_error {
+                    m.write().insert("Error".to_string(), Value::str(e));
+                }
+                Value::Map(m)
+            }
+            // JSON null leaves Go's map nil, with no error.
+            Ok(json::Decoded {
+                value: Value::Nil,
+                number_error: None,
+            }) => Value::map(BTreeMap::new()),
             Ok(other) => error_map(format!(
                 "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                json_kind(&other)
+                decoded_kind(&other)
             )),
             Err(e) => error_map(e),
         })
     }),
     FuncDef::new("fromJsonArray", &[S], |_, a| {
-        Ok(match json::unmarshal(str_arg(a, 0)) {
-            Ok(Value::List(l)) => Value::List(l),
+        Ok(match json::decode(str_arg(a, 0)) {
+            Ok(json::Decoded {
+                value: Value::List(l),
+                number_error: None,
+            }) => Value::List(l),
+            Ok(json::Decoded {
+                value: Value::List(_),
+                number_error: Some(e),
+            }) => Value::list(vec![Value::str(e)]),
+            Ok(json::Decoded {
+                value: Value::Nil,
+                number_error: None,
+            }) => Value::list(Vec::new()),
             Ok(other) => Value::list(vec![Value::str(format!(
                 "json: cannot unmarshal {} into Go value of type []interface {{}}",
-                json_kind(&other)
+                decoded_kind(&other)
             ))]),
             Err(e) => Value::list(vec![Value::str(e)]),
         })
@@ -118,6 +142,15 @@ pub const FUNCS: &[FuncDef] = &[
 
 fn str_arg(a: &[Value], i: usize) -> &str {
     a[i].as_str().unwrap_or_default()
+}
+
+/// The JSON kind Go names when a decoded value has the wrong type: a nil that stands for a
+/// number out of range was a number.
+fn decoded_kind(d: &json::Decoded) -> &'static str {
+    match (&d.value, &d.number_error) {
+        (Value::Nil, Some(_)) => "number",
+        (v, _) => json_kind(v),
+    }
 }
 
 fn error_map(message: String) -> Value {

@@ -2,7 +2,9 @@
 //! `toRawJson` write it: keys sorted, `<`, `>` and `&` escaped unless raw, floats as Go writes
 //! them, and `fromJson` reading into Go's types (every number a float64).
 
+use super::super::gostr;
 use super::super::value::Value;
+use super::json_scan;
 
 /// `json.Marshal` (`html`: escape `<`, `>`, `&`), or `json.MarshalIndent` with `indent`.
 pub fn marshal(v: &Value, html: bool, indent: Option<&str>) -> Result<String, String> {
@@ -111,23 +113,79 @@ fn quote(out: &mut String, s: &str, html: bool) {
     crate::go::json::quote_into(out, s, html);
 }
 
-/// `json.Unmarshal` into `interface{}`: numbers are float64.
+/// What `json.Unmarshal` into `interface{}` decodes from valid JSON.
+pub struct Decoded {
+    /// The value, every number a float64; a number a float64 cannot hold is nil.
+    pub value: Value,
+    /// Go's error for the first such number, which Unmarshal returns after decoding the rest.
+    pub number_error: Option<String>,
+}
+
+/// `json.Unmarshal` into `interface{}`: numbers are float64. Errors are worded as Go's.
 pub fn unmarshal(text: &str) -> Result<Value, String> {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(v) => Ok(Value::from(v)),
-        Err(e) => Err(go_json_error(text, &e)),
+    let decoded = decode(text)?;
+    match decoded.number_error {
+        Some(e) => Err(e),
+        None => Ok(decoded.value),
     }
 }
 
-/// Go's wording for the common decoding errors.
-fn go_json_error(text: &str, e: &serde_json::Error) -> String {
-    let trimmed = text.trim_start();
-    match trimmed.chars().next() {
-        None => "unexpected end of JSON input".into(),
-        Some(c) if !"{[\"-0123456789tfn".contains(c) => {
-            format!("invalid character '{c}' looking for beginning of value")
+/// As [`unmarshal`], keeping what Go decodes around a number out of range: Helm's
+/// `fromJson` returns that map with the error added.
+pub fn decode(text: &str) -> Result<Decoded, String> {
+    json_scan::check_valid(&gostr::to_bytes(text))?;
+    let mut number_error = None;
+    let mut nulled = String::new();
+    let mut last = 0;
+    for span in number_spans(text) {
+        let literal = &text[span.clone()];
+        if literal.parse::<f64>().is_ok_and(f64::is_finite) {
+            continue;
         }
-        _ if e.is_eof() => "unexpected end of JSON input".into(),
-        _ => e.to_string(),
+        number_error.get_or_insert_with(|| {
+            format!("json: cannot unmarshal number {literal} into Go value of type float64")
+        });
+        nulled.push_str(&text[last..span.start]);
+        nulled.push_str("null");
+        last = span.end;
     }
+    let parsed = if number_error.is_some() {
+        nulled.push_str(&text[last..]);
+        serde_json::from_str::<serde_json::Value>(&nulled)
+    } else {
+        serde_json::from_str::<serde_json::Value>(text)
+    };
+    let value = parsed.map(Value::from).map_err(|e| e.to_string())?;
+    Ok(Decoded {
+        value,
+        number_error,
+    })
+}
+
+/// The byte ranges of the number literals of valid JSON.
+fn number_spans(text: &str) -> Vec<std::ops::Range<usize>> {
+    let b = text.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                spans.push(start..i);
+            }
+            _ => i += 1,
+        }
+    }
+    spans
 }

@@ -7,6 +7,7 @@ pub mod dates;
 pub mod goregex;
 pub mod helm;
 pub mod json;
+pub mod json_scan;
 pub mod paths;
 pub mod random;
 pub mod semver;

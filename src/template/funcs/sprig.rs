@@ -125,15 +125,16 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(Value::str(if int(a, 2) == 1 { s(a, 0) } else { s(a, 1) }))
     }),
     FuncDef::new("trunc", &[I, S], |_, a| {
-        let (c, text) = (int(a, 0), s(a, 1));
+        // Go slices the string's bytes, which may cut a character.
+        let (c, text) = (int(a, 0), gostr::to_bytes(s(a, 1)));
         let len = text.len() as i64;
-        Ok(Value::str(if c < 0 && len + c > 0 {
-            text.get((len + c) as usize..).unwrap_or(text)
+        Ok(if c < 0 && len + c > 0 {
+            Value::str(gostr::from_bytes(&text[(len + c) as usize..]))
         } else if c >= 0 && len > c {
-            text.get(..c as usize).unwrap_or(text)
+            Value::str(gostr::from_bytes(&text[..c as usize]))
         } else {
-            text
-        }))
+            Value::str(s(a, 1))
+        })
     }),
     FuncDef::new("abbrevboth", &[I, I, S], |_, a| {
         let (left, right) = (int(a, 0), int(a, 1));
@@ -146,10 +147,10 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(Value::str(abbrev(int(a, 0), s(a, 1))))
     }),
     FuncDef::new("wrap", &[I, S], |_, a| {
-        Ok(Value::str(wrap(int(a, 0), "\n", s(a, 1))))
+        Ok(Value::str(wrap(int(a, 0), "", s(a, 1), false)))
     }),
     FuncDef::new("wrapWith", &[I, S, S], |_, a| {
-        Ok(Value::str(wrap(int(a, 0), s(a, 1), s(a, 2))))
+        Ok(Value::str(wrap(int(a, 0), s(a, 1), s(a, 2), true)))
     }),
     FuncDef::new("join", &[S, A], |_, a| {
         Ok(Value::str(strslice(&a[1]).join(s(a, 0))))
@@ -210,7 +211,7 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(if matches!(a[2], Value::Bool(true)) {
             a[0].clone()
         } else {
-            a[1].clone()
+            Value::str(s(a, 1))
         })
     }),
     FuncDef::new("fail", &[S], |_, a| {
@@ -1063,7 +1064,7 @@ fn untitle(s: &str) -> String {
 
 /// sprig's `substr` with Go's slice bounds (a bad range is Go's runtime error).
 fn substr(start: i64, end: i64, s: &str) -> Result<String, FuncError> {
-    let b = s.as_bytes();
+    let b = gostr::to_bytes(s);
     let len = b.len() as i64;
     let oob = |lo: i64, hi: i64| {
         FuncError::Call(format!(
@@ -1088,7 +1089,7 @@ fn substr(start: i64, end: i64, s: &str) -> Result<String, FuncError> {
         }
         &b[start as usize..end as usize]
     };
-    Ok(String::from_utf8_lossy(slice).into_owned())
+    Ok(gostr::from_bytes(slice))
 }
 
 fn swapcase(s: &str) -> String {
@@ -1252,29 +1253,50 @@ fn abbrev(width: i64, s: &str) -> String {
 }
 
 /// goutils.WrapCustom with wrapLongWords = false.
-fn wrap(width: i64, sep: &str, s: &str) -> String {
+/// goutils' `WrapCustom`, which sprig's `wrap` (long words kept whole) and `wrapWith` (long
+/// words cut every `width` bytes) call. It works on bytes and knows only ' ' as a break, so a
+/// cut long word may split a character and a '\n' in the text counts as a letter.
+fn wrap(width: i64, sep: &str, s: &str, wrap_long_words: bool) -> String {
+    let b = gostr::to_bytes(s);
+    if b.is_empty() {
+        return String::new();
+    }
+    let sep = if sep.is_empty() { "\n" } else { sep };
+    let sep = gostr::to_bytes(sep);
     let width = width.max(1) as usize;
-    let mut out = String::new();
-    for (li, line) in s.split('\n').enumerate() {
-        if li > 0 {
-            out.push('\n');
+    let mut out = Vec::with_capacity(b.len());
+    let mut offset = 0;
+    while b.len() - offset > width {
+        if b[offset] == b' ' {
+            offset += 1;
+            continue;
         }
-        let mut current = 0usize;
-        for (wi, word) in line.split(' ').enumerate() {
-            if wi > 0 {
-                if current + 1 + word.len() > width && current > 0 {
-                    out.push_str(sep);
-                    current = 0;
-                } else {
-                    out.push(' ');
-                    current += 1;
+        let window = &b[offset..offset + width + 1];
+        if let Some(at) = window.iter().rposition(|&c| c == b' ') {
+            out.extend_from_slice(&b[offset..offset + at]);
+            out.extend_from_slice(&sep);
+            offset += at + 1;
+        } else if wrap_long_words {
+            out.extend_from_slice(&b[offset..offset + width]);
+            out.extend_from_slice(&sep);
+            offset += width;
+        } else {
+            let end = offset + width;
+            match b[end..].iter().position(|&c| c == b' ') {
+                Some(at) => {
+                    out.extend_from_slice(&b[offset..end + at]);
+                    out.extend_from_slice(&sep);
+                    offset = end + at + 1;
+                }
+                None => {
+                    out.extend_from_slice(&b[offset..]);
+                    offset = b.len();
                 }
             }
-            out.push_str(word);
-            current += word.len();
         }
     }
-    out
+    out.extend_from_slice(&b[offset..]);
+    gostr::from_bytes(&out)
 }
 
 fn round(x: f64, precision: i64, round_on: f64) -> f64 {
