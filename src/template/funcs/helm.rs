@@ -254,7 +254,33 @@ fn json_value(v: &Value) -> Result<serde_json::Value, String> {
 /// Helm's reading of YAML text, for `fromYaml` and values files alike (sigs.k8s.io/yaml:
 /// go-yaml v2 typing, then JSON, so every number is a float64 and keys are strings).
 pub fn from_yaml(text: &str) -> Result<Value, String> {
-    Ok(yaml_node(text)?.map_or(Value::Nil, |node| helm_value(&node)))
+    let value = yaml_node(text)?.map_or(Value::Nil, |node| helm_value(&node));
+    // JSON has no infinity or NaN: encoding/json refuses the first one it meets (maps in
+    // key order).
+    match unsupported_float(&value) {
+        Some(f) => Err(format!(
+            "error converting YAML to JSON: json: unsupported value: {}",
+            // strconv.FormatFloat's own spelling, not YAML's.
+            if f.is_nan() {
+                "NaN"
+            } else if f > 0.0 {
+                "+Inf"
+            } else {
+                "-Inf"
+            }
+        )),
+        None => Ok(value),
+    }
+}
+
+/// The first float JSON cannot hold, in `encoding/json`'s order.
+fn unsupported_float(v: &Value) -> Option<f64> {
+    match v {
+        Value::Float(f) if !f.is_finite() => Some(*f),
+        Value::List(l) => l.items().iter().find_map(unsupported_float),
+        Value::Map(m) => m.entries().iter().find_map(|(_, v)| unsupported_float(v)),
+        _ => None,
+    }
 }
 
 /// The first document of `text` as sigs.k8s.io/yaml reads it (go-yaml v2: a key given twice
