@@ -211,7 +211,7 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(if matches!(a[2], Value::Bool(true)) {
             a[0].clone()
         } else {
-            Value::str(s(a, 1))
+            a[1].clone()
         })
     }),
     FuncDef::new("fail", &[S], |_, a| {
