@@ -198,12 +198,17 @@ struct Includers {
 impl Includers {
     /// The top-level includers of `file`, sorted (empty when nothing lists it).
     fn tops(&mut self, file: &RepoPath) -> Vec<RepoPath> {
-        let Some(listers) = self.listed_by.get(file).cloned() else {
-            return Vec::new();
-        };
+        match self.listed_by.get(file).cloned() {
+            Some(listers) => self.tops_of(listers),
+            None => Vec::new(),
+        }
+    }
+
+    /// The top-level includers of all of `listers`, sorted, without duplicates.
+    fn tops_of(&mut self, listers: Vec<RepoPath>) -> Vec<RepoPath> {
         let mut out = Vec::new();
-        for dir in listers {
-            out.extend(self.dir_tops(&dir));
+        for lister in listers {
+            out.extend(self.dir_tops(&lister));
         }
         out.sort();
         out.dedup();
@@ -221,15 +226,7 @@ impl Includers {
         self.tops.insert(dir.clone(), Vec::new());
         let found = match self.listed_by.get(dir).cloned() {
             None => vec![dir.clone()],
-            Some(listers) => {
-                let mut out = Vec::new();
-                for lister in listers {
-                    out.extend(self.dir_tops(&lister));
-                }
-                out.sort();
-                out.dedup();
-                out
-            }
+            Some(listers) => self.tops_of(listers),
         };
         self.tops.insert(dir.clone(), found.clone());
         found
