@@ -27,6 +27,7 @@ pub struct Discovery {
 pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
     let mut out = Discovery::default();
     let mut files = Vec::new();
+    let mut settings_only = Vec::new();
     let mut includers = Includers::default();
     let mut stack = vec![RepoPath::root()];
     while let Some(dir) = stack.pop() {
@@ -57,24 +58,18 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
         if config.selects(dir.as_str()) {
             out.targets.extend(found.specs);
         }
+        let (dirs, yaml) = children(&dir, &entries, config);
         if found.claims_dir {
+            // A chart's own values files may configure Argo CD (the argo-cd chart's
+            // `configs.cm`); its templates and vendored subcharts are not looked at.
+            settings_only.extend(yaml);
             continue;
         }
-        for entry in &entries {
-            let path = dir.child(&entry.name);
-            match entry.kind {
-                EntryKind::Dir if entry.name != ".git" => stack.push(path),
-                EntryKind::Dir => {}
-                _ if (entry.name.ends_with(".yaml") || entry.name.ends_with(".yml"))
-                    && config.selects(path.as_str()) =>
-                {
-                    files.push(path);
-                }
-                _ => {}
-            }
-        }
+        stack.extend(dirs);
+        files.extend(yaml);
     }
     files.sort();
+    settings_only.sort();
     let included_by: Vec<Vec<RepoPath>> = files.iter().map(|f| includers.tops(f)).collect();
     let detected: Vec<_> = files
         .par_iter()
@@ -91,6 +86,11 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
         out.findings.extend(findings);
         out.argocd.extend(argocd);
     }
+    out.argocd.extend(settings_in(snapshot, &settings_only));
+    // In path order, which decides between files that disagree (stable: a file's own order
+    // stays).
+    out.argocd
+        .sort_by(|a, b| a.place().file.cmp(&b.place().file));
     out.targets.sort();
     out.targets.dedup();
     out
@@ -118,8 +118,32 @@ fn argocd_settings_in(
     found
 }
 
+/// A directory's subdirectories to walk and the YAML files the configuration selects.
+fn children(
+    dir: &RepoPath,
+    entries: &[crate::source::DirEntry],
+    config: &Config,
+) -> (Vec<RepoPath>, Vec<RepoPath>) {
+    let (mut dirs, mut yaml) = (Vec::new(), Vec::new());
+    for entry in entries {
+        let path = dir.child(&entry.name);
+        match entry.kind {
+            EntryKind::Dir if entry.name != ".git" => dirs.push(path),
+            EntryKind::Dir => {}
+            _ if (entry.name.ends_with(".yaml") || entry.name.ends_with(".yml"))
+                && config.selects(path.as_str()) =>
+            {
+                yaml.push(path)
+            }
+            _ => {}
+        }
+    }
+    (dirs, yaml)
+}
+
 /// What the YAML files of a snapshot say of Argo CD's configuration, in path order: the
-/// part of [`discover`] that commands rendering one target need.
+/// part of [`discover`] that commands rendering one target need. The same files are read:
+/// a chart directory's own YAML files, not what lies below it.
 pub fn argocd_settings(
     snapshot: &dyn Snapshot,
     config: &Config,
@@ -127,21 +151,22 @@ pub fn argocd_settings(
     let mut files = Vec::new();
     let mut stack = vec![RepoPath::root()];
     while let Some(dir) = stack.pop() {
-        for entry in snapshot.list(&dir).unwrap_or_default() {
-            let path = dir.child(&entry.name);
-            match entry.kind {
-                EntryKind::Dir if entry.name != ".git" => stack.push(path),
-                EntryKind::Dir => {}
-                _ if (entry.name.ends_with(".yaml") || entry.name.ends_with(".yml"))
-                    && config.selects(path.as_str()) =>
-                {
-                    files.push(path)
-                }
-                _ => {}
-            }
+        let entries = snapshot.list(&dir).unwrap_or_default();
+        let (dirs, yaml) = children(&dir, &entries, config);
+        if !entries
+            .iter()
+            .any(|e| e.name == "Chart.yaml" && e.kind != EntryKind::Dir)
+        {
+            stack.extend(dirs);
         }
+        files.extend(yaml);
     }
     files.sort();
+    settings_in(snapshot, &files)
+}
+
+/// What `files` (sorted) say of Argo CD's configuration, read in parallel.
+fn settings_in(snapshot: &dyn Snapshot, files: &[RepoPath]) -> Vec<crate::appset::settings::Entry> {
     files
         .par_iter()
         .map(|p| argocd_settings_in(snapshot, p))
@@ -253,6 +278,28 @@ mod tests {
 
     fn path(p: &str) -> RepoPath {
         RepoPath::new(p).unwrap()
+    }
+
+    /// An umbrella chart installing Argo CD: its own values configure it; the vendored
+    /// argo-cd chart's defaults and templates do not, and both walks agree.
+    #[test]
+    fn argo_cd_settings_come_from_a_charts_own_values_not_what_it_vendors() {
+        let mut snapshot = crate::source::MemorySnapshot::new();
+        for (p, text) in [
+            ("argocd/Chart.yaml", "apiVersion: v2\nname: argocd\nversion: 1.0.0\n"),
+            ("argocd/values.yaml", "argo-cd:\n  configs:\n    cm:\n      application.instanceLabelKey: example.com/app\n"),
+            ("argocd/charts/argo-cd/Chart.yaml", "apiVersion: v2\nname: argo-cd\nversion: 9.0.0\n"),
+            ("argocd/charts/argo-cd/values.yaml", "configs:\n  cm:\n    application.instanceLabelKey: argocd.argoproj.io/instance\n"),
+            ("argocd/charts/argo-cd/templates/cm.yaml", "kind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  url: x\n"),
+            ("apps/argocd-cm.yaml", "kind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  kustomize.buildOptions: --enable-helm\n"),
+        ] {
+            snapshot.add_file(&path(p), text.as_bytes());
+        }
+        let config = Config::default();
+        let found = discover(&snapshot, &config).argocd;
+        let files: Vec<&str> = found.iter().map(|e| e.place().file.as_str()).collect();
+        assert_eq!(files, ["apps/argocd-cm.yaml", "argocd/values.yaml"]);
+        assert_eq!(argocd_settings(&snapshot, &config), found);
     }
 
     fn includers(edges: &[(&str, &str)]) -> Includers {

@@ -85,6 +85,16 @@ pub enum Entry {
     Plugin(Plugin),
 }
 
+impl Entry {
+    /// Where the entry was read.
+    pub fn place(&self) -> &Place {
+        match self {
+            Entry::Cm { value, .. } => &value.place,
+            Entry::Plugin(p) => &p.place,
+        }
+    }
+}
+
 /// The settings of a revision, merged.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Settings {
