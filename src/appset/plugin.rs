@@ -1001,6 +1001,50 @@ mod tests {
     }
 
     #[test]
+    fn hostile_commands_are_refused_or_read_never_a_panic() {
+        let nasty = [
+            "",
+            "$",
+            "${",
+            "${}",
+            "${a",
+            "'",
+            "\"",
+            "\"$",
+            "\\",
+            "|",
+            "| envsubst",
+            "&&",
+            ";;",
+            ">",
+            "2>",
+            "kustomize build >",
+            "cd",
+            "cd /",
+            "cd ../..",
+            "$(",
+            "`",
+            "a=1",
+            "export",
+            "helm template -f",
+            "helm template --set",
+            "helm template a b c",
+            "kustomize build a b",
+            "kustomize build --load-restrictor",
+            "\n\n",
+            "# only a comment",
+            "helm template \"é\" $ARGOCD_ENV_Ü",
+            "find . -name",
+            "[[ -n ]]",
+            "{ a; }",
+        ];
+        for script in nasty {
+            let _ = recipe(&sh(script), &env());
+            let _ = discovers(&sh(script), &env(), &|_, _| true);
+        }
+    }
+
+    #[test]
     fn find_commands_in_discovery() {
         let has = |name: &str, recursive: bool| name == "**/kustomization.yaml" && recursive;
         let mut e = env();
