@@ -104,8 +104,44 @@ pub struct Settings {
     pub plugins: BTreeMap<String, Plugin>,
 }
 
-/// Bytes that every file holding settings has; the others are not parsed.
-const MARKERS: [&[u8]; 3] = [b"argocd-cm", b"ConfigManagementPlugin", b"configs:"];
+/// Bytes that every manifest holding settings has; the others are not parsed.
+const MARKERS: [&[u8]; 2] = [b"argocd-cm", b"ConfigManagementPlugin"];
+
+/// Whether a values file may hold the argo-cd chart's `configs.cm` or `configs.cmp`: a
+/// `configs:` key with a `cm:` or `cmp:` key on a later line (or a flow mapping). A superset
+/// of the files that do, checked without parsing: most charts' values files are large and say
+/// nothing of Argo CD.
+fn may_hold_chart_configs(bytes: &[u8]) -> bool {
+    let mut after_configs = false;
+    for line in bytes.split(|&b| b == b'\n') {
+        if let Some(rest) = key_line(line, b"configs") {
+            if rest.contains(&b'{') {
+                return true;
+            }
+            after_configs = true;
+        } else if after_configs
+            && (key_line(line, b"cm").is_some() || key_line(line, b"cmp").is_some())
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// The rest of `line` after the mapping key `name` (plain or quoted) and its colon, if the
+/// line starts with that key.
+fn key_line<'a>(line: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
+    let line = line.trim_ascii_start();
+    let (quote, line) = match line.first() {
+        Some(q @ (b'"' | b'\'')) => (Some(*q), &line[1..]),
+        _ => (None, line),
+    };
+    let mut rest = line.strip_prefix(name)?;
+    if let Some(q) = quote {
+        rest = rest.strip_prefix(&[q])?;
+    }
+    rest.strip_prefix(b":")
+}
 
 /// What the YAML file `path` says of Argo CD's configuration. A file that is not YAML says
 /// nothing here (what renders it reports the error).
@@ -113,6 +149,7 @@ pub fn detect(path: &RepoPath, bytes: &[u8]) -> Vec<Entry> {
     if !MARKERS
         .iter()
         .any(|m| memchr::memmem::find(bytes, m).is_some())
+        && !may_hold_chart_configs(bytes)
     {
         return Vec::new();
     }
@@ -711,6 +748,25 @@ mod tests {
                 ("admin.enabled".into(), "false".into(), 7),
             ]
         );
+    }
+
+    #[test]
+    fn values_files_are_parsed_only_when_they_may_hold_configs_cm_or_cmp() {
+        for (text, may) in [
+            ("configs:\n  cm:\n    a: b\n", true),
+            (
+                "argo-cd:\n  configs:\n    # comment\n    cmp:\n      create: true\n",
+                true,
+            ),
+            ("\"configs\":\n  'cm':\n    a: b\n", true),
+            ("configs: {cm: {a: b}}\n", true),
+            ("configs:\n  secret: {}\n", false),
+            ("cm:\n  a: b\nconfigs:\n  x: 1\n", false),
+            ("configsExtra:\n  cm:\n", false),
+            ("image:\n  tag: 1\n", false),
+        ] {
+            assert_eq!(may_hold_chart_configs(text.as_bytes()), may, "{text}");
+        }
     }
 
     #[test]

@@ -49,11 +49,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     let snapshot = opened.snapshot.as_ref();
     let mut opts = common::pipeline_options(c)?;
     let config = common::config(c, snapshot).unwrap_or_default();
-    opts.render = pipeline::with_revision_settings(
-        &pipeline::with_config(&opts.render, &config),
-        &config,
-        snapshot,
-    );
+    opts.render = pipeline::with_config(&opts.render, &config);
     opts.configure_store(&config);
     // `kdelta render NAME CHART`, as `helm template NAME CHART`.
     if let [name, chart] = requested.as_slice() {
@@ -71,6 +67,15 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     }
     if targets.is_empty() {
         bail!("nothing to render in {}", requested.join(", "));
+    }
+    // Argo CD's settings (argocd-cm's kustomize options, plugins) reach kustomize and Argo CD
+    // targets; finding them walks the whole revision, which a chart or a plain directory
+    // does not need.
+    if targets
+        .iter()
+        .any(|t| !matches!(t.kind(), "helm" | "directory"))
+    {
+        opts.render = pipeline::with_revision_settings(&opts.render, &config, snapshot);
     }
     common::fetch_first(c, &[snapshot], &opts)?;
     let mut failed = false;
@@ -157,11 +162,12 @@ pub(super) fn resolve(
         None => TargetArg::Path(common::arg_path(start, root, arg)?),
     };
     let config = common::config(c, snapshot).unwrap_or_default();
-    let opts = pipeline::with_revision_settings(
-        &pipeline::with_config(&common::render_options(c)?, &config),
-        &config,
-        snapshot,
-    );
+    let mut opts = pipeline::with_config(&common::render_options(c)?, &config);
+    // Only an id may name an Application an ApplicationSet generates, which Argo CD's
+    // settings shape; a path needs no walk for them.
+    if matches!(target_arg, TargetArg::Id(_)) {
+        opts = pipeline::with_revision_settings(&opts, &config, snapshot);
+    }
     match pipeline::resolve(snapshot, &config, &target_arg, &opts) {
         Ok(found) => Ok(found),
         Err(ResolveError::NoSuchId) => {

@@ -4,6 +4,7 @@
 
 use crate::template::{helm_values, Dict, Field, GoStruct, MapType, Value};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A loaded chart.
 #[derive(Clone, Debug)]
@@ -14,12 +15,13 @@ pub struct Chart {
     pub metadata: BTreeMap<String, Value>,
     /// `values.yaml` (an empty map without one).
     pub values: Value,
-    /// `templates/…` by path relative to the chart (`templates/deployment.yaml`).
-    pub templates: BTreeMap<String, String>,
+    /// `templates/…` by path relative to the chart (`templates/deployment.yaml`). Shared by
+    /// the chart's clones, as are `files`.
+    pub templates: Arc<BTreeMap<String, String>>,
     /// Every other file, for `.Files` (relative paths; a UTF-8 BOM removed).
-    pub files: BTreeMap<String, Vec<u8>>,
-    /// `crds/*.yaml|yml|json`, printed only with `--include-crds`.
-    pub crds: BTreeMap<String, String>,
+    pub files: Arc<BTreeMap<String, Vec<u8>>>,
+    /// The paths of `crds/*.yaml|yml|json` in `files`, printed only with `--include-crds`.
+    pub crds: Vec<String>,
     /// The subcharts loaded from `charts/<dir>/`.
     pub dependencies: Vec<Chart>,
     /// `Chart.yaml`'s `dependencies` (or `requirements.yaml`'s, apiVersion v1).
@@ -149,9 +151,9 @@ impl Chart {
             name: String::new(),
             metadata: BTreeMap::new(),
             values: Value::map(BTreeMap::new()),
-            templates: BTreeMap::new(),
-            files: BTreeMap::new(),
-            crds: BTreeMap::new(),
+            templates: Arc::default(),
+            files: Arc::default(),
+            crds: Vec::new(),
             dependencies: Vec::new(),
             requirements: Vec::new(),
             schema: None,
@@ -174,7 +176,7 @@ impl Chart {
                     // Helm's default ignore rule: `templates/.?*`.
                     let name = p.rsplit('/').next().unwrap_or_default();
                     if !name.starts_with('.') {
-                        chart.templates.insert(path.clone(), text());
+                        Arc::make_mut(&mut chart.templates).insert(path.clone(), text());
                     }
                 }
                 p if p.starts_with("charts/") => {
@@ -200,9 +202,9 @@ impl Chart {
                             && [".yaml", ".yml", ".json"].iter().any(|e| rest.ends_with(e))
                     });
                     if crd {
-                        chart.crds.insert(path.clone(), text());
+                        chart.crds.push(path.clone());
                     }
-                    chart.files.insert(path.clone(), bytes);
+                    Arc::make_mut(&mut chart.files).insert(path.clone(), bytes);
                 }
             }
         }

@@ -184,29 +184,41 @@ fn head(doc: &str) -> Result<(String, Option<String>, Option<crate::yaml::Node>)
 pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, String> {
     let mut files: Vec<&(String, String)> = files.iter().collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut generic = Vec::new();
-    let mut hooks = Vec::new();
+    let mut docs = Vec::new();
     for (path, text) in files {
         let base = path.rsplit('/').next().unwrap_or_default();
         if base.starts_with('_') || trim(text).is_empty() {
             continue;
         }
-        for doc in split_manifests(text) {
-            let (kind, hook, node) =
-                head(&doc).map_err(|e| format!("YAML parse error on {path}: {e}"))?;
-            let m = Manifest {
-                source: path.clone(),
-                kind,
-                content: doc,
-                hook: hook.is_some(),
-                hook_events: hook.unwrap_or_default(),
-                node,
-            };
-            if m.hook {
-                hooks.push(m);
-            } else {
-                generic.push(m);
-            }
+        docs.extend(split_manifests(text).into_iter().map(|doc| (path, doc)));
+    }
+    // Every document is parsed (a YAML error anywhere in one fails, as in Helm), each on its
+    // own, so on every core; the first error in file order is the one reported.
+    let parsed: Vec<Result<Manifest, String>> = {
+        use rayon::prelude::*;
+        docs.into_par_iter()
+            .map(|(path, doc)| {
+                let (kind, hook, node) =
+                    head(&doc).map_err(|e| format!("YAML parse error on {path}: {e}"))?;
+                Ok(Manifest {
+                    source: path.clone(),
+                    kind,
+                    content: doc,
+                    hook: hook.is_some(),
+                    hook_events: hook.unwrap_or_default(),
+                    node,
+                })
+            })
+            .collect()
+    };
+    let mut generic = Vec::new();
+    let mut hooks = Vec::new();
+    for m in parsed {
+        let m = m?;
+        if m.hook {
+            hooks.push(m);
+        } else {
+            generic.push(m);
         }
     }
     sort_by_kind(&mut generic);

@@ -194,24 +194,58 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
         super::deps::process(&mut chart, &user).map_err(|e| ErrorKind::Values.with(e))?;
     let values =
         values::coalesce_values_for(&chart, &user).map_err(|e| ErrorKind::Values.with(e))?;
-    if !options.skip_schema_validation {
-        super::schema::validate(&chart, &values).map_err(|e| ErrorKind::Schema.with(e))?;
-    }
+    // Helm checks the schemas before it runs the templates; the check reads a copy of the
+    // values taken now, so it runs beside them, and its error comes first.
+    let schema = (!options.skip_schema_validation).then(|| super::schema::prepare(&chart, &values));
+    let (rendered, checked) = rayon::join(
+        || {
+            let common = Common {
+                release: release_value(options),
+                capabilities: objects::capabilities(kube, api_versions),
+            };
+            run_templates(&chart, &values, &common, options)
+        },
+        || schema.map_or(Ok(()), |s| s.check()),
+    );
+    checked.map_err(|e| ErrorKind::Schema.with(e))?;
+    let (manifests, nondeterministic, printed) = rendered?;
+    let nodes = manifests
+        .into_iter()
+        .filter_map(|m| Some((m.content, m.node?)))
+        .collect();
+    Ok(Rendered {
+        nodes,
+        output: output::show_only(&printed, &options.output.show_only)
+            .map_err(|e| ErrorKind::ShowOnly.with(e))?,
+        pruned: processed.pruned,
+        non_bool: processed.non_bool,
+        missing,
+        nondeterministic,
+    })
+}
 
-    let release = map([
+/// `.Release`.
+fn release_value(options: &RenderOptions) -> Value {
+    map([
         ("Name", Value::str(options.release_name.as_str())),
         ("Namespace", Value::str(options.namespace.as_str())),
         ("IsUpgrade", Value::Bool(options.is_upgrade)),
         ("IsInstall", Value::Bool(!options.is_upgrade)),
         ("Revision", Value::Int(1)),
         ("Service", Value::str("Helm")),
-    ]);
-    let common = Common {
-        release,
-        capabilities: objects::capabilities(kube, api_versions),
-    };
+    ])
+}
+
+/// The templates of the tree parsed and run, their documents sorted, and what `helm
+/// template` prints of them: the manifests, the non-deterministic functions called, the text.
+fn run_templates(
+    chart: &Chart,
+    values: &values::Table,
+    common: &Common,
+    options: &RenderOptions,
+) -> Result<(Vec<output::Manifest>, Vec<&'static str>, String), RenderError> {
     let mut templates = BTreeMap::new();
-    collect_templates(&chart, None, &values, &common, &mut templates);
+    collect_templates(chart, None, values, common, &mut templates);
 
     let mut set = TemplateSet::new(
         Funcs::helm(),
@@ -223,8 +257,12 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
         },
     );
     let names = parse_order(templates.keys().cloned());
+    {
+        use rayon::prelude::*;
+        set.parse_ahead(names.par_iter().map(|n| (n.as_str(), templates[n].text)));
+    }
     for name in &names {
-        set.parse(name, &templates[name].text)
+        set.parse(name, templates[name].text)
             .map_err(|e| ErrorKind::Parse.with(parse_error(name, &e.to_string())))?;
     }
     let mut rendered = Vec::new();
@@ -258,19 +296,7 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
         collect_crds(&chart, &chart.name, &mut crds);
     }
     let printed = output::print(&crds, &manifests, &options.output);
-    let nodes = manifests
-        .into_iter()
-        .filter_map(|m| Some((m.content, m.node?)))
-        .collect();
-    Ok(Rendered {
-        nodes,
-        output: output::show_only(&printed, &options.output.show_only)
-            .map_err(|e| ErrorKind::ShowOnly.with(e))?,
-        pruned: processed.pruned,
-        non_bool: processed.non_bool,
-        missing,
-        nondeterministic,
-    })
+    Ok((manifests, nondeterministic, printed))
 }
 
 /// What every chart's dot shares.
@@ -280,8 +306,8 @@ struct Common {
 }
 
 /// A template to run: its text, its chart's dot, and `.Template.BasePath`.
-struct Renderable {
-    text: String,
+struct Renderable<'c> {
+    text: &'c str,
     dot: BTreeMap<String, Value>,
     base_path: String,
 }
@@ -290,12 +316,12 @@ struct Renderable {
 /// (`parent/charts/sub/templates/x.yaml`), with the chart's own dot (its `.Values` the
 /// parent's table of its name); returns the chart's dot, which its parent's `.Subcharts`
 /// holds.
-fn collect_templates(
-    chart: &Chart,
+fn collect_templates<'c>(
+    chart: &'c Chart,
     parent: Option<(&str, &values::Table)>,
     values: &values::Table,
     common: &Common,
-    out: &mut BTreeMap<String, Renderable>,
+    out: &mut BTreeMap<String, Renderable<'c>>,
 ) -> Value {
     let (full_path, own_values) = match parent {
         None => (chart.name.clone(), values.clone()),
@@ -322,7 +348,7 @@ fn collect_templates(
         ("Subcharts".to_string(), Value::map(subcharts)),
     ]);
     let base_path = format!("{full_path}/templates");
-    for (path, text) in &chart.templates {
+    for (path, text) in chart.templates.iter() {
         let partial = path.rsplit('/').next().unwrap_or_default().starts_with('_');
         // A library chart contributes only its partials.
         if chart.is_library() && !partial {
@@ -331,7 +357,7 @@ fn collect_templates(
         out.insert(
             format!("{full_path}/{path}"),
             Renderable {
-                text: text.clone(),
+                text,
                 dot: dot.clone(),
                 base_path: base_path.clone(),
             },
@@ -342,8 +368,15 @@ fn collect_templates(
 
 /// `crds/` files, the chart's own first, then its subcharts', depth first.
 fn collect_crds(chart: &Chart, full_path: &str, out: &mut Vec<(String, String)>) {
-    for (p, t) in &chart.crds {
-        out.push((format!("{full_path}/{p}"), t.clone()));
+    // In path order, as Helm's loader reads them.
+    let mut paths: Vec<&String> = chart.crds.iter().collect();
+    paths.sort();
+    for p in paths {
+        let text = chart
+            .files
+            .get(p)
+            .map(|b| String::from_utf8_lossy(b).into_owned());
+        out.push((format!("{full_path}/{p}"), text.unwrap_or_default()));
     }
     for child in &chart.dependencies {
         collect_crds(child, &format!("{full_path}/charts/{}", child.name), out);

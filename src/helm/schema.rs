@@ -10,25 +10,51 @@ use crate::template::Value;
 /// The violations of every schema in the tree, worded as Helm's error is laid out (the
 /// messages are the validator's); `Ok` when there are none.
 pub fn validate(chart: &Chart, values: &Table) -> Result<(), String> {
-    let mut out = String::new();
-    collect(chart, values, &mut out);
-    if out.is_empty() {
-        return Ok(());
-    }
-    Err(format!(
-        "values don't meet the specifications of the schema(s) in the following chart(s):\n{out}"
-    ))
+    prepare(chart, values).check()
 }
 
-fn collect(chart: &Chart, values: &Table, out: &mut String) {
-    if let Some(schema) = &chart.schema {
-        let problems = check(schema, values);
-        if !problems.is_empty() {
-            out.push_str(&format!("{}:\n", chart.name));
-            for p in problems {
-                out.push_str(&format!("- {p}\n"));
+/// Each schema of the tree with the values it checks, as the JSON it sees: taken before the
+/// templates run (they may change `.Values` in place), so the check can run beside them.
+pub struct Pending<'c> {
+    checks: Vec<(&'c str, &'c str, serde_json::Value)>,
+}
+
+/// The schemas of `chart` and its subcharts, and the values each checks.
+pub fn prepare<'c>(chart: &'c Chart, values: &Table) -> Pending<'c> {
+    let mut checks = Vec::new();
+    collect(chart, values, &mut checks);
+    Pending { checks }
+}
+
+impl Pending<'_> {
+    /// Checks every schema, in the tree's order.
+    pub fn check(self) -> Result<(), String> {
+        let mut out = String::new();
+        for (name, schema, instance) in &self.checks {
+            let problems = check(schema, instance);
+            if !problems.is_empty() {
+                out.push_str(&format!("{name}:\n"));
+                for p in problems {
+                    out.push_str(&format!("- {p}\n"));
+                }
             }
         }
+        if out.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "values don't meet the specifications of the schema(s) in the following chart(s):\n{out}"
+        ))
+    }
+}
+
+fn collect<'c>(
+    chart: &'c Chart,
+    values: &Table,
+    out: &mut Vec<(&'c str, &'c str, serde_json::Value)>,
+) {
+    if let Some(schema) = &chart.schema {
+        out.push((&chart.name, schema, to_json(&Value::map(values.clone()))));
     }
     for sub in &chart.dependencies {
         let mine = values
@@ -41,7 +67,7 @@ fn collect(chart: &Chart, values: &Table, out: &mut String) {
 
 /// One schema against one chart's values: `field: message` lines, worded as gojsonschema
 /// (Helm's validator) words them, the field dotted without `(root).` (`(root)` for the top).
-fn check(schema_text: &str, values: &Table) -> Vec<String> {
+fn check(schema_text: &str, instance: &serde_json::Value) -> Vec<String> {
     let schema: serde_json::Value = match serde_json::from_str(schema_text) {
         Ok(s) => s,
         Err(e) => return vec![format!("(root): values.schema.json is not JSON: {e}")],
@@ -54,9 +80,8 @@ fn check(schema_text: &str, values: &Table) -> Vec<String> {
             )]
         }
     };
-    let instance = to_json(&Value::map(values.clone()));
     let mut out = Vec::new();
-    for e in validator.iter_errors(&instance) {
+    for e in validator.iter_errors(instance) {
         let field = field(&e.instance_path().to_string());
         for message in go_messages(&e, &field, &schema) {
             out.push(format!("{field}: {message}"));

@@ -24,6 +24,15 @@ pub fn table(v: &Value) -> Option<Table> {
     }
 }
 
+/// The entries of the table `v`, not copied: for reading a table, or taking apart one this
+/// module owns.
+fn entries_of(v: &Value) -> Option<Table> {
+    match v {
+        Value::Map(m) => Some(m.entries().into_iter().collect()),
+        _ => None,
+    }
+}
+
 fn is_table(v: &Value) -> bool {
     matches!(v, Value::Map(_))
 }
@@ -66,7 +75,8 @@ pub fn coalesce_tables(mut dst: Table, src: &Table, merge: bool) -> Table {
                 dst.insert(key.clone(), deep_copy(val));
             }
             Some(dv) => {
-                if let (Some(d), Some(s)) = (table(dv), table(val)) {
+                // `dst` is owned, and `src` only read: neither needs a copy to recurse.
+                if let (Some(d), Some(s)) = (entries_of(dv), entries_of(val)) {
                     dst.insert(key.clone(), Value::map(coalesce_tables(d, &s, merge)));
                 }
             }
@@ -102,19 +112,20 @@ fn copy_table(t: &Table) -> Table {
 
 /// `coalesceValues`: the chart's own values under `v`.
 fn coalesce_values(chart: &Chart, mut v: Table, merge: bool) -> Table {
-    let Some(defaults) = table(&chart.values) else {
+    // The chart's values are only read; what is taken from them is copied.
+    let Some(defaults) = entries_of(&chart.values) else {
         return v;
     };
     for (key, val) in defaults {
         match v.get(&key) {
             None => {
-                v.insert(key, val);
+                v.insert(key, deep_copy(&val));
             }
             Some(Value::Nil) if !merge => {
                 v.remove(&key);
             }
             Some(dest) => {
-                if let (Some(d), Some(s)) = (table(dest), table(&val)) {
+                if let (Some(d), Some(s)) = (entries_of(dest), entries_of(&val)) {
                     // A subchart's table keeps its nulls until the subchart's own pass.
                     let child = chart.dependencies.iter().any(|c| c.name == key);
                     v.insert(key, Value::map(coalesce_tables(d, &s, merge || child)));

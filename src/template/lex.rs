@@ -34,14 +34,16 @@ pub enum Kind {
 
 /// One token: its kind, text and byte offset in the template.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Token {
+pub struct Token<'a> {
     pub kind: Kind,
-    /// Shared, so that the parser's lookahead copies no text (text tokens are whole
-    /// stretches of a template).
-    pub text: std::sync::Arc<str>,
+    /// Borrowed from the template (an error's message is the one owned text), so neither
+    /// lexing nor the parser's lookahead copies text.
+    pub text: Cow<'a, str>,
     pub pos: usize,
     pub line: usize,
 }
+
+use std::borrow::Cow;
 
 const KEYWORDS: &[&str] = &[
     "block", "break", "continue", "define", "else", "end", "if", "range", "nil", "template", "with",
@@ -49,7 +51,7 @@ const KEYWORDS: &[&str] = &[
 
 /// Splits a template into tokens. An error ends the stream with an `Error` token holding the
 /// message (`unclosed action`, `unterminated quoted string`…).
-pub fn lex(input: &str, left: &str, right: &str) -> Vec<Token> {
+pub fn lex<'a>(input: &'a str, left: &'a str, right: &'a str) -> Vec<Token<'a>> {
     let mut l = Lexer {
         input,
         left,
@@ -69,7 +71,7 @@ struct Lexer<'a> {
     right: &'a str,
     pos: usize,
     line: usize,
-    tokens: Vec<Token>,
+    tokens: Vec<Token<'a>>,
     paren_depth: usize,
 }
 
@@ -77,18 +79,18 @@ fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\r' | '\n')
 }
 
-impl Lexer<'_> {
-    fn rest(&self) -> &str {
+impl<'a> Lexer<'a> {
+    fn rest(&self) -> &'a str {
         &self.input[self.pos..]
     }
 
     fn emit(&mut self, kind: Kind, start: usize) {
         let text = &self.input[start..self.pos];
         let line = self.line;
-        self.line += text.bytes().filter(|&b| b == b'\n').count();
+        self.line += memchr::memchr_iter(b'\n', text.as_bytes()).count();
         self.tokens.push(Token {
             kind,
-            text: text.into(),
+            text: Cow::Borrowed(text),
             pos: start,
             line,
         });
@@ -97,7 +99,7 @@ impl Lexer<'_> {
     fn error(&mut self, message: impl Into<String>) {
         self.tokens.push(Token {
             kind: Kind::Error,
-            text: message.into().into(),
+            text: Cow::Owned(message.into()),
             pos: self.pos,
             line: self.line,
         });
@@ -115,7 +117,7 @@ impl Lexer<'_> {
                     }
                     self.tokens.push(Token {
                         kind: Kind::Eof,
-                        text: "".into(),
+                        text: Cow::Borrowed(""),
                         pos: self.pos,
                         line: self.line,
                     });
@@ -159,7 +161,7 @@ impl Lexer<'_> {
         let end = start + self.left.len();
         self.tokens.push(Token {
             kind: Kind::LeftDelim,
-            text: self.input[start..end].into(),
+            text: Cow::Borrowed(&self.input[start..end]),
             pos: start,
             line: self.line,
         });
@@ -194,7 +196,7 @@ impl Lexer<'_> {
         self.line += self.input[start..comment_end].matches('\n').count();
         self.tokens.push(Token {
             kind: Kind::Comment,
-            text: self.input[body_start..comment_end].into(),
+            text: Cow::Borrowed(&self.input[body_start..comment_end]),
             pos: body_start,
             line: self.line,
         });
@@ -210,12 +212,12 @@ impl Lexer<'_> {
         let delim = start + 2;
         self.pos = delim + self.right.len();
         for (kind, text, pos) in [
-            (Kind::Space, " ".to_string(), start),
-            (Kind::RightDelim, self.right.to_string(), delim),
+            (Kind::Space, " ", start),
+            (Kind::RightDelim, self.right, delim),
         ] {
             self.tokens.push(Token {
                 kind,
-                text: text.into(),
+                text: Cow::Borrowed(text),
                 pos,
                 line: self.line,
             });

@@ -241,7 +241,7 @@ pub struct Rendered {
 /// name replaces an earlier one (Go's `AddParseTree`).
 #[derive(Clone)]
 pub struct TemplateSet {
-    trees: HashMap<String, Arc<Tree>>,
+    trees: Trees,
     funcs: Arc<Funcs>,
     /// Which function names the set knows (they decide what parses), for the parse cache.
     funcs_fingerprint: u64,
@@ -249,25 +249,96 @@ pub struct TemplateSet {
     root: String,
 }
 
+/// A set's trees by name: the ones it shares with the set it was cloned from, and its own,
+/// which come first. `tpl` clones the running set for every call, and a chart with a
+/// library vendored into each subchart has thousands of definitions: a clone copies none.
+#[derive(Clone, Default)]
+struct Trees {
+    shared: Arc<HashMap<String, Arc<Tree>>>,
+    own: HashMap<String, Arc<Tree>>,
+}
+
+impl Trees {
+    fn get(&self, name: &str) -> Option<&Arc<Tree>> {
+        self.own.get(name).or_else(|| self.shared.get(name))
+    }
+
+    fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+
+    fn insert(&mut self, name: String, tree: Arc<Tree>) {
+        self.own.insert(name, tree);
+    }
+
+    /// Moves the set's own trees into the shared ones, when there are enough to be worth it,
+    /// so that its clones start empty.
+    fn share(&mut self) {
+        if self.own.len() < 16 {
+            return;
+        }
+        let own = std::mem::take(&mut self.own);
+        Arc::make_mut(&mut self.shared).extend(own);
+    }
+}
+
 /// What parsing one template text gave: its trees, or Go's error.
 type ParseResult = Result<Vec<(String, Arc<Tree>)>, String>;
 
 /// Parses shared by every set of the process, so that a chart rendered with several values
-/// sets, or at both revisions of a diff, is parsed once. Keyed by everything a parse depends
-/// on; the text itself is compared on a hit.
+/// sets, or at both revisions of a diff, is parsed once, and a text that several charts
+/// vendor (bitnami's `common` in each subchart) once for all of them. Keyed by everything a
+/// parse depends on but the name; the text itself is compared on a hit.
 #[derive(Default)]
 struct ParseCache {
-    map: HashMap<ParseKey, (Arc<str>, Arc<ParseResult>)>,
+    map: HashMap<ParseKey, CachedParse>,
     bytes: usize,
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct ParseKey {
-    name: String,
     text_hash: u64,
     left: String,
     right: String,
     funcs: u64,
+}
+
+/// One cached parse: the text, the name it was parsed as, and what it gave.
+struct CachedParse {
+    text: Arc<str>,
+    name: String,
+    result: Arc<ParseResult>,
+}
+
+impl CachedParse {
+    /// The parse as if of `name`: the same trees, the main one under `name`, all naming it as
+    /// their text's name. None when the name changes what parses (an error names the
+    /// template; a `define` of either name collides with the main tree).
+    fn renamed(&self, name: &str) -> Option<Arc<ParseResult>> {
+        if self.name == name {
+            return Some(self.result.clone());
+        }
+        let trees = self.result.as_ref().as_ref().ok()?;
+        if trees.iter().filter(|(n, _)| *n == self.name).count() != 1
+            || trees.iter().any(|(n, _)| n == name)
+        {
+            return None;
+        }
+        let renamed = trees
+            .iter()
+            .map(|(n, tree)| {
+                let own = if *n == self.name { name } else { n.as_str() };
+                let tree = Tree {
+                    name: own.to_string(),
+                    parse_name: name.to_string(),
+                    text: tree.text.clone(),
+                    root: tree.root.clone(),
+                };
+                (own.to_string(), Arc::new(tree))
+            })
+            .collect();
+        Some(Arc::new(Ok(renamed)))
+    }
 }
 
 /// Text the parse cache holds at most; beyond it, templates are parsed every time.
@@ -287,7 +358,7 @@ impl TemplateSet {
         let mut names: Vec<&str> = funcs.map.keys().copied().collect();
         names.sort_unstable();
         TemplateSet {
-            trees: HashMap::new(),
+            trees: Trees::default(),
             funcs_fingerprint: hash_of(&names),
             funcs: Arc::new(funcs),
             options,
@@ -326,6 +397,7 @@ impl TemplateSet {
             }
             self.trees.insert(n.clone(), tree.clone());
         }
+        self.trees.share();
         let own = trees
             .iter()
             .find(|(n, _)| n == name)
@@ -336,17 +408,23 @@ impl TemplateSet {
     /// `text` parsed as `name`, from the process's parse cache when it was parsed before.
     fn parse_cached(&self, name: &str, text: &str) -> Arc<ParseResult> {
         let key = ParseKey {
-            name: name.to_string(),
-            text_hash: hash_of(&text),
+            // FxHash: templates are large, and a hit compares the text anyway.
+            text_hash: std::hash::BuildHasher::hash_one(
+                &crate::fxhash::FxBuildHasher::default(),
+                text,
+            ),
             left: self.options.left_delim.clone(),
             right: self.options.right_delim.clone(),
             funcs: self.funcs_fingerprint,
         };
         let cache = || PARSE_CACHE.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((cached_text, result)) = cache().map.get(&key) {
-            if **cached_text == *text {
-                return result.clone();
-            }
+        if let Some(hit) = cache()
+            .map
+            .get(&key)
+            .filter(|c| *c.text == *text)
+            .and_then(|c| c.renamed(name))
+        {
+            return hit;
         }
         let funcs = self.funcs.clone();
         let result: Arc<ParseResult> = Arc::new(
@@ -361,11 +439,27 @@ impl TemplateSet {
             .map_err(|e| e.0),
         );
         let mut c = cache();
-        if c.bytes + text.len() <= PARSE_CACHE_BYTES {
+        if !c.map.contains_key(&key) && c.bytes + text.len() <= PARSE_CACHE_BYTES {
             c.bytes += text.len();
-            c.map.insert(key, (text.into(), result.clone()));
+            let cached = CachedParse {
+                text: text.into(),
+                name: name.to_string(),
+                result: result.clone(),
+            };
+            c.map.insert(key, cached);
         }
         result
+    }
+
+    /// Parses `texts` (name and text) into the process's parse cache on every core, so that
+    /// adding them one by one, in the order Go adds them, finds each parsed.
+    pub(crate) fn parse_ahead<'t>(
+        &self,
+        texts: impl rayon::iter::ParallelIterator<Item = (&'t str, &'t str)>,
+    ) {
+        texts.for_each(|(name, text)| {
+            self.parse_cached(name, text);
+        });
     }
 
     /// True when a template of that name exists.

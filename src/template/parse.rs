@@ -104,7 +104,9 @@ pub struct Tree {
     /// The name of the text it was parsed from (error positions name it).
     pub parse_name: String,
     pub text: std::sync::Arc<str>,
-    pub root: Vec<Node>,
+    /// Shared: the same text parsed under another name (a library chart vendored into
+    /// several subcharts) reuses the nodes.
+    pub root: std::sync::Arc<[Node]>,
 }
 
 impl Tree {
@@ -131,12 +133,12 @@ pub struct Parsed {
 pub struct ParseError(pub String);
 
 /// Parses `text` as template `name`. `is_function` says which identifiers are functions.
-pub fn parse(
+pub fn parse<'a>(
     name: &str,
-    text: &str,
-    left: &str,
-    right: &str,
-    is_function: &dyn Fn(&str) -> bool,
+    text: &'a str,
+    left: &'a str,
+    right: &'a str,
+    is_function: &'a dyn Fn(&str) -> bool,
 ) -> Result<Parsed, ParseError> {
     let tokens = lex(text, left, right);
     let shared: std::sync::Arc<str> = text.into();
@@ -169,7 +171,7 @@ pub fn is_empty_tree(nodes: &[Node]) -> bool {
 
 struct Parser<'a> {
     name: String,
-    tokens: Vec<Token>,
+    tokens: Vec<Token<'a>>,
     at: usize,
     /// Variables in scope, one list per scope.
     vars: Vec<Vec<String>>,
@@ -195,12 +197,12 @@ enum Stop {
     Else,
 }
 
-impl Parser<'_> {
-    fn peek(&self) -> &Token {
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Token<'a> {
         &self.tokens[self.at.min(self.tokens.len() - 1)]
     }
 
-    fn next(&mut self) -> Token {
+    fn next(&mut self) -> Token<'a> {
         let t = self.peek().clone();
         if self.at < self.tokens.len() {
             self.at += 1;
@@ -209,7 +211,7 @@ impl Parser<'_> {
     }
 
     /// The next token that is not a space.
-    fn next_non_space(&mut self) -> Token {
+    fn next_non_space(&mut self) -> Token<'a> {
         loop {
             let t = self.next();
             if t.kind != Kind::Space {
@@ -218,7 +220,7 @@ impl Parser<'_> {
         }
     }
 
-    fn peek_non_space(&mut self) -> Token {
+    fn peek_non_space(&mut self) -> Token<'a> {
         let save = self.at;
         let t = self.next_non_space();
         self.at = save;
@@ -329,7 +331,7 @@ impl Parser<'_> {
                 name,
                 parse_name: self.name.clone(),
                 text: self.text.clone(),
-                root: list,
+                root: list.into(),
             },
         );
         Ok(())
@@ -383,7 +385,7 @@ impl Parser<'_> {
     fn parse_text_or_action(&mut self) -> Result<Option<Node>, ParseError> {
         let t = self.next();
         match t.kind {
-            Kind::Text => Ok(Some(Node::Text(t.text))),
+            Kind::Text => Ok(Some(Node::Text(t.text.as_ref().into()))),
             Kind::Comment => Ok(None),
             Kind::LeftDelim => {
                 self.action_line = t.line;

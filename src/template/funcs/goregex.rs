@@ -40,13 +40,39 @@ fn err(code: &'static str, expr: &str) -> SyntaxError {
 
 /// A compiled Go pattern: the crate's regex (its groups numbered as Go numbers them, all
 /// unnamed) and Go's group names (`""` for an unnamed group; index 0 is the whole match).
+/// Cloning shares the compiled program.
+#[derive(Clone)]
 pub struct GoRegex {
     pub re: Regex,
     pub names: Vec<String>,
 }
 
-/// `regexp.Compile(pattern)`: the compiled pattern, or Go's error text.
+/// Patterns kept compiled for the process: charts call `regexReplaceAll` with the same few
+/// patterns thousands of times, and compiling one costs far more than matching it.
+const CACHED_PATTERNS: usize = 512;
+
+/// `regexp.Compile(pattern)`: the compiled pattern, or Go's error text. Remembered per pattern
+/// (up to [`CACHED_PATTERNS`] patterns of at most 256 bytes; a long pattern may compile to a
+/// large program, and is compiled each time).
 pub fn compile(pattern: &str) -> Result<GoRegex, String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    type Cache = Mutex<HashMap<String, Result<GoRegex, String>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Cache::default);
+    if let Some(hit) = cache.lock().ok().and_then(|c| c.get(pattern).cloned()) {
+        return hit;
+    }
+    let compiled = compile_uncached(pattern);
+    if let Ok(mut c) = cache.lock() {
+        if c.len() < CACHED_PATTERNS && pattern.len() <= 256 {
+            c.insert(pattern.to_string(), compiled.clone());
+        }
+    }
+    compiled
+}
+
+fn compile_uncached(pattern: &str) -> Result<GoRegex, String> {
     let (rust, names) = translate(pattern).map_err(|e| e.to_string())?;
     let re = regex::RegexBuilder::new(&rust)
         .nest_limit(4000)

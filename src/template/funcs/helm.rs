@@ -205,18 +205,21 @@ fn include(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
 
 fn tpl(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
     let text = str_arg(a, 0);
-    let quoted = fmt::go_quote(text);
     // The text is parsed into a copy of the running set, under the root template's name.
     let mut set = call.set.clone();
     let name = "gotpl";
-    let tree = set
-        .parse_template(name, text)
-        .map_err(|e| FuncError::Call(format!("cannot parse template {quoted}: {e}")))?;
+    let tree = set.parse_template(name, text).map_err(|e| {
+        FuncError::Call(format!(
+            "cannot parse template {}: {e}",
+            fmt::go_quote(text)
+        ))
+    })?;
     let out = set
         .execute_tree_nested(&tree, &a[1], call.depth + 1)
         .map_err(|e| {
             FuncError::Call(format!(
-                "error during tpl function execution for {quoted}: {e}"
+                "error during tpl function execution for {}: {e}",
+                fmt::go_quote(text)
             ))
         })?;
     if set.options().missing_key == MissingKey::Error {
