@@ -293,7 +293,7 @@ fn run_templates(
     let manifests = output::sort_manifests(&rendered).map_err(|e| ErrorKind::Output.with(e))?;
     let mut crds = Vec::new();
     if options.include_crds {
-        collect_crds(&chart, &chart.name, &mut crds);
+        collect_crds(chart, &chart.name, &mut crds);
     }
     let printed = output::print(&crds, &manifests, &options.output);
     Ok((manifests, nondeterministic, printed))
