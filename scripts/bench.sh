@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Times kdelta against `kubectl kustomize` on a generated 50-overlay repository, side by side:
+# Times kdelta against the reference tools, side by side, in one run.
+#
+# kustomize (always), against `kubectl kustomize` on a generated 50-overlay repository:
 #   (a) kubectl kustomize on each of the 50 overlays, one after another;
 #   (b) kdelta render of the same 50 overlays in one process (one job, and the default jobs);
 #   (c) kdelta diff between two commits where one overlay changed (the content-addressed cache
@@ -9,21 +11,43 @@
 #       must stay under 300 MB.
 # It first checks that kdelta prints exactly what kubectl kustomize prints for every overlay.
 #
-# Usage: scripts/bench.sh [--runs N]
+# Helm (with --helm-charts DIR), against `helm template` (v3.17.3: $HELM, else `helm` on PATH):
+#   (e) for each chart directory in DIR (dependencies vendored in charts/, e.g. by
+#       scripts/vendor-chart.py; docs/performance.md lists the set and how to build it),
+#       `helm template CHART` against `kdelta render --show-secrets CHART`, whole processes, with
+#       the ratio of the mean wall times. DIR/<chart>.args, when present, holds extra
+#       arguments for both. It first checks that both print the same documents (the same
+#       `# Source:` lines and kinds, in order; random values such as generated passwords
+#       differ by design).
+#
+# Usage: scripts/bench.sh [--runs N] [--helm-charts DIR [--helm-only]]
 # Uses hyperfine when installed (apt-get install -y hyperfine), else a loop timed with date.
 set -euo pipefail
 
 runs=5
+helm_charts=""
+helm_only=false
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
-    *) echo "usage: scripts/bench.sh [--runs N]" >&2; exit 2 ;;
+    --helm-charts) helm_charts="$(cd "$2" && pwd)"; shift 2 ;;
+    --helm-only) helm_only=true; shift ;;
+    *) echo "usage: scripts/bench.sh [--runs N] [--helm-charts DIR [--helm-only]]" >&2; exit 2 ;;
   esac
 done
+if $helm_only && [ -z "$helm_charts" ]; then
+  echo "bench.sh: --helm-only needs --helm-charts DIR" >&2
+  exit 2
+fi
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-command -v kubectl >/dev/null || { echo "bench.sh: kubectl is needed (kubectl kustomize)" >&2; exit 2; }
+$helm_only || command -v kubectl >/dev/null || { echo "bench.sh: kubectl is needed (kubectl kustomize)" >&2; exit 2; }
+helm="${HELM:-helm}"
+if [ -n "$helm_charts" ] && ! "$helm" version --short 2>/dev/null | grep -q '^v3\.17\.3'; then
+  echo "bench.sh: helm v3.17.3 is needed (HELM=path, or ../shared/tools/install-helm-oracle.sh)" >&2
+  exit 2
+fi
 
 echo "building kdelta (release)..." >&2
 cargo build --release --quiet --bin kdelta
@@ -31,34 +55,6 @@ kdelta="${CARGO_TARGET_DIR:-$root/target}/release/kdelta"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-repo="$work/repo"
-python3 scripts/gen-bench-repo.py "$repo" --list >"$work/overlays.txt"
-mapfile -t overlays <"$work/overlays.txt"
-changed="apps/cart/overlays/prod-eu"
-
-git -C "$repo" init --quiet --initial-branch=main
-git -C "$repo" -c user.name=bench -c user.email=bench@example.invalid add -A
-git -C "$repo" -c user.name=bench -c user.email=bench@example.invalid commit --quiet -m base
-
-# Same output first: a fast wrong answer is no answer.
-same=0
-for o in "${overlays[@]}"; do
-  kubectl kustomize "$repo/$o" >"$work/expected.yaml" 2>/dev/null
-  if (cd "$repo" && "$kdelta" render --show-secrets "$o" 2>/dev/null) | cmp -s - "$work/expected.yaml"; then
-    same=$((same + 1))
-  else
-    echo "output differs: $o" >&2
-  fi
-done
-
-{
-  echo '#!/usr/bin/env bash'
-  echo 'set -e'
-  echo "cd '$repo'"
-  for o in "${overlays[@]}"; do echo "kubectl kustomize '$o' >/dev/null"; done
-} >"$work/kubectl-all.sh"
-kdelta_all="cd '$repo' && '$kdelta' render --show-secrets ${overlays[*]} >/dev/null 2>&1"
-kdelta_all_j1="cd '$repo' && '$kdelta' render --show-secrets -j 1 ${overlays[*]} >/dev/null 2>&1"
 
 # measure NAME COMMAND: times COMMAND, prints its mean wall time in seconds and writes
 # "mean s ± stddev" to $work/NAME.txt.
@@ -90,6 +86,69 @@ print("%.4f" % m)' "$work/$name.json" "$work/$name.txt"
 }
 
 ratio() { python3 -c 'import sys; print("%.1f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
+
+# bench_helm: section (e), one line per chart of $helm_charts.
+bench_helm() {
+  local dir name args t_helm t_kdelta same
+  echo
+  echo "kdelta render vs helm template ($("$helm" version --short)): whole processes, $(nproc 2>/dev/null || echo '?') cores,"
+  echo "load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'), $runs runs each, mean ± standard deviation of the wall time"
+  for dir in "$helm_charts"/*/; do
+    dir="${dir%/}"
+    [ -f "$dir/Chart.yaml" ] || continue
+    name="$(basename "$dir")"
+    args=""
+    [ -f "$helm_charts/$name.args" ] && args="$(cat "$helm_charts/$name.args")"
+    # shellcheck disable=SC2086
+    (cd "$helm_charts" && "$helm" template "$name" $args >"$work/helm-$name.yaml" 2>/dev/null) || true
+    # shellcheck disable=SC2086
+    (cd "$helm_charts" && "$kdelta" render --show-secrets "$name" $args >"$work/kdelta-$name.yaml" 2>/dev/null) || true
+    same="same documents"
+    if ! cmp -s <(grep -E '^(# Source: |kind: )' "$work/helm-$name.yaml") \
+      <(grep -E '^(# Source: |kind: )' "$work/kdelta-$name.yaml") ||
+      [ ! -s "$work/helm-$name.yaml" ]; then
+      same="DIFFERENT DOCUMENTS"
+    fi
+    echo "timing (e) $name..." >&2
+    t_helm=$(measure "helm-$name" "cd '$helm_charts' && '$helm' template '$name' $args >/dev/null 2>&1")
+    t_kdelta=$(measure "kdelta-$name" "cd '$helm_charts' && '$kdelta' render --show-secrets '$name' $args >/dev/null 2>&1")
+    printf '  %-26s helm %-16s kdelta %-16s %5sx   %s\n' "$name" "$(cat "$work/helm-$name.txt")" \
+      "$(cat "$work/kdelta-$name.txt")" "$(ratio "$t_helm" "$t_kdelta")" "$same"
+  done
+}
+
+if $helm_only; then
+  bench_helm
+  exit 0
+fi
+repo="$work/repo"
+python3 scripts/gen-bench-repo.py "$repo" --list >"$work/overlays.txt"
+mapfile -t overlays <"$work/overlays.txt"
+changed="apps/cart/overlays/prod-eu"
+
+git -C "$repo" init --quiet --initial-branch=main
+git -C "$repo" -c user.name=bench -c user.email=bench@example.invalid add -A
+git -C "$repo" -c user.name=bench -c user.email=bench@example.invalid commit --quiet -m base
+
+# Same output first: a fast wrong answer is no answer.
+same=0
+for o in "${overlays[@]}"; do
+  kubectl kustomize "$repo/$o" >"$work/expected.yaml" 2>/dev/null
+  if (cd "$repo" && "$kdelta" render --show-secrets "$o" 2>/dev/null) | cmp -s - "$work/expected.yaml"; then
+    same=$((same + 1))
+  else
+    echo "output differs: $o" >&2
+  fi
+done
+
+{
+  echo '#!/usr/bin/env bash'
+  echo 'set -e'
+  echo "cd '$repo'"
+  for o in "${overlays[@]}"; do echo "kubectl kustomize '$o' >/dev/null"; done
+} >"$work/kubectl-all.sh"
+kdelta_all="cd '$repo' && '$kdelta' render --show-secrets ${overlays[*]} >/dev/null 2>&1"
+kdelta_all_j1="cd '$repo' && '$kdelta' render --show-secrets -j 1 ${overlays[*]} >/dev/null 2>&1"
 
 echo "timing (a) kubectl kustomize x50..." >&2
 t_kubectl=$(measure kubectl "bash '$work/kubectl-all.sh'")
@@ -143,4 +202,7 @@ EOF
 if [ "$big_rss" -ge 300 ]; then
   echo "bench.sh: the 1,000-overlay diff peaked at ${big_rss} MB, over 300 MB" >&2
   exit 1
+fi
+if [ -n "$helm_charts" ]; then
+  bench_helm
 fi
