@@ -5,8 +5,8 @@
 //! `deviations.json` says kdelta departs on purpose and why. Where both reject an object,
 //! kdelta must point at (or below) the field the independent validator names.
 
-use kdelta::validate::schema::{validate, Catalog, KubeVersion, Lookup, Violation};
-use kdelta::yaml::{parse_one, Node, ParseOptions};
+use kdelta::validate::schema::{validate, Catalog, Crd, CrdMatch, KubeVersion, Lookup, Violation};
+use kdelta::yaml::{parse_one, parse_stream, Node, ParseOptions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -144,4 +144,100 @@ fn messages_for_the_corpus() {
         }
     }
     insta::assert_snapshot!(out);
+}
+
+/// The CRDs of `testdata/validate/crds/`, compiled.
+fn crds() -> Vec<Crd> {
+    let mut out = Vec::new();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir().join("crds"))
+        .expect("the CRD directory")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let text = std::fs::read(&path).expect("a CRD file");
+        for doc in parse_stream(&text, &ParseOptions::default()).expect("YAML") {
+            if doc.is_null() {
+                continue;
+            }
+            let crd = Crd::from_node(&doc).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            // The CRD object itself is valid against the bundled apiextensions schema.
+            let catalog = Catalog::latest();
+            let Lookup::Found(ty) =
+                catalog.lookup("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+            else {
+                panic!("the bundle has CustomResourceDefinition");
+            };
+            let violations = validate(ty, &doc);
+            assert!(violations.is_empty(), "{}: {violations:?}", path.display());
+            out.push(crd);
+        }
+    }
+    out
+}
+
+#[test]
+fn custom_resources_against_real_crds() {
+    let crds = crds();
+    assert_eq!(crds.len(), 3);
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir().join("crds/instances"))
+        .expect("the instances directory")
+        .map(|e| e.expect("an entry").path())
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 12);
+    let mut failures = Vec::new();
+    let mut pinned = String::new();
+    for path in paths {
+        let name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let text = std::fs::read_to_string(&path).expect("an instance");
+        let expect: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("# expect: "))
+            .collect();
+        let node = parse_one(text.as_bytes(), &ParseOptions::default()).expect("one document");
+        let api_version = node.str_at(&["apiVersion"]).unwrap_or_default();
+        let kind = node.str_at(&["kind"]).unwrap_or_default();
+        let found: Vec<CrdMatch<'_>> = crds
+            .iter()
+            .map(|c| c.lookup(api_version, kind))
+            .filter(|m| !matches!(m, CrdMatch::Other))
+            .collect();
+        let got: Vec<String> = match found.as_slice() {
+            [CrdMatch::Found(version)] => {
+                let violations = validate(version.root(), &node);
+                pinned.push_str(&format!("{name}:\n"));
+                for v in &violations {
+                    pinned.push_str(&format!(
+                        "  {}:{} {:?} {}\n",
+                        v.line, v.column, v.kind, v.message
+                    ));
+                }
+                let mut got: Vec<String> = violations
+                    .iter()
+                    .map(|v| format!("{:?} {}", v.kind, v.path))
+                    .collect();
+                if got.is_empty() {
+                    got.push("valid".to_string());
+                }
+                got
+            }
+            [CrdMatch::VersionNotServed] => vec!["not-served".to_string()],
+            _ => vec![format!("no CRD for {api_version} {kind}")],
+        };
+        let mut want: Vec<String> = expect.iter().map(|s| s.to_string()).collect();
+        let mut sorted = got.clone();
+        sorted.sort();
+        want.sort();
+        if sorted != want {
+            failures.push(format!("{name}: expected {want:?}, kdelta reports {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    insta::assert_snapshot!(pinned);
 }
