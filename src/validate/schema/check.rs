@@ -739,3 +739,50 @@ fn enum_matches(e: &Value, v: ScalarValue<'_>) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validate::schema::{Catalog, KubeVersion, Lookup};
+    use crate::yaml::{parse_one, DuplicateKeys, ParseOptions};
+
+    fn deployment() -> Type<'static> {
+        let c = Catalog::bundled(KubeVersion::new(1, 30)).unwrap();
+        match c.lookup("apps/v1", "Deployment") {
+            Lookup::Found(t) => t,
+            _ => panic!("Deployment is bundled"),
+        }
+    }
+
+    #[test]
+    fn duplicate_yaml_keys_kept_by_the_parser_are_reported() {
+        let opts = ParseOptions {
+            duplicate_keys: DuplicateKeys::Keep,
+            ..ParseOptions::default()
+        };
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a\n  name: b\nspec:\n  selector: {}\n  template: {spec: {containers: [{name: c, image: i}]}}\n";
+        let node = parse_one(text.as_bytes(), &opts).unwrap();
+        let v = validate(deployment(), &node);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert_eq!(v[0].kind, ViolationKind::DuplicateKey);
+        assert_eq!((v[0].line, v[0].column), (5, 3));
+        assert_eq!(
+            v[0].message,
+            "metadata.name: duplicate key \"name\" (first at line 4)"
+        );
+    }
+
+    #[test]
+    fn scalar_typing_follows_the_dialect() {
+        // `yes` is a boolean in YAML 1.1 (the API server's decoder) and a string in YAML 1.2.
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  paused: yes\n  selector: {}\n  template: {spec: {containers: [{name: c, image: i}]}}\n";
+        let node = parse_one(text.as_bytes(), &ParseOptions::default()).unwrap();
+        assert_eq!(validate(deployment(), &node), vec![]);
+        let v = validate_in(deployment(), &node, Dialect::Yaml12);
+        assert_eq!(v.len(), 1);
+        assert_eq!(
+            v[0].message,
+            "spec.paused: expected boolean, got string \"yes\""
+        );
+    }
+}

@@ -205,3 +205,163 @@ fn resource_fields(model: &mut Model, id: TypeId) {
     props.sort_by(|a, b| a.0.cmp(&b.0));
     model.defs[id.0 as usize].properties = props.into();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validate::schema::{validate, ViolationKind};
+    use crate::yaml::{parse_one, ParseOptions};
+
+    const CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Cluster
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - name: v1beta1
+    served: false
+    storage: false
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: self.min <= self.max
+              message: min must not exceed max
+            properties:
+              min: {type: integer, minimum: 0, default: 1}
+              max: {type: integer, maximum: 10}
+              note: {type: string, nullable: true, maxLength: 5}
+              tags:
+                type: array
+                x-kubernetes-list-type: set
+                items: {type: string}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [port, protocol]
+                items:
+                  type: object
+                  required: [port]
+                  properties:
+                    port: {type: integer}
+                    protocol: {type: string}
+              template:
+                type: object
+                x-kubernetes-embedded-resource: true
+                x-kubernetes-preserve-unknown-fields: true
+              free:
+                type: object
+                x-kubernetes-preserve-unknown-fields: true
+              closed:
+                type: object
+"#;
+
+    fn kinds_and_paths(instance: &str) -> Vec<(ViolationKind, String)> {
+        let crd =
+            Crd::from_node(&parse_one(CRD.as_bytes(), &ParseOptions::default()).unwrap()).unwrap();
+        let node = parse_one(instance.as_bytes(), &ParseOptions::default()).unwrap();
+        let CrdMatch::Found(version) = crd.lookup("example.com/v1", "Widget") else {
+            panic!("v1 is served");
+        };
+        validate(version.root(), &node)
+            .into_iter()
+            .map(|v| (v.kind, v.path))
+            .collect()
+    }
+
+    fn widget(spec: &str) -> String {
+        format!("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n{spec}")
+    }
+
+    #[test]
+    fn reads_versions_scope_and_rules() {
+        let crd =
+            Crd::from_node(&parse_one(CRD.as_bytes(), &ParseOptions::default()).unwrap()).unwrap();
+        assert_eq!(
+            (crd.group.as_str(), crd.kind.as_str()),
+            ("example.com", "Widget")
+        );
+        assert_eq!(crd.scope, Scope::Cluster);
+        assert!(matches!(
+            crd.lookup("example.com/v1beta1", "Widget"),
+            CrdMatch::VersionNotServed
+        ));
+        assert!(matches!(
+            crd.lookup("example.com/v1", "Gadget"),
+            CrdMatch::Other
+        ));
+        let CrdMatch::Found(v) = crd.lookup("example.com/v1", "Widget") else {
+            panic!("served");
+        };
+        let spec = v.root().property("spec").unwrap();
+        assert_eq!(spec.rules()[0].rule, "self.min <= self.max");
+        assert_eq!(
+            spec.property("min").unwrap().default_value(),
+            Some(&serde_json::json!(1))
+        );
+    }
+
+    #[test]
+    fn a_valid_widget_and_nulls() {
+        let ok = widget(
+            "  min: 0\n  max: 10\n  note: null\n  tags: [a, b]\n  ports:\n  - {port: 80, protocol: TCP}\n  - {port: 80, protocol: UDP}\n  template:\n    apiVersion: v1\n    kind: Pod\n    metadata: {name: p, labels: {a: b}}\n    spec: {anything: 1}\n  free: {x: {y: z}}\n  closed: null\n",
+        );
+        assert_eq!(kinds_and_paths(&ok), vec![]);
+    }
+
+    #[test]
+    fn structural_rules() {
+        let bad = widget(
+            "  min: -1\n  max: 11\n  note: toolong\n  tags: [a, a]\n  ports:\n  - {port: 80, protocol: TCP}\n  - {port: 80, protocol: TCP}\n  - null\n  template:\n    kind: Pod\n    metadata: {labelz: {}}\n  closed: {x: 1}\n  extra: 1\n",
+        );
+        let got = kinds_and_paths(&bad);
+        let want = [
+            (ViolationKind::Range, "spec.min"),
+            (ViolationKind::Range, "spec.max"),
+            (ViolationKind::Range, "spec.note"),
+            (ViolationKind::Duplicate, "spec.tags[1]"),
+            (ViolationKind::WrongType, "spec.ports[2]"),
+            (ViolationKind::Duplicate, "spec.ports[1]"),
+            (ViolationKind::UnknownField, "spec.template.metadata.labelz"),
+            (ViolationKind::Required, "spec.template.apiVersion"),
+            (ViolationKind::UnknownField, "spec.closed.x"),
+            (ViolationKind::UnknownField, "spec.extra"),
+        ];
+        for (kind, path) in want {
+            assert!(
+                got.iter().any(|(k, p)| *k == kind && p == path),
+                "missing {kind:?} {path} in {got:?}"
+            );
+        }
+        assert_eq!(got.len(), want.len(), "{got:?}");
+    }
+
+    #[test]
+    fn not_crds() {
+        let node = parse_one(
+            b"apiVersion: v1\nkind: ConfigMap\n",
+            &ParseOptions::default(),
+        )
+        .unwrap();
+        assert!(matches!(
+            Crd::from_node(&node),
+            Err(CrdError::NotACrd { .. })
+        ));
+        let old = CRD.replace("apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1");
+        let node = parse_one(old.as_bytes(), &ParseOptions::default()).unwrap();
+        assert!(matches!(
+            Crd::from_node(&node),
+            Err(CrdError::UnsupportedApiVersion { .. })
+        ));
+    }
+}
