@@ -161,7 +161,8 @@ pub fn split_api_version(api_version: &str) -> (&str, &str) {
 pub struct Catalog {
     version: KubeVersion,
     model: Model,
-    kinds: HashMap<Gvk, TypeId>,
+    /// Sorted by group/version/kind, looked up without allocating.
+    kinds: Vec<(Gvk, TypeId)>,
     object_meta: Option<TypeId>,
 }
 
@@ -189,6 +190,13 @@ impl Catalog {
         Some(slots[index].get_or_init(|| Catalog::compile(b, index)))
     }
 
+    /// The catalog for a cluster of `version`: its own when bundled, else the newest bundled
+    /// version older than it (as kubernetes-validate picks); `None` below the bundled range.
+    pub fn for_version(version: KubeVersion) -> Option<&'static Catalog> {
+        let nearest = bundled_versions().iter().rev().find(|v| **v <= version)?;
+        Catalog::bundled(*nearest)
+    }
+
     /// The newest bundled catalog (for ObjectMeta under a CRD).
     pub fn latest() -> &'static Catalog {
         let v = *bundled_versions()
@@ -201,7 +209,7 @@ impl Catalog {
         let table = &b.definitions[index];
         let lookup = |name: &str| table.get(name).and_then(|i| b.contents.get(*i));
         let mut compiler = Compiler::new(Flavor::BuiltIn, &lookup);
-        let mut kinds = HashMap::new();
+        let mut kinds = Vec::new();
         let mut names: Vec<&String> = table.keys().collect();
         names.sort();
         for name in names {
@@ -214,9 +222,11 @@ impl Catalog {
                 continue;
             }
             if let Some(id) = compiler.named(name) {
-                kinds.insert(gvk_of(&list[0]), id);
+                kinds.push((gvk_of(&list[0]), id));
             }
         }
+        kinds.sort_by(|a, b| a.0.cmp(&b.0));
+        kinds.dedup_by(|a, b| a.0 == b.0);
         let object_meta = compiler.named(OBJECT_META);
         Catalog {
             version: b.versions[index],
@@ -234,11 +244,14 @@ impl Catalog {
     /// The schema of `kind` in `apiVersion`.
     pub fn lookup(&self, api_version: &str, kind: &str) -> Lookup<'_> {
         let (group, version) = split_api_version(api_version);
-        let key = (group.to_string(), version.to_string(), kind.to_string());
-        if let Some(id) = self.kinds.get(&key) {
+        let key = (group, version, kind);
+        let found = self
+            .kinds
+            .binary_search_by(|((g, v, k), _)| (g.as_str(), v.as_str(), k.as_str()).cmp(&key));
+        if let Ok(i) = found {
             return Lookup::Found(Type {
                 model: &self.model,
-                id: *id,
+                id: self.kinds[i].1,
             });
         }
         if !bundle().groups.contains(group) {
@@ -246,8 +259,8 @@ impl Catalog {
         }
         let served = self
             .kinds
-            .keys()
-            .any(|(g, v, _)| g == group && v == version);
+            .iter()
+            .any(|((g, v, _), _)| g == group && v == version);
         if served {
             Lookup::UnknownKind
         } else {
@@ -264,14 +277,10 @@ impl Catalog {
     }
 
     /// Every group/version/kind this version defines, sorted.
-    pub fn kinds(&self) -> Vec<(&str, &str, &str)> {
-        let mut out: Vec<_> = self
-            .kinds
-            .keys()
-            .map(|(g, v, k)| (g.as_str(), v.as_str(), k.as_str()))
-            .collect();
-        out.sort();
-        out
+    pub fn kinds(&self) -> impl Iterator<Item = (&str, &str, &str)> {
+        self.kinds
+            .iter()
+            .map(|((g, v, k), _)| (g.as_str(), v.as_str(), k.as_str()))
     }
 }
 
@@ -312,6 +321,12 @@ mod tests {
             Lookup::UnknownApiVersion
         ));
         assert!(Catalog::bundled(KubeVersion::new(1, 24)).is_none());
+        assert!(Catalog::for_version(KubeVersion::new(1, 24)).is_none());
+        assert_eq!(
+            Catalog::for_version(KubeVersion::new(1, 99)).map(Catalog::version),
+            bundled_versions().last().copied()
+        );
+        assert!(c.kinds().any(|k| k == ("batch", "v1", "CronJob")));
         assert!(c.object_meta().unwrap().def().object_meta);
     }
 }

@@ -564,13 +564,9 @@ impl<'n> Walker<'n> {
             (Format::Int64, ScalarValue::Int(i)) if i64::try_from(i).is_err() => {
                 Some(format!("value {i} does not fit in int64"))
             }
-            (Format::Int32 | Format::Int64, ScalarValue::Float(f))
-                if f.fract() == 0.0
-                    && ((format == Format::Int32 && (f < i32::MIN as f64 || f > i32::MAX as f64))
-                        || f < -9.223_372_036_854_776e18
-                        || f >= 9.223_372_036_854_776e18) =>
-            {
-                Some(format!("value {f} does not fit in {}", if format == Format::Int32 { "int32" } else { "int64" }))
+            (Format::Int32 | Format::Int64, ScalarValue::Float(f)) if !float_fits(format, f) => {
+                let name = if format == Format::Int32 { "int32" } else { "int64" };
+                Some(format!("value {f} does not fit in {name}"))
             }
             (Format::Quantity, ScalarValue::Str(t)) if !formats::is_quantity(t) => Some(format!(
                 "Invalid value: {}: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
@@ -599,10 +595,6 @@ impl<'n> Walker<'n> {
         let (group, _) = split_api_version(api_version);
         let rule = NameRule::for_builtin_kind(group, kind);
         let meta = node.get("metadata").filter(|m| m.is_map());
-        let saved = std::mem::take(&mut self.path);
-        if !is_root {
-            self.path.clone_from(&saved);
-        }
         let field = |n: &'n Node, k: &str| {
             n.get_entry(k)
                 .filter(|(_, v)| v.as_text().is_some_and(|t| !t.is_empty()))
@@ -653,7 +645,7 @@ impl<'n> Walker<'n> {
                 );
             }
         }
-        self.path = saved;
+        self.path.pop();
     }
 
     fn labels_and_annotations(&mut self, meta: &'n Node) {
@@ -712,6 +704,18 @@ fn describe_node(n: &Node, w: &Walker<'_>) -> String {
             None => "null".to_string(),
         },
     }
+}
+
+/// An integral float's range check for an integer format (a fraction is a type error).
+fn float_fits(format: Format, f: f64) -> bool {
+    let (lo, past_hi) = if format == Format::Int32 {
+        (i32::MIN as f64, i32::MAX as f64 + 1.0)
+    } else {
+        // 2^63, the first float past i64::MAX.
+        (i64::MIN as f64, 9_223_372_036_854_775_808.0)
+    };
+    let range = lo..past_hi;
+    f.fract() != 0.0 || range.contains(&f)
 }
 
 fn truncate(s: &str) -> &str {
