@@ -24,6 +24,24 @@ pub(crate) struct Bundle {
     pub(crate) kinds: Vec<BTreeSet<Gvk>>,
     /// Every API group any bundled version or lifecycle row names.
     groups: BTreeSet<String>,
+    source: BundleSource,
+}
+
+/// Where the bundled schemas come from, as the generator recorded it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BundleSource {
+    /// The kubernetes-validate wheel (`kubernetes_validate-1.37.0-py3-none-any.whl`).
+    pub schemas: String,
+    pub schemas_sha256: String,
+    /// The k8s.io/api revisions the lifecycle data was read from.
+    pub lifecycle: String,
+    /// The command that made the bundle.
+    pub command: String,
+}
+
+/// Where the bundled schemas come from (for reports and `--version` output).
+pub fn bundle_source() -> &'static BundleSource {
+    &bundle().source
 }
 
 /// A group, version and kind (`("apps", "v1", "Deployment")`; the core group is `""`).
@@ -107,6 +125,13 @@ impl Bundle {
         for row in &lifecycle {
             groups.insert(row.gvk.0.clone());
         }
+        let text = |k: &str| raw["source"][k].as_str().unwrap_or_default().to_string();
+        let source = BundleSource {
+            schemas: text("schemas"),
+            schemas_sha256: text("schemas_sha256"),
+            lifecycle: text("lifecycle"),
+            command: text("command"),
+        };
         Bundle {
             versions,
             contents,
@@ -114,6 +139,7 @@ impl Bundle {
             lifecycle,
             kinds,
             groups,
+            source,
         }
     }
 
@@ -328,5 +354,11 @@ mod tests {
         );
         assert!(c.kinds().any(|k| k == ("batch", "v1", "CronJob")));
         assert!(c.object_meta().unwrap().def().object_meta);
+        let source = bundle_source();
+        assert!(
+            source.schemas.starts_with("kubernetes_validate-"),
+            "{source:?}"
+        );
+        assert_eq!(source.schemas_sha256.len(), 64);
     }
 }

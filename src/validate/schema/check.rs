@@ -254,9 +254,13 @@ impl<'n> Walker<'n> {
             }
         }
         for name in def.required.iter() {
+            // A structural schema's nullable field holds null as a value; elsewhere null
+            // leaves the field unset.
+            let null_is_value = ty.flavor() == Flavor::Structural
+                && ty.property(name).is_some_and(|p| p.def().nullable);
             let present = entries
                 .iter()
-                .any(|(k, v)| k.as_str() == Some(name) && !v.is_null());
+                .any(|(k, v)| k.as_str() == Some(name) && (null_is_value || !v.is_null()));
             if !present {
                 self.report(
                     Some(Seg::Field(name)),

@@ -237,10 +237,13 @@ spec:
             x-kubernetes-validations:
             - rule: self.min <= self.max
               message: min must not exceed max
+            required: [owner, size]
             properties:
               min: {type: integer, minimum: 0, default: 1}
               max: {type: integer, maximum: 10}
               note: {type: string, nullable: true, maxLength: 5}
+              owner: {type: string, nullable: true}
+              size: {type: integer}
               tags:
                 type: array
                 x-kubernetes-list-type: set
@@ -314,7 +317,7 @@ spec:
     #[test]
     fn a_valid_widget_and_nulls() {
         let ok = widget(
-            "  min: 0\n  max: 10\n  note: null\n  tags: [a, b]\n  ports:\n  - {port: 80, protocol: TCP}\n  - {port: 80, protocol: UDP}\n  template:\n    apiVersion: v1\n    kind: Pod\n    metadata: {name: p, labels: {a: b}}\n    spec: {anything: 1}\n  free: {x: {y: z}}\n  closed: null\n",
+            "  owner: null\n  size: 1\n  min: 0\n  max: 10\n  note: null\n  tags: [a, b]\n  ports:\n  - {port: 80, protocol: TCP}\n  - {port: 80, protocol: UDP}\n  template:\n    apiVersion: v1\n    kind: Pod\n    metadata: {name: p, labels: {a: b}}\n    spec: {anything: 1}\n  free: {x: {y: z}}\n  closed: null\n",
         );
         assert_eq!(kinds_and_paths(&ok), vec![]);
     }
@@ -322,10 +325,11 @@ spec:
     #[test]
     fn structural_rules() {
         let bad = widget(
-            "  min: -1\n  max: 11\n  note: toolong\n  tags: [a, a]\n  ports:\n  - {port: 80, protocol: TCP}\n  - {port: 80, protocol: TCP}\n  - null\n  template:\n    kind: Pod\n    metadata: {labelz: {}}\n  closed: {x: 1}\n  extra: 1\n",
+            "  owner: x\n  size: null\n  min: -1\n  max: 11\n  note: toolong\n  tags: [a, a]\n  ports:\n  - {port: 80, protocol: TCP}\n  - {port: 80, protocol: TCP}\n  - null\n  template:\n    kind: Pod\n    metadata: {labelz: {}}\n  closed: {x: 1}\n  extra: 1\n",
         );
         let got = kinds_and_paths(&bad);
         let want = [
+            (ViolationKind::Required, "spec.size"),
             (ViolationKind::Range, "spec.min"),
             (ViolationKind::Range, "spec.max"),
             (ViolationKind::Range, "spec.note"),

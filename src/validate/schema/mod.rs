@@ -39,7 +39,9 @@ mod model;
 pub mod names;
 mod version;
 
-pub use catalog::{bundled_versions, split_api_version, Catalog, Lookup};
+pub use catalog::{
+    bundle_source, bundled_versions, split_api_version, BundleSource, Catalog, Lookup,
+};
 pub use check::{validate, validate_in, Violation, ViolationKind};
 pub use crd::{Crd, CrdError, CrdMatch, CrdVersion, Scope};
 pub use formats::{is_base64, is_date_time, is_quantity};
