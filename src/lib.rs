@@ -30,4 +30,5 @@ pub mod semver;
 pub mod source;
 pub mod target;
 pub mod template;
+pub mod validate;
 pub mod yaml;

@@ -21,6 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["target"],
     &["discover"],
     &["render"],
+    &["validate"],
     &["diff"],
     &["report"],
     &["pipeline", "fuzzing"],

@@ -1,0 +1,52 @@
+//! Schema validation of Kubernetes objects, offline.
+//!
+//! - [`bundled_versions`] lists the Kubernetes versions whose API schemas are bundled
+//!   (`data/k8s-schemas.json.gz`, made by `scripts/gen-k8s-schemas.py`, decompressed once per
+//!   process on first use). [`Catalog::bundled`] compiles one version's schemas (once);
+//!   [`Catalog::lookup`] finds a kind's [`Type`] by apiVersion and kind, or says why not
+//!   ([`Lookup`]).
+//! - [`Crd::from_node`] compiles a CustomResourceDefinition's `openAPIV3Schema`s into the same
+//!   model; [`Crd::lookup`] gives the [`CrdVersion`] whose [`CrdVersion::root`] validates its
+//!   custom resources.
+//! - [`validate`] walks an object's YAML node tree against a type and returns the
+//!   [`Violation`]s, each with its field path, line and column and a message worded like the
+//!   API server's (`spec.replica: unknown field "replica"`).
+//! - [`lifecycle`] says whether a Kubernetes version serves an apiVersion and kind, was
+//!   removed from it, or deprecates it ([`ApiStatus`]), from the bundled schemas and k8s.io/api's
+//!   lifecycle data.
+//!
+//! What the validator follows, and where it departs from a JSON schema validator:
+//! - Built-in kinds are strict (unknown fields are errors); a CRD's structural schema is
+//!   closed unless `x-kubernetes-preserve-unknown-fields`.
+//! - `null` on an optional field is accepted (the API server leaves it unset); on a required
+//!   field it is a [`ViolationKind::Required`]. A `null` array item of a built-in object type
+//!   is its Go zero value (an empty object, so its required fields are missing).
+//! - Formats the API server parses on decoding: `int32`/`int64` range, quantities, RFC 3339
+//!   times, base64 `[]byte`. Integral floats (`1.0`) are integers.
+//! - `x-kubernetes-list-type` `map` and `set` duplicates, duplicate YAML keys (when the tree
+//!   keeps them), `x-kubernetes-embedded-resource`, ObjectMeta name/label/annotation rules.
+//! - `x-kubernetes-validations` (CEL) rules and `default`s are kept on each [`TypeDef`] and
+//!   reachable through [`Type::rules`] and [`Type::default_value`], but not evaluated here:
+//!   that is the CEL step's seam. `allOf`/`anyOf`/`oneOf`/`not` value validations of CRDs
+//!   are not evaluated either (only their types, for int-or-string).
+
+mod catalog;
+mod check;
+mod crd;
+mod formats;
+mod lifecycle;
+mod model;
+pub mod names;
+mod version;
+
+pub use catalog::{
+    bundle_source, bundled_versions, split_api_version, BundleSource, Catalog, Lookup,
+};
+pub use check::{validate, validate_in, Violation, ViolationKind};
+pub use crd::{Crd, CrdError, CrdMatch, CrdVersion, Scope};
+pub use formats::{is_base64, is_date_time, is_quantity};
+pub use lifecycle::{lifecycle, ApiStatus};
+pub use model::{
+    Additional, Bounds, CelRule, Flavor, Format, JsonTypes, ListType, Type, TypeDef, TypeId,
+};
+pub use version::{KubeVersion, VersionError};
