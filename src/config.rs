@@ -132,6 +132,20 @@ struct RawConfig {
     argocd: ArgoCd,
     #[serde(default)]
     fetch: FetchConfig,
+    #[serde(default)]
+    kubernetes: KubernetesConfig,
+}
+
+/// The cluster the manifests are for (`.kdelta.yaml` `kubernetes:`), for validation.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct KubernetesConfig {
+    /// The Kubernetes version validated for (`1.29`, `v1.29.4`); `--kube-version` wins.
+    pub version: Option<String>,
+    /// A version to check an upgrade to: what it removes is a warning.
+    pub upgrade_to: Option<String>,
+    /// False switches validation off (as `--no-validate`).
+    pub validate: Option<bool>,
 }
 
 /// How remote sources are fetched (`.kdelta.yaml` `fetch:`).
@@ -240,6 +254,7 @@ pub struct Config {
     repo_urls: Vec<String>,
     argocd: ArgoCd,
     fetch: FetchConfig,
+    kubernetes: KubernetesConfig,
 }
 
 impl Default for Config {
@@ -253,6 +268,7 @@ impl Default for Config {
             repo_urls: Vec::new(),
             argocd: Default::default(),
             fetch: Default::default(),
+            kubernetes: Default::default(),
         }
     }
 }
@@ -341,6 +357,7 @@ impl Config {
             repo_urls: raw.repo_urls,
             argocd: raw.argocd,
             fetch: raw.fetch,
+            kubernetes: raw.kubernetes,
             charts: raw
                 .charts
                 .into_iter()
@@ -363,6 +380,11 @@ impl Config {
     /// The Argo CD installation the manifests are for (`argocd:`).
     pub fn argocd(&self) -> &ArgoCd {
         &self.argocd
+    }
+
+    /// The cluster the manifests are for (`kubernetes:`).
+    pub fn kubernetes(&self) -> &KubernetesConfig {
+        &self.kubernetes
     }
 
     /// How remote sources are fetched (`fetch:`).

@@ -318,6 +318,14 @@ pub struct CommonArgs {
     /// chart not inflated) as an error instead of a notice.
     #[arg(long, global = true)]
     pub strict: bool,
+    /// Do not validate rendered objects against the Kubernetes API schemas and CRDs (or set
+    /// `kubernetes.validate: false` in .kdelta.yaml).
+    #[arg(long, global = true)]
+    pub no_validate: bool,
+    /// Also report what this Kubernetes version no longer serves (an upgrade check; or
+    /// `kubernetes.upgradeTo` in .kdelta.yaml).
+    #[arg(long, global = true, value_name = "VERSION")]
+    pub next_kube_version: Option<String>,
     /// Fetch the remote sources the targets name (charts in Helm repositories) into the cache
     /// first, as `kdelta fetch` does; without it kdelta never uses the network.
     #[arg(long, global = true)]
@@ -364,7 +372,9 @@ pub struct HelmArgs {
     /// Helm: the release namespace (default `default`).
     #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
-    /// Helm: the Kubernetes version for `.Capabilities` and `kubeVersion` checks (default 1.32.0).
+    /// The Kubernetes version: Helm's `.Capabilities` and `kubeVersion` checks (default
+    /// 1.32.0), and the schemas objects are validated against (default: the newest bundled;
+    /// or `kubernetes.version` in .kdelta.yaml).
     #[arg(long, global = true, value_name = "VERSION")]
     pub kube_version: Option<String>,
     /// Helm: API versions added to `.Capabilities.APIVersions` (repeatable; comma-separated too).

@@ -190,6 +190,11 @@ pub fn pipeline_options(common: &CommonArgs) -> Result<kdelta::pipeline::Options
         only: Vec::new(),
         changed_only: false,
         store: store(common, common.fetch)?,
+        validation: kdelta::pipeline::Validation {
+            enabled: !common.no_validate,
+            kube_version: common.helm.kube_version.clone(),
+            next_kube_version: common.next_kube_version.clone(),
+        },
     })
 }
 

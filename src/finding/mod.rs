@@ -93,6 +93,27 @@ pub enum Side {
     Head,
 }
 
+/// In a diff, how a validation finding stands between the revisions: only at head (new),
+/// at both (existing: the change did not introduce it), or only at base (fixed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Baseline {
+    New,
+    Existing,
+    Fixed,
+}
+
+impl Baseline {
+    /// `new`, `existing` or `fixed`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Baseline::New => "new",
+            Baseline::Existing => "existing",
+            Baseline::Fixed => "fixed",
+        }
+    }
+}
+
 /// A diagnostic with a stable rule id, pointing at the file and line that caused it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
@@ -125,6 +146,9 @@ pub struct Finding {
     /// cannot render yet (a remote base, a chart not inflated): the output is incomplete.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub incomplete: bool,
+    /// In a diff, for validation findings: new, existing or fixed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
 }
 
 impl Finding {
@@ -143,7 +167,22 @@ impl Finding {
             help: None,
             revision: None,
             incomplete: false,
+            baseline: None,
         }
+    }
+
+    /// True when the finding counts for the exit code: not of the base revision, and not one
+    /// a diff found at both revisions.
+    pub fn counts(&self) -> bool {
+        self.revision != Some(Side::Base) && self.baseline != Some(Baseline::Existing)
+    }
+
+    /// ` (new)`, ` (existing)` or ` (fixed)` after a validation finding of a diff, for the
+    /// writers; empty otherwise.
+    pub fn baseline_label(&self) -> String {
+        self.baseline
+            .map(|b| format!(" ({})", b.as_str()))
+            .unwrap_or_default()
     }
 
     /// Marks the finding as one that leaves the target's output incomplete.

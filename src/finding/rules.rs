@@ -126,6 +126,18 @@ rules! {
     ARGOCD_SETTINGS_CONFLICT = "argocd.settings.conflict", Warning, "two files of the repository set an argocd-cm key or a config management plugin differently";
     ARGOCD_SETTINGS_INVALID = "argocd.settings.invalid", Warning, "an argocd-cm setting or plugin kdelta cannot apply as written";
     APP_SOURCE_INVALID = "app.source.invalid", Error, "an Application's source cannot be used (several source types, a kustomize option kustomize edit refuses, a manifest that cannot be read)";
+
+    SCHEMA_UNKNOWN_FIELD = "schema.unknown-field", Error, "a field the Kubernetes API schema (or the object's CRD) does not declare";
+    SCHEMA_TYPE = "schema.type", Error, "a value of the wrong type for its field (a string where an integer belongs)";
+    SCHEMA_REQUIRED = "schema.required", Error, "a required field is missing or null";
+    SCHEMA_VALUE = "schema.value", Error, "a value the API server rejects: not in the field's enum, out of range, not matching its pattern or format";
+    SCHEMA_DUPLICATE = "schema.duplicate", Error, "two list items with the same key (containers, ports, env), or a mapping key given twice";
+    SCHEMA_METADATA = "schema.metadata", Error, "a name, namespace, label or annotation the API server rejects";
+    SCHEMA_UNKNOWN_KIND = "schema.unknown-kind", Error, "a kind the Kubernetes API group and version it names does not have, or a version its CRD does not serve";
+    SCHEMA_NO_SCHEMA = "schema.no-schema", Notice, "a custom resource whose CRD the repository does not render: it is not validated";
+    API_REMOVED = "api.removed", Error, "an apiVersion the Kubernetes version validated for no longer serves";
+    API_DEPRECATED = "api.deprecated", Warning, "an apiVersion the Kubernetes version validated for deprecates";
+    API_REMOVED_NEXT = "api.removed-next", Warning, "an apiVersion the next Kubernetes version (the upgrade checked) no longer serves";
 }
 
 #[cfg(test)]

@@ -40,6 +40,55 @@ pub struct Options {
     /// Where remote sources (charts in Helm repositories) are read from; none: they are
     /// missing from the output, with a notice.
     pub store: Option<Arc<crate::fetch::Store>>,
+    /// Whether and for which Kubernetes version rendered objects are validated.
+    pub validation: Validation,
+}
+
+/// What the command line asks of validation; the configuration's `kubernetes:` fills in what
+/// it leaves out.
+#[derive(Clone, Debug, Default)]
+pub struct Validation {
+    /// Validate at all (the command line's default; off for library callers that do not ask).
+    pub enabled: bool,
+    /// `--kube-version`.
+    pub kube_version: Option<String>,
+    /// `--next-kube-version`.
+    pub next_kube_version: Option<String>,
+}
+
+impl Validation {
+    /// The validator of a run, or `None` when validation is off; a version that does not
+    /// parse is a `config.invalid` finding and validation is off.
+    fn validator(
+        &self,
+        config: &Config,
+        findings: &mut Vec<Finding>,
+    ) -> Option<crate::validate::stage::Validator> {
+        use crate::validate::schema::KubeVersion;
+        use crate::validate::stage::{Settings, Validator};
+        let k = config.kubernetes();
+        if !self.enabled || k.validate == Some(false) {
+            return None;
+        }
+        let mut parse = |text: &str, what: &str| match KubeVersion::parse(text) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                findings.push(Finding::error(
+                    rules::CONFIG_INVALID,
+                    format!("{what} {text:?} is not a Kubernetes version: {e}"),
+                ));
+                None
+            }
+        };
+        let mut settings = Settings::latest();
+        if let Some(v) = self.kube_version.as_deref().or(k.version.as_deref()) {
+            settings.version = parse(v, "the Kubernetes version")?;
+        }
+        if let Some(v) = self.next_kube_version.as_deref().or(k.upgrade_to.as_deref()) {
+            settings.next = Some(parse(v, "the Kubernetes version to upgrade to")?);
+        }
+        Some(Validator::new(settings))
+    }
 }
 
 impl Options {
@@ -171,6 +220,11 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     let mut findings = Vec::new();
     let config = config_or_default(config, &mut findings);
     opts.configure_store(&config);
+    let validator = opts.validation.validator(&config, &mut findings);
+    let validated = std::sync::Mutex::new((
+        crate::validate::stage::Revision::default(),
+        crate::validate::stage::Revision::default(),
+    ));
     let cache = opts.parse_cache();
     let render_opts = with_config(&opts.render, &config);
     // Both revisions at once: each phase has a serial tail the other fills.
@@ -222,9 +276,31 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
                     .chain(&mut o.head)
                     .for_each(|r| Arc::make_mut(r).escalate_incomplete());
             }
+            if let Some(v) = &validator {
+                let id = o.target.id();
+                let check = |r: &Option<Arc<Rendered>>| {
+                    r.as_ref().filter(|r| r.ok).map(|r| v.check(&id, r))
+                };
+                let base_check = check(&o.base);
+                // Head reused base's render: the same objects, the same findings.
+                let head_check = match (&o.base, &o.head) {
+                    (Some(b), Some(h)) if Arc::ptr_eq(b, h) => base_check.clone(),
+                    _ => check(&o.head),
+                };
+                let mut both = validated.lock().unwrap_or_else(|p| p.into_inner());
+                both.0.add(base_check.unwrap_or_default());
+                both.1.add(head_check.unwrap_or_default());
+            }
             summarize::summarize_pair(&o, &diff_opts)
         },
     );
+    if let Some(v) = &validator {
+        let (at_base, at_head) = validated.into_inner().unwrap_or_else(|p| p.into_inner());
+        let mut classified =
+            crate::validate::stage::classify(at_base.finish(v), at_head.finish(v));
+        crate::validate::stage::sort(&mut classified);
+        findings.extend(classified);
+    }
     let report = pair_report(summaries, base.info, head.info, findings, &diff_opts);
     with_positions(report, positions)
 }
@@ -264,6 +340,8 @@ pub fn check(
     let affected: Vec<Target> = affected.into_iter().cloned().collect();
     let mut rendered = render_all(rev.snapshot, &affected, &render_opts, &cache).into_iter();
     let unaffected: std::collections::BTreeSet<&Target> = unaffected.into_iter().collect();
+    let validator = opts.validation.validator(&config, &mut findings);
+    let mut validated = crate::validate::stage::Revision::default();
     let checked: Vec<Checked> = targets
         .iter()
         .map(|t| {
@@ -274,9 +352,18 @@ pub fn check(
             if opts.strict {
                 r.escalate_incomplete();
             }
-            Checked::Rendered(Box::new(r))
+            let r = Arc::new(r);
+            if let Some(v) = validator.as_ref().filter(|_| r.ok) {
+                validated.add(v.check(&t.id(), &r));
+            }
+            Checked::Rendered(r)
         })
         .collect();
+    if let Some(v) = &validator {
+        let mut found = validated.finish(v);
+        crate::validate::stage::sort(&mut found);
+        findings.extend(found);
+    }
     with_positions(
         single_report(&targets, &checked, rev.info, findings),
         positions,
@@ -297,6 +384,11 @@ pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     out.appset.repo_urls.dedup();
     out.appset.argocd = config.argocd().clone();
     out.appset.new_git_file_globbing |= config.argocd().new_git_file_globbing;
+    // The cluster's version is what Helm renders for, as Argo CD renders with its cluster's
+    // (`--kube-version` wins).
+    if out.helm.kube_version.is_none() {
+        out.helm.kube_version = config.kubernetes().version.clone();
+    }
     out
 }
 

@@ -259,7 +259,7 @@ fn same_but_namespace(a: &Value, b: &Value) -> bool {
 /// One target of a `check`: rendered, or left unrendered because the change since the
 /// revision whose findings are known cannot affect it (the file that defines it).
 pub enum Checked {
-    Rendered(Box<Rendered>),
+    Rendered(std::sync::Arc<Rendered>),
     Unaffected(crate::source::RepoPath),
 }
 
@@ -361,7 +361,7 @@ fn finish(
     }
     summary.errors = findings
         .iter()
-        .filter(|f| f.severity == Severity::Error && f.revision != Some(Side::Base))
+        .filter(|f| f.severity == Severity::Error && f.counts())
         .count();
     Report {
         schema: REPORT_SCHEMA,

@@ -37,7 +37,7 @@ fn issue(f: &Finding) -> Value {
     }
     let fingerprint: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
     json!({
-        "description": f.message,
+        "description": format!("{}{}", f.message, f.baseline_label()),
         "check_name": f.rule.id,
         "fingerprint": fingerprint,
         "severity": severity(f.severity),

@@ -102,7 +102,7 @@ fn finding(out: &mut String, f: &Finding) {
     let title = if base {
         format!("{} (base revision, {})", f.rule, f.severity.as_str())
     } else {
-        f.rule.to_string()
+        format!("{}{}", f.rule, f.baseline_label())
     };
     props.push(("title", title));
     let mut message = f.message.clone();

@@ -94,7 +94,8 @@ fn finding_case(f: &super::Finding, classname: &str) -> TestCase {
         None => f.rule.to_string(),
     };
     let status = match f.severity {
-        Severity::Error => {
+        // A validation error the base revision has too is not the change's failure.
+        Severity::Error if f.counts() => {
             let mut s = failure(&f.message, f.rule.id);
             let notes: Vec<String> = f.context.iter().map(|c| format!("note: {c}")).collect();
             let help = f.help.iter().map(|h| format!("help: {h}"));
@@ -104,12 +105,17 @@ fn finding_case(f: &super::Finding, classname: &str) -> TestCase {
             }
             s
         }
-        Severity::Warning | Severity::Notice => TestCaseStatus::success(),
+        Severity::Error | Severity::Warning | Severity::Notice => TestCaseStatus::success(),
     };
     let mut case = TestCase::new(name, status);
     case.set_classname(classname);
-    if f.severity != Severity::Error {
-        case.set_system_out(format!("{}: {}", f.severity.as_str(), f.message));
+    if f.severity != Severity::Error || !f.counts() {
+        case.set_system_out(format!(
+            "{}{}: {}",
+            f.severity.as_str(),
+            f.baseline_label(),
+            f.message
+        ));
     }
     case
 }

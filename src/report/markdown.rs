@@ -471,9 +471,10 @@ fn finding_item(f: &Finding) -> String {
     if let Some(t) = &f.target {
         let _ = write!(out, " in {}", code(t));
     }
-    if f.revision == Some(Side::Base) {
+    if f.revision == Some(Side::Base) && f.baseline.is_none() {
         out.push_str(" (base revision)");
     }
+    out.push_str(&f.baseline_label());
     let _ = writeln!(out, ": {}", text(&f.message));
     for c in &f.context {
         let _ = writeln!(out, "  - note: {}", text(c));

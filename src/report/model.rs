@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use crate::diff::{Change, ChangeKind, FieldChange};
-pub use crate::finding::{Finding, Severity, Side};
+pub use crate::finding::{Baseline, Finding, Severity, Side};
 
 /// The state of a target between the two revisions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -183,11 +183,12 @@ pub struct Report {
 pub const REPORT_SCHEMA: &str = "kdelta/report/v1";
 
 impl Report {
-    /// True when a finding that counts for the exit code is an error (head side, or no side).
+    /// True when a finding that counts for the exit code is an error (head side, or no side;
+    /// not a validation finding the base revision has too).
     pub fn has_errors(&self) -> bool {
         self.findings
             .iter()
-            .any(|f| f.severity == Severity::Error && f.revision != Some(Side::Base))
+            .any(|f| f.severity == Severity::Error && f.counts())
     }
 
     /// True when any target changed.

@@ -98,6 +98,14 @@ fn result(f: &Finding, rule_index: usize) -> Value {
     if f.revision == Some(Side::Base) {
         props.insert("revision".into(), json!("base"));
     }
+    // SARIF's own words for a finding against a baseline.
+    if let Some(b) = f.baseline {
+        r["baselineState"] = json!(match b {
+            super::Baseline::New => "new",
+            super::Baseline::Existing => "unchanged",
+            super::Baseline::Fixed => "absent",
+        });
+    }
     if f.incomplete {
         props.insert("incomplete".into(), json!(true));
     }

@@ -422,11 +422,18 @@ fn write_finding(out: &mut String, f: &Finding, p: &Painter) {
         Severity::Notice => p.cyan("notice"),
     };
     let loc = f.location().map(|l| format!("{l}: ")).unwrap_or_default();
-    let side = match f.revision {
-        Some(super::Side::Base) => " (base)",
+    // A fixed validation finding is of the base revision; its label says so.
+    let side = match (f.revision, f.baseline) {
+        (Some(super::Side::Base), None) => " (base)",
         _ => "",
     };
-    let _ = writeln!(out, "{sev}[{}]{side} {loc}{}", f.rule, f.message);
+    let _ = writeln!(
+        out,
+        "{sev}[{}]{side}{} {loc}{}",
+        f.rule,
+        f.baseline_label(),
+        f.message
+    );
     // What it was found under, innermost first (the reference tool's chain).
     for c in &f.context {
         let _ = writeln!(out, "  {} {c}", p.dim("note:"));

@@ -3,3 +3,4 @@
 //! serves an apiVersion (`schema`). Knows nothing of engines or the pipeline.
 
 pub mod schema;
+pub mod stage;

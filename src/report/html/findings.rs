@@ -51,8 +51,9 @@ pub(super) fn findings_table(out: &mut String, findings: &[&Finding]) {
         };
         let _ = write!(
             out,
-            "<tr class=\"sev-{sev}\"><td class=\"sev\">{sev}{side}</td><td><code>{}</code></td>\
+            "<tr class=\"sev-{sev}\"><td class=\"sev\">{sev}{side}{}</td><td><code>{}</code></td>\
              <td><code>{}</code></td><td><code>{}</code></td><td class=\"msg\">{}",
+            esc(&f.baseline_label()),
             esc(f.rule.id),
             esc(&f.location().unwrap_or_default()),
             esc(f.target.as_deref().unwrap_or("")),

@@ -1,0 +1,406 @@
+//! The validation stage: every object a revision renders, checked against the Kubernetes API
+//! schemas of the version validated for, for apiVersions that version removed or deprecates
+//! (and the next one, for an upgrade check), and custom resources against the CRDs the same
+//! revision renders. Findings name the object and field, at the file and line the object came
+//! from; in a diff, [`classify`] marks each new, existing or fixed.
+
+use super::schema::{
+    lifecycle, ApiStatus, Catalog, Crd, CrdMatch, KubeVersion, Lookup, Violation, ViolationKind,
+};
+use crate::finding::{rules, Baseline, Finding, Rule, Side};
+use crate::render::Rendered;
+use crate::resource::Resource;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// What to validate against.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// The Kubernetes version of the cluster: its schemas (or the newest bundled version not
+    /// newer), and what it removed or deprecates.
+    pub version: KubeVersion,
+    /// An upgrade to check: what this version removes is a warning.
+    pub next: Option<KubeVersion>,
+}
+
+impl Settings {
+    /// The newest bundled version, no upgrade check.
+    pub fn latest() -> Settings {
+        Settings {
+            version: Catalog::latest().version(),
+            next: None,
+        }
+    }
+}
+
+/// The schemas and settings a run validates with; shared by every thread.
+pub struct Validator {
+    settings: Settings,
+    catalog: &'static Catalog,
+}
+
+/// What one target's render gave: findings on its built-in objects, the CRDs it renders,
+/// and the render itself when it holds custom resources, which wait for every CRD of the
+/// revision.
+#[derive(Clone, Default)]
+pub struct TargetCheck {
+    findings: Vec<Finding>,
+    crds: Vec<Arc<Crd>>,
+    pending: Option<(String, Arc<Rendered>)>,
+}
+
+impl Validator {
+    pub fn new(settings: Settings) -> Validator {
+        // Below the bundled range, the oldest bundled version is the nearest.
+        let oldest = || {
+            let v = super::schema::bundled_versions()[0];
+            Catalog::bundled(v).unwrap_or_else(Catalog::latest)
+        };
+        let catalog = Catalog::for_version(settings.version).unwrap_or_else(oldest);
+        Validator { settings, catalog }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Checks what `target` rendered (its built-in objects; its CRDs kept).
+    pub fn check(&self, target: &str, rendered: &Arc<Rendered>) -> TargetCheck {
+        let mut out = TargetCheck::default();
+        let mut custom = false;
+        for r in &rendered.resources {
+            if r.kind() == "CustomResourceDefinition" {
+                if let Ok(crd) = Crd::from_node(&r.node) {
+                    out.crds.push(Arc::new(crd));
+                }
+            }
+            let found = check_builtin(self.catalog, &self.settings, target, rendered, r);
+            custom |= found.is_none();
+            out.findings.extend(found.unwrap_or_default());
+        }
+        if custom {
+            out.pending = Some((target.to_string(), rendered.clone()));
+        }
+        out
+    }
+
+    /// True when the object's group is a Kubernetes API group.
+    fn built_in(&self, r: &Resource) -> bool {
+        let api_version = r.node.str_at(&["apiVersion"]).unwrap_or_default();
+        !matches!(self.catalog.lookup(api_version, r.kind()), Lookup::NotBuiltIn)
+    }
+}
+
+/// One revision's validation, gathered target by target as they render.
+#[derive(Default)]
+pub struct Revision {
+    checks: Vec<TargetCheck>,
+}
+
+impl Revision {
+    /// Adds one target's check.
+    pub fn add(&mut self, check: TargetCheck) {
+        self.checks.push(check);
+    }
+
+    /// The findings, custom resources checked against every CRD the revision rendered.
+    pub fn finish(self, validator: &Validator) -> Vec<Finding> {
+        let crds: Vec<Arc<Crd>> = self.checks.iter().flat_map(|c| c.crds.clone()).collect();
+        let mut findings = Vec::new();
+        for check in self.checks {
+            findings.extend(check.findings);
+            if let Some((target, rendered)) = check.pending {
+                findings.extend(check_custom(validator, &crds, &target, &rendered));
+            }
+        }
+        findings
+    }
+}
+
+/// The custom resources of one render against the revision's CRDs; a kind no CRD defines is
+/// said once per target.
+fn check_custom(
+    validator: &Validator,
+    crds: &[Arc<Crd>],
+    target: &str,
+    rendered: &Rendered,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut unknown = BTreeSet::new();
+    for r in &rendered.resources {
+        if validator.built_in(r) {
+            continue;
+        }
+        let api_version = r.node.str_at(&["apiVersion"]).unwrap_or_default();
+        let kind = r.kind();
+        let crd = crds
+            .iter()
+            .map(|c| c.lookup(api_version, kind))
+            .find(|m| !matches!(m, CrdMatch::Other));
+        match crd {
+            Some(CrdMatch::Found(version)) => {
+                let violations = super::schema::validate(version.root(), &r.node);
+                out.extend(
+                    violations
+                        .iter()
+                        .map(|v| violation_finding(target, rendered, r, v)),
+                );
+            }
+            Some(_) => out.push(object_finding(
+                rules::SCHEMA_UNKNOWN_KIND,
+                target,
+                rendered,
+                r,
+                format!(
+                    "{}: the CRD of kind {kind} does not serve version {api_version}",
+                    r.id()
+                ),
+            )),
+            None => {
+                if unknown.insert(format!("{api_version} {kind}")) {
+                    out.push(object_finding(
+                        rules::SCHEMA_NO_SCHEMA,
+                        target,
+                        rendered,
+                        r,
+                        format!(
+                            "{}: no CRD rendered at this revision defines {kind} in {api_version}; objects of that kind are not validated",
+                            r.id()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The findings of a built-in object; `None` for a custom resource (not a Kubernetes API
+/// group), which its CRD checks.
+fn check_builtin(
+    catalog: &Catalog,
+    settings: &Settings,
+    target: &str,
+    rendered: &Rendered,
+    r: &Resource,
+) -> Option<Vec<Finding>> {
+    let api_version = r.node.str_at(&["apiVersion"]).unwrap_or_default();
+    let kind = r.kind();
+    if api_version.is_empty() || kind.is_empty() {
+        // Not an object (the engines report documents without apiVersion or kind).
+        return Some(Vec::new());
+    }
+    let mut out = Vec::new();
+    let status = lifecycle(api_version, kind, settings.version);
+    match &status {
+        ApiStatus::Removed { since, replacement } => out.push(object_finding(
+            rules::API_REMOVED,
+            target,
+            rendered,
+            r,
+            format!(
+                "{}: {api_version} {kind} is not served by Kubernetes {}: removed in {since}{}",
+                r.id(),
+                settings.version,
+                use_instead(replacement)
+            ),
+        )),
+        ApiStatus::NotYetServed { from } => out.push(object_finding(
+            rules::API_REMOVED,
+            target,
+            rendered,
+            r,
+            format!(
+                "{}: {api_version} {kind} is not served by Kubernetes {}: it is served from {from}",
+                r.id(),
+                settings.version
+            ),
+        )),
+        ApiStatus::Deprecated {
+            since,
+            removed_in,
+            replacement,
+        } => out.push(object_finding(
+            rules::API_DEPRECATED,
+            target,
+            rendered,
+            r,
+            format!(
+                "{}: {api_version} {kind} is deprecated since Kubernetes {since}{}{}",
+                r.id(),
+                removed_in
+                    .map(|v| format!(" and removed in {v}"))
+                    .unwrap_or_default(),
+                use_instead(replacement)
+            ),
+        )),
+        ApiStatus::Served | ApiStatus::Unknown => {}
+    }
+    if let Some(next) = settings.next {
+        if !matches!(status, ApiStatus::Removed { .. } | ApiStatus::NotYetServed { .. }) {
+            if let ApiStatus::Removed { since, replacement } = lifecycle(api_version, kind, next) {
+                out.push(object_finding(
+                    rules::API_REMOVED_NEXT,
+                    target,
+                    rendered,
+                    r,
+                    format!(
+                        "{}: {api_version} {kind} is not served by Kubernetes {next}, the upgrade checked: removed in {since}{}",
+                        r.id(),
+                        use_instead(&replacement)
+                    ),
+                ));
+            }
+        }
+    }
+    match catalog.lookup(api_version, kind) {
+        Lookup::Found(ty) => {
+            let violations = super::schema::validate(ty, &r.node);
+            out.extend(
+                violations
+                    .iter()
+                    .map(|v| violation_finding(target, rendered, r, v)),
+            );
+        }
+        Lookup::UnknownKind => out.push(object_finding(
+            rules::SCHEMA_UNKNOWN_KIND,
+            target,
+            rendered,
+            r,
+            format!(
+                "{}: Kubernetes {} has no kind {kind} in {api_version}",
+                r.id(),
+                catalog.version()
+            ),
+        )),
+        // Said by the lifecycle above when Kubernetes knows the version at all.
+        Lookup::UnknownApiVersion => {
+            if matches!(status, ApiStatus::Unknown) {
+                out.push(object_finding(
+                    rules::SCHEMA_UNKNOWN_KIND,
+                    target,
+                    rendered,
+                    r,
+                    format!(
+                        "{}: Kubernetes {} does not serve {api_version}",
+                        r.id(),
+                        catalog.version()
+                    ),
+                ));
+            }
+        }
+        Lookup::NotBuiltIn => return None,
+    }
+    Some(out)
+}
+
+fn use_instead(replacement: &Option<String>) -> String {
+    replacement
+        .as_ref()
+        .map(|r| format!("; use {r}"))
+        .unwrap_or_default()
+}
+
+/// The rule of a schema violation.
+fn violation_rule(kind: ViolationKind) -> Rule {
+    match kind {
+        ViolationKind::UnknownField => rules::SCHEMA_UNKNOWN_FIELD,
+        ViolationKind::WrongType => rules::SCHEMA_TYPE,
+        ViolationKind::Required => rules::SCHEMA_REQUIRED,
+        ViolationKind::Enum
+        | ViolationKind::Format
+        | ViolationKind::Range
+        | ViolationKind::Pattern => rules::SCHEMA_VALUE,
+        ViolationKind::Duplicate | ViolationKind::DuplicateKey => rules::SCHEMA_DUPLICATE,
+        ViolationKind::Meta => rules::SCHEMA_METADATA,
+    }
+}
+
+fn violation_finding(target: &str, rendered: &Rendered, r: &Resource, v: &Violation) -> Finding {
+    let f = object_finding(
+        violation_rule(v.kind),
+        target,
+        rendered,
+        r,
+        format!("{}: {}", r.id(), v.message),
+    );
+    // The field's own line, when the object's node was read from the file it names.
+    if r.origin.span.line > 0 && v.line > 0 {
+        return f.at(r.origin.file.to_string(), v.line, v.column);
+    }
+    f
+}
+
+/// A finding about object `r` of `target`: at the object in its file when the node was read
+/// from it, else at that file (a Helm template), else at the target's defining file.
+fn object_finding(
+    rule: Rule,
+    target: &str,
+    rendered: &Rendered,
+    r: &Resource,
+    message: String,
+) -> Finding {
+    let f = Finding::new(rule.severity, rule, message).for_target(target);
+    let file = r.origin.file.to_string();
+    if !file.is_empty() {
+        return f.at(file, r.origin.span.line, r.origin.span.column);
+    }
+    f.in_file(rendered.file.to_string())
+}
+
+/// What identifies a validation finding between revisions: its target, rule and message
+/// (which names the object and field), not its line.
+fn key(f: &Finding) -> (Option<String>, &'static str, String) {
+    (f.target.clone(), f.rule.id, f.message.clone())
+}
+
+/// Marks the findings of a diff: head's are new or existing (the same target, rule, object
+/// and field at base); base's that head does not have are fixed (shown as of the base
+/// revision). Only new errors fail the run.
+pub fn classify(base: Vec<Finding>, head: Vec<Finding>) -> Vec<Finding> {
+    let mut at_base: HashMap<_, usize> = HashMap::new();
+    for f in &base {
+        *at_base.entry(key(f)).or_default() += 1;
+    }
+    let mut at_head: HashMap<_, usize> = HashMap::new();
+    for f in &head {
+        *at_head.entry(key(f)).or_default() += 1;
+    }
+    let mut out = Vec::new();
+    let mut seen: HashMap<_, usize> = HashMap::new();
+    for mut f in head {
+        let k = key(&f);
+        let n = seen.entry(k.clone()).or_default();
+        *n += 1;
+        let existing = *n <= at_base.get(&k).copied().unwrap_or(0);
+        f.baseline = Some(if existing {
+            Baseline::Existing
+        } else {
+            Baseline::New
+        });
+        f.revision = Some(Side::Head);
+        out.push(f);
+    }
+    let mut seen: HashMap<_, usize> = HashMap::new();
+    for mut f in base {
+        let k = key(&f);
+        let n = seen.entry(k.clone()).or_default();
+        *n += 1;
+        if *n > at_head.get(&k).copied().unwrap_or(0) {
+            f.baseline = Some(Baseline::Fixed);
+            f.revision = Some(Side::Base);
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Findings in a stable order: by target, file, line, rule and message.
+pub fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        (&a.target, &a.file, a.line, a.rule.id, &a.message).cmp(&(
+            &b.target, &b.file, b.line, b.rule.id, &b.message,
+        ))
+    });
+}
