@@ -35,6 +35,7 @@ mod check;
 mod crd;
 mod formats;
 mod lifecycle;
+mod meta;
 mod model;
 pub mod names;
 mod version;
