@@ -703,31 +703,8 @@ fn decimal_digits(f: f64, precision: Option<usize>) -> (String, i32) {
     (digits, exp.parse().unwrap_or(0))
 }
 
-/// strconv.Quote.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if is_printable(c) => out.push(c),
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
-}
+use crate::go::strconv::is_printable;
+pub use crate::go::strconv::quote as go_quote;
 
 /// strconv.QuoteRune.
 pub(crate) fn go_quote_rune(c: char) -> String {
@@ -753,16 +730,6 @@ fn go_quote_ascii(s: &str) -> String {
         }
     }
     out
-}
-
-/// An approximation of Go's `unicode.IsPrint` good for text: letters, marks, numbers,
-/// punctuation, symbols and the ASCII space.
-fn is_printable(c: char) -> bool {
-    !(c.is_control()
-        || ('\u{80}'..='\u{9f}').contains(&c)
-        || c == '\u{ad}'
-        || c == '\u{feff}'
-        || matches!(c as u32, 0x2028 | 0x2029 | 0xe000..=0xf8ff))
 }
 
 #[cfg(test)]
