@@ -568,8 +568,9 @@ impl State<'_> {
             Arg::Bool(_, b) => Value::Bool(*b),
             Arg::String(_, _, s) => Value::str(s.as_str()),
             Arg::Number(pos, n) => {
-                if n.is_complex {
-                    return Err(self.error_at(*pos, &n.text, "complex numbers are not supported"));
+                // A complex constant is a complex128 wherever it is not converted.
+                if let Some((re, im)) = n.complex {
+                    return Ok(Value::Complex(re, im));
                 }
                 let text = &n.text;
                 let hex_int = text

@@ -202,7 +202,9 @@ fn go_syntax(v: &Value) -> String {
         Value::Object(o) => o.0.text(),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) | Value::Int64(i) => i.to_string(),
+        Value::Uint64(u) => format!("{u:#x}"),
         Value::Float(f) => format_float(*f, 'g', None, false),
+        Value::Complex(..) => sprint_value(v),
         Value::String(s) => go_quote(s),
         Value::List(l) => format!(
             "[]interface {{}}{{{}}}",
@@ -255,6 +257,44 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
             _ => bad_verb(out, v, verb),
         },
         Value::Int(n) | Value::Int64(n) => format_int(out, *n, verb, spec, v),
+        Value::Uint64(u) => match i64::try_from(*u) {
+            Ok(n) => format_int(out, n, verb, spec, v),
+            // Beyond int64: decimal and hex only.
+            Err(_) => match verb {
+                'v' | 'd' => pad_number(out, &u.to_string(), spec),
+                'x' => pad_number(out, &format!("{u:x}"), spec),
+                'X' => pad_number(out, &format!("{u:X}"), spec),
+                _ => bad_verb(out, v, verb),
+            },
+        },
+        // Go's `fmtComplex`: each part as a float, the imaginary one always signed.
+        Value::Complex(re, im) => match verb {
+            'v' | 'g' | 'G' | 'e' | 'E' | 'f' | 'F' | 'x' | 'X' => {
+                // `%+v` is not `%+g`: its plus is cleared before the parts are printed.
+                let (verb, plus) = if verb == 'v' {
+                    ('g', false)
+                } else {
+                    (verb, spec.plus)
+                };
+                out.push('(');
+                format_value(
+                    out,
+                    &Value::Float(*re),
+                    verb,
+                    &Spec {
+                        plus,
+                        ..spec.clone()
+                    },
+                );
+                let signed = Spec {
+                    plus: true,
+                    ..spec.clone()
+                };
+                format_value(out, &Value::Float(*im), verb, &signed);
+                out.push_str("i)");
+            }
+            _ => bad_verb(out, v, verb),
+        },
         Value::Float(f) => match verb {
             'x' | 'X' => {
                 let text = hex_float(*f, spec.precision);
@@ -266,8 +306,16 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
                 pad_number(out, &text, spec);
             }
             'v' | 'g' | 'G' | 'e' | 'E' | 'f' | 'F' => {
+                // `+` (and `' '`) give a sign to a number without one; `%+v` is another flag.
+                let signed = verb != 'v';
                 let verb = if verb == 'v' { 'g' } else { verb };
                 let text = format_float(*f, verb, spec.precision, spec.sharp);
+                let text = match text.chars().next() {
+                    Some('-' | '+') => text,
+                    _ if signed && spec.plus => format!("+{text}"),
+                    _ if signed && spec.space => format!(" {text}"),
+                    _ => text,
+                };
                 pad_number(out, &text, spec);
             }
             _ => bad_verb(out, v, verb),

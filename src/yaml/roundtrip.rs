@@ -192,9 +192,11 @@ mod tests {
         assert_eq!(node.str_at(&["a"]), Some("hello \n  more\n"));
         // Written double-quoted too: go-yaml v3 escapes a character outside the BMP
         // (testdata/kustomize/112).
-        let mut node =
-            crate::yaml::parse_one("a: >-\n  \u{1f680}\n    x\n".as_bytes(), &Default::default())
-                .unwrap();
+        let mut node = crate::yaml::parse_one(
+            "a: >-\n  \u{1f680}\n    x\n".as_bytes(),
+            &Default::default(),
+        )
+        .unwrap();
         through_go_yaml_v3(&mut node);
         assert_eq!(node.str_at(&["a"]), Some("\u{1f680}\n  x"));
     }

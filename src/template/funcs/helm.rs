@@ -161,7 +161,8 @@ pub(super) fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::String(_) => "string",
         Value::Bool(_) => "bool",
-        Value::Int(_) | Value::Int64(_) | Value::Float(_) => "number",
+        Value::Int(_) | Value::Int64(_) | Value::Uint64(_) | Value::Float(_) => "number",
+        Value::Complex(..) => "complex128",
         Value::List(_) => "array",
         Value::Map(_) | Value::Object(_) => "object",
         Value::Nil | Value::NoValue => "null",

@@ -189,6 +189,12 @@ impl Encoder {
             Value::Int(i) | Value::Int64(i) => {
                 let _ = write!(self.out, "{i}");
             }
+            Value::Uint64(u) => {
+                let _ = write!(self.out, "{u}");
+            }
+            Value::Complex(..) => {
+                return Err("toml: cannot encode a value of type complex128".into())
+            }
             Value::Float(f) => self.out.push_str(&float(*f)),
             Value::String(s) => self.out.push_str(&quote(s)),
             Value::List(items) => {
