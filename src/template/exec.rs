@@ -78,6 +78,9 @@ pub(super) struct State<'a> {
     out: &'a mut String,
     depth: usize,
     steps: &'a mut u64,
+    /// Dot's static type is `interface {}`: it is an element of a `[]interface {}` or a value
+    /// of a `map[string]interface {}` that `range` gives (Go words field errors with it).
+    dot_interface: bool,
 }
 
 type Result<T> = std::result::Result<T, Error>;
@@ -105,6 +108,7 @@ pub(super) fn execute(
         out,
         depth,
         steps,
+        dot_interface: false,
     };
     state.walk_list(dot, &tree.root).map(|_| ())
 }
@@ -223,7 +227,10 @@ impl State<'_> {
         let v = self.eval_pipeline(dot, &b.pipe)?;
         let flow = if v.truth() {
             if with {
-                self.walk_list(&v, &b.list)?
+                let outer = std::mem::replace(&mut self.dot_interface, false);
+                let flow = self.walk_list(&v, &b.list);
+                self.dot_interface = outer;
+                flow?
             } else {
                 self.walk_list(dot, &b.list)?
             }
@@ -240,6 +247,13 @@ impl State<'_> {
         self.step(b.pos)?;
         let mark = self.vars.len();
         let v = self.eval_pipeline_no_decl(dot, &b.pipe)?;
+        // What Go's `reflect` gives for each element: an `interface {}` for the elements of a
+        // `[]interface {}` and the values of a `map[string]interface {}`.
+        let elements_interface = match &v {
+            Value::List(l) => l.ty == super::value::ListType::Any,
+            Value::Map(m) => m.ty().is_interface_map(),
+            _ => false,
+        };
         let items: Vec<(Value, Value)> = match &v {
             Value::List(l) => l
                 .iter()
@@ -296,7 +310,10 @@ impl State<'_> {
                 }
                 _ => {}
             }
-            let flow = self.walk_list(&item, &b.list)?;
+            let outer = std::mem::replace(&mut self.dot_interface, elements_interface);
+            let flow = self.walk_list(&item, &b.list);
+            self.dot_interface = outer;
+            let flow = flow?;
             self.vars.truncate(inner.max(
                 mark + if b.pipe.is_assign {
                     0
@@ -379,16 +396,16 @@ impl State<'_> {
             Arg::Identifier(pos, name) => self.eval_function(dot, *pos, name, cmd, last),
             Arg::Field(pos, names) => {
                 if has_args {
-                    let receiver = self.eval_fields(
+                    let receiver = self.eval_dot_fields(
                         *pos,
-                        dot.clone(),
+                        dot,
                         &names[..names.len() - 1],
                         &arg_string(first),
                     )?;
-                    let reached = (receiver, names.len() > 1);
+                    let reached = (receiver, names.len() > 1 || self.dot_interface);
                     return self.call_method(dot, *pos, first, reached, names.last(), cmd, last);
                 }
-                self.eval_fields(*pos, dot.clone(), names, &arg_string(first))
+                self.eval_dot_fields(*pos, dot, names, &arg_string(first))
             }
             Arg::Variable(pos, names) => {
                 if names.len() == 1 {
@@ -586,9 +603,7 @@ impl State<'_> {
                     return Err(self.error_at(*pos, text, format!("{text} overflows int")));
                 }
             }
-            Arg::Field(pos, names) => {
-                self.eval_fields(*pos, dot.clone(), names, &arg_string(arg))?
-            }
+            Arg::Field(pos, names) => self.eval_dot_fields(*pos, dot, names, &arg_string(arg))?,
             Arg::Variable(pos, names) => {
                 let v = self.var(&names[0]);
                 self.eval_fields(*pos, v, &names[1..], &arg_string(arg))?
@@ -735,6 +750,28 @@ impl State<'_> {
         names: &[String],
         node: &str,
     ) -> Result<Value> {
+        self.eval_fields_typed(pos, receiver, false, names, node)
+    }
+
+    /// [`Self::eval_fields`] on dot, whose static type may be `interface {}`.
+    fn eval_dot_fields(
+        &mut self,
+        pos: usize,
+        dot: &Value,
+        names: &[String],
+        node: &str,
+    ) -> Result<Value> {
+        self.eval_fields_typed(pos, dot.clone(), self.dot_interface, names, node)
+    }
+
+    fn eval_fields_typed(
+        &mut self,
+        pos: usize,
+        receiver: Value,
+        receiver_interface: bool,
+        names: &[String],
+        node: &str,
+    ) -> Result<Value> {
         let mut v = receiver;
         for (hop, name) in names.iter().enumerate() {
             v = match v {
@@ -786,7 +823,7 @@ impl State<'_> {
                     ))
                 }
                 other => {
-                    let ty = if hop == 0 {
+                    let ty = if hop == 0 && !receiver_interface {
                         other.type_name()
                     } else {
                         "interface {}"
