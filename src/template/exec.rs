@@ -6,7 +6,7 @@ use super::fmt::print_action;
 use super::parse::{arg_string, command_string, Arg, Branch, Command, Node, Pipe, Tree};
 use super::value::{Dict, Value};
 use super::{Error, FuncError, MissingKey, Param, TemplateSet};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// What a function gets besides its arguments: the running set (for `include`, `tpl`).
 pub struct Call<'a> {
@@ -21,6 +21,8 @@ pub type Func = fn(&Call, &[Value]) -> std::result::Result<Value, FuncError>;
 thread_local! {
     /// Where the outermost execution on this thread started (for the stack budget).
     static STACK_BASE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How many threads the execution running on this one continues (0 on the first).
+    static SEGMENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// The non-deterministic functions the outermost execution on this thread has called.
     static NONDETERMINISTIC: std::cell::RefCell<BTreeSet<&'static str>> =
         const { std::cell::RefCell::new(BTreeSet::new()) };
@@ -36,6 +38,93 @@ fn stack_address() -> usize {
 fn stack_used() -> usize {
     let base = STACK_BASE.with(|b| b.get());
     base.abs_diff(stack_address())
+}
+
+/// The stack of each thread deep recursion continues on, and what it may use of it.
+const SEGMENT_STACK: usize = 64 << 20;
+const SEGMENT_BUDGET: usize = 48 << 20;
+
+/// True when this thread's stack budget is spent: the execution must continue on a new
+/// thread ([`on_new_segment`]) or stop.
+fn stack_spent(set: &TemplateSet) -> bool {
+    let budget = match SEGMENT.with(std::cell::Cell::get) {
+        0 => set.options.max_stack,
+        _ => SEGMENT_BUDGET,
+    };
+    stack_used() > budget
+}
+
+/// The thread-local state of one execution, which goes with it to another thread.
+struct Carried {
+    nondeterministic: BTreeSet<&'static str>,
+    included: HashMap<String, usize>,
+    probing: bool,
+    segment: usize,
+}
+
+impl Carried {
+    fn take() -> Carried {
+        Carried {
+            nondeterministic: NONDETERMINISTIC.with(|n| std::mem::take(&mut *n.borrow_mut())),
+            included: super::funcs::helm::take_included(),
+            probing: super::funcs::crypto::probing(),
+            segment: SEGMENT.with(std::cell::Cell::get),
+        }
+    }
+
+    fn install(self) {
+        NONDETERMINISTIC.with(|n| *n.borrow_mut() = self.nondeterministic);
+        super::funcs::helm::restore_included(self.included);
+        super::funcs::crypto::set_probing(self.probing);
+        SEGMENT.with(|s| s.set(self.segment));
+    }
+}
+
+/// Runs `f` on a new thread with a stack of its own, as the continuation of this thread's
+/// execution (its include counts, non-deterministic calls and probing go along and come
+/// back). `None` when the segments allowed are used up or the thread cannot start.
+fn on_new_segment<T: Send>(set: &TemplateSet, f: impl FnOnce() -> T + Send) -> Option<T> {
+    let segment = SEGMENT.with(std::cell::Cell::get);
+    if segment >= set.options.max_stack_segments {
+        return None;
+    }
+    let carried = Carried::take();
+    let (restore, outcome) = std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("kdelta-template-stack".into())
+            .stack_size(SEGMENT_STACK)
+            .spawn_scoped(scope, move || {
+                Carried {
+                    segment: carried.segment + 1,
+                    ..carried
+                }
+                .install();
+                STACK_BASE.with(|b| b.set(stack_address()));
+                let out = f();
+                (out, Carried::take())
+            });
+        match spawned {
+            Ok(handle) => match handle.join() {
+                Ok((out, back)) => (Some(back), Ok(Some(out))),
+                // Carried state is lost with the thread; the panic goes on up.
+                Err(panic) => (None, Err(panic)),
+            },
+            Err(_) => (None, Ok(None)),
+        }
+    });
+    match outcome {
+        Ok(out) => {
+            let back = restore.unwrap_or(Carried {
+                nondeterministic: BTreeSet::new(),
+                included: HashMap::new(),
+                probing: false,
+                segment,
+            });
+            Carried { segment, ..back }.install();
+            out
+        }
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
 }
 
 /// Ends the outermost execution even when it unwinds.
@@ -62,6 +151,17 @@ pub(super) fn outermost<T>(f: impl FnOnce() -> T) -> (T, BTreeSet<&'static str>)
         out,
         NONDETERMINISTIC.with(|n| std::mem::take(&mut *n.borrow_mut())),
     )
+}
+
+/// A `template` action as Go prints the node in errors.
+fn template_node(name: &str, pipe: Option<&Pipe>) -> String {
+    match pipe {
+        Some(p) => format!(
+            "{{{{template \"{name}\" {}}}}}",
+            super::parse::pipe_string(p)
+        ),
+        None => format!("{{{{template \"{name}\"}}}}"),
+    }
 }
 
 /// Control flow out of a list.
@@ -95,11 +195,15 @@ pub(super) fn execute(
     steps: &mut u64,
 ) -> Result<()> {
     // Nested executions (include, tpl) share the stack budget with `template`.
-    if stack_used() > set.options.max_stack {
-        return Err(Error::Exec(format!(
-            "template: {}: templates nested deeper than kdelta's stack allows ({depth} levels)",
-            tree.name
-        )));
+    if stack_spent(set) {
+        return on_new_segment(set, || execute(set, tree, dot, out, depth, steps)).unwrap_or_else(
+            || {
+                Err(Error::Exec(format!(
+                "template: {}: templates nested deeper than kdelta's stack allows ({depth} levels)",
+                tree.name
+            )))
+            },
+        );
     }
     let mut state = State {
         set,
@@ -168,52 +272,45 @@ impl State<'_> {
             Node::Template { pos, name, pipe } => {
                 self.step(*pos)?;
                 let Some(tree) = self.set.trees.get(name) else {
-                    let node = match pipe {
-                        Some(p) => format!(
-                            "{{{{template \"{name}\" {}}}}}",
-                            super::parse::pipe_string(p)
-                        ),
-                        None => format!("{{{{template \"{name}\"}}}}"),
-                    };
+                    let node = template_node(name, pipe.as_ref());
                     return Err(self.error_at(
                         *pos,
                         &node,
                         format!("template \"{name}\" not defined"),
                     ));
                 };
-                let new_dot = match pipe {
-                    Some(p) => self.eval_pipeline(dot, p)?,
-                    None => Value::Nil,
-                };
-                if stack_used() > self.set.options.max_stack {
-                    return Err(self.error_at(
-                        *pos,
-                        &format!("{{{{template \"{name}\"}}}}"),
-                        format!(
-                            "templates nested deeper than kdelta's stack allows ({} levels)",
-                            self.depth + 1
-                        ),
-                    ));
-                }
                 if self.depth + 1 >= self.set.options.max_depth {
+                    let node = template_node(name, pipe.as_ref());
                     return Err(self.error_at(
                         *pos,
-                        &format!("{{{{template \"{name}\"}}}}"),
+                        &node,
                         format!(
                             "exceeded maximum template depth ({})",
                             self.set.options.max_depth
                         ),
                     ));
                 }
+                let new_dot = match pipe {
+                    Some(p) => self.eval_pipeline(dot, p)?,
+                    None => Value::Nil,
+                };
                 let tree = tree.clone();
-                execute(
-                    self.set,
-                    &tree,
-                    &new_dot,
-                    self.out,
-                    self.depth + 1,
-                    self.steps,
-                )?;
+                let (set, depth) = (self.set, self.depth + 1);
+                let (out, steps) = (&mut *self.out, &mut *self.steps);
+                let mut run = || execute(set, &tree, &new_dot, out, depth, steps);
+                if !stack_spent(set) {
+                    run()?;
+                } else if let Some(r) = on_new_segment(set, run) {
+                    r?;
+                } else {
+                    return Err(self.error_at(
+                        *pos,
+                        &template_node(name, pipe.as_ref()),
+                        format!(
+                            "templates nested deeper than kdelta's stack allows ({depth} levels)"
+                        ),
+                    ));
+                }
                 Ok(Flow::Normal)
             }
             Node::Break => Ok(Flow::Break),
