@@ -150,7 +150,7 @@ mod tests {
         assert_eq!(format_g32(1000.0), "1000");
         assert_eq!(format_g32(1.5), "1.5");
         assert_eq!(format_g32(0.1), "0.1");
-        assert_eq!(format_g32(3.141592653589793), "3.1415927");
+        assert_eq!(format_g32(std::f64::consts::PI), "3.1415927");
         assert_eq!(format_g32(123456789.0), "1.2345679e+08");
         assert_eq!(format_g32(1e20), "1e+20");
         assert_eq!(format_g32(1e39), ".inf");

@@ -949,12 +949,13 @@ impl<'a> Lexer<'a> {
                 return Some(S::RawString);
             }
             '.' => return self.errorf("floats must start with a digit, not '.'".into()),
-            'i' | 'n' => {
-                if (self.accept('n') && self.accept('f')) || (self.accept('a') && self.accept('n'))
-                {
-                    self.emit(ItemType::Float);
-                    return self.pop();
-                }
+            // `inf` or `nan` (the guard reads on: Go's `accept`s).
+            'i' | 'n'
+                if (self.accept('n') && self.accept('f'))
+                    || (self.accept('a') && self.accept('n')) =>
+            {
+                self.emit(ItemType::Float);
+                return self.pop();
             }
             '-' | '+' => return Some(S::DecimalNumberStart),
             _ => {}
