@@ -5,8 +5,16 @@
 /// Shortest round-trip decimal digits of `|f|` and the decimal exponent: `f = 0.d1d2… × 10^exp`.
 fn shortest_digits(f: f64) -> (String, i32) {
     // Rust's `{:e}` prints the shortest round-trip digits, as Go's precision -1 does.
-    let s = format!("{:e}", f.abs());
-    let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    split_e(&format!("{:e}", f.abs()))
+}
+
+/// [`shortest_digits`] for a float32: the fewest digits that read back as the same float32.
+fn shortest_digits32(f: f32) -> (String, i32) {
+    split_e(&format!("{:e}", f.abs()))
+}
+
+fn split_e(s: &str) -> (String, i32) {
+    let (mantissa, exp) = s.split_once('e').unwrap_or((s, "0"));
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     let exp: i32 = exp.parse().unwrap_or(0);
     (digits, exp + 1)
@@ -65,12 +73,34 @@ pub fn format_g(f: f64) -> String {
         return if f.is_sign_negative() { "-0" } else { "0" }.to_string();
     }
     let (digits, dp) = shortest_digits(f);
+    fmt_g(f < 0.0, &digits, dp)
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 32)` (`f` rounded to a float32 first, then its
+/// shortest digits), with YAML's `.inf`/`-.inf`/`.nan` as [`format_g`]. sigs.k8s.io/yaml's
+/// `YAMLToJSON` writes a float mapping key so.
+pub fn format_g32(f: f64) -> String {
+    let f = f as f32;
+    if f.is_nan() {
+        return ".nan".to_string();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { ".inf" } else { "-.inf" }.to_string();
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    let (digits, dp) = shortest_digits32(f);
+    fmt_g(f < 0.0, &digits, dp)
+}
+
+fn fmt_g(neg: bool, digits: &str, dp: i32) -> String {
     // With shortest precision Go switches to %e when the exponent is < -4 or >= 6.
     let exp = dp - 1;
     if !(-4..6).contains(&exp) {
-        fmt_e(f < 0.0, &digits, dp)
+        fmt_e(neg, digits, dp)
     } else {
-        fmt_f(f < 0.0, &digits, dp)
+        fmt_f(neg, digits, dp)
     }
 }
 
@@ -113,6 +143,19 @@ mod tests {
         assert_eq!(format_g(1e21), "1e+21");
         assert_eq!(format_g(1.5e300), "1.5e+300");
         assert_eq!(format_g(f64::INFINITY), ".inf");
+    }
+
+    #[test]
+    fn g_format_of_a_float32_matches_go() {
+        assert_eq!(format_g32(1000.0), "1000");
+        assert_eq!(format_g32(1.5), "1.5");
+        assert_eq!(format_g32(0.1), "0.1");
+        assert_eq!(format_g32(std::f64::consts::PI), "3.1415927");
+        assert_eq!(format_g32(123456789.0), "1.2345679e+08");
+        assert_eq!(format_g32(1e20), "1e+20");
+        assert_eq!(format_g32(1e39), ".inf");
+        assert_eq!(format_g32(-1e39), "-.inf");
+        assert_eq!(format_g32(-0.0), "-0");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Go's `strconv.ParseInt` and `ParseUint` with base 0, as YAML (go-yaml), Go templates and
 //! sprig's `int`/`int64` (through spf13/cast) read integers: an optional sign, the base from
 //! the prefix (`0x`, `0o`, `0b`, or a leading `0` for octal), and underscores only between
-//! digits (a base prefix counts as a digit).
+//! digits (a base prefix counts as a digit). And `strconv.Quote`, the Go syntax of a string.
 
 use std::fmt;
 
@@ -146,6 +146,43 @@ pub fn underscore_ok(s: &str) -> bool {
         saw = b'!';
     }
     saw != b'_'
+}
+
+/// Go's `strconv.Quote` (and `%q`, `%#v` of a string): Go syntax, with escapes for what is
+/// not printable.
+pub fn quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\u{b}' => out.push_str("\\v"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if is_printable(c) => out.push(c),
+            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// An approximation of Go's `unicode.IsPrint` good for text: letters, marks, numbers,
+/// punctuation, symbols and the ASCII space.
+pub fn is_printable(c: char) -> bool {
+    !(c.is_control()
+        || ('\u{80}'..='\u{9f}').contains(&c)
+        || c == '\u{ad}'
+        || c == '\u{feff}'
+        || matches!(c as u32, 0x2028 | 0x2029 | 0xe000..=0xf8ff))
 }
 
 #[cfg(test)]

@@ -268,7 +268,7 @@ pub fn capabilities(kube: KubeVersion, api_versions: Vec<String>) -> Value {
         ],
     }
     .value();
-    // chartutil.Capabilities, a struct without JSON tags, in its field order.
+    // *chartutil.Capabilities, a struct without JSON tags, in its field order.
     let member = |name, value| Field {
         name,
         json: "",
@@ -277,7 +277,7 @@ pub fn capabilities(kube: KubeVersion, api_versions: Vec<String>) -> Value {
         value,
     };
     GoStruct {
-        type_name: "chartutil.Capabilities",
+        type_name: "*chartutil.Capabilities",
         fields: vec![
             member("KubeVersion", Value::Object(ObjectRef(Arc::new(kube)))),
             member(

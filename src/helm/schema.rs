@@ -235,6 +235,9 @@ fn to_json(v: &Value) -> serde_json::Value {
         Value::Nil | Value::NoValue => serde_json::Value::Null,
         Value::Bool(b) => serde_json::Value::Bool(*b),
         Value::Int(i) | Value::Int64(i) => serde_json::Value::from(*i),
+        Value::Uint64(u) => serde_json::Value::from(*u),
+        // Values read from YAML or JSON hold no complex numbers.
+        Value::Complex(..) => serde_json::Value::Null,
         Value::Float(f) => serde_json::Number::from_f64(*f)
             .map(serde_json::Value::Number)
             .unwrap_or(serde_json::Value::Null),

@@ -6,7 +6,7 @@ use super::fmt::print_action;
 use super::parse::{arg_string, command_string, Arg, Branch, Command, Node, Pipe, Tree};
 use super::value::{Dict, Value};
 use super::{Error, FuncError, MissingKey, Param, TemplateSet};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// What a function gets besides its arguments: the running set (for `include`, `tpl`).
 pub struct Call<'a> {
@@ -21,6 +21,8 @@ pub type Func = fn(&Call, &[Value]) -> std::result::Result<Value, FuncError>;
 thread_local! {
     /// Where the outermost execution on this thread started (for the stack budget).
     static STACK_BASE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How many threads the execution running on this one continues (0 on the first).
+    static SEGMENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// The non-deterministic functions the outermost execution on this thread has called.
     static NONDETERMINISTIC: std::cell::RefCell<BTreeSet<&'static str>> =
         const { std::cell::RefCell::new(BTreeSet::new()) };
@@ -36,6 +38,93 @@ fn stack_address() -> usize {
 fn stack_used() -> usize {
     let base = STACK_BASE.with(|b| b.get());
     base.abs_diff(stack_address())
+}
+
+/// The stack of each thread deep recursion continues on, and what it may use of it.
+const SEGMENT_STACK: usize = 64 << 20;
+const SEGMENT_BUDGET: usize = 48 << 20;
+
+/// True when this thread's stack budget is spent: the execution must continue on a new
+/// thread ([`on_new_segment`]) or stop.
+fn stack_spent(set: &TemplateSet) -> bool {
+    let budget = match SEGMENT.with(std::cell::Cell::get) {
+        0 => set.options.max_stack,
+        _ => SEGMENT_BUDGET,
+    };
+    stack_used() > budget
+}
+
+/// The thread-local state of one execution, which goes with it to another thread.
+struct Carried {
+    nondeterministic: BTreeSet<&'static str>,
+    included: HashMap<String, usize>,
+    probing: bool,
+    segment: usize,
+}
+
+impl Carried {
+    fn take() -> Carried {
+        Carried {
+            nondeterministic: NONDETERMINISTIC.with(|n| std::mem::take(&mut *n.borrow_mut())),
+            included: super::funcs::helm::take_included(),
+            probing: super::funcs::crypto::probing(),
+            segment: SEGMENT.with(std::cell::Cell::get),
+        }
+    }
+
+    fn install(self) {
+        NONDETERMINISTIC.with(|n| *n.borrow_mut() = self.nondeterministic);
+        super::funcs::helm::restore_included(self.included);
+        super::funcs::crypto::set_probing(self.probing);
+        SEGMENT.with(|s| s.set(self.segment));
+    }
+}
+
+/// Runs `f` on a new thread with a stack of its own, as the continuation of this thread's
+/// execution (its include counts, non-deterministic calls and probing go along and come
+/// back). `None` when the segments allowed are used up or the thread cannot start.
+fn on_new_segment<T: Send>(set: &TemplateSet, f: impl FnOnce() -> T + Send) -> Option<T> {
+    let segment = SEGMENT.with(std::cell::Cell::get);
+    if segment >= set.options.max_stack_segments {
+        return None;
+    }
+    let carried = Carried::take();
+    let (restore, outcome) = std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("kdelta-template-stack".into())
+            .stack_size(SEGMENT_STACK)
+            .spawn_scoped(scope, move || {
+                Carried {
+                    segment: carried.segment + 1,
+                    ..carried
+                }
+                .install();
+                STACK_BASE.with(|b| b.set(stack_address()));
+                let out = f();
+                (out, Carried::take())
+            });
+        match spawned {
+            Ok(handle) => match handle.join() {
+                Ok((out, back)) => (Some(back), Ok(Some(out))),
+                // Carried state is lost with the thread; the panic goes on up.
+                Err(panic) => (None, Err(panic)),
+            },
+            Err(_) => (None, Ok(None)),
+        }
+    });
+    match outcome {
+        Ok(out) => {
+            let back = restore.unwrap_or(Carried {
+                nondeterministic: BTreeSet::new(),
+                included: HashMap::new(),
+                probing: false,
+                segment,
+            });
+            Carried { segment, ..back }.install();
+            out
+        }
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
 }
 
 /// Ends the outermost execution even when it unwinds.
@@ -64,6 +153,17 @@ pub(super) fn outermost<T>(f: impl FnOnce() -> T) -> (T, BTreeSet<&'static str>)
     )
 }
 
+/// A `template` action as Go prints the node in errors.
+fn template_node(name: &str, pipe: Option<&Pipe>) -> String {
+    match pipe {
+        Some(p) => format!(
+            "{{{{template \"{name}\" {}}}}}",
+            super::parse::pipe_string(p)
+        ),
+        None => format!("{{{{template \"{name}\"}}}}"),
+    }
+}
+
 /// Control flow out of a list.
 enum Flow {
     Normal,
@@ -78,6 +178,9 @@ pub(super) struct State<'a> {
     out: &'a mut String,
     depth: usize,
     steps: &'a mut u64,
+    /// Dot's static type is `interface {}`: it is an element of a `[]interface {}` or a value
+    /// of a `map[string]interface {}` that `range` gives (Go words field errors with it).
+    dot_interface: bool,
 }
 
 type Result<T> = std::result::Result<T, Error>;
@@ -92,11 +195,15 @@ pub(super) fn execute(
     steps: &mut u64,
 ) -> Result<()> {
     // Nested executions (include, tpl) share the stack budget with `template`.
-    if stack_used() > set.options.max_stack {
-        return Err(Error::Exec(format!(
-            "template: {}: templates nested deeper than kdelta's stack allows ({depth} levels)",
-            tree.name
-        )));
+    if stack_spent(set) {
+        return on_new_segment(set, || execute(set, tree, dot, out, depth, steps)).unwrap_or_else(
+            || {
+                Err(Error::Exec(format!(
+                "template: {}: templates nested deeper than kdelta's stack allows ({depth} levels)",
+                tree.name
+            )))
+            },
+        );
     }
     let mut state = State {
         set,
@@ -105,6 +212,7 @@ pub(super) fn execute(
         out,
         depth,
         steps,
+        dot_interface: false,
     };
     state.walk_list(dot, &tree.root).map(|_| ())
 }
@@ -164,52 +272,45 @@ impl State<'_> {
             Node::Template { pos, name, pipe } => {
                 self.step(*pos)?;
                 let Some(tree) = self.set.trees.get(name) else {
-                    let node = match pipe {
-                        Some(p) => format!(
-                            "{{{{template \"{name}\" {}}}}}",
-                            super::parse::pipe_string(p)
-                        ),
-                        None => format!("{{{{template \"{name}\"}}}}"),
-                    };
+                    let node = template_node(name, pipe.as_ref());
                     return Err(self.error_at(
                         *pos,
                         &node,
                         format!("template \"{name}\" not defined"),
                     ));
                 };
-                let new_dot = match pipe {
-                    Some(p) => self.eval_pipeline(dot, p)?,
-                    None => Value::Nil,
-                };
-                if stack_used() > self.set.options.max_stack {
-                    return Err(self.error_at(
-                        *pos,
-                        &format!("{{{{template \"{name}\"}}}}"),
-                        format!(
-                            "templates nested deeper than kdelta's stack allows ({} levels)",
-                            self.depth + 1
-                        ),
-                    ));
-                }
                 if self.depth + 1 >= self.set.options.max_depth {
+                    let node = template_node(name, pipe.as_ref());
                     return Err(self.error_at(
                         *pos,
-                        &format!("{{{{template \"{name}\"}}}}"),
+                        &node,
                         format!(
                             "exceeded maximum template depth ({})",
                             self.set.options.max_depth
                         ),
                     ));
                 }
+                let new_dot = match pipe {
+                    Some(p) => self.eval_pipeline(dot, p)?,
+                    None => Value::Nil,
+                };
                 let tree = tree.clone();
-                execute(
-                    self.set,
-                    &tree,
-                    &new_dot,
-                    self.out,
-                    self.depth + 1,
-                    self.steps,
-                )?;
+                let (set, depth) = (self.set, self.depth + 1);
+                let (out, steps) = (&mut *self.out, &mut *self.steps);
+                let mut run = || execute(set, &tree, &new_dot, out, depth, steps);
+                if !stack_spent(set) {
+                    run()?;
+                } else if let Some(r) = on_new_segment(set, run) {
+                    r?;
+                } else {
+                    return Err(self.error_at(
+                        *pos,
+                        &template_node(name, pipe.as_ref()),
+                        format!(
+                            "templates nested deeper than kdelta's stack allows ({depth} levels)"
+                        ),
+                    ));
+                }
                 Ok(Flow::Normal)
             }
             Node::Break => Ok(Flow::Break),
@@ -223,7 +324,10 @@ impl State<'_> {
         let v = self.eval_pipeline(dot, &b.pipe)?;
         let flow = if v.truth() {
             if with {
-                self.walk_list(&v, &b.list)?
+                let outer = std::mem::replace(&mut self.dot_interface, false);
+                let flow = self.walk_list(&v, &b.list);
+                self.dot_interface = outer;
+                flow?
             } else {
                 self.walk_list(dot, &b.list)?
             }
@@ -240,6 +344,13 @@ impl State<'_> {
         self.step(b.pos)?;
         let mark = self.vars.len();
         let v = self.eval_pipeline_no_decl(dot, &b.pipe)?;
+        // What Go's `reflect` gives for each element: an `interface {}` for the elements of a
+        // `[]interface {}` and the values of a `map[string]interface {}`.
+        let elements_interface = match &v {
+            Value::List(l) => l.ty == super::value::ListType::Any,
+            Value::Map(m) => m.ty().is_interface_map(),
+            _ => false,
+        };
         let items: Vec<(Value, Value)> = match &v {
             Value::List(l) => l
                 .iter()
@@ -296,7 +407,10 @@ impl State<'_> {
                 }
                 _ => {}
             }
-            let flow = self.walk_list(&item, &b.list)?;
+            let outer = std::mem::replace(&mut self.dot_interface, elements_interface);
+            let flow = self.walk_list(&item, &b.list);
+            self.dot_interface = outer;
+            let flow = flow?;
             self.vars.truncate(inner.max(
                 mark + if b.pipe.is_assign {
                     0
@@ -379,16 +493,16 @@ impl State<'_> {
             Arg::Identifier(pos, name) => self.eval_function(dot, *pos, name, cmd, last),
             Arg::Field(pos, names) => {
                 if has_args {
-                    let receiver = self.eval_fields(
+                    let receiver = self.eval_dot_fields(
                         *pos,
-                        dot.clone(),
+                        dot,
                         &names[..names.len() - 1],
                         &arg_string(first),
                     )?;
-                    let reached = (receiver, names.len() > 1);
+                    let reached = (receiver, names.len() > 1 || self.dot_interface);
                     return self.call_method(dot, *pos, first, reached, names.last(), cmd, last);
                 }
-                self.eval_fields(*pos, dot.clone(), names, &arg_string(first))
+                self.eval_dot_fields(*pos, dot, names, &arg_string(first))
             }
             Arg::Variable(pos, names) => {
                 if names.len() == 1 {
@@ -568,8 +682,9 @@ impl State<'_> {
             Arg::Bool(_, b) => Value::Bool(*b),
             Arg::String(_, _, s) => Value::str(s.as_str()),
             Arg::Number(pos, n) => {
-                if n.is_complex {
-                    return Err(self.error_at(*pos, &n.text, "complex numbers are not supported"));
+                // A complex constant is a complex128 wherever it is not converted.
+                if let Some((re, im)) = n.complex {
+                    return Ok(Value::Complex(re, im));
                 }
                 let text = &n.text;
                 let hex_int = text
@@ -585,9 +700,7 @@ impl State<'_> {
                     return Err(self.error_at(*pos, text, format!("{text} overflows int")));
                 }
             }
-            Arg::Field(pos, names) => {
-                self.eval_fields(*pos, dot.clone(), names, &arg_string(arg))?
-            }
+            Arg::Field(pos, names) => self.eval_dot_fields(*pos, dot, names, &arg_string(arg))?,
             Arg::Variable(pos, names) => {
                 let v = self.var(&names[0]);
                 self.eval_fields(*pos, v, &names[1..], &arg_string(arg))?
@@ -734,6 +847,28 @@ impl State<'_> {
         names: &[String],
         node: &str,
     ) -> Result<Value> {
+        self.eval_fields_typed(pos, receiver, false, names, node)
+    }
+
+    /// [`Self::eval_fields`] on dot, whose static type may be `interface {}`.
+    fn eval_dot_fields(
+        &mut self,
+        pos: usize,
+        dot: &Value,
+        names: &[String],
+        node: &str,
+    ) -> Result<Value> {
+        self.eval_fields_typed(pos, dot.clone(), self.dot_interface, names, node)
+    }
+
+    fn eval_fields_typed(
+        &mut self,
+        pos: usize,
+        receiver: Value,
+        receiver_interface: bool,
+        names: &[String],
+        node: &str,
+    ) -> Result<Value> {
         let mut v = receiver;
         for (hop, name) in names.iter().enumerate() {
             v = match v {
@@ -785,7 +920,7 @@ impl State<'_> {
                     ))
                 }
                 other => {
-                    let ty = if hop == 0 {
+                    let ty = if hop == 0 && !receiver_interface {
                         other.type_name()
                     } else {
                         "interface {}"

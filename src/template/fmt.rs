@@ -202,7 +202,9 @@ fn go_syntax(v: &Value) -> String {
         Value::Object(o) => o.0.text(),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) | Value::Int64(i) => i.to_string(),
+        Value::Uint64(u) => format!("{u:#x}"),
         Value::Float(f) => format_float(*f, 'g', None, false),
+        Value::Complex(..) => sprint_value(v),
         Value::String(s) => go_quote(s),
         Value::List(l) => format!(
             "[]interface {{}}{{{}}}",
@@ -255,6 +257,44 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
             _ => bad_verb(out, v, verb),
         },
         Value::Int(n) | Value::Int64(n) => format_int(out, *n, verb, spec, v),
+        Value::Uint64(u) => match i64::try_from(*u) {
+            Ok(n) => format_int(out, n, verb, spec, v),
+            // Beyond int64: decimal and hex only.
+            Err(_) => match verb {
+                'v' | 'd' => pad_number(out, &u.to_string(), spec),
+                'x' => pad_number(out, &format!("{u:x}"), spec),
+                'X' => pad_number(out, &format!("{u:X}"), spec),
+                _ => bad_verb(out, v, verb),
+            },
+        },
+        // Go's `fmtComplex`: each part as a float, the imaginary one always signed.
+        Value::Complex(re, im) => match verb {
+            'v' | 'g' | 'G' | 'e' | 'E' | 'f' | 'F' | 'x' | 'X' => {
+                // `%+v` is not `%+g`: its plus is cleared before the parts are printed.
+                let (verb, plus) = if verb == 'v' {
+                    ('g', false)
+                } else {
+                    (verb, spec.plus)
+                };
+                out.push('(');
+                format_value(
+                    out,
+                    &Value::Float(*re),
+                    verb,
+                    &Spec {
+                        plus,
+                        ..spec.clone()
+                    },
+                );
+                let signed = Spec {
+                    plus: true,
+                    ..spec.clone()
+                };
+                format_value(out, &Value::Float(*im), verb, &signed);
+                out.push_str("i)");
+            }
+            _ => bad_verb(out, v, verb),
+        },
         Value::Float(f) => match verb {
             'x' | 'X' => {
                 let text = hex_float(*f, spec.precision);
@@ -266,8 +306,16 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
                 pad_number(out, &text, spec);
             }
             'v' | 'g' | 'G' | 'e' | 'E' | 'f' | 'F' => {
+                // `+` (and `' '`) give a sign to a number without one; `%+v` is another flag.
+                let signed = verb != 'v';
                 let verb = if verb == 'v' { 'g' } else { verb };
                 let text = format_float(*f, verb, spec.precision, spec.sharp);
+                let text = match text.chars().next() {
+                    Some('-' | '+') => text,
+                    _ if signed && spec.plus => format!("+{text}"),
+                    _ if signed && spec.space => format!(" {text}"),
+                    _ => text,
+                };
                 pad_number(out, &text, spec);
             }
             _ => bad_verb(out, v, verb),
@@ -703,31 +751,8 @@ fn decimal_digits(f: f64, precision: Option<usize>) -> (String, i32) {
     (digits, exp.parse().unwrap_or(0))
 }
 
-/// strconv.Quote.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if is_printable(c) => out.push(c),
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
-}
+use crate::go::strconv::is_printable;
+pub use crate::go::strconv::quote as go_quote;
 
 /// strconv.QuoteRune.
 pub(crate) fn go_quote_rune(c: char) -> String {
@@ -753,16 +778,6 @@ fn go_quote_ascii(s: &str) -> String {
         }
     }
     out
-}
-
-/// An approximation of Go's `unicode.IsPrint` good for text: letters, marks, numbers,
-/// punctuation, symbols and the ASCII space.
-fn is_printable(c: char) -> bool {
-    !(c.is_control()
-        || ('\u{80}'..='\u{9f}').contains(&c)
-        || c == '\u{ad}'
-        || c == '\u{feff}'
-        || matches!(c as u32, 0x2028 | 0x2029 | 0xe000..=0xf8ff))
 }
 
 #[cfg(test)]

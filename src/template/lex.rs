@@ -16,6 +16,8 @@ pub enum Kind {
     Bool,
     Nil,
     Number,
+    /// A complex constant, `1+2i` (Go's `itemComplex`).
+    Complex,
     String,
     RawString,
     Char,
@@ -424,11 +426,38 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// A number as Go's lexer scans it (validated later by the parser).
+    /// A number as Go's lexer scans it (validated later by the parser); a second signed number
+    /// ending in `i` right after it makes a complex constant (`1+2i`, no spaces).
     fn lex_number(&mut self) -> bool {
         let start = self.pos;
+        let mut end = match self.scan_number(start) {
+            Ok(end) => end,
+            Err(bad) => return self.bad_number(start, bad),
+        };
+        let mut kind = Kind::Number;
+        if matches!(self.input.as_bytes().get(end), Some(b'+' | b'-')) {
+            end = match self.scan_number(end) {
+                Ok(end) if self.input.as_bytes()[end - 1] == b'i' => end,
+                Ok(end) | Err(end) => return self.bad_number(start, end),
+            };
+            kind = Kind::Complex;
+        }
+        self.pos = end;
+        self.emit(kind, start);
+        true
+    }
+
+    fn bad_number(&mut self, start: usize, end: usize) -> bool {
+        self.pos = end;
+        let text = &self.input[start..end];
+        self.error(format!("bad number syntax: \"{text}\""));
+        false
+    }
+
+    /// Go's `scanNumber` from `i`: the end of the number, or the end of the bad text when
+    /// something alphanumeric follows it.
+    fn scan_number(&self, mut i: usize) -> Result<usize, usize> {
         let bytes = self.input.as_bytes();
-        let mut i = self.pos;
         if i < bytes.len() && (bytes[i] == b'+' || bytes[i] == b'-') {
             i += 1;
         }
@@ -478,20 +507,14 @@ impl<'a> Lexer<'a> {
             i += 1;
         }
         // Something alphanumeric right after a number is a bad number.
-        if let Some(c) = self.input[i..]
+        match self.input[i..]
             .chars()
             .next()
             .filter(|c| is_alphanumeric(*c))
         {
-            let end = i + c.len_utf8();
-            self.pos = end;
-            let text = &self.input[start..end];
-            self.error(format!("bad number syntax: \"{text}\""));
-            return false;
+            Some(c) => Err(i + c.len_utf8()),
+            None => Ok(i),
         }
-        self.pos = i;
-        self.emit(Kind::Number, start);
-        true
     }
 }
 

@@ -45,10 +45,15 @@ pub struct Options {
     pub missing_key: MissingKey,
     /// Deepest nesting of `template` (Go's limit is 100000).
     pub max_depth: usize,
-    /// Stack bytes nested templates may use before execution stops with an error (Go grows its
-    /// stacks; a Rust thread cannot, so deep recursion ends here rather than in an overflow).
-    /// Keep it well under the stack of the threads that execute (8 MiB for kdelta's workers).
+    /// Stack bytes nested templates may use on the thread that runs them (keep it well under
+    /// that thread's stack: 8 MiB for kdelta's workers). Go grows its stacks; a Rust thread
+    /// cannot, so deeper recursion continues on new threads with stacks of their own, up to
+    /// `max_stack_segments` of them, then ends with an error rather than in an overflow.
     pub max_stack: usize,
+    /// Threads deep recursion may continue on, each with a 64 MiB stack of which it uses
+    /// 48 MiB (reserved, not committed: only the recursion's depth costs memory). The default
+    /// lets Go's depth limit (100000 `template` calls) be reached first.
+    pub max_stack_segments: usize,
     /// Evaluation steps before execution stops with an error.
     pub max_steps: u64,
     /// Largest output in bytes.
@@ -66,6 +71,7 @@ impl Default for Options {
             missing_key: MissingKey::Default,
             max_depth: 100_000,
             max_stack: 1024 * 1024,
+            max_stack_segments: 16,
             max_steps: 50_000_000,
             max_output: 256 * 1024 * 1024,
             left_delim: "{{".into(),

@@ -93,7 +93,9 @@ pub struct Number {
     pub float: Option<f64>,
     /// Written as a float (`.`, an exponent) and not a hex or char constant.
     pub is_float: bool,
-    pub is_complex: bool,
+    /// The real and imaginary parts of a complex constant (`1i`, `1+2i`); `int` and `float`
+    /// hold the real part too when the imaginary one is zero (Go's `simplifyComplex`).
+    pub complex: Option<(f64, f64)>,
 }
 
 /// A parsed template: its body and the text it came from (for error positions).
@@ -624,6 +626,7 @@ impl<'a> Parser<'a> {
                 | Kind::Field
                 | Kind::Identifier
                 | Kind::Number
+                | Kind::Complex
                 | Kind::Nil
                 | Kind::RawString
                 | Kind::String
@@ -762,9 +765,13 @@ impl<'a> Parser<'a> {
             }
             Kind::Field => Arg::Field(t.pos, vec![t.text[1..].to_string()]),
             Kind::Bool => Arg::Bool(t.pos, t.text.as_ref() == "true"),
-            Kind::Char | Kind::Number => {
-                let n =
-                    parse_number(&t.text, t.kind == Kind::Char).map_err(|e| self.error(&t, e))?;
+            Kind::Char | Kind::Number | Kind::Complex => {
+                let n = if t.kind == Kind::Complex {
+                    parse_complex(&t.text)
+                } else {
+                    parse_number(&t.text, t.kind == Kind::Char)
+                }
+                .map_err(|e| self.error(&t, e))?;
                 Arg::Number(t.pos, n)
             }
             Kind::String | Kind::RawString => {
@@ -895,17 +902,12 @@ fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
             int: Some(c),
             float: Some(c as f64),
             is_float: false,
-            is_complex: false,
+            complex: None,
         });
     }
-    if text.ends_with('i') {
-        return Ok(Number {
-            text: text.to_string(),
-            int: None,
-            float: None,
-            is_float: false,
-            is_complex: true,
-        });
+    // An imaginary constant, if what precedes the `i` is a float.
+    if let Some(im) = text.strip_suffix('i').and_then(go_parse_float) {
+        return Ok(complex_number(text, 0.0, im));
     }
     let int = crate::go::strconv::parse_int(text).ok();
     let float = match int {
@@ -934,8 +936,40 @@ fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
         } else {
             lower.contains(['.', 'e'])
         },
-        is_complex: false,
+        complex: None,
     })
+}
+
+/// A complex constant `RE±IMi`, as Go's parser reads it with `fmt.Sscan`.
+fn parse_complex(text: &str) -> Result<Number, String> {
+    let bytes = text.as_bytes();
+    let split = (1..bytes.len()).find(|&i| {
+        matches!(bytes[i], b'+' | b'-') && !matches!(bytes[i - 1], b'e' | b'E' | b'p' | b'P')
+    });
+    let parts = split.and_then(|at| {
+        let (re, im) = (&text[..at], text[at..].strip_suffix('i')?);
+        let float = |s: &str| {
+            go_parse_float(s).or_else(|| crate::go::strconv::parse_int(s).ok().map(|i| i as f64))
+        };
+        Some((float(re)?, float(im)?))
+    });
+    match parts {
+        Some((re, im)) => Ok(complex_number(text, re, im)),
+        None => Err("syntax error scanning complex number".into()),
+    }
+}
+
+/// Go's `simplifyComplex`: a complex constant whose imaginary part is zero is also a float,
+/// and an int when integral.
+fn complex_number(text: &str, re: f64, im: f64) -> Number {
+    let real = im == 0.0;
+    Number {
+        text: text.to_string(),
+        int: (real && re.fract() == 0.0 && re.abs() < 9.2e18).then_some(re as i64),
+        float: real.then_some(re),
+        is_float: real,
+        complex: Some((re, im)),
+    }
 }
 
 /// strconv.ParseFloat(text, 64) for decimal and hex floats.

@@ -85,6 +85,45 @@ fn runaway_templates_end_with_an_error() {
     assert!(e.contains("exceeded maximum template depth (50)"), "{e}");
 }
 
+/// Recursion deeper than the thread's stack budget continues on threads with stacks of their
+/// own (Go grows its stacks) until Go's own depth limit; with no such thread allowed it ends
+/// with kdelta's error. Never a stack overflow, on a thread with a small stack.
+#[test]
+fn deep_recursion_continues_past_the_thread_stack() {
+    let recurse = |segments: usize| {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let mut set = TemplateSet::new(
+                    Funcs::helm(),
+                    Options {
+                        max_depth: 5_000,
+                        max_stack: 512 << 10,
+                        max_stack_segments: segments,
+                        ..Options::default()
+                    },
+                );
+                set.parse(
+                    "t",
+                    "{{ define \"r\" }}{{ include \"x\" . }}{{ template \"r\" . }}{{ end }}\
+                     {{ define \"x\" }}{{ end }}{{ template \"r\" . }}",
+                )
+                .unwrap();
+                set.execute("t", &dot()).unwrap_err().to_string()
+            })
+            .expect("a thread starts")
+            .join()
+            .expect("no panic")
+    };
+    let e = recurse(16);
+    assert!(e.contains("exceeded maximum template depth (5000)"), "{e}");
+    let e = recurse(0);
+    assert!(
+        e.contains("templates nested deeper than kdelta's stack allows"),
+        "{e}"
+    );
+}
+
 #[test]
 fn hostile_nesting_is_an_error_not_an_overflow() {
     let d = dot();

@@ -247,7 +247,8 @@ pub struct Field {
 }
 
 /// A Go struct value (Helm's `chart.Metadata`, `version.BuildInfo`): fields by name, `%v` as
-/// `{a b c}`, JSON by tags.
+/// `{a b c}`, JSON by tags. A type name starting with `*` makes it a pointer to the struct
+/// (Helm's `*chartutil.Capabilities`): kind `ptr`, `%v` as `&{a b c}`.
 #[derive(Debug)]
 pub struct GoStruct {
     pub type_name: &'static str,
@@ -282,7 +283,11 @@ impl Object for GoStruct {
     }
 
     fn kind_name(&self) -> &'static str {
-        "struct"
+        if self.type_name.starts_with('*') {
+            "ptr"
+        } else {
+            "struct"
+        }
     }
 
     fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
@@ -299,7 +304,12 @@ impl Object for GoStruct {
             .iter()
             .map(|f| super::fmt::sprint_value(&f.value))
             .collect();
-        format!("{{{}}}", parts.join(" "))
+        let pointer = if self.type_name.starts_with('*') {
+            "&"
+        } else {
+            ""
+        };
+        format!("{pointer}{{{}}}", parts.join(" "))
     }
 
     fn json_fields(&self) -> Option<Vec<(String, Value)>> {
@@ -343,7 +353,11 @@ pub enum Value {
     Int(i64),
     /// Go's `int64`: `--set` values, sprig's `int64`, its integer math.
     Int64(i64),
+    /// Go's `uint64` (Masterminds' `Version.Major`, `Minor`, `Patch`).
+    Uint64(u64),
     Float(f64),
+    /// Go's `complex128` (imaginary number constants in templates: `1i`, `1+2i`).
+    Complex(f64, f64),
     String(Arc<str>),
     List(List),
     Map(Dict),
@@ -391,7 +405,9 @@ impl Value {
             Value::Bool(_) => "bool",
             Value::Int(_) => "int",
             Value::Int64(_) => "int64",
+            Value::Uint64(_) => "uint64",
             Value::Float(_) => "float64",
+            Value::Complex(..) => "complex128",
             Value::String(_) => "string",
             Value::List(_) => "slice",
             Value::Map(_) => "map",
@@ -406,7 +422,9 @@ impl Value {
             Value::Bool(_) => "bool",
             Value::Int(_) => "int",
             Value::Int64(_) => "int64",
+            Value::Uint64(_) => "uint64",
             Value::Float(_) => "float64",
+            Value::Complex(..) => "complex128",
             Value::String(_) => "string",
             Value::List(l) => l.ty.name(),
             Value::Map(m) => m.ty.name(),
@@ -420,7 +438,9 @@ impl Value {
             Value::NoValue | Value::Nil => false,
             Value::Bool(b) => *b,
             Value::Int(i) | Value::Int64(i) => *i != 0,
+            Value::Uint64(u) => *u != 0,
             Value::Float(f) => *f != 0.0,
+            Value::Complex(re, im) => *re != 0.0 || *im != 0.0,
             Value::String(s) => !s.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),

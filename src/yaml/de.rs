@@ -11,6 +11,9 @@ use std::fmt;
 pub struct DeError {
     pub message: String,
     pub span: Span,
+    /// The key, when the error is a field the type does not have (callers that word it as
+    /// Go's `encoding/json` does: `json: unknown field "x"`).
+    pub unknown_field: Option<String>,
 }
 
 impl fmt::Display for DeError {
@@ -30,10 +33,30 @@ impl fmt::Display for DeError {
 impl std::error::Error for DeError {}
 
 impl de::Error for DeError {
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
+        // serde's own wording, with the key kept as data.
+        let quoted = |n: &&str| format!("`{n}`");
+        let expected = match expected {
+            [] => "there are no fields".to_string(),
+            [one] => format!("expected {}", quoted(one)),
+            [a, b] => format!("expected {} or {}", quoted(a), quoted(b)),
+            many => format!(
+                "expected one of {}",
+                many.iter().map(quoted).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        DeError {
+            message: format!("unknown field `{field}`, {expected}"),
+            span: Span::default(),
+            unknown_field: Some(field.to_string()),
+        }
+    }
+
     fn custom<T: fmt::Display>(msg: T) -> Self {
         DeError {
             message: msg.to_string(),
             span: Span::default(),
+            unknown_field: None,
         }
     }
 }
@@ -76,8 +99,8 @@ impl<'a> NodeDe<'a> {
             e
         } else {
             DeError {
-                message: e.message,
                 span: self.node.span,
+                ..e
             }
         }
     }
@@ -87,10 +110,12 @@ impl<'a> NodeDe<'a> {
             NodeKind::Scalar(s) => resolve_scalar(s, self.dialect).map_err(|e| DeError {
                 message: e.to_string(),
                 span: self.node.span,
+                unknown_field: None,
             }),
             _ => Err(DeError {
                 message: "expected a scalar".into(),
                 span: self.node.span,
+                unknown_field: None,
             }),
         }
     }
@@ -112,6 +137,7 @@ impl<'a> NodeDe<'a> {
         DeError {
             message: format!("expected {expected}, found {found}"),
             span: self.node.span,
+            unknown_field: None,
         }
     }
 }
@@ -173,6 +199,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
                         return Err(DeError {
                             message: format!("json: cannot unmarshal {found} into Go value of type string ({:?} reads as a {found}; quote it)", s.text),
                             span: self.node.span,
+                            unknown_field: None,
                         });
                     }
                 }

@@ -8,6 +8,7 @@ mod node;
 mod parse;
 mod resolve;
 pub mod roundtrip;
+mod to_json;
 mod value;
 
 pub use crate::go::float::{format_g, format_json};
@@ -21,6 +22,7 @@ pub use resolve::{
     plain_is_surely_string, plain_tag, resolve_plain, resolve_scalar, Dialect, Resolved,
     TagMismatch,
 };
+pub use to_json::{yaml_to_json, YamlToJsonError};
 pub use value::{
     from_go_json, from_json_text, key_text, non_string_key, number_text, to_value, to_value_lossy,
     ValueError,

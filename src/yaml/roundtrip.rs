@@ -59,13 +59,15 @@ pub fn unreadable_block(node: &Node) -> Option<&Node> {
 }
 
 /// go-yaml v3's `block_allowed`: no space before a line break or at the end, no character it
-/// must escape.
+/// must escape. Its `is_printable` knows no 4-byte UTF-8, so a character outside the Basic
+/// Multilingual Plane (an emoji) is one to escape: such a value is written double-quoted.
 fn block_allowed(text: &str) -> bool {
     let special = |c: char| {
         !matches!(c, '\t' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
             && (c < ' '
                 || ('\u{7f}'..='\u{9f}').contains(&c)
-                || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}'))
+                || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}')
+                || c > '\u{ffff}')
     };
     !text.ends_with(' ') && !text.contains(" \n") && !text.chars().any(special)
 }
@@ -188,5 +190,14 @@ mod tests {
             crate::yaml::parse_one(b"a: >\n  hello \n    more\n", &Default::default()).unwrap();
         through_go_yaml_v3(&mut node);
         assert_eq!(node.str_at(&["a"]), Some("hello \n  more\n"));
+        // Written double-quoted too: go-yaml v3 escapes a character outside the BMP
+        // (testdata/kustomize/112).
+        let mut node = crate::yaml::parse_one(
+            "a: >-\n  \u{1f680}\n    x\n".as_bytes(),
+            &Default::default(),
+        )
+        .unwrap();
+        through_go_yaml_v3(&mut node);
+        assert_eq!(node.str_at(&["a"]), Some("\u{1f680}\n  x"));
     }
 }

@@ -23,18 +23,20 @@ fn a_binary_file_named_yaml_is_a_finding() {
         .stderr_has("manifests/x.yaml");
 }
 
+/// A file over the size limit is refused by its size, before it is read or parsed: the
+/// finding says so (how long that takes is not asserted; the helper only catches a hang).
 #[test]
-fn a_50_mb_yaml_file_is_refused_quickly() {
+fn a_yaml_file_over_the_size_limit_is_refused() {
     let (env, base) = base_repo();
     let mut big = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n");
     let value = "x".repeat(100);
     let mut i = 0u64;
-    while big.len() < 50 * 1024 * 1024 {
+    // Just over kdelta's limit: the size, not the time, is the point.
+    while big.len() as u64 <= kdelta::source::MAX_FILE_SIZE {
         big.push_str(&format!("  k{i}: {value}\n"));
         i += 1;
     }
     env.write("manifests/big.yaml", &big);
-    let started = std::time::Instant::now();
     env.kdelta(&["check"])
         .code(1)
         .stdout_has("error[source.too-large] manifests/big.yaml")
@@ -43,11 +45,6 @@ fn a_50_mb_yaml_file_is_refused_quickly() {
     env.kdelta(&["diff", &base, &head])
         .code(1)
         .stdout_has("source.too-large");
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(20),
-        "took {:?}",
-        started.elapsed()
-    );
 }
 
 #[test]
@@ -60,18 +57,15 @@ fn a_billion_laughs_document_hits_the_alias_limit() {
         doc.push_str(&format!("  {}: &{} [{refs}]\n", w[1], w[1]));
     }
     env.write("manifests/lol.yaml", doc);
-    let started = std::time::Instant::now();
+    // The parser counts the nodes aliases expand to and stops at its limit: the work is
+    // bounded by that count, which the finding names (no clock is asserted).
     env.kdelta(&["check"])
         .code(1)
-        .stdout_has("error[yaml.limit] manifests/lol.yaml:");
+        .stdout_has("error[yaml.limit] manifests/lol.yaml:")
+        .stdout_has("alias");
     env.kdelta(&["render", "manifests"])
         .code(1)
         .stderr_has("yaml.limit");
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(10),
-        "took {:?}",
-        started.elapsed()
-    );
 }
 
 #[test]

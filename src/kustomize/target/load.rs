@@ -73,9 +73,16 @@ impl Builder {
             Kustomization::default()
         } else {
             from_node_go_json(&doc, Dialect::Yaml11).map_err(|e| {
+                // kustomize decodes strictly with encoding/json, which quotes the key with %q.
+                let message = match &e.unknown_field {
+                    Some(field) => {
+                        format!("json: unknown field {}", crate::go::strconv::quote(field))
+                    }
+                    None => e.message.clone(),
+                };
                 KError::new(
                     rules::KUSTOMIZE_INVALID_KUSTOMIZATION,
-                    format!("invalid Kustomization: {}", e.message),
+                    format!("invalid Kustomization: {message}"),
                 )
                 .at(&file, e.span)
             })?

@@ -176,7 +176,10 @@ impl Builder {
             }
         };
         let ops = patch::parse_json_patch(&text).map_err(|e| {
-            patch::yaml_limit(&text).unwrap_or_else(|| patch::err(format!("decoding {text}: {e}")))
+            patch::yaml_limit(&text).unwrap_or_else(|| match e {
+                patch::JsonPatchError::Decode(e) => patch::err(format!("decoding {text}: {e}")),
+                e => patch::err(e.to_string()),
+            })
         })?;
         if ops.is_empty() {
             return Err(patch::err(format!(

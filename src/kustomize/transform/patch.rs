@@ -88,13 +88,30 @@ pub fn parse_smp(text: &str, schema: &Arc<BuildSchema>) -> Result<Vec<Res>, Stri
     Ok(out)
 }
 
-/// JSON patch operations, from JSON (`[...]`) or YAML text.
-pub fn parse_json_patch(text: &str) -> Result<Vec<json6902::Op>, String> {
+/// Why patch text is no JSON patch, split where kustomize's legacy `patchesJson6902` words it
+/// differently: a YAML patch that `YAMLToJSON` cannot convert fails with that error as it is,
+/// JSON that `jsonpatch.DecodePatch` refuses is prefixed with `decoding <text>: `.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum JsonPatchError {
+    /// Empty text.
+    #[error("empty json patch operations")]
+    Empty,
+    /// YAML that does not parse or that JSON cannot hold.
+    #[error("{0}")]
+    Yaml(String),
+    /// JSON that is no list of operations.
+    #[error("{0}")]
+    Decode(String),
+}
+
+/// JSON patch operations, from JSON (`[...]`) or YAML text (through `YAMLToJSON`: keys by their
+/// YAML 1.1 type, `0x10` as `16`; a null or collection key is an error).
+pub fn parse_json_patch(text: &str) -> Result<Vec<json6902::Op>, JsonPatchError> {
     if text.is_empty() {
-        return Err("empty json patch operations".into());
+        return Err(JsonPatchError::Empty);
     }
     let value: Value = if text.starts_with('[') {
-        serde_json::from_str(text).map_err(|e| e.to_string())?
+        serde_json::from_str(text).map_err(|e| JsonPatchError::Decode(e.to_string()))?
     } else {
         let node = yaml::parse_one(
             text.as_bytes(),
@@ -103,10 +120,10 @@ pub fn parse_json_patch(text: &str) -> Result<Vec<json6902::Op>, String> {
                 ..ParseOptions::default()
             },
         )
-        .map_err(|e| e.to_string())?;
-        to_value(&node, Dialect::Yaml11).map_err(|e| e.to_string())?
+        .map_err(|e| JsonPatchError::Yaml(e.to_string()))?;
+        yaml::yaml_to_json(&node).map_err(|e| JsonPatchError::Yaml(e.to_string()))?
     };
-    json6902::decode(&value)
+    json6902::decode(&value).map_err(JsonPatchError::Decode)
 }
 
 /// Applies JSON operations to one resource, keeping kustomize's internal annotations.

@@ -224,18 +224,30 @@ fn printf(_: &Call, a: &[Value]) -> R {
 enum Basic {
     Invalid,
     Bool,
+    /// Signed or unsigned: Go compares them by value across the sign.
     Int,
     Float,
+    Complex,
     String,
     Other,
+}
+
+/// An integer of any Go integer type, for comparisons across signedness.
+fn wide_int(v: &Value) -> Option<i128> {
+    match v {
+        Value::Int(i) | Value::Int64(i) => Some(i128::from(*i)),
+        Value::Uint64(u) => Some(i128::from(*u)),
+        _ => None,
+    }
 }
 
 fn basic(v: &Value) -> Basic {
     match v {
         Value::NoValue | Value::Nil => Basic::Invalid,
         Value::Bool(_) => Basic::Bool,
-        Value::Int(_) | Value::Int64(_) => Basic::Int,
+        Value::Int(_) | Value::Int64(_) | Value::Uint64(_) => Basic::Int,
         Value::Float(_) => Basic::Float,
+        Value::Complex(..) => Basic::Complex,
         Value::String(_) => Basic::String,
         _ => Basic::Other,
     }
@@ -264,7 +276,8 @@ fn eq(_: &Call, a: &[Value]) -> R {
             match (first, arg) {
                 (Value::Bool(x), Value::Bool(y)) => x == y,
                 (Value::Float(x), Value::Float(y)) => x == y,
-                (x, y) if k1 == Basic::Int => x.as_int() == y.as_int(),
+                (Value::Complex(a, b), Value::Complex(c, d)) => a == c && b == d,
+                (x, y) if k1 == Basic::Int => wide_int(x) == wide_int(y),
                 (Value::String(x), Value::String(y)) => x == y,
                 (x, y) if k1 == Basic::Invalid => {
                     let _ = (x, y);
@@ -305,7 +318,7 @@ fn compare(a: &[Value], name: &str) -> R {
     }
     let ord = match (x, y) {
         (Value::Float(p), Value::Float(q)) => p.partial_cmp(q),
-        (p, q) if kx == Basic::Int => p.as_int().partial_cmp(&q.as_int()),
+        (p, q) if kx == Basic::Int => wide_int(p).partial_cmp(&wide_int(q)),
         (Value::String(p), Value::String(q)) => p.partial_cmp(q),
         _ => return Err(FuncError::Call("invalid type for comparison".into())),
     };

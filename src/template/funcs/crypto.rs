@@ -318,8 +318,13 @@ thread_local! {
     static PROBING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-fn probing() -> bool {
+pub(in crate::template) fn probing() -> bool {
     PROBING.with(std::cell::Cell::get)
+}
+
+/// Sets probing on this thread (an execution continuing on another thread).
+pub(in crate::template) fn set_probing(on: bool) {
+    PROBING.with(|p| p.set(on));
 }
 
 /// Runs `f` (a render whose output is only compared with another render's, to find the

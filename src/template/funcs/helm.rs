@@ -22,7 +22,8 @@ pub const WARN_END: &str = "HELM_ERR_END";
 
 thread_local! {
     /// Helm's `includedNames`: how deep each template is included now, for the execution
-    /// running on this thread (one execution never spans threads).
+    /// running on this thread (an execution that continues on another thread takes them
+    /// along: `exec::on_new_segment`).
     static INCLUDED: RefCell<HashMap<String, usize>> = RefCell::new(HashMap::new());
 }
 
@@ -161,7 +162,8 @@ pub(super) fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::String(_) => "string",
         Value::Bool(_) => "bool",
-        Value::Int(_) | Value::Int64(_) | Value::Float(_) => "number",
+        Value::Int(_) | Value::Int64(_) | Value::Uint64(_) | Value::Float(_) => "number",
+        Value::Complex(..) => "complex128",
         Value::List(_) => "array",
         Value::Map(_) | Value::Object(_) => "object",
         Value::Nil | Value::NoValue => "null",
@@ -434,4 +436,14 @@ fn values_path(m: &Dict, path: &str) -> Result<Value, String> {
 /// Resets the include counts (at the start of an outermost execution).
 pub(in crate::template) fn reset() {
     INCLUDED.with(|m| m.borrow_mut().clear());
+}
+
+/// Takes this thread's include counts (an execution continuing on another thread).
+pub(in crate::template) fn take_included() -> HashMap<String, usize> {
+    INCLUDED.with(|m| std::mem::take(&mut *m.borrow_mut()))
+}
+
+/// Gives this thread the include counts of the execution it continues.
+pub(in crate::template) fn restore_included(counts: HashMap<String, usize>) {
+    INCLUDED.with(|m| *m.borrow_mut() = counts);
 }

@@ -33,6 +33,8 @@ fn write(
         Value::NoValue | Value::Nil => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) | Value::Int64(i) => out.push_str(&i.to_string()),
+        Value::Uint64(u) => out.push_str(&u.to_string()),
+        Value::Complex(..) => return Err("json: unsupported type: complex128".into()),
         Value::Float(f) => {
             if !f.is_finite() {
                 return Err(format!(

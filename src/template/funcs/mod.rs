@@ -13,3 +13,4 @@ pub mod random;
 pub mod semver;
 pub mod sprig;
 pub mod toml;
+pub mod toml_lex;

@@ -78,9 +78,9 @@ impl Object for SemverObject {
             }
         };
         Some(match method {
-            "Major" => Ok(Value::Int64(v.major as i64)),
-            "Minor" => Ok(Value::Int64(v.minor as i64)),
-            "Patch" => Ok(Value::Int64(v.patch as i64)),
+            "Major" => Ok(Value::Uint64(v.major)),
+            "Minor" => Ok(Value::Uint64(v.minor)),
+            "Patch" => Ok(Value::Uint64(v.patch)),
             "Prerelease" => Ok(Value::str(v.pre.join("."))),
             "Metadata" => Ok(Value::str(self.metadata.as_str())),
             "Original" => Ok(Value::str(self.original.as_str())),

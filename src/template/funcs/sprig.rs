@@ -906,6 +906,7 @@ fn strslice(v: &Value) -> Vec<String> {
 pub fn to_int64(v: &Value) -> i64 {
     match v {
         Value::Int(i) | Value::Int64(i) => *i,
+        Value::Uint64(u) => *u as i64,
         // Go's float-to-int conversion on amd64: out of range (and NaN) is the minimum.
         Value::Float(f)
             if f.is_nan()
@@ -934,6 +935,7 @@ fn trim_zero_decimal(s: &str) -> &str {
 pub fn to_float64(v: &Value) -> f64 {
     match v {
         Value::Int(i) | Value::Int64(i) => *i as f64,
+        Value::Uint64(u) => *u as f64,
         Value::Float(f) => *f,
         Value::Bool(b) => f64::from(u8::from(*b)),
         Value::String(s) => s.parse().unwrap_or(0.0),

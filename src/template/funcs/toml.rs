@@ -1,7 +1,8 @@
 //! Helm's `toToml` and `fromToml` (BurntSushi/toml v1.4, as Helm v3.17 calls it): the encoder
 //! is written here to give its exact layout (keys sorted, plain keys before tables, nested
 //! tables indented two spaces, floats always with a decimal point); the reading is the `toml`
-//! crate's, converted to the values BurntSushi gives (int64, float64, time.Time).
+//! crate's, converted to the values BurntSushi gives (int64, float64, time.Time); its errors
+//! are BurntSushi's (`toml_lex`) where the port finds them.
 
 use super::super::value::Value;
 use super::dates::Time;
@@ -19,7 +20,13 @@ pub fn to_toml(v: &Value) -> String {
 
 /// `fromToml`: a map, or a map with the parse error under `Error`.
 pub fn from_toml(text: &str) -> Value {
+    let error =
+        |message: String| Value::map(BTreeMap::from([("Error".to_string(), Value::str(message))]));
+    // The port of BurntSushi's lexer decides first: it refuses some text the `toml` crate
+    // reads (a trailing comma or a line break in an inline table, TOML 1.1's).
+    let burntsushi = super::toml_lex::error(text);
     match text.parse::<toml::Table>() {
+        Ok(_) if burntsushi.is_some() => error(burntsushi.map(|e| e.1).unwrap_or_default()),
         Ok(table) => Value::map(
             table
                 .into_iter()
@@ -27,14 +34,16 @@ pub fn from_toml(text: &str) -> Value {
                 .collect(),
         ),
         Err(e) => {
-            let message = e.message().to_string();
             let line = e.span().map_or(0, |s| {
                 text[..s.start.min(text.len())].matches('\n').count() + 1
             });
-            Value::map(BTreeMap::from([(
-                "Error".to_string(),
-                Value::str(format!("toml: line {line}: {message}")),
-            )]))
+            // BurntSushi's words when the port finds the error, unless the `toml` crate found
+            // one on an earlier line: a check of BurntSushi's parser the port does not make
+            // (Go counts the line break that ends a line as the next line's).
+            match burntsushi {
+                Some((go_line, message)) if go_line <= line + 1 => error(message),
+                _ => error(format!("toml: line {line}: {}", e.message())),
+            }
         }
     }
 }
@@ -188,6 +197,12 @@ impl Encoder {
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
             Value::Int(i) | Value::Int64(i) => {
                 let _ = write!(self.out, "{i}");
+            }
+            Value::Uint64(u) => {
+                let _ = write!(self.out, "{u}");
+            }
+            Value::Complex(..) => {
+                return Err("toml: cannot encode a value of type complex128".into())
             }
             Value::Float(f) => self.out.push_str(&float(*f)),
             Value::String(s) => self.out.push_str(&quote(s)),

@@ -102,12 +102,6 @@ macro_rules! IS_Z {
     };
 }
 
-macro_rules! IS_BOM {
-    ($buffer:expr) => {
-        CHECK!($buffer, '\u{feff}')
-    };
-}
-
 /// libyaml's `IS_BOM` as the emitter uses it: it looks at the start of the whole value, not at
 /// the current character, so a value that starts with U+FEFF has every character escaped.
 pub(crate) fn starts_with_bom(value: &str) -> bool {

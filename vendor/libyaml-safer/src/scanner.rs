@@ -867,10 +867,9 @@ impl<R: BufRead> Scanner<R> {
 
     fn scan_to_next_token(&mut self) -> Result<()> {
         loop {
-            self.cache(1)?;
-            if self.mark.column == 0 && IS_BOM!(self.buffer) {
-                self.skip_char();
-            }
+            // libyaml skips a byte order mark that starts a line here. go-yaml (v2 and v3), which
+            // kdelta matches, does not: its `is_bom` looks at the start of its read buffer, not
+            // at the current character, so a BOM after the first one is part of the text.
             self.cache(1)?;
             let tabs = self.flow_level != 0 || !self.simple_key_allowed;
             while CHECK!(self.buffer, ' ') || tabs && CHECK!(self.buffer, '\t') {

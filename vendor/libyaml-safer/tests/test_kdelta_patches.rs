@@ -336,3 +336,19 @@ fn characters_read_in_runs_give_the_events_of_reading_them_one_by_one() {
         events(ByteByByte(long.as_bytes()))
     );
 }
+
+/// go-yaml does not skip a byte order mark that starts a later line (its `is_bom` looks at the
+/// start of its buffer): the mark is the first character of the scalar. Only the stream's first
+/// character is read as a byte order mark.
+#[test]
+fn a_byte_order_mark_after_the_first_character_is_text() {
+    assert_eq!(
+        scalars("---\n\u{feff}a: b\n").unwrap(),
+        ["\u{feff}a", "b"]
+    );
+    assert_eq!(
+        scalars("---\n# c\n\u{feff}a: b\n").unwrap(),
+        ["\u{feff}a", "b"]
+    );
+    assert_eq!(scalars("\u{feff}---\na: b\n").unwrap(), ["a", "b"]);
+}

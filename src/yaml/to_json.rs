@@ -1,0 +1,224 @@
+//! sigs.k8s.io/yaml's `YAMLToJSON`, which kustomize runs on a JSON 6902 patch written in YAML:
+//! go-yaml v2 decodes the document into `interface{}` (YAML 1.1 typing), then every mapping key
+//! becomes a JSON object key by its Go type: a string as it is, an int in decimal, a float with
+//! `strconv.FormatFloat(f, 'g', -1, 32)`, a bool as `true`/`false`. Any other key (null, an
+//! integer beyond int64, a collection) makes the conversion fail.
+
+use super::node::{Node, NodeKind};
+use super::resolve::{resolve_scalar, Dialect, Resolved};
+use super::value::{to_value, ValueError};
+use crate::go::float;
+use serde_json::{Map, Value};
+
+/// Why `YAMLToJSON` refuses a document. The words are sigs.k8s.io/yaml's and go-yaml v2's; the
+/// Go values are printed as `%#v` does.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum YamlToJsonError {
+    /// go-yaml v2 cannot decode a mapping whose key is a collection into `interface{}`.
+    #[error("yaml: invalid map key: {key}")]
+    CollectionKey { line: u32, key: String },
+    /// A key JSON has no text for: null, or an integer that only fits a uint64.
+    #[error("unsupported map key of type: {go_type}, key: {key}, value: {value}")]
+    UnsupportedKey {
+        line: u32,
+        go_type: &'static str,
+        key: String,
+        value: String,
+    },
+    /// A value JSON cannot hold (NaN, infinity) or a tag that does not fit.
+    #[error(transparent)]
+    Value(#[from] ValueError),
+}
+
+impl YamlToJsonError {
+    /// The line of the offending key or value (1-based; 0 when unknown).
+    pub fn line(&self) -> u32 {
+        match self {
+            YamlToJsonError::CollectionKey { line, .. }
+            | YamlToJsonError::UnsupportedKey { line, .. } => *line,
+            YamlToJsonError::Value(ValueError::Tag { line, .. })
+            | YamlToJsonError::Value(ValueError::NonFinite { line, .. }) => *line,
+        }
+    }
+}
+
+/// The JSON value `YAMLToJSON` makes of a parsed YAML document.
+pub fn yaml_to_json(node: &Node) -> Result<Value, YamlToJsonError> {
+    // go-yaml v2 fails on a collection key while decoding, before any key is converted.
+    if let Some(key) = collection_key(node) {
+        return Err(YamlToJsonError::CollectionKey {
+            line: key.span.line,
+            key: go_syntax(key, false),
+        });
+    }
+    convert(node)
+}
+
+fn collection_key(node: &Node) -> Option<&Node> {
+    match &node.kind {
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(items) => items.iter().find_map(collection_key),
+        NodeKind::Map(entries) => entries.iter().find_map(|(k, v)| {
+            if k.is_scalar() {
+                collection_key(v)
+            } else {
+                Some(k)
+            }
+        }),
+    }
+}
+
+fn convert(node: &Node) -> Result<Value, YamlToJsonError> {
+    match &node.kind {
+        NodeKind::Scalar(_) => Ok(to_value(node, Dialect::Yaml11)?),
+        NodeKind::Seq(items) => Ok(Value::Array(
+            items.iter().map(convert).collect::<Result<_, _>>()?,
+        )),
+        NodeKind::Map(entries) => {
+            let mut m = Map::with_capacity(entries.len());
+            for (k, v) in entries {
+                m.insert(key_string(k, v)?, convert(v)?);
+            }
+            Ok(Value::Object(m))
+        }
+    }
+}
+
+/// The JSON text of a scalar key, by the Go type go-yaml v2 decodes it to.
+fn key_string(key: &Node, value: &Node) -> Result<String, YamlToJsonError> {
+    let unsupported = |go_type: &'static str, key_text: String| YamlToJsonError::UnsupportedKey {
+        line: key.span.line,
+        go_type,
+        key: key_text,
+        value: go_syntax(value, false),
+    };
+    let NodeKind::Scalar(s) = &key.kind else {
+        return Err(YamlToJsonError::CollectionKey {
+            line: key.span.line,
+            key: go_syntax(key, false),
+        });
+    };
+    let resolved = resolve_scalar(s, Dialect::Yaml11)
+        .map_err(|source| ValueError::Tag {
+            line: key.span.line,
+            source,
+        })
+        .map_err(YamlToJsonError::from)?;
+    Ok(match resolved {
+        Resolved::Str(t) | Resolved::Timestamp(t) => t,
+        Resolved::Int(i) => i.to_string(),
+        Resolved::Float(f) => float::format_g32(f),
+        Resolved::Bool(b) => b.to_string(),
+        // `reflect.TypeOf(nil)` printed with `%s`.
+        Resolved::Null => return Err(unsupported("%!s(<nil>)", "<nil>".into())),
+        Resolved::Uint(u) => return Err(unsupported("uint64", format!("{u:#x}"))),
+    })
+}
+
+/// A node as Go's `%#v` prints the value go-yaml v2 decodes it to: `"a"`, `1`, `<nil>`,
+/// `[]interface {}{1, "a"}`, `map[interface {}]interface {}{"b":1}` (keys sorted, as `fmt`
+/// sorts a map's keys; keys of different types by type, then value).
+fn go_syntax(node: &Node, nested: bool) -> String {
+    match &node.kind {
+        NodeKind::Scalar(s) => match resolve_scalar(s, Dialect::Yaml11) {
+            Ok(Resolved::Null) if nested => "interface {}(nil)".into(),
+            Ok(Resolved::Null) => "<nil>".into(),
+            Ok(Resolved::Bool(b)) => b.to_string(),
+            Ok(Resolved::Int(i)) => i.to_string(),
+            Ok(Resolved::Uint(u)) => format!("{u:#x}"),
+            Ok(Resolved::Float(f)) => go_float(f),
+            Ok(Resolved::Str(t) | Resolved::Timestamp(t))
+            | Err(super::TagMismatch { text: t, .. }) => crate::go::strconv::quote(&t),
+        },
+        NodeKind::Seq(items) => {
+            let inner: Vec<String> = items.iter().map(|n| go_syntax(n, true)).collect();
+            format!("[]interface {{}}{{{}}}", inner.join(", "))
+        }
+        NodeKind::Map(entries) => {
+            let mut pairs: Vec<(u8, String, String)> = entries
+                .iter()
+                .map(|(k, v)| (type_rank(k), go_syntax(k, true), go_syntax(v, true)))
+                .collect();
+            pairs.sort();
+            let inner: Vec<String> = pairs
+                .into_iter()
+                .map(|(_, k, v)| format!("{k}:{v}"))
+                .collect();
+            format!("map[interface {{}}]interface {{}}{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+fn type_rank(node: &Node) -> u8 {
+    match &node.kind {
+        NodeKind::Scalar(s) => match resolve_scalar(s, Dialect::Yaml11) {
+            Ok(Resolved::Null) => 0,
+            Ok(Resolved::Bool(_)) => 1,
+            Ok(Resolved::Int(_)) => 2,
+            Ok(Resolved::Uint(_)) => 3,
+            Ok(Resolved::Float(_)) => 4,
+            _ => 5,
+        },
+        NodeKind::Seq(_) => 6,
+        NodeKind::Map(_) => 7,
+    }
+}
+
+/// A float64 as `%#v` prints it: `%g` with the shortest digits, Go's names for infinities.
+fn go_float(f: f64) -> String {
+    if f.is_nan() {
+        "NaN".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "+Inf" } else { "-Inf" }.into()
+    } else {
+        float::format_g(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::{parse_one, ParseOptions};
+
+    fn json(s: &str) -> Result<Value, String> {
+        let node = parse_one(s.as_bytes(), &ParseOptions::default()).unwrap();
+        yaml_to_json(&node).map_err(|e| e.to_string())
+    }
+
+    /// Expected texts from kubectl kustomize v5.5.0 (testdata/kustomize/108 to 111).
+    #[test]
+    fn keys_become_strings_by_their_go_type() {
+        assert_eq!(
+            json(
+                "{1: a, 0x10: b, 1e3: c, 1.5: d, yes: e, .inf: f, 2018-01-01: g, !!binary aGk=: h}"
+            )
+            .unwrap(),
+            serde_json::json!({"1": "a", "16": "b", "1000": "c", "1.5": "d", "true": "e",
+                ".inf": "f", "2018-01-01": "g", "hi": "h"})
+        );
+    }
+
+    #[test]
+    fn keys_json_cannot_hold_are_errors() {
+        assert_eq!(
+            json("{null: a}").unwrap_err(),
+            "unsupported map key of type: %!s(<nil>), key: <nil>, value: \"a\""
+        );
+        assert_eq!(
+            json("{~: {b: 1}}").unwrap_err(),
+            "unsupported map key of type: %!s(<nil>), key: <nil>, value: map[interface {}]interface {}{\"b\":1}"
+        );
+        assert_eq!(
+            json("{18446744073709551615: a}").unwrap_err(),
+            "unsupported map key of type: uint64, key: 0xffffffffffffffff, value: \"a\""
+        );
+        assert_eq!(
+            json("{[1]: a}").unwrap_err(),
+            "yaml: invalid map key: []interface {}{1}"
+        );
+        assert_eq!(
+            json("{{a: b}: a}").unwrap_err(),
+            "yaml: invalid map key: map[interface {}]interface {}{\"a\":\"b\"}"
+        );
+    }
+}
