@@ -134,6 +134,32 @@ struct RawConfig {
     fetch: FetchConfig,
     #[serde(default)]
     kubernetes: KubernetesConfig,
+    #[serde(default)]
+    rules: Vec<RawRuleSetting>,
+}
+
+/// One `rules:` entry as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRuleSetting {
+    rule: String,
+    severity: String,
+    #[serde(default)]
+    paths: Vec<String>,
+}
+
+/// One `rules:` entry: which validation rules, where, and the severity they take (`None`:
+/// off).
+#[derive(Debug, Clone)]
+struct RuleSetting {
+    rule: globset::GlobMatcher,
+    paths: Option<GlobSet>,
+    severity: Option<crate::finding::Severity>,
+}
+
+/// The rules `rules:` may change: validation's.
+fn configurable(id: &str) -> bool {
+    id.starts_with("schema.") || id.starts_with("api.")
 }
 
 /// The cluster the manifests are for (`.kdelta.yaml` `kubernetes:`), for validation.
@@ -243,6 +269,77 @@ struct RawIgnore {
     fields: Vec<String>,
 }
 
+/// `rules:` compiled: each rule glob must name a validation rule, each severity be one.
+fn rule_settings(
+    raw: Vec<RawRuleSetting>,
+    node: &yaml::Node,
+) -> Result<Vec<RuleSetting>, ConfigError> {
+    use crate::finding::Severity;
+    let at = |i: usize, key: &str, message: String| {
+        let span = node
+            .get("rules")
+            .and_then(|n| n.as_seq())
+            .and_then(|s| s.get(i))
+            .map(|n| n.get(key).map_or(n.span, |k| k.span))
+            .unwrap_or(node.span);
+        ConfigError {
+            message,
+            line: span.line,
+            column: span.column,
+        }
+    };
+    let mut out = Vec::new();
+    for (i, r) in raw.into_iter().enumerate() {
+        let rule = glob(&r.rule)
+            .map_err(|e| at(i, "rule", format!("rules: {e}")))?
+            .compile_matcher();
+        if !rules::ALL
+            .iter()
+            .any(|known| configurable(known.id) && rule.is_match(known.id))
+        {
+            return Err(at(
+                i,
+                "rule",
+                format!(
+                    "rules: {} names no validation rule (schema.*, api.*; see docs/rules.md)",
+                    r.rule
+                ),
+            ));
+        }
+        let severity = match r.severity.as_str() {
+            "error" => Some(Severity::Error),
+            "warning" => Some(Severity::Warning),
+            "notice" => Some(Severity::Notice),
+            "off" => None,
+            other => {
+                return Err(at(
+                    i,
+                    "severity",
+                    format!("rules: severity {other:?} is not error, warning, notice or off"),
+                ))
+            }
+        };
+        let paths = if r.paths.is_empty() {
+            None
+        } else {
+            let mut b = GlobSetBuilder::new();
+            for p in &r.paths {
+                b.add(glob(p).map_err(|e| at(i, "paths", format!("rules: {e}")))?);
+            }
+            Some(
+                b.build()
+                    .map_err(|e| at(i, "paths", format!("rules: {e}")))?,
+            )
+        };
+        out.push(RuleSetting {
+            rule,
+            paths,
+            severity,
+        });
+    }
+    Ok(out)
+}
+
 /// The parsed configuration with compiled globs.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -255,6 +352,7 @@ pub struct Config {
     argocd: ArgoCd,
     fetch: FetchConfig,
     kubernetes: KubernetesConfig,
+    rules: Vec<RuleSetting>,
 }
 
 impl Default for Config {
@@ -269,6 +367,7 @@ impl Default for Config {
             argocd: Default::default(),
             fetch: Default::default(),
             kubernetes: Default::default(),
+            rules: Vec::new(),
         }
     }
 }
@@ -358,6 +457,7 @@ impl Config {
             argocd: raw.argocd,
             fetch: raw.fetch,
             kubernetes: raw.kubernetes,
+            rules: rule_settings(raw.rules, &node)?,
             charts: raw
                 .charts
                 .into_iter()
@@ -385,6 +485,48 @@ impl Config {
     /// The cluster the manifests are for (`kubernetes:`).
     pub fn kubernetes(&self) -> &KubernetesConfig {
         &self.kubernetes
+    }
+
+    /// The severity `rules:` gives a finding of `rule` in `file` (the last matching entry
+    /// wins): `Some(None)` when switched off, `None` when no entry applies.
+    pub fn rule_severity(
+        &self,
+        rule: &str,
+        file: Option<&str>,
+    ) -> Option<Option<crate::finding::Severity>> {
+        self.rules
+            .iter()
+            .rev()
+            .find(|s| {
+                s.rule.is_match(rule)
+                    && s.paths
+                        .as_ref()
+                        .is_none_or(|p| file.is_some_and(|f| p.is_match(f)))
+            })
+            .map(|s| s.severity)
+    }
+
+    /// `findings` with `rules:` applied: severities changed, switched-off ones dropped.
+    pub fn apply_rules(&self, findings: Vec<Finding>) -> Vec<Finding> {
+        if self.rules.is_empty() {
+            return findings;
+        }
+        findings
+            .into_iter()
+            .filter_map(|mut f| {
+                if !configurable(f.rule.id) {
+                    return Some(f);
+                }
+                match self.rule_severity(f.rule.id, f.file.as_deref()) {
+                    None => Some(f),
+                    Some(None) => None,
+                    Some(Some(severity)) => {
+                        f.severity = severity;
+                        Some(f)
+                    }
+                }
+            })
+            .collect()
     }
 
     /// How remote sources are fetched (`fetch:`).

@@ -23,6 +23,8 @@ mod reports;
 mod safety;
 #[path = "cli/secrets.rs"]
 mod secrets;
+#[path = "cli/validate.rs"]
+mod validate;
 
 use serde_json::{json, Value};
 use util::{run, TestEnv};
@@ -36,7 +38,7 @@ fn deployment(replicas: u32) -> String {
     format!(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: prod\n\
          spec:\n  replicas: {replicas}\n  template:\n    spec:\n      containers:\n      \
-         - name: web\n        image: nginx:1.27\n"
+         - name: web\n        image: nginx:1.27\n  selector:\n    matchLabels:\n      app: web\n"
     )
 }
 

@@ -31,7 +31,7 @@ fn chart_tgz(name: &str, version: &str, image: &str) -> Vec<u8> {
         ),
         (
             "templates/deploy.yaml",
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}-{{ .Chart.Name }}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      containers:\n      - name: app\n        image: {{ .Values.image }}\n".to_string(),
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}-{{ .Chart.Name }}\nspec:\n  replicas: {{ .Values.replicas }}\n  template:\n    spec:\n      containers:\n      - name: app\n        image: {{ .Values.image }}\n  selector:\n    matchLabels:\n      app: web\n".to_string(),
         ),
     ];
     tgz_of(name, &files)
@@ -681,7 +681,7 @@ fn other_repository(env: &TestEnv) -> (git_http::GitServer, String) {
     )
     .unwrap();
     let deploy = |replicas: u32| {
-        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n")
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n")
     };
     std::fs::write(work.join("apps/web/deploy.yaml"), deploy(1)).unwrap();
     std::fs::write(work.join("apps/web/values.yaml"), "replicas: 2\n").unwrap();
@@ -856,7 +856,7 @@ fn value_files_of_a_multi_source_application_come_from_the_ref_repository() {
     env.write("charts/web/values.yaml", "replicas: 1\n");
     env.write(
         "charts/web/templates/deploy.yaml",
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{ .Values.replicas }}\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{ .Values.replicas }}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n",
     );
     let app = |rev: &str| {
         format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: multi\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  sources:\n  - repoURL: https://git.example.com/me/main.git\n    path: charts/web\n    targetRevision: HEAD\n    helm:\n      valueFiles:\n      - values.yaml\n      - $values/apps/web/values.yaml\n  - repoURL: {url}\n    targetRevision: {rev}\n    ref: values\n")
@@ -1077,7 +1077,7 @@ fn an_application_pinned_to_a_tag_of_this_repository_renders_that_tag() {
     );
     env.write("apps/web/kustomization.yaml", "resources: [deploy.yaml]\n");
     let deploy = |replicas: u32| {
-        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n")
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n")
     };
     let app = |rev: &str| {
         format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: https://git.example.com/me/main.git\n    path: apps/web\n    targetRevision: {rev}\n")
@@ -1131,7 +1131,7 @@ fn an_argo_cd_oci_source_renders_the_artifact_it_names() {
                 ("apps/web/kustomization.yaml", "resources: [deploy.yaml]\n".to_string()),
                 (
                     "apps/web/deploy.yaml",
-                    format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n"),
+                    format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n"),
                 ),
             ],
         );
@@ -1211,7 +1211,7 @@ fn chart_lock_pins_versions_and_an_out_of_sync_lock_is_helms_error() {
 fn a_kustomize_resource_at_a_url_is_fetched_and_replays_offline() {
     let server = Server::start();
     let install = |image: &str| {
-        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: operator\nspec:\n  template:\n    spec:\n      containers:\n      - name: operator\n        image: {image}\n")
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: operator\nspec:\n  template:\n    spec:\n      containers:\n      - name: operator\n        image: {image}\n  selector:\n    matchLabels:\n      app: web\n")
     };
     server.route(
         "/releases/v1/install.yaml",

@@ -55,7 +55,7 @@ fn repo() -> Repo {
 fn deployment(name: &str, replicas: u32) -> String {
     format!(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\n  namespace: prod\n\
-         spec:\n  replicas: {replicas}\n"
+         spec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n"
     )
 }
 

@@ -20,7 +20,7 @@ const BUILD_TIMEOUT: Duration = Duration::from_secs(20 * 60);
 const COMMIT_TIMEOUT: Duration = Duration::from_secs(120);
 
 const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  \
-                          namespace: prod\nspec:\n  replicas: 2\n";
+                          namespace: prod\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n";
 
 #[test]
 fn pre_commit_builds_the_hooks_and_checks_each_commit() {

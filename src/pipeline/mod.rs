@@ -84,7 +84,11 @@ impl Validation {
         if let Some(v) = self.kube_version.as_deref().or(k.version.as_deref()) {
             settings.version = parse(v, "the Kubernetes version")?;
         }
-        if let Some(v) = self.next_kube_version.as_deref().or(k.upgrade_to.as_deref()) {
+        if let Some(v) = self
+            .next_kube_version
+            .as_deref()
+            .or(k.upgrade_to.as_deref())
+        {
             settings.next = Some(parse(v, "the Kubernetes version to upgrade to")?);
         }
         Some(Validator::new(settings))
@@ -296,8 +300,10 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     );
     if let Some(v) = &validator {
         let (at_base, at_head) = validated.into_inner().unwrap_or_else(|p| p.into_inner());
-        let mut classified =
-            crate::validate::stage::classify(at_base.finish(v), at_head.finish(v));
+        let mut classified = crate::validate::stage::classify(
+            config.apply_rules(at_base.finish(v)),
+            config.apply_rules(at_head.finish(v)),
+        );
         crate::validate::stage::sort(&mut classified);
         findings.extend(classified);
     }
@@ -360,7 +366,7 @@ pub fn check(
         })
         .collect();
     if let Some(v) = &validator {
-        let mut found = validated.finish(v);
+        let mut found = config.apply_rules(validated.finish(v));
         crate::validate::stage::sort(&mut found);
         findings.extend(found);
     }

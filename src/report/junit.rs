@@ -95,7 +95,7 @@ fn finding_case(f: &super::Finding, classname: &str) -> TestCase {
     };
     let status = match f.severity {
         // A validation error the base revision has too is not the change's failure.
-        Severity::Error if f.counts() => {
+        Severity::Error if f.baseline != Some(super::Baseline::Existing) => {
             let mut s = failure(&f.message, f.rule.id);
             let notes: Vec<String> = f.context.iter().map(|c| format!("note: {c}")).collect();
             let help = f.help.iter().map(|h| format!("help: {h}"));
@@ -109,7 +109,7 @@ fn finding_case(f: &super::Finding, classname: &str) -> TestCase {
     };
     let mut case = TestCase::new(name, status);
     case.set_classname(classname);
-    if f.severity != Severity::Error || !f.counts() {
+    if f.severity != Severity::Error || f.baseline == Some(super::Baseline::Existing) {
         case.set_system_out(format!(
             "{}{}: {}",
             f.severity.as_str(),

@@ -88,7 +88,10 @@ impl Validator {
     /// True when the object's group is a Kubernetes API group.
     fn built_in(&self, r: &Resource) -> bool {
         let api_version = r.node.str_at(&["apiVersion"]).unwrap_or_default();
-        !matches!(self.catalog.lookup(api_version, r.kind()), Lookup::NotBuiltIn)
+        !matches!(
+            self.catalog.lookup(api_version, r.kind()),
+            Lookup::NotBuiltIn
+        )
     }
 }
 
@@ -238,7 +241,10 @@ fn check_builtin(
         ApiStatus::Served | ApiStatus::Unknown => {}
     }
     if let Some(next) = settings.next {
-        if !matches!(status, ApiStatus::Removed { .. } | ApiStatus::NotYetServed { .. }) {
+        if !matches!(
+            status,
+            ApiStatus::Removed { .. } | ApiStatus::NotYetServed { .. }
+        ) {
             if let ApiStatus::Removed { since, replacement } = lifecycle(api_version, kind, next) {
                 out.push(object_finding(
                     rules::API_REMOVED_NEXT,
@@ -326,10 +332,18 @@ fn violation_finding(target: &str, rendered: &Rendered, r: &Resource, v: &Violat
         format!("{}: {}", r.id(), v.message),
     );
     // The field's own line, when the object's node was read from the file it names.
-    if r.origin.span.line > 0 && v.line > 0 {
+    if read_from_file(r) && v.line > 0 {
         return f.at(r.origin.file.to_string(), v.line, v.column);
     }
     f
+}
+
+/// True when the object's node was parsed from its origin file, so that the lines of its
+/// nodes are lines of that file (a plain manifest, a kustomization's resource), not of
+/// output kdelta made (a chart's, a plugin's).
+fn read_from_file(r: &Resource) -> bool {
+    let file = r.origin.file.as_str();
+    r.origin.span.line > 0 && [".yaml", ".yml", ".json"].iter().any(|e| file.ends_with(e))
 }
 
 /// A finding about object `r` of `target`: at the object in its file when the node was read
@@ -343,10 +357,13 @@ fn object_finding(
 ) -> Finding {
     let f = Finding::new(rule.severity, rule, message).for_target(target);
     let file = r.origin.file.to_string();
-    if !file.is_empty() {
+    if file.is_empty() {
+        return f.in_file(rendered.file.to_string());
+    }
+    if read_from_file(r) {
         return f.at(file, r.origin.span.line, r.origin.span.column);
     }
-    f.in_file(rendered.file.to_string())
+    f.in_file(file)
 }
 
 /// What identifies a validation finding between revisions: its target, rule and message
@@ -399,8 +416,7 @@ pub fn classify(base: Vec<Finding>, head: Vec<Finding>) -> Vec<Finding> {
 /// Findings in a stable order: by target, file, line, rule and message.
 pub fn sort(findings: &mut [Finding]) {
     findings.sort_by(|a, b| {
-        (&a.target, &a.file, a.line, a.rule.id, &a.message).cmp(&(
-            &b.target, &b.file, b.line, b.rule.id, &b.message,
-        ))
+        (&a.target, &a.file, a.line, a.rule.id, &a.message)
+            .cmp(&(&b.target, &b.file, b.line, b.rule.id, &b.message))
     });
 }

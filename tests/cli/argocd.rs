@@ -10,7 +10,7 @@ const APPSET: &str = "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nme
 
 fn deployment(name: &str, image: &str) -> String {
     format!(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: {image}\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: {image}\n  selector:\n    matchLabels:\n      app: web\n"
     )
 }
 
@@ -22,7 +22,7 @@ fn write_repo(env: &TestEnv, web_image: &str) {
         .write("charts/shop/values.yaml", "replicas: 1\n")
         .write(
             "charts/shop/templates/deploy.yaml",
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  namespace: {{ .Release.Namespace }}\nspec:\n  replicas: {{ .Values.replicas }}\n",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n  namespace: {{ .Release.Namespace }}\nspec:\n  replicas: {{ .Values.replicas }}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n",
         );
 }
 
@@ -239,12 +239,12 @@ fn ignore_differences_of_an_application_leave_fields_out_of_its_diff() {
         )
         .write(
             "web/deploy.yaml",
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    team: a\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n      - name: app\n        image: web:1\n",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    team: a\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n      - name: app\n        image: web:1\n  selector:\n    matchLabels:\n      app: web\n",
         );
     let base = env.commit("web");
     env.write(
         "web/deploy.yaml",
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    team: b\nspec:\n  replicas: 5\n  template:\n    spec:\n      containers:\n      - name: app\n        image: web:2\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    team: b\nspec:\n  replicas: 5\n  template:\n    spec:\n      containers:\n      - name: app\n        image: web:2\n  selector:\n    matchLabels:\n      app: web\n",
     );
     let head = env.commit("scale and bump");
     let report = env

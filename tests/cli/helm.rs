@@ -87,7 +87,7 @@ fn values_regenerated_on_every_render_are_not_changes() {
             .write(
                 "chart/templates/secret.yaml",
                 "{{- $pw := randAlphaNum 24 }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: pw\ndata:\n  password: {{ $pw | b64enc }}\n---\n\
-                 apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    metadata:\n      annotations:\n        checksum/pw: {{ $pw | sha256sum }}\n        mode: {{ .Values.mode }}\n",
+                 apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    metadata:\n      annotations:\n        checksum/pw: {{ $pw | sha256sum }}\n        mode: {{ .Values.mode }}\n  selector:\n    matchLabels:\n      app: web\n",
             );
     };
     write("a");

@@ -10,7 +10,7 @@ fn json_report_is_documented_by_the_schema() {
             "envs/prod/app.yaml",
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg-7f8t9k2h5m\ndata:\n  a: \"1\"\n\
              ---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n\
-             spec:\n  replicas: 2\n  paused: true\n",
+             spec:\n  replicas: 2\n  paused: true\n  selector:\n    matchLabels:\n      app: web\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n",
         )
         .write("envs/stable/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: stable\n")
         .write("envs/old/svc.yaml", service("old"))
@@ -26,7 +26,7 @@ fn json_report_is_documented_by_the_schema() {
         "envs/prod/app.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg-b2c4d6f8g9\ndata:\n  a: \"2\"\n\
          ---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n\
-         spec:\n  replicas: 3\n  strategy:\n    type: Recreate\n",
+         spec:\n  replicas: 3\n  strategy:\n    type: Recreate\n  selector:\n    matchLabels:\n      app: web\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n",
     )
     .remove("envs/old")
     .write("envs/new/svc.yaml", service("new"))
@@ -240,7 +240,7 @@ fn a_base_change_inherited_by_fifty_overlays_is_shown_once() {
             .write(
                 "base/deploy.yaml",
                 format!(
-                    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n  template:\n    spec:\n      containers:\n      - name: web\n        image: {image}\n        securityContext:\n          runAsNonRoot: true\n"
+                    "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n  template:\n    spec:\n      containers:\n      - name: web\n        image: {image}\n        securityContext:\n          runAsNonRoot: true\n  selector:\n    matchLabels:\n      app: web\n"
                 ),
             );
     };

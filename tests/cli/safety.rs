@@ -19,7 +19,7 @@ fn multi_target_repo() -> (TestEnv, String, String) {
         )
         .write(
             "apps/base/deploy.yaml",
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: api\n        image: example/api:1.0\n",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: api\n        image: example/api:1.0\n  selector:\n    matchLabels:\n      app: web\n",
         )
         .write(
             "remote/kustomization.yaml",
@@ -35,7 +35,7 @@ fn multi_target_repo() -> (TestEnv, String, String) {
     let base = env.commit("base");
     env.write(
         "apps/base/deploy.yaml",
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n      - name: api\n        image: example/api:1.1\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n      - name: api\n        image: example/api:1.1\n  selector:\n    matchLabels:\n      app: web\n",
     )
     .write("manifests/cm.yaml", config_map("extra", "x"))
     .write("manifests/creds.yaml", secret("c3dvcmRmaXNo"));

@@ -1,0 +1,292 @@
+//! Validation of what renders: schema findings at the field's file and line, removed and
+//! deprecated apiVersions for the Kubernetes version asked for, custom resources against the
+//! repository's own CRDs, new/existing/fixed in a diff, and the configuration's switches.
+
+use super::*;
+
+/// A valid Deployment `prod/web`, with `extra` appended under `spec.template.spec.containers[0]`.
+fn web(extra: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: prod\n\
+         spec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    \
+         metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      \
+         - name: web\n        image: nginx:1.27\n{extra}"
+    )
+}
+
+const OLD_INGRESS: &str = "apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata:\n  name: old\n  namespace: prod\nspec:\n  backend:\n    serviceName: web\n    servicePort: 80\n";
+
+fn findings_of<'a>(report: &'a Value, rule: &str) -> Vec<&'a Value> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .collect()
+}
+
+#[test]
+fn check_reports_schema_errors_at_the_field_and_apis_the_version_removed() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", CONFIG)
+        .write(
+            "manifests/web.yaml",
+            web("        ports:\n        - containerPort: \"80\"\n        imagePullPolicy: Always\n        resource: {}\n"),
+        )
+        .write("manifests/ingress.yaml", OLD_INGRESS);
+    env.commit("base");
+
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let typed = findings_of(&report, "schema.type");
+    assert_eq!(typed.len(), 1, "{report:#}");
+    assert_eq!(typed[0]["file"], "manifests/web.yaml");
+    assert_eq!(typed[0]["line"], 20, "{:#}", typed[0]);
+    assert!(
+        typed[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("spec.template.spec.containers[0].ports[0].containerPort"),
+        "{:#}",
+        typed[0]
+    );
+    let unknown = findings_of(&report, "schema.unknown-field");
+    assert_eq!(unknown.len(), 1, "{report:#}");
+    assert_eq!(unknown[0]["line"], 22);
+    assert!(unknown[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("\"resource\""));
+
+    let removed = findings_of(&report, "api.removed");
+    assert_eq!(removed.len(), 1, "{report:#}");
+    let message = removed[0]["message"].as_str().unwrap();
+    assert!(message.contains("removed in 1.22"), "{message}");
+    assert!(
+        message.contains("networking.k8s.io/v1 Ingress"),
+        "{message}"
+    );
+    assert_eq!(removed[0]["file"], "manifests/ingress.yaml");
+
+    // On a cluster that still serves it, the Ingress is deprecated, not removed; the upgrade
+    // check says what the next version removes.
+    let old = env
+        .kdelta(&[
+            "check",
+            "--format",
+            "json",
+            "--kube-version",
+            "1.21",
+            "--next-kube-version",
+            "1.22",
+        ])
+        .code(1)
+        .json();
+    assert!(findings_of(&old, "api.removed").is_empty(), "{old:#}");
+    assert_eq!(findings_of(&old, "api.deprecated").len(), 1, "{old:#}");
+    assert_eq!(findings_of(&old, "api.removed-next").len(), 1, "{old:#}");
+
+    // Off: nothing of it, and the run passes.
+    let off = env
+        .kdelta(&["check", "--format", "json", "--no-validate"])
+        .success()
+        .json();
+    assert!(
+        off["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| !f["rule"].as_str().unwrap().starts_with("schema.")),
+        "{off:#}"
+    );
+}
+
+#[test]
+fn a_diff_fails_only_on_the_validation_errors_it_introduces() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", CONFIG)
+        .write("manifests/web.yaml", web("        resource: {}\n"))
+        .write("manifests/ingress.yaml", OLD_INGRESS);
+    let base = env.commit("base: two known problems");
+
+    // Only the replicas change: both problems exist at base, so the diff passes.
+    env.write(
+        "manifests/web.yaml",
+        web("        resource: {}\n").replace("replicas: 2", "replicas: 3"),
+    );
+    let same = env.commit("replicas");
+    let r = env.kdelta(&["diff", &base, &same]).success();
+    assert!(
+        r.stdout
+            .contains("error[schema.unknown-field] (existing) manifests/web.yaml:"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("error[api.removed] (existing)"),
+        "{}",
+        r.stdout
+    );
+
+    // A new problem fails it; the fixed one is said as fixed.
+    env.write(
+        "manifests/web.yaml",
+        web("        ports:\n        - containerPort: \"80\"\n"),
+    );
+    let head = env.commit("a new problem, an old one fixed");
+    let r = env.kdelta(&["diff", &base, &head]).code(1);
+    assert!(
+        r.stdout
+            .contains("error[schema.type] (new) manifests/web.yaml:"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("error[schema.unknown-field] (fixed)"),
+        "{}",
+        r.stdout
+    );
+    let report = env
+        .kdelta(&["diff", &base, &head, "--format", "json"])
+        .code(1)
+        .json();
+    let baselines: Vec<(&str, &str)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| Some((f["rule"].as_str()?, f["baseline"].as_str()?)))
+        .collect();
+    assert!(baselines.contains(&("schema.type", "new")), "{baselines:?}");
+    assert!(
+        baselines.contains(&("api.removed", "existing")),
+        "{baselines:?}"
+    );
+    assert!(
+        baselines.contains(&("schema.unknown-field", "fixed")),
+        "{baselines:?}"
+    );
+    let errors: Vec<String> = report_schema()
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let sarif_file = env.repo().join("../report.sarif");
+    env.kdelta(&[
+        "diff",
+        &base,
+        &head,
+        "--sarif",
+        sarif_file.to_str().unwrap(),
+    ])
+    .code(1);
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif_file).expect("SARIF written"))
+            .expect("SARIF is JSON");
+    let states: Vec<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["baselineState"].as_str())
+        .collect();
+    assert!(
+        states.contains(&"new") && states.contains(&"unchanged"),
+        "{states:?}"
+    );
+}
+
+const CRD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  group: example.com\n  names:\n    kind: Widget\n    plural: widgets\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              size:\n                type: integer\n                minimum: 1\n";
+
+#[test]
+fn custom_resources_are_checked_against_the_crds_the_repository_renders() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", "directories: [crds, manifests]\n")
+        .write("crds/widget.yaml", CRD)
+        .write(
+            "manifests/widgets.yaml",
+            "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ok\n  namespace: prod\nspec:\n  size: 3\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: bad\n  namespace: prod\nspec:\n  size: big\n  colour: red\n---\napiVersion: example.com/v2\nkind: Widget\nmetadata:\n  name: unserved\n  namespace: prod\n---\napiVersion: other.example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: prod\n",
+        );
+    env.commit("widgets");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let typed = findings_of(&report, "schema.type");
+    assert_eq!(typed.len(), 1, "{report:#}");
+    assert!(typed[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Widget/prod/bad"));
+    assert_eq!(typed[0]["line"], 15, "{:#}", typed[0]);
+    let unknown = findings_of(&report, "schema.unknown-field");
+    assert_eq!(unknown.len(), 1, "{report:#}");
+    assert!(unknown[0]["message"].as_str().unwrap().contains("colour"));
+    let unserved = findings_of(&report, "schema.unknown-kind");
+    assert_eq!(unserved.len(), 1, "{report:#}");
+    assert!(unserved[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("example.com/v2"));
+    // No CRD anywhere: a notice, never silence.
+    let none = findings_of(&report, "schema.no-schema");
+    assert_eq!(none.len(), 1, "{report:#}");
+    assert_eq!(none[0]["severity"], "notice");
+    assert!(none[0]["message"].as_str().unwrap().contains("Gadget"));
+}
+
+#[test]
+fn the_configuration_sets_the_version_and_each_rules_severity() {
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        "directories: [manifests]\nkubernetes:\n  version: \"1.21\"\nrules:\n- rule: schema.*\n  severity: warning\n- rule: schema.unknown-field\n  paths: [\"manifests/legacy/**\"]\n  severity: \"off\"\n",
+    )
+    .write("manifests/web.yaml", web("        resource: {}\n"))
+    .write(
+        "manifests/legacy/web.yaml",
+        web("        resource: {}\n").replace("name: web\n  namespace", "name: legacy\n  namespace"),
+    )
+    .write("manifests/ingress.yaml", OLD_INGRESS);
+    env.commit("base");
+    // Only warnings are left: the version serves the Ingress, and schema findings are
+    // warnings, except in legacy/, where unknown fields are not reported at all.
+    let report = env.kdelta(&["check", "--format", "json"]).success().json();
+    let unknown = findings_of(&report, "schema.unknown-field");
+    assert_eq!(unknown.len(), 1, "{report:#}");
+    assert_eq!(unknown[0]["severity"], "warning");
+    assert_eq!(unknown[0]["file"], "manifests/web.yaml");
+    assert_eq!(
+        findings_of(&report, "api.deprecated").len(),
+        1,
+        "{report:#}"
+    );
+
+    // A rule glob that names no validation rule is the configuration's error.
+    env.write(
+        ".kdelta.yaml",
+        "directories: [manifests]\nrules:\n- rule: kustomize.*\n  severity: \"off\"\n",
+    );
+    env.kdelta(&["check"]).code(1).stdout_has(
+        "error[config.invalid] .kdelta.yaml:3:9: rules: kustomize.* names no validation rule",
+    );
+
+    // validate: false is --no-validate.
+    env.write(
+        ".kdelta.yaml",
+        "directories: [manifests]\nkubernetes:\n  validate: false\n",
+    );
+    env.kdelta(&["check"]).success();
+}
+
+#[test]
+fn helm_renders_for_the_configured_kubernetes_version() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", "kubernetes:\n  version: \"1.29\"\n")
+        .write("chart/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n")
+        .write(
+            "chart/templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  kube: {{ .Capabilities.KubeVersion.Version | quote }}\n",
+        );
+    env.commit("chart");
+    env.kdelta(&["render", "chart"])
+        .success()
+        .stdout_has("kube: \"v1.29.0\"");
+    env.kdelta(&["render", "chart", "--kube-version", "1.31.2"])
+        .success()
+        .stdout_has("kube: \"v1.31.2\"");
+}
