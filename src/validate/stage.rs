@@ -10,7 +10,7 @@ use super::schema::{
 use crate::finding::{rules, Baseline, Finding, Rule, Side};
 use crate::render::Rendered;
 use crate::resource::Resource;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// What to validate against.
@@ -107,30 +107,59 @@ impl Revision {
         self.checks.push(check);
     }
 
-    /// The findings, custom resources checked against every CRD the revision rendered.
+    /// The findings, custom resources checked against every CRD the revision rendered. A
+    /// kind no CRD defines is one notice for the revision, at its first object, counting the
+    /// objects and targets it leaves unchecked.
     pub fn finish(self, validator: &Validator) -> Vec<Finding> {
         let crds: Vec<Arc<Crd>> = self.checks.iter().flat_map(|c| c.crds.clone()).collect();
         let mut findings = Vec::new();
+        let mut unchecked: BTreeMap<(String, String), Unchecked> = BTreeMap::new();
         for check in self.checks {
             findings.extend(check.findings);
             if let Some((target, rendered)) = check.pending {
-                findings.extend(check_custom(validator, &crds, &target, &rendered));
+                findings.extend(check_custom(
+                    validator,
+                    &crds,
+                    &target,
+                    &rendered,
+                    &mut unchecked,
+                ));
             }
+        }
+        for ((api_version, kind), u) in unchecked {
+            let others = match (u.objects, u.targets.len()) {
+                (1, _) => String::new(),
+                (n, 1) => format!(" ({n} objects)"),
+                (n, t) => format!(" ({n} objects in {t} targets)"),
+            };
+            let mut f = u.first;
+            f.message = format!(
+                "{}: no CRD rendered at this revision defines {kind} in {api_version}; objects of that kind are not validated{others}",
+                f.message
+            );
+            findings.push(f);
         }
         findings
     }
 }
 
-/// The custom resources of one render against the revision's CRDs; a kind no CRD defines is
-/// said once per target.
+/// Custom resources of a kind no CRD defines: the finding at the first, and how many.
+struct Unchecked {
+    first: Finding,
+    objects: usize,
+    targets: BTreeSet<String>,
+}
+
+/// The custom resources of one render against the revision's CRDs; those of a kind no CRD
+/// defines are counted in `unchecked`.
 fn check_custom(
     validator: &Validator,
     crds: &[Arc<Crd>],
     target: &str,
     rendered: &Rendered,
+    unchecked: &mut BTreeMap<(String, String), Unchecked>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let mut unknown = BTreeSet::new();
     for r in &rendered.resources {
         if validator.built_in(r) {
             continue;
@@ -161,18 +190,21 @@ fn check_custom(
                 ),
             )),
             None => {
-                if unknown.insert(format!("{api_version} {kind}")) {
-                    out.push(object_finding(
-                        rules::SCHEMA_NO_SCHEMA,
-                        target,
-                        rendered,
-                        r,
-                        format!(
-                            "{}: no CRD rendered at this revision defines {kind} in {api_version}; objects of that kind are not validated",
-                            r.id()
+                let u = unchecked
+                    .entry((api_version.to_string(), kind.to_string()))
+                    .or_insert_with(|| Unchecked {
+                        first: object_finding(
+                            rules::SCHEMA_NO_SCHEMA,
+                            target,
+                            rendered,
+                            r,
+                            r.id().to_string(),
                         ),
-                    ));
-                }
+                        objects: 0,
+                        targets: BTreeSet::new(),
+                    });
+                u.objects += 1;
+                u.targets.insert(target.to_string());
             }
         }
     }
