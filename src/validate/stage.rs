@@ -176,6 +176,7 @@ fn check_custom(
                 out.extend(
                     violations
                         .iter()
+                        .filter(|v| !placeholder(v))
                         .map(|v| violation_finding(target, rendered, r, v)),
                 );
             }
@@ -298,6 +299,7 @@ fn check_builtin(
             out.extend(
                 violations
                     .iter()
+                    .filter(|v| !placeholder(v))
                     .map(|v| violation_finding(target, rendered, r, v)),
             );
         }
@@ -338,6 +340,19 @@ fn use_instead(replacement: &Option<String>) -> String {
         .as_ref()
         .map(|r| format!("; use {r}"))
         .unwrap_or_default()
+}
+
+/// True when the value a violation is about is a secret placeholder that a plugin replaces
+/// when Argo CD deploys (argocd-vault-plugin's `<path:…#key>`, argocd-secret-replacer's
+/// `<secret:…>`): kdelta leaves them as written (with a notice), and what is deployed holds
+/// the secret, not the placeholder.
+fn placeholder(v: &Violation) -> bool {
+    static PLACEHOLDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        // `<` and `>` as the API server's messages quote them (`\u003c`), or as written.
+        regex::Regex::new(r#""(?:<|\\u003c)[A-Za-z][A-Za-z0-9_-]*:[^"]*(?:>|\\u003e)""#)
+            .expect("a valid pattern")
+    });
+    PLACEHOLDER.is_match(&v.message)
 }
 
 /// The rule of a schema violation.
@@ -451,4 +466,74 @@ pub fn sort(findings: &mut [Finding]) {
         (&a.target, &a.file, a.line, a.rule.id, &a.message)
             .cmp(&(&b.target, &b.file, b.line, b.rule.id, &b.message))
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validate::schema::ViolationKind;
+
+    fn violation(message: &str) -> Violation {
+        Violation {
+            path: "data[k]".into(),
+            line: 1,
+            column: 1,
+            kind: ViolationKind::Format,
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn secret_placeholders_are_no_violations() {
+        for (message, is) in [
+            (
+                r#"data[k]: Invalid value: "\u003csecret:token|base64\u003e": not base64"#,
+                true,
+            ),
+            (
+                r#"spec.replicas: expected integer, got string "<path:kv/data/app#replicas>""#,
+                true,
+            ),
+            (r#"data[k]: Invalid value: "c2VjcmV0!": not base64"#, false),
+            (r#"spec.x: expected integer, got string "<nope>""#, false),
+        ] {
+            assert_eq!(placeholder(&violation(message)), is, "{message}");
+        }
+    }
+
+    fn finding(target: &str, message: &str) -> Finding {
+        Finding::error(rules::SCHEMA_TYPE, message)
+            .for_target(target)
+            .at("a.yaml", 3, 1)
+    }
+
+    #[test]
+    fn a_diff_marks_findings_new_existing_and_fixed_counting_repeats() {
+        let base = vec![
+            finding("t", "a: old"),
+            finding("t", "b: twice"),
+            finding("t", "c: fixed"),
+        ];
+        let head = vec![
+            finding("t", "a: old"),
+            finding("t", "b: twice"),
+            finding("t", "b: twice"),
+            finding("u", "a: old"),
+        ];
+        let out: Vec<(String, String, Baseline)> = classify(base, head)
+            .into_iter()
+            .map(|f| (f.target.unwrap(), f.message, f.baseline.unwrap()))
+            .collect();
+        let at = |t: &str, m: &str, b: Baseline| (t.to_string(), m.to_string(), b);
+        assert_eq!(
+            out,
+            vec![
+                at("t", "a: old", Baseline::Existing),
+                at("t", "b: twice", Baseline::Existing),
+                at("t", "b: twice", Baseline::New),
+                at("u", "a: old", Baseline::New),
+                at("t", "c: fixed", Baseline::Fixed),
+            ]
+        );
+    }
 }
