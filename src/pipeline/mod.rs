@@ -298,11 +298,11 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
             summarize::summarize_pair(&o, &diff_opts)
         },
     );
-    if let Some(v) = &validator {
+    if validator.is_some() {
         let (at_base, at_head) = validated.into_inner().unwrap_or_else(|p| p.into_inner());
         let mut classified = crate::validate::stage::classify(
-            config.apply_rules(at_base.finish(v)),
-            config.apply_rules(at_head.finish(v)),
+            config.apply_rules(at_base.finish()),
+            config.apply_rules(at_head.finish()),
         );
         crate::validate::stage::sort(&mut classified);
         findings.extend(classified);
@@ -365,8 +365,8 @@ pub fn check(
             Checked::Rendered(r)
         })
         .collect();
-    if let Some(v) = &validator {
-        let mut found = config.apply_rules(validated.finish(v));
+    if validator.is_some() {
+        let mut found = config.apply_rules(validated.finish());
         crate::validate::stage::sort(&mut found);
         findings.extend(found);
     }

@@ -10,6 +10,7 @@ use super::schema::{
 use crate::finding::{rules, Baseline, Finding, Rule, Side};
 use crate::render::Rendered;
 use crate::resource::Resource;
+use crate::source::RepoPath;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -37,6 +38,10 @@ impl Settings {
 pub struct Validator {
     settings: Settings,
     catalog: &'static Catalog,
+    /// CRDs by the fingerprint of their document (`None`: not a CRD kdelta can read).
+    crds: std::sync::Mutex<HashMap<u64, Option<Arc<Crd>>>>,
+    /// API lifecycles asked for, by apiVersion, kind and version.
+    lifecycles: std::sync::Mutex<HashMap<String, ApiStatus>>,
 }
 
 /// What one target's render gave: findings on its built-in objects, the CRDs it renders,
@@ -46,7 +51,8 @@ pub struct Validator {
 pub struct TargetCheck {
     findings: Vec<Finding>,
     crds: Vec<Arc<Crd>>,
-    pending: Option<(String, Arc<Rendered>)>,
+    /// The target, its defining file and its custom resources.
+    pending: Option<(String, RepoPath, Vec<Resource>)>,
 }
 
 impl Validator {
@@ -57,7 +63,12 @@ impl Validator {
             Catalog::bundled(v).unwrap_or_else(Catalog::latest)
         };
         let catalog = Catalog::for_version(settings.version).unwrap_or_else(oldest);
-        Validator { settings, catalog }
+        Validator {
+            settings,
+            catalog,
+            crds: Default::default(),
+            lifecycles: Default::default(),
+        }
     }
 
     /// The settings.
@@ -65,33 +76,52 @@ impl Validator {
         &self.settings
     }
 
-    /// Checks what `target` rendered (its built-in objects; its CRDs kept).
-    pub fn check(&self, target: &str, rendered: &Arc<Rendered>) -> TargetCheck {
+    /// Checks what `target` rendered: its built-in objects now; its CRDs (compiled once per
+    /// content for the run) and its custom resources kept for [`Revision::finish`].
+    pub fn check(&self, target: &str, rendered: &Rendered) -> TargetCheck {
         let mut out = TargetCheck::default();
-        let mut custom = false;
+        let mut custom = Vec::new();
+        let defining = &rendered.file;
         for r in &rendered.resources {
             if r.kind() == "CustomResourceDefinition" {
-                if let Ok(crd) = Crd::from_node(&r.node) {
-                    out.crds.push(Arc::new(crd));
+                if let Some(crd) = self.crd(&r.node) {
+                    out.crds.push(crd);
                 }
             }
-            let found = check_builtin(self.catalog, &self.settings, target, rendered, r);
-            custom |= found.is_none();
-            out.findings.extend(found.unwrap_or_default());
+            match check_builtin(self, target, defining, r) {
+                Some(found) => out.findings.extend(found),
+                None => custom.push(r.clone()),
+            }
         }
-        if custom {
-            out.pending = Some((target.to_string(), rendered.clone()));
+        if !custom.is_empty() {
+            out.pending = Some((target.to_string(), defining.clone(), custom));
         }
         out
     }
 
-    /// True when the object's group is a Kubernetes API group.
-    fn built_in(&self, r: &Resource) -> bool {
-        let api_version = r.node.str_at(&["apiVersion"]).unwrap_or_default();
-        !matches!(
-            self.catalog.lookup(api_version, r.kind()),
-            Lookup::NotBuiltIn
-        )
+    /// [`lifecycle`], remembered: thousands of objects share a few apiVersions.
+    fn lifecycle(&self, api_version: &str, kind: &str, version: KubeVersion) -> ApiStatus {
+        let key = format!("{api_version}\0{kind}\0{version}");
+        let cached = || self.lifecycles.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(hit) = cached().get(&key) {
+            return hit.clone();
+        }
+        let status = lifecycle(api_version, kind, version);
+        cached().insert(key, status.clone());
+        status
+    }
+
+    /// The CRD `node` defines, compiled once per content: kustomize overlays render the same
+    /// large CRDs target after target.
+    fn crd(&self, node: &crate::yaml::Node) -> Option<Arc<Crd>> {
+        let key = fingerprint(node);
+        let cached = || self.crds.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(hit) = cached().get(&key) {
+            return hit.clone();
+        }
+        let crd = Crd::from_node(node).ok().map(Arc::new);
+        cached().insert(key, crd.clone());
+        crd
     }
 }
 
@@ -110,18 +140,18 @@ impl Revision {
     /// The findings, custom resources checked against every CRD the revision rendered. A
     /// kind no CRD defines is one notice for the revision, at its first object, counting the
     /// objects and targets it leaves unchecked.
-    pub fn finish(self, validator: &Validator) -> Vec<Finding> {
+    pub fn finish(self) -> Vec<Finding> {
         let crds: Vec<Arc<Crd>> = self.checks.iter().flat_map(|c| c.crds.clone()).collect();
         let mut findings = Vec::new();
         let mut unchecked: BTreeMap<(String, String), Unchecked> = BTreeMap::new();
         for check in self.checks {
             findings.extend(check.findings);
-            if let Some((target, rendered)) = check.pending {
+            if let Some((target, defining, resources)) = check.pending {
                 findings.extend(check_custom(
-                    validator,
                     &crds,
                     &target,
-                    &rendered,
+                    &defining,
+                    &resources,
                     &mut unchecked,
                 ));
             }
@@ -153,17 +183,14 @@ struct Unchecked {
 /// The custom resources of one render against the revision's CRDs; those of a kind no CRD
 /// defines are counted in `unchecked`.
 fn check_custom(
-    validator: &Validator,
     crds: &[Arc<Crd>],
     target: &str,
-    rendered: &Rendered,
+    defining: &RepoPath,
+    resources: &[Resource],
     unchecked: &mut BTreeMap<(String, String), Unchecked>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    for r in &rendered.resources {
-        if validator.built_in(r) {
-            continue;
-        }
+    for r in resources {
         let api_version = r.node.str_at(&["apiVersion"]).unwrap_or_default();
         let kind = r.kind();
         let crd = crds
@@ -177,13 +204,13 @@ fn check_custom(
                     violations
                         .iter()
                         .filter(|v| !placeholder(v))
-                        .map(|v| violation_finding(target, rendered, r, v)),
+                        .map(|v| violation_finding(target, defining, r, v)),
                 );
             }
             Some(_) => out.push(object_finding(
                 rules::SCHEMA_UNKNOWN_KIND,
                 target,
-                rendered,
+                defining,
                 r,
                 format!(
                     "{}: the CRD of kind {kind} does not serve version {api_version}",
@@ -197,7 +224,7 @@ fn check_custom(
                         first: object_finding(
                             rules::SCHEMA_NO_SCHEMA,
                             target,
-                            rendered,
+                            defining,
                             r,
                             r.id().to_string(),
                         ),
@@ -215,12 +242,12 @@ fn check_custom(
 /// The findings of a built-in object; `None` for a custom resource (not a Kubernetes API
 /// group), which its CRD checks.
 fn check_builtin(
-    catalog: &Catalog,
-    settings: &Settings,
+    validator: &Validator,
     target: &str,
-    rendered: &Rendered,
+    defining: &RepoPath,
     r: &Resource,
 ) -> Option<Vec<Finding>> {
+    let (catalog, settings) = (validator.catalog, &validator.settings);
     let api_version = r.node.str_at(&["apiVersion"]).unwrap_or_default();
     let kind = r.kind();
     if api_version.is_empty() || kind.is_empty() {
@@ -228,12 +255,12 @@ fn check_builtin(
         return Some(Vec::new());
     }
     let mut out = Vec::new();
-    let status = lifecycle(api_version, kind, settings.version);
+    let status = validator.lifecycle(api_version, kind, settings.version);
     match &status {
         ApiStatus::Removed { since, replacement } => out.push(object_finding(
             rules::API_REMOVED,
             target,
-            rendered,
+            defining,
             r,
             format!(
                 "{}: {api_version} {kind} is not served by Kubernetes {}: removed in {since}{}",
@@ -245,7 +272,7 @@ fn check_builtin(
         ApiStatus::NotYetServed { from } => out.push(object_finding(
             rules::API_REMOVED,
             target,
-            rendered,
+            defining,
             r,
             format!(
                 "{}: {api_version} {kind} is not served by Kubernetes {}: it is served from {from}",
@@ -260,7 +287,7 @@ fn check_builtin(
         } => out.push(object_finding(
             rules::API_DEPRECATED,
             target,
-            rendered,
+            defining,
             r,
             format!(
                 "{}: {api_version} {kind} is deprecated since Kubernetes {since}{}{}",
@@ -278,11 +305,13 @@ fn check_builtin(
             status,
             ApiStatus::Removed { .. } | ApiStatus::NotYetServed { .. }
         ) {
-            if let ApiStatus::Removed { since, replacement } = lifecycle(api_version, kind, next) {
+            if let ApiStatus::Removed { since, replacement } =
+                validator.lifecycle(api_version, kind, next)
+            {
                 out.push(object_finding(
                     rules::API_REMOVED_NEXT,
                     target,
-                    rendered,
+                    defining,
                     r,
                     format!(
                         "{}: {api_version} {kind} is not served by Kubernetes {next}, the upgrade checked: removed in {since}{}",
@@ -300,13 +329,13 @@ fn check_builtin(
                 violations
                     .iter()
                     .filter(|v| !placeholder(v))
-                    .map(|v| violation_finding(target, rendered, r, v)),
+                    .map(|v| violation_finding(target, defining, r, v)),
             );
         }
         Lookup::UnknownKind => out.push(object_finding(
             rules::SCHEMA_UNKNOWN_KIND,
             target,
-            rendered,
+            defining,
             r,
             format!(
                 "{}: Kubernetes {} has no kind {kind} in {api_version}",
@@ -320,7 +349,7 @@ fn check_builtin(
                 out.push(object_finding(
                     rules::SCHEMA_UNKNOWN_KIND,
                     target,
-                    rendered,
+                    defining,
                     r,
                     format!(
                         "{}: Kubernetes {} does not serve {api_version}",
@@ -355,6 +384,39 @@ fn placeholder(v: &Violation) -> bool {
     PLACEHOLDER.is_match(&v.message)
 }
 
+/// A fingerprint of a node's content (keys, values, their order), for caching what is
+/// derived from it.
+fn fingerprint(node: &crate::yaml::Node) -> u64 {
+    use crate::yaml::NodeKind;
+    use std::hash::{Hash, Hasher};
+    fn walk(n: &crate::yaml::Node, h: &mut crate::fxhash::FxHasher) {
+        match &n.kind {
+            NodeKind::Scalar(s) => {
+                0u8.hash(h);
+                s.text.hash(h);
+            }
+            NodeKind::Seq(items) => {
+                1u8.hash(h);
+                items.len().hash(h);
+                items.iter().for_each(|i| walk(i, h));
+            }
+            NodeKind::Map(entries) => {
+                2u8.hash(h);
+                entries.len().hash(h);
+                for (k, v) in entries {
+                    walk(k, h);
+                    walk(v, h);
+                }
+            }
+            #[allow(unreachable_patterns)]
+            _ => 3u8.hash(h),
+        }
+    }
+    let mut h = crate::fxhash::FxHasher::default();
+    walk(node, &mut h);
+    h.finish()
+}
+
 /// The rule of a schema violation.
 fn violation_rule(kind: ViolationKind) -> Rule {
     match kind {
@@ -370,11 +432,11 @@ fn violation_rule(kind: ViolationKind) -> Rule {
     }
 }
 
-fn violation_finding(target: &str, rendered: &Rendered, r: &Resource, v: &Violation) -> Finding {
+fn violation_finding(target: &str, defining: &RepoPath, r: &Resource, v: &Violation) -> Finding {
     let f = object_finding(
         violation_rule(v.kind),
         target,
-        rendered,
+        defining,
         r,
         format!("{}: {}", r.id(), v.message),
     );
@@ -398,14 +460,14 @@ fn read_from_file(r: &Resource) -> bool {
 fn object_finding(
     rule: Rule,
     target: &str,
-    rendered: &Rendered,
+    defining: &RepoPath,
     r: &Resource,
     message: String,
 ) -> Finding {
     let f = Finding::new(rule.severity, rule, message).for_target(target);
     let file = r.origin.file.to_string();
     if file.is_empty() {
-        return f.in_file(rendered.file.to_string());
+        return f.in_file(defining.to_string());
     }
     if read_from_file(r) {
         return f.at(file, r.origin.span.line, r.origin.span.column);
@@ -414,8 +476,17 @@ fn object_finding(
 }
 
 /// What identifies a validation finding between revisions: its target, rule and message
-/// (which names the object and field), not its line.
+/// (which names the object and field), not its line; for `schema.no-schema`, the kind.
 fn key(f: &Finding) -> (Option<String>, &'static str, String) {
+    // A revision's one notice per unchecked kind: the kind, whichever object and count.
+    if f.rule == rules::SCHEMA_NO_SCHEMA {
+        let kind = f
+            .message
+            .split_once(" defines ")
+            .and_then(|(_, rest)| rest.split_once(';'))
+            .map_or(f.message.as_str(), |(kind, _)| kind);
+        return (None, f.rule.id, kind.to_string());
+    }
     (f.target.clone(), f.rule.id, f.message.clone())
 }
 
@@ -505,6 +576,21 @@ mod tests {
         Finding::error(rules::SCHEMA_TYPE, message)
             .for_target(target)
             .at("a.yaml", 3, 1)
+    }
+
+    #[test]
+    fn an_unchecked_kind_is_the_same_notice_whatever_its_count() {
+        let notice = |target: &str, message: &str| {
+            Finding::notice(rules::SCHEMA_NO_SCHEMA, message).for_target(target)
+        };
+        let base = vec![notice("a", "x.io/v1/W/_/one: no CRD rendered at this revision defines W in x.io/v1; not validated (2 objects)")];
+        let head = vec![notice(
+            "b",
+            "x.io/v1/W/_/two: no CRD rendered at this revision defines W in x.io/v1; not validated",
+        )];
+        let out = classify(base, head);
+        assert_eq!(out.len(), 1, "{out:#?}");
+        assert_eq!(out[0].baseline, Some(Baseline::Existing));
     }
 
     #[test]
