@@ -18,6 +18,9 @@ pub struct Discovery {
     pub findings: Vec<Finding>,
     /// What the YAML files say of Argo CD's configuration, in path order.
     pub argocd: Vec<crate::appset::settings::Entry>,
+    /// The paths another target lists (a kustomization's bases, components and resources):
+    /// what is built as part of something else, not applied as it is.
+    pub included: std::collections::HashSet<RepoPath>,
 }
 
 /// Walks the snapshot from the root: directories one after the other (listings are cheap),
@@ -92,6 +95,7 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
     out.argocd
         .sort_by(|a, b| a.place().file.cmp(&b.place().file));
     out.targets.sort();
+    out.included = includers.listed_by.into_keys().collect();
     out.targets.dedup();
     out
 }

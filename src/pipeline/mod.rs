@@ -232,13 +232,17 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     let cache = opts.parse_cache();
     let render_opts = with_config(&opts.render, &config);
     // Both revisions at once: each phase has a serial tail the other fills.
-    let ((base_expansion, base_opts), head_found, (head_expansion, head_opts)) = {
+    let (
+        (base_expansion, base_opts, base_included),
+        head_found,
+        (head_expansion, head_opts, head_included),
+    ) = {
         let found_and_expanded = |rev: &Revision| {
             let found = discover(rev.snapshot, &config);
             let (rev_opts, mut findings) = with_settings(&render_opts, &config, found.argocd);
             findings.extend(found.findings);
             let expansion = expand(rev.snapshot, found.targets, &rev_opts, &cache);
-            (findings, (expansion, rev_opts))
+            (findings, (expansion, rev_opts, found.included))
         };
         let ((_, b), (h_found, h)) =
             rayon::join(|| found_and_expanded(&base), || found_and_expanded(&head));
@@ -282,14 +286,25 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
             }
             if let Some(v) = &validator {
                 let id = o.target.id();
-                let check = |r: &Option<Arc<Rendered>>| {
-                    r.as_ref().filter(|r| r.ok).map(|r| v.check(&id, r))
+                // A base or component is validated as part of what includes it.
+                let applied = |included: &std::collections::HashSet<RepoPath>| {
+                    !included.contains(o.target.path())
                 };
-                let base_check = check(&o.base);
+                let check = |r: &Option<Arc<Rendered>>, applied: bool| {
+                    r.as_ref()
+                        .filter(|r| r.ok && applied)
+                        .map(|r| v.check(&id, r))
+                };
+                let base_check = check(&o.base, applied(&base_included));
                 // Head reused base's render: the same objects, the same findings.
                 let head_check = match (&o.base, &o.head) {
-                    (Some(b), Some(h)) if Arc::ptr_eq(b, h) => base_check.clone(),
-                    _ => check(&o.head),
+                    (Some(b), Some(h))
+                        if Arc::ptr_eq(b, h)
+                            && applied(&base_included) == applied(&head_included) =>
+                    {
+                        base_check.clone()
+                    }
+                    _ => check(&o.head, applied(&head_included)),
                 };
                 let mut both = validated.lock().unwrap_or_else(|p| p.into_inner());
                 both.0.add(base_check.unwrap_or_default());
@@ -327,6 +342,7 @@ pub fn check(
     let cache = opts.parse_cache();
     let found = discover(rev.snapshot, &config);
     findings.extend(found.findings);
+    let included = found.included;
     let (render_opts, settings_findings) =
         with_settings(&with_config(&opts.render, &config), &config, found.argocd);
     findings.extend(settings_findings);
@@ -359,7 +375,9 @@ pub fn check(
                 r.escalate_incomplete();
             }
             let r = Arc::new(r);
-            if let Some(v) = validator.as_ref().filter(|_| r.ok) {
+            // A base or component is validated as part of what includes it.
+            let applied = !included.contains(t.path());
+            if let Some(v) = validator.as_ref().filter(|_| r.ok && applied) {
                 validated.add(v.check(&t.id(), &r));
             }
             Checked::Rendered(r)
@@ -501,6 +519,7 @@ pub fn list(snapshot: &dyn Snapshot, config: &Config, opts: &Options) -> Discove
         targets: expansion.targets,
         findings,
         argocd: Vec::new(),
+        included: found.included,
     }
 }
 

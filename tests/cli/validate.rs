@@ -290,3 +290,29 @@ fn helm_renders_for_the_configured_kubernetes_version() {
         .success()
         .stdout_has("kube: \"v1.31.2\"");
 }
+
+#[test]
+fn a_base_is_validated_as_part_of_the_overlay_that_includes_it() {
+    let env = TestEnv::new();
+    // The base lacks the selector its overlay adds: only the overlay is applied.
+    let base = web("").replace("  selector:\n    matchLabels:\n      app: web\n", "");
+    env.write("app/base/kustomization.yaml", "resources:\n- web.yaml\n")
+        .write("app/base/web.yaml", base)
+        .write(
+            "app/prod/kustomization.yaml",
+            "resources:\n- ../base\npatches:\n- patch: |-\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata:\n      name: web\n      namespace: prod\n    spec:\n      selector:\n        matchLabels:\n          app: web\n",
+        );
+    env.commit("base and overlay");
+    let report = env.kdelta(&["check", "--format", "json"]).success().json();
+    assert!(
+        findings_of(&report, "schema.required").is_empty(),
+        "{report:#}"
+    );
+
+    // Without the patch, the overlay's own object lacks it: reported there.
+    env.write("app/prod/kustomization.yaml", "resources:\n- ../base\n");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let required = findings_of(&report, "schema.required");
+    assert_eq!(required.len(), 1, "{report:#}");
+    assert_eq!(required[0]["target"], "kustomize:app/prod");
+}
