@@ -315,9 +315,12 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     );
     if validator.is_some() {
         let (at_base, at_head) = validated.into_inner().unwrap_or_else(|p| p.into_inner());
+        let (mut at_base, mut at_head) = (at_base.finish(), at_head.finish());
+        crate::validate::stage::locate_in_templates(&mut at_base, &reader(base.snapshot));
+        crate::validate::stage::locate_in_templates(&mut at_head, &reader(head.snapshot));
         let mut classified = crate::validate::stage::classify(
-            config.apply_rules(at_base.finish()),
-            config.apply_rules(at_head.finish()),
+            config.apply_rules(at_base),
+            config.apply_rules(at_head),
         );
         crate::validate::stage::sort(&mut classified);
         findings.extend(classified);
@@ -384,7 +387,9 @@ pub fn check(
         })
         .collect();
     if validator.is_some() {
-        let mut found = config.apply_rules(validated.finish());
+        let mut found = validated.finish();
+        crate::validate::stage::locate_in_templates(&mut found, &reader(rev.snapshot));
+        let mut found = config.apply_rules(found);
         crate::validate::stage::sort(&mut found);
         findings.extend(found);
     }
@@ -392,6 +397,14 @@ pub fn check(
         single_report(&targets, &checked, rev.info, findings),
         positions,
     )
+}
+
+/// A file's text at a revision, for placing findings in it.
+fn reader(snapshot: &dyn Snapshot) -> impl Fn(&str) -> Option<String> + '_ {
+    move |path| {
+        let bytes = snapshot.read(&RepoPath::new(path).ok()?).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
 }
 
 /// The render options with what the configuration adds: the repository's other URLs and

@@ -475,6 +475,53 @@ fn object_finding(
     f.in_file(file)
 }
 
+/// Gives a line to the findings at a Helm template, which name the rendered field but not
+/// where the template writes it: the one line of the template that writes the field's key
+/// (`containerPort:`), when exactly one does. `read` gives a file's text at the revision.
+pub fn locate_in_templates(findings: &mut [Finding], read: &dyn Fn(&str) -> Option<String>) {
+    let mut texts: HashMap<String, Option<String>> = HashMap::new();
+    for f in findings.iter_mut() {
+        let Some(file) = f.file.clone() else { continue };
+        if f.line.is_some() || !file.contains("/templates/") || !configurable(f.rule.id) {
+            continue;
+        }
+        let Some(key) = field_key(&f.message) else {
+            continue;
+        };
+        let text = texts.entry(file.clone()).or_insert_with(|| read(&file));
+        let Some(text) = text else { continue };
+        let mut lines = text.lines().enumerate().filter(|(_, l)| writes_key(l, key));
+        if let (Some((i, line)), None) = (lines.next(), lines.next()) {
+            let column = line.len() - line.trim_start_matches([' ', '-']).len() + 1;
+            *f = f.clone().at(file, i as u32 + 1, column as u32);
+        }
+    }
+}
+
+fn configurable(rule: &str) -> bool {
+    rule.starts_with("schema.")
+}
+
+/// The last field name of a violation's path (`spec.ports[0].targetPort` → `targetPort`):
+/// the message is `OBJECT: PATH: what is wrong`.
+fn field_key(message: &str) -> Option<&str> {
+    let path = message.split(": ").nth(1)?;
+    let last = path.rsplit('.').next()?;
+    let name = last.split('[').next()?;
+    (!name.is_empty()).then_some(name)
+}
+
+/// True when a template line writes mapping key `key` (`  key:`, `- key:`).
+fn writes_key(line: &str, key: &str) -> bool {
+    let rest = line.trim_start_matches([' ', '-']);
+    let plain = rest.strip_prefix(key).is_some_and(|r| r.starts_with(':'));
+    let quoted = rest
+        .strip_prefix('"')
+        .and_then(|r| r.strip_prefix(key))
+        .is_some_and(|r| r.starts_with("\":"));
+    plain || quoted
+}
+
 /// What identifies a validation finding between revisions: its target, rule and message
 /// (which names the object and field), not its line; for `schema.no-schema`, the kind.
 fn key(f: &Finding) -> (Option<String>, &'static str, String) {

@@ -316,3 +316,23 @@ fn a_base_is_validated_as_part_of_the_overlay_that_includes_it() {
     assert_eq!(required.len(), 1, "{report:#}");
     assert_eq!(required[0]["target"], "kustomize:app/prod");
 }
+
+#[test]
+fn a_finding_in_a_chart_points_at_the_template_line_that_writes_the_field() {
+    let env = TestEnv::new();
+    env.write("chart/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n")
+        .write("chart/values.yaml", "port: \"80\"\n")
+        .write(
+            "chart/templates/svc.yaml",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  ports:\n  - port: 80\n    targetPort: 8080\n    protocl: TCP\n  - port: 81\n    nodePort: {{ .Values.port | quote }}\n",
+        );
+    env.commit("chart");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let unknown = findings_of(&report, "schema.unknown-field");
+    assert_eq!(unknown.len(), 1, "{report:#}");
+    assert_eq!(unknown[0]["file"], "chart/templates/svc.yaml");
+    assert_eq!(unknown[0]["line"], 9, "{:#}", unknown[0]);
+    let typed = findings_of(&report, "schema.type");
+    assert_eq!(typed.len(), 1, "{report:#}");
+    assert_eq!(typed[0]["line"], 11, "{:#}", typed[0]);
+}
