@@ -159,7 +159,7 @@ struct RuleSetting {
 
 /// The rules `rules:` may change: validation's.
 fn configurable(id: &str) -> bool {
-    id.starts_with("schema.") || id.starts_with("api.")
+    id.starts_with("schema.") || id.starts_with("api.") || id.starts_with("deploy.")
 }
 
 /// The cluster the manifests are for (`.kdelta.yaml` `kubernetes:`), for validation.
@@ -301,7 +301,7 @@ fn rule_settings(
                 i,
                 "rule",
                 format!(
-                    "rules: {} names no validation rule (schema.*, api.*; see docs/rules.md)",
+                    "rules: {} names no validation rule (schema.*, api.*, deploy.*; see docs/rules.md)",
                     r.rule
                 ),
             ));

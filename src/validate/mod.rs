@@ -2,5 +2,6 @@
 //! (bundled, offline) and against the repository's own CRDs, and whether a version still
 //! serves an apiVersion (`schema`). Knows nothing of engines or the pipeline.
 
+pub mod deployed;
 pub mod schema;
 pub mod stage;

@@ -53,6 +53,8 @@ pub struct TargetCheck {
     crds: Vec<Arc<Crd>>,
     /// The target, its defining file and its custom resources.
     pending: Option<(String, RepoPath, Vec<Resource>)>,
+    /// What an Application target deploys, for the check across targets.
+    deployed: Vec<super::deployed::Deployed>,
 }
 
 impl Validator {
@@ -96,6 +98,7 @@ impl Validator {
         if !custom.is_empty() {
             out.pending = Some((target.to_string(), defining.clone(), custom));
         }
+        out.deployed = super::deployed::of_application(target, rendered);
         out
     }
 
@@ -144,8 +147,10 @@ impl Revision {
         let crds: Vec<Arc<Crd>> = self.checks.iter().flat_map(|c| c.crds.clone()).collect();
         let mut findings = Vec::new();
         let mut unchecked: BTreeMap<(String, String), Unchecked> = BTreeMap::new();
+        let mut deployed = Vec::new();
         for check in self.checks {
             findings.extend(check.findings);
+            deployed.extend(check.deployed);
             if let Some((target, defining, resources)) = check.pending {
                 findings.extend(check_custom(
                     &crds,
@@ -169,6 +174,7 @@ impl Revision {
             );
             findings.push(f);
         }
+        findings.extend(super::deployed::duplicates(deployed));
         findings
     }
 }

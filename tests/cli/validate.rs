@@ -336,3 +336,42 @@ fn a_finding_in_a_chart_points_at_the_template_line_that_writes_the_field() {
     assert_eq!(typed.len(), 1, "{report:#}");
     assert_eq!(typed[0]["line"], 11, "{:#}", typed[0]);
 }
+
+/// An Application deploying `web/` to `server` in namespace `ns`.
+fn application(name: &str, server: &str, ns: &str) -> String {
+    format!(
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: web\n  destination:\n    server: {server}\n    namespace: {ns}\n"
+    )
+}
+
+#[test]
+fn two_applications_deploying_one_object_to_one_cluster_is_a_warning() {
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/gitops.git]\n",
+    )
+    .write("web/web.yaml", web("").replace("  namespace: prod\n", ""))
+    .write(
+        "argocd/a.yaml",
+        application("a", "https://kubernetes.default.svc", "prod"),
+    )
+    .write(
+        "argocd/b.yaml",
+        application("b", "https://kubernetes.default.svc/", "prod"),
+    )
+    .write(
+        "argocd/c.yaml",
+        application("c", "https://other.example.com", "prod"),
+    );
+    env.commit("three applications");
+    let report = env.kdelta(&["check", "--format", "json"]).success().json();
+    let dup = findings_of(&report, "deploy.duplicate");
+    assert_eq!(dup.len(), 1, "{report:#}");
+    let message = dup[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("apps/Deployment/prod/web is deployed to https://kubernetes.default.svc by app:argocd/a.yaml#a and by app:argocd/b.yaml#b"),
+        "{message}"
+    );
+    assert_eq!(dup[0]["target"], "app:argocd/b.yaml#b");
+}

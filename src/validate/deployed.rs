@@ -1,0 +1,110 @@
+//! Objects two Argo CD Applications deploy to the same cluster. Argo CD keys its
+//! SharedResourceWarning without the cluster, so the same object sent to two clusters warns
+//! there; here the key is the destination cluster with the object's group, kind, namespace
+//! and name, so only a real conflict (two Applications syncing one object) is reported.
+
+use crate::finding::{rules, Finding};
+use crate::render::Rendered;
+use crate::resource::Resource;
+use std::collections::BTreeMap;
+
+/// The in-cluster destination, by address (`destination.name: in-cluster` is the same).
+const IN_CLUSTER: &str = "https://kubernetes.default.svc";
+
+/// An object an Application deploys: where, and where it comes from.
+#[derive(Clone, Debug)]
+pub struct Deployed {
+    /// Cluster, group, kind, namespace, name.
+    key: (String, String, String, String, String),
+    target: String,
+    file: String,
+    line: u32,
+}
+
+/// The objects the Application target `target` deploys (none when the target is not an
+/// Application: a kustomization or chart deploys nowhere by itself).
+pub fn of_application(target: &str, rendered: &Rendered) -> Vec<Deployed> {
+    if !target.starts_with("app:") {
+        return Vec::new();
+    }
+    // `app:NAMESPACE/NAME` or `app:FILE#NAME`: the Application itself is the object of that
+    // name; the others are what it deploys (child Applications of an app of apps too).
+    let name = target.rsplit(['/', '#']).next().unwrap_or_default();
+    let is_app = |r: &Resource| {
+        r.kind() == "Application"
+            && r.node
+                .str_at(&["apiVersion"])
+                .unwrap_or_default()
+                .starts_with("argoproj.io/")
+            && r.name() == name
+    };
+    let Some(app) = rendered.resources.iter().find(|r| is_app(r)) else {
+        return Vec::new();
+    };
+    let destination = |field: &str| {
+        app.node
+            .str_at(&["spec", "destination", field])
+            .unwrap_or_default()
+            .to_string()
+    };
+    let cluster = match (destination("server"), destination("name")) {
+        (server, _) if !server.is_empty() => server.trim_end_matches('/').to_string(),
+        (_, name) if name == "in-cluster" || name.is_empty() => IN_CLUSTER.to_string(),
+        (_, name) => format!("name:{name}"),
+    };
+    let namespace = destination("namespace");
+    rendered
+        .resources
+        .iter()
+        .filter(|r| !std::ptr::eq(*r, app) && r.node.is_map())
+        .map(|r| {
+            let id = r.id();
+            // The namespace Argo CD tracks the object under (its own, else the destination's).
+            let ns = if id.namespace.is_empty() {
+                namespace.clone()
+            } else {
+                id.namespace.clone()
+            };
+            Deployed {
+                key: (cluster.clone(), id.group, id.kind, ns, id.name),
+                target: target.to_string(),
+                file: r.origin.file.to_string(),
+                line: r.origin.span.line,
+            }
+        })
+        .collect()
+}
+
+/// A warning at each object that an Application deploys where another, earlier in target
+/// order, already deploys the same object to the same cluster.
+pub fn duplicates(mut deployed: Vec<Deployed>) -> Vec<Finding> {
+    deployed.sort_by(|a, b| (&a.target, &a.file, a.line).cmp(&(&b.target, &b.file, b.line)));
+    let mut first: BTreeMap<&(String, String, String, String, String), &Deployed> = BTreeMap::new();
+    let mut out = Vec::new();
+    for d in &deployed {
+        match first.get(&d.key) {
+            None => {
+                first.insert(&d.key, d);
+            }
+            Some(owner) if owner.target != d.target => {
+                let (cluster, group, kind, namespace, name) = &d.key;
+                let group = if group.is_empty() { "core" } else { group };
+                let ns = if namespace.is_empty() { "_" } else { namespace };
+                out.push(
+                    Finding::warning(
+                        rules::DEPLOY_DUPLICATE,
+                        format!(
+                            "{group}/{kind}/{ns}/{name} is deployed to {cluster} by {} and by {}: the two Applications sync the same object",
+                            owner.target, d.target
+                        ),
+                    )
+                    .for_target(d.target.clone())
+                    .at(d.file.clone(), d.line, 0)
+                    .with_help("deploy it from one Application, or send the two to different clusters or namespaces"),
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    out
+}
