@@ -16,6 +16,10 @@ const IN_CLUSTER: &str = "https://kubernetes.default.svc";
 pub struct Deployed {
     /// Cluster, group, kind, namespace, name.
     key: (String, String, String, String, String),
+    /// The Application's namespace and name: one Argo CD holds one Application of a name,
+    /// so two targets of the same Application (a manifest and the app of apps that deploys
+    /// it; overlays of two installations) are one deployer.
+    app: (String, String),
     target: String,
     file: String,
     line: u32,
@@ -53,6 +57,13 @@ pub fn of_application(target: &str, rendered: &Rendered) -> Vec<Deployed> {
         (_, name) => format!("name:{name}"),
     };
     let namespace = destination("namespace");
+    let app_id = (
+        app.node
+            .str_at(&["metadata", "namespace"])
+            .unwrap_or_default()
+            .to_string(),
+        app.name().to_string(),
+    );
     rendered
         .resources
         .iter()
@@ -67,6 +78,7 @@ pub fn of_application(target: &str, rendered: &Rendered) -> Vec<Deployed> {
             };
             Deployed {
                 key: (cluster.clone(), id.group, id.kind, ns, id.name),
+                app: app_id.clone(),
                 target: target.to_string(),
                 file: r.origin.file.to_string(),
                 line: r.origin.span.line,
@@ -75,8 +87,16 @@ pub fn of_application(target: &str, rendered: &Rendered) -> Vec<Deployed> {
         .collect()
 }
 
-/// A warning at each object that an Application deploys where another, earlier in target
-/// order, already deploys the same object to the same cluster.
+/// True when two Applications can sync against each other: not the same Application, and
+/// not in two Argo CD installations (Applications in two different namespaces, `argocd` and
+/// `openshift-gitops`, belong to two Argo CDs, which run in two clusters as a rule).
+fn conflict(a: &(String, String), b: &(String, String)) -> bool {
+    let two_installations = !a.0.is_empty() && !b.0.is_empty() && a.0 != b.0;
+    a != b && !two_installations
+}
+
+/// A warning at each object that an Application deploys where another Application, earlier
+/// in target order, already deploys the same object to the same cluster.
 pub fn duplicates(mut deployed: Vec<Deployed>) -> Vec<Finding> {
     deployed.sort_by(|a, b| (&a.target, &a.file, a.line).cmp(&(&b.target, &b.file, b.line)));
     let mut first: BTreeMap<&(String, String, String, String, String), &Deployed> = BTreeMap::new();
@@ -86,7 +106,7 @@ pub fn duplicates(mut deployed: Vec<Deployed>) -> Vec<Finding> {
             None => {
                 first.insert(&d.key, d);
             }
-            Some(owner) if owner.target != d.target => {
+            Some(owner) if owner.target != d.target && conflict(&owner.app, &d.app) => {
                 let (cluster, group, kind, namespace, name) = &d.key;
                 let group = if group.is_empty() { "core" } else { group };
                 let ns = if namespace.is_empty() { "_" } else { namespace };
