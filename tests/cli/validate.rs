@@ -363,8 +363,19 @@ fn two_applications_deploying_one_object_to_one_cluster_is_a_warning() {
     .write(
         "argocd/c.yaml",
         application("c", "https://other.example.com", "prod"),
+    )
+    // The same Application in a second file (another installation's overlay), and one of
+    // another Argo CD installation: no conflict.
+    .write(
+        "other/a.yaml",
+        application("a", "https://kubernetes.default.svc", "prod"),
+    )
+    .write(
+        "other/d.yaml",
+        application("d", "https://kubernetes.default.svc", "prod")
+            .replace("namespace: argocd", "namespace: openshift-gitops"),
     );
-    env.commit("three applications");
+    env.commit("applications");
     let report = env.kdelta(&["check", "--format", "json"]).success().json();
     let dup = findings_of(&report, "deploy.duplicate");
     assert_eq!(dup.len(), 1, "{report:#}");
