@@ -172,6 +172,21 @@ pub struct KubernetesConfig {
     pub upgrade_to: Option<String>,
     /// False switches validation off (as `--no-validate`).
     pub validate: Option<bool>,
+    /// Other versions for some targets: by path, or by Argo CD destination cluster.
+    pub overrides: Vec<KubernetesOverride>,
+}
+
+/// One `kubernetes.overrides` entry: the version of the targets it selects.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KubernetesOverride {
+    /// Globs of target paths.
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// An Argo CD destination cluster: its `server` URL or its `name`.
+    #[serde(default)]
+    pub cluster: Option<String>,
+    pub version: String,
 }
 
 /// How remote sources are fetched (`.kdelta.yaml` `fetch:`).

@@ -91,6 +91,42 @@ impl Validation {
         {
             settings.next = Some(parse(v, "the Kubernetes version to upgrade to")?);
         }
+        // `--kube-version` is the whole run's: it leaves no room for overrides.
+        if self.kube_version.is_none() {
+            for o in &k.overrides {
+                let paths = if o.paths.is_empty() {
+                    None
+                } else {
+                    let mut b = globset::GlobSetBuilder::new();
+                    for p in &o.paths {
+                        let glob = globset::GlobBuilder::new(p.trim_end_matches('/'))
+                            .literal_separator(true)
+                            .build();
+                        match glob {
+                            Ok(g) => {
+                                b.add(g);
+                            }
+                            Err(e) => {
+                                findings.push(Finding::error(
+                                    rules::CONFIG_INVALID,
+                                    format!("kubernetes.overrides: {e}"),
+                                ));
+                                return None;
+                            }
+                        }
+                    }
+                    b.build().ok()
+                };
+                let version = parse(&o.version, "an override's Kubernetes version")?;
+                settings
+                    .overrides
+                    .push(crate::validate::stage::VersionOverride {
+                        paths,
+                        cluster: o.cluster.clone(),
+                        version,
+                    });
+            }
+        }
         Some(Validator::new(settings))
     }
 }
@@ -285,7 +321,6 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
                     .for_each(|r| Arc::make_mut(r).escalate_incomplete());
             }
             if let Some(v) = &validator {
-                let id = o.target.id();
                 // A base or component is validated as part of what includes it.
                 let applied = |included: &std::collections::HashSet<RepoPath>| {
                     !included.contains(o.target.path())
@@ -293,7 +328,7 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
                 let check = |r: &Option<Arc<Rendered>>, applied: bool| {
                     r.as_ref()
                         .filter(|r| r.ok && applied)
-                        .map(|r| v.check(&id, r))
+                        .map(|r| v.check(&o.target, r))
                 };
                 let base_check = check(&o.base, applied(&base_included));
                 // Head reused base's render: the same objects, the same findings.
@@ -381,7 +416,7 @@ pub fn check(
             // A base or component is validated as part of what includes it.
             let applied = !included.contains(t.path());
             if let Some(v) = validator.as_ref().filter(|_| r.ok && applied) {
-                validated.add(v.check(&t.id(), &r));
+                validated.add(v.check(t, &r));
             }
             Checked::Rendered(r)
         })

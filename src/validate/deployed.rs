@@ -25,38 +25,58 @@ pub struct Deployed {
     line: u32,
 }
 
-/// The objects the Application target `target` deploys (none when the target is not an
-/// Application: a kustomization or chart deploys nowhere by itself).
-pub fn of_application(target: &str, rendered: &Rendered) -> Vec<Deployed> {
+/// The Application object of the Application target `target`, among what it renders:
+/// `app:NAMESPACE/NAME` or `app:FILE#NAME` names it; the others are what it deploys (child
+/// Applications of an app of apps too). None for other targets (a kustomization or chart
+/// deploys nowhere by itself).
+fn application<'r>(target: &str, rendered: &'r Rendered) -> Option<&'r Resource> {
     if !target.starts_with("app:") {
-        return Vec::new();
+        return None;
     }
-    // `app:NAMESPACE/NAME` or `app:FILE#NAME`: the Application itself is the object of that
-    // name; the others are what it deploys (child Applications of an app of apps too).
     let name = target.rsplit(['/', '#']).next().unwrap_or_default();
-    let is_app = |r: &Resource| {
+    rendered.resources.iter().find(|r| {
         r.kind() == "Application"
             && r.node
                 .str_at(&["apiVersion"])
                 .unwrap_or_default()
                 .starts_with("argoproj.io/")
             && r.name() == name
+    })
+}
+
+fn destination_field(app: &Resource, field: &str) -> String {
+    app.node
+        .str_at(&["spec", "destination", field])
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The destination cluster of an Application target: its `server` URL (the in-cluster
+/// address for `name: in-cluster` or none) and its `name`.
+pub fn destination(target: &str, rendered: &Rendered) -> Option<(String, String)> {
+    let app = application(target, rendered)?;
+    let name = destination_field(app, "name");
+    let server = match destination_field(app, "server").trim_end_matches('/') {
+        "" if name == "in-cluster" || name.is_empty() => IN_CLUSTER.to_string(),
+        s => s.to_string(),
     };
-    let Some(app) = rendered.resources.iter().find(|r| is_app(r)) else {
+    Some((server, name))
+}
+
+/// The objects the Application target `target` deploys (none when the target is not an
+/// Application).
+pub fn of_application(target: &str, rendered: &Rendered) -> Vec<Deployed> {
+    let (Some(app), Some((server, name))) =
+        (application(target, rendered), destination(target, rendered))
+    else {
         return Vec::new();
     };
-    let destination = |field: &str| {
-        app.node
-            .str_at(&["spec", "destination", field])
-            .unwrap_or_default()
-            .to_string()
+    let cluster = if server.is_empty() {
+        format!("name:{name}")
+    } else {
+        server
     };
-    let cluster = match (destination("server"), destination("name")) {
-        (server, _) if !server.is_empty() => server.trim_end_matches('/').to_string(),
-        (_, name) if name == "in-cluster" || name.is_empty() => IN_CLUSTER.to_string(),
-        (_, name) => format!("name:{name}"),
-    };
-    let namespace = destination("namespace");
+    let namespace = destination_field(app, "namespace");
     let app_id = (
         app.node
             .str_at(&["metadata", "namespace"])

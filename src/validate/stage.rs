@@ -8,20 +8,46 @@ use super::schema::{
     lifecycle, ApiStatus, Catalog, Crd, CrdMatch, KubeVersion, Lookup, Violation, ViolationKind,
 };
 use crate::finding::{rules, Baseline, Finding, Rule, Side};
-use crate::render::Rendered;
+use crate::render::{Rendered, Target};
 use crate::resource::Resource;
 use crate::source::RepoPath;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// What to validate against.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Settings {
     /// The Kubernetes version of the cluster: its schemas (or the newest bundled version not
     /// newer), and what it removed or deprecates.
     pub version: KubeVersion,
     /// An upgrade to check: what this version removes is a warning.
     pub next: Option<KubeVersion>,
+    /// Other versions for some targets, the first that selects a target winning.
+    pub overrides: Vec<VersionOverride>,
+}
+
+/// The version of the targets at some paths, or of the Applications deploying to a cluster.
+#[derive(Clone, Debug)]
+pub struct VersionOverride {
+    /// Target paths (none: any).
+    pub paths: Option<globset::GlobSet>,
+    /// An Argo CD destination: a `server` URL or a cluster `name`.
+    pub cluster: Option<String>,
+    pub version: KubeVersion,
+}
+
+impl VersionOverride {
+    fn selects(&self, path: &str, cluster: Option<(&str, &str)>) -> bool {
+        let path_ok = self.paths.as_ref().is_none_or(|p| p.is_match(path));
+        let cluster_ok = match (&self.cluster, cluster) {
+            (None, _) => true,
+            (Some(want), Some((server, name))) => {
+                want.trim_end_matches('/') == server || want == name
+            }
+            (Some(_), None) => false,
+        };
+        path_ok && cluster_ok
+    }
 }
 
 impl Settings {
@@ -30,6 +56,7 @@ impl Settings {
         Settings {
             version: Catalog::latest().version(),
             next: None,
+            overrides: Vec::new(),
         }
     }
 }
@@ -37,7 +64,6 @@ impl Settings {
 /// The schemas and settings a run validates with; shared by every thread.
 pub struct Validator {
     settings: Settings,
-    catalog: &'static Catalog,
     /// CRDs by the fingerprint of their document (`None`: not a CRD kdelta can read).
     crds: std::sync::Mutex<HashMap<u64, Option<Arc<Crd>>>>,
     /// API lifecycles asked for, by apiVersion, kind and version.
@@ -59,18 +85,30 @@ pub struct TargetCheck {
 
 impl Validator {
     pub fn new(settings: Settings) -> Validator {
-        // Below the bundled range, the oldest bundled version is the nearest.
-        let oldest = || {
-            let v = super::schema::bundled_versions()[0];
-            Catalog::bundled(v).unwrap_or_else(Catalog::latest)
-        };
-        let catalog = Catalog::for_version(settings.version).unwrap_or_else(oldest);
         Validator {
             settings,
-            catalog,
             crds: Default::default(),
             lifecycles: Default::default(),
         }
+    }
+
+    /// The schemas of `version`: its own, else the newest bundled version not newer, else
+    /// (below the bundled range) the oldest.
+    fn catalog(version: KubeVersion) -> &'static Catalog {
+        Catalog::for_version(version).unwrap_or_else(|| {
+            let oldest = super::schema::bundled_versions()[0];
+            Catalog::bundled(oldest).unwrap_or_else(Catalog::latest)
+        })
+    }
+
+    /// The Kubernetes version of a target: the first override that selects its path (and,
+    /// for an Application, its destination cluster), else the run's.
+    pub fn version_of(&self, path: &str, cluster: Option<(&str, &str)>) -> KubeVersion {
+        self.settings
+            .overrides
+            .iter()
+            .find(|o| o.selects(path, cluster))
+            .map_or(self.settings.version, |o| o.version)
     }
 
     /// The settings.
@@ -80,17 +118,28 @@ impl Validator {
 
     /// Checks what `target` rendered: its built-in objects now; its CRDs (compiled once per
     /// content for the run) and its custom resources kept for [`Revision::finish`].
-    pub fn check(&self, target: &str, rendered: &Rendered) -> TargetCheck {
+    pub fn check(&self, target: &Target, rendered: &Rendered) -> TargetCheck {
         let mut out = TargetCheck::default();
         let mut custom = Vec::new();
         let defining = &rendered.file;
+        let id = target.id();
+        let cluster = super::deployed::destination(&id, rendered);
+        let version = self.version_of(
+            target.path().as_str(),
+            cluster.as_ref().map(|(s, n)| (s.as_str(), n.as_str())),
+        );
+        let at = Versioned {
+            catalog: Validator::catalog(version),
+            version,
+        };
+        let target = id.as_str();
         for r in &rendered.resources {
             if r.kind() == "CustomResourceDefinition" {
                 if let Some(crd) = self.crd(&r.node) {
                     out.crds.push(crd);
                 }
             }
-            match check_builtin(self, target, defining, r) {
+            match check_builtin(self, &at, target, defining, r) {
                 Some(found) => out.findings.extend(found),
                 None => custom.push(r.clone()),
             }
@@ -247,13 +296,20 @@ fn check_custom(
 
 /// The findings of a built-in object; `None` for a custom resource (not a Kubernetes API
 /// group), which its CRD checks.
+/// The version a target is validated for, with its schemas.
+struct Versioned {
+    catalog: &'static Catalog,
+    version: KubeVersion,
+}
+
 fn check_builtin(
     validator: &Validator,
+    at: &Versioned,
     target: &str,
     defining: &RepoPath,
     r: &Resource,
 ) -> Option<Vec<Finding>> {
-    let (catalog, settings) = (validator.catalog, &validator.settings);
+    let (catalog, settings) = (at.catalog, &validator.settings);
     let api_version = r.node.str_at(&["apiVersion"]).unwrap_or_default();
     let kind = r.kind();
     if api_version.is_empty() || kind.is_empty() {
@@ -261,7 +317,7 @@ fn check_builtin(
         return Some(Vec::new());
     }
     let mut out = Vec::new();
-    let status = validator.lifecycle(api_version, kind, settings.version);
+    let status = validator.lifecycle(api_version, kind, at.version);
     match &status {
         ApiStatus::Removed { since, replacement } => out.push(object_finding(
             rules::API_REMOVED,
@@ -271,7 +327,7 @@ fn check_builtin(
             format!(
                 "{}: {api_version} {kind} is not served by Kubernetes {}: removed in {since}{}",
                 r.id(),
-                settings.version,
+                at.version,
                 use_instead(replacement)
             ),
         )),
@@ -283,7 +339,7 @@ fn check_builtin(
             format!(
                 "{}: {api_version} {kind} is not served by Kubernetes {}: it is served from {from}",
                 r.id(),
-                settings.version
+                at.version
             ),
         )),
         ApiStatus::Deprecated {

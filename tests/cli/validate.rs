@@ -386,3 +386,36 @@ fn two_applications_deploying_one_object_to_one_cluster_is_a_warning() {
     );
     assert_eq!(dup[0]["target"], "app:argocd/b.yaml#b");
 }
+
+#[test]
+fn overrides_give_some_targets_another_kubernetes_version() {
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        "directories: [manifests, legacy]\nrepoURLs: [https://git.example.com/gitops.git]\nkubernetes:\n  version: \"1.33\"\n  overrides:\n  - paths: [\"legacy\"]\n    version: \"1.21\"\n  - cluster: https://old.example.com\n    version: \"1.21\"\n",
+    )
+    .write("manifests/ingress.yaml", OLD_INGRESS)
+    .write("legacy/ingress.yaml", OLD_INGRESS)
+    .write("web/ingress.yaml", OLD_INGRESS)
+    .write(
+        "argocd/old.yaml",
+        application("old", "https://old.example.com", "prod"),
+    );
+    env.commit("three ingresses");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let removed: Vec<&str> = findings_of(&report, "api.removed")
+        .iter()
+        .map(|f| f["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(removed, vec!["dir:manifests"], "{report:#}");
+    let mut deprecated: Vec<&str> = findings_of(&report, "api.deprecated")
+        .iter()
+        .map(|f| f["target"].as_str().unwrap())
+        .collect();
+    deprecated.sort();
+    assert_eq!(
+        deprecated,
+        vec!["app:argocd/old.yaml#old", "dir:legacy"],
+        "{report:#}"
+    );
+}
