@@ -63,17 +63,10 @@ fn fmt_f(neg: bool, digits: &str, dp: i32) -> String {
 
 /// Go's `strconv.FormatFloat(f, 'g', -1, 64)`, with YAML's `.inf`/`-.inf`/`.nan`.
 pub fn format_g(f: f64) -> String {
-    if f.is_nan() {
-        return ".nan".to_string();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { ".inf" } else { "-.inf" }.to_string();
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0" } else { "0" }.to_string();
-    }
-    let (digits, dp) = shortest_digits(f);
-    fmt_g(f < 0.0, &digits, dp)
+    special(f).unwrap_or_else(|| {
+        let (digits, dp) = shortest_digits(f);
+        fmt_g(f < 0.0, &digits, dp)
+    })
 }
 
 /// Go's `strconv.FormatFloat(f, 'g', -1, 32)` (`f` rounded to a float32 first, then its
@@ -81,17 +74,32 @@ pub fn format_g(f: f64) -> String {
 /// `YAMLToJSON` writes a float mapping key so.
 pub fn format_g32(f: f64) -> String {
     let f = f as f32;
-    if f.is_nan() {
-        return ".nan".to_string();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { ".inf" } else { "-.inf" }.to_string();
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0" } else { "0" }.to_string();
-    }
-    let (digits, dp) = shortest_digits32(f);
-    fmt_g(f < 0.0, &digits, dp)
+    special(f64::from(f)).unwrap_or_else(|| {
+        let (digits, dp) = shortest_digits32(f);
+        fmt_g(f < 0.0, &digits, dp)
+    })
+}
+
+/// The text of the values that have no digits: NaN, the infinities and the zeros.
+fn special(f: f64) -> Option<String> {
+    let text = if f.is_nan() {
+        ".nan"
+    } else if f.is_infinite() {
+        if f > 0.0 {
+            ".inf"
+        } else {
+            "-.inf"
+        }
+    } else if f == 0.0 {
+        if f.is_sign_negative() {
+            "-0"
+        } else {
+            "0"
+        }
+    } else {
+        return None;
+    };
+    Some(text.to_string())
 }
 
 fn fmt_g(neg: bool, digits: &str, dp: i32) -> String {
