@@ -180,7 +180,8 @@ pub struct KubernetesConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KubernetesOverride {
-    /// Globs of target paths.
+    /// Globs of target paths (checked when the file is read; [`Config::override_paths`]
+    /// compiles them).
     #[serde(default)]
     pub paths: Vec<String>,
     /// An Argo CD destination cluster: its `server` URL or its `name`.
@@ -282,6 +283,31 @@ struct RawIgnore {
     #[serde(default)]
     resources: Option<String>,
     fields: Vec<String>,
+}
+
+/// `kubernetes:` with each override's path globs checked.
+fn check_overrides(
+    k: KubernetesConfig,
+    node: &yaml::Node,
+) -> Result<KubernetesConfig, ConfigError> {
+    for (i, o) in k.overrides.iter().enumerate() {
+        for p in &o.paths {
+            glob(p).map_err(|e| {
+                let span = node
+                    .get("kubernetes")
+                    .and_then(|n| n.get("overrides"))
+                    .and_then(|n| n.as_seq())
+                    .and_then(|s| s.get(i))
+                    .map_or(node.span, |n| n.span);
+                ConfigError {
+                    message: format!("kubernetes.overrides: {e}"),
+                    line: span.line,
+                    column: span.column,
+                }
+            })?;
+        }
+    }
+    Ok(k)
 }
 
 /// `rules:` compiled: each rule glob must name a validation rule, each severity be one.
@@ -471,7 +497,7 @@ impl Config {
             repo_urls: raw.repo_urls,
             argocd: raw.argocd,
             fetch: raw.fetch,
-            kubernetes: raw.kubernetes,
+            kubernetes: check_overrides(raw.kubernetes, &node)?,
             rules: rule_settings(raw.rules, &node)?,
             charts: raw
                 .charts
@@ -500,6 +526,19 @@ impl Config {
     /// The cluster the manifests are for (`kubernetes:`).
     pub fn kubernetes(&self) -> &KubernetesConfig {
         &self.kubernetes
+    }
+
+    /// An override's `paths` as one glob set (None: it selects by cluster only); the globs
+    /// were checked when the file was read.
+    pub fn override_paths(o: &KubernetesOverride) -> Option<GlobSet> {
+        if o.paths.is_empty() {
+            return None;
+        }
+        let mut b = GlobSetBuilder::new();
+        for p in &o.paths {
+            b.add(glob(p).ok()?);
+        }
+        b.build().ok()
     }
 
     /// The severity `rules:` gives a finding of `rule` in `file` (the last matching entry

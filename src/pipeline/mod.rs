@@ -94,29 +94,7 @@ impl Validation {
         // `--kube-version` is the whole run's: it leaves no room for overrides.
         if self.kube_version.is_none() {
             for o in &k.overrides {
-                let paths = if o.paths.is_empty() {
-                    None
-                } else {
-                    let mut b = globset::GlobSetBuilder::new();
-                    for p in &o.paths {
-                        let glob = globset::GlobBuilder::new(p.trim_end_matches('/'))
-                            .literal_separator(true)
-                            .build();
-                        match glob {
-                            Ok(g) => {
-                                b.add(g);
-                            }
-                            Err(e) => {
-                                findings.push(Finding::error(
-                                    rules::CONFIG_INVALID,
-                                    format!("kubernetes.overrides: {e}"),
-                                ));
-                                return None;
-                            }
-                        }
-                    }
-                    b.build().ok()
-                };
+                let paths = Config::override_paths(o);
                 let version = parse(&o.version, "an override's Kubernetes version")?;
                 settings
                     .overrides
@@ -350,12 +328,9 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     );
     if validator.is_some() {
         let (at_base, at_head) = validated.into_inner().unwrap_or_else(|p| p.into_inner());
-        let (mut at_base, mut at_head) = (at_base.finish(), at_head.finish());
-        crate::validate::stage::locate_in_templates(&mut at_base, &reader(base.snapshot));
-        crate::validate::stage::locate_in_templates(&mut at_head, &reader(head.snapshot));
         let mut classified = crate::validate::stage::classify(
-            config.apply_rules(at_base),
-            config.apply_rules(at_head),
+            validation_findings(at_base, base.snapshot, &config),
+            validation_findings(at_head, head.snapshot, &config),
         );
         crate::validate::stage::sort(&mut classified);
         findings.extend(classified);
@@ -422,9 +397,7 @@ pub fn check(
         })
         .collect();
     if validator.is_some() {
-        let mut found = validated.finish();
-        crate::validate::stage::locate_in_templates(&mut found, &reader(rev.snapshot));
-        let mut found = config.apply_rules(found);
+        let mut found = validation_findings(validated, rev.snapshot, &config);
         crate::validate::stage::sort(&mut found);
         findings.extend(found);
     }
@@ -434,12 +407,20 @@ pub fn check(
     )
 }
 
-/// A file's text at a revision, for placing findings in it.
-fn reader(snapshot: &dyn Snapshot) -> impl Fn(&str) -> Option<String> + '_ {
-    move |path| {
+/// A revision's validation findings: custom resources checked, findings in Helm templates
+/// placed at their lines, the configuration's `rules:` applied.
+fn validation_findings(
+    validated: crate::validate::stage::Revision,
+    snapshot: &dyn Snapshot,
+    config: &Config,
+) -> Vec<Finding> {
+    let mut found = validated.finish();
+    let read = |path: &str| {
         let bytes = snapshot.read(&RepoPath::new(path).ok()?).ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
-    }
+    };
+    crate::validate::stage::locate_in_templates(&mut found, &read);
+    config.apply_rules(found)
 }
 
 /// The render options with what the configuration adds: the repository's other URLs and
