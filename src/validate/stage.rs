@@ -70,9 +70,9 @@ pub struct Validator {
     lifecycles: std::sync::Mutex<HashMap<String, ApiStatus>>,
 }
 
-/// What one target's render gave: findings on its built-in objects, the CRDs it renders,
-/// and the render itself when it holds custom resources, which wait for every CRD of the
-/// revision.
+/// What one target's render gave: findings on its built-in objects, the CRDs it renders, its
+/// custom resources (which wait for every CRD of the revision), and what it deploys if it is
+/// an Application.
 #[derive(Clone, Default)]
 pub struct TargetCheck {
     findings: Vec<Finding>,
@@ -109,11 +109,6 @@ impl Validator {
             .iter()
             .find(|o| o.selects(path, cluster))
             .map_or(self.settings.version, |o| o.version)
-    }
-
-    /// The settings.
-    pub fn settings(&self) -> &Settings {
-        &self.settings
     }
 
     /// Checks what `target` rendered: its built-in objects now; its CRDs (compiled once per
