@@ -64,10 +64,37 @@ impl Settings {
 /// The schemas and settings a run validates with; shared by every thread.
 pub struct Validator {
     settings: Settings,
-    /// CRDs by the fingerprint of their document (`None`: not a CRD kdelta can read).
-    crds: std::sync::Mutex<HashMap<u64, Option<Arc<Crd>>>>,
+    /// CRDs by the fingerprint of their document.
+    crds: std::sync::Mutex<HashMap<u64, Arc<LazyCrd>>>,
     /// API lifecycles asked for, by apiVersion, kind and version.
     lifecycles: std::sync::Mutex<HashMap<String, ApiStatus>>,
+}
+
+/// A CRD as rendered, compiled on first use: most CRDs of a revision define kinds no object
+/// of it uses.
+pub struct LazyCrd {
+    group: String,
+    kind: String,
+    node: crate::yaml::Node,
+    compiled: std::sync::OnceLock<Option<Crd>>,
+}
+
+impl LazyCrd {
+    /// What this CRD says of an object's apiVersion and kind (compiling it when the group
+    /// and kind are its own).
+    fn lookup(&self, api_version: &str, kind: &str) -> CrdMatch<'_> {
+        let group = super::schema::split_api_version(api_version).0;
+        if group != self.group || kind != self.kind {
+            return CrdMatch::Other;
+        }
+        match self
+            .compiled
+            .get_or_init(|| Crd::from_node(&self.node).ok())
+        {
+            Some(crd) => crd.lookup(api_version, kind),
+            None => CrdMatch::Other,
+        }
+    }
 }
 
 /// What one target's render gave: findings on its built-in objects, the CRDs it renders, its
@@ -76,7 +103,7 @@ pub struct Validator {
 #[derive(Clone, Default)]
 pub struct TargetCheck {
     findings: Vec<Finding>,
-    crds: Vec<Arc<Crd>>,
+    crds: Vec<Arc<LazyCrd>>,
     /// The target, its defining file and its custom resources.
     pending: Option<(String, RepoPath, Vec<Resource>)>,
     /// What an Application target deploys, for the check across targets.
@@ -158,17 +185,22 @@ impl Validator {
         status
     }
 
-    /// The CRD `node` defines, compiled once per content: kustomize overlays render the same
-    /// large CRDs target after target.
-    fn crd(&self, node: &crate::yaml::Node) -> Option<Arc<Crd>> {
+    /// The CRD `node` defines, kept once per content (kustomize overlays render the same
+    /// large CRDs target after target) and compiled when a custom resource needs it.
+    fn crd(&self, node: &crate::yaml::Node) -> Option<Arc<LazyCrd>> {
         let key = fingerprint(node);
         let cached = || self.crds.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(hit) = cached().get(&key) {
-            return hit.clone();
+            return Some(hit.clone());
         }
-        let crd = Crd::from_node(node).ok().map(Arc::new);
+        let crd = Arc::new(LazyCrd {
+            group: node.str_at(&["spec", "group"])?.to_string(),
+            kind: node.str_at(&["spec", "names", "kind"])?.to_string(),
+            node: node.clone(),
+            compiled: std::sync::OnceLock::new(),
+        });
         cached().insert(key, crd.clone());
-        crd
+        Some(crd)
     }
 }
 
@@ -188,7 +220,15 @@ impl Revision {
     /// kind no CRD defines is one notice for the revision, at its first object, counting the
     /// objects and targets it leaves unchecked.
     pub fn finish(self) -> Vec<Finding> {
-        let crds: Vec<Arc<Crd>> = self.checks.iter().flat_map(|c| c.crds.clone()).collect();
+        // Each CRD once, however many targets render it.
+        let mut seen = std::collections::HashSet::new();
+        let crds: Vec<Arc<LazyCrd>> = self
+            .checks
+            .iter()
+            .flat_map(|c| c.crds.iter())
+            .filter(|c| seen.insert(Arc::as_ptr(c)))
+            .cloned()
+            .collect();
         let mut findings = Vec::new();
         let mut unchecked: BTreeMap<(String, String), Unchecked> = BTreeMap::new();
         let mut deployed = Vec::new();
@@ -233,7 +273,7 @@ struct Unchecked {
 /// The custom resources of one render against the revision's CRDs; those of a kind no CRD
 /// defines are counted in `unchecked`.
 fn check_custom(
-    crds: &[Arc<Crd>],
+    crds: &[Arc<LazyCrd>],
     target: &str,
     defining: &RepoPath,
     resources: &[Resource],
