@@ -159,7 +159,9 @@ struct RuleSetting {
 
 /// The rules `rules:` may change: validation's.
 fn configurable(id: &str) -> bool {
-    id.starts_with("schema.") || id.starts_with("api.") || id.starts_with("deploy.")
+    ["schema.", "api.", "deploy.", "reference."]
+        .iter()
+        .any(|p| id.starts_with(p))
 }
 
 /// The cluster the manifests are for (`.kdelta.yaml` `kubernetes:`), for validation.
@@ -342,7 +344,7 @@ fn rule_settings(
                 i,
                 "rule",
                 format!(
-                    "rules: {} names no validation rule (schema.*, api.*, deploy.*; see docs/rules.md)",
+                    "rules: {} names no validation rule (schema.*, api.*, deploy.*, reference.*; see docs/rules.md)",
                     r.rule
                 ),
             ));

@@ -4,4 +4,5 @@
 
 pub mod deployed;
 pub mod schema;
+pub mod selectors;
 pub mod stage;

@@ -170,6 +170,8 @@ impl Validator {
             out.pending = Some((target.to_string(), defining.clone(), custom));
         }
         out.deployed = super::deployed::of_application(target, rendered);
+        out.findings
+            .extend(super::selectors::unmatched_services(target, rendered));
         out
     }
 

@@ -419,3 +419,30 @@ fn overrides_give_some_targets_another_kubernetes_version() {
         "{report:#}"
     );
 }
+
+#[test]
+fn a_service_selecting_no_pod_template_of_its_target_is_a_warning() {
+    let env = TestEnv::new();
+    let service = |selector: &str| {
+        format!("apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: prod\nspec:\n  selector:\n    app: {selector}\n  ports:\n  - port: 80\n")
+    };
+    env.write(".kdelta.yaml", "directories: [manifests, operator]\n")
+        .write("manifests/web.yaml", web(""))
+        .write("manifests/svc.yaml", service("wbe"))
+        .write(
+            "manifests/ok.yaml",
+            service("web").replace("name: web\n", "name: ok\n"),
+        )
+        // No pod template here: the pods may come from an operator.
+        .write("operator/svc.yaml", service("db"));
+    env.commit("services");
+    let report = env.kdelta(&["check", "--format", "json"]).success().json();
+    let unmatched = findings_of(&report, "reference.service-selector");
+    assert_eq!(unmatched.len(), 1, "{report:#}");
+    assert_eq!(unmatched[0]["file"], "manifests/svc.yaml");
+    assert_eq!(unmatched[0]["line"], 8, "{:#}", unmatched[0]);
+    assert!(unmatched[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("app=wbe"));
+}
