@@ -5,7 +5,8 @@
 //! from; in a diff, [`classify`] marks each new, existing or fixed.
 
 use super::schema::{
-    lifecycle, ApiStatus, Catalog, Crd, CrdMatch, KubeVersion, Lookup, Violation, ViolationKind,
+    lifecycle, ApiStatus, Catalog, Crd, CrdMatch, KubeVersion, Lookup, RuleProblemKind, Violation,
+    ViolationKind,
 };
 use crate::finding::{rules, Baseline, Finding, Rule, Side};
 use crate::render::Rendered;
@@ -85,6 +86,15 @@ impl Validator {
         for r in &rendered.resources {
             if r.kind() == "CustomResourceDefinition" {
                 if let Some(crd) = self.crd(&r.node) {
+                    for p in crd.rule_problems() {
+                        let rule = match p.kind {
+                            RuleProblemKind::Invalid(_) => rules::SCHEMA_RULE,
+                            RuleProblemKind::Unsupported(_) => rules::SCHEMA_RULE_SKIPPED,
+                        };
+                        let message = format!("{}: {p}", r.id());
+                        out.findings
+                            .push(object_finding(rule, target, defining, r, message));
+                    }
                     out.crds.push(crd);
                 }
             }
@@ -429,6 +439,7 @@ fn violation_rule(kind: ViolationKind) -> Rule {
         | ViolationKind::Pattern => rules::SCHEMA_VALUE,
         ViolationKind::Duplicate | ViolationKind::DuplicateKey => rules::SCHEMA_DUPLICATE,
         ViolationKind::Meta => rules::SCHEMA_METADATA,
+        ViolationKind::Rule => rules::SCHEMA_RULE,
     }
 }
 

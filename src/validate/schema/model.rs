@@ -133,7 +133,7 @@ pub struct Bounds {
     pub max_properties: Option<u64>,
 }
 
-/// One `x-kubernetes-validations` rule, kept for the CEL step (not evaluated here).
+/// One `x-kubernetes-validations` rule (evaluated by `cel.rs`, compiled on first use).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CelRule {
     pub rule: String,
@@ -142,6 +142,7 @@ pub struct CelRule {
     pub reason: Option<String>,
     pub field_path: Option<String>,
     pub optional_old_self: bool,
+    pub(crate) compiled: super::cel::RuleCell,
 }
 
 /// One compiled schema node.
@@ -471,6 +472,7 @@ impl<'d> Compiler<'d> {
                         reason: text("reason"),
                         field_path: text("fieldPath"),
                         optional_old_self: r.get("optionalOldSelf") == Some(&Value::Bool(true)),
+                        compiled: Default::default(),
                     })
                 })
                 .collect();
