@@ -126,7 +126,9 @@ fn compile(rule: &str) -> Compiled {
             // first line, without the file name.
             let text = e.to_string();
             let first = text.lines().next().unwrap_or_default();
-            let first = first.trim_start_matches("ERROR: ").trim_start_matches("<input>:");
+            let first = first
+                .trim_start_matches("ERROR: ")
+                .trim_start_matches("<input>:");
             return Compiled::Invalid(first.trim().to_string());
         }
     };
@@ -260,12 +262,14 @@ fn known_function(name: &str) -> bool {
         return *known;
     }
     // A member function (`lowerAscii`) is declared only on a target.
-    let known = [format!("{name}()"), format!("''.{name}()")].iter().any(|probe| {
-        env().compile(probe).is_ok_and(|p| {
-            let ctx = Context::with_env(env().clone());
-            !matches!(p.execute(&ctx), Err(ExecutionError::UndeclaredReference(_)))
-        })
-    });
+    let known = [format!("{name}()"), format!("''.{name}()")]
+        .iter()
+        .any(|probe| {
+            env().compile(probe).is_ok_and(|p| {
+                let ctx = Context::with_env(env().clone());
+                !matches!(p.execute(&ctx), Err(ExecutionError::UndeclaredReference(_)))
+            })
+        });
     cached().insert(name.to_string(), known);
     known
 }
