@@ -59,7 +59,7 @@ enum Compiled {
     Transition,
     /// The rule does not compile.
     Invalid(String),
-    /// The rule calls a function kdelta's CEL lacks.
+    /// The rule calls functions kdelta's CEL lacks (their names, sorted, comma-separated).
     Unsupported(String),
 }
 
@@ -75,7 +75,8 @@ pub struct RuleProblem {
 pub enum RuleProblemKind {
     /// The rule does not compile (the API server refuses such a CRD).
     Invalid(String),
-    /// The rule calls this function, which kdelta does not implement: it is not evaluated.
+    /// The rule calls these functions (sorted, comma-separated), which kdelta does not
+    /// implement: it is not evaluated.
     Unsupported(String),
 }
 
@@ -87,11 +88,14 @@ impl std::fmt::Display for RuleProblem {
                 "x-kubernetes-validations rule {} does not compile: {e}",
                 quote(&self.rule)
             ),
-            RuleProblemKind::Unsupported(func) => write!(
-                f,
-                "x-kubernetes-validations rule {} is not evaluated: kdelta lacks the CEL function {func}",
-                quote(&self.rule)
-            ),
+            RuleProblemKind::Unsupported(funcs) => {
+                let s = if funcs.contains(", ") { "s" } else { "" };
+                write!(
+                    f,
+                    "x-kubernetes-validations rule {} is not evaluated: kdelta lacks the CEL function{s} {funcs}",
+                    quote(&self.rule)
+                )
+            }
         }
     }
 }
@@ -140,8 +144,15 @@ fn compile(rule: &str) -> Compiled {
     if program.references().has_variable("oldSelf") {
         return Compiled::Transition;
     }
-    if let Some(func) = shape.calls.iter().find(|f| !known_function(f)) {
-        return Compiled::Unsupported(func.clone());
+    let mut missing: Vec<&str> = shape
+        .calls
+        .iter()
+        .map(String::as_str)
+        .filter(|f| !known_function(f))
+        .collect();
+    if !missing.is_empty() {
+        missing.sort_unstable();
+        return Compiled::Unsupported(missing.join(", "));
     }
     Compiled::Ready {
         program,
