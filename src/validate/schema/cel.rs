@@ -102,8 +102,9 @@ impl std::fmt::Display for RuleProblem {
 
 /// The environment rules compile and run in: the standard library and the strings, lists
 /// and math extensions (the Kubernetes libraries' `lowerAscii`, `split`, `join`, `indexOf`,
-/// `replace`, `substring`, `sort`, `reverse`… come from them).
-fn env() -> &'static Arc<Env> {
+/// `replace`, `substring`, `sort`, `reverse`… come from them), and the Kubernetes functions of
+/// `cel_library.rs`.
+pub(super) fn env() -> &'static Arc<Env> {
     static ENV: OnceLock<Arc<Env>> = OnceLock::new();
     ENV.get_or_init(|| {
         let mut env = Env::stdlib();
@@ -111,6 +112,7 @@ fn env() -> &'static Arc<Env> {
             cel::extensions::strings as fn(&mut Env) -> Result<(), cel::DeclarationError>,
             cel::extensions::lists,
             cel::extensions::math,
+            super::cel_library::extension,
         ] {
             // An extension that clashes with the standard library is left out, not fatal.
             let _ = env.add_extension(ext);
@@ -811,7 +813,7 @@ mod tests {
         let c = crd("            type: object
             x-kubernetes-validations:
             - rule: self.a ==
-            - rule: isURL(self.u)
+            - rule: url(self.u).getHost() == 'x'
             - rule: self.u.lowerAscii() == self.u
             properties:
               a: {type: integer}
@@ -822,7 +824,7 @@ mod tests {
         assert!(matches!(problems[0].kind, RuleProblemKind::Invalid(_)));
         assert_eq!(
             problems[1].to_string(),
-            "x-kubernetes-validations rule \"isURL(self.u)\" is not evaluated: kdelta lacks the CEL function isURL"
+            "x-kubernetes-validations rule \"url(self.u).getHost() == 'x'\" is not evaluated: kdelta lacks the CEL functions getHost, url"
         );
         // Neither is evaluated on objects, so neither is an error there.
         assert_eq!(

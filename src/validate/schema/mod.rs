@@ -32,6 +32,7 @@
 
 mod catalog;
 mod cel;
+mod cel_library;
 mod check;
 mod crd;
 mod formats;
