@@ -311,7 +311,7 @@ pub(super) fn rule_problems(model: &Model) -> Vec<RuleProblem> {
 
 /// Evaluates the rules of a custom resource's schema on it, defaults applied first.
 pub(super) fn evaluate(ty: Type<'_>, node: &Node, dialect: Dialect) -> Vec<Violation> {
-    if ty.flavor() != Flavor::Structural {
+    if ty.flavor() != Flavor::Structural || !ty.model.defs.iter().any(|d| !d.rules.is_empty()) {
         return Vec::new();
     }
     let mut e = Eval {
@@ -400,6 +400,9 @@ impl<'s> Eval<'s> {
         let mut map: HashMap<Key, Value> = HashMap::with_capacity(entries.len());
         for (key, src) in entries {
             let prop = ty.and_then(|t| t.property(key));
+            if prop.is_none() && ty.is_some_and(|t| prunes(t, key)) {
+                continue;
+            }
             let (child, seg) = match prop {
                 Some(p) => (Some(p), Seg::Field(key)),
                 None => (ty.and_then(|t| t.values()), Seg::Key(key)),
@@ -445,19 +448,17 @@ impl<'s> Eval<'s> {
     }
 
     fn rules(&mut self, ty: Type<'s>, value: &Value, span: Span) {
-        let type_name = match ty.def().types {
-            t if t == JsonTypes::STRING || ty.def().int_or_string => {
-                if ty.def().int_or_string {
-                    "object"
-                } else {
-                    "string"
-                }
-            }
+        // The schema's `type`, as the API server quotes it: empty for int-or-string.
+        let def = ty.def();
+        let type_name = match def.types {
+            _ if def.int_or_string => "",
+            t if t == JsonTypes::OBJECT => "object",
+            t if t == JsonTypes::ARRAY => "array",
+            t if t == JsonTypes::STRING => "string",
             t if t == JsonTypes::INTEGER => "integer",
             t if t == JsonTypes::NUMBER => "number",
             t if t == JsonTypes::BOOLEAN => "boolean",
-            t if t == JsonTypes::ARRAY => "array",
-            _ => "object",
+            _ => "",
         };
         for rule in ty.rules() {
             let Compiled::Ready { program, depth } = compiled(&rule.compiled, &rule.rule) else {
@@ -465,11 +466,12 @@ impl<'s> Eval<'s> {
             };
             if exceeds_budget(value, *depth) {
                 let what = format!(
-                    "Forbidden: estimated rule cost exceeds budget by factor of more than 100x (kdelta did not evaluate rule {})",
-                    quote(&rule.rule)
+                    "Invalid value: {}: no further validation rules will be run due to call cost exceeds limit for rule: {} (kdelta's estimate)",
+                    quote(type_name),
+                    error_string(rule)
                 );
                 self.report(None, span, what);
-                continue;
+                return;
             }
             let mut ctx = Context::with_env(env().clone());
             ctx.add_variable_from_value("self", value.clone());
@@ -477,17 +479,18 @@ impl<'s> Eval<'s> {
                 Ok(Value::Bool(true)) => continue,
                 Ok(Value::Bool(false)) => failure_message(rule, &ctx),
                 Ok(other) => format!(
-                    "rule {} did not evaluate to a bool but to {:?}",
-                    quote(&rule.rule),
-                    other.type_of()
+                    "rule did not evaluate to a bool but to {:?}: {}",
+                    other.type_of(),
+                    error_string(rule)
                 ),
-                Err(e) => format!("rule {} evaluation error: {e}", quote(&rule.rule)),
+                Err(e) => format!("{e} evaluating rule: {}", error_string(rule)),
             };
             let field_path = rule.field_path.as_deref().unwrap_or("");
             let what = match rule.reason.as_deref() {
                 Some("FieldValueForbidden") => format!("Forbidden: {message}"),
                 Some("FieldValueRequired") => format!("Required value: {message}"),
-                Some("FieldValueDuplicate") => format!("Duplicate value: {message}"),
+                // The API server's field.Duplicate shows the type, not the message.
+                Some("FieldValueDuplicate") => format!("Duplicate value: {}", quote(type_name)),
                 _ => format!("Invalid value: {}: {message}", quote(type_name)),
             };
             self.report(Some(field_path), span, what);
@@ -540,7 +543,15 @@ fn failure_message(rule: &super::model::CelRule, ctx: &Context<'_, '_>) -> Strin
     }
     match &rule.message {
         Some(m) if !m.trim().is_empty() => m.clone(),
-        _ => format!("failed rule: {}", rule.rule.trim()),
+        _ => format!("failed rule: {}", error_string(rule)),
+    }
+}
+
+/// How the API server names a rule in an error: its message, else its text.
+fn error_string(rule: &super::model::CelRule) -> &str {
+    match &rule.message {
+        Some(m) if !m.trim().is_empty() => m.trim(),
+        _ => rule.rule.trim(),
     }
 }
 
@@ -581,6 +592,16 @@ fn size(v: &Value, cap: u64) -> u64 {
         Value::String(s) => 1 + s.len() as u64,
         _ => 1,
     }
+}
+
+/// True when a structural schema drops `key`, a field it does not declare, before rules
+/// see the object (the unknown field is reported on its own).
+fn prunes(ty: Type<'_>, key: &str) -> bool {
+    let def = ty.def();
+    if def.preserve_unknown || def.additional != super::model::Additional::Closed {
+        return false;
+    }
+    !(def.embedded_resource && matches!(key, "apiVersion" | "kind" | "metadata"))
 }
 
 fn is_null(src: Src<'_>) -> bool {
@@ -670,6 +691,19 @@ mod tests {
             ["spec: Invalid value: \"object\": min must not exceed max"]
         );
         assert_eq!(check(&c, "{max: 7}"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn unknown_fields_are_pruned_before_rules() {
+        let c = crd("            type: object
+            x-kubernetes-validations:
+            - rule: self.size() == 1
+              reason: FieldValueDuplicate
+            properties:
+              a: {type: integer}
+");
+        assert_eq!(check(&c, "{a: 1, b: 2}"), ["spec.b: unknown field \"b\""]);
+        assert_eq!(check(&c, "{}"), ["spec: Duplicate value: \"object\""]);
     }
 
     #[test]
@@ -799,12 +833,9 @@ mod tests {
               a: {type: integer}
               b: {type: integer}
 ");
-        let v = check(&c, "{a: 1, b: 0}");
-        assert_eq!(v.len(), 1);
-        assert!(
-            v[0].starts_with("spec: Invalid value: \"object\": rule \"self.a / self.b \\u003e 1\" evaluation error: ")
-                || v[0].starts_with("spec: Invalid value: \"object\": rule \"self.a / self.b > 1\" evaluation error: "),
-            "{v:?}"
+        assert_eq!(
+            check(&c, "{a: 1, b: 0}"),
+            ["spec: Invalid value: \"object\": Division by zero of Int(1) evaluating rule: self.a / self.b > 1"]
         );
     }
 
@@ -859,7 +890,7 @@ mod tests {
         let v = check(&c, &format!("{{l: [{}]}}", big.join(", ")));
         assert_eq!(v.len(), 1, "{v:?}");
         assert!(
-            v[0].starts_with("spec: Forbidden: estimated rule cost exceeds budget"),
+            v[0].ends_with("call cost exceeds limit for rule: self.l.all(a, self.l.all(b, self.l.all(c, self.l.all(d, a + b + c + d >= 0)))) (kdelta's estimate)"),
             "{v:?}"
         );
     }
