@@ -3,7 +3,8 @@
 //! `self` bound to that node's value, typed by the schema (an `integer` is a CEL int, a
 //! `number` a double, an `int-or-string` what was written).
 //!
-//! - Transition rules (those naming `oldSelf`) are skipped: on create there is no old object.
+//! - Transition rules (those naming `oldSelf`) are skipped: on create there is no old object;
+//!   under `optionalOldSelf` they run, with `oldSelf` an empty optional.
 //! - A rule that does not compile is a problem of the CRD ([`rule_problems`]), reported once
 //!   where the CRD is rendered, never per object; so is a rule calling a function the `cel`
 //!   crate lacks (the Kubernetes libraries' `quantity()`, `url()`, `ip()`, `format.*`…): it is
@@ -19,6 +20,7 @@ use super::Violation;
 use crate::go::json::quote;
 use crate::yaml::{Dialect, Node, NodeKind, Span};
 use cel::common::ast::Expr;
+use cel::common::types::CelOptional;
 use cel::objects::Key;
 use cel::{Context, Env, ExecutionError, Program, Value};
 use std::collections::HashMap;
@@ -53,9 +55,14 @@ impl Eq for RuleCell {}
 
 /// What compiling a rule gave.
 enum Compiled {
-    /// A rule to evaluate; `depth` is how deep its comprehensions nest.
-    Ready { program: Program, depth: u32 },
-    /// A transition rule (names `oldSelf`): skipped on create.
+    /// A rule to evaluate; `depth` is how deep its comprehensions nest; `old_self` when it
+    /// names `oldSelf` under `optionalOldSelf` (bound to `optional.none()` on create).
+    Ready {
+        program: Program,
+        depth: u32,
+        old_self: bool,
+    },
+    /// A transition rule (names `oldSelf`, without `optionalOldSelf`): skipped on create.
     Transition,
     /// The rule does not compile.
     Invalid(String),
@@ -121,7 +128,7 @@ pub(super) fn env() -> &'static Arc<Env> {
     })
 }
 
-fn compile(rule: &str) -> Compiled {
+fn compile(rule: &str, optional_old_self: bool) -> Compiled {
     if nesting(rule) > MAX_NESTING {
         return Compiled::Invalid(format!("nested more than {MAX_NESTING} deep"));
     }
@@ -143,7 +150,8 @@ fn compile(rule: &str) -> Compiled {
     if shape.too_deep {
         return Compiled::Invalid(format!("nested more than {MAX_NESTING} deep"));
     }
-    if program.references().has_variable("oldSelf") {
+    let old_self = program.references().has_variable("oldSelf");
+    if old_self && !optional_old_self {
         return Compiled::Transition;
     }
     let mut missing: Vec<&str> = shape
@@ -159,11 +167,14 @@ fn compile(rule: &str) -> Compiled {
     Compiled::Ready {
         program,
         depth: shape.depth,
+        old_self,
     }
 }
 
-fn compiled<'c>(cell: &'c RuleCell, rule: &str) -> &'c Compiled {
-    cell.0.get_or_init(|| compile(rule))
+fn compiled(rule: &super::model::CelRule) -> &Compiled {
+    rule.compiled
+        .0
+        .get_or_init(|| compile(&rule.rule, rule.optional_old_self))
 }
 
 /// The deepest bracket nesting of a rule's text, counted before parsing: the parser recurses
@@ -292,7 +303,7 @@ pub(super) fn rule_problems(model: &Model) -> Vec<RuleProblem> {
     let mut out: Vec<RuleProblem> = Vec::new();
     for def in &model.defs {
         for r in def.rules.iter() {
-            let kind = match compiled(&r.compiled, &r.rule) {
+            let kind = match compiled(r) {
                 Compiled::Invalid(e) => RuleProblemKind::Invalid(e.clone()),
                 Compiled::Unsupported(f) => RuleProblemKind::Unsupported(f.clone()),
                 Compiled::Ready { .. } | Compiled::Transition => continue,
@@ -461,7 +472,12 @@ impl<'s> Eval<'s> {
             _ => "",
         };
         for rule in ty.rules() {
-            let Compiled::Ready { program, depth } = compiled(&rule.compiled, &rule.rule) else {
+            let Compiled::Ready {
+                program,
+                depth,
+                old_self,
+            } = compiled(rule)
+            else {
                 continue;
             };
             if exceeds_budget(value, *depth) {
@@ -475,6 +491,10 @@ impl<'s> Eval<'s> {
             }
             let mut ctx = Context::with_env(env().clone());
             ctx.add_variable_from_value("self", value.clone());
+            if *old_self {
+                // On create there is no old object: `oldSelf.hasValue()` is false.
+                ctx.add_variable_as_val("oldSelf", Box::new(CelOptional::none()));
+            }
             let message = match program.execute(&ctx) {
                 Ok(Value::Bool(true)) => continue,
                 Ok(Value::Bool(false)) => failure_message(rule, &ctx),
@@ -746,13 +766,21 @@ mod tests {
             x-kubernetes-validations:
             - rule: self.name == oldSelf.name
               message: name is immutable
-            - rule: \"!has(oldSelf.x) || self.x == 1\"
+            - rule: \"!oldSelf.hasValue() || self.x == oldSelf.value().x\"
+              optionalOldSelf: true
+            - rule: \"oldSelf.hasValue() || self.x == 1\"
+              message: x starts at 1
               optionalOldSelf: true
             properties:
               name: {type: string}
               x: {type: integer}
 ");
-        assert_eq!(check(&c, "{name: a, x: 2}"), Vec::<String>::new());
+        // Under optionalOldSelf a rule runs on create, with no old value.
+        assert_eq!(check(&c, "{name: a, x: 1}"), Vec::<String>::new());
+        assert_eq!(
+            check(&c, "{name: a, x: 2}"),
+            ["spec: Invalid value: \"object\": x starts at 1"]
+        );
         assert!(c.rule_problems().is_empty());
     }
 
