@@ -322,7 +322,7 @@ pub(super) fn rule_problems(model: &Model) -> Vec<RuleProblem> {
 
 /// Evaluates the rules of a custom resource's schema on it, defaults applied first.
 pub(super) fn evaluate(ty: Type<'_>, node: &Node, dialect: Dialect) -> Vec<Violation> {
-    if ty.flavor() != Flavor::Structural || !ty.model.defs.iter().any(|d| !d.rules.is_empty()) {
+    if ty.flavor() != Flavor::Structural || !ty.model.has_rules {
         return Vec::new();
     }
     let mut e = Eval {

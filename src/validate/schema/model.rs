@@ -193,6 +193,8 @@ pub enum Flavor {
 pub struct Model {
     pub(crate) defs: Vec<TypeDef>,
     pub(crate) flavor: Flavor,
+    /// Some type has `x-kubernetes-validations` rules (most CRDs have none).
+    pub(crate) has_rules: bool,
 }
 
 /// A type in a model: what the validator walks.
@@ -284,6 +286,7 @@ impl<'d> Compiler<'d> {
 
     pub(crate) fn finish(self) -> Model {
         Model {
+            has_rules: self.defs.iter().any(|d| !d.rules.is_empty()),
             defs: self.defs,
             flavor: self.flavor,
         }
