@@ -118,6 +118,8 @@ mod tests {
             "isURL('https://example.com/a?b=c') && isURL('/path') && !isURL('example.com') && !isURL('https://a b')",
             "isIP('10.0.0.1') && isIP('fd00::1') && !isIP('10.0.0.01') && !isIP('1.1.1') && !isIP('fe80::1%eth0')",
             "isCIDR('10.0.0.0/8') && isCIDR('10.1.2.3/8') && isCIDR('fd00::/64') && !isCIDR('10.0.0.0/33') && !isCIDR('10.0.0.0') && !isCIDR('10.0.0.0/08')",
+            // Gateway API's timeouts compare Go durations.
+            "duration('1h30m') > duration('10s') && duration('500ms') < duration('1s') && duration('0s') == duration('0s')",
             "'Hello'.lowerAscii() == 'hello' && 'a,b'.split(',') == ['a', 'b'] && ['a', 'b'].join('-') == 'a-b' && 'abc'.indexOf('c') == 2",
         ] {
             assert_eq!(eval(expr), Value::Bool(true), "{expr}");
