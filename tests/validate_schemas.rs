@@ -180,7 +180,7 @@ fn crds() -> Vec<Crd> {
 #[test]
 fn custom_resources_against_real_crds() {
     let crds = crds();
-    assert_eq!(crds.len(), 3);
+    assert_eq!(crds.len(), 5);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir().join("crds/instances"))
         .expect("the instances directory")
         .map(|e| e.expect("an entry").path())

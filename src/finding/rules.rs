@@ -133,6 +133,8 @@ rules! {
     SCHEMA_VALUE = "schema.value", Error, "a value the API server rejects: not in the field's enum, out of range, not matching its pattern or format";
     SCHEMA_DUPLICATE = "schema.duplicate", Error, "two list items with the same key (containers, ports, env), or a mapping key given twice";
     SCHEMA_METADATA = "schema.metadata", Error, "a name, namespace, label or annotation the API server rejects";
+    SCHEMA_RULE = "schema.rule", Error, "a CRD's x-kubernetes-validations (CEL) rule rejects the object, fails, or does not compile";
+    SCHEMA_RULE_SKIPPED = "schema.rule-skipped", Notice, "a CRD's x-kubernetes-validations rule kdelta cannot evaluate (a CEL function it lacks): objects are not checked against it";
     SCHEMA_UNKNOWN_KIND = "schema.unknown-kind", Error, "a kind the Kubernetes API group and version it names does not have, or a version its CRD does not serve";
     SCHEMA_NO_SCHEMA = "schema.no-schema", Notice, "a custom resource whose CRD the repository does not render: it is not validated";
     API_REMOVED = "api.removed", Error, "an apiVersion the Kubernetes version validated for no longer serves";

@@ -5,7 +5,8 @@
 //! from; in a diff, [`classify`] marks each new, existing or fixed.
 
 use super::schema::{
-    lifecycle, ApiStatus, Catalog, Crd, CrdMatch, KubeVersion, Lookup, Violation, ViolationKind,
+    lifecycle, ApiStatus, Catalog, Crd, CrdMatch, KubeVersion, Lookup, RuleProblemKind, Violation,
+    ViolationKind,
 };
 use crate::finding::{rules, Baseline, Finding, Rule, Side};
 use crate::render::{Rendered, Target};
@@ -75,11 +76,34 @@ pub struct Validator {
 pub struct LazyCrd {
     group: String,
     kind: String,
-    node: crate::yaml::Node,
+    /// The CRD object, and the first target that rendered it (where its own findings go).
+    resource: Resource,
+    target: String,
+    defining: RepoPath,
     compiled: std::sync::OnceLock<Option<Crd>>,
 }
 
 impl LazyCrd {
+    /// The problems of its CEL rules (rules that do not compile, functions kdelta lacks), at
+    /// the CRD, once it was compiled for an object of its kind.
+    fn rule_findings(&self) -> Vec<Finding> {
+        let Some(Some(crd)) = self.compiled.get() else {
+            return Vec::new();
+        };
+        let r = &self.resource;
+        crd.rule_problems()
+            .into_iter()
+            .map(|p| {
+                let rule = match p.kind {
+                    RuleProblemKind::Invalid(_) => rules::SCHEMA_RULE,
+                    RuleProblemKind::Unsupported(_) => rules::SCHEMA_RULE_SKIPPED,
+                };
+                let message = format!("{}: {p}", r.id());
+                object_finding(rule, &self.target, &self.defining, r, message)
+            })
+            .collect()
+    }
+
     /// What this CRD says of an object's apiVersion and kind (compiling it when the group
     /// and kind are its own).
     fn lookup(&self, api_version: &str, kind: &str) -> CrdMatch<'_> {
@@ -89,7 +113,7 @@ impl LazyCrd {
         }
         match self
             .compiled
-            .get_or_init(|| Crd::from_node(&self.node).ok())
+            .get_or_init(|| Crd::from_node(&self.resource.node).ok())
         {
             Some(crd) => crd.lookup(api_version, kind),
             None => CrdMatch::Other,
@@ -157,7 +181,7 @@ impl Validator {
         let target = id.as_str();
         for r in &rendered.resources {
             if r.kind() == "CustomResourceDefinition" {
-                if let Some(crd) = self.crd(&r.node) {
+                if let Some(crd) = self.crd(target, defining, r) {
                     out.crds.push(crd);
                 }
             }
@@ -189,7 +213,8 @@ impl Validator {
 
     /// The CRD `node` defines, kept once per content (kustomize overlays render the same
     /// large CRDs target after target) and compiled when a custom resource needs it.
-    fn crd(&self, node: &crate::yaml::Node) -> Option<Arc<LazyCrd>> {
+    fn crd(&self, target: &str, defining: &RepoPath, r: &Resource) -> Option<Arc<LazyCrd>> {
+        let node = &r.node;
         let key = fingerprint(node);
         let cached = || self.crds.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(hit) = cached().get(&key) {
@@ -198,7 +223,9 @@ impl Validator {
         let crd = Arc::new(LazyCrd {
             group: node.str_at(&["spec", "group"])?.to_string(),
             kind: node.str_at(&["spec", "names", "kind"])?.to_string(),
-            node: node.clone(),
+            resource: r.clone(),
+            target: target.to_string(),
+            defining: defining.clone(),
             compiled: std::sync::OnceLock::new(),
         });
         cached().insert(key, crd.clone());
@@ -259,6 +286,9 @@ impl Revision {
                 f.message
             );
             findings.push(f);
+        }
+        for crd in &crds {
+            findings.extend(crd.rule_findings());
         }
         findings.extend(super::deployed::duplicates(deployed));
         findings
@@ -528,6 +558,7 @@ fn violation_rule(kind: ViolationKind) -> Rule {
         | ViolationKind::Pattern => rules::SCHEMA_VALUE,
         ViolationKind::Duplicate | ViolationKind::DuplicateKey => rules::SCHEMA_DUPLICATE,
         ViolationKind::Meta => rules::SCHEMA_METADATA,
+        ViolationKind::Rule => rules::SCHEMA_RULE,
     }
 }
 

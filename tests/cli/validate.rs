@@ -229,6 +229,68 @@ fn custom_resources_are_checked_against_the_crds_the_repository_renders() {
     assert!(none[0]["message"].as_str().unwrap().contains("Gadget"));
 }
 
+const RULED_CRD: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ranges.example.com\nspec:\n  group: example.com\n  names:\n    kind: Range\n    plural: ranges\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            x-kubernetes-validations:\n            - rule: self.min <= self.max\n              message: min must not exceed max\n            - rule: self.min != oldSelf.min\n            - rule: quantity(self.size).isGreaterThan(quantity('1Gi'))\n            - rule: self.min >\n            properties:\n              min: {type: integer, default: 5}\n              max: {type: integer}\n              size: {type: string}\n";
+
+#[test]
+fn crd_rules_are_evaluated_after_defaults_and_rules_kdelta_cannot_run_are_said_once() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", "directories: [crds, manifests]\n")
+        .write("crds/range.yaml", RULED_CRD)
+        .write(
+            "manifests/ranges.yaml",
+            "apiVersion: example.com/v1\nkind: Range\nmetadata:\n  name: ok\n  namespace: prod\nspec:\n  min: 1\n  max: 3\n---\napiVersion: example.com/v1\nkind: Range\nmetadata:\n  name: defaulted\n  namespace: prod\nspec:\n  max: 3\n---\napiVersion: example.com/v1\nkind: Range\nmetadata:\n  name: bad\n  namespace: prod\nspec:\n  min: 4\n  max: 3\n",
+        );
+    env.commit("ranges");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let rule = findings_of(&report, "schema.rule");
+    let messages: Vec<&str> = rule.iter().filter_map(|f| f["message"].as_str()).collect();
+    // Two objects break the rule (one through min's default); the transition rule is
+    // skipped; the rule that does not compile is one finding, at the CRD.
+    assert_eq!(rule.len(), 3, "{report:#}");
+    assert!(
+        messages
+            .contains(&"example.com/v1/Range/prod/bad: spec: Invalid value: \"object\": min must not exceed max"),
+        "{messages:?}"
+    );
+    assert!(
+        messages.contains(
+            &"example.com/v1/Range/prod/defaulted: spec: Invalid value: \"object\": min must not exceed max"
+        ),
+        "{messages:?}"
+    );
+    let bad = rule
+        .iter()
+        .find(|f| f["message"].as_str().unwrap().contains("prod/bad"))
+        .unwrap();
+    assert_eq!(
+        (bad["file"].as_str(), bad["line"].as_u64()),
+        (Some("manifests/ranges.yaml"), Some(24))
+    );
+    let compile = rule
+        .iter()
+        .find(|f| f["file"] == "crds/range.yaml")
+        .expect("at the CRD");
+    assert!(
+        compile["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"self.min \\u003e\" does not compile"),
+        "{compile:#}"
+    );
+    let skipped = findings_of(&report, "schema.rule-skipped");
+    assert_eq!(skipped.len(), 1, "{report:#}");
+    assert_eq!(skipped[0]["severity"], "notice");
+    assert_eq!(skipped[0]["file"], "crds/range.yaml");
+    assert!(
+        skipped[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("kdelta lacks the CEL functions isGreaterThan, quantity"),
+        "{:#}",
+        skipped[0]
+    );
+}
+
 #[test]
 fn the_configuration_sets_the_version_and_each_rules_severity() {
     let env = TestEnv::new();

@@ -47,6 +47,8 @@ pub enum ViolationKind {
     Pattern,
     /// An ObjectMeta rule: name, generateName, namespace, label and annotation syntax.
     Meta,
+    /// A CRD's `x-kubernetes-validations` rule that evaluates to false or fails.
+    Rule,
 }
 
 /// Validates a whole object (a resource) against its type, with YAML 1.1 scalar typing (what
@@ -67,6 +69,12 @@ pub fn validate_in(ty: Type<'_>, node: &Node, dialect: Dialect) -> Vec<Violation
     w.check(ty, node);
     if node.is_map() {
         w.resource_meta(node, true);
+    }
+    // CEL rules see the values the schema types; on a value of the wrong type their verdict
+    // would say nothing the type error does not.
+    let typed = !w.out.iter().any(|v| v.kind == ViolationKind::WrongType);
+    if ty.flavor() == Flavor::Structural && typed {
+        w.out.extend(super::cel::evaluate(ty, node, dialect));
     }
     w.out
 }
@@ -117,24 +125,9 @@ fn expected(def: &TypeDef) -> String {
 
 impl<'n> Walker<'n> {
     fn path_with(&self, extra: Option<Seg<'_>>) -> String {
-        let mut s = String::new();
-        for seg in self.path.iter().copied().chain(extra) {
-            match seg {
-                Seg::Field(f) => {
-                    if !s.is_empty() {
-                        s.push('.');
-                    }
-                    s.push_str(f);
-                }
-                Seg::Key(k) => {
-                    let _ = write!(s, "[{k}]");
-                }
-                Seg::Index(i) => {
-                    let _ = write!(s, "[{i}]");
-                }
-            }
-        }
-        s
+        let mut segs = self.path.clone();
+        segs.extend(extra);
+        format_path(&segs)
     }
 
     pub(super) fn report(
@@ -449,18 +442,7 @@ impl<'n> Walker<'n> {
     }
 
     pub(super) fn scalar_value(&self, s: Option<&'n Scalar>) -> Option<ScalarValue<'n>> {
-        let s = s?;
-        if s.is_string_literal() || crate::yaml::plain_is_surely_string(&s.text, self.dialect) {
-            return Some(ScalarValue::Str(&s.text));
-        }
-        Some(match resolve_scalar(s, self.dialect) {
-            Ok(Resolved::Null) => return None,
-            Ok(Resolved::Bool(b)) => ScalarValue::Bool(b),
-            Ok(Resolved::Int(i)) => ScalarValue::Int(i as i128),
-            Ok(Resolved::Uint(u)) => ScalarValue::Int(u as i128),
-            Ok(Resolved::Float(f)) => ScalarValue::Float(f),
-            Ok(Resolved::Str(_)) | Ok(Resolved::Timestamp(_)) | Err(_) => ScalarValue::Str(&s.text),
-        })
+        scalar_value_in(s?, self.dialect)
     }
 
     fn scalar(&mut self, def: &TypeDef, span: Span, s: &'n Scalar) {
@@ -595,6 +577,43 @@ impl<'n> Walker<'n> {
             self.report(None, span, ViolationKind::Format, what);
         }
     }
+}
+
+/// A field path as the API server prints it: `spec.containers[0].image`, map keys in brackets.
+pub(super) fn format_path(segs: &[Seg<'_>]) -> String {
+    let mut s = String::new();
+    for seg in segs {
+        match *seg {
+            Seg::Field(f) => {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(f);
+            }
+            Seg::Key(k) => {
+                let _ = write!(s, "[{k}]");
+            }
+            Seg::Index(i) => {
+                let _ = write!(s, "[{i}]");
+            }
+        }
+    }
+    s
+}
+
+/// A scalar as the decoder types it with `dialect`; `None` for null.
+pub(super) fn scalar_value_in(s: &Scalar, dialect: Dialect) -> Option<ScalarValue<'_>> {
+    if s.is_string_literal() || crate::yaml::plain_is_surely_string(&s.text, dialect) {
+        return Some(ScalarValue::Str(&s.text));
+    }
+    Some(match resolve_scalar(s, dialect) {
+        Ok(Resolved::Null) => return None,
+        Ok(Resolved::Bool(b)) => ScalarValue::Bool(b),
+        Ok(Resolved::Int(i)) => ScalarValue::Int(i as i128),
+        Ok(Resolved::Uint(u)) => ScalarValue::Int(u as i128),
+        Ok(Resolved::Float(f)) => ScalarValue::Float(f),
+        Ok(Resolved::Str(_)) | Ok(Resolved::Timestamp(_)) | Err(_) => ScalarValue::Str(&s.text),
+    })
 }
 
 fn describe_node(n: &Node, w: &Walker<'_>) -> String {

@@ -140,6 +140,20 @@ impl Crd {
         })
     }
 
+    /// The problems of its versions' CEL rules: those that do not compile, and those kdelta
+    /// cannot evaluate (each rule once).
+    pub fn rule_problems(&self) -> Vec<super::RuleProblem> {
+        let mut out: Vec<super::RuleProblem> = Vec::new();
+        for v in &self.versions {
+            for p in super::cel::rule_problems(&v.model) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    }
+
     /// The version that defines objects of `apiVersion` and `kind`.
     pub fn lookup(&self, api_version: &str, kind: &str) -> CrdMatch<'_> {
         let (group, version) = split_api_version(api_version);

@@ -25,12 +25,14 @@
 //!   times, base64 `[]byte`. Integral floats (`1.0`) are integers.
 //! - `x-kubernetes-list-type` `map` and `set` duplicates, duplicate YAML keys (when the tree
 //!   keeps them), `x-kubernetes-embedded-resource`, ObjectMeta name/label/annotation rules.
-//! - `x-kubernetes-validations` (CEL) rules and `default`s are kept on each [`TypeDef`] and
-//!   reachable through [`Type::rules`] and [`Type::default_value`], but not evaluated here:
-//!   that is the CEL step's seam. `allOf`/`anyOf`/`oneOf`/`not` value validations of CRDs
+//! - A CRD's `x-kubernetes-validations` (CEL) rules are evaluated after its `default`s apply
+//!   (`cel.rs`, [`ViolationKind::Rule`]); a rule that does not compile or calls a function
+//!   kdelta lacks is a [`RuleProblem`] of the CRD ([`Crd::rule_problems`]). `allOf`/`anyOf`/`oneOf`/`not` value validations of CRDs
 //!   are not evaluated either (only their types, for int-or-string).
 
 mod catalog;
+mod cel;
+mod cel_library;
 mod check;
 mod crd;
 mod formats;
@@ -43,6 +45,7 @@ mod version;
 pub use catalog::{
     bundle_source, bundled_versions, split_api_version, BundleSource, Catalog, Lookup,
 };
+pub use cel::{RuleProblem, RuleProblemKind, COST_LIMIT};
 pub use check::{validate, validate_in, Violation, ViolationKind};
 pub use crd::{Crd, CrdError, CrdMatch, CrdVersion, Scope};
 pub use formats::{is_base64, is_date_time, is_quantity};

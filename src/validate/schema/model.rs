@@ -133,7 +133,7 @@ pub struct Bounds {
     pub max_properties: Option<u64>,
 }
 
-/// One `x-kubernetes-validations` rule, kept for the CEL step (not evaluated here).
+/// One `x-kubernetes-validations` rule (evaluated by `cel.rs`, compiled on first use).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CelRule {
     pub rule: String,
@@ -142,6 +142,7 @@ pub struct CelRule {
     pub reason: Option<String>,
     pub field_path: Option<String>,
     pub optional_old_self: bool,
+    pub(crate) compiled: super::cel::RuleCell,
 }
 
 /// One compiled schema node.
@@ -192,6 +193,8 @@ pub enum Flavor {
 pub struct Model {
     pub(crate) defs: Vec<TypeDef>,
     pub(crate) flavor: Flavor,
+    /// Some type has `x-kubernetes-validations` rules (most CRDs have none).
+    pub(crate) has_rules: bool,
 }
 
 /// A type in a model: what the validator walks.
@@ -283,6 +286,7 @@ impl<'d> Compiler<'d> {
 
     pub(crate) fn finish(self) -> Model {
         Model {
+            has_rules: self.defs.iter().any(|d| !d.rules.is_empty()),
             defs: self.defs,
             flavor: self.flavor,
         }
@@ -471,6 +475,7 @@ impl<'d> Compiler<'d> {
                         reason: text("reason"),
                         field_path: text("fieldPath"),
                         optional_old_self: r.get("optionalOldSelf") == Some(&Value::Bool(true)),
+                        compiled: Default::default(),
                     })
                 })
                 .collect();
