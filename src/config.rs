@@ -176,6 +176,9 @@ pub struct KubernetesConfig {
     pub validate: Option<bool>,
     /// Other versions for some targets: by path, or by Argo CD destination cluster.
     pub overrides: Vec<KubernetesOverride>,
+    /// Files or directories of the repository holding more CRDs (YAML) that custom resources
+    /// are validated against, beside those the targets render.
+    pub crds: Vec<String>,
 }
 
 /// One `kubernetes.overrides` entry: the version of the targets it selects.

@@ -327,7 +327,11 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
         },
     );
     if validator.is_some() {
-        let (at_base, at_head) = validated.into_inner().unwrap_or_else(|p| p.into_inner());
+        let (mut at_base, mut at_head) = validated.into_inner().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = &validator {
+            add_configured_crds(&mut at_base, v, base.snapshot, &config);
+            add_configured_crds(&mut at_head, v, head.snapshot, &config);
+        }
         let mut classified = crate::validate::stage::classify(
             validation_findings(at_base, base.snapshot, &config),
             validation_findings(at_head, head.snapshot, &config),
@@ -396,7 +400,8 @@ pub fn check(
             Checked::Rendered(r)
         })
         .collect();
-    if validator.is_some() {
+    if let Some(v) = &validator {
+        add_configured_crds(&mut validated, v, rev.snapshot, &config);
         let mut found = validation_findings(validated, rev.snapshot, &config);
         crate::validate::stage::sort(&mut found);
         findings.extend(found);
@@ -405,6 +410,50 @@ pub fn check(
         single_report(&targets, &checked, rev.info, findings),
         positions,
     )
+}
+
+/// The CRDs `kubernetes.crds` names, read from the revision: each YAML file it names, and
+/// every YAML file under each directory it names.
+fn add_configured_crds(
+    validated: &mut crate::validate::stage::Revision,
+    validator: &crate::validate::stage::Validator,
+    snapshot: &dyn Snapshot,
+    config: &Config,
+) {
+    let mut stack: Vec<RepoPath> = config
+        .kubernetes()
+        .crds
+        .iter()
+        .filter_map(|p| RepoPath::new(p.trim_end_matches('/')).ok())
+        .collect();
+    while let Some(path) = stack.pop() {
+        match snapshot.kind(&path) {
+            EntryKind::Dir => {
+                for e in snapshot.list(&path).unwrap_or_default() {
+                    let child = path.child(&e.name);
+                    if e.kind == EntryKind::Dir
+                        || e.name.ends_with(".yaml")
+                        || e.name.ends_with(".yml")
+                    {
+                        stack.push(child);
+                    }
+                }
+            }
+            EntryKind::File => {
+                let Ok(bytes) = snapshot.read(&path) else {
+                    continue;
+                };
+                let docs =
+                    crate::yaml::parse_stream(&bytes, &Default::default()).unwrap_or_default();
+                let resources: Vec<crate::resource::Resource> = docs
+                    .into_iter()
+                    .map(|n| crate::resource::Resource::new(n, path.clone()))
+                    .collect();
+                validated.add_crds(validator, &path, &resources);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A revision's validation findings: custom resources checked, findings in Helm templates

@@ -245,6 +245,19 @@ impl Revision {
         self.checks.push(check);
     }
 
+    /// Adds the CRDs of `resources`, read from `file` (a CRD the configuration names).
+    pub fn add_crds(&mut self, validator: &Validator, file: &RepoPath, resources: &[Resource]) {
+        let crds = resources
+            .iter()
+            .filter(|r| r.kind() == "CustomResourceDefinition")
+            .filter_map(|r| validator.crd(file.as_str(), file, r))
+            .collect();
+        self.checks.push(TargetCheck {
+            crds,
+            ..TargetCheck::default()
+        });
+    }
+
     /// The findings, custom resources checked against every CRD the revision rendered. A
     /// kind no CRD defines is one notice for the revision, at its first object, counting the
     /// objects and targets it leaves unchecked.

@@ -508,3 +508,24 @@ fn a_service_selecting_no_pod_template_of_its_target_is_a_warning() {
         .unwrap()
         .contains("app=wbe"));
 }
+
+#[test]
+fn the_configuration_can_name_more_crds() {
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        "directories: [manifests]\nkubernetes:\n  crds: [vendor/crds]\n",
+    )
+    .write("vendor/crds/widget.yaml", CRD)
+    .write(
+        "manifests/widget.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: bad\n  namespace: prod\nspec:\n  size: big\n",
+    );
+    env.commit("a CRD no target renders");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    assert_eq!(findings_of(&report, "schema.type").len(), 1, "{report:#}");
+    assert!(
+        findings_of(&report, "schema.no-schema").is_empty(),
+        "{report:#}"
+    );
+}
