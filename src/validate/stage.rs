@@ -625,7 +625,7 @@ pub fn locate_in_templates(findings: &mut [Finding], read: &dyn Fn(&str) -> Opti
     let mut texts: HashMap<String, Option<String>> = HashMap::new();
     for f in findings.iter_mut() {
         let Some(file) = f.file.clone() else { continue };
-        if f.line.is_some() || !file.contains("/templates/") || !configurable(f.rule.id) {
+        if f.line.is_some() || !file.contains("/templates/") || !f.rule.id.starts_with("schema.") {
             continue;
         }
         let Some(key) = field_key(&f.message) else {
@@ -639,10 +639,6 @@ pub fn locate_in_templates(findings: &mut [Finding], read: &dyn Fn(&str) -> Opti
             *f = f.clone().at(file, i as u32 + 1, column as u32);
         }
     }
-}
-
-fn configurable(rule: &str) -> bool {
-    rule.starts_with("schema.")
 }
 
 /// The last field name of a violation's path (`spec.ports[0].targetPort` → `targetPort`):

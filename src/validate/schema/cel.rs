@@ -527,18 +527,8 @@ impl<'s> Eval<'s> {
                 path.push_str(fp);
             }
         }
-        let message = if path.is_empty() {
-            what
-        } else {
-            format!("{path}: {what}")
-        };
-        self.out.push(Violation {
-            path,
-            line: span.line,
-            column: span.column,
-            kind: ViolationKind::Rule,
-            message,
-        });
+        self.out
+            .push(Violation::new(path, span, ViolationKind::Rule, what));
     }
 }
 

@@ -24,6 +24,24 @@ pub struct Violation {
     pub message: String,
 }
 
+impl Violation {
+    /// A violation at `path` (empty: the object itself), its message `path: what`.
+    pub(super) fn new(path: String, span: Span, kind: ViolationKind, what: String) -> Violation {
+        let message = if path.is_empty() {
+            what
+        } else {
+            format!("{path}: {what}")
+        };
+        Violation {
+            path,
+            line: span.line,
+            column: span.column,
+            kind,
+            message,
+        }
+    }
+}
+
 /// The class of a [`Violation`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ViolationKind {
@@ -138,18 +156,7 @@ impl<'n> Walker<'n> {
         what: String,
     ) {
         let path = self.path_with(extra);
-        let message = if path.is_empty() {
-            what
-        } else {
-            format!("{path}: {what}")
-        };
-        self.out.push(Violation {
-            path,
-            line: span.line,
-            column: span.column,
-            kind,
-            message,
-        });
+        self.out.push(Violation::new(path, span, kind, what));
     }
 
     fn check(&mut self, ty: Type<'_>, node: &'n Node) {
