@@ -94,6 +94,9 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
     // stays).
     out.argocd
         .sort_by(|a, b| a.place().file.cmp(&b.place().file));
+    let (targets, findings) = target::settle(snapshot, std::mem::take(&mut out.targets));
+    out.targets = targets;
+    out.findings.extend(findings);
     out.targets.sort();
     out.included = includers.listed_by.into_keys().collect();
     out.targets.dedup();

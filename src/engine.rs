@@ -136,6 +136,13 @@ pub trait Spec: Sized {
         None
     }
 
+    /// The targets of this kind discovery keeps, once every file is detected: an engine whose
+    /// targets depend on one another (a Flux Kustomization that another one of the
+    /// repository applies is not a starting point) decides here, reading `snapshot`.
+    fn settle(_snapshot: &dyn Snapshot, specs: Vec<Self>) -> (Vec<Self>, Vec<Finding>) {
+        (specs, Vec::new())
+    }
+
     /// Targets of this kind in a directory (discovery asks every engine, in table order).
     fn detect_dir(_listing: &DirListing) -> Detected<Self> {
         Detected::default()

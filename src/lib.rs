@@ -13,6 +13,7 @@ pub mod discover;
 pub mod engine;
 pub mod fetch;
 pub mod finding;
+pub mod flux;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod fxhash;

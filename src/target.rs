@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::engine::{self, Detected, DirListing, EngineOutput, Spec as _};
 use crate::finding::Finding;
 use crate::source::{Files, RepoPath, Snapshot};
-use crate::{appset, directory, helm, kustomize};
+use crate::{appset, directory, flux, helm, kustomize};
 
 /// Generates [`Target`], [`Details`], [`RenderOptions`] and the dispatch from one line per
 /// engine: `Variant(spec type) => options field`. Detection asks the engines in this order.
@@ -118,6 +118,24 @@ macro_rules! engines {
             )*
             (targets, findings)
         }
+
+        /// The targets discovery keeps of those detected (see [`engine::Spec::settle`]).
+        pub fn settle(snapshot: &dyn Snapshot, targets: Vec<Target>) -> (Vec<Target>, Vec<Finding>) {
+            let mut out = Vec::new();
+            let mut findings = Vec::new();
+            $(
+                let specs: Vec<$spec> = targets
+                    .iter()
+                    .filter_map(|t| match t { Target::$variant(s) => Some(s.clone()), #[allow(unreachable_patterns)] _ => None })
+                    .collect();
+                if !specs.is_empty() {
+                    let (kept, found) = <$spec as engine::Spec>::settle(snapshot, specs);
+                    out.extend(kept.into_iter().map(Target::$variant));
+                    findings.extend(found);
+                }
+            )*
+            (out, findings)
+        }
     };
 }
 
@@ -125,5 +143,6 @@ engines! {
     Kustomize(kustomize::Spec) => kustomize,
     Helm(helm::Spec) => helm,
     Argo(appset::Spec) => appset,
+    Flux(flux::Spec) => flux,
     Directory(directory::Spec) => directory,
 }

@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["source"],
     &["resource", "config", "template"],
     &["engine"],
-    &["kustomize", "helm", "appset", "directory"],
+    &["kustomize", "helm", "appset", "flux", "directory"],
     &["target"],
     &["discover"],
     &["render"],
@@ -33,6 +33,10 @@ const SAME_LAYER: &[(&str, &str)] = &[
     ("appset", "kustomize"),
     ("appset", "helm"),
     ("appset", "directory"),
+    // Flux builds Kustomizations and renders HelmReleases (whose `targetPath` goes through
+    // Helm's `--set` parser).
+    ("flux", "kustomize"),
+    ("flux", "helm"),
 ];
 
 /// Modules that may read or write files directly (everything else reads through a snapshot).

@@ -941,7 +941,7 @@ impl Source<'_> {
                 match e.kind {
                     EntryKind::Dir => stack.push(p),
                     EntryKind::File | EntryKind::Symlink
-                        if super::generate::doublestar(pattern.as_str(), p.as_str()) =>
+                        if crate::helm::glob::doublestar(pattern.as_str(), p.as_str()) =>
                     {
                         out.push(p)
                     }

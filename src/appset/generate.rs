@@ -461,7 +461,7 @@ fn git(
         let all = all_files(files);
         let glob = |pattern: &str, path: &str| {
             if ctx.new_git_file_globbing {
-                doublestar(pattern, path)
+                crate::helm::glob::doublestar(pattern, path)
             } else {
                 pathspec(pattern, path)
             }
@@ -559,25 +559,6 @@ fn pathspec(pattern: &str, path: &str) -> bool {
         .replace('*', "**")
         .replace('{', "\\{");
     crate::helm::glob::matches(crate::helm::glob::Syntax::Gobwas, &gobwas, path)
-}
-
-/// doublestar's glob: `*` stays within a segment, a `**` segment matches any number of
-/// segments.
-pub(super) fn doublestar(pattern: &str, path: &str) -> bool {
-    fn go(p: &[&str], n: &[&str]) -> bool {
-        match p.first() {
-            None => n.is_empty(),
-            Some(&"**") => (0..=n.len()).any(|i| go(&p[1..], &n[i..])),
-            Some(seg) => {
-                !n.is_empty()
-                    && crate::helm::glob::matches(crate::helm::glob::Syntax::GoFilepath, seg, n[0])
-                    && go(&p[1..], &n[1..])
-            }
-        }
-    }
-    let p: Vec<&str> = pattern.split('/').collect();
-    let n: Vec<&str> = path.split('/').collect();
-    go(&p, &n)
 }
 
 fn dir_of(file: &str) -> &str {
@@ -1040,9 +1021,15 @@ mod tests {
         assert!(pathspec("a/*/values.yaml", "a/x/charts/y/values.yaml"));
         assert!(!pathspec("*/x", "x"));
         assert!(pathspec("apps", "apps/a/b.yaml"));
-        assert!(doublestar("**/config.json", "config.json"));
-        assert!(doublestar("a/**/c.json", "a/c.json"));
-        assert!(!doublestar("a/*/values.yaml", "a/x/charts/y/values.yaml"));
+        assert!(crate::helm::glob::doublestar(
+            "**/config.json",
+            "config.json"
+        ));
+        assert!(crate::helm::glob::doublestar("a/**/c.json", "a/c.json"));
+        assert!(!crate::helm::glob::doublestar(
+            "a/*/values.yaml",
+            "a/x/charts/y/values.yaml"
+        ));
     }
 
     #[test]

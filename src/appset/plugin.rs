@@ -878,7 +878,7 @@ pub fn glob_discovers(
             rel
         };
         if recursive {
-            super::generate::doublestar(pattern, rel)
+            crate::helm::glob::doublestar(pattern, rel)
         } else {
             !rel.contains('/') && super::settings::glob_match(pattern, rel)
         }

@@ -120,12 +120,17 @@ rules! {
     APP_SOURCE_NOT_RENDERED = "app.source.not-rendered", Notice, "an Application source kdelta does not render (another repository, a Helm repository chart, a plugin, Jsonnet, a remote value file, a revision variable); its resources are missing or may differ";
     APP_DUPLICATE = "app.duplicate", Warning, "two ApplicationSets (or Applications) make an Application of the same namespace and name; only the first is rendered";
     APP_IGNORE_DIFFERENCES = "app.ignore-differences", Notice, "an Application's ignoreDifferences entry kdelta cannot apply offline (a jq expression that is not a plain path); those differences are shown";
-    FLUX_NOT_RENDERED = "flux.not-rendered", Notice, "a Flux Kustomization or HelmRelease; what it deploys is not rendered yet, so the output is incomplete";
     APP_PLUGIN_FAILED = "app.plugin.failed", Error, "a config management plugin run with --run-plugins failed, timed out or printed what is not YAML";
     APP_RESOURCE_EXCLUDED = "app.resource.excluded", Warning, "an Application deploys objects argocd-cm's resource.exclusions or resource.inclusions keep Argo CD from managing; they are left out";
     ARGOCD_SETTINGS_CONFLICT = "argocd.settings.conflict", Warning, "two files of the repository set an argocd-cm key or a config management plugin differently";
     ARGOCD_SETTINGS_INVALID = "argocd.settings.invalid", Warning, "an argocd-cm setting or plugin kdelta cannot apply as written";
     APP_SOURCE_INVALID = "app.source.invalid", Error, "an Application's source cannot be used (several source types, a kustomize option kustomize edit refuses, a manifest that cannot be read)";
+
+    FLUX_NOT_RENDERED = "flux.not-rendered", Notice, "part of what a Flux Kustomization or HelmRelease deploys is not rendered (a source or chart not fetched, a kind of source kdelta does not read, a ConfigMap or Secret only the cluster holds); the output is incomplete";
+    FLUX_INVALID = "flux.invalid", Error, "a Flux Kustomization or HelmRelease cannot be rendered as written (no source, a path or chart that does not exist, a valuesFrom key that is missing)";
+    FLUX_SUBSTITUTE = "flux.substitute", Error, "postBuild substitution fails: a variable used without a default is defined nowhere (the controller's strict mode), a bad variable name or syntax";
+    FLUX_DUPLICATE = "flux.duplicate", Warning, "two Flux Kustomizations apply a Kustomization or HelmRelease of the same namespace and name; the first owns it";
+    FLUX_SUSPENDED = "flux.suspended", Notice, "a Flux Kustomization or HelmRelease is suspended: what it renders is not applied until it is resumed";
 
     SCHEMA_UNKNOWN_FIELD = "schema.unknown-field", Error, "a field the Kubernetes API schema (or the object's CRD) does not declare";
     SCHEMA_TYPE = "schema.type", Error, "a value of the wrong type for its field (a string where an integer belongs)";

@@ -144,7 +144,7 @@ impl Chart {
     }
 
     /// Builds a chart from its files, no ignore rules applied (subcharts, archives).
-    fn load(files: impl IntoIterator<Item = (String, Vec<u8>)>) -> Result<Chart, LoadError> {
+    pub fn load(files: impl IntoIterator<Item = (String, Vec<u8>)>) -> Result<Chart, LoadError> {
         let mut chart_yaml = None;
         let mut values_yaml = None;
         let mut chart = Chart {

@@ -184,6 +184,23 @@ fn match_tokens(p: &[Token], n: &[char]) -> bool {
     go(p, n, 0, 0, &mut memo)
 }
 
+/// doublestar's glob: `*` stays within a segment, a `**` segment matches any number of
+/// segments.
+pub fn doublestar(pattern: &str, path: &str) -> bool {
+    fn go(p: &[&str], n: &[&str]) -> bool {
+        match p.first() {
+            None => n.is_empty(),
+            Some(&"**") => (0..=n.len()).any(|i| go(&p[1..], &n[i..])),
+            Some(seg) => {
+                !n.is_empty() && matches(Syntax::GoFilepath, seg, n[0]) && go(&p[1..], &n[1..])
+            }
+        }
+    }
+    let p: Vec<&str> = pattern.split('/').collect();
+    let n: Vec<&str> = path.split('/').collect();
+    go(&p, &n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

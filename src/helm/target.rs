@@ -36,6 +36,19 @@ pub fn render_fetched(
         Ok(c) => c,
         Err(e) => return EngineOutput::failed(vec![archive_error(fetched, &e, at)]),
     };
+    render_outside(spec, chart, at, files, opts)
+}
+
+/// Renders a chart that is not in the snapshot, already loaded (a fetched archive whose files
+/// the caller changed, as Flux's source-controller replaces `values.yaml` by a HelmRelease's
+/// `valuesFiles`); findings and resources point at `at`, the file that names it.
+pub fn render_outside(
+    spec: &Spec,
+    chart: Chart,
+    at: &RepoPath,
+    files: &Files,
+    opts: &Options,
+) -> EngineOutput<Details> {
     let mut out = render_loaded(spec, chart, Vec::new(), files, opts);
     anchor_at(&mut out.findings, at);
     for r in &mut out.resources {

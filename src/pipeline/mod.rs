@@ -491,6 +491,11 @@ pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     if out.helm.kube_version.is_none() {
         out.helm.kube_version = config.kubernetes().version.clone();
     }
+    // Flux reads this repository's GitRepositories at the revision, and renders charts for
+    // the cluster Helm renders for.
+    out.flux.repo_urls = out.appset.repo_urls.clone();
+    out.flux.kube_version = out.helm.kube_version.clone();
+    out.flux.api_versions = out.helm.api_versions.clone();
     out
 }
 
@@ -631,9 +636,17 @@ impl TargetArg {
     /// An argument that looks like a target id (`KIND:…` with a known kind) is one.
     pub fn parse_id(arg: &str) -> Option<TargetArg> {
         let (kind, _) = arg.split_once(':')?;
-        ["kustomize", "helm", "appset", "app", "dir"]
-            .contains(&kind)
-            .then(|| TargetArg::Id(arg.to_string()))
+        [
+            "kustomize",
+            "helm",
+            "appset",
+            "app",
+            "dir",
+            "flux-ks",
+            "flux-hr",
+        ]
+        .contains(&kind)
+        .then(|| TargetArg::Id(arg.to_string()))
     }
 }
 

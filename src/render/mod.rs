@@ -138,9 +138,7 @@ pub fn render_target(
         },
     };
     let mut findings = output.findings;
-    let flux = flux_notice(&output.resources);
-    let complete = output.complete && flux.is_none();
-    findings.extend(flux);
+    let complete = output.complete;
     for f in &mut findings {
         if f.target.is_none() {
             f.target = Some(id.clone());
@@ -159,47 +157,6 @@ pub fn render_target(
         details: output.details,
         printed: output.printed,
     }
-}
-
-/// Flux's `Kustomization` and `HelmRelease` objects deploy what kdelta does not render yet:
-/// one notice naming them, at the first, and the output is incomplete.
-fn flux_notice(resources: &[Resource]) -> Option<Finding> {
-    let flux: Vec<&Resource> = resources
-        .iter()
-        .filter(|r| {
-            let api = r.node.str_at(&["apiVersion"]).unwrap_or_default();
-            matches!(
-                (api.split('/').next().unwrap_or_default(), r.kind()),
-                ("kustomize.toolkit.fluxcd.io", "Kustomization")
-                    | ("helm.toolkit.fluxcd.io", "HelmRelease")
-            )
-        })
-        .collect();
-    let first = flux.first()?;
-    let shown: Vec<String> = flux
-        .iter()
-        .take(5)
-        .map(|r| format!("{} {}", r.kind(), r.name()))
-        .collect();
-    let more = match flux.len().saturating_sub(5) {
-        0 => String::new(),
-        n => format!(" and {n} more"),
-    };
-    Some(
-        Finding::notice(
-            rules::FLUX_NOT_RENDERED,
-            format!(
-                "{}{more}: Flux deploys what they name, which kdelta does not render yet",
-                shown.join(", ")
-            ),
-        )
-        .at(
-            first.origin.file.to_string(),
-            first.origin.span.line,
-            first.origin.span.column,
-        )
-        .incomplete(),
-    )
 }
 
 impl Rendered {
@@ -239,43 +196,5 @@ fn panic_finding(id: &str, caught: &crate::panic::Caught, last_read: Option<Repo
     match last_read {
         Some(p) => finding.in_file(p.to_string()),
         None => finding,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn resources(text: &str) -> Vec<Resource> {
-        crate::yaml::parse_stream(text.as_bytes(), &Default::default())
-            .unwrap()
-            .into_iter()
-            .map(|n| Resource::new(n, RepoPath::new("clusters/prod/apps.yaml").unwrap()))
-            .collect()
-    }
-
-    #[test]
-    fn flux_objects_make_an_output_incomplete_with_one_notice() {
-        let flux = resources(
-            "apiVersion: v1\nkind: Namespace\nmetadata: {name: apps}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: podinfo}\n",
-        );
-        let f = flux_notice(&flux).expect("a notice");
-        assert!(f.incomplete);
-        assert_eq!(f.rule, rules::FLUX_NOT_RENDERED);
-        assert_eq!(
-            (f.file.as_deref(), f.line),
-            (Some("clusters/prod/apps.yaml"), Some(5))
-        );
-        assert!(
-            f.message
-                .starts_with("Kustomization apps, HelmRelease podinfo:"),
-            "{}",
-            f.message
-        );
-        // kustomize's own Kustomization kind, or another group's HelmRelease, is not Flux's.
-        let other = resources(
-            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nmetadata: {name: k}\n---\napiVersion: example.com/v1\nkind: HelmRelease\nmetadata: {name: h}\n",
-        );
-        assert!(flux_notice(&other).is_none());
     }
 }

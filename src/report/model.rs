@@ -143,7 +143,9 @@ pub fn incomplete_class(f: &Finding) -> &'static str {
     let m = f.message.as_str();
     let not_fetched = "remote source not fetched";
     match f.rule.id {
-        "flux.not-rendered" => "Flux objects",
+        "flux.not-rendered" if !m.contains("not in kdelta's cache") => {
+            "Flux source or object not in the repository"
+        }
         "appset.generator.offline" => "generator needs a cluster or the network",
         "kustomize.helm.not-fetched" | "helm.dependency.missing" | "kustomize.remote-resource" => {
             not_fetched
@@ -240,8 +242,18 @@ mod tests {
             not_fetched
         );
         assert_eq!(
-            class(rules::FLUX_NOT_RENDERED, "Kustomization apps: …"),
-            "Flux objects"
+            class(
+                rules::FLUX_NOT_RENDERED,
+                "HelmRelease web/web: valuesFrom ConfigMap web/x is not among the objects …"
+            ),
+            "Flux source or object not in the repository"
+        );
+        assert_eq!(
+            class(
+                rules::FLUX_NOT_RENDERED,
+                "HelmRelease web/web: chart podinfo 6.x from https://r: … is not in kdelta's cache"
+            ),
+            not_fetched
         );
         let mut c = AppCoverage {
             complete: 3,

@@ -18,7 +18,7 @@ pub(crate) use memory::CountingSnapshot;
 pub use memory::MemorySnapshot;
 pub use paths::{PathError, RepoPath};
 pub use recording::{
-    source_finding, yaml_finding, Documents, Files, LoadError, ParseCache, ReadSet,
+    source_finding, yaml_finding, Documents, Files, LoadError, ParseCache, ReadSet, RemoteSnapshot,
 };
 pub use worktree::WorktreeSnapshot;
 

@@ -393,8 +393,9 @@ impl<'a> Files<'a> {
         }
     }
 
-    /// Runs `f` with `path` reading as `contents`, as Argo CD's `kustomize edit` rewrites a
-    /// kustomization in its checkout before the build. The edited file is derived from the
+    /// Runs `f` with `path` reading as `contents` (a file then, whether or not the snapshot
+    /// has one there), as Argo CD's `kustomize edit` rewrites a kustomization in its checkout
+    /// before the build, or Flux writes the kustomization it generates. The edited file is derived from the
     /// original, which the caller read (and so recorded) first; reads of the replacement are
     /// not recorded.
     pub fn with_replaced<T>(&self, path: &RepoPath, contents: Bytes, f: impl FnOnce() -> T) -> T {
@@ -695,6 +696,9 @@ impl<'a> Files<'a> {
 
     /// What a path names.
     pub fn kind(&self, path: &RepoPath) -> EntryKind {
+        if self.replacements().contains_key(path) {
+            return EntryKind::File;
+        }
         let kind = self.snapshot.kind(path);
         self.record().kinds.insert(path.clone(), kind);
         kind

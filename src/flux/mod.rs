@@ -1,0 +1,383 @@
+//! Flux: Kustomizations and HelmReleases rendered as its controllers apply them.
+//!
+//! Flux starts from the Kustomizations a cluster is bootstrapped with (`flux-system`, which
+//! builds `clusters/NAME`) and applies what each builds: more Kustomizations, HelmReleases,
+//! sources, the ConfigMaps and Secrets their substitutions and values read. Discovery finds
+//! every Kustomization document of the repository and keeps those no other Kustomization of
+//! the repository builds: the roots ([`Spec::Root`], `flux-ks:NAMESPACE/NAME@PATH`, where PATH
+//! is the directory the root builds, which tells clusters apart). A root's expansion walks
+//! its graph ([`graph`]) to a fixed point, each Kustomization built from its source
+//! ([`kustomization`]) as its parent applied it (namespaced, patched, substituted); every
+//! Kustomization and HelmRelease the walk meets is a target ([`Spec::Applied`],
+//! `flux-ks:…@PATH`, `flux-hr:…@PATH`). A Kustomization's target holds what it applies; a
+//! HelmRelease's, its chart's objects ([`helmrelease`]).
+
+mod artifacts;
+pub mod envsubst;
+mod graph;
+mod helmrelease;
+mod kustomization;
+mod sources;
+pub mod values;
+
+use crate::config::Config;
+use crate::engine::{self, EngineOutput};
+use crate::finding::{Finding, Severity};
+use crate::source::{yaml_finding, Files, RepoPath, Snapshot};
+use crate::yaml::{self, Node, ParseOptions};
+
+/// The API group of Flux's Kustomization.
+pub const KUSTOMIZE_GROUP: &str = "kustomize.toolkit.fluxcd.io";
+/// The API group of Flux's HelmRelease.
+pub const HELM_GROUP: &str = "helm.toolkit.fluxcd.io";
+
+/// A Flux object that is a target.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Spec {
+    /// A Kustomization of the repository that no other Kustomization of the repository builds
+    /// (`flux-ks:NAMESPACE/NAME@PATH`): where Flux starts.
+    Root {
+        file: RepoPath,
+        namespace: String,
+        name: String,
+        /// The directory it builds, as written (`clusters/staging`; `.` for the root).
+        path: String,
+    },
+    /// A Kustomization or HelmRelease that a root's graph applies.
+    Applied {
+        root: Box<Spec>,
+        kind: Kind,
+        namespace: String,
+        name: String,
+    },
+}
+
+/// The kinds of Flux objects that are targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Kustomization,
+    HelmRelease,
+}
+
+impl Kind {
+    /// The kind of a Flux object (group and kind), if it is a target's.
+    pub fn of(api_version: &str, kind: &str) -> Option<Kind> {
+        let group = api_version.split('/').next().unwrap_or_default();
+        match (group, kind) {
+            (KUSTOMIZE_GROUP, "Kustomization") => Some(Kind::Kustomization),
+            (HELM_GROUP, "HelmRelease") => Some(Kind::HelmRelease),
+            _ => None,
+        }
+    }
+
+    fn prefix(self) -> &'static str {
+        match self {
+            Kind::Kustomization => "flux-ks",
+            Kind::HelmRelease => "flux-hr",
+        }
+    }
+}
+
+/// What changes Flux's rendering.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Options {
+    /// This repository's URLs, normalised (a GitRepository naming one is read at the revision
+    /// under test).
+    pub repo_urls: Vec<String>,
+    /// The cluster's Kubernetes version and extra API versions, for `.Capabilities`.
+    pub kube_version: Option<String>,
+    pub api_versions: Vec<String>,
+}
+
+/// What a Flux target's render knows beyond its objects: what the controller did to them
+/// (`kdelta explain`).
+#[derive(Clone, Debug, Default)]
+pub struct Details {
+    pub steps: Vec<String>,
+}
+
+impl Spec {
+    fn root(&self) -> &Spec {
+        match self {
+            Spec::Root { .. } => self,
+            Spec::Applied { root, .. } => root,
+        }
+    }
+
+    fn file(&self) -> &RepoPath {
+        match self.root() {
+            Spec::Root { file, .. } => file,
+            Spec::Applied { .. } => unreachable!("an applied target's root is a root"),
+        }
+    }
+
+    fn cluster(&self) -> &str {
+        match self.root() {
+            Spec::Root { path, .. } => path,
+            Spec::Applied { .. } => unreachable!("an applied target's root is a root"),
+        }
+    }
+
+    /// The target's kind and object name.
+    fn object(&self) -> (Kind, &str, &str) {
+        match self {
+            Spec::Root {
+                namespace, name, ..
+            } => (Kind::Kustomization, namespace, name),
+            Spec::Applied {
+                kind,
+                namespace,
+                name,
+                ..
+            } => (*kind, namespace, name),
+        }
+    }
+}
+
+impl engine::Spec for Spec {
+    type Options = Options;
+    type Details = Details;
+
+    fn kind(&self) -> &'static str {
+        self.object().0.prefix()
+    }
+
+    fn id(&self) -> String {
+        let (kind, namespace, name) = self.object();
+        format!("{}:{namespace}/{name}@{}", kind.prefix(), self.cluster())
+    }
+
+    fn path(&self) -> &RepoPath {
+        self.file()
+    }
+
+    /// The root's file: the objects a walk applies are anchored at their own files by their
+    /// findings.
+    fn defining_file(&self, _snapshot: &dyn Snapshot) -> RepoPath {
+        self.file().clone()
+    }
+
+    /// A root expands into every Kustomization and HelmRelease its graph applies.
+    fn expand(&self, files: &Files, opts: &Options) -> (Vec<Spec>, Vec<Finding>) {
+        let Spec::Root { .. } = self else {
+            return (Vec::new(), Vec::new());
+        };
+        let walked = graph::walk(self, files, opts);
+        let applied = walked
+            .targets()
+            .filter(|(kind, namespace, name)| {
+                self.object() != (*kind, namespace.as_str(), name.as_str())
+            })
+            .map(|(kind, namespace, name)| Spec::Applied {
+                root: Box::new(self.clone()),
+                kind,
+                namespace,
+                name,
+            })
+            .collect();
+        (applied, walked.findings.clone())
+    }
+
+    fn render(&self, files: &Files, opts: &Options) -> EngineOutput<Details> {
+        let walked = graph::walk(self.root(), files, opts);
+        let (kind, namespace, name) = self.object();
+        match kind {
+            Kind::Kustomization => walked.kustomization_output(namespace, name),
+            Kind::HelmRelease => match walked.helm_release(namespace, name) {
+                Some(hr) => helmrelease::render(hr, &walked, files, opts),
+                None => EngineOutput::failed(vec![Finding::error(
+                    crate::finding::rules::FLUX_INVALID,
+                    format!("HelmRelease {namespace}/{name} is no longer applied by this cluster's Kustomizations"),
+                )
+                .in_file(self.file().to_string())]),
+            },
+        }
+    }
+
+    /// Every Kustomization document of a YAML file that mentions Flux's group; the roots
+    /// among them are chosen by [`Spec::settle`].
+    fn detect_file(
+        snapshot: &dyn Snapshot,
+        path: &RepoPath,
+        _config: &Config,
+        _included_by: &[RepoPath],
+    ) -> (Vec<Spec>, Vec<Finding>) {
+        let Ok(bytes) = snapshot.read(path) else {
+            return (Vec::new(), Vec::new());
+        };
+        let bootstrap = bootstrap_root(path);
+        if bootstrap.is_none() && memchr::memmem::find(&bytes, KUSTOMIZE_GROUP.as_bytes()).is_none()
+        {
+            return (Vec::new(), Vec::new());
+        }
+        match yaml::parse_stream(&bytes, &ParseOptions::default()) {
+            Ok(docs) => {
+                let mut found: Vec<Spec> = docs.iter().filter_map(|d| candidate(d, path)).collect();
+                if let Some(b) = bootstrap {
+                    if !found.iter().any(|c| c.object() == b.object()) {
+                        found.push(b);
+                    }
+                }
+                (found, Vec::new())
+            }
+            Err(e) => {
+                let mut f = yaml_finding(&e, path);
+                f.severity = Severity::Warning;
+                f.message = format!(
+                    "looks like a Flux manifest but is not valid YAML: {}",
+                    f.message
+                );
+                (Vec::new(), vec![f])
+            }
+        }
+    }
+
+    /// The roots: Kustomizations whose file lies under no other Kustomization's path (of a
+    /// GitRepository source, which is this repository for all discovery can tell). A
+    /// directory `clusters/NAME` (Flux's layout) holding Kustomizations that nothing builds
+    /// is a cluster whose sync the Flux operator or a bootstrap outside the repository
+    /// makes: it is a root of its own (`flux-ks:flux-system/flux-system@…/clusters/NAME`).
+    fn settle(snapshot: &dyn Snapshot, mut specs: Vec<Spec>) -> (Vec<Spec>, Vec<Finding>) {
+        let built: Vec<RepoPath> = specs
+            .iter()
+            .filter_map(|s| builds_in_repository(&root_document(snapshot, s)?))
+            .collect();
+        let mut clusters: Vec<RepoPath> = specs
+            .iter()
+            .filter_map(|s| cluster_dir(s.file()))
+            .filter(|dir| !built.iter().any(|b| dir.starts_with(b)))
+            .collect();
+        clusters.sort();
+        clusters.dedup();
+        specs.extend(clusters.into_iter().map(|dir| Spec::Root {
+            path: sources::shown_path(&dir),
+            file: dir,
+            namespace: "flux-system".into(),
+            name: "flux-system".into(),
+        }));
+        let builds: Vec<(usize, RepoPath)> = specs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((i, builds_in_repository(&root_document(snapshot, s)?)?)))
+            .collect();
+        let roots = specs
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| {
+                !builds
+                    .iter()
+                    .any(|(j, dir)| j != i && s.file().starts_with(dir))
+            })
+            .map(|(_, s)| s.clone())
+            .collect();
+        (roots, Vec::new())
+    }
+}
+
+/// A Kustomization document as a root candidate. The id's PATH is the directory it builds
+/// when that is a directory of the repository, else the directory of its file.
+fn candidate(doc: &Node, file: &RepoPath) -> Option<Spec> {
+    let kind = Kind::of(doc.str_at(&["apiVersion"])?, doc.str_at(&["kind"])?)?;
+    if kind != Kind::Kustomization {
+        return None;
+    }
+    let builds = builds_in_repository(doc);
+    Some(Spec::Root {
+        file: file.clone(),
+        namespace: doc
+            .str_at(&["metadata", "namespace"])
+            .unwrap_or("default")
+            .to_string(),
+        name: doc.str_at(&["metadata", "name"])?.to_string(),
+        path: sources::shown_path(&builds.unwrap_or_else(|| file.parent())),
+    })
+}
+
+/// The file name `flux bootstrap` gives the cluster's own sync objects, in
+/// `PATH/flux-system/`.
+const BOOTSTRAP_FILE: &str = "gotk-sync.yaml";
+
+/// The root `flux bootstrap` makes for `PATH/flux-system/gotk-sync.yaml`: the Kustomization
+/// `flux-system/flux-system` building PATH from the GitRepository `flux-system`. Many
+/// repositories commit the file without it (a placeholder; the Flux operator's
+/// `FluxInstance` makes the same objects), so it is implied.
+fn bootstrap_root(file: &RepoPath) -> Option<Spec> {
+    let dir = file.parent();
+    (file.file_name() == BOOTSTRAP_FILE && dir.file_name() == "flux-system").then(|| Spec::Root {
+        file: file.clone(),
+        namespace: "flux-system".into(),
+        name: "flux-system".into(),
+        path: sources::shown_path(&dir.parent()),
+    })
+}
+
+/// The Kustomization a root implies where the repository holds none (see [`bootstrap_root`]
+/// and [`Spec::settle`]): `flux-system/flux-system` building its path from the GitRepository
+/// `flux-system`, as `flux bootstrap` and the Flux operator make it.
+pub(crate) fn implied_object(root: &Spec) -> Option<Node> {
+    let Spec::Root {
+        name,
+        namespace,
+        path,
+        ..
+    } = root
+    else {
+        return None;
+    };
+    if name != "flux-system" || namespace != "flux-system" {
+        return None;
+    }
+    let text = format!(
+        "apiVersion: {KUSTOMIZE_GROUP}/v1\nkind: Kustomization\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  interval: 10m0s\n  path: ./{path}\n  prune: true\n  sourceRef:\n    kind: GitRepository\n    name: flux-system\n"
+    );
+    yaml::parse_one(text.as_bytes(), &ParseOptions::default()).ok()
+}
+
+/// The `…/clusters/NAME` directory a file lies in, if any.
+fn cluster_dir(file: &RepoPath) -> Option<RepoPath> {
+    let mut dir = file.parent();
+    while !dir.is_root() {
+        if dir.parent().file_name() == "clusters" {
+            return Some(dir);
+        }
+        dir = dir.parent();
+    }
+    None
+}
+
+/// The directory of the repository a Kustomization builds, when discovery can tell: its
+/// source is a GitRepository and its path holds no variable.
+fn builds_in_repository(doc: &Node) -> Option<RepoPath> {
+    let source = doc
+        .str_at(&["spec", "sourceRef", "kind"])
+        .unwrap_or("GitRepository");
+    let path = doc.str_at(&["spec", "path"]).unwrap_or_default();
+    if source != "GitRepository" || path.contains("${") {
+        return None;
+    }
+    sources::clean_path(path)
+}
+
+/// The document of a root candidate in its file (or the one bootstrap implies).
+fn root_document(snapshot: &dyn Snapshot, spec: &Spec) -> Option<Node> {
+    let Spec::Root {
+        file,
+        namespace,
+        name,
+        ..
+    } = spec
+    else {
+        return None;
+    };
+    let docs = match snapshot.kind(file) {
+        crate::source::EntryKind::Dir => Vec::new(),
+        _ => yaml::parse_stream(&snapshot.read(file).ok()?, &ParseOptions::default()).ok()?,
+    };
+    docs.into_iter()
+        .find(|d| {
+            candidate(d, file).is_some_and(|c| {
+                c.object() == (Kind::Kustomization, namespace.as_str(), name.as_str())
+            })
+        })
+        .or_else(|| implied_object(spec))
+}

@@ -1,0 +1,261 @@
+//! Flux's sources: which artifact a `sourceRef` names, and where its files are. A
+//! GitRepository of this repository (by URL; the bootstrap `flux-system` one when the
+//! repository has none recorded) is the revision under test; other GitRepositories and
+//! OCIRepositories come from the fetch store; a HelmRepository's charts too.
+
+use super::graph::Objects;
+use super::Options;
+use crate::fetch::{ChartRequest, Unavailable};
+use crate::source::{Files, RemoteSnapshot, RepoPath};
+use crate::yaml::Node;
+
+/// A path inside an artifact as `securejoin` makes it: `.` and empty parts dropped, `..`
+/// never above the root. `None` for a path kdelta cannot represent.
+pub fn clean_path(path: &str) -> Option<RepoPath> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    if parts.is_empty() {
+        return Some(RepoPath::root());
+    }
+    RepoPath::new(&parts.join("/")).ok()
+}
+
+/// The directory a root's id names: `.` for the repository's root.
+pub fn shown_path(path: &RepoPath) -> String {
+    if path.is_root() {
+        ".".to_string()
+    } else {
+        path.to_string()
+    }
+}
+
+/// A reference to another Flux object: `sourceRef`, `chartRef`, `substituteFrom`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ref {
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+}
+
+impl Ref {
+    /// The reference at `node` (an object with `kind`, `name`, `namespace`), the namespace
+    /// defaulting to the referring object's.
+    pub fn at(node: &Node, default_kind: &str, namespace: &str) -> Option<Ref> {
+        Some(Ref {
+            kind: node.str_at(&["kind"]).unwrap_or(default_kind).to_string(),
+            name: node.str_at(&["name"])?.to_string(),
+            namespace: node
+                .str_at(&["namespace"])
+                .filter(|n| !n.is_empty())
+                .unwrap_or(namespace)
+                .to_string(),
+        })
+    }
+}
+
+impl std::fmt::Display for Ref {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}/{}", self.kind, self.namespace, self.name)
+    }
+}
+
+/// Where an artifact's files are.
+pub enum Artifact {
+    /// This repository at the revision under test.
+    Local,
+    /// Another repository's commit or an OCI artifact, from the fetch store; `shown` names it
+    /// in messages.
+    Remote {
+        snapshot: RemoteSnapshot,
+        shown: String,
+    },
+}
+
+/// Why an artifact cannot be read.
+pub enum Missing {
+    /// Not rendered offline (not fetched, a kind kdelta does not read): the output is
+    /// incomplete, and the message says why.
+    Incomplete(String),
+    /// The reference is wrong (no such source in what the cluster applies).
+    Invalid(String),
+}
+
+/// The artifact a Kustomization's `sourceRef` (or a HelmRelease chart's) names.
+pub fn artifact(
+    source: &Ref,
+    objects: &Objects,
+    files: &Files,
+    opts: &Options,
+) -> Result<Artifact, Missing> {
+    match source.kind.as_str() {
+        "GitRepository" => git_artifact(source, objects, files, opts),
+        "OCIRepository" => {
+            let Some(repo) = objects.get(&source.kind, &source.namespace, &source.name) else {
+                return Err(not_applied(source));
+            };
+            let url = repo.str_at(&["spec", "url"]).unwrap_or_default();
+            let version = oci_version(repo).map_err(Missing::Incomplete)?;
+            files
+                .oci_snapshot(url, &version)
+                .map(|(snapshot, digest)| Artifact::Remote {
+                    snapshot,
+                    shown: format!(
+                        "{} {version} ({})",
+                        crate::fetch::url::redact_text(url),
+                        &digest[..digest.len().min(19)]
+                    ),
+                })
+                .map_err(|e| unavailable(source, &e))
+        }
+        "ExternalArtifact" => super::artifacts::external(source, objects, files, opts, 0),
+        other => Err(Missing::Incomplete(format!(
+            "{source}: kdelta does not read {other} sources; what it names is not rendered"
+        ))),
+    }
+}
+
+fn git_artifact(
+    source: &Ref,
+    objects: &Objects,
+    files: &Files,
+    opts: &Options,
+) -> Result<Artifact, Missing> {
+    let repo = objects.get("GitRepository", &source.namespace, &source.name);
+    let bootstrap = source.name == "flux-system";
+    let Some(repo) = repo else {
+        // Flux's bootstrap (or the Flux operator) creates `flux-system` for this repository.
+        return if bootstrap {
+            Ok(Artifact::Local)
+        } else {
+            Err(not_applied(source))
+        };
+    };
+    let url = repo.str_at(&["spec", "url"]).unwrap_or_default();
+    let normalized = crate::fetch::url::normalize_repo_url(url);
+    if opts.repo_urls.contains(&normalized) || (bootstrap && opts.repo_urls.is_empty()) {
+        return Ok(Artifact::Local);
+    }
+    let rev = git_revision(repo).map_err(Missing::Incomplete)?;
+    files
+        .git_snapshot(url, &rev)
+        .map(|(snapshot, commit)| Artifact::Remote {
+            snapshot,
+            shown: format!(
+                "{} at {rev} ({})",
+                crate::fetch::url::redact_text(url),
+                &commit[..commit.len().min(12)]
+            ),
+        })
+        .map_err(|e| unavailable(source, &e))
+}
+
+/// The revision a GitRepository's `spec.ref` names, in the controller's order of precedence:
+/// `commit`, `name`, `semver`, `tag`, `branch`; `master` when it names none.
+fn git_revision(repo: &Node) -> Result<String, String> {
+    let r = |k: &str| {
+        repo.str_at(&["spec", "ref", k])
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    if let Some(c) = r("commit") {
+        return Ok(c);
+    }
+    if let Some(n) = r("name") {
+        return Ok(n);
+    }
+    if let Some(s) = r("semver") {
+        return Err(format!(
+            "GitRepository {}: a semver ref ({s}) picks among the repository's tags, which kdelta does not list; what it names is not rendered",
+            repo.str_at(&["metadata", "name"]).unwrap_or_default()
+        ));
+    }
+    Ok(r("tag")
+        .or_else(|| r("branch"))
+        .unwrap_or_else(|| "master".into()))
+}
+
+/// The version an OCIRepository's `spec.ref` names, in the controller's order: `digest`,
+/// `semver`, `tag`, then `latest`.
+pub fn oci_version(repo: &Node) -> Result<String, String> {
+    let r = |k: &str| {
+        repo.str_at(&["spec", "ref", k])
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    if let Some(d) = r("digest") {
+        return Err(format!(
+            "OCIRepository {}: a digest ref ({d}) is not resolved by kdelta's fetch layer; what it names is not rendered",
+            repo.str_at(&["metadata", "name"]).unwrap_or_default()
+        ));
+    }
+    Ok(r("semver")
+        .or_else(|| r("tag"))
+        .unwrap_or_else(|| "latest".into()))
+}
+
+/// The chart an OCIRepository holds, as the fetch store asks for it: `oci://host/path` is
+/// the repository `oci://host/parent` and the chart `path`'s last part.
+pub fn oci_chart_request(repo: &Node) -> Result<ChartRequest, String> {
+    let url = repo.str_at(&["spec", "url"]).unwrap_or_default();
+    let (parent, name) = url
+        .trim_end_matches('/')
+        .rsplit_once('/')
+        .filter(|(p, _)| p.contains("://") && !p.ends_with(':') && !p.ends_with('/'))
+        .ok_or_else(|| format!("OCIRepository url {url:?} names no chart"))?;
+    Ok(ChartRequest {
+        repo: parent.to_string(),
+        name: name.to_string(),
+        version: oci_version(repo)?,
+    })
+}
+
+fn not_applied(source: &Ref) -> Missing {
+    Missing::Incomplete(format!(
+        "{source} is not among the objects this cluster's Kustomizations apply; what it names is not rendered"
+    ))
+}
+
+fn unavailable(source: &Ref, e: &Unavailable) -> Missing {
+    Missing::Incomplete(format!("{source}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_never_climb_out_of_the_artifact() {
+        assert_eq!(
+            clean_path("./clusters/prod").unwrap().as_str(),
+            "clusters/prod"
+        );
+        assert!(clean_path("").unwrap().is_root());
+        assert!(clean_path("./").unwrap().is_root());
+        assert_eq!(clean_path("../../a/./b/../c").unwrap().as_str(), "a/c");
+        assert_eq!(shown_path(&clean_path("/").unwrap()), ".");
+    }
+
+    #[test]
+    fn oci_chart_references_split_at_the_last_part() {
+        let repo = crate::yaml::parse_one(
+            b"spec: {url: 'oci://ghcr.io/home-operations/charts/kromgo', ref: {tag: 0.16.0}}",
+            &Default::default(),
+        )
+        .unwrap();
+        let r = oci_chart_request(&repo).unwrap();
+        assert_eq!(r.repo, "oci://ghcr.io/home-operations/charts");
+        assert_eq!(r.name, "kromgo");
+        assert_eq!(r.version, "0.16.0");
+        let bare =
+            crate::yaml::parse_one(b"spec: {url: 'oci://ghcr.io'}", &Default::default()).unwrap();
+        assert!(oci_chart_request(&bare).is_err());
+    }
+}
