@@ -238,6 +238,87 @@ fn a_chart_bump_shows_inside_every_source_and_replays_offline_from_the_cache() {
         .stdout_has("replicas: 5");
 }
 
+/// A Flux cluster whose bootstrap Kustomization applies a HelmRepository at `repo` and a
+/// HelmRelease of chart `web` at `version`, with `values-prod.yaml` in place of the chart's
+/// values and one value from a ConfigMap the cluster applies.
+fn write_flux_cluster(env: &TestEnv, repo: &str, version: &str) {
+    env.write(
+        "clusters/prod/flux-system/gotk-sync.yaml",
+        "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  url: https://example.invalid/fleet.git\n  ref: {branch: main}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  path: ./clusters/prod\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    env.write(
+        "clusters/prod/flux-system/kustomization.yaml",
+        "resources: [gotk-sync.yaml]\n",
+    );
+    env.write(
+        "clusters/prod/web.yaml",
+        format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  name: charts\n  namespace: web\nspec:\n  url: {repo}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-values\n  namespace: web\ndata:\n  values.yaml: 'image: nginx:{version}'\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: web\n  namespace: web\nspec:\n  chart:\n    spec:\n      chart: web\n      version: \"{version}\"\n      sourceRef: {{kind: HelmRepository, name: charts}}\n      valuesFiles: [values.yaml, values-prod.yaml]\n  valuesFrom:\n  - kind: ConfigMap\n    name: web-values\n"),
+    );
+}
+
+#[test]
+fn a_flux_helm_release_chart_bump_shows_as_the_changes_inside_the_chart() {
+    let server = Server::start();
+    helm_repository(&server, sha256_hex);
+    let repo = format!("{}/charts", server.url());
+    let env = TestEnv::new();
+    write_flux_cluster(&env, &repo, "1.0.0");
+    env.commit("v1");
+    write_flux_cluster(&env, &repo, "1.1.0");
+    env.commit("bump web");
+    let target = "flux-hr:web/web@clusters/prod";
+
+    let offline = env.kdelta(&["diff", "HEAD~1", "HEAD"]).success();
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+    for needle in [
+        "flux.not-rendered",
+        "is not in kdelta's cache",
+        "`kdelta fetch`",
+    ] {
+        assert!(
+            offline.stdout.contains(needle),
+            "{needle}:\n{}",
+            offline.stdout
+        );
+    }
+
+    let fetched = diff_fetched(&env);
+    let report = fetched.json();
+    assert_eq!(report["summary"]["errors"], 0, "{report:#}");
+    // The ConfigMap's image wins over the chart's; values-prod.yaml's replicas replace
+    // values.yaml's.
+    assert_eq!(
+        image_changes(&report, target),
+        [r#""nginx:1.0.0" → "nginx:1.1.0""#]
+    );
+    let t = report["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .find(|t| t["id"] == target)
+        .expect("the HelmRelease target");
+    assert_eq!(
+        t["sources"]["head"].as_object().map(|m| m.len()),
+        Some(1),
+        "{t:#}"
+    );
+    drop(server);
+    assert_offline_replay(&env, &fetched);
+    let rendered = env.kdelta(&["render", "--rev", "HEAD", target]).success();
+    for needle in [
+        "replicas: 5",
+        "name: web-web",
+        "helm.toolkit.fluxcd.io/name: web",
+        "helm.toolkit.fluxcd.io/namespace: web",
+    ] {
+        assert!(
+            rendered.stdout.contains(needle),
+            "{needle}:\n{}",
+            rendered.stdout
+        );
+    }
+}
+
 #[test]
 fn a_fetched_dependency_renders_as_the_same_chart_vendored_in_charts() {
     let server = Server::start();
