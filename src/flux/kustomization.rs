@@ -577,7 +577,11 @@ fn substitute_all(post: &Node, vars: &Variables, at: &Place, out: &mut EngineOut
         if opted_out(&r.node) {
             continue;
         }
-        let text = yaml::emit::node_to_string(&r.node);
+        // The object as kustomize prints it (`res.AsYAML()`): the source's quoting is gone.
+        let Ok(value) = yaml::to_value(&r.node, yaml::Dialect::Yaml12) else {
+            continue;
+        };
+        let text = yaml::emit::to_string(&value);
         if !text.contains("${") && !text.contains("$$") {
             continue;
         }
