@@ -323,7 +323,9 @@ impl<'a> Release<'a> {
                 out
             }
         };
+        let crds = rendered.printed.as_deref().map(crd_ids).unwrap_or_default();
         let mut out: Output = EngineOutput::new(rendered.resources, rendered.findings, rendered.ok);
+        out.details.crds = crds;
         out.details.steps.push(format!(
             "release {} in namespace {}",
             helm.release_name.unwrap_or_default(),
@@ -505,8 +507,33 @@ impl<'a> Release<'a> {
         })
     }
 
-    /// The post-renderers, in helm-controller's order.
+    /// The post-renderers, in helm-controller's order. The CRDs of the charts' `crds/`
+    /// directories are applied by helm-controller itself before the release
+    /// (`internal/action/crds.go`): they get the origin labels only, and come first.
     fn post_render(&self, out: &mut Output) {
+        let crd_ids = std::mem::take(&mut out.details.crds);
+        let (mut crds, rest): (Vec<Resource>, Vec<Resource>) =
+            std::mem::take(&mut out.resources).into_iter().partition(|r| {
+                r.kind() == "CustomResourceDefinition" && crd_ids.contains(r.name())
+            });
+        out.resources = rest;
+        self.post_render_release(out);
+        for r in &mut crds {
+            self.origin_labels(r);
+        }
+        if out.ok {
+            crds.append(&mut out.resources);
+            out.resources = crds;
+        }
+    }
+
+    fn origin_labels(&self, r: &mut Resource) {
+        let labels = r.node.map_at("metadata").map_at("labels");
+        labels.set("helm.toolkit.fluxcd.io/name", Node::string(self.name));
+        labels.set("helm.toolkit.fluxcd.io/namespace", Node::string(self.namespace));
+    }
+
+    fn post_render_release(&self, out: &mut Output) {
         let empty = Vec::new();
         let renderers = self
             .node
@@ -547,12 +574,7 @@ impl<'a> Release<'a> {
                     }
                 }
             }
-            let labels = meta.map_at("labels");
-            labels.set("helm.toolkit.fluxcd.io/name", Node::string(self.name));
-            labels.set(
-                "helm.toolkit.fluxcd.io/namespace",
-                Node::string(self.namespace),
-            );
+            self.origin_labels(r);
         }
     }
 
@@ -630,6 +652,23 @@ enum Location {
     Repository(ChartRequest),
     /// A directory of an artifact.
     Artifact(Artifact, RepoPath),
+}
+
+/// The names of the CustomResourceDefinitions `helm template` printed from a `crds/`
+/// directory (their `# Source:` is `CHART/crds/…` or a subchart's `…/charts/SUB/crds/…`).
+fn crd_ids(printed: &str) -> std::collections::BTreeSet<String> {
+    crate::helm::output::split_manifests(printed)
+        .iter()
+        .filter_map(|doc| {
+            let rest = doc.strip_prefix("# Source: ")?;
+            let (source, body) = rest.split_once('\n')?;
+            if !source.split('/').any(|part| part == "crds") {
+                return None;
+            }
+            let node = yaml::parse_one(body.as_bytes(), &Default::default()).ok()?;
+            Some(node.str_at(&["metadata", "name"])?.to_string())
+        })
+        .collect()
 }
 
 fn flag(node: &Node, key: &str) -> bool {

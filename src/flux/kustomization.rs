@@ -197,7 +197,10 @@ fn kustomize(
         Some((file, text)) => files.with_replaced(&file, text.into_bytes().into(), build),
         None => build(),
     };
-    out.map_details(|_| Details { steps })
+    out.map_details(|_| Details {
+        steps,
+        ..Default::default()
+    })
 }
 
 /// The kustomization the controller writes for a directory without one: every `.yaml` and

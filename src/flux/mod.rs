@@ -94,6 +94,9 @@ pub struct Options {
 #[derive(Clone, Debug, Default)]
 pub struct Details {
     pub steps: Vec<String>,
+    /// A HelmRelease's CRDs from the charts' `crds/` directories, by name, between its
+    /// render and post-rendering.
+    crds: std::collections::BTreeSet<String>,
 }
 
 impl Spec {
