@@ -12,7 +12,7 @@ use fixtures::{cases, documents, mismatch, run_cases};
 #[test]
 fn flux_fixtures_match_the_reference_tools() {
     let cases = cases("flux");
-    assert!(cases.len() >= 1, "cases missing from testdata/flux");
+    assert!(cases.len() >= 6, "cases missing from testdata/flux");
     run_cases(&cases, |_, stdout, want| {
         mismatch(
             &documents(stdout, "kdelta's output"),

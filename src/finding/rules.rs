@@ -130,6 +130,7 @@ rules! {
     FLUX_INVALID = "flux.invalid", Error, "a Flux Kustomization or HelmRelease cannot be rendered as written (no source, a path or chart that does not exist, a valuesFrom key that is missing)";
     FLUX_SUBSTITUTE = "flux.substitute", Error, "postBuild substitution fails: a variable used without a default is defined nowhere (the controller's strict mode), a bad variable name or syntax";
     FLUX_DUPLICATE = "flux.duplicate", Warning, "two Flux Kustomizations apply a Kustomization or HelmRelease of the same namespace and name; the first owns it";
+    FLUX_DEPENDS_ON = "flux.depends-on", Warning, "a Flux Kustomization or HelmRelease depends on one this cluster's Kustomizations do not apply: Flux never reconciles it";
     FLUX_SUSPENDED = "flux.suspended", Notice, "a Flux Kustomization or HelmRelease is suspended: what it renders is not applied until it is resumed";
 
     SCHEMA_UNKNOWN_FIELD = "schema.unknown-field", Error, "a field the Kubernetes API schema (or the object's CRD) does not declare";

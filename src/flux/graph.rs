@@ -81,6 +81,8 @@ pub struct Walked {
     pub objects: Objects,
     /// What is wrong with the graph (an object applied twice).
     pub findings: Vec<Finding>,
+    /// What is wrong with a HelmRelease's place in the graph (a `dependsOn` on nothing).
+    pub release_findings: BTreeMap<(String, String), Vec<Finding>>,
 }
 
 impl Walked {
@@ -218,7 +220,60 @@ fn walk_uncached(root: &Spec, files: &Files, opts: &Options) -> Walked {
             walked.kustomizations.insert(key, b);
         }
     }
+    depends_on(&mut walked);
     walked
+}
+
+/// `dependsOn` entries naming an object of the same kind the walk did not apply: Flux never
+/// reconciles what waits for them.
+fn depends_on(walked: &mut Walked) {
+    let ks: std::collections::BTreeSet<(String, String)> =
+        walked.kustomizations.keys().cloned().collect();
+    let hr: std::collections::BTreeSet<(String, String)> =
+        walked.helm_releases.keys().cloned().collect();
+    let missing = |object: &Resource, known: &std::collections::BTreeSet<(String, String)>| {
+        let (namespace, name) = namespaced(&object.node);
+        let kind = object
+            .node
+            .str_at(&["kind"])
+            .unwrap_or_default()
+            .to_string();
+        object
+            .node
+            .get_path(&["spec", "dependsOn"])
+            .and_then(Node::as_seq)
+            .map(|deps| {
+                deps.iter()
+                    .filter_map(|d| {
+                        let n = d.str_at(&["name"])?;
+                        let ns = d.str_at(&["namespace"]).filter(|s| !s.is_empty()).unwrap_or(&namespace);
+                        (!known.contains(&(ns.to_string(), n.to_string()))).then(|| {
+                            let f = Finding::warning(
+                                rules::FLUX_DEPENDS_ON,
+                                format!("{kind} {namespace}/{name} depends on {kind} {ns}/{n}, which this cluster's Kustomizations do not apply: Flux never reconciles it"),
+                            );
+                            if object.origin.span.line > 0 {
+                                f.at(object.origin.file.to_string(), object.origin.span.line, 0)
+                            } else {
+                                f.in_file(object.origin.file.to_string())
+                            }
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+    };
+    for built in walked.kustomizations.values_mut() {
+        let found = missing(&built.object, &ks);
+        built.output.findings.extend(found);
+    }
+    let hr_findings: Vec<((String, String), Vec<Finding>)> = walked
+        .helm_releases
+        .iter()
+        .map(|(key, object)| (key.clone(), missing(object, &hr)))
+        .filter(|(_, f)| !f.is_empty())
+        .collect();
+    walked.release_findings.extend(hr_findings);
 }
 
 /// An object's namespace (Flux applies one without a namespace in `default`) and name.

@@ -512,10 +512,9 @@ impl<'a> Release<'a> {
     /// (`internal/action/crds.go`): they get the origin labels only, and come first.
     fn post_render(&self, out: &mut Output) {
         let crd_ids = std::mem::take(&mut out.details.crds);
-        let (mut crds, rest): (Vec<Resource>, Vec<Resource>) =
-            std::mem::take(&mut out.resources).into_iter().partition(|r| {
-                r.kind() == "CustomResourceDefinition" && crd_ids.contains(r.name())
-            });
+        let (mut crds, rest): (Vec<Resource>, Vec<Resource>) = std::mem::take(&mut out.resources)
+            .into_iter()
+            .partition(|r| r.kind() == "CustomResourceDefinition" && crd_ids.contains(r.name()));
         out.resources = rest;
         self.post_render_release(out);
         for r in &mut crds {
@@ -530,7 +529,10 @@ impl<'a> Release<'a> {
     fn origin_labels(&self, r: &mut Resource) {
         let labels = r.node.map_at("metadata").map_at("labels");
         labels.set("helm.toolkit.fluxcd.io/name", Node::string(self.name));
-        labels.set("helm.toolkit.fluxcd.io/namespace", Node::string(self.namespace));
+        labels.set(
+            "helm.toolkit.fluxcd.io/namespace",
+            Node::string(self.namespace),
+        );
     }
 
     fn post_render_release(&self, out: &mut Output) {

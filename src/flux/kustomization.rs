@@ -594,7 +594,10 @@ fn substitute_all(post: &Node, vars: &Variables, at: &Place, out: &mut EngineOut
                 let id = r.id();
                 out.findings.push(at.finding(Finding::error(
                     rules::FLUX_SUBSTITUTE,
-                    format!("{}/{}/{}: {e}", id.kind, id.namespace_or_default(), id.name),
+                    format!(
+                        "var substitution failed for '{}': variable substitution failed: {e} ({} {})",
+                        id.name, id.kind, id.name
+                    ),
                 ).with_help("define the variable in postBuild.substitute or a substituteFrom ConfigMap or Secret, give it a default (${VAR:=default}), or write $${VAR} for a literal ${VAR}")));
                 out.ok = false;
                 continue;

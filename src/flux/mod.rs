@@ -187,7 +187,13 @@ impl engine::Spec for Spec {
         match kind {
             Kind::Kustomization => walked.kustomization_output(namespace, name),
             Kind::HelmRelease => match walked.helm_release(namespace, name) {
-                Some(hr) => helmrelease::render(hr, &walked, files, opts),
+                Some(hr) => {
+                    let mut out = helmrelease::render(hr, &walked, files, opts);
+                    if let Some(found) = walked.release_findings.get(&(namespace.to_string(), name.to_string())) {
+                        out.findings.extend(found.iter().cloned());
+                    }
+                    out
+                }
                 None => EngineOutput::failed(vec![Finding::error(
                     crate::finding::rules::FLUX_INVALID,
                     format!("HelmRelease {namespace}/{name} is no longer applied by this cluster's Kustomizations"),

@@ -104,4 +104,3 @@ pub fn mismatch(got: &[Value], want: &[Value]) -> Option<String> {
         )
     })
 }
-
