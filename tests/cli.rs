@@ -11,6 +11,8 @@ mod argocd;
 mod commands;
 #[path = "cli/diff.rs"]
 mod diff;
+#[path = "cli/flux.rs"]
+mod flux;
 #[path = "cli/helm.rs"]
 mod helm;
 #[path = "cli/hostile.rs"]

@@ -136,6 +136,18 @@ fn provenance(
             }
         }
     }
+    if let Some(Details::Flux(d)) = &rendered.details {
+        if !d.steps.is_empty() {
+            p.notes.push(format!(
+                "applied by Flux's {}: {}",
+                match target.kind() {
+                    "flux-hr" => "helm-controller",
+                    _ => "kustomize-controller",
+                },
+                d.steps.join("; ")
+            ));
+        }
+    }
     // The object may be shaped by what the render lacks: say what, in one line.
     if let Some(why) = rendered.findings.iter().find(|f| f.incomplete) {
         p.notes.push(format!(

@@ -1,0 +1,179 @@
+//! Flux as an engine end to end: which Kustomizations are roots, every Kustomization and
+//! HelmRelease a root applies as a target of its own, a parent's substitution reaching its
+//! children in a diff, `explain`, and the findings at the Flux objects' files and lines.
+
+use super::*;
+
+const SYNC: &str = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  url: https://example.invalid/fleet.git\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  path: ./clusters/prod\n  sourceRef: {kind: GitRepository, name: flux-system}\n";
+
+/// A Kustomization `name` of flux-system building `path`, with `extra` under `spec`.
+fn ks(name: &str, path: &str, extra: &str) -> String {
+    format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  path: {path}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n{extra}")
+}
+
+/// A prod cluster (bootstrap files committed) applying `apps` with the variable `REPLICAS`
+/// from the ConfigMap `cluster-vars`, and a dev cluster without bootstrap files.
+fn fleet(env: &TestEnv, replicas: &str) {
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", SYNC)
+        .write(
+            "clusters/prod/vars.yaml",
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cluster-vars\n  namespace: flux-system\ndata:\n  REPLICAS: \"{replicas}\"\n"),
+        )
+        .write(
+            "clusters/prod/apps.yaml",
+            ks(
+                "apps",
+                "./apps",
+                "  postBuild:\n    substituteFrom:\n    - kind: ConfigMap\n      name: cluster-vars\n",
+            ),
+        )
+        .write(
+            "apps/web.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  replicas: ${REPLICAS}\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx:1.27}]\n",
+        )
+        .write("clusters/dev/apps.yaml", ks("apps", "./apps", ""));
+}
+
+#[test]
+fn roots_and_everything_they_apply_are_targets() {
+    let env = TestEnv::new();
+    fleet(&env, "2");
+    env.commit("fleet");
+    let list = env.kdelta(&["list"]).success();
+    for id in [
+        "flux-ks:flux-system/flux-system@clusters/prod",
+        "flux-ks:flux-system/apps@clusters/prod",
+        // clusters/dev has no bootstrap files: its sync is implied, as the Flux operator
+        // makes it.
+        "flux-ks:flux-system/flux-system@clusters/dev",
+        "flux-ks:flux-system/apps@clusters/dev",
+    ] {
+        assert!(list.stdout.contains(id), "{id}:\n{}", list.stdout);
+    }
+    // A Kustomization a root applies is not a root of its own.
+    assert!(
+        !list.stdout.contains("flux-ks:flux-system/apps@apps"),
+        "{}",
+        list.stdout
+    );
+
+    let prod = env
+        .kdelta(&["render", "flux-ks:flux-system/apps@clusters/prod"])
+        .success();
+    assert!(prod.stdout.contains("replicas: 2"), "{}", prod.stdout);
+    assert!(
+        prod.stdout
+            .contains("kustomize.toolkit.fluxcd.io/name: apps"),
+        "{}",
+        prod.stdout
+    );
+    // Without postBuild nothing is substituted.
+    env.kdelta(&["render", "flux-ks:flux-system/apps@clusters/dev"])
+        .success()
+        .stdout_has("replicas: ${REPLICAS}");
+}
+
+#[test]
+fn a_variable_changed_in_a_parent_shows_in_the_child_and_explain_says_why() {
+    let env = TestEnv::new();
+    fleet(&env, "2");
+    env.commit("two");
+    fleet(&env, "5");
+    env.commit("five");
+    let report = env
+        .kdelta(&[
+            "diff",
+            "HEAD~1",
+            "HEAD",
+            "--format",
+            "json",
+            "--no-validate",
+        ])
+        .success()
+        .json();
+    let apps = report["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .find(|t| t["id"] == "flux-ks:flux-system/apps@clusters/prod")
+        .expect("the child Kustomization");
+    assert_eq!(apps["status"], "modified", "{apps:#}");
+    let text = serde_json::to_string(&apps["changes"]).unwrap();
+    assert!(
+        text.contains("spec.replicas") && text.contains('5'),
+        "{text}"
+    );
+
+    let explain = env
+        .kdelta(&["explain", "apps/v1/Deployment/shop/web"])
+        .success();
+    assert!(
+        explain.stdout.contains("kustomize-controller") && explain.stdout.contains("${REPLICAS}"),
+        "{}",
+        explain.stdout
+    );
+}
+
+#[test]
+fn findings_point_at_the_flux_objects_and_strict_substitution_fails() {
+    let env = TestEnv::new();
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", SYNC)
+        .write(
+            "clusters/prod/apps.yaml",
+            format!(
+                "{}---\n{}---\n{}",
+                ks("paused", "./apps/ok", "  suspend: true\n"),
+                ks(
+                    "waits",
+                    "./apps/ok",
+                    "  dependsOn:\n  - name: never-applied\n"
+                ),
+                ks(
+                    "strict",
+                    "./apps/strict",
+                    "  postBuild:\n    substitute: {A: a}\n"
+                ),
+            ),
+        )
+        .write("apps/ok/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok, namespace: x}\n")
+        .write(
+            "apps/strict/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: strict, namespace: x}\ndata: {a: '${A}', b: '${B}'}\n",
+        );
+    env.commit("findings");
+    let report = env
+        .kdelta(&["check", "--format", "json", "--no-validate"])
+        .code(1)
+        .json();
+    let find = |rule: &str| -> Vec<Value> {
+        report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["rule"] == rule)
+            .cloned()
+            .collect()
+    };
+    let suspended = find("flux.suspended");
+    assert_eq!(suspended.len(), 1, "{report:#}");
+    assert_eq!(suspended[0]["file"], "clusters/prod/apps.yaml");
+    assert_eq!(suspended[0]["line"], 1);
+    let waits = find("flux.depends-on");
+    assert_eq!(waits.len(), 1, "{report:#}");
+    assert_eq!(waits[0]["line"], 11, "{:#}", waits[0]);
+    assert!(waits[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("flux-system/never-applied"));
+    let strict = find("flux.substitute");
+    assert_eq!(strict.len(), 1, "{report:#}");
+    assert_eq!(strict[0]["line"], 22, "{:#}", strict[0]);
+    assert!(
+        strict[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("variable not set (strict mode): \"B\""),
+        "{:#}",
+        strict[0]
+    );
+}
