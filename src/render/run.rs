@@ -71,8 +71,8 @@ pub fn expand(
     out
 }
 
-/// Two targets with one id (two ApplicationSets generating the same Application): Argo CD
-/// lets only one own it, so the first in target order is kept and a warning names both.
+/// Two targets with one id (two ApplicationSets generating the same Application, two Flux
+/// roots of one cluster applying the same Kustomization): only one can own it, so the first in target order is kept and a warning names both.
 fn drop_duplicate_ids(out: &mut Expansion) {
     let mut first: std::collections::HashMap<String, usize> = Default::default();
     let mut keep = vec![true; out.targets.len()];
@@ -84,11 +84,17 @@ fn drop_duplicate_ids(out: &mut Expansion) {
             }
             Some(&kept) => {
                 keep[i] = false;
+                let (rule, owner) = match t {
+                    crate::target::Target::Flux(_) => {
+                        (crate::finding::rules::FLUX_DUPLICATE, "Flux")
+                    }
+                    _ => (crate::finding::rules::APP_DUPLICATE, "Argo CD"),
+                };
                 out.findings.push(
                     Finding::warning(
-                        crate::finding::rules::APP_DUPLICATE,
+                        rule,
                         format!(
-                            "{id} is made by {} and by {}; Argo CD lets only one own it, so kdelta renders the first",
+                            "{id} is made by {} and by {}; {owner} lets only one own it, so kdelta renders the first",
                             out.targets[kept].path(),
                             t.path()
                         ),
