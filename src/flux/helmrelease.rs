@@ -138,7 +138,10 @@ impl<'a> Release<'a> {
                 }
                 continue;
             };
-            let Some(text) = data_value(object, key) else {
+            let Some(text) = super::object_data(object)
+                .into_iter()
+                .find_map(|(k, v)| (k == key).then_some(v))
+            else {
                 if optional {
                     continue;
                 }
@@ -563,19 +566,7 @@ impl<'a> Release<'a> {
         }
         let common = self.node.get_path(&["spec", "commonMetadata"]);
         for r in &mut out.resources {
-            let meta = r.node.map_at("metadata");
-            if let Some(common) = common {
-                for key in ["labels", "annotations"] {
-                    if let Some(entries) = common.get(key).and_then(Node::as_map) {
-                        let target = meta.map_at(key);
-                        for (k, v) in entries {
-                            if let Some(k) = k.as_str() {
-                                target.set(k, v.clone());
-                            }
-                        }
-                    }
-                }
-            }
+            super::set_common_metadata(&mut r.node, common);
             self.origin_labels(r);
         }
     }
@@ -677,23 +668,4 @@ fn flag(node: &Node, key: &str) -> bool {
     node.get(key)
         .and_then(Node::as_scalar)
         .is_some_and(|s| s.text == "true")
-}
-
-/// The text of a ConfigMap's key, or a Secret's (decoded; `stringData` too).
-fn data_value(object: &Node, key: &str) -> Option<String> {
-    let secret = object.str_at(&["kind"]) == Some("Secret");
-    if let Some(v) = object.str_at(&["data", key]) {
-        if !secret {
-            return Some(v.to_string());
-        }
-        use base64::Engine as _;
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(v.trim())
-            .ok()?;
-        return Some(String::from_utf8_lossy(&bytes).into_owned());
-    }
-    if secret {
-        return object.str_at(&["stringData", key]).map(str::to_string);
-    }
-    None
 }

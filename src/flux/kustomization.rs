@@ -441,18 +441,7 @@ fn post_build(ks: &Node, objects: &Objects, at: &Place, out: &mut EngineOutput<D
             "kustomize.toolkit.fluxcd.io/namespace",
             Node::string(namespace),
         );
-        if let Some(common) = common {
-            for key in ["labels", "annotations"] {
-                if let Some(entries) = common.get(key).and_then(Node::as_map) {
-                    let target = meta.map_at(key);
-                    for (k, v) in entries {
-                        if let Some(k) = k.as_str() {
-                            target.set(k, v.clone());
-                        }
-                    }
-                }
-            }
-        }
+        super::set_common_metadata(&mut r.node, common);
     }
 }
 
@@ -482,7 +471,7 @@ fn variables(post: &Node, namespace: &str, objects: &Objects) -> Result<Variable
             .is_some_and(|s| s.text == "true");
         match objects.get(kind, namespace, name) {
             Some(object) => {
-                for (k, v) in data_of(object) {
+                for (k, v) in super::object_data(object) {
                     values.insert(k, v);
                 }
             }
@@ -509,39 +498,6 @@ fn variables(post: &Node, namespace: &str, objects: &Objects) -> Result<Variable
         ));
     }
     Ok(Variables { values, unknown })
-}
-
-/// A ConfigMap's `data`, or a Secret's `data` decoded and `stringData`.
-fn data_of(object: &Node) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let secret = object.str_at(&["kind"]) == Some("Secret");
-    if let Some(data) = object.get("data").and_then(Node::as_map) {
-        for (k, v) in data {
-            let (Some(k), Some(v)) = (k.as_str(), v.as_scalar()) else {
-                continue;
-            };
-            let value = if secret {
-                use base64::Engine as _;
-                match base64::engine::general_purpose::STANDARD.decode(v.text.trim()) {
-                    Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-                    Err(_) => continue,
-                }
-            } else {
-                v.text.clone()
-            };
-            out.push((k.to_string(), value));
-        }
-    }
-    if secret {
-        if let Some(data) = object.get("stringData").and_then(Node::as_map) {
-            for (k, v) in data {
-                if let (Some(k), Some(v)) = (k.as_str(), v.as_scalar()) {
-                    out.push((k.to_string(), v.text.clone()));
-                }
-            }
-        }
-    }
-    out
 }
 
 /// Substitutes every object that does not opt out, as text, then reads it back with

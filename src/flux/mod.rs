@@ -390,3 +390,53 @@ fn root_document(snapshot: &dyn Snapshot, spec: &Spec) -> Option<Node> {
         })
         .or_else(|| implied_object(spec))
 }
+
+/// A ConfigMap's `data`, or a Secret's `data` decoded and its `stringData` (the API server
+/// folds it into `data`), by key: what `substituteFrom` and `valuesFrom` read.
+pub(crate) fn object_data(object: &Node) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let secret = object.str_at(&["kind"]) == Some("Secret");
+    if let Some(data) = object.get("data").and_then(Node::as_map) {
+        for (k, v) in data {
+            let (Some(k), Some(v)) = (k.as_str(), v.as_scalar()) else {
+                continue;
+            };
+            let value = if secret {
+                use base64::Engine as _;
+                match base64::engine::general_purpose::STANDARD.decode(v.text.trim()) {
+                    Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+                    Err(_) => continue,
+                }
+            } else {
+                v.text.clone()
+            };
+            out.push((k.to_string(), value));
+        }
+    }
+    if secret {
+        if let Some(data) = object.get("stringData").and_then(Node::as_map) {
+            for (k, v) in data {
+                if let (Some(k), Some(v)) = (k.as_str(), v.as_scalar()) {
+                    out.push((k.to_string(), v.text.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `commonMetadata`'s labels and annotations on an object's top-level metadata (over its
+/// own), as kustomize-controller and helm-controller set them.
+fn set_common_metadata(node: &mut Node, common: Option<&Node>) {
+    let Some(common) = common else { return };
+    for key in ["labels", "annotations"] {
+        if let Some(entries) = common.get(key).and_then(Node::as_map) {
+            let target = node.map_at("metadata").map_at(key);
+            for (k, v) in entries {
+                if let Some(k) = k.as_str() {
+                    target.set(k, v.clone());
+                }
+            }
+        }
+    }
+}
