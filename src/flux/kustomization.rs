@@ -208,7 +208,8 @@ fn kustomize(
 /// descended into), in walk order; `namespace: _placeholder` when there is nothing.
 fn generate(files: &Files, dir: &RepoPath) -> Result<(Node, usize), Finding> {
     let mut resources = Vec::new();
-    scan(files, dir, dir, &mut resources)?;
+    let ignore = super::ignore::Ignore::load(files, dir);
+    scan(files, &ignore, dir, dir, &mut resources)?;
     let mut k = Node::map();
     k.set(
         "apiVersion",
@@ -228,8 +229,10 @@ fn generate(files: &Files, dir: &RepoPath) -> Result<(Node, usize), Finding> {
     Ok((k, count))
 }
 
+/// The walk of `scanManifests`, over what the artifact holds (see [`super::ignore`]).
 fn scan(
     files: &Files,
+    ignore: &super::ignore::Ignore,
     root: &RepoPath,
     dir: &RepoPath,
     out: &mut Vec<String>,
@@ -242,7 +245,7 @@ fn scan(
         let rel = format!("./{}", path.relative_to(root));
         match e.kind {
             EntryKind::Dir => {
-                if excluded_dir(&e.name) {
+                if ignore.excludes(&path, true) {
                     continue;
                 }
                 let has_kustomization = KUSTOMIZATION_FILES
@@ -251,12 +254,12 @@ fn scan(
                 if has_kustomization {
                     out.push(rel);
                 } else {
-                    scan(files, root, &path, out)?;
+                    scan(files, &ignore.enter(files, &path), root, &path, out)?;
                 }
             }
             EntryKind::File => {
                 let n = &e.name;
-                if (n.ends_with(".yaml") || n.ends_with(".yml")) && !excluded_file(n) {
+                if (n.ends_with(".yaml") || n.ends_with(".yml")) && !ignore.excludes(&path, false) {
                     out.push(rel);
                 }
             }
@@ -265,28 +268,6 @@ fn scan(
         }
     }
     Ok(())
-}
-
-/// Source-controller leaves these out of an artifact when the source sets no ignore rules
-/// (`ExcludeCI`, `ExcludeExtra`, `ExcludeVCS`).
-fn excluded_dir(name: &str) -> bool {
-    matches!(name, ".git" | ".github" | ".circleci")
-}
-
-fn excluded_file(name: &str) -> bool {
-    matches!(
-        name,
-        ".sops.yaml"
-            | ".flux.yaml"
-            | ".goreleaser.yml"
-            | ".gitlab-ci.yml"
-            | ".travis.yml"
-            | "appveyor.yml"
-            | ".drone.yml"
-            | "cloudbuild.yaml"
-            | "codeship-services.yml"
-            | "codeship-steps.yml"
-    )
 }
 
 /// Writes Flux's fields into the kustomization `k` as `GenerateManifest` does. True when

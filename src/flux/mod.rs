@@ -16,6 +16,7 @@ mod artifacts;
 pub mod envsubst;
 mod graph;
 mod helmrelease;
+mod ignore;
 mod kustomization;
 mod sources;
 pub mod values;
