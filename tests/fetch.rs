@@ -674,6 +674,50 @@ fn charts_in_an_oci_registry_render_in_every_source_and_replay_offline() {
     assert_offline_replay(&env, &fetched);
 }
 
+/// A Flux HelmRelease whose `chartRef` is an OCIRepository holding chart `web` at `reference`
+/// (`tag: …` or `semver: …`), as the home-operations repositories write them.
+fn write_flux_oci_release(env: &TestEnv, url: &str, reference: &str) {
+    env.write(
+        "clusters/prod/flux-system/gotk-sync.yaml",
+        "# made by the Flux operator\n",
+    );
+    env.write(
+        "clusters/prod/web.yaml",
+        format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: web\n  namespace: web\nspec:\n  url: {url}\n  ref: {{{reference}}}\n  layerSelector:\n    mediaType: application/vnd.cncf.helm.chart.content.v1.tar+gzip\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: web\n  namespace: web\nspec:\n  chartRef: {{kind: OCIRepository, name: web}}\n"),
+    );
+}
+
+#[test]
+fn a_flux_oci_repository_chart_bump_renders_from_the_registry_and_replays_offline() {
+    let Some(registry) = registry::Registry::start() else {
+        return;
+    };
+    for (version, image) in [("1.0.0", "nginx:1.25"), ("1.1.0", "nginx:1.27")] {
+        registry.push(
+            "charts/web",
+            version,
+            &config_json(version),
+            &chart_tgz("web", version, image),
+        );
+    }
+    let env = TestEnv::new();
+    let url = format!("oci://127.0.0.1:{}/charts/web", registry.port);
+    write_flux_oci_release(&env, &url, "tag: 1.0.0");
+    env.commit("v1");
+    // A semver range: the registry's tags are listed and the highest match taken.
+    write_flux_oci_release(&env, &url, "semver: '>=1.0.0 <2.0.0'");
+    env.commit("bump web");
+    let fetched = diff_fetched(&env);
+    let report = fetched.json();
+    assert_eq!(
+        image_changes(&report, "flux-hr:web/web@clusters/prod"),
+        [r#""nginx:1.25" → "nginx:1.27""#],
+        "{report:#}"
+    );
+    drop(registry);
+    assert_offline_replay(&env, &fetched);
+}
+
 #[test]
 fn a_registry_token_challenge_is_answered_and_a_wrong_digest_refused() {
     let server = Server::start();
