@@ -922,6 +922,39 @@ fn sources_in_other_git_repositories_render_at_the_revision_named() {
 }
 
 #[test]
+fn a_flux_kustomization_of_another_git_repository_renders_at_its_ref() {
+    let env = TestEnv::new();
+    let (server, _) = other_repository(&env);
+    let url = server.url("other.git");
+    let write = |tag: &str| {
+        env.write(
+            "clusters/prod/flux-system/gotk-sync.yaml",
+            "# made by the Flux operator\n",
+        );
+        env.write(
+            "clusters/prod/web.yaml",
+            format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  url: {url}\n  ref: {{tag: {tag}}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./apps/web\n  targetNamespace: web\n  sourceRef: {{kind: GitRepository, name: other}}\n"),
+        );
+    };
+    write("v1");
+    env.commit("v1");
+    write("v2");
+    env.commit("bump");
+    let target = "flux-ks:flux-system/web@clusters/prod";
+    env.kdelta(&["diff", "HEAD~1", "HEAD"])
+        .success()
+        .stdout_has("not in kdelta's cache");
+    let fetched = diff_fetched(&env);
+    let report = fetched.json();
+    assert_eq!(replica_changes(&report, target), ["1 → 3"], "{report:#}");
+    drop(server);
+    assert_offline_replay(&env, &fetched);
+    env.kdelta(&["render", "--rev", "HEAD", target])
+        .success()
+        .stdout_has("namespace: web");
+}
+
+#[test]
 fn a_missing_git_reference_or_server_is_a_finding() {
     let env = TestEnv::new();
     let (server, _) = other_repository(&env);
