@@ -400,6 +400,7 @@ fn merge_images(k: &mut Node, images: &[Node]) {
 fn post_build(ks: &Node, objects: &Objects, at: &Place, out: &mut EngineOutput<Details>) {
     let namespace = ks.str_at(&["metadata", "namespace"]).unwrap_or("default");
     let name = ks.str_at(&["metadata", "name"]).unwrap_or_default();
+    sops_notice(ks, at, out);
     if let Some(post) = ks.get_path(&["spec", "postBuild"]).filter(|p| p.is_map()) {
         match variables(post, namespace, objects) {
             Ok(vars) => substitute_all(post, &vars, at, out),
@@ -424,6 +425,36 @@ fn post_build(ks: &Node, objects: &Objects, at: &Place, out: &mut EngineOutput<D
         );
         super::set_common_metadata(&mut r.node, common);
     }
+}
+
+/// SOPS-encrypted objects (a top-level `sops` mapping) are decrypted by the controller with
+/// the cluster's keys (`spec.decryption`, `internal/decryptor`): kdelta keeps them as
+/// written, and says so once.
+fn sops_notice(ks: &Node, at: &Place, out: &mut EngineOutput<Details>) {
+    let encrypted: Vec<String> = out
+        .resources
+        .iter()
+        .filter(|r| r.node.get("sops").is_some_and(Node::is_map))
+        .map(|r| format!("{} {}", r.kind(), r.name()))
+        .collect();
+    if encrypted.is_empty() {
+        return;
+    }
+    let decrypts = ks.str_at(&["spec", "decryption", "provider"]) == Some("sops");
+    out.findings.push(at.finding(Finding::notice(
+        rules::FLUX_NOT_RENDERED,
+        format!(
+            "{} {} SOPS-encrypted; {}, so kdelta shows {} as written",
+            encrypted.join(", "),
+            if encrypted.len() == 1 { "is" } else { "are" },
+            if decrypts {
+                "the controller decrypts with the cluster's keys"
+            } else {
+                "spec.decryption is not set, so the controller applies the encrypted text (a Secret fails)"
+            },
+            if encrypted.len() == 1 { "it" } else { "them" },
+        ),
+    )));
 }
 
 /// The variables of `postBuild`: `substituteFrom` in order (later keys win), then

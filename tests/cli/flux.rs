@@ -177,3 +177,61 @@ fn findings_point_at_the_flux_objects_and_strict_substitution_fails() {
         strict[0]
     );
 }
+
+#[test]
+fn sops_secrets_and_values_only_the_cluster_holds_are_notices() {
+    let env = TestEnv::new();
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", SYNC)
+        .write(
+            "clusters/prod/apps.yaml",
+            ks("apps", "./apps", "  decryption: {provider: sops}\n"),
+        )
+        .write(
+            "apps/secret.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: creds, namespace: x}\nstringData:\n  password: ENC[AES256_GCM,data:abc=,type:str]\nsops:\n  age: []\n  version: 3.9.0\n",
+        )
+        .write(
+            "charts/chart/Chart.yaml",
+            "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+        )
+        .write(
+            "charts/chart/templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {size: {{ .Values.size | quote }}}\n",
+        )
+        .write(
+            "apps/release.yaml",
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: app, namespace: x}\nspec:\n  chart:\n    spec:\n      chart: ./charts/chart\n      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n  valuesFrom:\n  - kind: Secret\n    name: made-by-an-operator\n  values: {size: 3}\n",
+        );
+    env.commit("sops");
+    let report = env
+        .kdelta(&["check", "--format", "json", "--no-validate"])
+        .success()
+        .json();
+    let notices: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == "flux.not-rendered")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        notices
+            .iter()
+            .any(|m| m.contains("Secret creds is SOPS-encrypted")),
+        "{report:#}"
+    );
+    assert!(
+        notices
+            .iter()
+            .any(|m| m.contains("valuesFrom Secret x/made-by-an-operator")),
+        "{report:#}"
+    );
+    // The chart still renders with the values the repository gives.
+    env.kdelta(&[
+        "render",
+        "--allow-incomplete",
+        "flux-hr:x/app@clusters/prod",
+    ])
+    .success()
+    .stdout_has("size: \"3\"");
+}
