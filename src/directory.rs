@@ -16,6 +16,7 @@ pub struct Spec {
 impl engine::Spec for Spec {
     type Options = ();
     type Details = ();
+    const ID_PREFIXES: &'static [&'static str] = &["dir"];
 
     fn kind(&self) -> &'static str {
         "directory"

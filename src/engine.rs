@@ -111,6 +111,16 @@ pub trait Spec: Sized {
     /// `directory`.
     fn kind(&self) -> &'static str;
 
+    /// The prefixes of this engine's target ids (`kustomize` of `kustomize:apps/web`): an
+    /// argument that starts with one and a colon is a target id.
+    const ID_PREFIXES: &'static [&'static str];
+
+    /// The rule of a warning about two targets of one id, and who owns such an object (only
+    /// the first is rendered): two ApplicationSets make one Application, two Flux roots of a
+    /// cluster apply one Kustomization.
+    const DUPLICATE: (crate::finding::Rule, &'static str) =
+        (crate::finding::rules::APP_DUPLICATE, "Argo CD");
+
     /// The stable id used in reports: `kustomize:apps/web/overlays/prod`.
     fn id(&self) -> String;
     /// The path the target lives at (its directory or defining file).

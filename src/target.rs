@@ -40,6 +40,17 @@ macro_rules! engines {
         )*
 
         impl Target {
+            /// The prefixes of every engine's target ids (see [`engine::Spec::ID_PREFIXES`]).
+            pub fn id_prefixes() -> impl Iterator<Item = &'static str> {
+                std::iter::empty()
+                    $(.chain(<$spec as engine::Spec>::ID_PREFIXES.iter().copied()))*
+            }
+
+            /// See [`engine::Spec::DUPLICATE`].
+            pub fn duplicate_rule(&self) -> (crate::finding::Rule, &'static str) {
+                match self { $(Target::$variant(_) => <$spec as engine::Spec>::DUPLICATE,)* }
+            }
+
             /// The stable id used in reports: `kustomize:apps/web/overlays/prod`.
             pub fn id(&self) -> String {
                 match self { $(Target::$variant(s) => s.id(),)* }

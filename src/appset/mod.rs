@@ -153,6 +153,7 @@ impl Spec {
 impl engine::Spec for Spec {
     type Options = Options;
     type Details = Details;
+    const ID_PREFIXES: &'static [&'static str] = &["appset", "app"];
 
     fn kind(&self) -> &'static str {
         match self {

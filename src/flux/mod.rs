@@ -141,6 +141,9 @@ impl Spec {
 impl engine::Spec for Spec {
     type Options = Options;
     type Details = Details;
+    const ID_PREFIXES: &'static [&'static str] = &["flux-ks", "flux-hr"];
+    const DUPLICATE: (crate::finding::Rule, &'static str) =
+        (crate::finding::rules::FLUX_DUPLICATE, "Flux");
 
     fn kind(&self) -> &'static str {
         self.object().0.prefix()

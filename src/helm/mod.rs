@@ -97,6 +97,7 @@ pub struct Details {
 impl engine::Spec for Spec {
     type Options = Options;
     type Details = Details;
+    const ID_PREFIXES: &'static [&'static str] = &["helm"];
 
     fn kind(&self) -> &'static str {
         "helm"

@@ -71,6 +71,7 @@ pub struct Options {
 impl engine::Spec for Spec {
     type Options = Options;
     type Details = trace::Trace;
+    const ID_PREFIXES: &'static [&'static str] = &["kustomize"];
 
     fn kind(&self) -> &'static str {
         "kustomize"

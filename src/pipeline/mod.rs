@@ -636,17 +636,9 @@ impl TargetArg {
     /// An argument that looks like a target id (`KIND:…` with a known kind) is one.
     pub fn parse_id(arg: &str) -> Option<TargetArg> {
         let (kind, _) = arg.split_once(':')?;
-        [
-            "kustomize",
-            "helm",
-            "appset",
-            "app",
-            "dir",
-            "flux-ks",
-            "flux-hr",
-        ]
-        .contains(&kind)
-        .then(|| TargetArg::Id(arg.to_string()))
+        Target::id_prefixes()
+            .any(|p| p == kind)
+            .then(|| TargetArg::Id(arg.to_string()))
     }
 }
 

@@ -84,12 +84,7 @@ fn drop_duplicate_ids(out: &mut Expansion) {
             }
             Some(&kept) => {
                 keep[i] = false;
-                let (rule, owner) = match t {
-                    crate::target::Target::Flux(_) => {
-                        (crate::finding::rules::FLUX_DUPLICATE, "Flux")
-                    }
-                    _ => (crate::finding::rules::APP_DUPLICATE, "Argo CD"),
-                };
+                let (rule, owner) = t.duplicate_rule();
                 out.findings.push(
                     Finding::warning(
                         rule,

@@ -135,6 +135,16 @@ fn findings_point_at_the_flux_objects_and_strict_substitution_fails() {
                 ),
             ),
         )
+        .write(
+            "clusters/prod/more.yaml",
+            format!(
+                "{}---\n{}---\n{}",
+                ks("missing", "./apps/none", ""),
+                ks("twin-a", "./apps/shared", ""),
+                ks("twin-b", "./apps/shared", ""),
+            ),
+        )
+        .write("apps/shared/inner.yaml", ks("inner", "./apps/ok", ""))
         .write("apps/ok/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok, namespace: x}\n")
         .write(
             "apps/strict/cm.yaml",
@@ -165,6 +175,23 @@ fn findings_point_at_the_flux_objects_and_strict_substitution_fails() {
         .as_str()
         .unwrap()
         .contains("flux-system/never-applied"));
+    let missing = find("flux.invalid");
+    assert_eq!(missing.len(), 1, "{report:#}");
+    assert_eq!(missing[0]["file"], "clusters/prod/more.yaml");
+    assert!(missing[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("kustomization path not found: apps/none"));
+    let twice = find("flux.duplicate");
+    assert_eq!(twice.len(), 1, "{report:#}");
+    assert!(
+        twice[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("flux-system/inner is applied by Kustomization flux-system/twin-a and again by flux-system/twin-b"),
+        "{:#}",
+        twice[0]
+    );
     let strict = find("flux.substitute");
     assert_eq!(strict.len(), 1, "{report:#}");
     assert_eq!(strict[0]["line"], 22, "{:#}", strict[0]);
