@@ -95,10 +95,7 @@ impl Pattern {
             }
             if traverse {
                 traverse = false;
-                loop {
-                    let Some((first, rest)) = path.split_first() else {
-                        break;
-                    };
+                while let Some((first, rest)) = path.split_first() {
                     path = rest;
                     if go_match(part, first) {
                         matched = true;
