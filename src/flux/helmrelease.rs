@@ -465,6 +465,10 @@ impl<'a> Release<'a> {
                     .collect()
             })
             .unwrap_or_default();
+        // v2beta1's deprecated `valuesFile` comes first, as source-controller lists it.
+        if let Some(file) = spec.str_at(&["valuesFile"]).filter(|f| !f.is_empty()) {
+            values_files.insert(0, file.to_string());
+        }
         // A list of `values.yaml` alone changes nothing.
         if values_files.len() == 1 && values_files[0] == "values.yaml" {
             values_files.clear();
@@ -589,7 +593,13 @@ impl<'a> Release<'a> {
             items.push(Node::string("helm-output.yaml"));
         }
         kustomization.set("resources", list);
-        for key in ["patches", "images"] {
+        // `patchesStrategicMerge` and `patchesJson6902` are v2beta1's.
+        for key in [
+            "patches",
+            "patchesStrategicMerge",
+            "patchesJson6902",
+            "images",
+        ] {
             if let Some(v) = k.get(key).filter(|v| v.is_seq()) {
                 kustomization.set(key, v.clone());
             }

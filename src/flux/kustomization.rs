@@ -294,18 +294,19 @@ fn edit(
             edited = true;
         }
     }
-    if let Some(patches) = spec("patches")
-        .and_then(Node::as_seq)
-        .filter(|p| !p.is_empty())
-    {
-        let list = k.map_at("patches");
+    // `patchesStrategicMerge` and `patchesJson6902` are v1beta2's, appended the same way.
+    for key in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
+        let Some(patches) = spec(key).and_then(Node::as_seq).filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        let list = k.map_at(key);
         if !list.is_seq() {
             *list = Node::seq();
         }
         if let Some(items) = list.as_seq_mut() {
-            items.extend(patches.iter().cloned());
+            items.extend(patches.iter().map(|p| as_kustomize_patch(key, p)));
         }
-        steps.push(format!("{} patch(es) appended", patches.len()));
+        steps.push(format!("{} {key} appended", patches.len()));
         edited = true;
     }
     if let Some(images) = spec("images")
@@ -360,6 +361,28 @@ fn edit(
         }
     }
     Ok(edited)
+}
+
+/// A v1beta2 patch as `GenerateManifest` writes it into the kustomization: a strategic merge
+/// patch object as its JSON text, a JSON 6902 patch's operations as their JSON text (kustomize
+/// takes both as inline strings).
+fn as_kustomize_patch(key: &str, patch: &Node) -> Node {
+    let json = |n: &Node| {
+        yaml::yaml_to_json(n)
+            .map(|v| Node::string(v.to_string()))
+            .unwrap_or_else(|_| n.clone())
+    };
+    match key {
+        "patchesStrategicMerge" if patch.is_map() => json(patch),
+        "patchesJson6902" => {
+            let mut p = patch.clone();
+            if let Some(ops) = patch.get("patch").filter(|o| o.is_seq()) {
+                p.set("patch", json(ops));
+            }
+            p
+        }
+        _ => patch.clone(),
+    }
 }
 
 /// `images` merged by name: a new name overrides, `newTag` and `digest` are replaced together

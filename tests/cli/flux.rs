@@ -262,3 +262,24 @@ fn sops_secrets_and_values_only_the_cluster_holds_are_notices() {
     .success()
     .stdout_has("size: \"3\"");
 }
+
+#[test]
+fn older_api_versions_patch_fields_apply() {
+    let env = TestEnv::new();
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", SYNC)
+        .write(
+            "clusters/prod/apps.yaml",
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1beta2\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  path: ./apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n  patchesStrategicMerge:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: settings, namespace: x}\n    data: {mode: patched}\n  patchesJson6902:\n  - target: {version: v1, kind: ConfigMap, name: settings, namespace: x}\n    patch:\n    - {op: add, path: /data/extra, value: json6902}\n",
+        )
+        .write(
+            "apps/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: x}\ndata: {mode: plain}\n",
+        );
+    env.commit("v1beta2");
+    let out = env
+        .kdelta(&["render", "flux-ks:flux-system/apps@clusters/prod"])
+        .success();
+    for needle in ["mode: patched", "extra: json6902"] {
+        assert!(out.stdout.contains(needle), "{needle}:\n{}", out.stdout);
+    }
+}
