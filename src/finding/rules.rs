@@ -146,6 +146,7 @@ rules! {
     API_REMOVED = "api.removed", Error, "an apiVersion the Kubernetes version validated for no longer serves";
     API_DEPRECATED = "api.deprecated", Warning, "an apiVersion the Kubernetes version validated for deprecates";
     REFERENCE_SERVICE_SELECTOR = "reference.service-selector", Warning, "a Service whose selector matches none of the pod templates its target renders";
+    REFERENCE_MISSING = "reference.missing", Warning, "a pod template names a ServiceAccount, ConfigMap, Secret or PersistentVolumeClaim that no target of the revision renders (nor anything that makes it)";
     DEPLOY_DUPLICATE = "deploy.duplicate", Warning, "two Argo CD Applications deploy the same object to the same cluster";
     API_REMOVED_NEXT = "api.removed-next", Warning, "an apiVersion the next Kubernetes version (the upgrade checked) no longer serves";
 }

@@ -3,6 +3,7 @@
 //! serves an apiVersion (`schema`). Knows nothing of engines or the pipeline.
 
 pub mod deployed;
+pub mod references;
 pub mod schema;
 pub mod selectors;
 pub mod stage;

@@ -132,6 +132,8 @@ pub struct TargetCheck {
     pending: Option<(String, RepoPath, Vec<Resource>)>,
     /// What an Application target deploys, for the check across targets.
     deployed: Vec<super::deployed::Deployed>,
+    /// What the target makes and its pod templates name, for the check across targets.
+    references: super::references::References,
 }
 
 impl Validator {
@@ -194,6 +196,7 @@ impl Validator {
             out.pending = Some((target.to_string(), defining.clone(), custom));
         }
         out.deployed = super::deployed::of_application(target, rendered);
+        out.references = super::references::of_target(target, rendered);
         out.findings
             .extend(super::selectors::unmatched_services(target, rendered));
         out
@@ -274,9 +277,11 @@ impl Revision {
         let mut findings = Vec::new();
         let mut unchecked: BTreeMap<(String, String), Unchecked> = BTreeMap::new();
         let mut deployed = Vec::new();
+        let mut references = Vec::new();
         for check in self.checks {
             findings.extend(check.findings);
             deployed.extend(check.deployed);
+            references.push(check.references);
             if let Some((target, defining, resources)) = check.pending {
                 findings.extend(check_custom(
                     &crds,
@@ -304,6 +309,7 @@ impl Revision {
             findings.extend(crd.rule_findings());
         }
         findings.extend(super::deployed::duplicates(deployed));
+        findings.extend(super::references::missing(references));
         findings
     }
 }

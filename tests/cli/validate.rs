@@ -510,6 +510,56 @@ fn a_service_selecting_no_pod_template_of_its_target_is_a_warning() {
 }
 
 #[test]
+fn references_nothing_renders_are_warnings_at_the_field() {
+    let env = TestEnv::new();
+    // web(extra) appends under containers[0]: env from a Secret an ExternalSecret makes in
+    // another directory, from one nothing makes, an optional one, and a volume's claim.
+    let pod = web(
+        "        envFrom:\n        - secretRef: {name: db-creds}\n        - secretRef: {name: typo-creds}\n        - configMapRef: {name: maybe, optional: true}\n        - configMapRef: {name: kube-root-ca.crt}\n      serviceAccountName: web\n      volumes:\n      - name: data\n        persistentVolumeClaim: {claimName: web-data}\n",
+    );
+    env.write(".kdelta.yaml", "directories: [manifests, secrets]\n")
+        .write("manifests/web.yaml", pod)
+        .write(
+            "manifests/sa.yaml",
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web, namespace: prod}\n",
+        )
+        .write(
+            "secrets/db.yaml",
+            "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: db, namespace: prod}\nspec:\n  target: {name: db-creds}\n",
+        );
+    env.commit("references");
+    let report = env.kdelta(&["check", "--format", "json"]).success().json();
+    let missing = findings_of(&report, "reference.missing");
+    let messages: Vec<&str> = missing
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(missing.len(), 2, "{messages:#?}");
+    assert!(
+        messages[0].contains("envFrom[1].secretRef.name names Secret prod/typo-creds"),
+        "{messages:#?}"
+    );
+    assert!(
+        messages[1]
+            .contains("persistentVolumeClaim.claimName names PersistentVolumeClaim prod/web-data"),
+        "{messages:#?}"
+    );
+    assert_eq!(missing[0]["file"], "manifests/web.yaml");
+    assert_eq!(missing[0]["line"], 21, "{:#}", missing[0]);
+
+    // The rule can be switched off per path.
+    env.write(
+        ".kdelta.yaml",
+        "directories: [manifests, secrets]\nrules:\n- {rule: reference.missing, severity: off, paths: [manifests/**]}\n",
+    );
+    let quiet = env.kdelta(&["check", "--format", "json"]).success().json();
+    assert!(
+        findings_of(&quiet, "reference.missing").is_empty(),
+        "{quiet:#}"
+    );
+}
+
+#[test]
 fn the_configuration_can_name_more_crds() {
     let env = TestEnv::new();
     env.write(

@@ -1,0 +1,321 @@
+//! References nothing renders: a pod template naming a ServiceAccount, ConfigMap, Secret or
+//! PersistentVolumeClaim that no target of the revision makes in its namespace. The pods
+//! then never start (`CreateContainerConfigError`, `FailedMount`, a ServiceAccount "not
+//! found" from the ReplicaSet controller). What makes an object counts as well as the object:
+//! an ExternalSecret, a SealedSecret, a cert-manager Certificate or a OnePasswordItem makes
+//! its Secret. What the cluster always has is never missing: the `default` ServiceAccount and the
+//! `kube-root-ca.crt` ConfigMap of every namespace. References marked `optional: true` are
+//! not checked, nor are references of a revision some of whose targets are incomplete in the
+//! same namespace (what they lack may be the object).
+
+use crate::finding::{rules, Finding};
+use crate::render::Rendered;
+use crate::resource::Resource;
+use crate::yaml::Node;
+use std::collections::{BTreeSet, HashSet};
+
+/// The kinds a pod template refers to by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    ServiceAccount,
+    ConfigMap,
+    Secret,
+    PersistentVolumeClaim,
+}
+
+impl Kind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Kind::ServiceAccount => "ServiceAccount",
+            Kind::ConfigMap => "ConfigMap",
+            Kind::Secret => "Secret",
+            Kind::PersistentVolumeClaim => "PersistentVolumeClaim",
+        }
+    }
+
+    fn of(kind: &str) -> Option<Kind> {
+        Some(match kind {
+            "ServiceAccount" => Kind::ServiceAccount,
+            "ConfigMap" => Kind::ConfigMap,
+            "Secret" => Kind::Secret,
+            "PersistentVolumeClaim" => Kind::PersistentVolumeClaim,
+            _ => return None,
+        })
+    }
+}
+
+/// An object of one of those kinds, by namespace and name.
+type Key = (Kind, String, String);
+
+/// What one target makes and what its pod templates name.
+#[derive(Clone, Debug, Default)]
+pub struct References {
+    made: Vec<Key>,
+    wanted: Vec<Wanted>,
+    /// The namespaces of an incomplete target's objects.
+    incomplete: Vec<String>,
+}
+
+/// One reference, with the finding it would be.
+#[derive(Clone, Debug)]
+struct Wanted {
+    key: Key,
+    finding: Finding,
+}
+
+/// The references of one target's render.
+pub fn of_target(target: &str, rendered: &Rendered) -> References {
+    let mut out = References::default();
+    for r in &rendered.resources {
+        let namespace = r.id().namespace_or_default().to_string();
+        if !rendered.complete {
+            out.incomplete.push(namespace.clone());
+        }
+        made_by(r, &namespace, &mut out.made);
+        if let Some((spec, path)) = pod_spec(r) {
+            wanted_by(target, r, spec, &path, &namespace, &mut out.wanted);
+        }
+    }
+    out
+}
+
+/// The findings of a revision: each reference nothing of the revision makes.
+pub fn missing(all: Vec<References>) -> Vec<Finding> {
+    let made: HashSet<Key> = all.iter().flat_map(|r| r.made.iter().cloned()).collect();
+    let incomplete: BTreeSet<String> = all
+        .iter()
+        .flat_map(|r| r.incomplete.iter().cloned())
+        .collect();
+    let mut seen = HashSet::new();
+    all.into_iter()
+        .flat_map(|r| r.wanted)
+        .filter(|w| !made.contains(&w.key) && !incomplete.contains(&w.key.1))
+        .filter(|w| {
+            seen.insert((
+                w.finding.target.clone(),
+                w.finding.file.clone(),
+                w.finding.line,
+                w.key.clone(),
+            ))
+        })
+        .map(|w| w.finding)
+        .collect()
+}
+
+/// What `r` makes: itself, or the Secret or claims it makes.
+fn made_by(r: &Resource, namespace: &str, out: &mut Vec<Key>) {
+    if let Some(kind) = Kind::of(r.kind()) {
+        if r.node.str_at(&["apiVersion"]) == Some("v1") {
+            out.push((kind, namespace.to_string(), r.name().to_string()));
+        }
+        return;
+    }
+    let group = r
+        .node
+        .str_at(&["apiVersion"])
+        .unwrap_or_default()
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    let secret = |n: &str| (Kind::Secret, namespace.to_string(), n.to_string());
+    match (group, r.kind()) {
+        // external-secrets: `spec.target.name`, defaulting to the ExternalSecret's name.
+        ("external-secrets.io", "ExternalSecret") => out.push(secret(
+            r.node
+                .str_at(&["spec", "target", "name"])
+                .unwrap_or(r.name()),
+        )),
+        // bitnami sealed-secrets: the Secret of the SealedSecret's own name.
+        ("bitnami.com", "SealedSecret") => out.push(secret(r.name())),
+        // cert-manager: the Certificate's `spec.secretName`.
+        ("cert-manager.io", "Certificate") => {
+            if let Some(s) = r.node.str_at(&["spec", "secretName"]) {
+                out.push(secret(s));
+            }
+        }
+        // onepassword-operator, 1Password Connect: the item's own name.
+        ("onepassword.com", "OnePasswordItem") => out.push(secret(r.name())),
+        _ => {}
+    }
+}
+
+/// A workload's pod spec and the path to it.
+fn pod_spec(r: &Resource) -> Option<(&Node, Vec<&'static str>)> {
+    let path: &[&'static str] = match r.kind() {
+        "Pod" => &["spec"],
+        "Deployment"
+        | "StatefulSet"
+        | "DaemonSet"
+        | "ReplicaSet"
+        | "Job"
+        | "ReplicationController" => &["spec", "template", "spec"],
+        "CronJob" => &["spec", "jobTemplate", "spec", "template", "spec"],
+        _ => return None,
+    };
+    let api = r.node.str_at(&["apiVersion"]).unwrap_or_default();
+    if !(api == "v1" || api.starts_with("apps/") || api.starts_with("batch/")) {
+        return None;
+    }
+    Some((r.node.get_path(path)?, path.to_vec()))
+}
+
+fn wanted_by(
+    target: &str,
+    r: &Resource,
+    spec: &Node,
+    path: &[&str],
+    namespace: &str,
+    out: &mut Vec<Wanted>,
+) {
+    let mut want = |kind: Kind, name: Option<&str>, at: &Node, field: String| {
+        let Some(name) = name.filter(|n| !n.is_empty() && !n.contains("${") && !n.contains("{{"))
+        else {
+            return;
+        };
+        if (kind, name) == (Kind::ServiceAccount, "default")
+            || (kind, name) == (Kind::ConfigMap, "kube-root-ca.crt")
+        {
+            return;
+        }
+        let message = format!(
+            "{}: {}.{field} names {} {namespace}/{name}, which no target of this revision renders",
+            r.id(),
+            path.join("."),
+            kind.as_str()
+        );
+        let mut f = Finding::warning(rules::REFERENCE_MISSING, message)
+            .for_target(target)
+            .with_help("render it in the repository (or what makes it: an ExternalSecret, a SealedSecret, a cert-manager Certificate), mark the reference optional, or turn the rule off for this path in .kdelta.yaml's rules");
+        let file = r.origin.file.to_string();
+        let from_file =
+            r.origin.span.line > 0 && [".yaml", ".yml", ".json"].iter().any(|e| file.ends_with(e));
+        f = if from_file && at.span.line > 0 {
+            f.at(file, at.span.line, at.span.column)
+        } else {
+            f.in_file(file)
+        };
+        out.push(Wanted {
+            key: (kind, namespace.to_string(), name.to_string()),
+            finding: f,
+        });
+    };
+    let optional = |n: &Node| {
+        n.get("optional")
+            .and_then(Node::as_scalar)
+            .is_some_and(|s| s.text == "true")
+    };
+    for key in ["serviceAccountName", "serviceAccount"] {
+        if let Some(n) = spec.get(key) {
+            want(Kind::ServiceAccount, n.as_str(), n, key.to_string());
+            break;
+        }
+    }
+    for (i, s) in seq(spec.get("imagePullSecrets")).iter().enumerate() {
+        want(
+            Kind::Secret,
+            s.str_at(&["name"]),
+            s,
+            format!("imagePullSecrets[{i}].name"),
+        );
+    }
+    for (i, v) in seq(spec.get("volumes")).iter().enumerate() {
+        if let Some(c) = v.get("configMap").filter(|c| !optional(c)) {
+            want(
+                Kind::ConfigMap,
+                c.str_at(&["name"]),
+                c,
+                format!("volumes[{i}].configMap.name"),
+            );
+        }
+        if let Some(s) = v.get("secret").filter(|s| !optional(s)) {
+            want(
+                Kind::Secret,
+                s.str_at(&["secretName"]),
+                s,
+                format!("volumes[{i}].secret.secretName"),
+            );
+        }
+        if let Some(c) = v.get("persistentVolumeClaim") {
+            want(
+                Kind::PersistentVolumeClaim,
+                c.str_at(&["claimName"]),
+                c,
+                format!("volumes[{i}].persistentVolumeClaim.claimName"),
+            );
+        }
+        for (j, p) in seq(v.get_path(&["projected", "sources"]))
+            .iter()
+            .enumerate()
+        {
+            if let Some(c) = p.get("configMap").filter(|c| !optional(c)) {
+                want(
+                    Kind::ConfigMap,
+                    c.str_at(&["name"]),
+                    c,
+                    format!("volumes[{i}].projected.sources[{j}].configMap.name"),
+                );
+            }
+            if let Some(s) = p.get("secret").filter(|s| !optional(s)) {
+                want(
+                    Kind::Secret,
+                    s.str_at(&["name"]),
+                    s,
+                    format!("volumes[{i}].projected.sources[{j}].secret.name"),
+                );
+            }
+        }
+    }
+    for list in ["initContainers", "containers"] {
+        for (i, c) in seq(spec.get(list)).iter().enumerate() {
+            for (j, e) in seq(c.get("envFrom")).iter().enumerate() {
+                if let Some(m) = e.get("configMapRef").filter(|m| !optional(m)) {
+                    want(
+                        Kind::ConfigMap,
+                        m.str_at(&["name"]),
+                        m,
+                        format!("{list}[{i}].envFrom[{j}].configMapRef.name"),
+                    );
+                }
+                if let Some(s) = e.get("secretRef").filter(|s| !optional(s)) {
+                    want(
+                        Kind::Secret,
+                        s.str_at(&["name"]),
+                        s,
+                        format!("{list}[{i}].envFrom[{j}].secretRef.name"),
+                    );
+                }
+            }
+            for (j, e) in seq(c.get("env")).iter().enumerate() {
+                if let Some(m) = e
+                    .get_path(&["valueFrom", "configMapKeyRef"])
+                    .filter(|m| !optional(m))
+                {
+                    want(
+                        Kind::ConfigMap,
+                        m.str_at(&["name"]),
+                        m,
+                        format!("{list}[{i}].env[{j}].valueFrom.configMapKeyRef.name"),
+                    );
+                }
+                if let Some(s) = e
+                    .get_path(&["valueFrom", "secretKeyRef"])
+                    .filter(|s| !optional(s))
+                {
+                    want(
+                        Kind::Secret,
+                        s.str_at(&["name"]),
+                        s,
+                        format!("{list}[{i}].env[{j}].valueFrom.secretKeyRef.name"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The items of a list field (none when it is absent or not a list).
+fn seq(n: Option<&Node>) -> &[Node] {
+    n.and_then(Node::as_seq)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
