@@ -90,8 +90,15 @@ pub fn of_application(target: &str, rendered: &Rendered) -> Vec<Deployed> {
         .filter(|r| !std::ptr::eq(*r, app) && r.node.is_map())
         .map(|r| {
             let id = r.id();
-            // The namespace Argo CD tracks the object under (its own, else the destination's).
-            let ns = if id.namespace.is_empty() {
+            // The namespace Argo CD tracks the object under: none for a cluster-scoped kind
+            // (two Applications with different destination namespaces still sync the same
+            // ClusterRole), else its own, else the destination's.
+            let cluster_scoped =
+                crate::kustomize::openapi::builtin_namespaced(&id.api_version(), &id.kind)
+                    == Some(false);
+            let ns = if cluster_scoped {
+                String::new()
+            } else if id.namespace.is_empty() {
                 namespace.clone()
             } else {
                 id.namespace.clone()

@@ -415,8 +415,17 @@ fn two_applications_deploying_one_object_to_one_cluster_is_a_warning() {
     )
     .write("web/web.yaml", web("").replace("  namespace: prod\n", ""))
     .write(
+        "web/role.yaml",
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: web-reader}\nrules: []\n",
+    )
+    .write(
         "argocd/a.yaml",
         application("a", "https://kubernetes.default.svc", "prod"),
+    )
+    // Another destination namespace: the Deployment differs, the ClusterRole is the same.
+    .write(
+        "argocd/e.yaml",
+        application("e", "https://kubernetes.default.svc", "staging"),
     )
     .write(
         "argocd/b.yaml",
@@ -440,13 +449,21 @@ fn two_applications_deploying_one_object_to_one_cluster_is_a_warning() {
     env.commit("applications");
     let report = env.kdelta(&["check", "--format", "json"]).success().json();
     let dup = findings_of(&report, "deploy.duplicate");
-    assert_eq!(dup.len(), 1, "{report:#}");
-    let message = dup[0]["message"].as_str().unwrap();
-    assert!(
-        message.contains("apps/Deployment/prod/web is deployed to https://kubernetes.default.svc by app:argocd/a.yaml#a and by app:argocd/b.yaml#b"),
-        "{message}"
+    let mut messages: Vec<&str> = dup.iter().map(|f| f["message"].as_str().unwrap()).collect();
+    messages.sort();
+    assert_eq!(
+        messages,
+        [
+            "apps/Deployment/prod/web is deployed to https://kubernetes.default.svc by app:argocd/a.yaml#a and by app:argocd/b.yaml#b: the two Applications sync the same object",
+            "rbac.authorization.k8s.io/ClusterRole/_/web-reader is deployed to https://kubernetes.default.svc by app:argocd/a.yaml#a and by app:argocd/b.yaml#b: the two Applications sync the same object",
+            "rbac.authorization.k8s.io/ClusterRole/_/web-reader is deployed to https://kubernetes.default.svc by app:argocd/a.yaml#a and by app:argocd/e.yaml#e: the two Applications sync the same object",
+        ],
+        "{report:#}"
     );
-    assert_eq!(dup[0]["target"], "app:argocd/b.yaml#b");
+    assert!(
+        dup.iter().all(|f| f["target"] != "app:argocd/a.yaml#a"),
+        "{report:#}"
+    );
 }
 
 #[test]
