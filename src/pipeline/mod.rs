@@ -434,6 +434,7 @@ fn add_configured_crds(
                     if e.kind == EntryKind::Dir
                         || e.name.ends_with(".yaml")
                         || e.name.ends_with(".yml")
+                        || e.name.ends_with(".json")
                     {
                         stack.push(child);
                     }
@@ -443,8 +444,22 @@ fn add_configured_crds(
                 let Ok(bytes) = snapshot.read(&path) else {
                     continue;
                 };
-                let docs =
-                    crate::yaml::parse_stream(&bytes, &Default::default()).unwrap_or_default();
+                let docs = if path.file_name().ends_with(".json") {
+                    // A schema of a catalog in the CRDs-catalog layout: GROUP/KIND_VERSION.json.
+                    serde_json::from_slice(&bytes)
+                        .ok()
+                        .and_then(|schema| {
+                            crate::validate::schema::catalog_crd(
+                                path.parent().file_name(),
+                                path.file_name(),
+                                schema,
+                            )
+                        })
+                        .into_iter()
+                        .collect()
+                } else {
+                    crate::yaml::parse_stream(&bytes, &Default::default()).unwrap_or_default()
+                };
                 let resources: Vec<crate::resource::Resource> = docs
                     .into_iter()
                     .map(|n| crate::resource::Resource::new(n, path.clone()))

@@ -76,6 +76,8 @@ pub struct Validator {
 pub struct LazyCrd {
     group: String,
     kind: String,
+    /// A catalog schema's kind, which matches in any case.
+    any_case: bool,
     /// The CRD object, and the first target that rendered it (where its own findings go).
     resource: Resource,
     target: String,
@@ -108,7 +110,9 @@ impl LazyCrd {
     /// and kind are its own).
     fn lookup(&self, api_version: &str, kind: &str) -> CrdMatch<'_> {
         let group = super::schema::split_api_version(api_version).0;
-        if group != self.group || kind != self.kind {
+        let same_kind =
+            kind == self.kind || (self.any_case && kind.eq_ignore_ascii_case(&self.kind));
+        if group != self.group || !same_kind {
             return CrdMatch::Other;
         }
         match self
@@ -226,6 +230,8 @@ impl Validator {
         let crd = Arc::new(LazyCrd {
             group: node.str_at(&["spec", "group"])?.to_string(),
             kind: node.str_at(&["spec", "names", "kind"])?.to_string(),
+            any_case: node.str_at(&["metadata", "annotations", super::schema::CATALOG_ANNOTATION])
+                == Some("true"),
             resource: r.clone(),
             target: target.to_string(),
             defining: defining.clone(),

@@ -577,6 +577,34 @@ fn references_nothing_renders_are_warnings_at_the_field() {
 }
 
 #[test]
+fn the_configuration_can_name_a_catalog_in_the_crds_catalog_layout() {
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        "directories: [manifests]\nkubernetes:\n  crds: [vendor/catalog]\n",
+    )
+    // datreeio/CRDs-catalog's layout: GROUP/KIND_VERSION.json, the kind in lower case.
+    .write(
+        "vendor/catalog/example.com/widget_v1.json",
+        r#"{"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"}, "spec": {"type": "object", "properties": {"size": {"type": "integer"}}, "additionalProperties": false}}}"#,
+    )
+    .write("vendor/catalog/README.json", "{}")
+    .write(
+        "manifests/widget.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: bad\n  namespace: prod\nspec:\n  size: big\n",
+    );
+    env.commit("a catalog");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let typed = findings_of(&report, "schema.type");
+    assert_eq!(typed.len(), 1, "{report:#}");
+    assert_eq!(typed[0]["line"], 7, "{:#}", typed[0]);
+    assert!(
+        findings_of(&report, "schema.no-schema").is_empty(),
+        "{report:#}"
+    );
+}
+
+#[test]
 fn the_configuration_can_name_more_crds() {
     let env = TestEnv::new();
     env.write(

@@ -37,6 +37,44 @@ pub struct Crd {
     pub plural: String,
     pub scope: Scope,
     pub versions: Vec<CrdVersion>,
+    /// The kind matches in any case: a schema of a catalog in the CRDs-catalog layout, whose
+    /// file name holds the kind in lower case ([`catalog_crd`]).
+    pub any_case: bool,
+}
+
+/// The annotation kdelta sets on the CRD it makes of a catalog schema ([`catalog_crd`]).
+pub const CATALOG_ANNOTATION: &str = "kdelta.dev/crds-catalog";
+
+/// The CRD a schema of a catalog in the CRDs-catalog layout (datreeio/CRDs-catalog,
+/// kubeconform's `{{.Group}}/{{.ResourceKind}}_{{.ResourceAPIVersion}}.json`) stands for:
+/// `GROUP/KIND_VERSION.json` holding the version's openAPIV3Schema as JSON Schema, with the
+/// kind in lower case (so objects match it in any case). None for a file of another name.
+pub fn catalog_crd(group: &str, file_name: &str, schema: Value) -> Option<Node> {
+    let stem = file_name.strip_suffix(".json")?;
+    let (kind, version) = stem.rsplit_once('_')?;
+    if kind.is_empty() || version.is_empty() || !group.contains('.') {
+        return None;
+    }
+    let crd = serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {
+            "name": format!("{kind}s.{group}"),
+            "annotations": {CATALOG_ANNOTATION: "true"},
+        },
+        "spec": {
+            "group": group,
+            "names": {"kind": kind, "plural": format!("{kind}s")},
+            "scope": "Namespaced",
+            "versions": [{
+                "name": version,
+                "served": true,
+                "storage": true,
+                "schema": {"openAPIV3Schema": schema},
+            }],
+        },
+    });
+    Some(crate::yaml::from_go_json(&crd))
 }
 
 /// One version of a CRD.
@@ -130,6 +168,7 @@ impl Crd {
                 field: "spec.versions",
             });
         }
+        let any_case = value["metadata"]["annotations"][CATALOG_ANNOTATION] == "true";
         Ok(Crd {
             name,
             group,
@@ -137,6 +176,7 @@ impl Crd {
             plural,
             scope,
             versions,
+            any_case,
         })
     }
 
@@ -154,10 +194,15 @@ impl Crd {
         out
     }
 
+    /// True when objects of `kind` are this CRD's.
+    pub fn is_kind(&self, kind: &str) -> bool {
+        kind == self.kind || (self.any_case && kind.eq_ignore_ascii_case(&self.kind))
+    }
+
     /// The version that defines objects of `apiVersion` and `kind`.
     pub fn lookup(&self, api_version: &str, kind: &str) -> CrdMatch<'_> {
         let (group, version) = split_api_version(api_version);
-        if group != self.group || kind != self.kind {
+        if group != self.group || !self.is_kind(kind) {
             return CrdMatch::Other;
         }
         match self.versions.iter().find(|v| v.name == version && v.served) {
