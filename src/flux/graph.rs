@@ -203,7 +203,7 @@ fn walk_uncached(root: &Spec, files: &Files, opts: &Options) -> Walked {
                                     "{kind:?} {ns}/{n} is applied by Kustomization {first} and again by {by}; Flux lets the first own it"
                                 ),
                             )
-                            .in_file(r.origin.file.to_string()),
+                            .at(r.origin.file.to_string(), r.origin.span.line, 0),
                         );
                     }
                     continue;
@@ -219,6 +219,19 @@ fn walk_uncached(root: &Spec, files: &Files, opts: &Options) -> Walked {
             let key = namespaced(&b.object.node);
             walked.kustomizations.insert(key, b);
         }
+    }
+    if !pending.is_empty() {
+        walked.findings.push(
+            Finding::error(
+                rules::FLUX_INVALID,
+                format!(
+                    "the Kustomizations of this cluster go on past {MAX_KUSTOMIZATIONS}; {} and what they apply are not rendered",
+                    pending.len()
+                ),
+            )
+            .in_file(file.to_string())
+            .incomplete(),
+        );
     }
     depends_on(&mut walked);
     walked
@@ -252,11 +265,7 @@ fn depends_on(walked: &mut Walked) {
                                 rules::FLUX_DEPENDS_ON,
                                 format!("{kind} {namespace}/{name} depends on {kind} {ns}/{n}, which this cluster's Kustomizations do not apply: Flux never reconciles it"),
                             );
-                            if object.origin.span.line > 0 {
-                                f.at(object.origin.file.to_string(), object.origin.span.line, 0)
-                            } else {
-                                f.in_file(object.origin.file.to_string())
-                            }
+                            f.at(object.origin.file.to_string(), object.origin.span.line, 0)
                         })
                     })
                     .collect::<Vec<_>>()

@@ -90,11 +90,7 @@ impl<'a> Release<'a> {
     }
 
     fn finding(&self, f: Finding) -> Finding {
-        if self.line > 0 {
-            f.at(self.at.to_string(), self.line, 0)
-        } else {
-            f.in_file(self.at.to_string())
-        }
+        f.at(self.at.to_string(), self.line, 0)
     }
 
     fn text(&self, path: &[&str]) -> Option<&'a str> {

@@ -111,11 +111,7 @@ impl Place {
     }
 
     fn finding(&self, f: Finding) -> Finding {
-        if self.line > 0 {
-            f.at(self.file.to_string(), self.line, 0)
-        } else {
-            f.in_file(self.file.to_string())
-        }
+        f.at(self.file.to_string(), self.line, 0)
     }
 }
 
