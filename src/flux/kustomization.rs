@@ -62,7 +62,7 @@ pub fn build(
                     let place = f.location().unwrap_or_default();
                     f.message = format!("{shown}, {place}: {}", f.message);
                     f.file = Some(at.file.to_string());
-                    f.line = Some(at.line);
+                    f.line = (at.line > 0).then_some(at.line);
                     f.column = None;
                 }
             }
