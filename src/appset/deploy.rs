@@ -714,7 +714,7 @@ impl Source<'_> {
                     .filter(|n| !n.is_empty())
                     .map(str::to_string)
             }),
-            kube_version: text("kubeVersion"),
+            kube_version: text("kubeVersion").or_else(|| self.opts.kube_version.clone()),
             api_versions: super::generate::strings(&options["apiVersions"])
                 .into_iter()
                 .map(str::to_string)

@@ -106,6 +106,10 @@ pub struct Options {
     /// Argo CD's settings at the revision: `.kdelta.yaml`'s, then the repository's argocd-cm
     /// and plugins ([`settings`]).
     pub settings: std::sync::Arc<settings::Settings>,
+    /// The cluster's Kubernetes version (`--kube-version`, `kubernetes.version`): what Argo
+    /// CD's repo-server passes to `helm template` as `--kube-version` (the destination
+    /// cluster's), unless the Application's `helm.kubeVersion` says otherwise.
+    pub kube_version: Option<String>,
     /// `--run-plugins`: a config management plugin whose command kdelta cannot render
     /// natively is run (in a temporary checkout of the revision).
     pub run_plugins: bool,

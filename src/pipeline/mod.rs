@@ -510,6 +510,7 @@ pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     // the cluster Helm renders for.
     out.flux.repo_urls = out.appset.repo_urls.clone();
     out.flux.kube_version = out.helm.kube_version.clone();
+    out.appset.kube_version = out.helm.kube_version.clone();
     out.flux.api_versions = out.helm.api_versions.clone();
     out
 }

@@ -609,3 +609,32 @@ fn explain_says_in_one_line_why_an_applications_output_is_incomplete() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn charts_render_for_the_cluster_version_unless_the_application_names_one() {
+    let env = TestEnv::new();
+    let app = |name: &str, helm: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: {name}, namespace: argocd}}\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: charts/kube\n{helm}  destination: {{server: https://kubernetes.default.svc, namespace: {name}}}\n")
+    };
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/gitops.git]\nkubernetes: {version: \"1.29\"}\nargocd: {tracking: none}\n",
+    )
+    .write("charts/kube/Chart.yaml", "apiVersion: v2\nname: kube\nversion: 1.0.0\n")
+    .write(
+        "charts/kube/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kube}\ndata: {version: {{ .Capabilities.KubeVersion.Version | quote }}}\n",
+    )
+    .write("argocd/cluster.yaml", app("cluster", ""))
+    .write(
+        "argocd/pinned.yaml",
+        app("pinned", "    helm: {kubeVersion: \"1.31.2\"}\n"),
+    );
+    env.commit("two applications");
+    env.kdelta(&["render", "--no-validate", "app:argocd/cluster.yaml#cluster"])
+        .success()
+        .stdout_has("version: v1.29.0");
+    env.kdelta(&["render", "--no-validate", "app:argocd/pinned.yaml#pinned"])
+        .success()
+        .stdout_has("version: v1.31.2");
+}
