@@ -340,24 +340,33 @@ fn finish(
     findings.dedup();
     let mut targets = targets;
     let mut apps = crate::report::AppCoverage::default();
+    let mut flux = crate::report::AppCoverage::default();
     for t in &mut targets {
+        let coverage = match t.kind.as_str() {
+            "app" => Some(&mut apps),
+            "flux-ks" | "flux-hr" => Some(&mut flux),
+            _ => None,
+        };
         if t.incomplete {
             let why = findings
                 .iter()
                 .find(|f| f.incomplete && f.target.as_deref() == Some(t.id.as_str()));
             t.incomplete_reason =
                 why.map(|f| f.message.lines().next().unwrap_or_default().to_string());
-            if t.kind == "app" {
-                apps.incomplete += 1;
+            if let Some(c) = coverage {
+                c.incomplete += 1;
                 let class = why.map_or("unknown", crate::report::incomplete_class);
-                *apps.reasons.entry(class.to_string()).or_default() += 1;
+                *c.reasons.entry(class.to_string()).or_default() += 1;
             }
-        } else if t.kind == "app" && t.status != TargetStatus::Error {
-            apps.complete += 1;
+        } else if let Some(c) = coverage.filter(|_| t.status != TargetStatus::Error) {
+            c.complete += 1;
         }
     }
     if apps.complete + apps.incomplete > 0 {
         summary.applications = Some(apps);
+    }
+    if flux.complete + flux.incomplete > 0 {
+        summary.flux = Some(flux);
     }
     summary.errors = findings
         .iter()

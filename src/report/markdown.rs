@@ -340,6 +340,9 @@ fn header(report: &Report) -> String {
     if let Some(apps) = &report.summary.applications {
         notes.push(format!("Argo CD Applications: {}", apps.line()));
     }
+    if let Some(flux) = &report.summary.flux {
+        notes.push(format!("Flux Kustomizations and HelmReleases: {}", flux.line()));
+    }
     let _ = writeln!(out, "{}\n", notes.join(" · "));
     out
 }

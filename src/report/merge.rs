@@ -62,6 +62,9 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
                 .get_or_insert_with(Default::default)
                 .add(apps);
         }
+        if let Some(flux) = &b.flux {
+            a.flux.get_or_insert_with(Default::default).add(flux);
+        }
     }
     // Unsharded order; reports without positions keep theirs, after.
     out.targets

@@ -102,9 +102,12 @@ pub struct Summary {
     /// How many Argo CD Applications rendered completely, and why the others did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub applications: Option<AppCoverage>,
+    /// The same for Flux's Kustomizations and HelmReleases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flux: Option<AppCoverage>,
 }
 
-/// The Applications of a report: complete, and incomplete by reason.
+/// The Applications (or Flux objects) of a report: complete, and incomplete by reason.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AppCoverage {
     pub complete: usize,

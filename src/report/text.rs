@@ -173,6 +173,9 @@ pub fn to_string(report: &Report, opts: TextOptions) -> String {
     if let Some(apps) = &s.applications {
         let _ = writeln!(out, "Argo CD Applications: {}", apps.line());
     }
+    if let Some(flux) = &s.flux {
+        let _ = writeln!(out, "Flux Kustomizations and HelmReleases: {}", flux.line());
+    }
     out
 }
 

@@ -67,6 +67,10 @@ fn roots_and_everything_they_apply_are_targets() {
         "{}",
         prod.stdout
     );
+    // The summary counts Flux's objects as it counts Argo CD's Applications.
+    env.kdelta(&["check", "--no-validate"])
+        .success()
+        .stdout_has("Flux Kustomizations and HelmReleases: 4 complete, 0 incomplete");
     // Without postBuild nothing is substituted.
     env.kdelta(&["render", "flux-ks:flux-system/apps@clusters/dev"])
         .success()
