@@ -297,6 +297,7 @@ fn fixture() -> Report {
             errors: 2,
             incomplete: 0,
             applications: None,
+            flux: None,
         },
     }
 }
