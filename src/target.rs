@@ -46,6 +46,11 @@ macro_rules! engines {
                     $(.chain(<$spec as engine::Spec>::ID_PREFIXES.iter().copied()))*
             }
 
+            /// See [`engine::Spec::cost`].
+            pub fn cost(&self) -> u8 {
+                match self { $(Target::$variant(s) => s.cost(),)* }
+            }
+
             /// See [`engine::Spec::DUPLICATE`].
             pub fn duplicate_rule(&self) -> (crate::finding::Rule, &'static str) {
                 match self { $(Target::$variant(_) => <$spec as engine::Spec>::DUPLICATE,)* }

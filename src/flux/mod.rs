@@ -149,6 +149,14 @@ impl engine::Spec for Spec {
         self.object().0.prefix()
     }
 
+    /// A HelmRelease renders a chart; a Kustomization's walk is shared.
+    fn cost(&self) -> u8 {
+        match self.object().0 {
+            Kind::HelmRelease => 2,
+            Kind::Kustomization => 1,
+        }
+    }
+
     fn id(&self) -> String {
         let (kind, namespace, name) = self.object();
         format!("{}:{namespace}/{name}@{}", kind.prefix(), self.cluster())

@@ -99,6 +99,11 @@ impl engine::Spec for Spec {
     type Details = Details;
     const ID_PREFIXES: &'static [&'static str] = &["helm"];
 
+    /// A chart: templates to execute, keys to generate.
+    fn cost(&self) -> u8 {
+        2
+    }
+
     fn kind(&self) -> &'static str {
         "helm"
     }

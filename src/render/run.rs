@@ -114,21 +114,19 @@ pub fn render_all(
     opts: &RenderOptions,
     cache: &ParseCache,
 ) -> Vec<Rendered> {
-    charts_first(targets, |t| t, |t| render_target(snapshot, t, opts, cache))
+    costliest_first(targets, |t| t, |t| render_target(snapshot, t, opts, cache))
 }
 
-/// Maps `items` in parallel, starting with the Helm charts' and keeping the items' order in
-/// the result. A chart can take many times as long as an overlay (its templates, the keys it
-/// generates); started last, it would leave the other threads idle at the end (kubeflow's
-/// katib chart did, for a third of the wall time).
-fn charts_first<I: Sync, T: Send>(
+/// Maps `items` in parallel, the costliest targets first ([`Target::cost`]), keeping the
+/// items' order in the result.
+fn costliest_first<I: Sync, T: Send>(
     items: &[I],
     target: impl Fn(&I) -> &Target + Sync,
     f: impl Fn(&I) -> T + Sync,
 ) -> Vec<T> {
     let mut order: Vec<usize> = (0..items.len()).collect();
     // rayon's first thread takes the items from the start of the list.
-    order.sort_by_key(|&i| !matches!(target(&items[i]), Target::Helm(_)));
+    order.sort_by_key(|&i| std::cmp::Reverse(target(&items[i]).cost()));
     let mut done: Vec<(usize, T)> = order.into_par_iter().map(|i| (i, f(&items[i]))).collect();
     done.sort_unstable_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, t)| t).collect()
@@ -166,7 +164,7 @@ pub fn render_pair<T: Send>(
     let pairs = union(base_targets, head_targets);
     // Settings that differ between the revisions (argocd-cm) make every render differ.
     let same_opts = base_opts == head_opts;
-    charts_first(
+    costliest_first(
         &pairs,
         |(target, _, _)| target,
         |&(target, in_base, in_head)| {
