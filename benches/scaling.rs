@@ -147,14 +147,14 @@ fn go_template_applicationset(bencher: Bencher, n: usize) {
     let appset = applicationset(n);
     bencher.counter(n).bench(|| {
         let not_this = |_: &str| false;
-        let ctx = kdelta::appset::generate::Context {
+        let ctx = kdelta::argocd::generate::Context {
             files: None,
             is_this_repo: &not_this,
             clusters: &[],
             namespace: "argocd",
             new_git_file_globbing: false,
         };
-        let generated = kdelta::appset::generate::generate(&appset, &ctx).expect("it generates");
+        let generated = kdelta::argocd::generate::generate(&appset, &ctx).expect("it generates");
         assert_eq!(generated.apps.len(), n);
         generated.apps.len()
     });

@@ -17,7 +17,7 @@ pub struct Discovery {
     pub targets: Vec<Target>,
     pub findings: Vec<Finding>,
     /// What the YAML files say of Argo CD's configuration, in path order.
-    pub argocd: Vec<crate::appset::settings::Entry>,
+    pub argocd: Vec<crate::argocd::settings::Entry>,
     /// The paths another target lists (a kustomization's bases, components and resources):
     /// what is built as part of something else, not applied as it is.
     pub included: std::collections::HashSet<RepoPath>,
@@ -108,7 +108,7 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
 fn argocd_settings_in(
     snapshot: &dyn Snapshot,
     path: &RepoPath,
-) -> Vec<crate::appset::settings::Entry> {
+) -> Vec<crate::argocd::settings::Entry> {
     let id = snapshot.stored_id(path);
     if id.is_some_and(|id| NoSettings::holds(&id)) {
         return Vec::new();
@@ -116,7 +116,7 @@ fn argocd_settings_in(
     let Ok(bytes) = snapshot.read(path) else {
         return Vec::new();
     };
-    let found = crate::appset::settings::detect(path, &bytes);
+    let found = crate::argocd::settings::detect(path, &bytes);
     if found.is_empty() {
         if let Some(id) = id {
             NoSettings::add(id);
@@ -154,7 +154,7 @@ fn children(
 pub fn argocd_settings(
     snapshot: &dyn Snapshot,
     config: &Config,
-) -> Vec<crate::appset::settings::Entry> {
+) -> Vec<crate::argocd::settings::Entry> {
     let mut files = Vec::new();
     let mut stack = vec![RepoPath::root()];
     while let Some(dir) = stack.pop() {
@@ -173,7 +173,7 @@ pub fn argocd_settings(
 }
 
 /// What `files` (sorted) say of Argo CD's configuration, read in parallel.
-fn settings_in(snapshot: &dyn Snapshot, files: &[RepoPath]) -> Vec<crate::appset::settings::Entry> {
+fn settings_in(snapshot: &dyn Snapshot, files: &[RepoPath]) -> Vec<crate::argocd::settings::Entry> {
     files
         .par_iter()
         .map(|p| argocd_settings_in(snapshot, p))

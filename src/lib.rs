@@ -5,7 +5,7 @@
 // and rare, so boxing them would only add noise.
 #![allow(clippy::result_large_err)]
 
-pub mod appset;
+pub mod argocd;
 pub mod config;
 pub mod diff;
 pub mod directory;

@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::engine::{self, Detected, DirListing, EngineOutput, Spec as _};
 use crate::finding::Finding;
 use crate::source::{Files, RepoPath, Snapshot};
-use crate::{appset, directory, flux, helm, kustomize};
+use crate::{argocd, directory, flux, helm, kustomize};
 
 /// Generates [`Target`], [`Details`], [`RenderOptions`] and the dispatch from one line per
 /// engine: `Variant(spec type) => options field`. Detection asks the engines in this order.
@@ -158,7 +158,7 @@ macro_rules! engines {
 engines! {
     Kustomize(kustomize::Spec) => kustomize,
     Helm(helm::Spec) => helm,
-    Argo(appset::Spec) => appset,
+    Argo(argocd::Spec) => argocd,
     Flux(flux::Spec) => flux,
     Directory(directory::Spec) => directory,
 }

@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["source"],
     &["resource", "config", "template"],
     &["engine"],
-    &["kustomize", "helm", "appset", "flux", "directory"],
+    &["kustomize", "helm", "argocd", "flux", "directory"],
     &["target"],
     &["discover"],
     &["render"],
@@ -30,9 +30,9 @@ const LAYERS: &[&[&str]] = &[
 /// Uses allowed inside one layer: (user, used).
 const SAME_LAYER: &[(&str, &str)] = &[
     ("kustomize", "helm"),
-    ("appset", "kustomize"),
-    ("appset", "helm"),
-    ("appset", "directory"),
+    ("argocd", "kustomize"),
+    ("argocd", "helm"),
+    ("argocd", "directory"),
     // Flux builds Kustomizations and renders HelmReleases (whose `targetPath` goes through
     // Helm's `--set` parser).
     ("flux", "kustomize"),

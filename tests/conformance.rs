@@ -1400,7 +1400,7 @@ struct AppSetError {
 /// Expands an ApplicationSet case and compares it with its expectation (the Applications as
 /// values; an error by its substring).
 fn run_appset_case(case: &AppSetCase) -> Outcome {
-    use kdelta::appset::generate::{clusters_from_manifests, generate, Context};
+    use kdelta::argocd::generate::{clusters_from_manifests, generate, Context};
     let docs = |name: &str| -> Result<Vec<Value>, String> {
         let path = case.dir.join(name);
         if !path.is_file() {

@@ -118,11 +118,11 @@ pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
             trace: false,
         },
         helm: helm_options(common)?,
-        appset: kdelta::appset::Options {
+        argocd: kdelta::argocd::Options {
             repo_urls: Workspace::discover(&start_dir(common)?)
                 .remote_urls()
                 .iter()
-                .map(|u| kdelta::appset::normalize_repo_url(u))
+                .map(|u| kdelta::argocd::normalize_repo_url(u))
                 .collect(),
             run_plugins: common.run_plugins,
             ..Default::default()

@@ -94,8 +94,8 @@ pub fn ignored_differences(
         return None;
     }
     let rules = &d.ignore_differences;
-    let b = crate::appset::ignore::normalized(&base.resources, rules);
-    let h = crate::appset::ignore::normalized(&head.resources, rules);
+    let b = crate::argocd::ignore::normalized(&base.resources, rules);
+    let h = crate::argocd::ignore::normalized(&head.resources, rules);
     if b.is_none() && h.is_none() {
         return None;
     }

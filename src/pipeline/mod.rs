@@ -120,7 +120,7 @@ impl Options {
     pub fn configure_store(&self, config: &Config) {
         if let Some(store) = &self.store {
             let mut settings = config.fetch().settings();
-            settings.this_repository = with_config(&self.render, config).appset.repo_urls;
+            settings.this_repository = with_config(&self.render, config).argocd.repo_urls;
             store.configure(settings);
         }
     }
@@ -491,16 +491,16 @@ fn validation_findings(
 /// the Argo CD installation.
 pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     let mut out = opts.clone();
-    out.appset.repo_urls.extend(
+    out.argocd.repo_urls.extend(
         config
             .repo_urls()
             .iter()
-            .map(|u| crate::appset::normalize_repo_url(u)),
+            .map(|u| crate::argocd::normalize_repo_url(u)),
     );
-    out.appset.repo_urls.sort();
-    out.appset.repo_urls.dedup();
-    out.appset.argocd = config.argocd().clone();
-    out.appset.new_git_file_globbing |= config.argocd().new_git_file_globbing;
+    out.argocd.repo_urls.sort();
+    out.argocd.repo_urls.dedup();
+    out.argocd.argocd = config.argocd().clone();
+    out.argocd.new_git_file_globbing |= config.argocd().new_git_file_globbing;
     // The cluster's version is what Helm renders for, as Argo CD renders with its cluster's
     // (`--kube-version` wins).
     if out.helm.kube_version.is_none() {
@@ -508,9 +508,9 @@ pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     }
     // Flux reads this repository's GitRepositories at the revision, and renders charts for
     // the cluster Helm renders for.
-    out.flux.repo_urls = out.appset.repo_urls.clone();
+    out.flux.repo_urls = out.argocd.repo_urls.clone();
     out.flux.kube_version = out.helm.kube_version.clone();
-    out.appset.kube_version = out.helm.kube_version.clone();
+    out.argocd.kube_version = out.helm.kube_version.clone();
     out.flux.api_versions = out.helm.api_versions.clone();
     out
 }
@@ -522,25 +522,25 @@ pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
 pub fn with_settings(
     opts: &RenderOptions,
     config: &Config,
-    entries: Vec<crate::appset::settings::Entry>,
+    entries: Vec<crate::argocd::settings::Entry>,
 ) -> (RenderOptions, Vec<Finding>) {
     let (settings, mut findings) =
-        crate::appset::settings::Settings::merge(config.argocd(), entries);
+        crate::argocd::settings::Settings::merge(config.argocd(), entries);
     findings.extend(settings.resource_filters().1);
     let mut out = opts.clone();
     if let Some(s) = settings.kustomize_build_options(None) {
-        let (k, unknown) = crate::appset::settings::kustomize_options(&s.value);
+        let (k, unknown) = crate::argocd::settings::kustomize_options(&s.value);
         out.kustomize.load_restrictor_none |= k.load_restrictor_none;
         out.kustomize.add_managed_by_label |= k.add_managed_by_label;
         if !unknown.is_empty() {
-            findings.push(crate::appset::settings::unknown_flags_finding(
+            findings.push(crate::argocd::settings::unknown_flags_finding(
                 &unknown, &s.place,
             ));
         }
     }
-    out.appset.settings = Arc::new(settings);
+    out.argocd.settings = Arc::new(settings);
     // The kustomizations that include Argo CD manifests build with the same options.
-    out.appset.kustomize = out.kustomize.clone();
+    out.argocd.kustomize = out.kustomize.clone();
     (out, findings)
 }
 

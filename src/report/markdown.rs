@@ -341,7 +341,10 @@ fn header(report: &Report) -> String {
         notes.push(format!("Argo CD Applications: {}", apps.line()));
     }
     if let Some(flux) = &report.summary.flux {
-        notes.push(format!("Flux Kustomizations and HelmReleases: {}", flux.line()));
+        notes.push(format!(
+            "Flux Kustomizations and HelmReleases: {}",
+            flux.line()
+        ));
     }
     let _ = writeln!(out, "{}\n", notes.join(" · "));
     out

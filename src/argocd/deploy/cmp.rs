@@ -5,8 +5,8 @@
 //! `plugin.parameters`).
 
 use super::{relative_to, Output, Source};
-use crate::appset::plugin::{self, Filter, Generator, Recipe};
-use crate::appset::settings::{Discover, Plugin};
+use crate::argocd::plugin::{self, Filter, Generator, Recipe};
+use crate::argocd::settings::{Discover, Plugin};
 use crate::engine::EngineOutput;
 use crate::finding::{rules, Finding};
 use crate::resource::Resource;
@@ -293,7 +293,7 @@ impl Source<'_> {
         let mut notices = Vec::new();
         let mut out = match &recipe.generator {
             Generator::Kustomize(flags) => {
-                let (opts, unknown) = crate::appset::settings::kustomize_options(&flags.join(" "));
+                let (opts, unknown) = crate::argocd::settings::kustomize_options(&flags.join(" "));
                 if !unknown.is_empty() {
                     notices.push(self.incomplete(format!(
                         "Application {app}: the plugin's kustomize build flags {} are not applied",
