@@ -6,9 +6,10 @@
 //! - Transition rules (those naming `oldSelf`) are skipped: on create there is no old object;
 //!   under `optionalOldSelf` they run, with `oldSelf` an empty optional.
 //! - A rule that does not compile is a problem of the CRD ([`rule_problems`]), reported once
-//!   where the CRD is rendered, never per object; so is a rule calling a function the `cel`
-//!   crate lacks (the Kubernetes libraries' `quantity()`, `url()`, `ip()`, `format.*`…): it is
-//!   not evaluated rather than guessed.
+//!   where the CRD is rendered, never per object; so is a rule calling a function kdelta's CEL
+//!   lacks (cel-go's `sets.*`, `cel.bind`, two-variable comprehensions…): it is not evaluated
+//!   rather than guessed. The Kubernetes libraries (`quantity()`, `url()`, `ip()`, `cidr()`,
+//!   `format.*`, `semver()`, the lists functions) are `cel_library.rs`'s.
 //! - Cost: the API server bounds a rule's cost; kdelta bounds an expression's nesting when it
 //!   compiles, and before evaluating estimates the work of nested comprehensions (the size of
 //!   `self` to the power of their depth) and refuses a rule past [`COST_LIMIT`], so a hostile
@@ -202,6 +203,8 @@ fn nesting(rule: &str) -> usize {
 #[derive(Default)]
 struct Shape {
     calls: Vec<String>,
+    /// The comprehension variables in scope.
+    bound: Vec<String>,
     depth: u32,
     too_deep: bool,
 }
@@ -223,8 +226,12 @@ impl Shape {
                     .is_some_and(char::is_alphabetic)
                 {
                     let name = match call.target.as_deref().map(|t| &t.expr) {
-                        // A namespaced function: `format.dns1123Label()`, `math.abs()`.
-                        Some(Expr::Ident(ns)) if ns != "self" => {
+                        // A namespaced function: `format.dns1123Label()`, `math.abs()`;
+                        // not a member call on a variable (`oldSelf.hasValue()`, `n.size()`).
+                        Some(Expr::Ident(ns))
+                            if !matches!(ns.as_str(), "self" | "oldSelf")
+                                && !self.bound.contains(ns) =>
+                        {
                             format!("{ns}.{}", call.func_name)
                         }
                         _ => call.func_name.clone(),
@@ -245,9 +252,13 @@ impl Shape {
                 self.depth = self.depth.max(inner);
                 self.walk(&c.iter_range.expr, next, comprehensions);
                 self.walk(&c.accu_init.expr, next, comprehensions);
+                let vars = [Some(&c.iter_var), c.iter_var2.as_ref(), Some(&c.accu_var)];
+                let before = self.bound.len();
+                self.bound.extend(vars.into_iter().flatten().cloned());
                 self.walk(&c.loop_cond.expr, next, inner);
                 self.walk(&c.loop_step.expr, next, inner);
                 self.walk(&c.result.expr, next, comprehensions);
+                self.bound.truncate(before);
             }
             Expr::List(l) => {
                 for x in &l.elements {
@@ -285,15 +296,18 @@ fn known_function(name: &str) -> bool {
     if let Some(known) = cached().get(name) {
         return *known;
     }
-    // A member function (`lowerAscii`) is declared only on a target.
-    let known = [format!("{name}()"), format!("''.{name}()")]
-        .iter()
-        .any(|probe| {
-            env().compile(probe).is_ok_and(|p| {
-                let ctx = Context::with_env(env().clone());
-                !matches!(p.execute(&ctx), Err(ExecutionError::UndeclaredReference(_)))
-            })
-        });
+    // A member function (`lowerAscii`) is declared only on a target; a namespaced one
+    // (`sets.contains`) never is, and on a target would fail on the select instead.
+    let mut probes = vec![format!("{name}()")];
+    if !name.contains('.') {
+        probes.push(format!("''.{name}()"));
+    }
+    let known = probes.iter().any(|probe| {
+        env().compile(probe).is_ok_and(|p| {
+            let ctx = Context::with_env(env().clone());
+            !matches!(p.execute(&ctx), Err(ExecutionError::UndeclaredReference(_)))
+        })
+    });
     cached().insert(name.to_string(), known);
     known
 }
@@ -862,18 +876,19 @@ mod tests {
         let c = crd("            type: object
             x-kubernetes-validations:
             - rule: self.a ==
-            - rule: url(self.u).getHost() == 'x'
+            - rule: sets.contains(self.l, ['x']) || cel.bind(h, url(self.u).getHost(), h == 'x')
             - rule: self.u.lowerAscii() == self.u
             properties:
               a: {type: integer}
               u: {type: string}
+              l: {type: array, items: {type: string}}
 ");
         let problems = c.rule_problems();
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(matches!(problems[0].kind, RuleProblemKind::Invalid(_)));
         assert_eq!(
             problems[1].to_string(),
-            "x-kubernetes-validations rule \"url(self.u).getHost() == 'x'\" is not evaluated: kdelta lacks the CEL functions getHost, url"
+            "x-kubernetes-validations rule \"sets.contains(self.l, ['x']) || cel.bind(h, url(self.u).getHost(), h == 'x')\" is not evaluated: kdelta lacks the CEL functions cel.bind, sets.contains"
         );
         // Neither is evaluated on objects, so neither is an error there.
         assert_eq!(

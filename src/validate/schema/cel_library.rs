@@ -1,12 +1,25 @@
-//! The parts of the Kubernetes CEL libraries (`k8s.io/apiserver/pkg/cel/library`) that CRD
-//! rules use and the `cel` crate lacks: regex `find`/`findAll` and the `isURL`, `isIP` and
-//! `isCIDR` checks. Functions returning Kubernetes types (`quantity()`, `url()`, `ip()`,
-//! `cidr()`, `format.*`) are not here: a rule calling them is not evaluated.
+//! The Kubernetes CEL libraries (`k8s.io/apiserver/pkg/cel/library`) that CRD rules use and
+//! the `cel` crate lacks, one library per file: regex `find`/`findAll` (here), quantities
+//! (`quantity.rs`), URLs (`url.rs`), IP addresses and CIDRs (`net.rs`), named formats
+//! (`format.rs`), semantic versions (`semver.rs`) and the list functions (`lists.rs`).
+//!
+//! The Kubernetes types (`kubernetes.Quantity`, `net.IP`…) are opaque `cel` values of their
+//! own CEL type, so overloads are picked on them and `==` compares them as the API server
+//! does (quantities by value). The strings extension of the `cel` crate already has the
+//! Kubernetes strings library (`charAt`, `indexOf`, `lowerAscii`, `split`, `join`…).
 
-use cel::common::types::{CelBool, CelInt, CelList, CelString};
+mod format;
+mod lists;
+mod net;
+mod quantity;
+mod semver;
+mod url;
+
+pub use quantity::is_quantity;
+
+use cel::common::types::{CelInt, CelList, CelString};
 use cel::common::value::Val;
 use cel::{DeclarationError, Env, ExecutionError};
-use std::net::IpAddr;
 
 /// Registers the functions on `env`.
 pub(super) fn extension(env: &mut Env) -> Result<(), DeclarationError> {
@@ -15,10 +28,50 @@ pub(super) fn extension(env: &mut Env) -> Result<(), DeclarationError> {
         name = "findAll")?;
     cel::add_member_overload!(env, fn find_all_n: (CelString, CelString, CelInt) -> Result<CelList>,
         name = "findAll")?;
-    cel::add_overload!(env, fn is_url: (CelString) -> CelBool, name = "isURL")?;
-    cel::add_overload!(env, fn is_ip: (CelString) -> CelBool, name = "isIP")?;
-    cel::add_overload!(env, fn is_cidr: (CelString) -> CelBool, name = "isCIDR")?;
+    quantity::extension(env)?;
+    url::extension(env)?;
+    net::extension(env)?;
+    format::extension(env)?;
+    semver::extension(env)?;
+    lists::extension(env)?;
     Ok(())
+}
+
+/// Implements `Val` for a Kubernetes library type: a `'static` opaque value of CEL type
+/// `$name`, equal by its `PartialEq`.
+macro_rules! kubernetes_type {
+    ($ty:ty, $name:literal) => {
+        impl cel::common::value::Val for $ty {
+            fn get_type(&self) -> &cel::common::types::Type {
+                <Self as cel::common::value::Val>::cel_type()
+            }
+            fn cel_type() -> &'static cel::common::types::Type {
+                static TYPE: cel::common::types::Type =
+                    cel::common::types::Type::new_unspecified_type($name);
+                &TYPE
+            }
+            fn equals(&self, other: &dyn cel::common::value::Val) -> bool {
+                other.downcast_ref::<$ty>().is_some_and(|o| o == self)
+            }
+            fn clone_as_boxed<'v>(&self) -> Box<dyn cel::common::value::Val + 'v> {
+                Box::new(self.clone())
+            }
+            fn as_any(&self) -> Option<&dyn std::any::Any> {
+                Some(self)
+            }
+        }
+        impl cel::common::value::StaticVal for $ty {}
+    };
+}
+use kubernetes_type;
+
+/// A list of strings as a CEL value.
+fn string_list(items: impl IntoIterator<Item = String>) -> CelList<'static> {
+    items
+        .into_iter()
+        .map(|s| Box::new(CelString::from(s)) as Box<dyn Val>)
+        .collect::<Vec<_>>()
+        .into()
 }
 
 fn regex(function: &str, re: &str) -> Result<regex::Regex, ExecutionError> {
@@ -47,82 +100,55 @@ fn find_all_n(
 ) -> Result<CelList<'static>, ExecutionError> {
     let re = regex("findAll", re.inner())?;
     let limit = usize::try_from(*n.inner()).unwrap_or(usize::MAX);
-    Ok(re
-        .find_iter(this.inner())
-        .take(limit)
-        .map(|m| Box::new(CelString::from(m.as_str().to_string())) as Box<dyn Val>)
-        .collect::<Vec<_>>()
-        .into())
-}
-
-/// Go's `url.ParseRequestURI` succeeds: an absolute URL (`https://host/path`) or an absolute
-/// path, no fragment, no space or control character.
-fn is_url(s: &CelString<'_>) -> CelBool {
-    let s = s.inner();
-    if s.is_empty() || s.chars().any(|c| c.is_control() || c == ' ') || s.contains('#') {
-        return CelBool::from(false);
-    }
-    if s.starts_with('/') {
-        return CelBool::from(true);
-    }
-    let ok = match s.split_once(':') {
-        Some((scheme, _)) => {
-            let mut chars = scheme.chars();
-            chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-                && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        }
-        None => false,
-    };
-    CelBool::from(ok)
-}
-
-/// An IPv4 or IPv6 address as Kubernetes parses one: no leading zeros in IPv4, no zone.
-fn is_ip(s: &CelString<'_>) -> CelBool {
-    CelBool::from(s.inner().parse::<IpAddr>().is_ok())
-}
-
-/// An address and prefix length (`10.0.0.0/8`, `fd00::/64`); host bits may be set.
-fn is_cidr(s: &CelString<'_>) -> CelBool {
-    let ok = s.inner().split_once('/').is_some_and(|(ip, bits)| {
-        let max = match ip.parse::<IpAddr>() {
-            Ok(IpAddr::V4(_)) => 32,
-            Ok(IpAddr::V6(_)) => 128,
-            Err(_) => return false,
-        };
-        !bits.starts_with('+')
-            && (bits == "0" || !bits.starts_with('0'))
-            && bits.parse::<u8>().is_ok_and(|b| b <= max)
-    });
-    CelBool::from(ok)
+    Ok(string_list(
+        re.find_iter(this.inner())
+            .take(limit)
+            .map(|m| m.as_str().to_string()),
+    ))
 }
 
 #[cfg(test)]
 mod tests {
-    use cel::{Context, Value};
+    use cel::{Context, ExecutionError, Value};
 
-    fn eval(expr: &str) -> Value {
+    fn run(expr: &str) -> Result<Value, ExecutionError> {
         let env = super::super::cel::env();
         let program = env.compile(expr).expect("compiles");
-        program
-            .execute(&Context::with_env(env.clone()))
-            .expect("evaluates")
+        program.execute(&Context::with_env(env.clone()))
+    }
+
+    /// Asserts that each expression evaluates to true.
+    pub(super) fn assert_true(exprs: &[&str]) {
+        for expr in exprs {
+            assert_eq!(run(expr), Ok(Value::Bool(true)), "{expr}");
+        }
+    }
+
+    /// Asserts that each expression fails with an error whose text contains the given words.
+    pub(super) fn assert_error(cases: &[(&str, &str)]) {
+        for (expr, want) in cases {
+            match run(expr) {
+                Err(e) => assert!(e.to_string().contains(want), "{expr}: {e}"),
+                Ok(v) => panic!("{expr} gave {v:?}, not an error"),
+            }
+        }
     }
 
     #[test]
-    fn kubernetes_library_functions() {
-        for expr in [
+    fn regex_and_crate_functions() {
+        assert_true(&[
             "'a1b22c333'.find('[0-9]+') == '1'",
             "'abc'.find('[0-9]+') == ''",
             "'a1b22c333'.findAll('[0-9]+') == ['1', '22', '333']",
             "'a1b22c333'.findAll('[0-9]+', 2) == ['1', '22']",
-            "isURL('https://example.com/a?b=c') && isURL('/path') && !isURL('example.com') && !isURL('https://a b')",
-            "isIP('10.0.0.1') && isIP('fd00::1') && !isIP('10.0.0.01') && !isIP('1.1.1') && !isIP('fe80::1%eth0')",
-            "isCIDR('10.0.0.0/8') && isCIDR('10.1.2.3/8') && isCIDR('fd00::/64') && !isCIDR('10.0.0.0/33') && !isCIDR('10.0.0.0') && !isCIDR('10.0.0.0/08')",
             // Gateway API's timeouts compare Go durations.
             "duration('1h30m') > duration('10s') && duration('500ms') < duration('1s') && duration('0s') == duration('0s')",
-            "'Hello'.lowerAscii() == 'hello' && 'a,b'.split(',') == ['a', 'b'] && ['a', 'b'].join('-') == 'a-b' && 'abc'.indexOf('c') == 2",
-        ] {
-            assert_eq!(eval(expr), Value::Bool(true), "{expr}");
-        }
+            // The Kubernetes strings library, from the crate's strings extension.
+            "'Hello'.lowerAscii() == 'hello' && 'hello'.upperAscii() == 'HELLO'",
+            "'a,b'.split(',') == ['a', 'b'] && ['a', 'b'].join('-') == 'a-b' && ['a', 'b'].join() == 'ab'",
+            "'abc'.indexOf('c') == 2 && 'abca'.lastIndexOf('a') == 3 && 'abc'.charAt(1) == 'b'",
+            "'abc'.replace('b', 'x') == 'axc' && 'abc'.substring(1) == 'bc' && ' a '.trim() == 'a'",
+            "'abc'.indexOf('c', 1) == 2 && 'abc'.substring(0, 2) == 'ab' && 'a-b-c'.split('-', 2) == ['a', 'b-c']",
+        ]);
     }
 }
