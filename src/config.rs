@@ -182,7 +182,7 @@ pub struct KubernetesConfig {
 }
 
 /// One `kubernetes.overrides` entry: the version of the targets it selects.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KubernetesOverride {
     /// Globs of target paths (checked when the file is read; [`Config::override_paths`]
@@ -193,6 +193,35 @@ pub struct KubernetesOverride {
     #[serde(default)]
     pub cluster: Option<String>,
     pub version: String,
+}
+
+impl KubernetesOverride {
+    /// True when the override selects a target at `path` (and, for an Argo CD Application,
+    /// its destination `cluster`, as server URL and name).
+    pub fn selects(&self, path: &str, cluster: Option<(&str, &str)>) -> bool {
+        let path_ok = Config::override_paths(self).is_none_or(|p| p.is_match(path));
+        let cluster_ok = match (&self.cluster, cluster) {
+            (None, _) => true,
+            (Some(want), Some((server, name))) => {
+                want.trim_end_matches('/') == server.trim_end_matches('/') || want == name
+            }
+            (Some(_), None) => false,
+        };
+        path_ok && cluster_ok
+    }
+}
+
+/// The Kubernetes version the first of `overrides` that selects a target names (see
+/// [`KubernetesOverride::selects`]): what Helm renders its charts for.
+pub fn kube_version_for<'a>(
+    overrides: &'a [KubernetesOverride],
+    path: &str,
+    cluster: Option<(&str, &str)>,
+) -> Option<&'a str> {
+    overrides
+        .iter()
+        .find(|o| o.selects(path, cluster))
+        .map(|o| o.version.as_str())
 }
 
 /// How remote sources are fetched (`.kdelta.yaml` `fetch:`).

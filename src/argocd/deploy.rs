@@ -564,6 +564,28 @@ impl Source<'_> {
         (opts, findings)
     }
 
+    /// The Kubernetes version of the Application's destination cluster, as the repo-server
+    /// passes it to Helm: a `kubernetes.overrides` entry selecting the Application (by its
+    /// file's path or its destination), else the run's.
+    fn cluster_version(&self) -> Option<String> {
+        let dest = |f: &str| {
+            self.app["spec"]["destination"][f]
+                .as_str()
+                .unwrap_or_default()
+        };
+        let server = match dest("server") {
+            "" if matches!(dest("name"), "" | "in-cluster") => "https://kubernetes.default.svc",
+            s => s,
+        };
+        crate::config::kube_version_for(
+            &self.opts.kube_overrides,
+            self.at,
+            Some((server, dest("name"))),
+        )
+        .map(str::to_string)
+        .or_else(|| self.opts.kube_version.clone())
+    }
+
     fn kustomize(&self, options: &Json, dir: &RepoPath) -> Output {
         let (build_opts, notes) = self.kustomize_options(options);
         self.kustomize_with(options, dir, &build_opts, notes)
@@ -714,7 +736,7 @@ impl Source<'_> {
                     .filter(|n| !n.is_empty())
                     .map(str::to_string)
             }),
-            kube_version: text("kubeVersion").or_else(|| self.opts.kube_version.clone()),
+            kube_version: text("kubeVersion").or_else(|| self.cluster_version()),
             api_versions: super::generate::strings(&options["apiVersions"])
                 .into_iter()
                 .map(str::to_string)

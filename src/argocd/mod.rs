@@ -110,6 +110,8 @@ pub struct Options {
     /// CD's repo-server passes to `helm template` as `--kube-version` (the destination
     /// cluster's), unless the Application's `helm.kubeVersion` says otherwise.
     pub kube_version: Option<String>,
+    /// `kubernetes.overrides`: other versions by the Application's path or destination.
+    pub kube_overrides: Vec<crate::config::KubernetesOverride>,
     /// `--run-plugins`: a config management plugin whose command kdelta cannot render
     /// natively is run (in a temporary checkout of the revision).
     pub run_plugins: bool,

@@ -157,6 +157,7 @@ fn helm_options(common: &CommonArgs) -> Result<kdelta::helm::Options> {
         release_name: h.release_name.clone(),
         namespace: h.namespace.clone(),
         kube_version: h.kube_version.clone(),
+        kube_overrides: Vec::new(),
         api_versions: h.api_versions.clone(),
         include_crds: h.include_crds,
         skip_schema_validation: h.skip_schema_validation,

@@ -197,7 +197,13 @@ impl<'a> Release<'a> {
                 self.text(&["spec", "releaseName"]),
             )),
             namespace: Some(target.unwrap_or(self.namespace).to_string()),
-            kube_version: self.opts.kube_version.clone(),
+            kube_version: crate::config::kube_version_for(
+                &self.opts.kube_overrides,
+                self.at.as_str(),
+                None,
+            )
+            .map(str::to_string)
+            .or_else(|| self.opts.kube_version.clone()),
             api_versions: self.opts.api_versions.clone(),
             include_crds: crds != "Skip",
             skip_schema_validation: self

@@ -88,6 +88,8 @@ pub struct Options {
     /// The cluster's Kubernetes version and extra API versions, for `.Capabilities`.
     pub kube_version: Option<String>,
     pub api_versions: Vec<String>,
+    /// `kubernetes.overrides`: other versions for the HelmReleases of some paths.
+    pub kube_overrides: Vec<crate::config::KubernetesOverride>,
 }
 
 /// What a Flux target's render knows beyond its objects: what the controller did to them

@@ -60,6 +60,9 @@ pub struct Options {
     pub release_name: Option<String>,
     pub namespace: Option<String>,
     pub kube_version: Option<String>,
+    /// `kubernetes.overrides`: other versions for the charts at some paths (none when
+    /// `--kube-version` was given, which is the whole run's).
+    pub kube_overrides: Vec<crate::config::KubernetesOverride>,
     pub api_versions: Vec<String>,
     pub include_crds: bool,
     pub skip_schema_validation: bool,
@@ -124,7 +127,16 @@ impl engine::Spec for Spec {
     }
 
     fn render(&self, files: &Files, opts: &Options) -> EngineOutput<Details> {
-        target::render(self, files, opts)
+        match crate::config::kube_version_for(&opts.kube_overrides, self.chart.as_str(), None) {
+            Some(v) => {
+                let opts = Options {
+                    kube_version: Some(v.to_string()),
+                    ..opts.clone()
+                };
+                target::render(self, files, &opts)
+            }
+            None => target::render(self, files, opts),
+        }
     }
 
     /// The chart's directory (subcharts in `charts/` included), the charts its `file://`

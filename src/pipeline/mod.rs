@@ -503,14 +503,18 @@ pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     out.argocd.new_git_file_globbing |= config.argocd().new_git_file_globbing;
     // The cluster's version is what Helm renders for, as Argo CD renders with its cluster's
     // (`--kube-version` wins).
+    // `--kube-version` is the whole run's; else `kubernetes.version` and its overrides.
     if out.helm.kube_version.is_none() {
         out.helm.kube_version = config.kubernetes().version.clone();
+        out.helm.kube_overrides = config.kubernetes().overrides.clone();
     }
     // Flux reads this repository's GitRepositories at the revision, and renders charts for
     // the cluster Helm renders for.
     out.flux.repo_urls = out.argocd.repo_urls.clone();
     out.flux.kube_version = out.helm.kube_version.clone();
     out.argocd.kube_version = out.helm.kube_version.clone();
+    out.argocd.kube_overrides = out.helm.kube_overrides.clone();
+    out.flux.kube_overrides = out.helm.kube_overrides.clone();
     out.flux.api_versions = out.helm.api_versions.clone();
     out
 }

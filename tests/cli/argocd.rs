@@ -611,14 +611,14 @@ fn explain_says_in_one_line_why_an_applications_output_is_incomplete() {
 }
 
 #[test]
-fn charts_render_for_the_cluster_version_unless_the_application_names_one() {
+fn charts_render_for_the_cluster_version_its_override_or_the_application_s_own() {
     let env = TestEnv::new();
     let app = |name: &str, helm: &str| {
         format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: {name}, namespace: argocd}}\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: charts/kube\n{helm}  destination: {{server: https://kubernetes.default.svc, namespace: {name}}}\n")
     };
     env.write(
         ".kdelta.yaml",
-        "repoURLs: [https://git.example.com/gitops.git]\nkubernetes: {version: \"1.29\"}\nargocd: {tracking: none}\n",
+        "repoURLs: [https://git.example.com/gitops.git]\nkubernetes:\n  version: \"1.29\"\n  overrides:\n  - {paths: [\"charts/**\"], version: \"1.26\"}\n  - {cluster: https://edge.example.com, version: \"1.28\"}\nargocd: {tracking: none}\n",
     )
     .write("charts/kube/Chart.yaml", "apiVersion: v2\nname: kube\nversion: 1.0.0\n")
     .write(
@@ -629,6 +629,13 @@ fn charts_render_for_the_cluster_version_unless_the_application_names_one() {
     .write(
         "argocd/pinned.yaml",
         app("pinned", "    helm: {kubeVersion: \"1.31.2\"}\n"),
+    )
+    .write(
+        "argocd/edge.yaml",
+        app("edge", "").replace(
+            "server: https://kubernetes.default.svc",
+            "server: https://edge.example.com",
+        ),
     );
     env.commit("two applications");
     env.kdelta(&["render", "--no-validate", "app:argocd/cluster.yaml#cluster"])
@@ -637,4 +644,21 @@ fn charts_render_for_the_cluster_version_unless_the_application_names_one() {
     env.kdelta(&["render", "--no-validate", "app:argocd/pinned.yaml#pinned"])
         .success()
         .stdout_has("version: v1.31.2");
+    // kubernetes.overrides: by the Application's destination, and by a chart's path.
+    env.kdelta(&["render", "--no-validate", "app:argocd/edge.yaml#edge"])
+        .success()
+        .stdout_has("version: v1.28.0");
+    env.kdelta(&["render", "--no-validate", "helm:charts/kube"])
+        .success()
+        .stdout_has("{version: \"v1.26.0\"}");
+    // --kube-version is the whole run's.
+    env.kdelta(&[
+        "render",
+        "--no-validate",
+        "--kube-version",
+        "1.30.1",
+        "app:argocd/edge.yaml#edge",
+    ])
+    .success()
+    .stdout_has("version: v1.30.1");
 }
