@@ -94,13 +94,11 @@ impl Validation {
         // `--kube-version` is the whole run's: it leaves no room for overrides.
         if self.kube_version.is_none() {
             for o in &k.overrides {
-                let paths = Config::override_paths(o);
                 let version = parse(&o.version, "an override's Kubernetes version")?;
                 settings
                     .overrides
                     .push(crate::validate::stage::VersionOverride {
-                        paths,
-                        cluster: o.cluster.clone(),
+                        entry: o.clone(),
                         version,
                     });
             }

@@ -27,27 +27,17 @@ pub struct Settings {
     pub overrides: Vec<VersionOverride>,
 }
 
-/// The version of the targets at some paths, or of the Applications deploying to a cluster.
+/// The version of the targets at some paths, or of the Applications deploying to a cluster:
+/// a `kubernetes.overrides` entry with its version read.
 #[derive(Clone, Debug)]
 pub struct VersionOverride {
-    /// Target paths (none: any).
-    pub paths: Option<globset::GlobSet>,
-    /// An Argo CD destination: a `server` URL or a cluster `name`.
-    pub cluster: Option<String>,
+    pub entry: crate::config::KubernetesOverride,
     pub version: KubeVersion,
 }
 
 impl VersionOverride {
     fn selects(&self, path: &str, cluster: Option<(&str, &str)>) -> bool {
-        let path_ok = self.paths.as_ref().is_none_or(|p| p.is_match(path));
-        let cluster_ok = match (&self.cluster, cluster) {
-            (None, _) => true,
-            (Some(want), Some((server, name))) => {
-                want.trim_end_matches('/') == server || want == name
-            }
-            (Some(_), None) => false,
-        };
-        path_ok && cluster_ok
+        self.entry.selects(path, cluster)
     }
 }
 
