@@ -570,7 +570,8 @@ fn violation_rule(kind: ViolationKind) -> Rule {
         ViolationKind::Enum
         | ViolationKind::Format
         | ViolationKind::Range
-        | ViolationKind::Pattern => rules::SCHEMA_VALUE,
+        | ViolationKind::Pattern
+        | ViolationKind::Junctor => rules::SCHEMA_VALUE,
         ViolationKind::Duplicate | ViolationKind::DuplicateKey => rules::SCHEMA_DUPLICATE,
         ViolationKind::Meta => rules::SCHEMA_METADATA,
         ViolationKind::Rule => rules::SCHEMA_RULE,

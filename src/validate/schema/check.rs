@@ -4,7 +4,7 @@
 
 use super::catalog::Catalog;
 use super::formats;
-use super::model::{Additional, Flavor, Format, JsonTypes, ListType, Type, TypeDef};
+use super::model::{Additional, Flavor, Format, JsonTypes, JunctorKind, ListType, Type, TypeDef};
 use crate::yaml::{resolve_scalar, Dialect, Node, NodeKind, Resolved, Scalar, Span};
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -67,6 +67,8 @@ pub enum ViolationKind {
     Meta,
     /// A CRD's `x-kubernetes-validations` rule that evaluates to false or fails.
     Rule,
+    /// A CRD's `anyOf`, `oneOf` or `not` that the value does not satisfy.
+    Junctor,
 }
 
 /// Validates a whole object (a resource) against its type, with YAML 1.1 scalar typing (what
@@ -170,6 +172,7 @@ impl<'n> Walker<'n> {
         if node.is_null() {
             return self.null_value(ty, node);
         }
+        let before = self.out.len();
         match &node.kind {
             NodeKind::Map(entries) => {
                 if allows(def, JsonTypes::OBJECT) {
@@ -187,6 +190,83 @@ impl<'n> Walker<'n> {
             }
             NodeKind::Scalar(s) => self.scalar(def, node.span, s),
         }
+        // int-or-string's `anyOf` is its type, checked above; a value of the wrong type is
+        // reported once.
+        if !def.junctors.is_empty() && !def.int_or_string {
+            let here = self.path_with(None);
+            let wrong_type = self.out[before..]
+                .iter()
+                .any(|v| v.kind == ViolationKind::WrongType && v.path == here);
+            if !wrong_type {
+                self.junctors(ty, node);
+            }
+        }
+    }
+
+    /// A CRD's `allOf`, `anyOf`, `oneOf` and `not`, with the API server's (go-openapi's)
+    /// words: `allOf` reports what its branches report; the others say how many branches
+    /// the value satisfies, with the nearest branch's first problem.
+    fn junctors(&mut self, ty: Type<'_>, node: &'n Node) {
+        // The API server validates the defaulted object: a branch testing a field with a
+        // default sees it.
+        let defaulted = with_defaults(ty, node);
+        for j in ty.def().junctors.iter() {
+            let results: Vec<Vec<Violation>> = j
+                .branches
+                .iter()
+                .map(|&id| {
+                    self.trial(
+                        Type {
+                            model: ty.model,
+                            id,
+                        },
+                        &defaulted,
+                    )
+                })
+                .collect();
+            let valid = results.iter().filter(|r| r.is_empty()).count();
+            let nearest = || {
+                results
+                    .iter()
+                    .filter(|r| !r.is_empty())
+                    .min_by_key(|r| r.len())
+                    .and_then(|r| r.first())
+                    .map(|v| format!(" ({})", v.message))
+                    .unwrap_or_default()
+            };
+            let what = match j.kind {
+                JunctorKind::AllOf => {
+                    for r in results {
+                        self.out.extend(r);
+                    }
+                    continue;
+                }
+                JunctorKind::AnyOf if valid == 0 => {
+                    format!("must validate at least one schema (anyOf){}", nearest())
+                }
+                JunctorKind::OneOf if valid == 0 => format!(
+                    "must validate one and only one schema (oneOf). Found none valid{}",
+                    nearest()
+                ),
+                JunctorKind::OneOf if valid > 1 => format!(
+                    "must validate one and only one schema (oneOf). Found {valid} valid alternatives"
+                ),
+                JunctorKind::Not if valid == 1 => "must not validate the schema (not)".to_string(),
+                _ => continue,
+            };
+            self.report(None, node.span, ViolationKind::Junctor, what);
+        }
+    }
+
+    /// What checking `node` against `ty` would report, without reporting it.
+    fn trial(&self, ty: Type<'_>, node: &Node) -> Vec<Violation> {
+        let mut w = Walker {
+            dialect: self.dialect,
+            path: self.path.clone(),
+            out: Vec::new(),
+        };
+        w.check(ty, node);
+        w.out
     }
 
     /// `null` where a value of this type is (an array item, a map value, the root).
@@ -587,6 +667,29 @@ impl<'n> Walker<'n> {
 }
 
 /// A field path as the API server prints it: `spec.containers[0].image`, map keys in brackets.
+/// A mapping with the defaults of its properties it lacks set (one level: what a junctor's
+/// branches test).
+fn with_defaults(ty: Type<'_>, node: &Node) -> Node {
+    let mut out = node.clone();
+    if !node.is_map() {
+        return out;
+    }
+    for (name, id) in ty.def().properties.iter() {
+        if node.get(name).is_some() {
+            continue;
+        }
+        if let Some(default) = (Type {
+            model: ty.model,
+            id: *id,
+        })
+        .default_value()
+        {
+            out.set(name, crate::yaml::from_go_json(default));
+        }
+    }
+    out
+}
+
 pub(super) fn format_path(segs: &[Seg<'_>]) -> String {
     let mut s = String::new();
     for seg in segs {

@@ -27,8 +27,8 @@
 //!   keeps them), `x-kubernetes-embedded-resource`, ObjectMeta name/label/annotation rules.
 //! - A CRD's `x-kubernetes-validations` (CEL) rules are evaluated after its `default`s apply
 //!   (`cel.rs`, [`ViolationKind::Rule`]); a rule that does not compile or calls a function
-//!   kdelta lacks is a [`RuleProblem`] of the CRD ([`Crd::rule_problems`]). `allOf`/`anyOf`/`oneOf`/`not` value validations of CRDs
-//!   are not evaluated either (only their types, for int-or-string).
+//!   kdelta lacks is a [`RuleProblem`] of the CRD ([`Crd::rule_problems`]). A CRD's `allOf`/`anyOf`/`oneOf`/`not`
+//!   value validations are evaluated on the defaulted node ([`ViolationKind::Junctor`]).
 
 mod catalog;
 mod cel;

@@ -172,6 +172,25 @@ pub struct TypeDef {
     pub pattern: Option<Regex>,
     pub default: Option<Value>,
     pub rules: Box<[CelRule]>,
+    /// A CRD's `allOf`, `anyOf`, `oneOf` and `not`: value validations the node must also
+    /// pass (structural schemas allow no types or properties of their own in them).
+    pub junctors: Box<[Junctor]>,
+}
+
+/// One `allOf`/`anyOf`/`oneOf`/`not` of a CRD's schema, its branches compiled as value
+/// validations (objects open: a branch constrains, it does not declare).
+#[derive(Clone, Debug)]
+pub struct Junctor {
+    pub kind: JunctorKind,
+    pub branches: Box<[TypeId]>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JunctorKind {
+    AllOf,
+    AnyOf,
+    OneOf,
+    Not,
 }
 
 /// Where a model's schemas come from: what `null` and an object without properties mean
@@ -264,6 +283,8 @@ pub(crate) struct Compiler<'d> {
     regexes: HashMap<String, Option<Regex>>,
     /// Definitions (by name) that get [`TypeDef::object_meta`].
     object_meta_name: Option<&'static str>,
+    /// Compiling a junctor's branch of a CRD: its own junctors count too.
+    in_junctor: bool,
 }
 
 /// The name of ObjectMeta among the bundled definitions.
@@ -281,6 +302,7 @@ impl<'d> Compiler<'d> {
             named: HashMap::new(),
             regexes: HashMap::new(),
             object_meta_name: (flavor == Flavor::BuiltIn).then_some(OBJECT_META),
+            in_junctor: false,
         }
     }
 
@@ -339,6 +361,40 @@ impl<'d> Compiler<'d> {
         self.push(def)
     }
 
+    /// A structural schema's junctors, each branch compiled with open objects and no
+    /// junctors of its own taken as types (a branch of `x-kubernetes-int-or-string`'s
+    /// `anyOf: [{type: integer}, {type: string}]` is a type test like any other).
+    fn junctors(
+        &mut self,
+        obj: &'d serde_json::Map<String, Value>,
+        depth: usize,
+    ) -> Box<[Junctor]> {
+        let mut out = Vec::new();
+        let mut add = |c: &mut Self, kind: JunctorKind, schemas: Vec<&'d Value>| {
+            let saved = (c.flavor, c.in_junctor);
+            (c.flavor, c.in_junctor) = (Flavor::BuiltIn, true);
+            let branches = schemas
+                .into_iter()
+                .map(|b| c.compile_at(b, depth + 1))
+                .collect();
+            (c.flavor, c.in_junctor) = saved;
+            out.push(Junctor { kind, branches });
+        };
+        for (key, kind) in [
+            ("allOf", JunctorKind::AllOf),
+            ("anyOf", JunctorKind::AnyOf),
+            ("oneOf", JunctorKind::OneOf),
+        ] {
+            if let Some(Value::Array(branches)) = obj.get(key) {
+                add(self, kind, branches.iter().collect());
+            }
+        }
+        if let Some(not @ Value::Object(_)) = obj.get("not") {
+            add(self, JunctorKind::Not, vec![not]);
+        }
+        out.into()
+    }
+
     fn build(&mut self, v: &'d Value, depth: usize) -> TypeDef {
         let mut def = TypeDef::default();
         let Some(obj) = v.as_object() else {
@@ -376,6 +432,9 @@ impl<'d> Compiler<'d> {
                     }
                 }
             }
+        }
+        if self.flavor == Flavor::Structural || self.in_junctor {
+            def.junctors = self.junctors(obj, depth);
         }
         if obj.get("nullable") == Some(&Value::Bool(true)) {
             def.nullable = true;
