@@ -702,18 +702,32 @@ fn a_flux_oci_repository_chart_bump_renders_from_the_registry_and_replays_offlin
     }
     let env = TestEnv::new();
     let url = format!("oci://127.0.0.1:{}/charts/web", registry.port);
-    write_flux_oci_release(&env, &url, "tag: 1.0.0");
+    // The same chart through a HelmRepository of `type: oci`, as chart.spec names it.
+    let repo = format!("oci://127.0.0.1:{}/charts", registry.port);
+    let write = |reference: &str, version: &str| {
+        write_flux_oci_release(&env, &url, reference);
+        env.write(
+            "clusters/prod/api.yaml",
+            format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  name: charts\n  namespace: api\nspec:\n  type: oci\n  url: {repo}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: api\n  namespace: api\nspec:\n  chart:\n    spec:\n      chart: web\n      version: \"{version}\"\n      sourceRef: {{kind: HelmRepository, name: charts}}\n"),
+        );
+    };
+    write("tag: 1.0.0", "1.0.0");
     env.commit("v1");
     // A semver range: the registry's tags are listed and the highest match taken.
-    write_flux_oci_release(&env, &url, "semver: '>=1.0.0 <2.0.0'");
+    write("semver: '>=1.0.0 <2.0.0'", "1.x");
     env.commit("bump web");
     let fetched = diff_fetched(&env);
     let report = fetched.json();
-    assert_eq!(
-        image_changes(&report, "flux-hr:web/web@clusters/prod"),
-        [r#""nginx:1.25" → "nginx:1.27""#],
-        "{report:#}"
-    );
+    for target in [
+        "flux-hr:web/web@clusters/prod",
+        "flux-hr:api/api@clusters/prod",
+    ] {
+        assert_eq!(
+            image_changes(&report, target),
+            [r#""nginx:1.25" → "nginx:1.27""#],
+            "{target}: {report:#}"
+        );
+    }
     drop(registry);
     assert_offline_replay(&env, &fetched);
 }
