@@ -171,7 +171,7 @@ fn helm_options(common: &CommonArgs) -> Result<kdelta::helm::Options> {
         set_json: h.set_json.clone(),
         set_file,
         set_literal: h.set_literal.clone(),
-        repository_cache: kdelta::source::helm_cache::repository_dir(),
+        repository_cache: kdelta::fetch::helm_cache::repository_dir(),
         detect_regenerated: false,
     })
 }

@@ -12,6 +12,7 @@
 pub mod cache;
 mod error;
 pub mod git;
+pub mod helm_cache;
 pub mod helm_config;
 pub mod helm_repo;
 pub mod http;

@@ -303,7 +303,7 @@ fn load_with_cache(
         let Some(cache) = &opts.repository_cache else {
             continue;
         };
-        let best = crate::source::helm_cache::archives(cache, &r.name)
+        let best = crate::fetch::helm_cache::archives(cache, &r.name)
             .into_iter()
             .filter(|(v, _)| compatible(&r.version, v))
             .reduce(|a, b| {
@@ -320,7 +320,8 @@ fn load_with_cache(
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let loaded = crate::source::helm_cache::read(&path)
+        let loaded = files
+            .helm_cache_archive(&path)
             .map_err(|e| e.to_string())
             .and_then(|bytes| Chart::from_archive(&bytes).map_err(|e| e.to_string()));
         let chart_yaml = dir.child(chart.requirements_file).to_string();

@@ -4,7 +4,6 @@
 #[cfg(all(test, unix))]
 mod contract;
 mod git;
-pub mod helm_cache;
 mod links;
 mod memory;
 mod paths;

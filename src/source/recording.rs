@@ -531,6 +531,17 @@ impl<'a> Files<'a> {
         Ok(chart)
     }
 
+    /// A chart archive of Helm's own repository cache ([`crate::fetch::helm_cache`]), read
+    /// from the disk; recorded as a remote source with its digest.
+    pub fn helm_cache_archive(&self, path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+        let bytes = crate::fetch::helm_cache::read(path)?;
+        self.record().remote.insert(
+            format!("helm-cache {}", path.display()),
+            crate::fetch::Digest::of(&bytes).to_string(),
+        );
+        Ok(bytes)
+    }
+
     /// The file at the http(s) URL `url` from the fetch store; recorded as a remote source.
     pub fn remote_file(&self, url: &str) -> Result<Arc<Vec<u8>>, Unavailable> {
         let shown = crate::fetch::url::redact_text(url);

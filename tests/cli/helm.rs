@@ -271,6 +271,21 @@ fn a_dependency_missing_from_charts_renders_from_helms_repository_cache() {
         "{}",
         out.stderr
     );
+    // The archive is one of the target's remote sources, with its digest.
+    let report = env.kdelta(&["check", "--format", "json"]).success().json();
+    let sources = report["targets"]
+        .as_array()
+        .expect("targets")
+        .iter()
+        .find(|t| t["id"] == "helm:charts/app")
+        .map(|t| t["sources"]["head"].to_string())
+        .unwrap_or_default();
+    assert!(
+        sources.contains("helm-cache")
+            && sources.contains("packed-1.2.0.tgz")
+            && sources.contains("sha256:"),
+        "{report:#}"
+    );
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! `$XDG_CACHE_HOME/helm/repository`, else `~/.cache/helm/repository`): the chart archives
 //! `helm dependency update` and `helm pull` leave there, named `NAME-VERSION.tgz`. A chart
 //! whose dependency is not vendored in `charts/` renders with the cached archive, when there is
-//! one. Read-only, and only archives: kdelta never fetches and never writes here.
+//! one. Read-only, and only archives: kdelta never fetches and never writes here. Engines
+//! read an archive through the recording file view (`Files::helm_cache_archive`), so what a
+//! render took from here is among its remote sources.
 
 use std::path::{Path, PathBuf};
 
