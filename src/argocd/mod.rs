@@ -31,7 +31,7 @@ mod target;
 use crate::config::Config;
 use crate::engine::{self, EngineOutput};
 use crate::finding::{Finding, Severity};
-use crate::source::{yaml_finding, EntryKind, Files, ObjectId, RepoPath, Snapshot};
+use crate::source::{yaml_finding, EntryKind, Files, RepoPath, Snapshot};
 use crate::yaml::{self, Node, ParseOptions};
 
 /// An Argo CD manifest: one document of a file, named by `metadata.name`.
@@ -246,19 +246,9 @@ impl engine::Spec for Spec {
         _config: &Config,
         included_by: &[RepoPath],
     ) -> (Vec<Spec>, Vec<Finding>) {
-        let id = snapshot.stored_id(path);
-        if id.is_some_and(|id| NotArgo::holds(&id)) {
-            return (Vec::new(), Vec::new());
-        }
-        let Ok(bytes) = snapshot.read(path) else {
+        let Some(bytes) = crate::source::read_if_mentions(snapshot, path, "argoproj.io/") else {
             return (Vec::new(), Vec::new());
         };
-        if memchr::memmem::find(&bytes, b"argoproj.io/").is_none() {
-            if let Some(id) = id {
-                NotArgo::add(id);
-            }
-            return (Vec::new(), Vec::new());
-        }
         match yaml::parse_stream(&bytes, &ParseOptions::default()) {
             Ok(docs) => {
                 let manifests: Vec<Spec> = docs.iter().filter_map(|d| manifest(d, path)).collect();
@@ -281,36 +271,6 @@ impl engine::Spec for Spec {
                 (Vec::new(), vec![f])
             }
         }
-    }
-}
-
-/// The blobs known not to mention `argoproj.io/`, by id, across snapshots: discovery reads
-/// every YAML file at both revisions, and the large ones (CRD bundles, which the blob store
-/// does not keep) would be inflated again at the second revision only to be searched again.
-struct NotArgo;
-
-/// How many ids [`NotArgo`] keeps before it starts again (20 bytes each).
-const NOT_ARGO_IDS: usize = 100_000;
-
-impl NotArgo {
-    fn ids() -> std::sync::MutexGuard<'static, std::collections::HashSet<ObjectId>> {
-        static IDS: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<ObjectId>>> =
-            std::sync::OnceLock::new();
-        IDS.get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn holds(id: &ObjectId) -> bool {
-        NotArgo::ids().contains(id)
-    }
-
-    fn add(id: ObjectId) {
-        let mut ids = NotArgo::ids();
-        if ids.len() >= NOT_ARGO_IDS {
-            ids.clear();
-        }
-        ids.insert(id);
     }
 }
 

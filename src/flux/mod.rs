@@ -225,14 +225,15 @@ impl engine::Spec for Spec {
         _config: &Config,
         _included_by: &[RepoPath],
     ) -> (Vec<Spec>, Vec<Finding>) {
-        let Ok(bytes) = snapshot.read(path) else {
+        let bootstrap = bootstrap_root(path);
+        let bytes = match &bootstrap {
+            // A bootstrap placeholder may hold nothing of Flux's.
+            Some(_) => snapshot.read(path).ok(),
+            None => crate::source::read_if_mentions(snapshot, path, KUSTOMIZE_GROUP),
+        };
+        let Some(bytes) = bytes else {
             return (Vec::new(), Vec::new());
         };
-        let bootstrap = bootstrap_root(path);
-        if bootstrap.is_none() && memchr::memmem::find(&bytes, KUSTOMIZE_GROUP.as_bytes()).is_none()
-        {
-            return (Vec::new(), Vec::new());
-        }
         match yaml::parse_stream(&bytes, &ParseOptions::default()) {
             Ok(docs) => {
                 let mut found: Vec<Spec> = docs.iter().filter_map(|d| candidate(d, path)).collect();

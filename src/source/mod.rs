@@ -6,6 +6,7 @@ mod contract;
 mod git;
 mod links;
 mod memory;
+mod mentions;
 mod paths;
 mod recording;
 mod worktree;
@@ -15,6 +16,7 @@ pub use git::{CommitSnapshot, GitRepo, IndexSnapshot, ResolvedRev};
 pub(crate) use memory::CountingSnapshot;
 #[doc(hidden)]
 pub use memory::MemorySnapshot;
+pub use mentions::read_if_mentions;
 pub use paths::{PathError, RepoPath};
 pub use recording::{
     source_finding, yaml_finding, Documents, Files, LoadError, ParseCache, ReadSet, RemoteSnapshot,
