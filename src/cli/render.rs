@@ -175,7 +175,7 @@ pub(super) fn resolve(
             bail!("no target {arg} (see `kdelta list`); {rest} not found")
         }
         Err(ResolveError::NotAManifest) => bail!(
-            "{arg} is a file but not an Argo CD manifest; pass its directory to render the manifests in it"
+            "{arg} is a file but not an Argo CD or Flux manifest; pass its directory to render the manifests in it"
         ),
         Err(ResolveError::Missing) => bail!(
             "{arg}: no such file or directory in {}",

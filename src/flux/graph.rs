@@ -9,7 +9,7 @@ use super::{Details, Kind, Options, Spec};
 use crate::engine::EngineOutput;
 use crate::finding::{rules, Finding};
 use crate::resource::Resource;
-use crate::source::Files;
+use crate::source::{Files, RepoPath};
 use crate::yaml::{self, Node, ParseOptions};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -86,16 +86,24 @@ pub struct Walked {
 }
 
 impl Walked {
-    /// Every Kustomization and HelmRelease of the graph.
-    pub fn targets(&self) -> impl Iterator<Item = (Kind, String, String)> + '_ {
-        let ks = self
-            .kustomizations
-            .keys()
-            .map(|(ns, n)| (Kind::Kustomization, ns.clone(), n.clone()));
-        let hr = self
-            .helm_releases
-            .keys()
-            .map(|(ns, n)| (Kind::HelmRelease, ns.clone(), n.clone()));
+    /// Every Kustomization and HelmRelease of the graph, with the file it is written in.
+    pub fn targets(&self) -> impl Iterator<Item = (Kind, String, String, RepoPath)> + '_ {
+        let ks = self.kustomizations.iter().map(|((ns, n), b)| {
+            (
+                Kind::Kustomization,
+                ns.clone(),
+                n.clone(),
+                b.object.origin.file.clone(),
+            )
+        });
+        let hr = self.helm_releases.iter().map(|((ns, n), r)| {
+            (
+                Kind::HelmRelease,
+                ns.clone(),
+                n.clone(),
+                r.origin.file.clone(),
+            )
+        });
         ks.chain(hr)
     }
 

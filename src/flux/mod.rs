@@ -50,6 +50,9 @@ pub enum Spec {
         kind: Kind,
         namespace: String,
         name: String,
+        /// The file the object is written in (for a remote artifact's, the file of the
+        /// Kustomization that applies it): `kdelta render FILE` names it, reports anchor there.
+        file: RepoPath,
     },
 }
 
@@ -110,10 +113,10 @@ impl Spec {
         }
     }
 
+    /// The file the target's object is written in.
     fn file(&self) -> &RepoPath {
-        match self.root() {
-            Spec::Root { file, .. } => file,
-            Spec::Applied { .. } => unreachable!("an applied target's root is a root"),
+        match self {
+            Spec::Root { file, .. } | Spec::Applied { file, .. } => file,
         }
     }
 
@@ -168,8 +171,7 @@ impl engine::Spec for Spec {
         self.file()
     }
 
-    /// The root's file: the objects a walk applies are anchored at their own files by their
-    /// findings.
+    /// The file the object is written in.
     fn defining_file(&self, _snapshot: &dyn Snapshot) -> RepoPath {
         self.file().clone()
     }
@@ -182,14 +184,15 @@ impl engine::Spec for Spec {
         let walked = graph::walk(self, files, opts);
         let applied = walked
             .targets()
-            .filter(|(kind, namespace, name)| {
+            .filter(|(kind, namespace, name, _)| {
                 self.object() != (*kind, namespace.as_str(), name.as_str())
             })
-            .map(|(kind, namespace, name)| Spec::Applied {
+            .map(|(kind, namespace, name, file)| Spec::Applied {
                 root: Box::new(self.clone()),
                 kind,
                 namespace,
                 name,
+                file,
             })
             .collect();
         (applied, walked.findings.clone())

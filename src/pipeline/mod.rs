@@ -646,7 +646,7 @@ pub fn render<'a>(
 pub enum TargetArg {
     /// A target id as `kdelta list` prints it (`kustomize:apps/web`).
     Id(String),
-    /// A repository path: a target directory, or a file holding Argo CD manifests.
+    /// A repository path: a target directory, or a file holding Argo CD or Flux manifests.
     Path(RepoPath),
 }
 
@@ -706,7 +706,21 @@ pub fn resolve(
         }
         TargetArg::Path(path) => match snapshot.kind(path) {
             EntryKind::Dir => return Ok(vec![crate::discover::target_at(snapshot, path.clone())]),
-            EntryKind::File | EntryKind::Symlink => discovered(&|t| t.path() == path),
+            EntryKind::File | EntryKind::Symlink => {
+                let found = discovered(&|t| t.path() == path);
+                if found.is_empty() {
+                    // A manifest a generated target is written in (a Flux Kustomization that
+                    // another applies).
+                    let all = discover(snapshot, config).targets;
+                    expand(snapshot, all, opts, &ParseCache::default())
+                        .targets
+                        .into_iter()
+                        .filter(|t| t.path() == path)
+                        .collect()
+                } else {
+                    found
+                }
+            }
             EntryKind::Missing => return Err(ResolveError::Missing),
         },
     };

@@ -71,6 +71,10 @@ fn roots_and_everything_they_apply_are_targets() {
     env.kdelta(&["check", "--no-validate"])
         .success()
         .stdout_has("Flux Kustomizations and HelmReleases: 4 complete, 0 incomplete");
+    // A child's own file names it.
+    env.kdelta(&["render", "clusters/dev/apps.yaml"])
+        .success()
+        .stdout_has("replicas: ${REPLICAS}");
     // Without postBuild nothing is substituted.
     env.kdelta(&["render", "flux-ks:flux-system/apps@clusters/dev"])
         .success()
