@@ -43,6 +43,9 @@ pub enum Spec {
         name: String,
         /// The directory it builds, as written (`clusters/staging`; `.` for the root).
         path: String,
+        /// The directory of the repository it builds, when discovery can tell (its source
+        /// is a GitRepository, its path holds no variable): what [`Spec::settle`] compares.
+        builds: Option<RepoPath>,
     },
     /// A Kustomization or HelmRelease that a root's graph applies.
     Applied {
@@ -110,6 +113,14 @@ impl Spec {
         match self {
             Spec::Root { .. } => self,
             Spec::Applied { root, .. } => root,
+        }
+    }
+
+    /// What a root builds in the repository, when discovery can tell.
+    fn builds(&self) -> Option<&RepoPath> {
+        match self {
+            Spec::Root { builds, .. } => builds.as_ref(),
+            Spec::Applied { .. } => None,
         }
     }
 
@@ -264,11 +275,8 @@ impl engine::Spec for Spec {
     /// directory `clusters/NAME` (Flux's layout) holding Kustomizations that nothing builds
     /// is a cluster whose sync the Flux operator or a bootstrap outside the repository
     /// makes: it is a root of its own (`flux-ks:flux-system/flux-system@…/clusters/NAME`).
-    fn settle(snapshot: &dyn Snapshot, mut specs: Vec<Spec>) -> (Vec<Spec>, Vec<Finding>) {
-        let built: Vec<RepoPath> = specs
-            .iter()
-            .filter_map(|s| builds_in_repository(&root_document(snapshot, s)?))
-            .collect();
+    fn settle(_snapshot: &dyn Snapshot, mut specs: Vec<Spec>) -> (Vec<Spec>, Vec<Finding>) {
+        let built: Vec<RepoPath> = specs.iter().filter_map(|s| s.builds().cloned()).collect();
         let mut clusters: Vec<RepoPath> = specs
             .iter()
             .filter_map(|s| cluster_dir(s.file()))
@@ -278,6 +286,7 @@ impl engine::Spec for Spec {
         clusters.dedup();
         specs.extend(clusters.into_iter().map(|dir| Spec::Root {
             path: sources::shown_path(&dir),
+            builds: Some(dir.clone()),
             file: dir,
             namespace: "flux-system".into(),
             name: "flux-system".into(),
@@ -285,7 +294,7 @@ impl engine::Spec for Spec {
         let builds: Vec<(usize, RepoPath)> = specs
             .iter()
             .enumerate()
-            .filter_map(|(i, s)| Some((i, builds_in_repository(&root_document(snapshot, s)?)?)))
+            .filter_map(|(i, s)| Some((i, s.builds()?.clone())))
             .collect();
         let roots = specs
             .iter()
@@ -316,7 +325,8 @@ fn candidate(doc: &Node, file: &RepoPath) -> Option<Spec> {
             .unwrap_or("default")
             .to_string(),
         name: doc.str_at(&["metadata", "name"])?.to_string(),
-        path: sources::shown_path(&builds.unwrap_or_else(|| file.parent())),
+        path: sources::shown_path(builds.as_ref().unwrap_or(&file.parent())),
+        builds,
     })
 }
 
@@ -335,6 +345,7 @@ fn bootstrap_root(file: &RepoPath) -> Option<Spec> {
         namespace: "flux-system".into(),
         name: "flux-system".into(),
         path: sources::shown_path(&dir.parent()),
+        builds: Some(dir.parent()),
     })
 }
 
@@ -383,30 +394,6 @@ fn builds_in_repository(doc: &Node) -> Option<RepoPath> {
         return None;
     }
     sources::clean_path(path)
-}
-
-/// The document of a root candidate in its file (or the one bootstrap implies).
-fn root_document(snapshot: &dyn Snapshot, spec: &Spec) -> Option<Node> {
-    let Spec::Root {
-        file,
-        namespace,
-        name,
-        ..
-    } = spec
-    else {
-        return None;
-    };
-    let docs = match snapshot.kind(file) {
-        crate::source::EntryKind::Dir => Vec::new(),
-        _ => yaml::parse_stream(&snapshot.read(file).ok()?, &ParseOptions::default()).ok()?,
-    };
-    docs.into_iter()
-        .find(|d| {
-            candidate(d, file).is_some_and(|c| {
-                c.object() == (Kind::Kustomization, namespace.as_str(), name.as_str())
-            })
-        })
-        .or_else(|| implied_object(spec))
 }
 
 /// A ConfigMap's `data`, or a Secret's `data` decoded and its `stringData` (the API server

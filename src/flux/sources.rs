@@ -160,11 +160,7 @@ fn git_artifact(
 /// The revision a GitRepository's `spec.ref` names, in the controller's order of precedence:
 /// `commit`, `name`, `semver`, `tag`, `branch`; `master` when it names none.
 fn git_revision(repo: &Node) -> Result<String, String> {
-    let r = |k: &str| {
-        repo.str_at(&["spec", "ref", k])
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
+    let r = |k: &str| spec_ref(repo, k);
     if let Some(c) = r("commit") {
         return Ok(c);
     }
@@ -185,11 +181,7 @@ fn git_revision(repo: &Node) -> Result<String, String> {
 /// The version an OCIRepository's `spec.ref` names, in the controller's order: `digest`,
 /// `semver`, `tag`, then `latest`.
 pub fn oci_version(repo: &Node) -> Result<String, String> {
-    let r = |k: &str| {
-        repo.str_at(&["spec", "ref", k])
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
+    let r = |k: &str| spec_ref(repo, k);
     if let Some(d) = r("digest") {
         return Err(format!(
             "OCIRepository {}: a digest ref ({d}) is not resolved by kdelta's fetch layer; what it names is not rendered",
@@ -199,6 +191,13 @@ pub fn oci_version(repo: &Node) -> Result<String, String> {
     Ok(r("semver")
         .or_else(|| r("tag"))
         .unwrap_or_else(|| "latest".into()))
+}
+
+/// A source's `spec.ref.KEY`, when set.
+fn spec_ref(repo: &Node, key: &str) -> Option<String> {
+    repo.str_at(&["spec", "ref", key])
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
 }
 
 /// The chart an OCIRepository holds, as the fetch store asks for it: `oci://host/path` is
