@@ -18,8 +18,9 @@ pub struct Chart {
     /// `templates/…` by path relative to the chart (`templates/deployment.yaml`). Shared by
     /// the chart's clones, as are `files`.
     pub templates: Arc<BTreeMap<String, String>>,
-    /// Every other file, for `.Files` (relative paths; a UTF-8 BOM removed).
-    pub files: Arc<BTreeMap<String, Vec<u8>>>,
+    /// Every other file, for `.Files` (relative paths; a UTF-8 BOM removed), as the Go
+    /// strings templates read: converted once at load, so each render's `.Files` shares them.
+    pub files: Arc<BTreeMap<String, Arc<str>>>,
     /// The paths of `crds/*.yaml|yml|json` in `files`, printed only with `--include-crds`.
     pub crds: Vec<String>,
     /// The subcharts loaded from `charts/<dir>/`.
@@ -123,28 +124,30 @@ impl Chart {
     /// Builds a chart from the files of its directory (paths relative to it), as Helm's
     /// `LoadDir` does: the top chart's `.helmignore` (and Helm's default `templates/.?*`)
     /// applies to the whole tree.
-    pub fn from_files(
-        files: impl IntoIterator<Item = (String, Vec<u8>)>,
+    pub fn from_files<B: AsRef<[u8]>>(
+        files: impl IntoIterator<Item = (String, B)>,
     ) -> Result<Chart, LoadError> {
-        let files: Vec<(String, Vec<u8>)> = files.into_iter().collect();
+        let files: Vec<(String, B)> = files.into_iter().collect();
         let rules = files
             .iter()
             .find(|(p, _)| p == ".helmignore")
-            .map(|(_, b)| super::ignore::Rules::parse(&String::from_utf8_lossy(b)))
+            .map(|(_, b)| super::ignore::Rules::parse(&String::from_utf8_lossy(b.as_ref())))
             .unwrap_or_default();
         Chart::load(files.into_iter().filter(|(p, _)| !rules.ignores_file(p)))
     }
 
     /// Builds a chart from files its `.helmignore` was already applied to (a walk that skipped
     /// what it ignores).
-    pub fn from_walked_files(
-        files: impl IntoIterator<Item = (String, Vec<u8>)>,
+    pub fn from_walked_files<B: AsRef<[u8]>>(
+        files: impl IntoIterator<Item = (String, B)>,
     ) -> Result<Chart, LoadError> {
         Chart::load(files)
     }
 
     /// Builds a chart from its files, no ignore rules applied (subcharts, archives).
-    pub fn load(files: impl IntoIterator<Item = (String, Vec<u8>)>) -> Result<Chart, LoadError> {
+    pub fn load<B: AsRef<[u8]>>(
+        files: impl IntoIterator<Item = (String, B)>,
+    ) -> Result<Chart, LoadError> {
         let mut chart_yaml = None;
         let mut values_yaml = None;
         let mut chart = Chart {
@@ -162,10 +165,10 @@ impl Chart {
         };
         let mut archives = Vec::new();
         let mut requirements_yaml = None;
-        let mut subchart_files: BTreeMap<String, Vec<(String, Vec<u8>)>> = BTreeMap::new();
-        for (path, bytes) in files {
-            let bytes = strip_bom(bytes);
-            let text = || String::from_utf8_lossy(&bytes).into_owned();
+        let mut subchart_files: BTreeMap<String, Vec<(String, B)>> = BTreeMap::new();
+        for (path, file) in files {
+            let bytes = strip_bom(file.as_ref());
+            let text = || String::from_utf8_lossy(bytes).into_owned();
             match path.as_str() {
                 "Chart.yaml" => chart_yaml = Some(text()),
                 "values.yaml" => values_yaml = Some(text()),
@@ -187,14 +190,15 @@ impl Chart {
                     }
                     if inner.is_empty() {
                         if entry.ends_with(".tgz") {
-                            archives.push((entry.to_string(), bytes));
+                            archives.push((entry.to_string(), file));
                         }
                         continue;
                     }
+                    let inner = inner.to_string();
                     subchart_files
                         .entry(entry.to_string())
                         .or_default()
-                        .push((inner.to_string(), bytes));
+                        .push((inner, file));
                 }
                 p => {
                     let crd = p.strip_prefix("crds/").is_some_and(|rest| {
@@ -204,7 +208,7 @@ impl Chart {
                     if crd {
                         chart.crds.push(path.clone());
                     }
-                    Arc::make_mut(&mut chart.files).insert(path.clone(), bytes);
+                    Arc::make_mut(&mut chart.files).insert(path.clone(), go_string(bytes));
                 }
             }
         }
@@ -219,7 +223,7 @@ impl Chart {
             _ => return Err(LoadError::NoName),
         };
         for (name, bytes) in archives {
-            let mut sub = Chart::from_archive(&bytes)
+            let mut sub = Chart::from_archive(bytes.as_ref())
                 .map_err(|e| LoadError::Subchart(name.clone(), Box::new(e)))?;
             sub.set_source(&format!("charts/{name}"));
             chart.dependencies.push(sub);
@@ -504,11 +508,16 @@ fn scalar_text(v: &Value) -> String {
     }
 }
 
-fn strip_bom(mut bytes: Vec<u8>) -> Vec<u8> {
-    if bytes.starts_with(&[0xef, 0xbb, 0xbf]) {
-        bytes.drain(..3);
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(&[0xef, 0xbb, 0xbf]).unwrap_or(bytes)
+}
+
+/// The Go string of a file's bytes, copied once when they are UTF-8 (as nearly all are).
+fn go_string(bytes: &[u8]) -> Arc<str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Arc::from(text),
+        Err(_) => Arc::from(crate::template::gostr::from_bytes(bytes)),
     }
-    bytes
 }
 
 #[cfg(test)]

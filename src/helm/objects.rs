@@ -83,10 +83,10 @@ pub static FILES: NamedMap = NamedMap {
 };
 
 /// `.Files` for a chart's files.
-pub fn files_value(files: &BTreeMap<String, Vec<u8>>) -> Value {
+pub fn files_value(files: &BTreeMap<String, std::sync::Arc<str>>) -> Value {
     let entries = files
         .iter()
-        .map(|(k, v)| (k.clone(), Value::str(crate::template::gostr::from_bytes(v))))
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
         .collect();
     Value::Map(Dict::typed(entries, MapType::Named(&FILES)))
 }

@@ -375,7 +375,7 @@ fn collect_crds(chart: &Chart, full_path: &str, out: &mut Vec<(String, String)>)
         let text = chart
             .files
             .get(p)
-            .map(|b| String::from_utf8_lossy(b).into_owned());
+            .map(|s| String::from_utf8_lossy(&crate::template::gostr::to_bytes(s)).into_owned());
         out.push((format!("{full_path}/{p}"), text.unwrap_or_default()));
     }
     for child in &chart.dependencies {

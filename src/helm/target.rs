@@ -404,7 +404,7 @@ pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
                 }
                 EntryKind::File if !rules.ignores(&child_rel, false) => {
                     let bytes = files.read(&child).map_err(|e| source_finding(&e, &child))?;
-                    loaded.push((child_rel, bytes.to_vec()));
+                    loaded.push((child_rel, bytes));
                 }
                 EntryKind::Missing => {
                     // A dangling or escaping link: Helm fails on it too.
