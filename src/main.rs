@@ -5,9 +5,8 @@
 mod cli;
 
 // Rendering allocates and frees node trees by the million: mimalloc (as ruff and uv ship it)
-// spends far less time there than glibc's allocator. It is built without transparent huge
-// pages (`no_thp`): memory it returns and takes again would be faulted back 2 MB at a time,
-// which on kubeflow/manifests cost 0.3 s of kernel time and 20–30 MB of peak memory.
+// spends far less time there than glibc's allocator. It asks for transparent huge pages;
+// `cli::huge_pages` turns them off for every command but `render` (see there why).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -7,6 +7,7 @@ mod common;
 mod diff;
 mod explain;
 mod fetch;
+mod huge_pages;
 mod init;
 mod list;
 mod merge_reports;
@@ -39,6 +40,9 @@ pub fn run() -> i32 {
             return code;
         }
     };
+    if !matches!(cli.command, args::Command::Render(_)) {
+        huge_pages::disable();
+    }
     // Node trees are walked recursively (parse depth is limited to 1,000 levels, but patches
     // and replacements can nest a value under another): give the workers the main thread's
     // stack rather than rayon's 2 MiB. The memory is only reserved, not used.
