@@ -124,7 +124,7 @@ impl Chart {
     /// Builds a chart from the files of its directory (paths relative to it), as Helm's
     /// `LoadDir` does: the top chart's `.helmignore` (and Helm's default `templates/.?*`)
     /// applies to the whole tree.
-    pub fn from_files<B: AsRef<[u8]>>(
+    pub fn from_files<B: AsRef<[u8]> + Send>(
         files: impl IntoIterator<Item = (String, B)>,
     ) -> Result<Chart, LoadError> {
         let files: Vec<(String, B)> = files.into_iter().collect();
@@ -138,14 +138,14 @@ impl Chart {
 
     /// Builds a chart from files its `.helmignore` was already applied to (a walk that skipped
     /// what it ignores).
-    pub fn from_walked_files<B: AsRef<[u8]>>(
+    pub fn from_walked_files<B: AsRef<[u8]> + Send>(
         files: impl IntoIterator<Item = (String, B)>,
     ) -> Result<Chart, LoadError> {
         Chart::load(files)
     }
 
     /// Builds a chart from its files, no ignore rules applied (subcharts, archives).
-    pub fn load<B: AsRef<[u8]>>(
+    pub fn load<B: AsRef<[u8]> + Send>(
         files: impl IntoIterator<Item = (String, B)>,
     ) -> Result<Chart, LoadError> {
         let mut chart_yaml = None;
@@ -228,11 +228,22 @@ impl Chart {
             sub.set_source(&format!("charts/{name}"));
             chart.dependencies.push(sub);
         }
-        for (dir, files) in subchart_files {
-            let mut sub =
-                Chart::load(files).map_err(|e| LoadError::Subchart(dir.clone(), Box::new(e)))?;
-            sub.set_source(&format!("charts/{dir}"));
-            chart.dependencies.push(sub);
+        // Subcharts load on every core (their values files are most of a big chart's YAML);
+        // the first failure in directory order is the one reported.
+        let subcharts: Vec<Result<Chart, LoadError>> = {
+            use rayon::prelude::*;
+            subchart_files
+                .into_par_iter()
+                .map(|(dir, files)| {
+                    let mut sub = Chart::load(files)
+                        .map_err(|e| LoadError::Subchart(dir.clone(), Box::new(e)))?;
+                    sub.set_source(&format!("charts/{dir}"));
+                    Ok(sub)
+                })
+                .collect()
+        };
+        for sub in subcharts {
+            chart.dependencies.push(sub?);
         }
         // requirements.yaml (apiVersion v1's place) is read over Chart.yaml's metadata, as
         // Helm's loader does for any apiVersion.

@@ -383,10 +383,22 @@ pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
         }
         _ => super::ignore::Rules::parse(""),
     };
-    let mut loaded = Vec::new();
+    // The walk names the files in Helm's order; they are read on every core (each read is a
+    // copy from the page cache and a hash), and the first failure in walk order is reported.
+    enum Step {
+        Read(RepoPath, String),
+        Fail(Finding),
+    }
+    let mut steps = Vec::new();
     let mut stack = vec![(dir.clone(), String::new())];
-    while let Some((path, rel)) = stack.pop() {
-        let entries = files.list(&path).map_err(|e| source_finding(&e, &path))?;
+    'walk: while let Some((path, rel)) = stack.pop() {
+        let entries = match files.list(&path) {
+            Ok(entries) => entries,
+            Err(e) => {
+                steps.push(Step::Fail(source_finding(&e, &path)));
+                break;
+            }
+        };
         for e in entries {
             let child = path.child(&e.name);
             let child_rel = if rel.is_empty() {
@@ -403,19 +415,34 @@ pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
                     stack.push((child, child_rel))
                 }
                 EntryKind::File if !rules.ignores(&child_rel, false) => {
-                    let bytes = files.read(&child).map_err(|e| source_finding(&e, &child))?;
-                    loaded.push((child_rel, bytes));
+                    steps.push(Step::Read(child, child_rel))
                 }
                 EntryKind::Missing => {
                     // A dangling or escaping link: Helm fails on it too.
                     if let Some(err) = files.why_missing(&child) {
-                        return Err(source_finding(&err, &child));
+                        steps.push(Step::Fail(source_finding(&err, &child)));
+                        break 'walk;
                     }
                 }
                 _ => {}
             }
         }
     }
+    let loaded: Vec<(String, crate::source::Bytes)> = {
+        use rayon::prelude::*;
+        steps
+            .into_par_iter()
+            .map(|step| match step {
+                Step::Read(child, rel) => files
+                    .read(&child)
+                    .map(|bytes| (rel, bytes))
+                    .map_err(|e| source_finding(&e, &child)),
+                Step::Fail(finding) => Err(finding),
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .collect::<Result<_, _>>()?
+    };
     Chart::from_walked_files(loaded).map_err(|e| {
         let (file, line) = load_error_location(&e);
         let file = dir.join(&file).unwrap_or_else(|_| dir.child("Chart.yaml"));
