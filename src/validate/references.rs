@@ -7,6 +7,12 @@
 //! `kube-root-ca.crt` ConfigMap of every namespace. References marked `optional: true` are
 //! not checked, nor are references of a revision some of whose targets are incomplete in the
 //! same namespace (what they lack may be the object).
+//!
+//! An object's explicit `metadata.namespace` refers to a Namespace too (the API server refuses
+//! the object until it exists). Namespaces are made by Namespace objects, by an Argo CD
+//! Application's `CreateNamespace=true` and by a Flux HelmRelease's `install.createNamespace`.
+//! They are checked only in a revision that makes some namespace that way: a repository that
+//! makes none leaves namespaces to whoever runs it, and every object would be reported.
 
 use crate::finding::{rules, Finding};
 use crate::render::Rendered;
@@ -21,6 +27,8 @@ pub enum Kind {
     ConfigMap,
     Secret,
     PersistentVolumeClaim,
+    /// Keyed with an empty namespace: Namespaces are cluster-scoped.
+    Namespace,
 }
 
 impl Kind {
@@ -30,6 +38,7 @@ impl Kind {
             Kind::ConfigMap => "ConfigMap",
             Kind::Secret => "Secret",
             Kind::PersistentVolumeClaim => "PersistentVolumeClaim",
+            Kind::Namespace => "Namespace",
         }
     }
 
@@ -46,6 +55,9 @@ impl Kind {
 
 /// An object of one of those kinds, by namespace and name.
 type Key = (Kind, String, String);
+
+/// The namespaces every cluster has.
+const BUILTIN_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
 /// What one target makes and what its pod templates name.
 #[derive(Clone, Debug, Default)]
@@ -75,13 +87,60 @@ pub fn of_target(target: &str, rendered: &Rendered) -> References {
         if let Some((spec, path)) = pod_spec(r) {
             wanted_by(target, r, spec, &path, &namespace, &mut out.wanted);
         }
+        namespace_wanted_by(target, r, &mut out.wanted);
     }
     out
+}
+
+/// The Namespace `r`'s explicit `metadata.namespace` names, once per target (at its first
+/// object there).
+fn namespace_wanted_by(target: &str, r: &Resource, out: &mut Vec<Wanted>) {
+    let Some(at) = r.node.get_path(&["metadata", "namespace"]) else {
+        return;
+    };
+    // Argo CD's own objects are in its namespace, which exists wherever it reads them.
+    let api_version = r.node.str_at(&["apiVersion"]).unwrap_or_default();
+    if api_version.starts_with("argoproj.io/") {
+        return;
+    }
+    let Some(name) = at.as_str().filter(|n| {
+        !n.is_empty() && !n.contains("${") && !n.contains("{{") && !BUILTIN_NAMESPACES.contains(n)
+    }) else {
+        return;
+    };
+    let key = (Kind::Namespace, String::new(), name.to_string());
+    if out.iter().any(|w| w.key == key) {
+        return;
+    }
+    let message = format!(
+        "{}: metadata.namespace names Namespace {name}, which no target of this revision renders or creates",
+        r.id()
+    );
+    let f = Finding::warning(rules::REFERENCE_MISSING, message)
+        .for_target(target)
+        .with_help("render the Namespace in the repository, or let what deploys the object create it (`CreateNamespace=true` in an Argo CD Application's syncOptions, `install.createNamespace` in a Flux HelmRelease)");
+    out.push(Wanted {
+        key,
+        finding: located(f, r, at),
+    });
+}
+
+/// `f` at `at` when `r` comes from a manifest file with lines, else in `r`'s file.
+fn located(f: Finding, r: &Resource, at: &Node) -> Finding {
+    let file = r.origin.file.to_string();
+    let from_file =
+        r.origin.span.line > 0 && [".yaml", ".yml", ".json"].iter().any(|e| file.ends_with(e));
+    if from_file && at.span.line > 0 {
+        f.at(file, at.span.line, at.span.column)
+    } else {
+        f.in_file(file)
+    }
 }
 
 /// The findings of a revision: each reference nothing of the revision makes.
 pub fn missing(all: Vec<References>) -> Vec<Finding> {
     let made: HashSet<Key> = all.iter().flat_map(|r| r.made.iter().cloned()).collect();
+    let makes_namespaces = made.iter().any(|k| k.0 == Kind::Namespace);
     let incomplete: BTreeSet<String> = all
         .iter()
         .flat_map(|r| r.incomplete.iter().cloned())
@@ -89,7 +148,17 @@ pub fn missing(all: Vec<References>) -> Vec<Finding> {
     let mut seen = HashSet::new();
     all.into_iter()
         .flat_map(|r| r.wanted)
-        .filter(|w| !made.contains(&w.key) && !incomplete.contains(&w.key.1))
+        .filter(|w| {
+            let (kind, namespace, name) = &w.key;
+            let in_namespace = if *kind == Kind::Namespace {
+                name
+            } else {
+                namespace
+            };
+            !made.contains(&w.key)
+                && !incomplete.contains(in_namespace)
+                && (*kind != Kind::Namespace || makes_namespaces)
+        })
         .filter(|w| {
             seen.insert((
                 w.finding.target.clone(),
@@ -102,8 +171,16 @@ pub fn missing(all: Vec<References>) -> Vec<Finding> {
         .collect()
 }
 
-/// What `r` makes: itself, or the Secret or claims it makes.
+/// What `r` makes: itself, or the Secret, claims or Namespace it makes.
 fn made_by(r: &Resource, namespace: &str, out: &mut Vec<Key>) {
+    let api_version = r.node.str_at(&["apiVersion"]).unwrap_or_default();
+    if (api_version, r.kind()) == ("v1", "Namespace") {
+        out.push((Kind::Namespace, String::new(), r.name().to_string()));
+        return;
+    }
+    if let Some(created) = created_namespace(r) {
+        out.push((Kind::Namespace, String::new(), created));
+    }
     if let Some(kind) = Kind::of(r.kind()) {
         if r.node.str_at(&["apiVersion"]) == Some("v1") {
             out.push((kind, namespace.to_string(), r.name().to_string()));
@@ -136,6 +213,36 @@ fn made_by(r: &Resource, namespace: &str, out: &mut Vec<Key>) {
         // onepassword-operator, 1Password Connect: the item's own name.
         ("onepassword.com", "OnePasswordItem") => out.push(secret(r.name())),
         _ => {}
+    }
+}
+
+/// The namespace an Argo CD Application (`CreateNamespace=true`) or a Flux HelmRelease
+/// (`install.createNamespace`) creates where it deploys.
+fn created_namespace(r: &Resource) -> Option<String> {
+    let group = r.node.str_at(&["apiVersion"])?.split('/').next()?;
+    match (group, r.kind()) {
+        ("argoproj.io", "Application") => {
+            let creates = seq(r.node.get_path(&["spec", "syncPolicy", "syncOptions"]))
+                .iter()
+                .any(|o| o.as_str() == Some("CreateNamespace=true"));
+            creates
+                .then(|| r.node.str_at(&["spec", "destination", "namespace"]))
+                .flatten()
+                .map(str::to_string)
+        }
+        ("helm.toolkit.fluxcd.io", "HelmRelease") => {
+            let creates = r
+                .node
+                .get_path(&["spec", "install", "createNamespace"])
+                .and_then(Node::as_scalar)
+                .is_some_and(|s| s.text == "true");
+            let ns = r
+                .node
+                .str_at(&["spec", "targetNamespace"])
+                .or_else(|| r.node.str_at(&["metadata", "namespace"]));
+            creates.then_some(ns).flatten().map(str::to_string)
+        }
+        _ => None,
     }
 }
 
@@ -183,20 +290,12 @@ fn wanted_by(
             path.join("."),
             kind.as_str()
         );
-        let mut f = Finding::warning(rules::REFERENCE_MISSING, message)
+        let f = Finding::warning(rules::REFERENCE_MISSING, message)
             .for_target(target)
             .with_help("render it in the repository (or what makes it: an ExternalSecret, a SealedSecret, a cert-manager Certificate), mark the reference optional, or turn the rule off for this path in .kdelta.yaml's rules");
-        let file = r.origin.file.to_string();
-        let from_file =
-            r.origin.span.line > 0 && [".yaml", ".yml", ".json"].iter().any(|e| file.ends_with(e));
-        f = if from_file && at.span.line > 0 {
-            f.at(file, at.span.line, at.span.column)
-        } else {
-            f.in_file(file)
-        };
         out.push(Wanted {
             key: (kind, namespace.to_string(), name.to_string()),
-            finding: f,
+            finding: located(f, r, at),
         });
     };
     let optional = |n: &Node| {

@@ -577,6 +577,68 @@ fn references_nothing_renders_are_warnings_at_the_field() {
 }
 
 #[test]
+fn a_namespace_nothing_makes_is_a_missing_reference_where_the_repository_makes_namespaces() {
+    let env = TestEnv::new();
+    let cm = |ns: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: {ns}\n---\n")
+    };
+    env.write(".kdelta.yaml", "directories: [manifests, apps]\n")
+        .write(
+            "manifests/objects.yaml",
+            [cm("prod"), cm("staging"), cm("monitoring"), cm("kube-system"), cm("flux-made")].concat(),
+        )
+        .write(
+            "manifests/z-more.yaml",
+            cm("staging").replace("settings", "more"),
+        )
+        .write("manifests/ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: prod}\n")
+        .write(
+            "apps/monitoring.yaml",
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: monitoring, namespace: argocd}\nspec:\n  project: default\n  source: {repoURL: https://charts.example.com, chart: mon, targetRevision: 1.0.0}\n  destination: {server: https://kubernetes.default.svc, namespace: monitoring}\n  syncPolicy:\n    syncOptions: [CreateNamespace=true]\n",
+        )
+        .write(
+            "apps/release.yaml",
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: made, namespace: prod}\nspec:\n  targetNamespace: flux-made\n  install: {createNamespace: true}\n  chart:\n    spec: {chart: made, sourceRef: {kind: HelmRepository, name: none}}\n",
+        );
+    env.commit("namespaces");
+    let report = env.kdelta(&["check", "--format", "json"]).success().json();
+    let missing: Vec<String> = findings_of(&report, "reference.missing")
+        .iter()
+        .filter(|f| f["message"].as_str().unwrap().contains("names Namespace"))
+        .map(|f| {
+            format!(
+                "{}:{} {}",
+                f["file"].as_str().unwrap(),
+                f["line"],
+                f["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    // staging: once per target, at its first object there (in the target's order). The Application's own namespace
+    // is Argo CD's, which exists wherever Argo CD reads it.
+    assert_eq!(
+        missing,
+        [
+            "manifests/z-more.yaml:5 core/v1/ConfigMap/staging/more: metadata.namespace names Namespace staging, which no target of this revision renders or creates",
+        ],
+        "{report:#}"
+    );
+
+    // A repository that makes no namespace leaves them to whoever runs it.
+    env.remove("manifests/ns.yaml")
+        .remove("apps/monitoring.yaml")
+        .remove("apps/release.yaml");
+    env.commit("no namespaces");
+    let quiet = env.kdelta(&["check", "--format", "json"]).success().json();
+    assert!(
+        !findings_of(&quiet, "reference.missing")
+            .iter()
+            .any(|f| f["message"].as_str().unwrap().contains("names Namespace")),
+        "{quiet:#}"
+    );
+}
+
+#[test]
 fn the_configuration_can_name_a_catalog_in_the_crds_catalog_layout() {
     let env = TestEnv::new();
     env.write(
