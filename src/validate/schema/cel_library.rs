@@ -1,7 +1,8 @@
 //! The Kubernetes CEL libraries (`k8s.io/apiserver/pkg/cel/library`) that CRD rules use and
 //! the `cel` crate lacks, one library per file: regex `find`/`findAll` (here), quantities
 //! (`quantity.rs`), URLs (`url.rs`), IP addresses and CIDRs (`net.rs`), named formats
-//! (`format.rs`), semantic versions (`semver.rs`) and the list functions (`lists.rs`).
+//! (`format.rs`), semantic versions (`semver.rs`), the list functions (`lists.rs`) and
+//! cel-go's sets extension (`sets.rs`); base64 is the `cel` crate's encoders extension.
 //!
 //! The Kubernetes types (`kubernetes.Quantity`, `net.IP`…) are opaque `cel` values of their
 //! own CEL type, so overloads are picked on them and `==` compares them as the API server
@@ -13,6 +14,7 @@ mod lists;
 mod net;
 mod quantity;
 mod semver;
+mod sets;
 mod url;
 
 pub use quantity::is_quantity;
@@ -34,6 +36,7 @@ pub(super) fn extension(env: &mut Env) -> Result<(), DeclarationError> {
     format::extension(env)?;
     semver::extension(env)?;
     lists::extension(env)?;
+    sets::extension(env)?;
     Ok(())
 }
 
