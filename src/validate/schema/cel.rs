@@ -7,10 +7,10 @@
 //!   under `optionalOldSelf` they run, with `oldSelf` an empty optional.
 //! - A rule that does not compile is a problem of the CRD ([`rule_problems`]), reported once
 //!   where the CRD is rendered, never per object; so is a rule calling a function kdelta's CEL
-//!   lacks (cel-go's `cel.bind`, two-variable comprehensions, `transformList`…): it is not
+//!   lacks (cel-go's two-variable comprehensions, `transformList`, `transformMap`…): it is not
 //!   evaluated rather than guessed. The Kubernetes libraries (`quantity()`, `url()`, `ip()`,
-//!   `cidr()`, `format.*`, `semver()`, the lists functions, `sets.*`) are `cel_library.rs`'s;
-//!   `base64.*` is the `cel` crate's encoders extension.
+//!   `cidr()`, `format.*`, `semver()`, the lists functions, `sets.*`, `cel.bind`) are
+//!   `cel_library.rs`'s; `base64.*` is the `cel` crate's encoders extension.
 //! - Cost: the API server bounds a rule's cost; kdelta bounds an expression's nesting when it
 //!   compiles, and before evaluating estimates the work of nested comprehensions (the size of
 //!   `self` to the power of their depth) and refuses a rule past [`COST_LIMIT`], so a hostile
@@ -874,9 +874,12 @@ mod tests {
     }
 
     #[test]
-    fn the_sets_and_base64_libraries_evaluate() {
+    fn the_sets_base64_and_bind_libraries_evaluate() {
         let c = crd("            type: object
             x-kubernetes-validations:
+            - rule: cel.bind(n, self.allowed.size(), n > 0 && n < 3)
+              message: one or two
+            - rule: cel.bind(cel, 1, cel == 1)
             - rule: sets.contains(self.allowed, self.used)
               message: uses what is not allowed
             - rule: sets.equivalent(self.allowed, ['a', 'b']) || sets.intersects(self.used, ['z'])
@@ -901,8 +904,12 @@ mod tests {
             ]
         );
         assert_eq!(
-            check(&c, "{allowed: [a, b], used: [], token: aGk}"),
-            ["spec: Invalid value: \"object\": token"]
+            check(&c, "{allowed: [a, b, c], used: [], token: aGk}"),
+            [
+                "spec: Invalid value: \"object\": one or two",
+                "spec: Invalid value: \"object\": neither",
+                "spec: Invalid value: \"object\": token"
+            ]
         );
     }
 
@@ -911,7 +918,8 @@ mod tests {
         let c = crd("            type: object
             x-kubernetes-validations:
             - rule: self.a ==
-            - rule: self.l.size() == 0 || cel.bind(h, url(self.u).getHost(), h == 'x')
+            - rule: cel.bind(self.a, 1, true)
+            - rule: self.l.size() == 0 || self.l.transformList(i, v, v + 'x') == self.l
             - rule: self.u.lowerAscii() == self.u
             properties:
               a: {type: integer}
@@ -919,11 +927,18 @@ mod tests {
               l: {type: array, items: {type: string}}
 ");
         let problems = c.rule_problems();
-        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert_eq!(problems.len(), 3, "{problems:?}");
         assert!(matches!(problems[0].kind, RuleProblemKind::Invalid(_)));
+        assert!(
+            problems[1]
+                .to_string()
+                .contains("cel.bind() variable names must be simple identifiers"),
+            "{}",
+            problems[1]
+        );
         assert_eq!(
-            problems[1].to_string(),
-            "x-kubernetes-validations rule \"self.l.size() == 0 || cel.bind(h, url(self.u).getHost(), h == 'x')\" is not evaluated: kdelta lacks the CEL function cel.bind"
+            problems[2].to_string(),
+            "x-kubernetes-validations rule \"self.l.size() == 0 || self.l.transformList(i, v, v + 'x') == self.l\" is not evaluated: kdelta lacks the CEL function transformList"
         );
         // Neither is evaluated on objects, so neither is an error there.
         assert_eq!(

@@ -2,13 +2,15 @@
 //! the `cel` crate lacks, one library per file: regex `find`/`findAll` (here), quantities
 //! (`quantity.rs`), URLs (`url.rs`), IP addresses and CIDRs (`net.rs`), named formats
 //! (`format.rs`), semantic versions (`semver.rs`), the list functions (`lists.rs`) and
-//! cel-go's sets extension (`sets.rs`); base64 is the `cel` crate's encoders extension.
+//! cel-go's sets extension (`sets.rs`) and `cel.bind` (`bind.rs`); base64 is the `cel`
+//! crate's encoders extension.
 //!
 //! The Kubernetes types (`kubernetes.Quantity`, `net.IP`…) are opaque `cel` values of their
 //! own CEL type, so overloads are picked on them and `==` compares them as the API server
 //! does (quantities by value). The strings extension of the `cel` crate already has the
 //! Kubernetes strings library (`charAt`, `indexOf`, `lowerAscii`, `split`, `join`…).
 
+mod bind;
 mod format;
 mod lists;
 mod net;
@@ -37,6 +39,7 @@ pub(super) fn extension(env: &mut Env) -> Result<(), DeclarationError> {
     semver::extension(env)?;
     lists::extension(env)?;
     sets::extension(env)?;
+    bind::extension(env)?;
     Ok(())
 }
 
