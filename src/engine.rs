@@ -99,6 +99,43 @@ impl<S> Default for Detected<S> {
     }
 }
 
+/// What every engine renders for beside its own options: the cluster and this repository.
+/// The command line sets it, [`Shared::complete`] adds `.kdelta.yaml`'s, and each engine
+/// takes what it uses in [`Spec::configure`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Shared {
+    /// The cluster's Kubernetes version: `--kube-version`, else `kubernetes.version`.
+    pub kube_version: Option<String>,
+    /// `kubernetes.overrides`: other versions by path or Argo CD destination (none when
+    /// `--kube-version` was given, which is the whole run's).
+    pub kube_overrides: Vec<crate::config::KubernetesOverride>,
+    /// `--api-versions`: API versions the cluster serves beyond the built-in ones.
+    pub api_versions: Vec<String>,
+    /// This repository's URLs (its git remotes and `.kdelta.yaml`'s `repoURLs`), normalised,
+    /// sorted: an Argo CD source or a Flux GitRepository naming one reads the revision under
+    /// test.
+    pub repo_urls: Vec<String>,
+}
+
+impl Shared {
+    /// Adds what `.kdelta.yaml` says (the command line's version wins). Applying it twice
+    /// changes nothing.
+    pub fn complete(&mut self, config: &Config) {
+        self.repo_urls.extend(
+            config
+                .repo_urls()
+                .iter()
+                .map(|u| crate::fetch::url::normalize_repo_url(u)),
+        );
+        self.repo_urls.sort();
+        self.repo_urls.dedup();
+        if self.kube_version.is_none() {
+            self.kube_version = config.kubernetes().version.clone();
+            self.kube_overrides = config.kubernetes().overrides.clone();
+        }
+    }
+}
+
 /// A kind of target: the spec type of one engine. Implemented by every engine's spec and
 /// listed once in [`crate::target`]'s dispatch table.
 pub trait Spec: Sized {
@@ -129,6 +166,10 @@ pub trait Spec: Sized {
     fn defining_file(&self, snapshot: &dyn Snapshot) -> RepoPath;
     /// Renders the target, reading through `files`.
     fn render(&self, files: &Files, opts: &Self::Options) -> EngineOutput<Self::Details>;
+
+    /// Takes into the engine's options what `.kdelta.yaml` and the run's [`Shared`] settings
+    /// say for it.
+    fn configure(_opts: &mut Self::Options, _config: &Config, _shared: &Shared) {}
 
     /// How long a render takes, roughly, for scheduling: the costliest targets start first so
     /// that no long render is left alone at the end (a Helm chart can take many times as long

@@ -29,6 +29,19 @@ macro_rules! engines {
         #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
         pub struct RenderOptions {
             $(pub $options: <$spec as engine::Spec>::Options,)*
+            /// The cluster and this repository, which every engine takes from.
+            pub shared: engine::Shared,
+        }
+
+        impl RenderOptions {
+            /// These options with `.kdelta.yaml`'s settings: the shared ones completed, then
+            /// each engine's own ([`engine::Spec::configure`]).
+            pub fn configured(&self, config: &Config) -> RenderOptions {
+                let mut out = self.clone();
+                out.shared.complete(config);
+                $(<$spec as engine::Spec>::configure(&mut out.$options, config, &out.shared);)*
+                out
+            }
         }
 
         $(

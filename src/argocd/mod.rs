@@ -223,6 +223,15 @@ impl engine::Spec for Spec {
         }
     }
 
+    fn configure(opts: &mut Options, config: &Config, shared: &engine::Shared) {
+        opts.repo_urls = shared.repo_urls.clone();
+        opts.argocd = config.argocd().clone();
+        opts.new_git_file_globbing |= config.argocd().new_git_file_globbing;
+        // The destination cluster's version is what the repo-server renders charts for.
+        opts.kube_version = shared.kube_version.clone();
+        opts.kube_overrides = shared.kube_overrides.clone();
+    }
+
     fn render(&self, files: &Files, opts: &Options) -> EngineOutput<Details> {
         match self {
             Spec::AppSet { .. }

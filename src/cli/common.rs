@@ -119,12 +119,17 @@ pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
         },
         helm: helm_options(common)?,
         argocd: kdelta::argocd::Options {
+            run_plugins: common.run_plugins,
+            ..Default::default()
+        },
+        shared: kdelta::engine::Shared {
+            kube_version: common.helm.kube_version.clone(),
+            api_versions: common.helm.api_versions.clone(),
             repo_urls: Workspace::discover(&start_dir(common)?)
                 .remote_urls()
                 .iter()
-                .map(|u| kdelta::argocd::normalize_repo_url(u))
+                .map(|u| kdelta::fetch::url::normalize_repo_url(u))
                 .collect(),
-            run_plugins: common.run_plugins,
             ..Default::default()
         },
         ..RenderOptions::default()
@@ -156,9 +161,11 @@ fn helm_options(common: &CommonArgs) -> Result<kdelta::helm::Options> {
     Ok(kdelta::helm::Options {
         release_name: h.release_name.clone(),
         namespace: h.namespace.clone(),
-        kube_version: h.kube_version.clone(),
+        // The cluster's version and API versions are the run's (`shared`, see
+        // `RenderOptions::configured`).
+        kube_version: None,
         kube_overrides: Vec::new(),
-        api_versions: h.api_versions.clone(),
+        api_versions: Vec::new(),
         include_crds: h.include_crds,
         skip_schema_validation: h.skip_schema_validation,
         skip_tests: h.skip_tests,

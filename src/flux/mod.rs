@@ -209,6 +209,15 @@ impl engine::Spec for Spec {
         (applied, walked.findings.clone())
     }
 
+    fn configure(opts: &mut Options, _config: &Config, shared: &engine::Shared) {
+        // GitRepositories of this repository are read at the revision; charts render for
+        // the cluster.
+        opts.repo_urls = shared.repo_urls.clone();
+        opts.kube_version = shared.kube_version.clone();
+        opts.kube_overrides = shared.kube_overrides.clone();
+        opts.api_versions = shared.api_versions.clone();
+    }
+
     fn render(&self, files: &Files, opts: &Options) -> EngineOutput<Details> {
         let walked = graph::walk(self.root(), files, opts);
         let (kind, namespace, name) = self.object();

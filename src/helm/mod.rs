@@ -126,6 +126,12 @@ impl engine::Spec for Spec {
         self.chart.child("Chart.yaml")
     }
 
+    fn configure(opts: &mut Options, _config: &crate::config::Config, shared: &engine::Shared) {
+        opts.kube_version = shared.kube_version.clone();
+        opts.kube_overrides = shared.kube_overrides.clone();
+        opts.api_versions = shared.api_versions.clone();
+    }
+
     fn render(&self, files: &Files, opts: &Options) -> EngineOutput<Details> {
         match crate::config::kube_version_for(&opts.kube_overrides, self.chart.as_str(), None) {
             Some(v) => {

@@ -118,7 +118,7 @@ impl Options {
     pub fn configure_store(&self, config: &Config) {
         if let Some(store) = &self.store {
             let mut settings = config.fetch().settings();
-            settings.this_repository = with_config(&self.render, config).argocd.repo_urls;
+            settings.this_repository = with_config(&self.render, config).shared.repo_urls;
             store.configure(settings);
         }
     }
@@ -485,36 +485,9 @@ fn validation_findings(
     config.apply_rules(found)
 }
 
-/// The render options with what the configuration adds: the repository's other URLs and
-/// the Argo CD installation.
+/// `opts` with what `.kdelta.yaml` says (see [`RenderOptions::configured`]).
 pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
-    let mut out = opts.clone();
-    out.argocd.repo_urls.extend(
-        config
-            .repo_urls()
-            .iter()
-            .map(|u| crate::argocd::normalize_repo_url(u)),
-    );
-    out.argocd.repo_urls.sort();
-    out.argocd.repo_urls.dedup();
-    out.argocd.argocd = config.argocd().clone();
-    out.argocd.new_git_file_globbing |= config.argocd().new_git_file_globbing;
-    // The cluster's version is what Helm renders for, as Argo CD renders with its cluster's
-    // (`--kube-version` wins).
-    // `--kube-version` is the whole run's; else `kubernetes.version` and its overrides.
-    if out.helm.kube_version.is_none() {
-        out.helm.kube_version = config.kubernetes().version.clone();
-        out.helm.kube_overrides = config.kubernetes().overrides.clone();
-    }
-    // Flux reads this repository's GitRepositories at the revision, and renders charts for
-    // the cluster Helm renders for.
-    out.flux.repo_urls = out.argocd.repo_urls.clone();
-    out.flux.kube_version = out.helm.kube_version.clone();
-    out.argocd.kube_version = out.helm.kube_version.clone();
-    out.argocd.kube_overrides = out.helm.kube_overrides.clone();
-    out.flux.kube_overrides = out.helm.kube_overrides.clone();
-    out.flux.api_versions = out.helm.api_versions.clone();
-    out
+    opts.configured(config)
 }
 
 /// The render options of one revision: `opts` with the Argo CD settings the revision holds
