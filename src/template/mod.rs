@@ -457,6 +457,22 @@ impl TemplateSet {
         result
     }
 
+    /// Parses `text` as `name` without the parse cache and keeps nothing: what parsing costs,
+    /// for the parser's benchmark (the cache makes every parse after the first a lookup).
+    #[doc(hidden)]
+    pub fn parse_uncached(&self, name: &str, text: &str) -> Result<usize, Error> {
+        let funcs = self.funcs.clone();
+        parse::parse(
+            name,
+            text,
+            &self.options.left_delim,
+            &self.options.right_delim,
+            &|f| funcs.has(f),
+        )
+        .map(|p| p.trees.len())
+        .map_err(|e| Error::Parse(e.0))
+    }
+
     /// Parses `texts` (name and text) into the process's parse cache on every core, so that
     /// adding them one by one, in the order Go adds them, finds each parsed.
     pub(crate) fn parse_ahead<'t>(
