@@ -397,7 +397,7 @@ impl TemplateSet {
         for (n, tree) in trees {
             // An empty definition does not replace a non-empty one.
             if let Some(old) = self.trees.get(n) {
-                if parse::is_empty_tree(&tree.root) && !parse::is_empty_tree(&old.root) {
+                if tree.is_empty() && !old.is_empty() {
                     continue;
                 }
             }
