@@ -6,7 +6,7 @@
 //! the tree's shared text, and every list is allocated once at its final size (built on a
 //! stack the parser reuses), since parsing a big chart is mostly allocating its nodes.
 
-use super::lex::{lex, Kind, Token};
+use super::lex::{Kind, Lexer, Token};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -182,11 +182,9 @@ pub fn parse<'a>(
     right: &'a str,
     is_function: &'a dyn Fn(&str) -> bool,
 ) -> Result<Parsed, ParseError> {
-    let lexed = lex(text, left, right);
     let mut p = Parser {
         name,
-        tokens: lexed.tokens,
-        lex_error: lexed.error,
+        lex: Lexer::new(text, left, right, AHEAD + 64),
         at: 0,
         vars: vec!["$"],
         vars_visible: 0,
@@ -201,6 +199,7 @@ pub fn parse<'a>(
         cmds: Vec::new(),
         args: Vec::new(),
     };
+    p.refill();
     let root = p.parse_top()?;
     let eof = *p.peek();
     p.add_tree(name.to_string(), root, &eof)?;
@@ -218,9 +217,8 @@ fn is_empty_tree(nodes: &[Node], text: &str) -> bool {
 
 struct Parser<'a> {
     name: &'a str,
-    tokens: Vec<Token<'a>>,
-    /// The message of the lexer's `Error` token.
-    lex_error: String,
+    /// The tokens lexed ahead, from the action being parsed on; `at` indexes them.
+    lex: Lexer<'a>,
     at: usize,
     /// Variables in scope, innermost last: a scope ends by truncating to its start.
     vars: Vec<&'a str>,
@@ -248,6 +246,10 @@ struct Parser<'a> {
 /// and executor recurse, so a hostile template stops here instead of overflowing the stack).
 const MAX_PARSE_DEPTH: usize = 200;
 
+/// Tokens lexed at a time (and then a piece more): enough to keep the lexer's loop hot, few
+/// enough to stay in the cache, where a whole template's tokens would not.
+const AHEAD: usize = 256;
+
 /// What ended a list of nodes.
 enum Stop {
     Eof,
@@ -257,15 +259,31 @@ enum Stop {
 
 impl<'a> Parser<'a> {
     fn peek(&self) -> &Token<'a> {
-        &self.tokens[self.at.min(self.tokens.len() - 1)]
+        let tokens = &self.lex.tokens;
+        &tokens[self.at.min(tokens.len() - 1)]
     }
 
     fn next(&mut self) -> Token<'a> {
         let t = *self.peek();
-        if self.at < self.tokens.len() {
+        if self.at < self.lex.tokens.len() {
             self.at += 1;
+            if self.at == self.lex.tokens.len() {
+                self.refill();
+            }
         }
         t
+    }
+
+    /// Replaces the tokens, all consumed, with the next ones (unless the stream has ended: its
+    /// last token stays next). The lexer's pieces end with an action's right delimiter (or a
+    /// comment): no one goes back past one, nor looks past spaces beyond the last piece.
+    fn refill(&mut self) {
+        if self.lex.ended() {
+            return;
+        }
+        self.lex.tokens.clear();
+        self.at = 0;
+        while self.lex.tokens.len() < AHEAD && self.lex.lex_more() {}
     }
 
     /// The next token that is not a space.
@@ -279,14 +297,14 @@ impl<'a> Parser<'a> {
     }
 
     fn peek_non_space(&self) -> Token<'a> {
-        let rest = self.tokens.get(self.at..).unwrap_or_default();
-        match rest.iter().find(|t| t.kind != Kind::Space) {
+        let tokens = &self.lex.tokens;
+        match tokens[self.at.min(tokens.len())..]
+            .iter()
+            .find(|t| t.kind != Kind::Space)
+        {
             Some(t) => *t,
-            // Only spaces left: what `next` gives past the end.
-            None => *self
-                .tokens
-                .last()
-                .expect("the lexer ends with EOF or an error"),
+            // Past the end: what `next` gives there.
+            None => *tokens.last().expect("the lexer ends with EOF or an error"),
         }
     }
 
@@ -307,7 +325,7 @@ impl<'a> Parser<'a> {
 
     /// A lexer error; one found after the line its action started on says where that was.
     fn lex_error(&self, t: &Token) -> ParseError {
-        let message = &self.lex_error;
+        let message = &self.lex.error;
         if self.action_line == 0 || self.action_line == t.line {
             return self.error(t, message);
         }
@@ -765,13 +783,16 @@ impl<'a> Parser<'a> {
 
     /// How many field tokens come next (`.a.b` after an operand).
     fn fields_ahead(&self) -> usize {
-        let rest = self.tokens.get(self.at..).unwrap_or_default();
-        rest.iter().take_while(|t| t.kind == Kind::Field).count()
+        let tokens = &self.lex.tokens;
+        tokens[self.at.min(tokens.len())..]
+            .iter()
+            .take_while(|t| t.kind == Kind::Field)
+            .count()
     }
 
     /// The names of the next `n` field tokens (without their dots), after `first`, consumed.
     fn take_fields(&mut self, first: Option<Span>, n: usize) -> Box<[Span]> {
-        let fields = self.tokens[self.at..self.at + n].iter().map(|t| Span {
+        let fields = self.lex.tokens[self.at..self.at + n].iter().map(|t| Span {
             start: t.pos + 1,
             end: t.pos + t.text.len(),
         });
@@ -790,7 +811,7 @@ impl<'a> Parser<'a> {
         Ok(match term {
             Arg::Bool(..) | Arg::String(..) | Arg::Number(..) | Arg::Nil(_) | Arg::Dot(_) => {
                 self.at += n;
-                let t = self.tokens[self.at - 1];
+                let t = self.lex.tokens[self.at - 1];
                 return Err(self.error(
                     &t,
                     format!(
