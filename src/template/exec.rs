@@ -4,7 +4,7 @@
 
 use super::fmt::print_action;
 use super::parse::{
-    arg_string, command_string, pipe_string, Arg, Branch, Command, Node, Pipe, Span, Tree,
+    arg_string, command_string, pipe_string, Arg, Branch, Command, Names, Node, Pipe, Tree,
 };
 use super::value::{Dict, Value};
 use super::{Error, FuncError, MissingKey, Param, TemplateSet};
@@ -501,43 +501,39 @@ impl<'a> State<'a> {
         let text: &'a str = &self.tree.text;
         // The operand's text, for errors only.
         let node = || arg_string(first, text);
-        let last_name = |names: &[Span]| names.last().map(|n| n.of(text));
         match first {
             Arg::Identifier(name) => self.eval_function(dot, name.start, name.of(text), cmd, last),
             Arg::Field(pos, names) => {
-                if has_args {
-                    let receiver =
-                        self.eval_dot_fields(*pos, dot, &names[..names.len() - 1], &node)?;
-                    let reached = (receiver, names.len() > 1 || self.dot_interface);
-                    let name = last_name(names);
-                    return self.call_method(dot, *pos, first, reached, name, cmd, last);
+                if let (true, Some((init, name))) = (has_args, names.split_last(text)) {
+                    let receiver = self.eval_dot_fields(*pos, dot, init, &node)?;
+                    let reached = (receiver, !init.is_empty() || self.dot_interface);
+                    return self.call_method(dot, *pos, first, reached, Some(name), cmd, last);
                 }
-                self.eval_dot_fields(*pos, dot, names, &node)
+                self.eval_dot_fields(*pos, dot, *names, &node)
             }
             Arg::Variable(pos, names) => {
-                let v = self.var(names[0].of(text));
-                if names.len() == 1 {
+                let (var, fields) = names.split_first(text);
+                let v = self.var(var);
+                if fields.is_empty() {
                     self.not_a_function(first, has_args)?;
-                } else if has_args {
+                } else if let (true, Some((init, name))) = (has_args, fields.split_last(text)) {
                     // `$.Files.Get "x"`: a method of what the variable's fields lead to.
-                    let receiver = self.eval_fields(*pos, v, &names[1..names.len() - 1], &node)?;
-                    let reached = (receiver, names.len() > 2);
-                    let name = last_name(names);
-                    return self.call_method(dot, *pos, first, reached, name, cmd, last);
+                    let receiver = self.eval_fields(*pos, v, init, &node)?;
+                    let reached = (receiver, !init.is_empty());
+                    return self.call_method(dot, *pos, first, reached, Some(name), cmd, last);
                 }
-                self.eval_fields(*pos, v, &names[1..], &node)
+                self.eval_fields(*pos, v, fields, &node)
             }
             Arg::Chain(pos, base, fields) => {
                 let v = self.eval_arg(dot, base)?;
-                if has_args {
-                    let receiver = self.eval_fields(*pos, v, &fields[..fields.len() - 1], &node)?;
-                    let reached = (receiver, fields.len() > 1);
-                    let name = last_name(fields);
-                    return self.call_method(dot, *pos, first, reached, name, cmd, last);
+                if let (true, Some((init, name))) = (has_args, fields.split_last(text)) {
+                    let receiver = self.eval_fields(*pos, v, init, &node)?;
+                    let reached = (receiver, !init.is_empty());
+                    return self.call_method(dot, *pos, first, reached, Some(name), cmd, last);
                 }
                 // Go reports a field error at the node it evaluated last, inside the base.
                 let (at, at_node) = last_evaluated(base, text);
-                self.eval_fields(at, v, fields, &|| at_node.clone())
+                self.eval_fields(at, v, *fields, &|| at_node.clone())
             }
             Arg::Pipe(p) => {
                 if has_args {
@@ -705,14 +701,15 @@ impl<'a> State<'a> {
                     return Err(self.error_at(*pos, written, format!("{written} overflows int")));
                 }
             }
-            Arg::Field(pos, names) => self.eval_dot_fields(*pos, dot, names, &node)?,
+            Arg::Field(pos, names) => self.eval_dot_fields(*pos, dot, *names, &node)?,
             Arg::Variable(pos, names) => {
-                let v = self.var(names[0].of(text));
-                self.eval_fields(*pos, v, &names[1..], &node)?
+                let (var, fields) = names.split_first(text);
+                let v = self.var(var);
+                self.eval_fields(*pos, v, fields, &node)?
             }
             Arg::Chain(pos, base, fields) => {
                 let v = self.eval_arg(dot, base)?;
-                self.eval_fields(*pos, v, fields, &node)?
+                self.eval_fields(*pos, v, *fields, &node)?
             }
             Arg::Pipe(p) => {
                 let mark = self.vars.len();
@@ -849,7 +846,7 @@ impl<'a> State<'a> {
         &mut self,
         pos: usize,
         receiver: Value,
-        names: &[Span],
+        names: Names,
         node: &dyn Fn() -> String,
     ) -> Result<Value> {
         self.eval_fields_typed(pos, receiver, false, names, node)
@@ -860,7 +857,7 @@ impl<'a> State<'a> {
         &mut self,
         pos: usize,
         dot: &Value,
-        names: &[Span],
+        names: Names,
         node: &dyn Fn() -> String,
     ) -> Result<Value> {
         self.eval_fields_typed(pos, dot.clone(), self.dot_interface, names, node)
@@ -871,13 +868,12 @@ impl<'a> State<'a> {
         pos: usize,
         receiver: Value,
         receiver_interface: bool,
-        names: &[Span],
+        names: Names,
         node: &dyn Fn() -> String,
     ) -> Result<Value> {
         let text: &'a str = &self.tree.text;
         let mut v = receiver;
-        for (hop, name) in names.iter().enumerate() {
-            let name = name.of(text);
+        for (hop, name) in names.iter(text).enumerate() {
             v = match v {
                 Value::Map(m) if m.method(name).is_some() => {
                     self.call_map_method(pos, node, &m, name, &[])?

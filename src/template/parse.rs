@@ -31,6 +31,74 @@ impl Span {
     }
 }
 
+/// A chain of names as written, `.a.b` (or `$x.a.b`: a variable, then field names): one span
+/// of the text, cut at its dots when read (names have no dots), so a chain allocates nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Names(Span);
+
+impl Names {
+    /// The names, without dots: `a`, `b` of `.a.b`; `$x`, `a` of `$x.a`; none when empty.
+    pub fn iter(self, text: &str) -> NamesIter<'_> {
+        let s = self.0.of(text);
+        NamesIter(s.strip_prefix('.').or((!s.is_empty()).then_some(s)))
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0.start == self.0.end
+    }
+
+    /// The first name, and the chain after it.
+    pub fn split_first(self, text: &str) -> (&str, Names) {
+        let s = self.0.of(text);
+        let from = usize::from(s.starts_with('.'));
+        let end = (s.bytes().skip(from).position(|b| b == b'.')).map_or(s.len(), |i| from + i);
+        let rest = Span {
+            start: self.0.start + end,
+            end: self.0.end,
+        };
+        (&s[from..end], Names(rest))
+    }
+
+    /// The chain but its last name, and that name: `.a` and `b` of `.a.b`; an empty chain
+    /// and `a` of `.a`. None for a chain of no fields.
+    pub fn split_last(self, text: &str) -> Option<(Names, &str)> {
+        let s = self.0.of(text);
+        let i = s.rfind('.')?;
+        let init = Span {
+            start: self.0.start,
+            end: self.0.start + i,
+        };
+        Some((Names(init), &s[i + 1..]))
+    }
+
+    /// The chain as written.
+    pub fn as_written(self, text: &str) -> &str {
+        self.0.of(text)
+    }
+}
+
+/// The names of a chain: the rest of it, without its leading dot.
+pub struct NamesIter<'t>(Option<&'t str>);
+
+impl<'t> Iterator for NamesIter<'t> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        let s = self.0?;
+        // Names are short: a loop beats a searcher.
+        match s.bytes().position(|b| b == b'.') {
+            Some(i) => {
+                self.0 = Some(&s[i + 1..]);
+                Some(&s[..i])
+            }
+            None => {
+                self.0 = None;
+                Some(s)
+            }
+        }
+    }
+}
+
 /// A node of a template body. The large, rarer nodes are boxed so that a list of mostly text
 /// and actions stays small.
 #[derive(Clone, Debug)]
@@ -82,10 +150,10 @@ pub struct Command {
 /// An operand.
 #[derive(Clone, Debug)]
 pub enum Arg {
-    /// `.a.b`: field names without dots.
-    Field(usize, Box<[Span]>),
+    /// `.a.b`: field names.
+    Field(usize, Names),
     /// `$x.a.b`: the variable (with `$`) then field names.
-    Variable(usize, Box<[Span]>),
+    Variable(usize, Names),
     Dot(usize),
     Nil(usize),
     Bool(usize, bool),
@@ -95,7 +163,7 @@ pub enum Arg {
     /// A function name (it starts at the operand).
     Identifier(Span),
     /// `(pipeline).a.b` or `fn.a` (a field chain on another operand).
-    Chain(usize, Box<Arg>, Box<[Span]>),
+    Chain(usize, Box<Arg>, Names),
     Pipe(Box<Pipe>),
 }
 
@@ -790,15 +858,21 @@ impl<'a> Parser<'a> {
             .count()
     }
 
-    /// The names of the next `n` field tokens (without their dots), after `first`, consumed.
-    fn take_fields(&mut self, first: Option<Span>, n: usize) -> Box<[Span]> {
-        let fields = self.lex.tokens[self.at..self.at + n].iter().map(|t| Span {
-            start: t.pos + 1,
-            end: t.pos + t.text.len(),
-        });
-        let names = first.into_iter().chain(fields).collect();
+    /// The chain of `first` and the next `n` field tokens (which adjoin it, as a chain is
+    /// written), consumed.
+    fn take_fields(&mut self, first: Span, n: usize) -> Names {
+        let end = match n {
+            0 => first.end,
+            _ => {
+                let last = self.lex.tokens[self.at + n - 1];
+                last.pos + last.text.len()
+            }
+        };
         self.at += n;
-        names
+        Names(Span {
+            start: first.start,
+            end,
+        })
     }
 
     fn parse_operand(&mut self) -> Result<Arg, ParseError> {
@@ -820,7 +894,13 @@ impl<'a> Parser<'a> {
                     ),
                 ));
             }
-            other => Arg::Chain(chain_pos, Box::new(other), self.take_fields(None, n)),
+            other => {
+                let at = Span {
+                    start: chain_pos,
+                    end: chain_pos,
+                };
+                Arg::Chain(chain_pos, Box::new(other), self.take_fields(at, n))
+            }
         })
     }
 
@@ -845,11 +925,7 @@ impl<'a> Parser<'a> {
                 }
                 let n = self.fields_ahead();
                 let pos = if n > 0 { self.peek().pos } else { t.pos };
-                let mut first = Span::of_token(&t);
-                if !is_var {
-                    first.start += 1;
-                }
-                let names = self.take_fields(Some(first), n);
+                let names = self.take_fields(Span::of_token(&t), n);
                 if is_var {
                     Arg::Variable(pos, names)
                 } else {
@@ -1127,18 +1203,8 @@ pub fn arg_string(a: &Arg, text: &str) -> String {
 }
 
 fn write_arg(s: &mut String, a: &Arg, text: &str) {
-    let fields = |s: &mut String, names: &[Span]| {
-        for n in names {
-            s.push('.');
-            s.push_str(n.of(text));
-        }
-    };
     match a {
-        Arg::Field(_, names) => fields(s, names),
-        Arg::Variable(_, names) => {
-            s.push_str(names[0].of(text));
-            fields(s, &names[1..]);
-        }
+        Arg::Field(_, names) | Arg::Variable(_, names) => s.push_str(names.as_written(text)),
         Arg::Dot(_) => s.push('.'),
         Arg::Nil(_) => s.push_str("nil"),
         Arg::Bool(_, b) => s.push_str(if *b { "true" } else { "false" }),
@@ -1147,7 +1213,7 @@ fn write_arg(s: &mut String, a: &Arg, text: &str) {
         Arg::Identifier(name) => s.push_str(name.of(text)),
         Arg::Chain(_, node, names) => {
             write_arg(s, node, text);
-            fields(s, names);
+            s.push_str(names.as_written(text));
         }
         Arg::Pipe(p) => {
             s.push('(');
