@@ -130,7 +130,13 @@ impl<'a> Lexer<'a> {
     fn emit(&mut self, kind: Kind, start: usize) {
         let text = &self.input[start..self.pos];
         let line = self.line;
-        self.line += count_newlines(text);
+        // Only these may span lines: names, numbers, quoted strings and punctuation cannot.
+        if matches!(
+            kind,
+            Kind::Text | Kind::Space | Kind::RawString | Kind::LeftDelim | Kind::RightDelim
+        ) {
+            self.line += count_newlines(text);
+        }
         self.tokens.push(Token {
             kind,
             text,
