@@ -960,17 +960,16 @@ impl<'a> Parser<'a> {
 }
 
 /// A token as Go's `item.String` prints it: keywords in angle brackets, the rest quoted (cut
-/// after 10 characters).
+/// after 10 characters). An error token is never described: its message is the error.
 fn describe(t: &Token) -> String {
     match t.kind {
         Kind::Eof => "EOF".into(),
-        Kind::Error => t.text.to_string(),
         Kind::Keyword | Kind::Nil => format!("<{}>", t.text),
         _ if t.text.chars().count() > 10 => {
             let cut: String = t.text.chars().take(10).collect();
             format!("{}...", super::fmt::go_quote(&cut))
         }
-        _ => super::fmt::go_quote(&t.text),
+        _ => super::fmt::go_quote(t.text),
     }
 }
 
