@@ -39,7 +39,7 @@ pub enum Kind {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Token<'a> {
     pub kind: Kind,
-    /// The token as written; empty for an `Error` token (its message is [`Lexed::error`]).
+    /// The token as written; empty for an `Error` token (its message is [`Lexer::error`]).
     pub text: &'a str,
     pub pos: usize,
     pub line: usize,
