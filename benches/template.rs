@@ -17,6 +17,10 @@ use kdelta::template::{
     chart_values, helm_values, Funcs, MissingKey, Object, ObjectRef, Options, TemplateSet, Value,
 };
 
+/// Counts allocations and their bytes beside the times.
+#[global_allocator]
+static ALLOC: divan::AllocProfiler = divan::AllocProfiler::system();
+
 fn main() {
     divan::main();
 }
@@ -199,6 +203,25 @@ fn parse_chart(bencher: Bencher) {
     bencher
         .counter(ItemsCount::new(chart.files.len()))
         .bench(|| parse(chart));
+}
+
+/// The parser alone: every template file parsed anew (`parse_chart` finds all but the first
+/// round in the process's parse cache).
+#[divan::bench]
+fn parse_chart_uncached(bencher: Bencher) {
+    let Some(chart) = CHART.as_ref() else { return };
+    let set = TemplateSet::new(Funcs::helm(), options());
+    bencher
+        .counter(divan::counter::BytesCount::new(
+            chart.files.iter().map(|(_, t)| t.len()).sum::<usize>(),
+        ))
+        .bench(|| {
+            chart
+                .files
+                .iter()
+                .map(|(name, text)| set.parse_uncached(name, text).expect("parses"))
+                .sum::<usize>()
+        });
 }
 
 #[divan::bench]

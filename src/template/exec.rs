@@ -3,7 +3,9 @@
 //! (`template: NAME:LINE:COL: executing "NAME" at <NODE>: MESSAGE`).
 
 use super::fmt::print_action;
-use super::parse::{arg_string, command_string, Arg, Branch, Command, Node, Pipe, Tree};
+use super::parse::{
+    arg_string, command_string, pipe_string, Arg, Branch, Command, Names, Node, Pipe, Tree,
+};
 use super::value::{Dict, Value};
 use super::{Error, FuncError, MissingKey, Param, TemplateSet};
 use std::collections::{BTreeSet, HashMap};
@@ -153,13 +155,10 @@ pub(super) fn outermost<T>(f: impl FnOnce() -> T) -> (T, BTreeSet<&'static str>)
     )
 }
 
-/// A `template` action as Go prints the node in errors.
-fn template_node(name: &str, pipe: Option<&Pipe>) -> String {
+/// A `template` action of a tree of `text` as Go prints the node in errors.
+fn template_node(name: &str, pipe: Option<&Pipe>, text: &str) -> String {
     match pipe {
-        Some(p) => format!(
-            "{{{{template \"{name}\" {}}}}}",
-            super::parse::pipe_string(p)
-        ),
+        Some(p) => format!("{{{{template \"{name}\" {}}}}}", pipe_string(p, text)),
         None => format!("{{{{template \"{name}\"}}}}"),
     }
 }
@@ -174,7 +173,8 @@ enum Flow {
 pub(super) struct State<'a> {
     set: &'a TemplateSet,
     tree: &'a Tree,
-    vars: Vec<(String, Value)>,
+    /// Variables by name (the names are the tree's text, or `$`).
+    vars: Vec<(&'a str, Value)>,
     out: &'a mut String,
     depth: usize,
     steps: &'a mut u64,
@@ -208,7 +208,7 @@ pub(super) fn execute(
     let mut state = State {
         set,
         tree,
-        vars: vec![("$".to_string(), dot.clone())],
+        vars: vec![("$", dot.clone())],
         out,
         depth,
         steps,
@@ -217,7 +217,7 @@ pub(super) fn execute(
     state.walk_list(dot, &tree.root).map(|_| ())
 }
 
-impl State<'_> {
+impl<'a> State<'a> {
     fn error_at(&self, pos: usize, node: &str, message: impl std::fmt::Display) -> Error {
         Error::Exec(format!(
             "template: {}: executing \"{}\" at <{}>: {message}",
@@ -255,7 +255,7 @@ impl State<'_> {
     fn walk(&mut self, dot: &Value, node: &Node) -> Result<Flow> {
         match node {
             Node::Text(t) => {
-                self.out.push_str(t);
+                self.out.push_str(t.of(&self.tree.text));
                 Ok(Flow::Normal)
             }
             Node::Action(pipe) => {
@@ -269,10 +269,12 @@ impl State<'_> {
             Node::If(b) => self.walk_if_or_with(dot, b, false),
             Node::With(b) => self.walk_if_or_with(dot, b, true),
             Node::Range(b) => self.walk_range(dot, b),
-            Node::Template { pos, name, pipe } => {
+            Node::Template(t) => {
+                let (pos, name, pipe) = (&t.pos, t.name.as_str(), &t.pipe);
+                let text = &self.tree.text;
                 self.step(*pos)?;
                 let Some(tree) = self.set.trees.get(name) else {
-                    let node = template_node(name, pipe.as_ref());
+                    let node = template_node(name, pipe.as_ref(), text);
                     return Err(self.error_at(
                         *pos,
                         &node,
@@ -280,7 +282,7 @@ impl State<'_> {
                     ));
                 };
                 if self.depth + 1 >= self.set.options.max_depth {
-                    let node = template_node(name, pipe.as_ref());
+                    let node = template_node(name, pipe.as_ref(), text);
                     return Err(self.error_at(
                         *pos,
                         &node,
@@ -305,7 +307,7 @@ impl State<'_> {
                 } else {
                     return Err(self.error_at(
                         *pos,
-                        &template_node(name, pipe.as_ref()),
+                        &template_node(name, pipe.as_ref(), text),
                         format!(
                             "templates nested deeper than kdelta's stack allows ({depth} levels)"
                         ),
@@ -373,7 +375,12 @@ impl State<'_> {
             }
             other => {
                 let pos = b.pipe.cmds.first().map_or(b.pipe.pos, |c| c.pos);
-                let at = b.pipe.cmds.first().map(command_string).unwrap_or_default();
+                let at = b
+                    .pipe
+                    .cmds
+                    .first()
+                    .map(|c| command_string(c, &self.tree.text))
+                    .unwrap_or_default();
                 return Err(self.error_at(
                     pos,
                     &at,
@@ -396,14 +403,15 @@ impl State<'_> {
                 other => other,
             });
         }
+        let text: &'a str = &self.tree.text;
         for (key, item) in items {
             self.step(b.pos)?;
             let inner = self.vars.len();
-            match b.pipe.decl.len() {
-                1 => self.set_or_push(&b.pipe.decl[0], item.clone(), b.pipe.is_assign),
-                2 => {
-                    self.set_or_push(&b.pipe.decl[0], key, b.pipe.is_assign);
-                    self.set_or_push(&b.pipe.decl[1], item.clone(), b.pipe.is_assign);
+            match *b.pipe.decl {
+                [v] => self.set_or_push(v.of(text), item.clone(), b.pipe.is_assign),
+                [k, v] => {
+                    self.set_or_push(k.of(text), key, b.pipe.is_assign);
+                    self.set_or_push(v.of(text), item.clone(), b.pipe.is_assign);
                 }
                 _ => {}
             }
@@ -429,21 +437,21 @@ impl State<'_> {
         Ok(Flow::Normal)
     }
 
-    fn set_or_push(&mut self, name: &str, v: Value, assign: bool) {
+    fn set_or_push(&mut self, name: &'a str, v: Value, assign: bool) {
         if assign {
-            if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| n == name) {
+            if let Some(slot) = self.vars.iter_mut().rev().find(|(n, _)| *n == name) {
                 slot.1 = v;
                 return;
             }
         }
-        self.vars.push((name.to_string(), v));
+        self.vars.push((name, v));
     }
 
     fn var(&self, name: &str) -> Value {
         self.vars
             .iter()
             .rev()
-            .find(|(n, _)| n == name)
+            .find(|(n, _)| *n == name)
             .map(|(_, v)| v.clone())
             .unwrap_or(Value::NoValue)
     }
@@ -466,12 +474,13 @@ impl State<'_> {
 
     fn eval_pipeline(&mut self, dot: &Value, pipe: &Pipe) -> Result<Value> {
         let value = self.eval_pipeline_no_decl(dot, pipe)?;
-        if let Some(name) = pipe.decl.first() {
-            if pipe.is_assign && !self.vars.iter().any(|(n, _)| n == name) {
+        let text: &'a str = &self.tree.text;
+        if let Some(name) = pipe.decl.first().map(|v| v.of(text)) {
+            if pipe.is_assign && !self.vars.iter().any(|(n, _)| *n == name) {
                 let cmd = pipe.cmds.last().expect("a pipeline has a command");
                 return Err(self.error_at(
                     cmd.pos,
-                    &command_string(cmd),
+                    &command_string(cmd, text),
                     format!("undefined variable: {name}"),
                 ));
             }
@@ -489,59 +498,51 @@ impl State<'_> {
     ) -> Result<Value> {
         let first = &cmd.args[0];
         let has_args = cmd.args.len() > 1 || last.is_some();
+        let text: &'a str = &self.tree.text;
+        // The operand's text, for errors only.
+        let node = || arg_string(first, text);
         match first {
-            Arg::Identifier(pos, name) => self.eval_function(dot, *pos, name, cmd, last),
+            Arg::Identifier(name) => self.eval_function(dot, name.start, name.of(text), cmd, last),
             Arg::Field(pos, names) => {
-                if has_args {
-                    let receiver = self.eval_dot_fields(
-                        *pos,
-                        dot,
-                        &names[..names.len() - 1],
-                        &arg_string(first),
-                    )?;
-                    let reached = (receiver, names.len() > 1 || self.dot_interface);
-                    return self.call_method(dot, *pos, first, reached, names.last(), cmd, last);
+                if let (true, Some((init, name))) = (has_args, names.split_last(text)) {
+                    let receiver = self.eval_dot_fields(*pos, dot, init, &node)?;
+                    let reached = (receiver, !init.is_empty() || self.dot_interface);
+                    return self.call_method(dot, *pos, first, reached, Some(name), cmd, last);
                 }
-                self.eval_dot_fields(*pos, dot, names, &arg_string(first))
+                self.eval_dot_fields(*pos, dot, *names, &node)
             }
             Arg::Variable(pos, names) => {
-                if names.len() == 1 {
+                let (var, fields) = names.split_first(text);
+                let v = self.var(var);
+                if fields.is_empty() {
                     self.not_a_function(first, has_args)?;
-                } else if has_args {
+                } else if let (true, Some((init, name))) = (has_args, fields.split_last(text)) {
                     // `$.Files.Get "x"`: a method of what the variable's fields lead to.
-                    let v = self.var(&names[0]);
-                    let receiver =
-                        self.eval_fields(*pos, v, &names[1..names.len() - 1], &arg_string(first))?;
-                    let reached = (receiver, names.len() > 2);
-                    return self.call_method(dot, *pos, first, reached, names.last(), cmd, last);
+                    let receiver = self.eval_fields(*pos, v, init, &node)?;
+                    let reached = (receiver, !init.is_empty());
+                    return self.call_method(dot, *pos, first, reached, Some(name), cmd, last);
                 }
-                let v = self.var(&names[0]);
-                self.eval_fields(*pos, v, &names[1..], &arg_string(first))
+                self.eval_fields(*pos, v, fields, &node)
             }
-            Arg::Chain(pos, node, fields) => {
-                let base = self.eval_arg(dot, node)?;
-                if has_args {
-                    let receiver = self.eval_fields(
-                        *pos,
-                        base,
-                        &fields[..fields.len() - 1],
-                        &arg_string(first),
-                    )?;
-                    let reached = (receiver, fields.len() > 1);
-                    return self.call_method(dot, *pos, first, reached, fields.last(), cmd, last);
+            Arg::Chain(pos, base, fields) => {
+                let v = self.eval_arg(dot, base)?;
+                if let (true, Some((init, name))) = (has_args, fields.split_last(text)) {
+                    let receiver = self.eval_fields(*pos, v, init, &node)?;
+                    let reached = (receiver, !init.is_empty());
+                    return self.call_method(dot, *pos, first, reached, Some(name), cmd, last);
                 }
                 // Go reports a field error at the node it evaluated last, inside the base.
-                let (at, at_node) = last_evaluated(node);
-                self.eval_fields(at, base, fields, &at_node)
+                let (at, at_node) = last_evaluated(base, text);
+                self.eval_fields(at, v, *fields, &|| at_node.clone())
             }
             Arg::Pipe(p) => {
                 if has_args {
                     return Err(self.error_at(
                         pipe.pos,
-                        &super::parse::pipe_string(pipe),
+                        &pipe_string(pipe, text),
                         format!(
                             "can't give argument to non-function {}",
-                            super::parse::pipe_string(p)
+                            pipe_string(p, text)
                         ),
                     ));
                 }
@@ -564,7 +565,7 @@ impl State<'_> {
     /// A value used as a command cannot take arguments.
     fn not_a_function(&self, word: &Arg, has_args: bool) -> Result<()> {
         if has_args {
-            let node = arg_string(word);
+            let node = arg_string(word, &self.tree.text);
             return Err(self.error_at(
                 word.pos(),
                 &node,
@@ -583,13 +584,14 @@ impl State<'_> {
         pos: usize,
         word: &Arg,
         (receiver, from_map): (Value, bool),
-        name: Option<&String>,
+        name: Option<&str>,
         cmd: &Command,
         last: Option<Value>,
     ) -> Result<Value> {
         let Some(name) = name else {
             return self.eval_arg(dot, word);
         };
+        let text: &'a str = &self.tree.text;
         let mut args = Vec::new();
         let object = match &receiver {
             Value::Object(o) => o,
@@ -598,7 +600,8 @@ impl State<'_> {
                     args.push(self.eval_typed_arg(dot, a, Param::Any)?);
                 }
                 args.extend(last);
-                return self.call_map_method(cmd.pos, &command_string(cmd), m, name, &args);
+                let node = || command_string(cmd, text);
+                return self.call_map_method(cmd.pos, &node, m, name, &args);
             }
             Value::Map(_) => {
                 self.fields_with_args(pos, word, Some(name), true)?;
@@ -614,7 +617,7 @@ impl State<'_> {
                 };
                 return Err(self.error_at(
                     pos,
-                    &arg_string(word),
+                    &arg_string(word, text),
                     format!("can't evaluate field {name} in type {ty}"),
                 ));
             }
@@ -628,13 +631,13 @@ impl State<'_> {
             Some(r) => r.map_err(|e| {
                 self.error_at(
                     cmd.pos,
-                    &command_string(cmd),
+                    &command_string(cmd, text),
                     format!("error calling {name}: {e}"),
                 )
             }),
             None => Err(self.error_at(
                 pos,
-                &arg_string(word),
+                &arg_string(word, text),
                 format!("can't evaluate field {name} in type {}", o.0.type_name()),
             )),
         }
@@ -644,15 +647,15 @@ impl State<'_> {
     fn call_map_method(
         &self,
         pos: usize,
-        node: &str,
+        node: &dyn Fn() -> String,
         m: &Dict,
         name: &str,
         args: &[Value],
     ) -> Result<Value> {
         let named = m.method(name).expect("called only for a method");
         (named.call)(m, name, args).map_err(|e| match e {
-            FuncError::Call(e) => self.error_at(pos, node, format!("error calling {name}: {e}")),
-            FuncError::Plain(e) => self.error_at(pos, node, e),
+            FuncError::Call(e) => self.error_at(pos, &node(), format!("error calling {name}: {e}")),
+            FuncError::Plain(e) => self.error_at(pos, &node(), e),
             FuncError::Raw(e) => e,
         })
     }
@@ -662,13 +665,13 @@ impl State<'_> {
         &self,
         pos: usize,
         word: &Arg,
-        field: Option<&String>,
+        field: Option<&str>,
         has_args: bool,
     ) -> Result<()> {
         match field {
             Some(name) if has_args => Err(self.error_at(
                 pos,
-                &arg_string(word),
+                &arg_string(word, &self.tree.text),
                 format!("{name} is not a method but has arguments"),
             )),
             _ => Ok(()),
@@ -676,38 +679,37 @@ impl State<'_> {
     }
 
     fn eval_arg(&mut self, dot: &Value, arg: &Arg) -> Result<Value> {
+        let text: &'a str = &self.tree.text;
+        // The operand's text, for errors only.
+        let node = || arg_string(arg, text);
         Ok(match arg {
             Arg::Dot(_) => dot.clone(),
             Arg::Nil(_) => Value::Nil,
             Arg::Bool(_, b) => Value::Bool(*b),
-            Arg::String(_, _, s) => Value::str(s.as_str()),
+            Arg::String(_, s) => Value::String(s.clone()),
             Arg::Number(pos, n) => {
                 // A complex constant is a complex128 wherever it is not converted.
                 if let Some((re, im)) = n.complex {
                     return Ok(Value::Complex(re, im));
                 }
-                let text = &n.text;
-                let hex_int = text
-                    .trim_start_matches(['+', '-'])
-                    .to_ascii_lowercase()
-                    .starts_with("0x")
-                    && !text.contains(['p', 'P']);
-                if n.is_float && !hex_int && !text.starts_with('\'') {
+                let written = n.text.of(text);
+                if n.is_float && !n.hex_int && !written.starts_with('\'') {
                     Value::Float(n.float.unwrap_or_default())
                 } else if let Some(i) = n.int {
                     Value::Int(i)
                 } else {
-                    return Err(self.error_at(*pos, text, format!("{text} overflows int")));
+                    return Err(self.error_at(*pos, written, format!("{written} overflows int")));
                 }
             }
-            Arg::Field(pos, names) => self.eval_dot_fields(*pos, dot, names, &arg_string(arg))?,
+            Arg::Field(pos, names) => self.eval_dot_fields(*pos, dot, *names, &node)?,
             Arg::Variable(pos, names) => {
-                let v = self.var(&names[0]);
-                self.eval_fields(*pos, v, &names[1..], &arg_string(arg))?
+                let (var, fields) = names.split_first(text);
+                let v = self.var(var);
+                self.eval_fields(*pos, v, fields, &node)?
             }
-            Arg::Chain(pos, node, fields) => {
-                let base = self.eval_arg(dot, node)?;
-                self.eval_fields(*pos, base, fields, &arg_string(arg))?
+            Arg::Chain(pos, base, fields) => {
+                let v = self.eval_arg(dot, base)?;
+                self.eval_fields(*pos, v, *fields, &node)?
             }
             Arg::Pipe(p) => {
                 let mark = self.vars.len();
@@ -715,13 +717,13 @@ impl State<'_> {
                 self.vars.truncate(mark);
                 v?
             }
-            Arg::Identifier(pos, name) => {
+            Arg::Identifier(name) => {
                 // A function used as an argument is called without arguments.
                 let cmd = Command {
-                    pos: *pos,
-                    args: vec![arg.clone()],
+                    pos: name.start,
+                    args: Box::new([arg.clone()]),
                 };
-                self.eval_function(dot, *pos, name, &cmd, None)?
+                self.eval_function(dot, name.start, name.of(text), &cmd, None)?
             }
         })
     }
@@ -730,11 +732,11 @@ impl State<'_> {
     /// parameter's type, any other value must have it.
     fn eval_typed_arg(&mut self, dot: &Value, arg: &Arg, param: Param) -> Result<Value> {
         // The argument's text, for errors only.
-        let node = || arg_string(arg);
+        let node = || arg_string(arg, &self.tree.text);
         let pos = arg.pos();
         let literal_error = |what: &str| format!("expected {what}; found {}", node());
         match (param, arg) {
-            (Param::String, Arg::String(_, _, s)) => return Ok(Value::str(s.as_str())),
+            (Param::String, Arg::String(_, s)) => return Ok(Value::String(s.clone())),
             (Param::String, Arg::Number(..) | Arg::Bool(..) | Arg::Nil(_)) => {
                 return Err(self.error_at(pos, &node(), literal_error("string")))
             }
@@ -775,7 +777,7 @@ impl State<'_> {
             _ => {}
         }
         let v = self.eval_arg(dot, arg)?;
-        self.validate(|| last_evaluated(arg), v, param)
+        self.validate(|| last_evaluated(arg, &self.tree.text), v, param)
     }
 
     /// Go's `validateType`: a value for a typed parameter.
@@ -844,8 +846,8 @@ impl State<'_> {
         &mut self,
         pos: usize,
         receiver: Value,
-        names: &[String],
-        node: &str,
+        names: Names,
+        node: &dyn Fn() -> String,
     ) -> Result<Value> {
         self.eval_fields_typed(pos, receiver, false, names, node)
     }
@@ -855,8 +857,8 @@ impl State<'_> {
         &mut self,
         pos: usize,
         dot: &Value,
-        names: &[String],
-        node: &str,
+        names: Names,
+        node: &dyn Fn() -> String,
     ) -> Result<Value> {
         self.eval_fields_typed(pos, dot.clone(), self.dot_interface, names, node)
     }
@@ -866,11 +868,12 @@ impl State<'_> {
         pos: usize,
         receiver: Value,
         receiver_interface: bool,
-        names: &[String],
-        node: &str,
+        names: Names,
+        node: &dyn Fn() -> String,
     ) -> Result<Value> {
+        let text: &'a str = &self.tree.text;
         let mut v = receiver;
-        for (hop, name) in names.iter().enumerate() {
+        for (hop, name) in names.iter(text).enumerate() {
             v = match v {
                 Value::Map(m) if m.method(name).is_some() => {
                     self.call_map_method(pos, node, &m, name, &[])?
@@ -883,7 +886,7 @@ impl State<'_> {
                         MissingKey::Error => {
                             return Err(self.error_at(
                                 pos,
-                                node,
+                                &node(),
                                 format!("map has no entry for key \"{name}\""),
                             ))
                         }
@@ -893,7 +896,7 @@ impl State<'_> {
                     if self.set.options.missing_key == MissingKey::Error {
                         return Err(self.error_at(
                             pos,
-                            node,
+                            &node(),
                             format!("nil data; no entry for key \"{name}\""),
                         ));
                     }
@@ -901,12 +904,12 @@ impl State<'_> {
                 }
                 Value::Object(o) => match o.0.call(name, &[]) {
                     Some(r) => r.map_err(|e| {
-                        self.error_at(pos, node, format!("error calling {name}: {e}"))
+                        self.error_at(pos, &node(), format!("error calling {name}: {e}"))
                     })?,
                     None => {
                         return Err(self.error_at(
                             pos,
-                            node,
+                            &node(),
                             format!("can't evaluate field {name} in type {}", o.0.type_name()),
                         ))
                     }
@@ -915,7 +918,7 @@ impl State<'_> {
                 Value::Nil => {
                     return Err(self.error_at(
                         pos,
-                        node,
+                        &node(),
                         format!("nil pointer evaluating interface {{}}.{name}"),
                     ))
                 }
@@ -927,7 +930,7 @@ impl State<'_> {
                     };
                     return Err(self.error_at(
                         pos,
-                        node,
+                        &node(),
                         format!("can't evaluate field {name} in type {ty}"),
                     ));
                 }
@@ -945,7 +948,7 @@ impl State<'_> {
         last: Option<Value>,
     ) -> Result<Value> {
         // The command's text, for errors only.
-        let node = || command_string(cmd);
+        let node = || command_string(cmd, &self.tree.text);
         // `and` and `or` evaluate their arguments only as far as needed.
         if name == "and" || name == "or" {
             let mut args: Vec<&Arg> = cmd.args[1..].iter().collect();
@@ -1021,7 +1024,7 @@ impl State<'_> {
                         &node(),
                         format!(
                             "error calling call: non-function {} of type {}",
-                            arg_string(a),
+                            arg_string(a, &self.tree.text),
                             v.type_name()
                         ),
                     ));
@@ -1048,15 +1051,15 @@ impl State<'_> {
 
 /// The node Go's executor last stood at after evaluating `arg`, which its type errors name:
 /// for a parenthesized pipeline, the last argument of its last command (or that command's name).
-fn last_evaluated(arg: &Arg) -> (usize, String) {
+fn last_evaluated(arg: &Arg, text: &str) -> (usize, String) {
     match arg {
         Arg::Pipe(p) => match p.cmds.last() {
             Some(cmd) => match cmd.args.last() {
-                Some(a) => last_evaluated(a),
-                None => (p.pos, super::parse::pipe_string(p)),
+                Some(a) => last_evaluated(a, text),
+                None => (p.pos, pipe_string(p, text)),
             },
-            None => (p.pos, super::parse::pipe_string(p)),
+            None => (p.pos, pipe_string(p, text)),
         },
-        other => (other.pos(), arg_string(other)),
+        other => (other.pos(), arg_string(other, text)),
     }
 }

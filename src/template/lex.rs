@@ -34,47 +34,67 @@ pub enum Kind {
     Error,
 }
 
-/// One token: its kind, text and byte offset in the template.
-#[derive(Clone, Debug, PartialEq)]
+/// One token: its kind, text and byte offset in the template. Borrowed from the template
+/// and `Copy`, so the parser's lookahead copies no text.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Token<'a> {
     pub kind: Kind,
-    /// Borrowed from the template (an error's message is the one owned text), so neither
-    /// lexing nor the parser's lookahead copies text.
-    pub text: Cow<'a, str>,
+    /// The token as written; empty for an `Error` token (its message is [`Lexer::error`]).
+    pub text: &'a str,
     pub pos: usize,
     pub line: usize,
 }
 
-use std::borrow::Cow;
-
-const KEYWORDS: &[&str] = &[
-    "block", "break", "continue", "define", "else", "end", "if", "range", "nil", "template", "with",
-];
-
-/// Splits a template into tokens. An error ends the stream with an `Error` token holding the
-/// message (`unclosed action`, `unterminated quoted string`…).
-pub fn lex<'a>(input: &'a str, left: &'a str, right: &'a str) -> Vec<Token<'a>> {
-    let mut l = Lexer {
-        input,
-        left,
-        right,
-        pos: 0,
-        line: 1,
-        tokens: Vec::new(),
-        paren_depth: 0,
-    };
-    l.run();
-    l.tokens
-}
-
-struct Lexer<'a> {
+/// Splits a template into tokens, a piece at a time ([`Lexer::lex_more`]): the parser keeps
+/// only the tokens of the action it is in, not a whole template's. An error ends the stream
+/// with an `Error` token, its message (`unclosed action`, `unterminated quoted string`…) in
+/// [`Lexer::error`].
+pub struct Lexer<'a> {
     input: &'a str,
     left: &'a str,
     right: &'a str,
     pos: usize,
     line: usize,
-    tokens: Vec<Token<'a>>,
+    /// The tokens lexed, which the parser clears when it has consumed them.
+    pub tokens: Vec<Token<'a>>,
+    pub error: String,
     paren_depth: usize,
+    /// The stream has ended (EOF or an error).
+    done: bool,
+}
+
+/// Where `delim` first occurs in `s` (a left delimiter is rare in a template's text: looking
+/// for its first byte is the fast part).
+fn find(s: &str, delim: &str) -> Option<usize> {
+    let Some(&first) = delim.as_bytes().first() else {
+        return Some(0);
+    };
+    let bytes = s.as_bytes();
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(first, &bytes[from..]) {
+        if bytes[from + i..].starts_with(delim.as_bytes()) {
+            return Some(from + i);
+        }
+        from += i + 1;
+    }
+    None
+}
+
+/// `s.starts_with(delim)`, comparing the first byte inline: it is asked at every token.
+fn at_delim(s: &str, delim: &str) -> bool {
+    match delim.as_bytes().first() {
+        Some(first) => s.as_bytes().first() == Some(first) && s.starts_with(delim),
+        None => true,
+    }
+}
+
+/// Newlines in a token (most are short: a call to memchr costs more than a loop over them).
+fn count_newlines(text: &str) -> usize {
+    if text.len() < 32 {
+        text.bytes().filter(|&b| b == b'\n').count()
+    } else {
+        memchr::memchr_iter(b'\n', text.as_bytes()).count()
+    }
 }
 
 fn is_space(c: char) -> bool {
@@ -82,6 +102,27 @@ fn is_space(c: char) -> bool {
 }
 
 impl<'a> Lexer<'a> {
+    /// A lexer of `input` whose token buffer starts with room for `ahead` tokens.
+    pub fn new(input: &'a str, left: &'a str, right: &'a str, ahead: usize) -> Lexer<'a> {
+        Lexer {
+            input,
+            left,
+            right,
+            pos: 0,
+            line: 1,
+            // No more than a text has bytes, about.
+            tokens: Vec::with_capacity(ahead.min(input.len() + 1)),
+            error: String::new(),
+            paren_depth: 0,
+            done: false,
+        }
+    }
+
+    /// True once the stream has ended (EOF or an error).
+    pub fn ended(&self) -> bool {
+        self.done
+    }
+
     fn rest(&self) -> &'a str {
         &self.input[self.pos..]
     }
@@ -89,64 +130,75 @@ impl<'a> Lexer<'a> {
     fn emit(&mut self, kind: Kind, start: usize) {
         let text = &self.input[start..self.pos];
         let line = self.line;
-        self.line += memchr::memchr_iter(b'\n', text.as_bytes()).count();
+        // Only these may span lines: names, numbers, quoted strings and punctuation cannot.
+        if matches!(
+            kind,
+            Kind::Text | Kind::Space | Kind::RawString | Kind::LeftDelim | Kind::RightDelim
+        ) {
+            self.line += count_newlines(text);
+        }
         self.tokens.push(Token {
             kind,
-            text: Cow::Borrowed(text),
+            text,
             pos: start,
             line,
         });
     }
 
     fn error(&mut self, message: impl Into<String>) {
+        self.error = message.into();
         self.tokens.push(Token {
             kind: Kind::Error,
-            text: Cow::Owned(message.into()),
+            text: "",
             pos: self.pos,
             line: self.line,
         });
     }
 
-    fn run(&mut self) {
-        loop {
-            // Text up to the next left delimiter.
-            let start = self.pos;
-            match self.rest().find(self.left) {
-                None => {
-                    self.pos = self.input.len();
-                    if self.pos > start {
-                        self.emit(Kind::Text, start);
-                    }
-                    self.tokens.push(Token {
-                        kind: Kind::Eof,
-                        text: Cow::Borrowed(""),
-                        pos: self.pos,
-                        line: self.line,
-                    });
-                    return;
+    /// Appends the next piece of the stream to `tokens`: the text up to the next action or
+    /// comment and then its tokens, up to and including its right delimiter; or the last text
+    /// and EOF. False when the stream had ended already.
+    pub fn lex_more(&mut self) -> bool {
+        if self.done {
+            return false;
+        }
+        // Text up to the next left delimiter.
+        let start = self.pos;
+        match find(self.rest(), self.left) {
+            None => {
+                self.pos = self.input.len();
+                if self.pos > start {
+                    self.emit(Kind::Text, start);
                 }
-                Some(i) => {
-                    let delim_at = self.pos + i;
-                    let after = &self.input[delim_at + self.left.len()..];
-                    let trim = after.starts_with('-') && after[1..].starts_with(is_space);
-                    let mut text_end = delim_at;
-                    if trim {
-                        text_end =
-                            start + self.input[start..delim_at].trim_end_matches(is_space).len();
-                    }
-                    self.pos = text_end;
-                    if text_end > start {
-                        self.emit(Kind::Text, start);
-                    }
-                    // Count the trimmed whitespace's lines.
-                    self.line += self.input[text_end..delim_at].matches('\n').count();
-                    self.pos = delim_at;
-                    if !self.lex_left_delim(trim) {
-                        return;
-                    }
+                self.tokens.push(Token {
+                    kind: Kind::Eof,
+                    text: "",
+                    pos: self.pos,
+                    line: self.line,
+                });
+                self.done = true;
+            }
+            Some(i) => {
+                let delim_at = self.pos + i;
+                let after = &self.input[delim_at + self.left.len()..];
+                let trim = after.starts_with('-') && after[1..].starts_with(is_space);
+                let mut text_end = delim_at;
+                if trim {
+                    text_end = start + self.input[start..delim_at].trim_end_matches(is_space).len();
+                }
+                self.pos = text_end;
+                if text_end > start {
+                    self.emit(Kind::Text, start);
+                }
+                // Count the trimmed whitespace's lines.
+                self.line += count_newlines(&self.input[text_end..delim_at]);
+                self.pos = delim_at;
+                if !self.lex_left_delim(trim) {
+                    self.done = true;
                 }
             }
         }
+        true
     }
 
     /// At a left delimiter: a comment, or an action up to its right delimiter. False when an
@@ -163,12 +215,12 @@ impl<'a> Lexer<'a> {
         let end = start + self.left.len();
         self.tokens.push(Token {
             kind: Kind::LeftDelim,
-            text: Cow::Borrowed(&self.input[start..end]),
+            text: &self.input[start..end],
             pos: start,
             line: self.line,
         });
         if trim {
-            self.line += self.input[end..self.pos].matches('\n').count();
+            self.line += count_newlines(&self.input[end..self.pos]);
         }
         self.paren_depth = 0;
         self.lex_inside_action()
@@ -185,20 +237,20 @@ impl<'a> Lexer<'a> {
         let rest = self.rest();
         let trim_right = rest.starts_with(is_space)
             && rest[1..].starts_with('-')
-            && rest[2..].starts_with(self.right);
+            && at_delim(&rest[2..], self.right);
         let (trim_after, delim_len) = if trim_right {
             (true, 2 + self.right.len())
-        } else if self.rest().starts_with(self.right) {
+        } else if at_delim(self.rest(), self.right) {
             (false, self.right.len())
         } else {
             self.error("comment ends before closing delimiter");
             return false;
         };
         let comment_end = self.pos;
-        self.line += self.input[start..comment_end].matches('\n').count();
+        self.line += count_newlines(&self.input[start..comment_end]);
         self.tokens.push(Token {
             kind: Kind::Comment,
-            text: Cow::Borrowed(&self.input[body_start..comment_end]),
+            text: &self.input[body_start..comment_end],
             pos: body_start,
             line: self.line,
         });
@@ -219,7 +271,7 @@ impl<'a> Lexer<'a> {
         ] {
             self.tokens.push(Token {
                 kind,
-                text: Cow::Borrowed(text),
+                text,
                 pos,
                 line: self.line,
             });
@@ -230,7 +282,7 @@ impl<'a> Lexer<'a> {
     fn skip_leading_space(&mut self) {
         let rest = self.rest();
         let skipped = rest.len() - rest.trim_start_matches(is_space).len();
-        self.line += rest[..skipped].matches('\n').count();
+        self.line += count_newlines(&rest[..skipped]);
         self.pos += skipped;
     }
 
@@ -241,16 +293,16 @@ impl<'a> Lexer<'a> {
             // A right trim marker: one space character, `-`, the delimiter.
             let at_trim_right = rest.starts_with(is_space)
                 && rest[1..].starts_with('-')
-                && rest[2..].starts_with(self.right);
+                && at_delim(&rest[2..], self.right);
             if self.paren_depth == 0 && at_trim_right {
                 self.trim_right_marker(self.pos);
                 return true;
             }
-            if self.paren_depth > 0 && rest.starts_with(self.right) {
+            if self.paren_depth > 0 && at_delim(rest, self.right) {
                 self.error("unclosed left paren");
                 return false;
             }
-            if self.paren_depth == 0 && rest.starts_with(self.right) {
+            if self.paren_depth == 0 && at_delim(rest, self.right) {
                 let start = self.pos;
                 self.pos += self.right.len();
                 self.emit(Kind::RightDelim, start);
@@ -269,13 +321,13 @@ impl<'a> Lexer<'a> {
                     if self.paren_depth == 0
                         && n > 1
                         && self.rest().starts_with('-')
-                        && self.rest()[1..].starts_with(self.right)
+                        && at_delim(&self.rest()[1..], self.right)
                     {
                         self.pos -= 1;
                     } else if self.paren_depth == 0
                         && n == 1
                         && self.rest().starts_with('-')
-                        && self.rest()[1..].starts_with(self.right)
+                        && at_delim(&self.rest()[1..], self.right)
                     {
                         // Only the marker's own space.
                         self.trim_right_marker(start);
@@ -368,7 +420,8 @@ impl<'a> Lexer<'a> {
                     let kind = match word {
                         "true" | "false" => Kind::Bool,
                         "nil" => Kind::Nil,
-                        w if KEYWORDS.contains(&w) => Kind::Keyword,
+                        "block" | "break" | "continue" | "define" | "else" | "end" | "if"
+                        | "range" | "template" | "with" => Kind::Keyword,
                         _ => Kind::Identifier,
                     };
                     // An identifier must be followed by a space, a delimiter or punctuation.
@@ -392,11 +445,18 @@ impl<'a> Lexer<'a> {
 
     fn take_alphanumeric(&mut self) {
         let rest = self.rest();
-        let n = rest
-            .char_indices()
-            .find(|(_, c)| !is_alphanumeric(*c))
-            .map(|(i, _)| i)
+        // ASCII first (nearly every name), then characters from the first other byte.
+        let ascii = rest
+            .bytes()
+            .position(|b| !(b == b'_' || b.is_ascii_alphanumeric()))
             .unwrap_or(rest.len());
+        let n = match rest.as_bytes().get(ascii) {
+            Some(b) if !b.is_ascii() => rest[ascii..]
+                .char_indices()
+                .find(|(_, c)| !is_alphanumeric(*c))
+                .map_or(rest.len(), |(i, _)| ascii + i),
+            _ => ascii,
+        };
         self.pos += n;
     }
 

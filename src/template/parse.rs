@@ -1,25 +1,124 @@
 //! The parser of Go's text/template (`text/template/parse/parse.go`): a tree of nodes per
 //! template, `define`d templates collected beside it, and Go's parse errors
 //! (`template: NAME:LINE: message`).
+//!
+//! Nodes borrow nothing and own little: text, names and literals as written are [`Span`]s of
+//! the tree's shared text, and every list is allocated once at its final size (built on a
+//! stack the parser reuses), since parsing a big chart is mostly allocating its nodes.
 
-use super::lex::{lex, Kind, Token};
+use super::lex::{Kind, Lexer, Token};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-/// A node of a template body.
+/// A byte range of a tree's text: a text node, a field or variable name, a literal as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    fn of_token(t: &Token) -> Span {
+        Span {
+            start: t.pos,
+            end: t.pos + t.text.len(),
+        }
+    }
+
+    /// The spanned text of `text` (the tree's).
+    pub fn of(self, text: &str) -> &str {
+        &text[self.start..self.end]
+    }
+}
+
+/// A chain of names as written, `.a.b` (or `$x.a.b`: a variable, then field names): one span
+/// of the text, cut at its dots when read (names have no dots), so a chain allocates nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Names(Span);
+
+impl Names {
+    /// The names, without dots: `a`, `b` of `.a.b`; `$x`, `a` of `$x.a`; none when empty.
+    pub fn iter(self, text: &str) -> NamesIter<'_> {
+        let s = self.0.of(text);
+        NamesIter(s.strip_prefix('.').or((!s.is_empty()).then_some(s)))
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0.start == self.0.end
+    }
+
+    /// The first name, and the chain after it.
+    pub fn split_first(self, text: &str) -> (&str, Names) {
+        let s = self.0.of(text);
+        let from = usize::from(s.starts_with('.'));
+        let end = (s.bytes().skip(from).position(|b| b == b'.')).map_or(s.len(), |i| from + i);
+        let rest = Span {
+            start: self.0.start + end,
+            end: self.0.end,
+        };
+        (&s[from..end], Names(rest))
+    }
+
+    /// The chain but its last name, and that name: `.a` and `b` of `.a.b`; an empty chain
+    /// and `a` of `.a`. None for a chain of no fields.
+    pub fn split_last(self, text: &str) -> Option<(Names, &str)> {
+        let s = self.0.of(text);
+        let i = s.rfind('.')?;
+        let init = Span {
+            start: self.0.start,
+            end: self.0.start + i,
+        };
+        Some((Names(init), &s[i + 1..]))
+    }
+
+    /// The chain as written.
+    pub fn as_written(self, text: &str) -> &str {
+        self.0.of(text)
+    }
+}
+
+/// The names of a chain: the rest of it, without its leading dot.
+pub struct NamesIter<'t>(Option<&'t str>);
+
+impl<'t> Iterator for NamesIter<'t> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        let s = self.0?;
+        // Names are short: a loop beats a searcher.
+        match s.bytes().position(|b| b == b'.') {
+            Some(i) => {
+                self.0 = Some(&s[i + 1..]);
+                Some(&s[..i])
+            }
+            None => {
+                self.0 = None;
+                Some(s)
+            }
+        }
+    }
+}
+
+/// A node of a template body. The large, rarer nodes are boxed so that a list of mostly text
+/// and actions stays small.
 #[derive(Clone, Debug)]
 pub enum Node {
-    Text(std::sync::Arc<str>),
+    Text(Span),
     Action(Pipe),
-    If(Branch),
-    Range(Branch),
-    With(Branch),
-    Template {
-        pos: usize,
-        name: String,
-        pipe: Option<Pipe>,
-    },
+    If(Box<Branch>),
+    Range(Box<Branch>),
+    With(Box<Branch>),
+    Template(Box<Template>),
     Break,
     Continue,
+}
+
+/// `{{template "name" pipeline}}`.
+#[derive(Clone, Debug)]
+pub struct Template {
+    pub pos: usize,
+    pub name: String,
+    pub pipe: Option<Pipe>,
 }
 
 /// The parts of `if`, `range` and `with`.
@@ -27,8 +126,8 @@ pub enum Node {
 pub struct Branch {
     pub pos: usize,
     pub pipe: Pipe,
-    pub list: Vec<Node>,
-    pub else_list: Option<Vec<Node>>,
+    pub list: Box<[Node]>,
+    pub else_list: Option<Box<[Node]>>,
 }
 
 /// A pipeline, with the variables it declares or assigns.
@@ -36,34 +135,35 @@ pub struct Branch {
 pub struct Pipe {
     pub pos: usize,
     pub is_assign: bool,
-    pub decl: Vec<String>,
-    pub cmds: Vec<Command>,
+    /// The variables' names, with `$`.
+    pub decl: Box<[Span]>,
+    pub cmds: Box<[Command]>,
 }
 
 /// One command of a pipeline: a function or value with its arguments.
 #[derive(Clone, Debug)]
 pub struct Command {
     pub pos: usize,
-    pub args: Vec<Arg>,
+    pub args: Box<[Arg]>,
 }
 
 /// An operand.
 #[derive(Clone, Debug)]
 pub enum Arg {
-    /// `.a.b`: field names without dots.
-    Field(usize, Vec<String>),
+    /// `.a.b`: field names.
+    Field(usize, Names),
     /// `$x.a.b`: the variable (with `$`) then field names.
-    Variable(usize, Vec<String>),
+    Variable(usize, Names),
     Dot(usize),
     Nil(usize),
     Bool(usize, bool),
-    Number(usize, Number),
-    /// The quoted text as written and its value.
-    String(usize, String, String),
-    /// A function name.
-    Identifier(usize, String),
+    Number(usize, Box<Number>),
+    /// The quoted text as written (it starts at the operand) and its value.
+    String(Span, Arc<str>),
+    /// A function name (it starts at the operand).
+    Identifier(Span),
     /// `(pipeline).a.b` or `fn.a` (a field chain on another operand).
-    Chain(usize, Box<Arg>, Vec<String>),
+    Chain(usize, Box<Arg>, Names),
     Pipe(Box<Pipe>),
 }
 
@@ -77,9 +177,8 @@ impl Arg {
             | Arg::Nil(p)
             | Arg::Bool(p, _)
             | Arg::Number(p, _)
-            | Arg::String(p, _, _)
-            | Arg::Identifier(p, _)
             | Arg::Chain(p, _, _) => *p,
+            Arg::String(s, _) | Arg::Identifier(s) => s.start,
             Arg::Pipe(p) => p.pos,
         }
     }
@@ -88,11 +187,14 @@ impl Arg {
 /// A number constant.
 #[derive(Clone, Debug)]
 pub struct Number {
-    pub text: String,
+    /// As written.
+    pub text: Span,
     pub int: Option<i64>,
     pub float: Option<f64>,
     /// Written as a float (`.`, an exponent) and not a hex or char constant.
     pub is_float: bool,
+    /// A hexadecimal integer (`0x1F`, not the hex float `0x1p4`).
+    pub hex_int: bool,
     /// The real and imaginary parts of a complex constant (`1i`, `1+2i`); `int` and `float`
     /// hold the real part too when the imaginary one is zero (Go's `simplifyComplex`).
     pub complex: Option<(f64, f64)>,
@@ -105,10 +207,11 @@ pub struct Tree {
     pub name: String,
     /// The name of the text it was parsed from (error positions name it).
     pub parse_name: String,
-    pub text: std::sync::Arc<str>,
+    /// The text parsed, which the nodes' spans index.
+    pub text: Arc<str>,
     /// Shared: the same text parsed under another name (a library chart vendored into
     /// several subcharts) reuses the nodes.
-    pub root: std::sync::Arc<[Node]>,
+    pub root: Arc<[Node]>,
 }
 
 impl Tree {
@@ -123,6 +226,11 @@ impl Tree {
         };
         format!("{}:{line}:{col}", self.parse_name)
     }
+
+    /// True when the tree has nothing but whitespace text (Go's `IsEmptyTree`).
+    pub fn is_empty(&self) -> bool {
+        is_empty_tree(&self.root, &self.text)
+    }
 }
 
 /// What parsing one text gives: the main tree and every `define`d or `block` tree.
@@ -136,61 +244,79 @@ pub struct ParseError(pub String);
 
 /// Parses `text` as template `name`. `is_function` says which identifiers are functions.
 pub fn parse<'a>(
-    name: &str,
+    name: &'a str,
     text: &'a str,
     left: &'a str,
     right: &'a str,
     is_function: &'a dyn Fn(&str) -> bool,
 ) -> Result<Parsed, ParseError> {
-    let tokens = lex(text, left, right);
-    let shared: std::sync::Arc<str> = text.into();
     let mut p = Parser {
-        name: name.to_string(),
-        tokens,
+        name,
+        lex: Lexer::new(text, left, right, AHEAD + 64),
         at: 0,
-        vars: vec![vec!["$".to_string()]],
+        vars: vec!["$"],
+        vars_visible: 0,
         range_depth: 0,
         is_function,
         trees: BTreeMap::new(),
-        text: shared.clone(),
+        source: text,
+        text: text.into(),
         depth: 0,
         action_line: 0,
+        nodes: Vec::new(),
+        cmds: Vec::new(),
+        args: Vec::new(),
     };
+    p.refill();
     let root = p.parse_top()?;
-    let eof = p.peek().clone();
+    let eof = *p.peek();
     p.add_tree(name.to_string(), root, &eof)?;
     let trees = p.trees;
     Ok(Parsed { trees })
 }
 
-/// True when a tree has nothing but whitespace text (Go's `IsEmptyTree`).
-pub fn is_empty_tree(nodes: &[Node]) -> bool {
+/// True when nodes of `text` are nothing but whitespace text (Go's `IsEmptyTree`).
+fn is_empty_tree(nodes: &[Node], text: &str) -> bool {
     nodes.iter().all(|n| match n {
-        Node::Text(t) => t.trim().is_empty(),
+        Node::Text(t) => t.of(text).trim().is_empty(),
         _ => false,
     })
 }
 
 struct Parser<'a> {
-    name: String,
-    tokens: Vec<Token<'a>>,
+    name: &'a str,
+    /// The tokens lexed ahead, from the action being parsed on; `at` indexes them.
+    lex: Lexer<'a>,
     at: usize,
-    /// Variables in scope, one list per scope.
-    vars: Vec<Vec<String>>,
+    /// Variables in scope, innermost last: a scope ends by truncating to its start.
+    vars: Vec<&'a str>,
+    /// Where the variables a `define` or `block` body sees start (only its own `$`).
+    vars_visible: usize,
     range_depth: usize,
     is_function: &'a dyn Fn(&str) -> bool,
     trees: BTreeMap<String, Tree>,
-    text: std::sync::Arc<str>,
+    source: &'a str,
+    /// `source`, shared by the trees.
+    text: Arc<str>,
     /// Nesting of blocks and parentheses now.
     depth: usize,
     /// The line of the action being parsed (Go's `actionLine`), named by lexer errors found
     /// on a later line; 0 outside actions.
     action_line: usize,
+    /// Stacks the lists being built grow on, each taken off as one exact allocation when
+    /// complete (an inner list completes before the outer one goes on).
+    nodes: Vec<Node>,
+    cmds: Vec<Command>,
+    args: Vec<Arg>,
 }
 
 /// Deepest nesting of blocks and parenthesised pipelines (Go allows 10000; kdelta's parser
 /// and executor recurse, so a hostile template stops here instead of overflowing the stack).
 const MAX_PARSE_DEPTH: usize = 200;
+
+/// Tokens lexed at a time (and then a piece more): enough to keep the lexer's loop hot, few
+/// enough to stay in the cache, where a whole template's tokens would not.
+const AHEAD: usize = 256;
 
 /// What ended a list of nodes.
 enum Stop {
@@ -201,15 +327,31 @@ enum Stop {
 
 impl<'a> Parser<'a> {
     fn peek(&self) -> &Token<'a> {
-        &self.tokens[self.at.min(self.tokens.len() - 1)]
+        let tokens = &self.lex.tokens;
+        &tokens[self.at.min(tokens.len() - 1)]
     }
 
     fn next(&mut self) -> Token<'a> {
-        let t = self.peek().clone();
-        if self.at < self.tokens.len() {
+        let t = *self.peek();
+        if self.at < self.lex.tokens.len() {
             self.at += 1;
+            if self.at == self.lex.tokens.len() {
+                self.refill();
+            }
         }
         t
+    }
+
+    /// Replaces the tokens, all consumed, with the next ones (unless the stream has ended: its
+    /// last token stays next). The lexer's pieces end with an action's right delimiter (or a
+    /// comment): no one goes back past one, nor looks past spaces beyond the last piece.
+    fn refill(&mut self) {
+        if self.lex.ended() {
+            return;
+        }
+        self.lex.tokens.clear();
+        self.at = 0;
+        while self.lex.tokens.len() < AHEAD && self.lex.lex_more() {}
     }
 
     /// The next token that is not a space.
@@ -222,11 +364,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn peek_non_space(&mut self) -> Token<'a> {
-        let save = self.at;
-        let t = self.next_non_space();
-        self.at = save;
-        t
+    fn peek_non_space(&self) -> Token<'a> {
+        let tokens = &self.lex.tokens;
+        match tokens[self.at.min(tokens.len())..]
+            .iter()
+            .find(|t| t.kind != Kind::Space)
+        {
+            Some(t) => *t,
+            // Past the end: what `next` gives there.
+            None => *tokens.last().expect("the lexer ends with EOF or an error"),
+        }
     }
 
     fn error_at(&self, line: usize, message: impl std::fmt::Display) -> ParseError {
@@ -246,41 +393,41 @@ impl<'a> Parser<'a> {
 
     /// A lexer error; one found after the line its action started on says where that was.
     fn lex_error(&self, t: &Token) -> ParseError {
+        let message = &self.lex.error;
         if self.action_line == 0 || self.action_line == t.line {
-            return self.error(t, &t.text);
+            return self.error(t, message);
         }
         let started = format!("started at {}:{}", self.name, self.action_line);
-        if t.text.ends_with(" action") {
-            return self.error(t, format!("{} {started}", t.text));
+        if message.ends_with(" action") {
+            return self.error(t, format!("{message} {started}"));
         }
-        self.error(t, format!("{} in action {started}", t.text))
+        self.error(t, format!("{message} in action {started}"))
     }
 
-    fn parse_top(&mut self) -> Result<Vec<Node>, ParseError> {
-        let mut root = Vec::new();
+    /// The nodes pushed on the node stack since `base`, taken off it.
+    fn take_nodes(&mut self, base: usize) -> Box<[Node]> {
+        self.nodes.drain(base..).collect()
+    }
+
+    fn parse_top(&mut self) -> Result<Box<[Node]>, ParseError> {
+        let base = self.nodes.len();
         loop {
-            let t = self.peek().clone();
+            let t = *self.peek();
             match t.kind {
-                Kind::Eof => return Ok(root),
+                Kind::Eof => return Ok(self.take_nodes(base)),
                 Kind::LeftDelim => {
                     // `define` is only allowed at the top.
                     let save = self.at;
                     self.next();
                     let kw = self.next_non_space();
-                    if kw.kind == Kind::Keyword && kw.text.as_ref() == "define" {
+                    if kw.kind == Kind::Keyword && kw.text == "define" {
                         self.parse_define(&kw)?;
                         continue;
                     }
                     self.at = save;
-                    if let Some(n) = self.parse_text_or_action()? {
-                        root.push(n);
-                    }
+                    self.parse_text_or_action()?;
                 }
-                _ => {
-                    if let Some(n) = self.parse_text_or_action()? {
-                        root.push(n)
-                    }
-                }
+                _ => self.parse_text_or_action()?,
             }
         }
     }
@@ -289,7 +436,7 @@ impl<'a> Parser<'a> {
         let name_tok = self.next_non_space();
         let name = match name_tok.kind {
             Kind::String | Kind::RawString => {
-                unquote(&name_tok.text).map_err(|e| self.error(&name_tok, e))?
+                unquote(name_tok.text).map_err(|e| self.error(&name_tok, e))?
             }
             _ => return Err(self.unexpected(&name_tok, "define clause")),
         };
@@ -302,10 +449,13 @@ impl<'a> Parser<'a> {
     }
 
     /// The body of a `define` or `block`, up to its `{{end}}`, with only `$` in scope.
-    fn parse_body(&mut self, kw: &Token) -> Result<Vec<Node>, ParseError> {
-        let saved_vars = std::mem::replace(&mut self.vars, vec![vec!["$".to_string()]]);
+    fn parse_body(&mut self, kw: &Token) -> Result<Box<[Node]>, ParseError> {
+        let (outer_visible, outer_len) = (self.vars_visible, self.vars.len());
+        self.vars_visible = outer_len;
+        self.vars.push("$");
         let (list, end) = self.parse_list()?;
-        self.vars = saved_vars;
+        self.vars.truncate(outer_len);
+        self.vars_visible = outer_visible;
         match end {
             Stop::End => Ok(list),
             Stop::Else => Err(self.error(kw, "unexpected {{else}}")),
@@ -315,12 +465,12 @@ impl<'a> Parser<'a> {
 
     /// Go's `Tree.add`: within one text, a second non-empty definition of a name is an error;
     /// an empty one is ignored.
-    fn add_tree(&mut self, name: String, list: Vec<Node>, at: &Token) -> Result<(), ParseError> {
+    fn add_tree(&mut self, name: String, list: Box<[Node]>, at: &Token) -> Result<(), ParseError> {
         if let Some(old) = self.trees.get(&name) {
-            if is_empty_tree(&list) {
+            if is_empty_tree(&list, self.source) {
                 return Ok(());
             }
-            if !is_empty_tree(&old.root) {
+            if !old.is_empty() {
                 return Err(self.error(
                     at,
                     format!("template: multiple definition of template \"{name}\""),
@@ -331,7 +481,7 @@ impl<'a> Parser<'a> {
             name.clone(),
             Tree {
                 name,
-                parse_name: self.name.clone(),
+                parse_name: self.name.to_string(),
                 text: self.text.clone(),
                 root: list.into(),
             },
@@ -340,29 +490,29 @@ impl<'a> Parser<'a> {
     }
 
     /// Nodes up to `{{end}}`, `{{else}}` or the end of input.
-    fn parse_list(&mut self) -> Result<(Vec<Node>, Stop), ParseError> {
-        let mut list = Vec::new();
+    fn parse_list(&mut self) -> Result<(Box<[Node]>, Stop), ParseError> {
+        let base = self.nodes.len();
         loop {
-            let t = self.peek().clone();
+            let t = *self.peek();
             match t.kind {
-                Kind::Eof => return Ok((list, Stop::Eof)),
+                Kind::Eof => return Ok((self.take_nodes(base), Stop::Eof)),
                 Kind::LeftDelim => {
                     let save = self.at;
                     self.next();
                     let kw = self.next_non_space();
                     if kw.kind == Kind::Keyword {
-                        match kw.text.as_ref() {
+                        match kw.text {
                             "end" => {
                                 let close = self.next_non_space();
                                 if close.kind != Kind::RightDelim {
                                     return Err(self.unexpected(&close, "end"));
                                 }
-                                return Ok((list, Stop::End));
+                                return Ok((self.take_nodes(base), Stop::End));
                             }
                             "else" => {
                                 // `else if`/`else with` keep the else token for the caller.
                                 self.at = save;
-                                return Ok((list, Stop::Else));
+                                return Ok((self.take_nodes(base), Stop::Else));
                             }
                             "define" => {
                                 return Err(self.error(&kw, "unexpected <define> in command"));
@@ -371,43 +521,40 @@ impl<'a> Parser<'a> {
                         }
                     }
                     self.at = save;
-                    if let Some(n) = self.parse_text_or_action()? {
-                        list.push(n);
-                    }
+                    self.parse_text_or_action()?;
                 }
-                _ => {
-                    if let Some(n) = self.parse_text_or_action()? {
-                        list.push(n);
-                    }
-                }
+                _ => self.parse_text_or_action()?,
             }
         }
     }
 
-    fn parse_text_or_action(&mut self) -> Result<Option<Node>, ParseError> {
+    /// A text, comment or action, its node (if any) pushed on the node stack.
+    fn parse_text_or_action(&mut self) -> Result<(), ParseError> {
         let t = self.next();
-        match t.kind {
-            Kind::Text => Ok(Some(Node::Text(t.text.as_ref().into()))),
-            Kind::Comment => Ok(None),
+        let node = match t.kind {
+            Kind::Text => Node::Text(Span::of_token(&t)),
+            Kind::Comment => return Ok(()),
             Kind::LeftDelim => {
                 self.action_line = t.line;
-                let action = self.parse_action().map(Some);
+                let action = self.parse_action();
                 self.action_line = 0;
-                action
+                action?
             }
-            Kind::Error => Err(self.lex_error(&t)),
-            _ => Err(self.unexpected(&t, "input")),
-        }
+            Kind::Error => return Err(self.lex_error(&t)),
+            _ => return Err(self.unexpected(&t, "input")),
+        };
+        self.nodes.push(node);
+        Ok(())
     }
 
     fn parse_action(&mut self) -> Result<Node, ParseError> {
         let t = self.peek_non_space();
         if t.kind == Kind::Keyword {
             self.next_non_space();
-            return match t.text.as_ref() {
-                "if" => self.parse_branch(&t, "if").map(Node::If),
-                "range" => self.parse_branch(&t, "range").map(Node::Range),
-                "with" => self.parse_branch(&t, "with").map(Node::With),
+            return match t.text {
+                "if" => Ok(Node::If(Box::new(self.parse_branch(&t, "if")?))),
+                "range" => Ok(Node::Range(Box::new(self.parse_branch(&t, "range")?))),
+                "with" => Ok(Node::With(Box::new(self.parse_branch(&t, "with")?))),
                 "template" => self.parse_template(&t, false),
                 "block" => self.parse_template(&t, true),
                 "break" | "continue" => {
@@ -420,7 +567,7 @@ impl<'a> Parser<'a> {
                     if close.kind != Kind::RightDelim {
                         return Err(self.unexpected(&close, &format!("{{{{{}}}}}", t.text)));
                     }
-                    Ok(if t.text.as_ref() == "break" {
+                    Ok(if t.text == "break" {
                         Node::Break
                     } else {
                         Node::Continue
@@ -457,7 +604,8 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_branch_inner(&mut self, kw: &Token, context: &str) -> Result<Branch, ParseError> {
-        self.vars.push(Vec::new());
+        // The branch's variables (its pipeline's and its lists') end with it.
+        let vars_mark = self.vars.len();
         let pipe = self.parse_pipeline(context, Kind::RightDelim)?;
         if context == "range" {
             self.range_depth += 1;
@@ -468,53 +616,46 @@ impl<'a> Parser<'a> {
         }
         let else_list = match end {
             Stop::End => None,
-            Stop::Eof => {
-                self.vars.pop();
-                return Err(self.error(&self.peek().clone(), "unexpected EOF"));
-            }
+            Stop::Eof => return Err(self.error(self.peek(), "unexpected EOF")),
             Stop::Else => {
                 // At `{{ else`: `else if …` / `else with …` chain into a nested branch.
                 self.next(); // left delim
                 self.next_non_space(); // else
                 let after = self.peek_non_space();
-                if (context == "if" && after.kind == Kind::Keyword && after.text.as_ref() == "if")
-                    || (context == "with"
-                        && after.kind == Kind::Keyword
-                        && after.text.as_ref() == "with")
+                if (context == "if" && after.kind == Kind::Keyword && after.text == "if")
+                    || (context == "with" && after.kind == Kind::Keyword && after.text == "with")
                 {
                     let kw2 = self.next_non_space();
-                    let nested = self.parse_branch(&kw2, context)?;
+                    let nested = Box::new(self.parse_branch(&kw2, context)?);
                     let node = if context == "if" {
                         Node::If(nested)
                     } else {
                         Node::With(nested)
                     };
-                    self.vars.pop();
+                    self.vars.truncate(vars_mark);
                     return Ok(Branch {
                         pos: kw.pos,
                         pipe,
                         list,
-                        else_list: Some(vec![node]),
+                        else_list: Some(Box::new([node])),
                     });
                 }
                 let close = self.next_non_space();
                 if close.kind != Kind::RightDelim {
                     return Err(self.unexpected(&close, "input"));
                 }
-                if context == "range" {
-                    // The else of a range is not inside the loop.
-                }
+                // The else of a range is not inside the loop, but it is in the branch's scope.
                 let (else_list, end) = self.parse_list()?;
                 match end {
                     Stop::End => Some(else_list),
                     Stop::Else => {
-                        return Err(self.error(&self.peek().clone(), "expected end; found {{else}}"))
+                        return Err(self.error(self.peek(), "expected end; found {{else}}"))
                     }
-                    Stop::Eof => return Err(self.error(&self.peek().clone(), "unexpected EOF")),
+                    Stop::Eof => return Err(self.error(self.peek(), "unexpected EOF")),
                 }
             }
         };
-        self.vars.pop();
+        self.vars.truncate(vars_mark);
         Ok(Branch {
             pos: kw.pos,
             pipe,
@@ -532,7 +673,7 @@ impl<'a> Parser<'a> {
         let name_tok = self.next_non_space();
         let name = match name_tok.kind {
             Kind::String | Kind::RawString => {
-                unquote(&name_tok.text).map_err(|e| self.error(&name_tok, e))?
+                unquote(name_tok.text).map_err(|e| self.error(&name_tok, e))?
             }
             _ => return Err(self.unexpected(&name_tok, context)),
         };
@@ -546,28 +687,22 @@ impl<'a> Parser<'a> {
             let list = self.parse_body(kw)?;
             self.add_tree(name.clone(), list, kw)?;
         }
-        Ok(Node::Template {
+        Ok(Node::Template(Box::new(Template {
             pos: name_tok.pos,
             name,
             pipe,
-        })
+        })))
     }
 
     fn lookup_var(&self, name: &str) -> bool {
-        self.vars
-            .iter()
-            .any(|scope| scope.iter().any(|v| v == name))
+        self.vars[self.vars_visible..].contains(&name)
     }
 
     /// A pipeline up to `end` (a right delimiter or a right paren), consumed.
     fn parse_pipeline(&mut self, context: &str, end: Kind) -> Result<Pipe, ParseError> {
         let start = self.peek_non_space();
-        let mut pipe = Pipe {
-            pos: start.pos,
-            is_assign: false,
-            decl: Vec::new(),
-            cmds: Vec::new(),
-        };
+        let mut is_assign = false;
+        let mut decl: Box<[Span]> = Box::new([]);
         // Declarations: `$x :=`, `$x =`, `$i, $v :=`.
         if start.kind == Kind::Variable {
             let save = self.at;
@@ -576,13 +711,10 @@ impl<'a> Parser<'a> {
             match after.kind {
                 Kind::Declare | Kind::Assign => {
                     self.next_non_space();
-                    pipe.is_assign = after.kind == Kind::Assign;
-                    pipe.decl.push(v.text.to_string());
-                    if !pipe.is_assign {
-                        self.vars
-                            .last_mut()
-                            .expect("a scope")
-                            .push(v.text.to_string());
+                    is_assign = after.kind == Kind::Assign;
+                    decl = Box::new([Span::of_token(&v)]);
+                    if !is_assign {
+                        self.vars.push(v.text);
                     }
                 }
                 Kind::Comma if context == "range" => {
@@ -598,13 +730,11 @@ impl<'a> Parser<'a> {
                     if op.kind != Kind::Declare && op.kind != Kind::Assign {
                         return Err(self.unexpected(&op, context));
                     }
-                    pipe.is_assign = op.kind == Kind::Assign;
-                    pipe.decl.push(v.text.to_string());
-                    pipe.decl.push(v2.text.to_string());
-                    if !pipe.is_assign {
-                        let scope = self.vars.last_mut().expect("a scope");
-                        scope.push(v.text.to_string());
-                        scope.push(v2.text.to_string());
+                    is_assign = op.kind == Kind::Assign;
+                    decl = Box::new([Span::of_token(&v), Span::of_token(&v2)]);
+                    if !is_assign {
+                        self.vars.push(v.text);
+                        self.vars.push(v2.text);
                     }
                 }
                 Kind::Comma => {
@@ -613,6 +743,7 @@ impl<'a> Parser<'a> {
                 _ => self.at = save,
             }
         }
+        let base = self.cmds.len();
         loop {
             let t = self.peek_non_space();
             if t.kind == end {
@@ -633,21 +764,22 @@ impl<'a> Parser<'a> {
                 | Kind::Variable
                 | Kind::LeftParen => {
                     let cmd = self.parse_command(end)?;
-                    pipe.cmds.push(cmd);
+                    self.cmds.push(cmd);
                 }
-                Kind::Keyword if t.text.as_ref() == "nil" => {
+                Kind::Keyword if t.text == "nil" => {
                     let cmd = self.parse_command(end)?;
-                    pipe.cmds.push(cmd);
+                    self.cmds.push(cmd);
                 }
                 Kind::Eof => return Err(self.error(&t, "unclosed action")),
                 Kind::Error => return Err(self.lex_error(&t)),
                 _ => return Err(self.unexpected(&t, context)),
             }
         }
-        if pipe.cmds.is_empty() {
+        let cmds: Box<[Command]> = self.cmds.drain(base..).collect();
+        if cmds.is_empty() {
             return Err(self.error(&start, format!("missing value for {context}")));
         }
-        for (i, c) in pipe.cmds.iter().enumerate().skip(1) {
+        for (i, c) in cmds.iter().enumerate().skip(1) {
             if matches!(
                 c.args[0],
                 Arg::Bool(..) | Arg::Dot(_) | Arg::Nil(_) | Arg::Number(..) | Arg::String(..)
@@ -658,29 +790,31 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        Ok(pipe)
+        Ok(Pipe {
+            pos: start.pos,
+            is_assign,
+            decl,
+            cmds,
+        })
     }
 
     /// Operands up to `|` (consumed) or the pipeline's end (not consumed).
     fn parse_command(&mut self, end: Kind) -> Result<Command, ParseError> {
         let first = self.peek_non_space();
-        let mut cmd = Command {
-            pos: first.pos,
-            args: Vec::new(),
-        };
+        let base = self.args.len();
         loop {
             self.skip_spaces();
-            let t = self.peek().clone();
+            let t = *self.peek();
             if t.kind == end {
                 break;
             }
             match t.kind {
                 Kind::Pipe => {
                     self.next();
-                    if cmd.args.is_empty() {
+                    if self.args.len() == base {
                         return Err(self.error(&t, "missing value for command"));
                     }
-                    return Ok(cmd);
+                    break;
                 }
                 Kind::Error => return Err(self.lex_error(&t)),
                 Kind::RightDelim | Kind::RightParen => {
@@ -689,9 +823,9 @@ impl<'a> Parser<'a> {
                 _ => {}
             }
             let operand = self.parse_operand()?;
-            cmd.args.push(operand);
+            self.args.push(operand);
             // Operands are separated by spaces.
-            let after = self.peek().clone();
+            let after = *self.peek();
             match after.kind {
                 Kind::Space | Kind::Pipe => {}
                 k if k == end => {}
@@ -700,10 +834,13 @@ impl<'a> Parser<'a> {
                 _ => return Err(self.unexpected(&after, "operand")),
             }
         }
-        if cmd.args.is_empty() {
+        if self.args.len() == base {
             return Err(self.error(&first, "empty command"));
         }
-        Ok(cmd)
+        Ok(Command {
+            pos: first.pos,
+            args: self.args.drain(base..).collect(),
+        })
     }
 
     fn skip_spaces(&mut self) {
@@ -712,71 +849,103 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// How many field tokens come next (`.a.b` after an operand).
+    fn fields_ahead(&self) -> usize {
+        let tokens = &self.lex.tokens;
+        tokens[self.at.min(tokens.len())..]
+            .iter()
+            .take_while(|t| t.kind == Kind::Field)
+            .count()
+    }
+
+    /// The chain of `first` and the next `n` field tokens (which adjoin it, as a chain is
+    /// written), consumed.
+    fn take_fields(&mut self, first: Span, n: usize) -> Names {
+        let end = match n {
+            0 => first.end,
+            _ => {
+                let last = self.lex.tokens[self.at + n - 1];
+                last.pos + last.text.len()
+            }
+        };
+        self.at += n;
+        Names(Span {
+            start: first.start,
+            end,
+        })
+    }
+
     fn parse_operand(&mut self) -> Result<Arg, ParseError> {
         let term = self.parse_term()?;
-        if self.peek().kind == Kind::Field {
-            let chain_pos = self.peek().pos;
-            let mut fields = Vec::new();
-            while self.peek().kind == Kind::Field {
-                fields.push(self.next().text[1..].to_string());
-            }
-            return Ok(match term {
-                Arg::Field(_, mut names) => {
-                    names.extend(fields);
-                    Arg::Field(chain_pos, names)
-                }
-                Arg::Variable(_, mut names) => {
-                    names.extend(fields);
-                    Arg::Variable(chain_pos, names)
-                }
-                Arg::Bool(..) | Arg::String(..) | Arg::Number(..) | Arg::Nil(_) | Arg::Dot(_) => {
-                    let t = self.tokens[self.at - 1].clone();
-                    return Err(self.error(
-                        &t,
-                        format!(
-                            "unexpected . after term {}",
-                            super::fmt::go_quote(&arg_string(&term))
-                        ),
-                    ));
-                }
-                other => Arg::Chain(chain_pos, Box::new(other), fields),
-            });
+        let n = self.fields_ahead();
+        if n == 0 {
+            return Ok(term);
         }
-        Ok(term)
+        let chain_pos = self.peek().pos;
+        Ok(match term {
+            Arg::Bool(..) | Arg::String(..) | Arg::Number(..) | Arg::Nil(_) | Arg::Dot(_) => {
+                self.at += n;
+                let t = self.lex.tokens[self.at - 1];
+                return Err(self.error(
+                    &t,
+                    format!(
+                        "unexpected . after term {}",
+                        super::fmt::go_quote(&arg_string(&term, self.source))
+                    ),
+                ));
+            }
+            other => {
+                let at = Span {
+                    start: chain_pos,
+                    end: chain_pos,
+                };
+                Arg::Chain(chain_pos, Box::new(other), self.take_fields(at, n))
+            }
+        })
     }
 
     fn parse_term(&mut self) -> Result<Arg, ParseError> {
         let t = self.next_non_space();
         Ok(match t.kind {
             Kind::Identifier => {
-                if !(self.is_function)(&t.text) {
+                if !(self.is_function)(t.text) {
                     return Err(self.error(&t, format!("function \"{}\" not defined", t.text)));
                 }
-                Arg::Identifier(t.pos, t.text.to_string())
+                Arg::Identifier(Span::of_token(&t))
             }
             Kind::Dot => Arg::Dot(t.pos),
             Kind::Nil => Arg::Nil(t.pos),
-            Kind::Keyword if t.text.as_ref() == "nil" => Arg::Nil(t.pos),
-            Kind::Variable => {
-                if !self.lookup_var(&t.text) {
+            Kind::Keyword if t.text == "nil" => Arg::Nil(t.pos),
+            // A field or variable takes the fields after it (`.a.b`, `$x.a`), and then is
+            // where its second field is.
+            Kind::Variable | Kind::Field => {
+                let is_var = t.kind == Kind::Variable;
+                if is_var && !self.lookup_var(t.text) {
                     return Err(self.error(&t, format!("undefined variable \"{}\"", t.text)));
                 }
-                Arg::Variable(t.pos, vec![t.text.to_string()])
+                let n = self.fields_ahead();
+                let pos = if n > 0 { self.peek().pos } else { t.pos };
+                let names = self.take_fields(Span::of_token(&t), n);
+                if is_var {
+                    Arg::Variable(pos, names)
+                } else {
+                    Arg::Field(pos, names)
+                }
             }
-            Kind::Field => Arg::Field(t.pos, vec![t.text[1..].to_string()]),
-            Kind::Bool => Arg::Bool(t.pos, t.text.as_ref() == "true"),
+            Kind::Bool => Arg::Bool(t.pos, t.text == "true"),
             Kind::Char | Kind::Number | Kind::Complex => {
                 let n = if t.kind == Kind::Complex {
-                    parse_complex(&t.text)
+                    parse_complex(t.text)
                 } else {
-                    parse_number(&t.text, t.kind == Kind::Char)
+                    parse_number(t.text, t.kind == Kind::Char)
                 }
                 .map_err(|e| self.error(&t, e))?;
-                Arg::Number(t.pos, n)
+                let text = Span::of_token(&t);
+                Arg::Number(t.pos, Box::new(Number { text, ..n }))
             }
             Kind::String | Kind::RawString => {
-                let value = unquote(&t.text).map_err(|e| self.error(&t, e))?;
-                Arg::String(t.pos, t.text.to_string(), value)
+                let value = unquote_shared(t.text).map_err(|e| self.error(&t, e))?;
+                Arg::String(Span::of_token(&t), value)
             }
             Kind::LeftParen => {
                 self.enter(&t)?;
@@ -791,17 +960,30 @@ impl<'a> Parser<'a> {
 }
 
 /// A token as Go's `item.String` prints it: keywords in angle brackets, the rest quoted (cut
-/// after 10 characters).
+/// after 10 characters). An error token is never described: its message is the error.
 fn describe(t: &Token) -> String {
     match t.kind {
         Kind::Eof => "EOF".into(),
-        Kind::Error => t.text.to_string(),
         Kind::Keyword | Kind::Nil => format!("<{}>", t.text),
         _ if t.text.chars().count() > 10 => {
             let cut: String = t.text.chars().take(10).collect();
             format!("{}...", super::fmt::go_quote(&cut))
         }
-        _ => super::fmt::go_quote(&t.text),
+        _ => super::fmt::go_quote(t.text),
+    }
+}
+
+/// [`unquote`] as a shared string, copied once from the template when nothing is escaped.
+fn unquote_shared(text: &str) -> Result<Arc<str>, String> {
+    let inside = |q: char| text.strip_prefix(q).and_then(|t| t.strip_suffix(q));
+    let plain = match (inside('"'), inside('`')) {
+        (Some(body), _) if !body.contains('\\') => Some(body),
+        (_, Some(raw)) if !raw.contains('\r') => Some(raw),
+        _ => None,
+    };
+    match plain {
+        Some(body) => Ok(Arc::from(body)),
+        None => unquote(text).map(Arc::from),
     }
 }
 
@@ -867,6 +1049,9 @@ pub fn unquote(text: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// The span of a number read from a token's text alone, which the caller sets.
+const NO_SPAN: Span = Span { start: 0, end: 0 };
+
 /// A number constant as Go's parser reads it (`parse.newNumber`).
 fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
     if is_char {
@@ -898,16 +1083,17 @@ fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
             return Err(format!("malformed character constant: {text}"));
         }
         return Ok(Number {
-            text: text.to_string(),
+            text: NO_SPAN,
             int: Some(c),
             float: Some(c as f64),
             is_float: false,
+            hex_int: false,
             complex: None,
         });
     }
     // An imaginary constant, if what precedes the `i` is a float.
     if let Some(im) = text.strip_suffix('i').and_then(go_parse_float) {
-        return Ok(complex_number(text, 0.0, im));
+        return Ok(complex_number(0.0, im));
     }
     let int = crate::go::strconv::parse_int(text).ok();
     let float = match int {
@@ -928,7 +1114,7 @@ fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
     let lower = text.to_ascii_lowercase();
     let hex = lower.trim_start_matches(['+', '-']).starts_with("0x");
     Ok(Number {
-        text: text.to_string(),
+        text: NO_SPAN,
         int,
         float,
         is_float: if hex {
@@ -936,6 +1122,7 @@ fn parse_number(text: &str, is_char: bool) -> Result<Number, String> {
         } else {
             lower.contains(['.', 'e'])
         },
+        hex_int: hex && !lower.contains('p'),
         complex: None,
     })
 }
@@ -954,20 +1141,21 @@ fn parse_complex(text: &str) -> Result<Number, String> {
         Some((float(re)?, float(im)?))
     });
     match parts {
-        Some((re, im)) => Ok(complex_number(text, re, im)),
+        Some((re, im)) => Ok(complex_number(re, im)),
         None => Err("syntax error scanning complex number".into()),
     }
 }
 
 /// Go's `simplifyComplex`: a complex constant whose imaginary part is zero is also a float,
 /// and an int when integral.
-fn complex_number(text: &str, re: f64, im: f64) -> Number {
+fn complex_number(re: f64, im: f64) -> Number {
     let real = im == 0.0;
     Number {
-        text: text.to_string(),
+        text: NO_SPAN,
         int: (real && re.fract() == 0.0 && re.abs() < 9.2e18).then_some(re as i64),
         float: real.then_some(re),
         is_float: real,
+        hex_int: false,
         complex: Some((re, im)),
     }
 }
@@ -1006,64 +1194,71 @@ fn parse_hex_float(s: &str) -> Option<f64> {
     Some(v * 2f64.powi(exp))
 }
 
-/// An operand as Go's `String()` prints it (for `at <…>` in errors).
-pub fn arg_string(a: &Arg) -> String {
+/// An operand of a tree of `text` as Go's `String()` prints it (for `at <…>` in errors).
+pub fn arg_string(a: &Arg, text: &str) -> String {
+    let mut s = String::new();
+    write_arg(&mut s, a, text);
+    s
+}
+
+fn write_arg(s: &mut String, a: &Arg, text: &str) {
     match a {
-        Arg::Field(_, names) => names.iter().map(|n| format!(".{n}")).collect(),
-        Arg::Variable(_, names) => {
-            let mut s = names[0].clone();
-            for n in &names[1..] {
-                s.push('.');
-                s.push_str(n);
-            }
-            s
+        Arg::Field(_, names) | Arg::Variable(_, names) => s.push_str(names.as_written(text)),
+        Arg::Dot(_) => s.push('.'),
+        Arg::Nil(_) => s.push_str("nil"),
+        Arg::Bool(_, b) => s.push_str(if *b { "true" } else { "false" }),
+        Arg::Number(_, n) => s.push_str(n.text.of(text)),
+        Arg::String(quoted, _) => s.push_str(quoted.of(text)),
+        Arg::Identifier(name) => s.push_str(name.of(text)),
+        Arg::Chain(_, node, names) => {
+            write_arg(s, node, text);
+            s.push_str(names.as_written(text));
         }
-        Arg::Dot(_) => ".".into(),
-        Arg::Nil(_) => "nil".into(),
-        Arg::Bool(_, b) => b.to_string(),
-        Arg::Number(_, n) => n.text.clone(),
-        Arg::String(_, quoted, _) => quoted.clone(),
-        Arg::Identifier(_, name) => name.clone(),
-        Arg::Chain(_, node, fields) => {
-            let mut s = match node.as_ref() {
-                Arg::Pipe(p) => format!("({})", pipe_string(p)),
-                other => arg_string(other),
-            };
-            for f in fields {
-                s.push('.');
-                s.push_str(f);
-            }
-            s
+        Arg::Pipe(p) => {
+            s.push('(');
+            write_pipe(s, p, text);
+            s.push(')');
         }
-        Arg::Pipe(p) => format!("({})", pipe_string(p)),
     }
 }
 
-/// A command as Go prints it.
-pub fn command_string(c: &Command) -> String {
-    c.args
-        .iter()
-        .map(|a| match a {
-            Arg::Pipe(p) => format!("({})", pipe_string(p)),
-            other => arg_string(other),
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+/// A command of a tree of `text` as Go prints it.
+pub fn command_string(c: &Command, text: &str) -> String {
+    let mut s = String::new();
+    write_command(&mut s, c, text);
+    s
 }
 
-/// A pipeline as Go prints it.
-pub fn pipe_string(p: &Pipe) -> String {
+fn write_command(s: &mut String, c: &Command, text: &str) {
+    for (i, a) in c.args.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        write_arg(s, a, text);
+    }
+}
+
+/// A pipeline of a tree of `text` as Go prints it.
+pub fn pipe_string(p: &Pipe, text: &str) -> String {
     let mut s = String::new();
+    write_pipe(&mut s, p, text);
+    s
+}
+
+fn write_pipe(s: &mut String, p: &Pipe, text: &str) {
+    for (i, v) in p.decl.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(v.of(text));
+    }
     if !p.decl.is_empty() {
-        s.push_str(&p.decl.join(", "));
         s.push_str(if p.is_assign { " = " } else { " := " });
     }
-    s.push_str(
-        &p.cmds
-            .iter()
-            .map(command_string)
-            .collect::<Vec<_>>()
-            .join(" | "),
-    );
-    s
+    for (i, c) in p.cmds.iter().enumerate() {
+        if i > 0 {
+            s.push_str(" | ");
+        }
+        write_command(s, c, text);
+    }
 }
