@@ -756,3 +756,110 @@ fn an_unknown_behavior_and_a_key_the_api_server_rejects_are_warnings() {
         .success()
         .stdout_has("  a b: \"1\"\n");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Kustomize: replacements
+
+/// ConfigMaps `src` (data.image `nginx:1.27`) and `dst` (data.v `old`).
+const REPLACEMENT_CMS: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: src\ndata:\n  image: nginx:1.27\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dst\ndata:\n  v: old\n";
+
+/// A kustomization in `dir` over [`REPLACEMENT_CMS`] with one replacement, whose entry is at
+/// line 4: a source with `source` (after `kind: ConfigMap`) and the target `dst`'s `data.v`.
+fn write_replacement(env: &TestEnv, dir: &str, source: &str) {
+    env.write(&format!("{dir}/cm.yaml"), REPLACEMENT_CMS).write(
+        &format!("{dir}/kustomization.yaml"),
+        format!("resources:\n- cm.yaml\nreplacements:\n- source:\n    kind: ConfigMap\n{source}  targets:\n  - select:\n      name: dst\n    fieldPaths:\n    - data.v\n"),
+    );
+}
+
+#[test]
+fn a_replacement_source_matching_two_objects_or_lacking_the_field_is_an_error_at_the_entry() {
+    let env = TestEnv::new();
+    write_replacement(&env, "ambiguous", "    fieldPath: data.v\n");
+    write_replacement(
+        &env,
+        "missing",
+        "    name: src\n    fieldPath: data.nothere\n",
+    );
+    env.commit("sources");
+    let report = check(&env, 1);
+    assert_finding(
+        the_finding(&report, "kustomize.replacement.ambiguous-source"),
+        "error",
+        "ambiguous/kustomization.yaml",
+        Some(4),
+        "multiple matches for selector ConfigMap.[noVer].[noGrp]/[noName].[noNs]:data.v",
+    );
+    assert_finding(
+        the_finding(&report, "kustomize.replacement.source-field-missing"),
+        "error",
+        "missing/kustomization.yaml",
+        Some(4),
+        "fieldPath `data.nothere` is missing for replacement source ConfigMap.[noVer].[noGrp]/src.[noNs]",
+    );
+}
+
+#[test]
+fn a_replacement_source_value_that_cannot_be_followed_or_split_is_an_error_at_the_entry() {
+    let env = TestEnv::new();
+    // A path through a string.
+    write_replacement(
+        &env,
+        "through-scalar",
+        "    name: src\n    fieldPath: data.image.x\n",
+    );
+    // A delimiter on a map.
+    write_replacement(
+        &env,
+        "split-map",
+        "    name: src\n    fieldPath: data\n    options:\n      delimiter: \":\"\n",
+    );
+    // An index past the parts.
+    write_replacement(
+        &env,
+        "index",
+        "    name: src\n    fieldPath: data.image\n    options:\n      delimiter: \":\"\n      index: 5\n",
+    );
+    env.commit("source values");
+    let report = check(&env, 1);
+    // kustomize adds ": node contents:" and the node.
+    assert_finding(
+        the_finding(&report, "kustomize.replacement.source-field"),
+        "error",
+        "through-scalar/kustomization.yaml",
+        Some(4),
+        "error looking up replacement source: wrong node kind: expected MappingNode but got ScalarNode",
+    );
+    assert_finding(
+        the_finding(&report, "kustomize.replacement.delimiter"),
+        "error",
+        "split-map/kustomization.yaml",
+        Some(4),
+        "delimiter option can only be used with scalar nodes",
+    );
+    assert_finding(
+        the_finding(&report, "kustomize.replacement.index-out-of-range"),
+        "error",
+        "index/kustomization.yaml",
+        Some(4),
+        "options.index 5 is out of bounds for value nginx:1.27",
+    );
+}
+
+#[test]
+fn a_replacement_without_targets_is_invalid() {
+    let env = TestEnv::new();
+    env.write("app/cm.yaml", REPLACEMENT_CMS).write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\nreplacements:\n- source:\n    kind: ConfigMap\n    name: src\n    fieldPath: data.image\n",
+    );
+    env.commit("no targets");
+    let report = check(&env, 1);
+    assert_finding(
+        the_finding(&report, "kustomize.replacement.invalid"),
+        "error",
+        "app/kustomization.yaml",
+        Some(4),
+        "replacements must specify a source and at least one target",
+    );
+}
