@@ -863,3 +863,142 @@ fn a_replacement_without_targets_is_invalid() {
         "replacements must specify a source and at least one target",
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Kustomize: output and fields kdelta does not support
+
+#[test]
+fn sort_options_that_contradict_each_other_are_an_error_at_sort_options() {
+    let env = TestEnv::new();
+    env.write("app/cm.yaml", cm("x")).write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\nsortOptions:\n  order: fifo\n  legacySortOptions:\n    orderFirst: [Namespace]\n",
+    );
+    env.commit("fifo with legacy options");
+    let report = check(&env, 1);
+    assert_finding(
+        the_finding(&report, "kustomize.sort-options"),
+        "error",
+        "app/kustomization.yaml",
+        Some(3),
+        "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",
+    );
+}
+
+#[test]
+fn a_key_that_reads_as_a_number_cannot_be_printed() {
+    let env = TestEnv::new();
+    env.write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  1: one\n",
+    )
+    .write("app/kustomization.yaml", "resources:\n- cm.yaml\n");
+    env.commit("an int key");
+    let report = check(&env, 1);
+    // kustomize prints the whole object, then "json: unsupported type: …".
+    assert_finding(
+        the_finding(&report, "kustomize.non-string-key"),
+        "error",
+        "app/cm.yaml",
+        Some(6),
+        "the key \"1\" of ConfigMap.v1.[noGrp]/x.[noNs] reads as an int, not a string: json: unsupported type: map[interface {}]interface {}",
+    );
+}
+
+#[test]
+fn validators_are_not_supported_and_stop_the_build() {
+    let env = TestEnv::new();
+    env.write("app/cm.yaml", cm("x"))
+        .write(
+            "app/validator.yaml",
+            "apiVersion: example.com/v1\nkind: Validator\nmetadata:\n  name: v\n",
+        )
+        .write(
+            "app/kustomization.yaml",
+            "resources:\n- cm.yaml\nvalidators:\n- validator.yaml\n",
+        );
+    env.commit("a validator");
+    let report = check(&env, 1);
+    assert_finding(
+        the_finding(&report, "kustomize.unsupported"),
+        "error",
+        "app/kustomization.yaml",
+        Some(3),
+        "'validators' is not supported by this kdelta version yet",
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plain manifests and reading files
+
+#[test]
+fn documents_that_are_no_objects_are_errors_at_the_document() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", CONFIG)
+        .write("manifests/cm.yaml", config_map("ok", "v"))
+        .write(
+            "manifests/odd.yaml",
+            "- a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {}\n",
+        );
+    env.commit("odd documents");
+    let report = check(&env, 1);
+    let invalid = findings_of(&report, "resource.invalid");
+    assert_eq!(invalid.len(), 2, "{report:#}");
+    assert_finding(
+        invalid[0],
+        "error",
+        "manifests/odd.yaml",
+        Some(1),
+        "document is not a mapping",
+    );
+    assert_finding(
+        invalid[1],
+        "error",
+        "manifests/odd.yaml",
+        Some(3),
+        "object has no kind or no metadata.name",
+    );
+}
+
+#[test]
+fn a_symbolic_link_loop_is_a_read_error_at_the_link() {
+    let env = TestEnv::new();
+    env.write(".kdelta.yaml", CONFIG)
+        .write("manifests/cm.yaml", config_map("ok", "v"))
+        .symlink("manifests/loop.yaml", "loop.yaml");
+    env.commit("a link to itself");
+    for args in [
+        &["check", "--format", "json"][..],
+        &["check", "--format", "json", "--rev", "HEAD"],
+    ] {
+        let report = env.kdelta(args).code(1).json();
+        assert_finding(
+            the_finding(&report, "source.read"),
+            "error",
+            "manifests/loop.yaml",
+            None,
+            "too many levels of symbolic links",
+        );
+    }
+}
+
+#[test]
+fn an_application_whose_path_is_missing_is_a_not_found_error() {
+    let env = TestEnv::new();
+    write_web(&env, "");
+    env.write(
+        "argocd/web.yaml",
+        web_application("").replace("path: web", "path: gone"),
+    );
+    env.commit("path gone");
+    let report = check(&env, 1);
+    let f = the_finding(&report, "source.not-found");
+    assert_finding(
+        f,
+        "error",
+        "argocd/web.yaml",
+        None,
+        "Application web: source path gone is not a directory in this revision",
+    );
+    assert_eq!(f["target"], "app:argocd/web.yaml#web");
+}
