@@ -1002,3 +1002,64 @@ fn an_application_whose_path_is_missing_is_a_not_found_error() {
     );
     assert_eq!(f["target"], "app:argocd/web.yaml#web");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Output that cannot be printed
+
+#[test]
+fn a_template_whose_output_is_not_yaml_is_an_error_at_the_template() {
+    let env = TestEnv::new();
+    env.write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+    )
+    .write(
+        "charts/app/templates/bad.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: b: c\n",
+    );
+    env.commit("bad output");
+    let report = check(&env, 1);
+    // helm template's words.
+    assert_finding(
+        the_finding(&report, "helm.output"),
+        "error",
+        "charts/app/templates/bad.yaml",
+        None,
+        "YAML parse error on app/templates/bad.yaml: error converting YAML to JSON: yaml: line 6: mapping values are not allowed in this context",
+    );
+}
+
+/// A ConfigMap whose value's tag does not fit it.
+const UNTYPABLE_CM: &str =
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  v: !!int three\n";
+
+#[test]
+fn a_kustomize_object_with_a_value_that_cannot_be_typed_cannot_be_printed() {
+    let env = TestEnv::new();
+    env.write("app/cm.yaml", UNTYPABLE_CM)
+        .write("app/kustomization.yaml", "resources:\n- cm.yaml\n");
+    env.commit("untypable");
+    let report = check(&env, 1);
+    // kubectl kustomize: "map[string]interface {}(nil): yaml: cannot decode !!str `three` as a
+    // !!int".
+    assert_finding(
+        the_finding(&report, "kustomize.output"),
+        "error",
+        "app/cm.yaml",
+        Some(1),
+        "cannot decode !!str `three` as a !!int",
+    );
+}
+
+#[test]
+fn render_cannot_print_an_application_object_whose_value_cannot_be_typed() {
+    let env = TestEnv::new();
+    write_web(&env, "");
+    env.write("web/cm.yaml", UNTYPABLE_CM);
+    env.commit("untypable");
+    env.kdelta(&["render", "app:argocd/web.yaml#web"])
+        .code(1)
+        .stderr_has(
+            "error[render.output] web/cm.yaml:1: line 6: cannot decode !!str `three` as a !!int",
+        );
+}
