@@ -1063,3 +1063,62 @@ fn render_cannot_print_an_application_object_whose_value_cannot_be_typed() {
             "error[render.output] web/cm.yaml:1: line 6: cannot decode !!str `three` as a !!int",
         );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Kustomize: builtin transformers
+
+#[test]
+fn a_transformer_that_meets_a_field_of_the_wrong_kind_is_an_error_at_its_field() {
+    let env = TestEnv::new();
+    env.write(
+        "annotations/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: [a]\n",
+    )
+    .write(
+        "annotations/kustomization.yaml",
+        "resources:\n- cm.yaml\ncommonAnnotations:\n  team: a\n",
+    )
+    .write(
+        "replicas/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec: [a]\n",
+    )
+    .write(
+        "replicas/kustomization.yaml",
+        "resources:\n- deploy.yaml\nreplicas:\n- name: web\n  count: 3\n",
+    );
+    env.commit("fields of the wrong kind");
+    let report = check(&env, 1);
+    // kustomize adds ": node contents:" and the node.
+    assert_finding(
+        the_finding(&report, "kustomize.transform"),
+        "error",
+        "annotations/kustomization.yaml",
+        Some(3),
+        "considering field 'metadata/annotations' of object ConfigMap.v1.[noGrp]/x.[noNs]: wrong node kind: expected MappingNode but got SequenceNode",
+    );
+    assert_finding(
+        the_finding(&report, "kustomize.replicas"),
+        "error",
+        "replicas/kustomization.yaml",
+        Some(4),
+        "considering field 'spec/replicas' of object Deployment.v1.apps/web.[noNs]: visit traversal on path: [replicas]: expected sequence or mapping node",
+    );
+}
+
+#[test]
+fn an_openapi_version_kustomize_does_not_have_is_an_error() {
+    let env = TestEnv::new();
+    env.write("app/cm.yaml", cm("x")).write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\nopenapi:\n  version: v1.99.0\n",
+    );
+    env.commit("openapi version");
+    let report = check(&env, 1);
+    assert_finding(
+        the_finding(&report, "kustomize.openapi"),
+        "error",
+        "app/kustomization.yaml",
+        Some(3),
+        "the specified OpenAPI version is not built in",
+    );
+}
