@@ -1122,3 +1122,25 @@ fn an_openapi_version_kustomize_does_not_have_is_an_error() {
         "the specified OpenAPI version is not built in",
     );
 }
+
+#[test]
+fn a_name_reference_through_a_field_of_the_wrong_kind_is_an_error() {
+    let env = TestEnv::new();
+    env.write(
+        "app/pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: x\n  volumes:\n  - name: v\n    configMap: cfg\n",
+    )
+    .write(
+        "app/kustomization.yaml",
+        "resources:\n- pod.yaml\nconfigMapGenerator:\n- name: cfg\n  literals:\n  - A=1\n",
+    );
+    env.commit("configMap as a string");
+    let report = check(&env, 1);
+    assert_finding(
+        the_finding(&report, "kustomize.name-reference"),
+        "error",
+        "app/kustomization.yaml",
+        None,
+        "updating name reference in 'spec/volumes/configMap/name' field of 'Pod.v1.[noGrp]/p.[noNs]': considering field 'spec/volumes/configMap/name' of object Pod.v1.[noGrp]/p.[noNs]: visit traversal on path: [configMap name]: expected sequence or mapping node",
+    );
+}
