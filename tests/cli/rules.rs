@@ -1144,3 +1144,26 @@ fn a_name_reference_through_a_field_of_the_wrong_kind_is_an_error() {
         "updating name reference in 'spec/volumes/configMap/name' field of 'Pod.v1.[noGrp]/p.[noNs]': considering field 'spec/volumes/configMap/name' of object Pod.v1.[noGrp]/p.[noNs]: visit traversal on path: [configMap name]: expected sequence or mapping node",
     );
 }
+
+#[test]
+fn a_krm_function_is_not_run_and_said_so() {
+    let env = TestEnv::new();
+    env.write("app/cm.yaml", cm("x"))
+        .write(
+            "app/set-labels.yaml",
+            "apiVersion: example.com/v1\nkind: SetLabels\nmetadata:\n  name: f\n  annotations:\n    config.kubernetes.io/function: |\n      container:\n        image: example.com/set-labels:v1\n",
+        )
+        .write(
+            "app/kustomization.yaml",
+            "resources:\n- cm.yaml\ntransformers:\n- set-labels.yaml\n",
+        );
+    env.commit("a KRM function");
+    let report = check(&env, 0);
+    assert_finding(
+        the_finding(&report, "kustomize.plugin.krm-function"),
+        "notice",
+        "app/set-labels.yaml",
+        Some(1),
+        "KRM function SetLabels.v1.example.com/f.[noNs] (container:) is not run by kdelta; its output is missing",
+    );
+}
