@@ -305,27 +305,6 @@ fn an_ignore_differences_jq_expression_kdelta_cannot_apply_is_a_notice() {
 // Validation
 
 #[test]
-fn two_containers_of_one_name_are_a_duplicate_at_the_second() {
-    let env = TestEnv::new();
-    env.write(".kdelta.yaml", CONFIG).write(
-        "manifests/web.yaml",
-        deployment(1).replace(
-            "        image: nginx:1.27\n",
-            "        image: nginx:1.27\n      - name: web\n        image: nginx:1.28\n",
-        ),
-    );
-    env.commit("two web containers");
-    let report = check(&env, 1);
-    assert_finding(
-        the_finding(&report, "schema.duplicate"),
-        "error",
-        "manifests/web.yaml",
-        Some(13),
-        "apps/v1/Deployment/prod/web: spec.template.spec.containers[1]: Duplicate value: {\"name\":\"web\"}",
-    );
-}
-
-#[test]
 fn a_name_the_api_server_rejects_is_a_metadata_error_at_the_name() {
     let env = TestEnv::new();
     env.write(".kdelta.yaml", CONFIG)
