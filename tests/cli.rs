@@ -21,6 +21,8 @@ mod hostile;
 mod kustomize;
 #[path = "cli/reports.rs"]
 mod reports;
+#[path = "cli/rules.rs"]
+mod rules;
 #[path = "cli/safety.rs"]
 mod safety;
 #[path = "cli/secrets.rs"]
