@@ -1085,6 +1085,30 @@ fn a_transformer_that_meets_a_field_of_the_wrong_kind_is_an_error_at_its_field()
 }
 
 #[test]
+fn an_image_field_that_is_a_map_is_an_images_error_worded_as_kustomize() {
+    let env = TestEnv::new();
+    env.write(
+        "app/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image:\n          name: nginx\n",
+    )
+    .write(
+        "app/kustomization.yaml",
+        "resources: [deploy.yaml]\nimages:\n- name: nginx\n  newTag: \"2\"\n",
+    );
+    env.commit("an image that is a map");
+    let report = check(&env, 1);
+    let f = the_finding(&report, "kustomize.images");
+    // As kubectl kustomize v5.5.0 prints it: kyaml's wording with the node's contents.
+    assert_finding(
+        f,
+        "error",
+        "app/kustomization.yaml",
+        Some(3),
+        "wrong node kind: expected ScalarNode but got MappingNode: node contents:\nname: nginx\n",
+    );
+}
+
+#[test]
 fn an_openapi_version_kustomize_does_not_have_is_an_error() {
     let env = TestEnv::new();
     env.write("app/cm.yaml", cm("x")).write(

@@ -65,7 +65,7 @@ fn legacy_walk(
 
 fn update(n: &mut Node, image: &Image, pattern: &Regex) -> Result<(), String> {
     let Some(value) = n.as_scalar().map(|s| s.text.clone()) else {
-        return Err("wrong node kind: expected ScalarNode".to_string());
+        return Err(super::wrong_kind("ScalarNode", n));
     };
     if !pattern.is_match(&value) {
         return Ok(());

@@ -27,8 +27,7 @@ pub fn set_scalar(node: &mut Node, value: &str, tag: Option<&str>) -> Result<(),
             s.tag = tag.map(Box::from);
             Ok(())
         }
-        NodeKind::Map(_) => Err("wrong node kind: expected ScalarNode but got MappingNode".into()),
-        NodeKind::Seq(_) => Err("wrong node kind: expected ScalarNode but got SequenceNode".into()),
+        NodeKind::Map(_) | NodeKind::Seq(_) => Err(wrong_kind("ScalarNode", node)),
     }
 }
 
@@ -44,10 +43,7 @@ pub fn set_entry(
     shared: u32,
 ) -> Result<u32, String> {
     let NodeKind::Map(entries) = &mut node.kind else {
-        return Err(format!(
-            "wrong node kind: expected MappingNode but got {}",
-            kind_name(node)
-        ));
+        return Err(wrong_kind("MappingNode", node));
     };
     let new = |style| {
         Node::new(NodeKind::Scalar(Scalar {
@@ -71,6 +67,16 @@ pub fn set_entry(
             Ok(0)
         }
     }
+}
+
+/// kyaml's `ErrorIfInvalid`: the kind expected, the kind found, and the node as kyaml prints
+/// it.
+pub(super) fn wrong_kind(expected: &str, n: &Node) -> String {
+    format!(
+        "wrong node kind: expected {expected} but got {}: node contents:\n{}",
+        kind_name(n),
+        crate::yaml::emit::node_to_string(n)
+    )
 }
 
 fn kind_name(n: &Node) -> &'static str {
