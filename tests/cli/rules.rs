@@ -621,6 +621,48 @@ fn a_var_declared_twice_is_an_error_and_one_never_used_a_warning() {
 }
 
 #[test]
+fn a_var_whose_object_is_missing_or_ambiguous_is_an_error_worded_as_kustomize() {
+    let env = TestEnv::new();
+    env.write("missing/cm.yaml", cm("cfg"))
+        .write(
+            "missing/kustomization.yaml",
+            "resources: [cm.yaml]\nvars:\n- name: CFG\n  objref: {kind: ConfigMap, name: nope, apiVersion: v1}\n",
+        )
+        .write(
+            "ambiguous/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: x\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  namespace: y\n",
+        )
+        .write(
+            "ambiguous/kustomization.yaml",
+            "resources: [cm.yaml]\nvars:\n- name: CFG\n  objref: {kind: ConfigMap, name: cfg, apiVersion: v1}\n",
+        );
+    env.commit("vars without one object");
+    let report = check(&env, 1);
+    // Go's %v of the var: its target prints as its Gvk, the version filled from apiVersion
+    // once kustomize looked it up (and the field path defaulted when it resolved it).
+    let missing = the_finding(&report, "kustomize.vars");
+    assert_finding(
+        missing,
+        "error",
+        "missing/kustomization.yaml",
+        Some(2),
+        "var '{CFG ConfigMap.v1.[noGrp] {metadata.name}}' cannot be mapped to a field in the set of known resources",
+    );
+    let ambiguous = the_finding(&report, "kustomize.vars.ambiguous");
+    assert_finding(
+        ambiguous,
+        "error",
+        "ambiguous/kustomization.yaml",
+        Some(3),
+        "found 2 resId matches for var {CFG ConfigMap.v1.[noGrp] {}} (unable to disambiguate)",
+    );
+    assert_reference(
+        ambiguous,
+        "merging vars [{CFG ConfigMap.[noVer].[noGrp] {}}]: found 2 resId matches for var {CFG ConfigMap.v1.[noGrp] {}} (unable to disambiguate)",
+    );
+}
+
+#[test]
 fn a_create_generator_over_an_existing_object_and_a_merge_with_nothing_to_merge_are_errors() {
     let env = TestEnv::new();
     env.write("exists/cm.yaml", cm("settings"))

@@ -33,6 +33,27 @@ fn objref_id(v: &Var) -> KId {
     }
 }
 
+/// Go's `%v` of a kustomize `types.Var`, as its errors print one: `{NAME KIND.VERSION.GROUP
+/// {FIELDPATH}}` (the target prints as its Gvk alone). `resolved` is the var after
+/// `MergeVars` read its target (`Target.GVK()` fills the version and group from
+/// `apiVersion` into the var it has); before, they are the fields as written.
+pub fn go_var(v: &Var, resolved: bool, field_path: &str) -> String {
+    let (group, version) = if resolved {
+        let id = objref_id(v);
+        (id.gvk.group, id.gvk.version)
+    } else {
+        (v.objref.group.clone(), v.objref.version.clone())
+    };
+    let or = |s: String, none: &str| if s.is_empty() { none.to_string() } else { s };
+    format!(
+        "{{{} {}.{}.{} {{{field_path}}}}}",
+        v.name,
+        or(v.objref.kind.clone(), "[noKind]"),
+        or(version, "[noVer]"),
+        or(group, "[noGrp]"),
+    )
+}
+
 /// kustomize `MergeVars`: remembers on the object a var refers to that it is referred to.
 pub fn bind(rm: &mut ResMap, v: &Var) -> Result<(), String> {
     let target = objref_id(v);
@@ -52,7 +73,7 @@ pub fn bind(rm: &mut ResMap, v: &Var) -> Result<(), String> {
         _ => Err(format!(
             "found {} resId matches for var {} (unable to disambiguate)",
             matched.len(),
-            v.name
+            go_var(v, true, &v.fieldref.field_path)
         )),
     }
 }
@@ -123,7 +144,7 @@ pub fn resolve(rm: &mut ResMap, vars: &[Var], specs: &[FieldSpec]) -> Result<Vec
             .ok_or_else(|| {
                 format!(
                     "var '{}' cannot be mapped to a field in the set of known resources",
-                    v.name
+                    go_var(v, true, path)
                 )
             })?;
         let value = field_value(&owner.node, path).ok_or_else(|| {
