@@ -65,12 +65,10 @@ rules! {
     KUSTOMIZE_REPLACEMENT_TARGET_NOT_FOUND = "kustomize.replacement.target-not-found", Error, "a replacement target field is missing and cannot be created";
     KUSTOMIZE_REPLACEMENT_INDEX_OUT_OF_RANGE = "kustomize.replacement.index-out-of-range", Error, "options.index outside the delimited source value";
     KUSTOMIZE_REPLACEMENT_SOURCE_FIELD = "kustomize.replacement.source-field", Error, "the replacement source fieldPath cannot be followed";
-    KUSTOMIZE_REPLACEMENT_NOT_STRUCTURED = "kustomize.replacement.not-structured", Error, "a replacement target path runs into a string that holds no YAML or JSON";
     KUSTOMIZE_REPLACEMENT_VERSION_DIVERGENCE = "kustomize.replacement.version-divergence", Warning, "a replacement target that kustomize v5.5.0 and v5.8 select differently";
     KUSTOMIZE_REPLACEMENT_DELIMITER = "kustomize.replacement.delimiter", Error, "a replacement delimiter on a non-scalar value";
     KUSTOMIZE_REPLACEMENT_INVALID = "kustomize.replacement.invalid", Error, "a replacement that cannot be used (both source and sourceValue, a bad entry)";
     KUSTOMIZE_REPLACEMENT_INVALID_SELECTOR = "kustomize.replacement.invalid-selector", Error, "a replacement selector regular expression that does not compile";
-    KUSTOMIZE_REPLACEMENT_EMBEDDED = "kustomize.replacement.embedded", Error, "YAML or JSON inside a string that a replacement cannot handle";
     KUSTOMIZE_VARS = "kustomize.vars", Error, "a var that cannot be resolved";
     KUSTOMIZE_VARS_AMBIGUOUS = "kustomize.vars.ambiguous", Error, "a var that matches several objects";
     KUSTOMIZE_VARS_DUPLICATE = "kustomize.vars.duplicate", Error, "a var declared twice";

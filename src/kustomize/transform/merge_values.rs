@@ -25,7 +25,7 @@ pub fn merge_value(base: &str, overlay: &str, format: &str) -> Result<String, St
     let mut merged = parse(base, "base")?;
     let over = parse(overlay, "overlay")?;
     deep_merge(&mut merged, over);
-    super::replacement::serialize_embedded(&merged, base).map_err(|e| e.message)
+    super::replacement::serialize_embedded(&merged, base)
 }
 
 fn deep_merge(base: &mut Node, overlay: Node) {

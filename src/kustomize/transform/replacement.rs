@@ -395,7 +395,9 @@ fn copy_to_field(
     options: Option<&FieldOptions>,
 ) -> Result<(), ReplacementError> {
     let create = options.filter(|o| o.create).map(|_| Create::of(value));
-    if set_in_structured_data(obj, value, fp, create, options).is_ok() {
+    // As kustomize, a path that does not lead into structured data (or fails there) is
+    // then followed as a plain field path, whose failure is the one reported.
+    if set_in_structured_data(obj, value, fp, create, options).is_some() {
         return Ok(());
     }
     let path = pathmatch::split(fp);
@@ -491,16 +493,10 @@ fn set_in_structured_data(
     fp: &str,
     create: Option<Create>,
     options: Option<&FieldOptions>,
-) -> Result<(), ReplacementError> {
+) -> Option<()> {
     let parts = pathmatch::split(fp);
-    let nope = || {
-        err(
-            rules::KUSTOMIZE_REPLACEMENT_NOT_STRUCTURED,
-            "no structured data found in path",
-        )
-    };
     if parts.len() < 2 {
-        return Err(nope());
+        return None;
     }
     let mut carrier: Option<(usize, Node)> = None;
     for i in 1..parts.len() {
@@ -514,7 +510,7 @@ fn set_in_structured_data(
             }
         }
     }
-    let (i, mut doc) = carrier.ok_or_else(nope)?;
+    let (i, mut doc) = carrier?;
     let original = pathmatch::lookup(obj, &parts[..i])
         .ok()
         .flatten()
@@ -522,26 +518,18 @@ fn set_in_structured_data(
         .unwrap_or("")
         .to_string();
     if original.trim().is_empty() {
-        return Err(nope());
+        return None;
     }
-    let mut failure = None;
+    let mut failed = false;
     let n = pathmatch::visit(&mut doc, &parts[i..], create, &mut |t| {
-        if let Err(e) = set_field_value(options, t, value) {
-            failure.get_or_insert(e);
-        }
+        failed |= set_field_value(options, t, value).is_err();
         Ok(())
     })
-    .map_err(|e| err(rules::KUSTOMIZE_REPLACEMENT_EMBEDDED, e))?;
-    if let Some(e) = failure {
-        return Err(e);
+    .ok()?;
+    if failed || n == 0 {
+        return None;
     }
-    if n == 0 {
-        return Err(err(
-            rules::KUSTOMIZE_REPLACEMENT_EMBEDDED,
-            "unable to find field in structured data",
-        ));
-    }
-    let serialized = serialize_embedded(&doc, &original)?;
+    let serialized = serialize_embedded(&doc, &original).ok()?;
     let mut wrote = false;
     pathmatch::visit(obj, &parts[..i], None, &mut |carrier| {
         if let NodeKind::Scalar(s) = &mut carrier.kind {
@@ -552,17 +540,16 @@ fn set_in_structured_data(
         }
         Ok(())
     })
-    .map_err(|e| err(rules::KUSTOMIZE_REPLACEMENT_EMBEDDED, e))?;
-    Ok(())
+    .ok()?;
+    Some(())
 }
 
 /// JSON when the original text starts with `{` or `[` (pretty with two spaces when the original
 /// had a newline and a double space), otherwise kyaml-style YAML, trimmed.
-pub fn serialize_embedded(doc: &Node, original: &str) -> Result<String, ReplacementError> {
+pub fn serialize_embedded(doc: &Node, original: &str) -> Result<String, String> {
     let first = original.trim_start().chars().next();
     if matches!(first, Some('{' | '[')) {
-        let v = yaml::to_value(doc, Dialect::Yaml12)
-            .map_err(|e| err(rules::KUSTOMIZE_REPLACEMENT_EMBEDDED, e.to_string()))?;
+        let v = yaml::to_value(doc, Dialect::Yaml12).map_err(|e| e.to_string())?;
         if original.contains('\n') && original.contains("  ") {
             return Ok(go_json_indent(&v, 0));
         }
