@@ -142,8 +142,8 @@ impl Builder {
             })
     }
 
-    /// A non-builtin plugin: a KRM function is reported and skipped, an exec plugin runs only
-    /// when enabled. `None` means "skipped".
+    /// A non-builtin plugin: a KRM function is reported and skipped (the output is then
+    /// incomplete), an exec plugin runs only when enabled. `None` means "skipped".
     fn external(
         &mut self,
         kt: &Kt,
@@ -159,14 +159,15 @@ impl Builder {
                 format!(
                     "KRM function {} ({}) is not run by kdelta; its output is missing",
                     id,
-                    f.lines().next().unwrap_or("")
+                    krm_function_runtime(f)
                 ),
             )
             .at(
                 cfg.origin.file.to_string(),
                 cfg.origin.span.line,
                 cfg.origin.span.column,
-            );
+            )
+            .incomplete();
             finding.severity = Severity::Notice;
             self.findings.push(finding);
             return Ok(None);
@@ -206,4 +207,19 @@ fn plugin_origin(cfg: &Res) -> Option<Origin> {
             namespace: cfg.namespace().to_string(),
         }),
     })
+}
+
+/// What runs a KRM function, from its `config.kubernetes.io/function` annotation: the
+/// container's image, the executable's path, or else the annotation's first line.
+fn krm_function_runtime(annotation: &str) -> String {
+    let node = crate::yaml::parse_one(annotation.as_bytes(), &crate::yaml::ParseOptions::default());
+    let found = node.ok().and_then(|n| {
+        n.str_at(&["container", "image"])
+            .map(|i| format!("container image {i}"))
+            .or_else(|| {
+                n.str_at(&["exec", "path"])
+                    .map(|p| format!("executable {p}"))
+            })
+    });
+    found.unwrap_or_else(|| annotation.lines().next().unwrap_or("").to_string())
 }

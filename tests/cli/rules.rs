@@ -1209,6 +1209,14 @@ fn a_krm_function_is_not_run_and_said_so() {
         "notice",
         "app/set-labels.yaml",
         Some(1),
-        "KRM function SetLabels.v1.example.com/f.[noNs] (container:) is not run by kdelta; its output is missing",
+        "KRM function SetLabels.v1.example.com/f.[noNs] (container image example.com/set-labels:v1) is not run by kdelta; its output is missing",
     );
+    // What it would have made or changed is missing: the target is incomplete.
+    let target = report["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == "kustomize:app")
+        .expect("the kustomization's target");
+    assert_eq!(target["incomplete"], true, "{target:#}");
 }
