@@ -182,7 +182,14 @@ fn objects(
             // A file that is not manifests at all (values, configuration) is left out.
             Some(_) if out.len() == before && !looks_like_manifest => return Ok(()),
             Some(why) => return Err(unmarshal(doc.span.line, doc.span.column, why)),
-            None => out.push(Resource::new(Node::clone(doc), path.clone())),
+            None => {
+                // The repo-server decodes each object into JSON: a value no type fits (`!!int
+                // three`, NaN) fails the manifest generation.
+                if let Err(e) = crate::yaml::to_value(doc, crate::yaml::Dialect::Yaml12) {
+                    return Err(unmarshal(doc.span.line, doc.span.column, &e.to_string()));
+                }
+                out.push(Resource::new(Node::clone(doc), path.clone()))
+            }
         }
     }
     Ok(())

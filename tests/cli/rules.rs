@@ -1073,16 +1073,28 @@ fn a_kustomize_object_with_a_value_that_cannot_be_typed_cannot_be_printed() {
 }
 
 #[test]
-fn render_cannot_print_an_application_object_whose_value_cannot_be_typed() {
+fn an_application_directory_with_a_value_that_cannot_be_typed_is_an_unmarshal_error() {
     let env = TestEnv::new();
     write_web(&env, "");
     env.write("web/cm.yaml", UNTYPABLE_CM);
     env.commit("untypable");
+    // Argo CD's repo-server decodes each object into JSON and fails the generation.
+    let report = check(&env, 1);
+    let invalid: Vec<&Value> = findings_of(&report, "resource.invalid")
+        .into_iter()
+        .filter(|f| f["target"].as_str().unwrap_or_default().starts_with("app:"))
+        .collect();
+    assert_eq!(invalid.len(), 1, "{report:#}");
+    assert_finding(
+        invalid[0],
+        "error",
+        "web/cm.yaml",
+        Some(1),
+        "Failed to unmarshal \"cm.yaml\": line 6: cannot decode !!str `three` as a !!int",
+    );
     env.kdelta(&["render", "app:argocd/web.yaml#web"])
         .code(1)
-        .stderr_has(
-            "error[render.output] web/cm.yaml:1: line 6: cannot decode !!str `three` as a !!int",
-        );
+        .stderr_has("cannot decode !!str `three` as a !!int");
 }
 
 // ---------------------------------------------------------------------------------------------
