@@ -198,3 +198,36 @@ fn panic_finding(id: &str, caught: &crate::panic::Caught, last_read: Option<Repo
         None => finding,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_no_engine_typed_is_a_finding_of_the_writer_at_its_file() {
+        let doc = crate::yaml::parse_one(
+            b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  v: !!int three\n",
+            &crate::yaml::ParseOptions::default(),
+        )
+        .unwrap();
+        let file = RepoPath::new("web/cm.yaml").unwrap();
+        let rendered = Rendered {
+            resources: vec![Resource::new(doc, file.clone())],
+            findings: Vec::new(),
+            read_set: ReadSet::default(),
+            ok: true,
+            complete: true,
+            file,
+            details: None,
+            printed: None,
+        };
+        let f = rendered.to_yaml().unwrap_err();
+        assert_eq!(f.rule, rules::RENDER_OUTPUT);
+        assert_eq!(f.file.as_deref(), Some("web/cm.yaml"));
+        assert!(
+            f.message.contains("cannot decode !!str `three` as a !!int"),
+            "{}",
+            f.message
+        );
+    }
+}
