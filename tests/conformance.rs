@@ -668,7 +668,7 @@ fn read_kustomize_case(dir: &Path, case: &Value) -> Result<KustomizeCase, String
         enable_exec_plugins: false,
         add_managed_by_label: text(case, &["options", "add_managedby_label"]).as_deref()
             == Some("true"),
-        trace: false,
+        ..KustomizeOptions::default()
     };
     let exit = text(case, &["oracle", "exit_code"]).ok_or("case.yaml: no oracle.exit_code")?;
     let output = dir.join("expected.yaml");

@@ -553,7 +553,18 @@ impl Source<'_> {
         let Some(sourced) = settings.kustomize_build_options(version) else {
             return (Default::default(), findings);
         };
-        let (opts, unknown) = super::settings::kustomize_options(&sourced.value);
+        let (mut opts, unknown) = super::settings::kustomize_options(&sourced.value);
+        // With --enable-helm, the repo-server appends --helm-kube-version with the destination
+        // cluster's version (kustomize v5.3 and later), after the configured flags.
+        let enables_helm = sourced
+            .value
+            .split_whitespace()
+            .any(|w| w == "--enable-helm" || w == "--enable-helm=true");
+        if enables_helm {
+            if let Some(v) = self.cluster_version() {
+                opts.helm_kube_version = Some(v);
+            }
+        }
         // The global options' unknown flags are said once per revision (pipeline::with_settings).
         if version.is_some() && !unknown.is_empty() {
             findings.push(super::settings::unknown_flags_finding(

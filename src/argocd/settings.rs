@@ -565,13 +565,14 @@ pub fn kustomize_options(flags: &str) -> (crate::kustomize::Options, Vec<String>
             | "--as-current-user"
             | "--helm-debug"
             | "--stack-trace" => {}
-            "--helm-command"
-            | "--helm-kube-version"
-            | "--helm-api-versions"
-            | "--mount"
-            | "--env"
-            | "-e"
-            | "--network-name" => {
+            "--helm-kube-version" => opts.helm_kube_version = Some(value().to_string()),
+            "--helm-api-versions" => opts.helm_api_versions.extend(
+                value()
+                    .split(',')
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_string),
+            ),
+            "--helm-command" | "--mount" | "--env" | "-e" | "--network-name" => {
                 value();
             }
             other => unknown.push(other.to_string()),

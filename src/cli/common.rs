@@ -116,6 +116,8 @@ pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
             enable_exec_plugins: common.enable_exec_plugins,
             add_managed_by_label: common.enable_managed_by_label,
             trace: false,
+            helm_kube_version: None,
+            helm_api_versions: Vec::new(),
         },
         helm: helm_options(common)?,
         argocd: kdelta::argocd::Options {

@@ -66,6 +66,11 @@ pub struct Options {
     pub add_managed_by_label: bool,
     /// Record every object's state after each build step (`kdelta explain`).
     pub trace: bool,
+    /// `--helm-kube-version` and `--helm-api-versions` (kustomize v5.3 and later): when set,
+    /// they replace every helmCharts entry's own `kubeVersion` and `apiVersions`, as
+    /// HelmChartInflationGenerator's config does. Argo CD passes its destination cluster's.
+    pub helm_kube_version: Option<String>,
+    pub helm_api_versions: Vec<String>,
 }
 
 impl engine::Spec for Spec {
@@ -206,6 +211,8 @@ pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<trac
         findings: Vec::new(),
         exec_plugins: opts.enable_exec_plugins,
         trace: opts.trace.then(trace::Trace::default),
+        helm_kube_version: opts.helm_kube_version.clone(),
+        helm_api_versions: opts.helm_api_versions.clone(),
     };
     let result = run(&mut b, files, dir, opts);
     let trace = b.trace.take().unwrap_or_default();

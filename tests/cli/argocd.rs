@@ -662,3 +662,65 @@ fn charts_render_for_the_cluster_version_its_override_or_the_application_s_own()
     .success()
     .stdout_has("version: v1.30.1");
 }
+
+/// A kustomization inflating a vendored chart that prints the Kubernetes version Helm renders
+/// for, deployed by an Application, with argocd-cm's kustomize `buildOptions`.
+fn kustomized_chart(env: &TestEnv, build_options: &str, kdelta_yaml: &str) {
+    env.write(
+        ".kdelta.yaml",
+        format!("repoURLs: [https://git.example.com/gitops.git]\n{kdelta_yaml}"),
+    )
+    .write(
+        "argocd/argocd-cm.yaml",
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n  kustomize.buildOptions: {build_options}\n"),
+    )
+    .write(
+        "argocd/app.yaml",
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: versions\n  namespace: argocd\nspec:\n  source:\n    repoURL: https://git.example.com/gitops.git\n    path: app\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: prod\n",
+    )
+    .write(
+        "app/kustomization.yaml",
+        "helmCharts:\n- name: versions\n  releaseName: v\n  kubeVersion: 1.26.0\n",
+    )
+    .write(
+        "app/charts/versions/Chart.yaml",
+        "apiVersion: v2\nname: versions\nversion: 1.0.0\n",
+    )
+    .write("app/charts/versions/values.yaml", "{}\n")
+    .write(
+        "app/charts/versions/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: versions\ndata:\n  kube: {{ .Capabilities.KubeVersion.Version | quote }}\n  batch: {{ .Capabilities.APIVersions.Has \"example.com/v9\" | quote }}\n",
+    );
+    env.commit("a kustomized chart");
+}
+
+#[test]
+fn argo_cd_builds_helm_charts_of_kustomizations_for_the_destination_cluster() {
+    // kustomize build alone renders for the entry's kubeVersion.
+    let env = TestEnv::new();
+    kustomized_chart(
+        &env,
+        "--enable-helm",
+        "kubernetes:\n  version: \"1.29.0\"\n",
+    );
+    env.kdelta(&["render", "kustomize:app"])
+        .success()
+        .stdout_has("kube: v1.26.0");
+    // The repo-server appends --helm-kube-version with the cluster's version, which replaces
+    // the entry's (kustomize v5.3+).
+    env.kdelta(&["render", "app:argocd/app.yaml#versions"])
+        .success()
+        .stdout_has("kube: v1.29.0");
+
+    // Without --enable-helm in buildOptions it passes nothing; the configured flags apply.
+    let env = TestEnv::new();
+    kustomized_chart(
+        &env,
+        "--helm-kube-version 1.27.0 --helm-api-versions example.com/v9",
+        "",
+    );
+    env.kdelta(&["render", "app:argocd/app.yaml#versions"])
+        .success()
+        .stdout_has("kube: v1.27.0")
+        .stdout_has("batch: \"true\"");
+}

@@ -172,8 +172,16 @@ impl Builder {
         let mut options = crate::helm::Options {
             release_name: Some(release_name(chart)?),
             namespace: (!chart.namespace.is_empty()).then(|| chart.namespace.clone()),
-            kube_version: (!chart.kube_version.is_empty()).then(|| chart.kube_version.clone()),
-            api_versions: chart.api_versions.clone(),
+            // The build's --helm-kube-version and --helm-api-versions win over the entry's.
+            kube_version: self
+                .helm_kube_version
+                .clone()
+                .or_else(|| (!chart.kube_version.is_empty()).then(|| chart.kube_version.clone())),
+            api_versions: if self.helm_api_versions.is_empty() {
+                chart.api_versions.clone()
+            } else {
+                self.helm_api_versions.clone()
+            },
             include_crds: chart.include_crds,
             skip_tests: chart.skip_tests,
             no_hooks: chart.skip_hooks,

@@ -126,6 +126,9 @@ pub struct Builder {
     pub exec_plugins: bool,
     /// Each step's objects, when the build is traced (`kdelta explain`).
     pub trace: Option<crate::kustomize::trace::Trace>,
+    /// See [`crate::kustomize::Options::helm_kube_version`].
+    pub helm_kube_version: Option<String>,
+    pub helm_api_versions: Vec<String>,
 }
 
 impl Builder {
