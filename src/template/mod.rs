@@ -432,17 +432,10 @@ impl TemplateSet {
         {
             return hit;
         }
-        let funcs = self.funcs.clone();
         let result: Arc<ParseResult> = Arc::new(
-            parse::parse(
-                name,
-                text,
-                &self.options.left_delim,
-                &self.options.right_delim,
-                &|f| funcs.has(f),
-            )
-            .map(|p| p.trees.into_iter().map(|(n, t)| (n, Arc::new(t))).collect())
-            .map_err(|e| e.0),
+            self.parse_fresh(name, text)
+                .map(|p| p.trees.into_iter().map(|(n, t)| (n, Arc::new(t))).collect())
+                .map_err(|e| e.0),
         );
         let mut c = cache();
         if !c.map.contains_key(&key) && c.bytes + text.len() <= PARSE_CACHE_BYTES {
@@ -461,6 +454,13 @@ impl TemplateSet {
     /// for the parser's benchmark (the cache makes every parse after the first a lookup).
     #[doc(hidden)]
     pub fn parse_uncached(&self, name: &str, text: &str) -> Result<usize, Error> {
+        self.parse_fresh(name, text)
+            .map(|p| p.trees.len())
+            .map_err(|e| Error::Parse(e.0))
+    }
+
+    /// `text` parsed as `name` with the set's delimiters and functions.
+    fn parse_fresh(&self, name: &str, text: &str) -> Result<parse::Parsed, parse::ParseError> {
         let funcs = self.funcs.clone();
         parse::parse(
             name,
@@ -469,8 +469,6 @@ impl TemplateSet {
             &self.options.right_delim,
             &|f| funcs.has(f),
         )
-        .map(|p| p.trees.len())
-        .map_err(|e| Error::Parse(e.0))
     }
 
     /// Parses `texts` (name and text) into the process's parse cache on every core, so that
