@@ -662,6 +662,54 @@ fn a_var_whose_object_is_missing_or_ambiguous_is_an_error_worded_as_kustomize() 
     );
 }
 
+/// `mergeValues` is kdelta's extension (docs/kustomize.md; kustomize never implemented proposal
+/// 22-03), so these messages are kdelta's own.
+#[test]
+fn merge_values_need_behavior_merge_and_values_that_parse() {
+    let env = TestEnv::new();
+    let base = "configMapGenerator:\n- name: app\n  literals:\n  - 'config.json={\"server\": {\"port\": 80}}'\n";
+    let overlay = |behavior: &str, value: &str| {
+        format!("resources: [../base]\nconfigMapGenerator:\n- name: app\n  behavior: {behavior}\n  mergeValues:\n  - key: config.json\n    format: json\n  literals:\n  - 'config.json={value}'\n")
+    };
+    env.write("base/kustomization.yaml", base)
+        .write(
+            "good/kustomization.yaml",
+            overlay("merge", "{\"debug\": true}"),
+        )
+        .write(
+            "replace/kustomization.yaml",
+            overlay("replace", "{\"debug\": true}"),
+        )
+        .write("broken/kustomization.yaml", overlay("merge", "{debug"));
+    env.commit("mergeValues");
+    let report = check(&env, 1);
+    let mut found: Vec<(String, String)> = findings_of(&report, "kustomize.generator.merge-values")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    assert_eq!(found.len(), 2, "{report:#}");
+    assert_eq!(found[0].0, "broken/kustomization.yaml");
+    assert!(
+        found[0].1.starts_with("mergeValues of key 'config.json': "),
+        "{found:?}"
+    );
+    assert_eq!(found[1].0, "replace/kustomization.yaml");
+    assert_eq!(
+        found[1].1,
+        "mergeValues needs behavior: merge (generator 'app' has 'replace')"
+    );
+    // The good overlay merges the two documents.
+    env.kdelta(&["render", "good"])
+        .success()
+        .stdout_has(r#"{"debug":true,"server":{"port":80}}"#);
+}
+
 #[test]
 fn a_create_generator_over_an_existing_object_and_a_merge_with_nothing_to_merge_are_errors() {
     let env = TestEnv::new();
