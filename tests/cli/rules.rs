@@ -1211,6 +1211,52 @@ fn an_image_field_that_is_a_map_is_an_images_error_worded_as_kustomize() {
 }
 
 #[test]
+fn a_helm_charts_entry_kustomize_refuses_is_an_error_in_its_words() {
+    let env = TestEnv::new();
+    env.write(
+        "nameless/kustomization.yaml",
+        "helmCharts:\n- version: 1.0.0\n",
+    )
+    .write(
+        "merge/kustomization.yaml",
+        "helmCharts:\n- name: c\n  valuesMerge: bogus\n  valuesInline: {a: 1}\n",
+    )
+    .write(
+        "merge/charts/c/Chart.yaml",
+        "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+    )
+    .write("merge/charts/c/values.yaml", "{}\n");
+    env.commit("helmCharts entries kustomize refuses");
+    let report = check(&env, 1);
+    let mut found: Vec<(String, String)> = findings_of(&report, "kustomize.helm.invalid")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    // kubectl kustomize v5.5.0: "trouble configuring builtin HelmChartInflationGenerator with
+    // config: `<the entry>`: chart name cannot be empty" (and "valuesMerge must be one of
+    // [merge override replace]").
+    assert_eq!(found.len(), 2, "{report:#}");
+    assert_eq!(found[0].0, "merge/kustomization.yaml");
+    assert!(
+        found[0]
+            .1
+            .contains("valuesMerge must be one of [merge override replace]"),
+        "{found:?}"
+    );
+    assert_eq!(found[1].0, "nameless/kustomization.yaml");
+    assert!(
+        found[1].1.contains("chart name cannot be empty"),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn an_openapi_version_kustomize_does_not_have_is_an_error() {
     let env = TestEnv::new();
     env.write("app/cm.yaml", cm("x")).write(

@@ -247,19 +247,20 @@ const HELM_CHART_FIELDS: &[&str] = &[
     "debug",
 ];
 
-/// kustomize's checks of an entry.
+/// kustomize's checks of an entry, in its words (kustomize puts them after "trouble
+/// configuring builtin HelmChartInflationGenerator with config:" and the entry).
 fn validate(chart: &HelmChart) -> Result<(), KError> {
     if chart.name.is_empty() {
         return Err(KError::new(
             rules::KUSTOMIZE_HELM_INVALID,
-            "helmCharts entry needs a name",
+            "chart name cannot be empty",
         ));
     }
     if !["", "merge", "override", "replace"].contains(&chart.values_merge.as_str()) {
         return Err(KError::new(
             rules::KUSTOMIZE_HELM_INVALID,
             format!(
-                "valuesMerge must be one of 'override', 'replace', or 'merge', not '{}'",
+                "valuesMerge must be one of [merge override replace] (it is '{}')",
                 chart.values_merge
             ),
         ));
