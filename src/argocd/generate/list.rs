@@ -1,0 +1,75 @@
+//! The list generator (`generators/list.go`): its elements as parameter sets.
+
+use super::*;
+
+/// The list generator (`generators/list.go`).
+pub(super) fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, String> {
+    let mut out = Vec::new();
+    for e in body["elements"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let Json::Object(m) = e else {
+            return Err("error unmarshling list element".to_string());
+        };
+        if mode.go_template {
+            out.push(m.clone());
+            continue;
+        }
+        let mut p = Params::new();
+        for (k, v) in m {
+            match (k.as_str(), v) {
+                (_, Json::String(s)) => {
+                    p.insert(k.clone(), Json::String(s.clone()));
+                }
+                ("values", Json::Object(values)) => {
+                    for (vk, vv) in values {
+                        let Json::String(s) = vv else {
+                            return Err(format!("error parsing value as string: values.{vk}"));
+                        };
+                        p.insert(format!("values.{vk}"), Json::String(s.clone()));
+                    }
+                }
+                _ => return Err(format!("error parsing value as string: {k}")),
+            }
+        }
+        out.push(p);
+    }
+    if let Some(text) = body["elementsYaml"]
+        .as_str()
+        .filter(|t| !t.trim().is_empty())
+    {
+        let node = crate::yaml::parse_one(text.as_bytes(), &Default::default())
+            .map_err(|e| format!("error unmarshling decoded ElementsYaml {}", e.message))?;
+        let value = crate::yaml::to_value(&node, crate::yaml::Dialect::Yaml12)
+            .map_err(|e| format!("error unmarshling decoded ElementsYaml {e}"))?;
+        // sigs.k8s.io/yaml into `[]map[string]interface{}`: null is no elements, anything
+        // but a list of mappings is an error.
+        let json_type = |v: &Json| match v {
+            Json::Object(_) => "object",
+            Json::Array(_) => "array",
+            Json::String(_) => "string",
+            Json::Number(_) => "number",
+            Json::Bool(_) => "bool",
+            Json::Null => "null",
+        };
+        let refused = |got: &str, want: &str| {
+            format!("error unmarshling decoded ElementsYaml error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go value of type {want}")
+        };
+        match &value {
+            Json::Null => {}
+            Json::Array(items) => {
+                for e in items {
+                    match e {
+                        Json::Object(m) => out.push(m.clone()),
+                        Json::Null => out.push(Params::new()),
+                        other => return Err(refused(json_type(other), "map[string]interface {}")),
+                    }
+                }
+            }
+            other => return Err(refused(json_type(other), "[]map[string]interface {}")),
+        }
+    }
+    Ok(out)
+}
