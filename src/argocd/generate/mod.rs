@@ -10,6 +10,17 @@ use crate::source::{EntryKind, Files, RepoPath};
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
 
+mod clusters;
+mod combine;
+mod git;
+mod list;
+
+pub use clusters::clusters_from_manifests;
+use clusters::*;
+use combine::*;
+use git::*;
+use list::*;
+
 /// The in-cluster destination Argo CD always knows.
 pub const IN_CLUSTER_SERVER: &str = "https://kubernetes.default.svc";
 
@@ -60,17 +71,6 @@ pub struct Generated {
     /// (`list generator 0 with {"cluster":"dev"}`).
     pub made_by: Vec<(String, String)>,
 }
-
-mod clusters;
-mod combine;
-mod git;
-mod list;
-
-pub use clusters::clusters_from_manifests;
-use clusters::*;
-use combine::*;
-use git::*;
-use list::*;
 
 /// Generates the Applications of `appset` (the manifest as JSON). An `Err` is an error that
 /// stops the whole ApplicationSet, as in the controller.
