@@ -560,7 +560,9 @@ fn application(
     let (deployed, mut findings, ok) = super::deploy::deploy(app, files, opts, file.as_str());
     resources.extend(deployed);
     let (ignore_differences, unsupported) = super::ignore::of_application(app);
-    if !unsupported.is_empty() {
+    if let Some(first) = unsupported.first() {
+        // At the first expression where the manifest writes it, else at the manifest.
+        let written = written_at(files, file, at, first).unwrap_or(at);
         findings.push(
             Finding::notice(
                 rules::APP_IGNORE_DIFFERENCES,
@@ -570,12 +572,35 @@ fn application(
                     unsupported.join(", ")
                 ),
             )
-            .at(file.to_string(), at.line, at.column),
+            .at(file.to_string(), written.line, written.column),
         );
     }
     let mut out: EngineOutput<Details> = EngineOutput::new(resources, findings, ok);
     out.details.ignore_differences = ignore_differences;
     out
+}
+
+/// Where the document of `file` at `at` writes the scalar `text` (the first place, depth
+/// first), if it does.
+fn written_at(
+    files: &Files,
+    file: &RepoPath,
+    at: crate::yaml::Span,
+    text: &str,
+) -> Option<crate::yaml::Span> {
+    fn find(n: &yaml::Node, text: &str) -> Option<crate::yaml::Span> {
+        match &n.kind {
+            yaml::NodeKind::Scalar(s) => (s.text == text).then_some(n.span),
+            yaml::NodeKind::Seq(items) => items.iter().find_map(|i| find(i, text)),
+            yaml::NodeKind::Map(entries) => entries.iter().find_map(|(_, v)| find(v, text)),
+        }
+    }
+    let parsed = files
+        .yaml_stream(file, &yaml::ParseOptions::default())
+        .ok()?;
+    let docs = parsed.as_ref().as_ref().ok()?;
+    let doc = docs.iter().find(|d| d.span.line == at.line)?;
+    find(doc, text)
 }
 
 /// True when a generator (or a matrix or merge child) is a clusters generator.

@@ -285,7 +285,8 @@ fn an_application_with_two_source_types_is_an_error_at_its_manifest() {
 #[test]
 fn an_ignore_differences_jq_expression_kdelta_cannot_apply_is_a_notice() {
     let env = TestEnv::new();
-    // At the Application, which still renders: those differences are shown.
+    // At the expression kdelta cannot apply; the Application still renders, and those
+    // differences are shown.
     write_web(
         &env,
         "  ignoreDifferences:\n  - kind: ConfigMap\n    jqPathExpressions: ['.data.key', '.data | select(.key == \"v\")']\n",
@@ -296,7 +297,7 @@ fn an_ignore_differences_jq_expression_kdelta_cannot_apply_is_a_notice() {
         the_finding(&report, "app.ignore-differences"),
         "notice",
         "argocd/web.yaml",
-        Some(1),
+        Some(14),
         "Application web: ignoreDifferences jq expressions kdelta cannot apply (only plain paths): .data | select(.key == \"v\")",
     );
 }
