@@ -131,7 +131,7 @@ fn collect(doc: &Node, path: &RepoPath, out: &mut Vec<Resource>, findings: &mut 
         );
         return;
     }
-    if let Err(e) = crate::yaml::to_value(doc, crate::yaml::Dialect::Yaml12) {
+    if let Some(e) = crate::yaml::typing_error(doc, crate::yaml::Dialect::Yaml12) {
         let secret = kind == Some("Secret");
         let message = if secret {
             "a value of this Secret cannot be typed (a tag that does not fit, NaN or infinity)"

@@ -185,7 +185,7 @@ fn objects(
             None => {
                 // The repo-server decodes each object into JSON: a value no type fits (`!!int
                 // three`, NaN) fails the manifest generation.
-                if let Err(e) = crate::yaml::to_value(doc, crate::yaml::Dialect::Yaml12) {
+                if let Some(e) = crate::yaml::typing_error(doc, crate::yaml::Dialect::Yaml12) {
                     return Err(unmarshal(doc.span.line, doc.span.column, &e.to_string()));
                 }
                 out.push(Resource::new(Node::clone(doc), path.clone()))

@@ -25,5 +25,5 @@ pub use resolve::{
 pub use to_json::{yaml_to_json, YamlToJsonError};
 pub use value::{
     from_go_json, from_json_text, key_text, non_string_key, number_text, to_value, to_value_lossy,
-    ValueError,
+    typing_error, ValueError,
 };

@@ -47,6 +47,26 @@ pub fn to_value(node: &Node, dialect: Dialect) -> Result<Value, ValueError> {
     })
 }
 
+/// Why [`to_value`] would fail on `node` (the first scalar in document order that cannot be
+/// typed: a tag that does not fit, NaN, infinity), without building the value.
+pub fn typing_error(node: &Node, dialect: Dialect) -> Option<ValueError> {
+    match &node.kind {
+        NodeKind::Scalar(s) => match resolve_scalar(s, dialect) {
+            Err(source) => Some(ValueError::Tag {
+                line: node.span.line,
+                source,
+            }),
+            Ok(Resolved::Float(f)) if !f.is_finite() => Some(ValueError::NonFinite {
+                line: node.span.line,
+                text: s.text.clone(),
+            }),
+            Ok(_) => None,
+        },
+        NodeKind::Seq(items) => items.iter().find_map(|n| typing_error(n, dialect)),
+        NodeKind::Map(entries) => entries.iter().find_map(|(_, v)| typing_error(v, dialect)),
+    }
+}
+
 /// Like [`to_value`], but never fails: a scalar that cannot be typed (a tag that does not fit,
 /// NaN, infinity) becomes its text. For diffs and redaction, where every value must be seen.
 pub fn to_value_lossy(node: &Node, dialect: Dialect) -> Value {
@@ -231,6 +251,22 @@ mod tests {
             to_value(&n, Dialect::Yaml12),
             Err(ValueError::NonFinite { line: 1, .. })
         ));
+    }
+
+    #[test]
+    fn typing_error_says_what_to_value_fails_on() {
+        for (doc, fails) in [
+            ("a: 1\nb: [x, {c: .5}]\n", false),
+            ("a: 1\nb: [x, {c: !!int three}]\n", true),
+            ("a: {b: -.inf}\n", true),
+            ("? [k]\n: v\n", false),
+        ] {
+            let n = parse_one(doc.as_bytes(), &ParseOptions::default()).unwrap();
+            let want = to_value(&n, Dialect::Yaml12).err().map(|e| e.to_string());
+            let got = typing_error(&n, Dialect::Yaml12).map(|e| e.to_string());
+            assert_eq!(got, want, "{doc}");
+            assert_eq!(got.is_some(), fails, "{doc}");
+        }
     }
 
     #[test]
