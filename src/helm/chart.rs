@@ -194,11 +194,10 @@ impl Chart {
                         }
                         continue;
                     }
-                    let inner = inner.to_string();
                     subchart_files
                         .entry(entry.to_string())
                         .or_default()
-                        .push((inner, file));
+                        .push((inner.to_string(), file));
                 }
                 p => {
                     let crd = p.strip_prefix("crds/").is_some_and(|rest| {

@@ -78,6 +78,7 @@ struct Wanted {
 /// The references of one target's render.
 pub fn of_target(target: &str, rendered: &Rendered) -> References {
     let mut out = References::default();
+    let mut namespaces_named = HashSet::new();
     for r in &rendered.resources {
         let namespace = r.id().namespace_or_default().to_string();
         if !rendered.complete {
@@ -87,14 +88,19 @@ pub fn of_target(target: &str, rendered: &Rendered) -> References {
         if let Some((spec, path)) = pod_spec(r) {
             wanted_by(target, r, spec, &path, &namespace, &mut out.wanted);
         }
-        namespace_wanted_by(target, r, &mut out.wanted);
+        namespace_wanted_by(target, r, &mut namespaces_named, &mut out.wanted);
     }
     out
 }
 
 /// The Namespace `r`'s explicit `metadata.namespace` names, once per target (at its first
-/// object there).
-fn namespace_wanted_by(target: &str, r: &Resource, out: &mut Vec<Wanted>) {
+/// object there: `named` holds the namespaces the target's earlier objects named).
+fn namespace_wanted_by(
+    target: &str,
+    r: &Resource,
+    named: &mut HashSet<String>,
+    out: &mut Vec<Wanted>,
+) {
     let Some(at) = r.node.get_path(&["metadata", "namespace"]) else {
         return;
     };
@@ -108,10 +114,10 @@ fn namespace_wanted_by(target: &str, r: &Resource, out: &mut Vec<Wanted>) {
     }) else {
         return;
     };
-    let key = (Kind::Namespace, String::new(), name.to_string());
-    if out.iter().any(|w| w.key == key) {
+    if !named.insert(name.to_string()) {
         return;
     }
+    let key = (Kind::Namespace, String::new(), name.to_string());
     let message = format!(
         "{}: metadata.namespace names Namespace {name}, which no target of this revision renders or creates",
         r.id()

@@ -211,15 +211,17 @@ impl Builder {
         self.run_transformers(kt, &mut acc)?;
         if let Some(vars) = &kt.k.vars {
             // kustomize's MergeVars errors name the kustomization's vars as written.
-            let written: Vec<String> = vars
-                .iter()
-                .map(|v| transform::vars::go_var(v, false, &v.fieldref.field_path))
-                .collect();
-            let merging = format!("merging vars [{}]", written.join(" "));
+            let merging = || {
+                let written: Vec<String> = vars
+                    .iter()
+                    .map(|v| transform::vars::go_var(v, false, &v.fieldref.field_path))
+                    .collect();
+                format!("merging vars [{}]", written.join(" "))
+            };
             for (i, v) in vars.iter().enumerate() {
                 transform::vars::bind(&mut acc.rm, v).map_err(|e| {
                     kt.err_at(
-                        KError::new(rules::KUSTOMIZE_VARS_AMBIGUOUS, e).context(&merging),
+                        KError::new(rules::KUSTOMIZE_VARS_AMBIGUOUS, e).context(merging()),
                         "vars",
                         Some(i),
                     )
@@ -227,7 +229,7 @@ impl Builder {
             }
             for (i, v) in vars.iter().enumerate() {
                 acc.merge_var(v.clone())
-                    .map_err(|e| kt.err_at(e.context(&merging), "vars", Some(i)))?;
+                    .map_err(|e| kt.err_at(e.context(merging()), "vars", Some(i)))?;
             }
         }
         Ok(acc)
