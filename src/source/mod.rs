@@ -20,6 +20,7 @@ pub use mentions::read_if_mentions;
 pub use paths::{PathError, RepoPath};
 pub use recording::{
     source_finding, yaml_finding, Documents, Files, LoadError, ParseCache, ReadSet, RemoteSnapshot,
+    Seen,
 };
 pub use worktree::WorktreeSnapshot;
 
@@ -142,6 +143,17 @@ pub trait Snapshot: Send + Sync {
         let bytes = self.read(path)?;
         let id = ObjectId::for_blob(&bytes);
         Ok((bytes, id))
+    }
+    /// The contents of a file with what a read set keeps of them: the stored id when the
+    /// snapshot has one, else the contents (hashed only if a comparison asks).
+    fn read_seen(&self, path: &RepoPath) -> Result<(Bytes, Seen), SourceError> {
+        match self.stored_id(path) {
+            Some(id) => Ok((self.read(path)?, Seen::Id(id))),
+            None => {
+                let bytes = self.read(path)?;
+                Ok((bytes.clone(), Seen::Contents(bytes)))
+            }
+        }
     }
     /// A short human description such as `HEAD~1 (3f2a9c1)`, `staged`, or `work tree`.
     fn describe(&self) -> String;

@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Every input a render looked at, with a fingerprint of what it saw.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReadSet {
-    /// Files read, by the git blob id of their (symlink-resolved) contents.
-    pub files: BTreeMap<RepoPath, ObjectId>,
+    /// Files read, with what was seen of their (symlink-resolved) contents.
+    pub files: BTreeMap<RepoPath, Seen>,
     /// Directories listed, by a digest of their entries.
     pub dirs: BTreeMap<RepoPath, u64>,
     /// Paths whose existence or kind was checked.
@@ -101,16 +101,59 @@ impl ReadSet {
                     .map(|entries| listing_digest(&entries) == *h)
                     .unwrap_or(false)
             })
-            && self.files.iter().all(|(p, id)| {
-                // Fast path: the snapshot's own id (a git blob id) of a regular file.
-                if snapshot.object_id(p) == Some(*id) {
-                    return true;
-                }
-                snapshot
-                    .read(p)
-                    .map(|b| ObjectId::for_blob(&b) == *id)
-                    .unwrap_or(false)
-            })
+            && self.files.iter().all(|(p, seen)| seen.same_in(snapshot, p))
+    }
+}
+
+/// What a render saw of one file: its content id when the snapshot stores one (git's trees
+/// and index), else the contents themselves. A work tree's id would take a hash of every file
+/// read, which only a comparison with another revision needs (`kdelta render` never makes
+/// one), and comparing the bytes is cheaper than hashing them.
+#[derive(Clone)]
+pub enum Seen {
+    Id(ObjectId),
+    Contents(Bytes),
+}
+
+impl Seen {
+    /// The content id (hashed now for seen contents).
+    pub fn id(&self) -> ObjectId {
+        match self {
+            Seen::Id(id) => *id,
+            Seen::Contents(bytes) => ObjectId::for_blob(bytes),
+        }
+    }
+
+    /// True when `path` in `snapshot` has the same contents.
+    fn same_in(&self, snapshot: &dyn Snapshot, path: &RepoPath) -> bool {
+        match self {
+            // Fast path: the snapshot's own id (a git blob id) of a regular file.
+            Seen::Id(id) if snapshot.object_id(path) == Some(*id) => true,
+            Seen::Id(id) => snapshot
+                .read(path)
+                .is_ok_and(|b| ObjectId::for_blob(&b) == *id),
+            Seen::Contents(bytes) => match snapshot.stored_id(path) {
+                Some(id) => ObjectId::for_blob(bytes) == id,
+                None => snapshot.read(path).is_ok_and(|b| b[..] == bytes[..]),
+            },
+        }
+    }
+}
+
+impl PartialEq for Seen {
+    fn eq(&self, other: &Seen) -> bool {
+        match (self, other) {
+            (Seen::Contents(a), Seen::Contents(b)) => a[..] == b[..],
+            _ => self.id() == other.id(),
+        }
+    }
+}
+
+impl Eq for Seen {}
+
+impl std::fmt::Debug for Seen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.id())
     }
 }
 
@@ -438,7 +481,24 @@ impl<'a> Files<'a> {
 
     /// Reads a file.
     pub fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
-        self.read_with_id(path).map(|(bytes, _)| bytes)
+        *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) = Some(path.clone());
+        if let Some(bytes) = self.replacements().get(path) {
+            return Ok(bytes.clone());
+        }
+        match self.snapshot.read_seen(path) {
+            Ok((bytes, seen)) => {
+                self.record().files.insert(path.clone(), seen);
+                Ok(bytes)
+            }
+            Err(e) => Err(self.record_failed_read(path, e)),
+        }
+    }
+
+    /// Records the kind of a path whose read failed (a missing file may appear).
+    fn record_failed_read(&self, path: &RepoPath, e: SourceError) -> SourceError {
+        let kind = self.snapshot.kind(path);
+        self.record().kinds.insert(path.clone(), kind);
+        e
     }
 
     /// Reads a file and gives its content id, which is computed once per read.
@@ -449,14 +509,10 @@ impl<'a> Files<'a> {
         }
         match self.snapshot.read_with_id(path) {
             Ok((bytes, id)) => {
-                self.record().files.insert(path.clone(), id);
+                self.record().files.insert(path.clone(), Seen::Id(id));
                 Ok((bytes, id))
             }
-            Err(e) => {
-                let kind = self.snapshot.kind(path);
-                self.record().kinds.insert(path.clone(), kind);
-                Err(e)
-            }
+            Err(e) => Err(self.record_failed_read(path, e)),
         }
     }
 
@@ -472,7 +528,7 @@ impl<'a> Files<'a> {
     /// Records a read of `path` (content `id`) that a cached parse answered.
     fn record_cached_read(&self, path: &RepoPath, id: ObjectId) {
         *self.last_read.lock().unwrap_or_else(|p| p.into_inner()) = Some(path.clone());
-        self.record().files.insert(path.clone(), id);
+        self.record().files.insert(path.clone(), Seen::Id(id));
     }
 
     /// Lists a directory.
@@ -902,6 +958,35 @@ mod tests {
     }
 
     #[test]
+    fn a_read_keeps_contents_unhashed_unless_the_snapshot_stores_ids() {
+        let path = RepoPath::new("values.yaml").unwrap();
+        let snapshot_of = |text: &[u8]| {
+            let mut s = crate::source::MemorySnapshot::new();
+            s.add_file(&path, text);
+            s
+        };
+        let (plain, other) = (snapshot_of(b"a: 1\n"), snapshot_of(b"a: 2\n"));
+        let cache = ParseCache::default();
+        let files = Files::new(&plain, &cache);
+        files.read(&path).unwrap();
+        let reads = files.into_read_set();
+        let seen = &reads.files[&path];
+        assert!(matches!(seen, Seen::Contents(_)), "a plain snapshot's read is not hashed");
+        assert_eq!(seen.id(), ObjectId::for_blob(b"a: 1\n"));
+        assert!(reads.unchanged_in(&snapshot_of(b"a: 1\n")));
+        assert!(!reads.unchanged_in(&other));
+        // Against a snapshot that names ids (git's), and from one.
+        let counting = crate::source::CountingSnapshot::new(snapshot_of(b"a: 1\n"));
+        assert!(reads.unchanged_in(&counting));
+        let files = Files::new(&counting, &cache);
+        files.read(&path).unwrap();
+        let stored = files.into_read_set();
+        assert!(matches!(stored.files[&path], Seen::Id(_)));
+        assert_eq!(stored, reads, "the same contents compare equal however they were seen");
+        assert!(stored.unchanged_in(&plain) && !stored.unchanged_in(&other));
+    }
+
+    #[test]
     fn a_cached_parse_answers_without_a_read_and_is_recorded() {
         let path = RepoPath::new("crds.yaml").unwrap();
         let mut inner = crate::source::MemorySnapshot::new();
@@ -930,7 +1015,7 @@ mod tests {
         let id = ObjectId::for_blob(b"kind: A\n");
         assert_eq!(
             second.into_read_set().files,
-            BTreeMap::from([(path.clone(), id)])
+            BTreeMap::from([(path.clone(), Seen::Id(id))])
         );
         // A file replaced for a while is read as replaced, not from the cache.
         let third = Files::new(&snapshot, &cache);

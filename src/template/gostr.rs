@@ -6,6 +6,7 @@
 //! would see it.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// The character that carries byte 0.
 const BASE: u32 = 0x10FF00;
@@ -20,6 +21,17 @@ pub fn from_bytes(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// The Go string of shared bytes, without a copy when they are UTF-8 (as nearly all files
+/// are): a chart's files are megabytes, and each copy costs fresh pages as well.
+pub fn from_shared(bytes: Arc<[u8]>) -> Arc<str> {
+    if std::str::from_utf8(&bytes).is_err() {
+        return Arc::from(from_bytes(&bytes));
+    }
+    // SAFETY: the bytes were just checked to be UTF-8, and `str` has the layout of `[u8]`, so
+    // the allocation is a valid `Arc<str>` (what `Arc<str>: From<String>` relies on too).
+    unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) }
 }
 
 /// True when `s` carries bytes that are not UTF-8 (their characters encode as F4 8F BC..BF).
@@ -60,6 +72,17 @@ pub fn display(s: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shared_utf8_bytes_become_a_string_without_a_copy() {
+        let bytes: Arc<[u8]> = Arc::from(&b"caf\xc3\xa9\n"[..]);
+        let at = bytes.as_ptr();
+        let s = from_shared(bytes);
+        assert_eq!(&*s, "café\n");
+        assert_eq!(s.as_ptr(), at, "the allocation is shared");
+        let binary = from_shared(Arc::from(&b"BZh\xff"[..]));
+        assert_eq!(to_bytes(&binary).as_ref(), b"BZh\xff");
+    }
 
     #[test]
     fn bytes_that_are_not_utf8_survive_a_round_trip() {

@@ -153,6 +153,16 @@ macro_rules! snapshot_via_view {
             > {
                 self.view.read_with_id(path)
             }
+            fn read_seen(
+                &self,
+                path: &$crate::source::RepoPath,
+            ) -> Result<
+                ($crate::source::Bytes, $crate::source::Seen),
+                $crate::source::SourceError,
+            > {
+                let (bytes, id) = self.view.read_with_id(path)?;
+                Ok((bytes, $crate::source::Seen::Id(id)))
+            }
             fn object_id(
                 &self,
                 path: &$crate::source::RepoPath,
