@@ -124,7 +124,7 @@ impl Chart {
     /// Builds a chart from the files of its directory (paths relative to it), as Helm's
     /// `LoadDir` does: the top chart's `.helmignore` (and Helm's default `templates/.?*`)
     /// applies to the whole tree.
-    pub fn from_files<B: AsRef<[u8]> + Send>(
+    pub fn from_files<B: AsRef<[u8]> + Into<Arc<[u8]>> + Send>(
         files: impl IntoIterator<Item = (String, B)>,
     ) -> Result<Chart, LoadError> {
         let files: Vec<(String, B)> = files.into_iter().collect();
@@ -138,14 +138,14 @@ impl Chart {
 
     /// Builds a chart from files its `.helmignore` was already applied to (a walk that skipped
     /// what it ignores).
-    pub fn from_walked_files<B: AsRef<[u8]> + Send>(
+    pub fn from_walked_files<B: AsRef<[u8]> + Into<Arc<[u8]>> + Send>(
         files: impl IntoIterator<Item = (String, B)>,
     ) -> Result<Chart, LoadError> {
         Chart::load(files)
     }
 
     /// Builds a chart from its files, no ignore rules applied (subcharts, archives).
-    pub fn load<B: AsRef<[u8]> + Send>(
+    pub fn load<B: AsRef<[u8]> + Into<Arc<[u8]>> + Send>(
         files: impl IntoIterator<Item = (String, B)>,
     ) -> Result<Chart, LoadError> {
         let mut chart_yaml = None;
@@ -207,7 +207,7 @@ impl Chart {
                     if crd {
                         chart.crds.push(path.clone());
                     }
-                    Arc::make_mut(&mut chart.files).insert(path.clone(), go_string(bytes));
+                    Arc::make_mut(&mut chart.files).insert(path, go_string(file));
                 }
             }
         }
@@ -522,12 +522,13 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(&[0xef, 0xbb, 0xbf]).unwrap_or(bytes)
 }
 
-/// The Go string of a file's bytes, copied once when they are UTF-8 (as nearly all are).
-fn go_string(bytes: &[u8]) -> Arc<str> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => Arc::from(text),
-        Err(_) => Arc::from(crate::template::gostr::from_bytes(bytes)),
+/// The Go string of a file, its BOM removed, sharing the file's bytes when it has none.
+fn go_string<B: AsRef<[u8]> + Into<Arc<[u8]>>>(file: B) -> Arc<str> {
+    let bytes = file.as_ref();
+    if bytes.len() != strip_bom(bytes).len() {
+        return Arc::from(crate::template::gostr::from_bytes(strip_bom(bytes)));
     }
+    crate::template::gostr::from_shared(file.into())
 }
 
 #[cfg(test)]
