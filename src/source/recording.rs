@@ -971,7 +971,10 @@ mod tests {
         files.read(&path).unwrap();
         let reads = files.into_read_set();
         let seen = &reads.files[&path];
-        assert!(matches!(seen, Seen::Contents(_)), "a plain snapshot's read is not hashed");
+        assert!(
+            matches!(seen, Seen::Contents(_)),
+            "a plain snapshot's read is not hashed"
+        );
         assert_eq!(seen.id(), ObjectId::for_blob(b"a: 1\n"));
         assert!(reads.unchanged_in(&snapshot_of(b"a: 1\n")));
         assert!(!reads.unchanged_in(&other));
@@ -982,7 +985,10 @@ mod tests {
         files.read(&path).unwrap();
         let stored = files.into_read_set();
         assert!(matches!(stored.files[&path], Seen::Id(_)));
-        assert_eq!(stored, reads, "the same contents compare equal however they were seen");
+        assert_eq!(
+            stored, reads,
+            "the same contents compare equal however they were seen"
+        );
         assert!(stored.unchanged_in(&plain) && !stored.unchanged_in(&other));
     }
 

@@ -156,10 +156,8 @@ macro_rules! snapshot_via_view {
             fn read_seen(
                 &self,
                 path: &$crate::source::RepoPath,
-            ) -> Result<
-                ($crate::source::Bytes, $crate::source::Seen),
-                $crate::source::SourceError,
-            > {
+            ) -> Result<($crate::source::Bytes, $crate::source::Seen), $crate::source::SourceError>
+            {
                 let (bytes, id) = self.view.read_with_id(path)?;
                 Ok((bytes, $crate::source::Seen::Id(id)))
             }
