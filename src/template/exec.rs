@@ -61,6 +61,7 @@ struct Carried {
     nondeterministic: BTreeSet<&'static str>,
     included: HashMap<String, usize>,
     probing: bool,
+    isolation: (u32, bool),
     segment: usize,
 }
 
@@ -70,6 +71,7 @@ impl Carried {
             nondeterministic: NONDETERMINISTIC.with(|n| std::mem::take(&mut *n.borrow_mut())),
             included: super::funcs::helm::take_included(),
             probing: super::funcs::crypto::probing(),
+            isolation: super::value::isolation(),
             segment: SEGMENT.with(std::cell::Cell::get),
         }
     }
@@ -78,6 +80,7 @@ impl Carried {
         NONDETERMINISTIC.with(|n| *n.borrow_mut() = self.nondeterministic);
         super::funcs::helm::restore_included(self.included);
         super::funcs::crypto::set_probing(self.probing);
+        super::value::set_isolation(self.isolation);
         SEGMENT.with(|s| s.set(self.segment));
     }
 }
@@ -120,6 +123,7 @@ fn on_new_segment<T: Send>(set: &TemplateSet, f: impl FnOnce() -> T + Send) -> O
                 nondeterministic: BTreeSet::new(),
                 included: HashMap::new(),
                 probing: false,
+                isolation: super::value::isolation(),
                 segment,
             });
             Carried { segment, ..back }.install();

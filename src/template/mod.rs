@@ -501,6 +501,50 @@ impl TemplateSet {
         })
     }
 
+    /// Runs the templates of `jobs` (name and dot, in the order Go would run them) side by
+    /// side on every core, each an isolated execution, and gives the outcomes of the longest
+    /// prefix that running them in order would give too: it ends at the first error, or before
+    /// the first job that wrote to a map it did not make (the dots and what they hold are
+    /// made before; such a write is refused, so no run changes them). The caller runs the
+    /// jobs after the prefix in order, where writes are allowed. Jobs past the end of the
+    /// prefix found so far are not started.
+    pub fn render_independent(&self, jobs: Vec<(&str, Value)>) -> Vec<Result<Rendered, Error>> {
+        use rayon::prelude::*;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let end = AtomicUsize::new(usize::MAX);
+        // Probing is this thread's; the executions take it along.
+        let probing = funcs::crypto::probing();
+        let runs: Vec<Option<(Result<Rendered, Error>, bool)>> = jobs
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, (name, dot))| {
+                if i > end.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let run = || value::isolated(|| self.render(name, &dot));
+                let (out, wrote_shared) = if probing { probe(run) } else { run() };
+                if wrote_shared || out.is_err() {
+                    end.fetch_min(i, Ordering::Relaxed);
+                }
+                Some((out, wrote_shared))
+            })
+            .collect();
+        let mut prefix = Vec::new();
+        for run in runs {
+            match run {
+                Some((_, true)) | None => break,
+                Some((out, false)) => {
+                    let failed = out.is_err();
+                    prefix.push(out);
+                    if failed {
+                        break;
+                    }
+                }
+            }
+        }
+        prefix
+    }
+
     /// Runs template `name` from a function at nesting `depth` (for `include`).
     pub fn execute_nested(&self, name: &str, dot: &Value, depth: usize) -> Result<String, Error> {
         exec::outermost(|| self.run(name, dot, depth)).0

@@ -1,6 +1,7 @@
 //! Unit tests of the engine on its own (the probe corpora run in tests/template_probes.rs).
 
 use super::*;
+use std::collections::BTreeMap;
 
 fn run(text: &str, dot: &Value, missing: MissingKey) -> Result<String, Error> {
     let mut set = TemplateSet::new(
@@ -204,4 +205,54 @@ fn a_missing_value_is_a_valid_reflect_value_argument() {
         assert_eq!(ok("{{ not (and true .missing) }}"), "true");
         assert_eq!(ok("{{ (or .missing) | not }}"), "true");
     }
+}
+
+#[test]
+fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
+    let mut set = TemplateSet::new(Funcs::helm(), Options::default());
+    let templates = [
+        ("reads", "{{ .shared.k | default \"unset\" }}"),
+        ("local", "{{ $m := dict }}{{ $_ := set $m \"k\" 1 }}{{ $_ := merge $m (dict \"j\" 2) }}{{ $m.k }}{{ $m.j }}"),
+        ("writes", "{{ $_ := set .shared \"k\" \"v\" }}written"),
+        ("after", "{{ .shared.k }}"),
+        ("fails", "{{ fail \"no\" }}"),
+    ];
+    for (name, text) in templates {
+        set.parse(name, text).unwrap();
+    }
+    let shared = Dict::new(BTreeMap::new());
+    let dot = Value::map(BTreeMap::from([(
+        "shared".to_string(),
+        Value::Map(shared.clone()),
+    )]));
+    let jobs = |names: &[&'static str]| names.iter().map(|n| (*n, dot.clone())).collect();
+    let texts = |outs: Vec<Result<Rendered, Error>>| -> Vec<String> {
+        outs.into_iter()
+            .map(|o| o.map_or_else(|e| format!("error: {e}"), |r| r.text))
+            .collect()
+    };
+
+    // The prefix ends before the writer; its write was refused, so no run changed the map.
+    let outs = set.render_independent(jobs(&["reads", "local", "writes", "after"]));
+    assert_eq!(texts(outs), ["unset", "12"]);
+    assert!(
+        shared.is_empty(),
+        "a refused write leaves the shared map as it was"
+    );
+
+    // Nothing shared written: every outcome; an error ends the prefix, as it ends Go's run.
+    assert_eq!(
+        texts(set.render_independent(jobs(&["local", "reads"]))),
+        ["12", "unset"]
+    );
+    let outs = texts(set.render_independent(jobs(&["reads", "fails", "local"])));
+    assert_eq!(outs.len(), 2);
+    assert!(
+        outs[1].starts_with("error: ") && outs[1].contains("no"),
+        "{outs:?}"
+    );
+
+    // Outside an isolated execution the same write is made.
+    assert_eq!(set.execute("writes", &dot).unwrap(), "written");
+    assert_eq!(shared.get("k"), Some(Value::str("v")));
 }

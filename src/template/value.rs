@@ -8,10 +8,72 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// A Go map: a reference, so `set $d "k" v` changes the map every holder of `$d` sees (sprig's
 /// `set`, `unset`, `merge` mutate in place). Keys iterate in order, as Go prints them.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Dict {
-    entries: Arc<RwLock<BTreeMap<String, Value>>>,
+    entries: Arc<Entries>,
     ty: MapType,
+}
+
+/// A map's entries, and the isolated execution that made the map (0: none).
+struct Entries {
+    made_by: u32,
+    map: RwLock<BTreeMap<String, Value>>,
+}
+
+impl Default for Dict {
+    fn default() -> Dict {
+        Dict::new(BTreeMap::new())
+    }
+}
+
+thread_local! {
+    /// The isolated execution running on this thread (0: none); the maps made now are its own.
+    static EXECUTION: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    /// Whether that execution wrote to a map it did not make.
+    static WROTE_SHARED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// A write an isolated execution may not make ([`Dict::write`]).
+#[derive(Debug)]
+pub struct SharedWrite;
+
+impl From<SharedWrite> for super::FuncError {
+    fn from(_: SharedWrite) -> super::FuncError {
+        // Never shown: the execution is run again in order, where writes are allowed.
+        super::FuncError::Plain("a map other templates see is written".to_string())
+    }
+}
+
+/// Runs `f` as an isolated execution: maps made during it are its own, and a write to another
+/// map (one another execution could see, so the order of executions would matter, as sprig's
+/// `set` on `.Values` in one template is seen by the next) is refused; the answer says whether
+/// one was.
+pub fn isolated<T>(f: impl FnOnce() -> T) -> (T, bool) {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    let id = NEXT
+        .fetch_update(
+            std::sync::atomic::Ordering::Relaxed,
+            std::sync::atomic::Ordering::Relaxed,
+            |n| Some(n.checked_add(1).unwrap_or(1)),
+        )
+        .unwrap_or(1);
+    let outer = isolation();
+    set_isolation((id, false));
+    let out = f();
+    let (_, wrote_shared) = isolation();
+    set_isolation(outer);
+    (out, wrote_shared)
+}
+
+/// The isolated execution on this thread and whether it wrote to a shared map (carried to the
+/// thread an execution continues on).
+pub(super) fn isolation() -> (u32, bool) {
+    (EXECUTION.with(|e| e.get()), WROTE_SHARED.with(|w| w.get()))
+}
+
+pub(super) fn set_isolation((execution, wrote_shared): (u32, bool)) {
+    EXECUTION.with(|e| e.set(execution));
+    WROTE_SHARED.with(|w| w.set(wrote_shared));
 }
 
 /// A Go map type: sprig and Helm return more than `map[string]interface {}`, and `%T`,
@@ -128,7 +190,10 @@ impl Dict {
     /// A map of type `ty` holding `entries`.
     pub fn typed(entries: BTreeMap<String, Value>, ty: MapType) -> Dict {
         Dict {
-            entries: Arc::new(RwLock::new(entries)),
+            entries: Arc::new(Entries {
+                made_by: EXECUTION.with(|e| e.get()),
+                map: RwLock::new(entries),
+            }),
             ty,
         }
     }
@@ -156,12 +221,18 @@ impl Dict {
 
     /// Read access (a panic elsewhere never leaves the map unusable).
     pub fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
-        self.entries.read().unwrap_or_else(|p| p.into_inner())
+        self.entries.map.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Write access.
-    pub fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
-        self.entries.write().unwrap_or_else(|p| p.into_inner())
+    /// Write access, refused (and noted) when an isolated execution writes to a map it did not
+    /// make: another execution may read it, so the write must wait for a run in order.
+    pub fn write(&self) -> Result<RwLockWriteGuard<'_, BTreeMap<String, Value>>, SharedWrite> {
+        let execution = EXECUTION.with(|e| e.get());
+        if execution != 0 && self.entries.made_by != execution {
+            WROTE_SHARED.with(|w| w.set(true));
+            return Err(SharedWrite);
+        }
+        Ok(self.entries.map.write().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// The value at `key`.

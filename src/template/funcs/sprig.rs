@@ -3,7 +3,7 @@
 //! expressions and type tests. Each is written after sprig's Go source, with its signature.
 
 use super::super::fmt::{sprint_value, sprintf};
-use super::super::value::{Dict, ListType, MapType, Value};
+use super::super::value::{Dict, ListType, MapType, SharedWrite, Value};
 use super::super::{gostr, FuncDef, FuncError, Param};
 use super::{dates, goregex, json};
 use std::collections::BTreeMap;
@@ -422,11 +422,13 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(dict(a, 0).get(s(a, 1)).unwrap_or(Value::str("")))
     }),
     FuncDef::new("set", &[M, S, A], |_, a| {
-        dict(a, 0).write().insert(s(a, 1).to_string(), a[2].clone());
+        dict(a, 0)
+            .write()?
+            .insert(s(a, 1).to_string(), a[2].clone());
         Ok(a[0].clone())
     }),
     FuncDef::new("unset", &[M, S], |_, a| {
-        dict(a, 0).write().remove(s(a, 1));
+        dict(a, 0).write()?.remove(s(a, 1));
         Ok(a[0].clone())
     }),
     FuncDef::new("hasKey", &[M, S], |_, a| {
@@ -479,7 +481,7 @@ pub const FUNCS: &[FuncDef] = &[
         let dst = dict(a, 0);
         for src in &a[1..] {
             if let Value::Map(src) = src {
-                merge_into(&dst, src, false);
+                merge_into(&dst, src, false)?;
             }
         }
         Ok(a[0].clone())
@@ -488,7 +490,7 @@ pub const FUNCS: &[FuncDef] = &[
         let dst = dict(a, 0);
         for src in &a[1..] {
             if let Value::Map(src) = src {
-                merge_into(&dst, src, true);
+                merge_into(&dst, src, true)?;
             }
         }
         Ok(a[0].clone())
@@ -1361,18 +1363,18 @@ fn seq(a: &[Value]) -> String {
 /// mergo's map merge, as sprig's `merge` (fill what `dst` lacks or holds empty) and
 /// `mergeOverwrite` (replace, even with an empty value; a nil value too) call it. Maps on
 /// both sides merge recursively.
-fn merge_into(dst: &Dict, src: &Dict, overwrite: bool) {
+fn merge_into(dst: &Dict, src: &Dict, overwrite: bool) -> Result<(), SharedWrite> {
     for (k, v) in src.entries() {
         let existing = dst.get(&k);
         if matches!(v, Value::Nil | Value::NoValue) {
             if overwrite {
-                dst.write().insert(k, Value::Nil);
+                dst.write()?.insert(k, Value::Nil);
             }
             continue;
         }
         if let (Some(Value::Map(d)), Value::Map(s)) = (&existing, &v) {
             if !d.same(s) {
-                merge_into(d, s, overwrite);
+                merge_into(d, s, overwrite)?;
             }
             if !d.is_empty() {
                 continue;
@@ -1380,9 +1382,10 @@ fn merge_into(dst: &Dict, src: &Dict, overwrite: bool) {
         }
         let keep = existing.is_some_and(|old| !overwrite && !empty(&old));
         if !keep {
-            dst.write().insert(k, v);
+            dst.write()?.insert(k, v);
         }
     }
+    Ok(())
 }
 
 fn deep_copy(v: &Value) -> Value {
