@@ -8,7 +8,7 @@ use super::chart::Chart;
 use super::objects::{self, KubeVersion};
 use super::output::{self, OutputOptions};
 use super::values;
-use crate::template::{self, Funcs, MissingKey, TemplateSet, Value};
+use crate::template::{self, Dict, Funcs, MissingKey, TemplateSet, Value};
 use std::collections::BTreeMap;
 
 /// `helm template`'s options.
@@ -238,6 +238,11 @@ fn release_value(options: &RenderOptions) -> Value {
 
 /// The templates of the tree parsed and run, their documents sorted, and what `helm
 /// template` prints of them: the manifests, the non-deterministic functions called, the text.
+///
+/// Helm runs the templates one after another, and a template that writes to a map another can
+/// see (`set` on `.Values`, as bitnami's charts keep a generated password, or on a chart's
+/// `.`, which its templates share) changes what the next ones read. So they run side by side
+/// up to the first that would write to a map it did not make, and from there in Helm's order.
 fn run_templates(
     chart: &Chart,
     values: &values::Table,
@@ -265,24 +270,40 @@ fn run_templates(
         set.parse(name, templates[name].text)
             .map_err(|e| ErrorKind::Parse.with(parse_error(name, &e.to_string())))?;
     }
+    let runnable: Vec<&String> = names
+        .iter()
+        .filter(|n| !n.rsplit('/').next().unwrap_or_default().starts_with('_'))
+        .collect();
+    let side_by_side = runnable
+        .iter()
+        .map(|name| {
+            let t = &templates[name.as_str()];
+            let mut dot = t.dot.entries().into_iter().collect::<BTreeMap<_, _>>();
+            dot.insert("Template".to_string(), template_value(name, t));
+            (name.as_str(), template::chart_values(Value::map(dot)))
+        })
+        .collect();
+    let mut outputs = set.render_independent(side_by_side);
+    if outputs.len() < runnable.len() && !outputs.last().is_some_and(Result::is_err) {
+        // The rest run in Helm's order, on the chart's shared dots, as Helm runs them.
+        for name in &runnable[outputs.len()..] {
+            let t = &templates[name.as_str()];
+            t.dot
+                .write()
+                .expect("not an isolated execution")
+                .insert("Template".to_string(), template_value(name, t));
+            let out = set.render(name, &template::chart_values(Value::Map(t.dot.clone())));
+            let failed = out.is_err();
+            outputs.push(out);
+            if failed {
+                break;
+            }
+        }
+    }
     let mut rendered = Vec::new();
     let mut nondeterministic = Vec::new();
-    for name in &names {
-        if name.rsplit('/').next().unwrap_or_default().starts_with('_') {
-            continue;
-        }
-        let t = &templates[name];
-        let mut dot = t.dot.clone();
-        dot.insert(
-            "Template".to_string(),
-            template::chart_values(map([
-                ("Name", Value::str(name.as_str())),
-                ("BasePath", Value::str(t.base_path.as_str())),
-            ])),
-        );
-        let out = set
-            .render(name, &template::chart_values(Value::map(dot)))
-            .map_err(|e| ErrorKind::Execute.with(template::helm_error(&e.to_string())))?;
+    for (name, out) in runnable.into_iter().zip(outputs) {
+        let out = out.map_err(|e| ErrorKind::Execute.with(template::helm_error(&e.to_string())))?;
         nondeterministic.extend(out.nondeterministic);
         let text = template::gostr::display(&out.text).replace("<no value>", "");
         rendered.push((name.clone(), text));
@@ -299,35 +320,48 @@ fn run_templates(
     Ok((manifests, nondeterministic, printed))
 }
 
+/// `.Template` of template `name`.
+fn template_value(name: &str, t: &Renderable) -> Value {
+    template::chart_values(map([
+        ("Name", Value::str(name)),
+        ("BasePath", Value::str(t.base_path.as_str())),
+    ]))
+}
+
 /// What every chart's dot shares.
 struct Common {
     release: Value,
     capabilities: Value,
 }
 
-/// A template to run: its text, its chart's dot, and `.Template.BasePath`.
+/// A template to run: its text, its chart's dot (one map, shared by the chart's templates,
+/// as in Helm), and `.Template.BasePath`.
 struct Renderable<'c> {
     text: &'c str,
-    dot: BTreeMap<String, Value>,
+    dot: Dict,
     base_path: String,
 }
 
 /// Helm's `recAllTpls`: each chart's templates under its full path
-/// (`parent/charts/sub/templates/x.yaml`), with the chart's own dot (its `.Values` the
-/// parent's table of its name); returns the chart's dot, which its parent's `.Subcharts`
-/// holds.
+/// (`parent/charts/sub/templates/x.yaml`), with the chart's own dot; returns the chart's dot,
+/// which its parent's `.Subcharts` holds.
 fn collect_templates<'c>(
     chart: &'c Chart,
-    parent: Option<(&str, &values::Table)>,
+    parent: Option<(&str, &Dict)>,
     values: &values::Table,
     common: &Common,
     out: &mut BTreeMap<String, Renderable<'c>>,
 ) -> Value {
     let (full_path, own_values) = match parent {
-        None => (chart.name.clone(), values.clone()),
+        None => (chart.name.clone(), Dict::new(values.clone())),
+        // Helm's `vals.Table("Values." + name)`: the parent's own map of the chart's name, so
+        // a `set` on a subchart's `.Values` is seen in the parent's.
         Some((parent_path, parent_values)) => (
             format!("{parent_path}/charts/{}", chart.name),
-            values::table_at(parent_values, &chart.name).unwrap_or_default(),
+            match parent_values.get(&chart.name) {
+                Some(Value::Map(own)) => own,
+                _ => Dict::default(),
+            },
         ),
     };
     let mut subcharts = BTreeMap::new();
@@ -336,17 +370,17 @@ fn collect_templates<'c>(
             collect_templates(child, Some((&full_path, &own_values)), values, common, out);
         subcharts.insert(child.name.clone(), child_dot);
     }
-    let dot = BTreeMap::from([
+    let dot = Dict::new(BTreeMap::from([
         ("Chart".to_string(), chart.dot_value(parent.is_none())),
         ("Files".to_string(), objects::files_value(&chart.files)),
         ("Release".to_string(), common.release.clone()),
         ("Capabilities".to_string(), common.capabilities.clone()),
         (
             "Values".to_string(),
-            template::chart_values(Value::map(own_values)),
+            template::chart_values(Value::Map(own_values)),
         ),
         ("Subcharts".to_string(), Value::map(subcharts)),
-    ]);
+    ]));
     let base_path = format!("{full_path}/templates");
     for (path, text) in chart.templates.iter() {
         let partial = path.rsplit('/').next().unwrap_or_default().starts_with('_');
@@ -363,7 +397,7 @@ fn collect_templates<'c>(
             },
         );
     }
-    Value::map(dot)
+    Value::Map(dot)
 }
 
 /// `crds/` files, the chart's own first, then its subcharts', depth first.
