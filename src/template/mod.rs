@@ -187,7 +187,9 @@ impl Funcs {
     /// The builtins and sprig's functions, as Helm and Argo CD start from.
     pub fn sprig() -> Funcs {
         let mut f = Funcs::builtin();
-        f.extend(funcs::sprig::FUNCS);
+        for table in funcs::sprig::TABLES {
+            f.extend(table);
+        }
         f.extend(funcs::random::FUNCS);
         f.extend(funcs::paths::FUNCS);
         f.extend(funcs::crypto::FUNCS);

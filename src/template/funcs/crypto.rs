@@ -9,7 +9,7 @@
 use super::super::value::{Object, ObjectRef, Value};
 use super::super::{FuncDef, FuncError, Param};
 use super::random;
-use super::sprig::go_base64_decode;
+use super::sprig::encoding::go_base64_decode;
 use base64::Engine;
 use rsa::pkcs1::{DecodeRsaPrivateKey, EncodeRsaPrivateKey};
 use rsa::pkcs8::{DecodePrivateKey, EncodePublicKey};

@@ -1,0 +1,80 @@
+//! sprig's `date.go`, in UTC: the functions on [`dates`], which holds the time value, Go's
+//! layouts and durations.
+
+use super::super::dates;
+use super::{s, A, S};
+use crate::template::value::Value;
+use crate::template::{FuncDef, FuncError};
+
+/// The date functions.
+pub(super) const FUNCS: &[FuncDef] = &[
+    FuncDef::new("toDate", &[S, S], |_, a| {
+        Ok(dates::Time::parse(s(a, 0), s(a, 1))
+            .unwrap_or(dates::ZERO)
+            .value())
+    }),
+    FuncDef::new("mustToDate", &[S, S], |_, a| {
+        dates::Time::parse(s(a, 0), s(a, 1))
+            .map(dates::Time::value)
+            .map_err(FuncError::Call)
+    }),
+    FuncDef::new("date", &[S, A], |_, a| {
+        Ok(Value::str(dates::time_of(&a[1]).format(s(a, 0))))
+    }),
+    FuncDef::new("dateInZone", &[S, A, S], |_, a| {
+        Ok(Value::str(dates::time_of(&a[1]).format(s(a, 0))))
+    }),
+    FuncDef::new("htmlDate", &[A], |_, a| {
+        Ok(Value::str(dates::time_of(&a[0]).format("2006-01-02")))
+    }),
+    FuncDef::new("htmlDateInZone", &[A, S], |_, a| {
+        Ok(Value::str(dates::time_of(&a[0]).format("2006-01-02")))
+    }),
+    FuncDef::new("unixEpoch", &[A], |_, a| {
+        Ok(Value::str(dates::time_of(&a[0]).unix.to_string()))
+    }),
+    FuncDef::new("dateModify", &[S, A], |_, a| {
+        let t = dates::time_of(&a[1]);
+        Ok(match dates::parse_duration(s(a, 0)) {
+            Ok(ns) => shift(t, ns).value(),
+            Err(_) => t.value(),
+        })
+    }),
+    FuncDef::new("mustDateModify", &[S, A], |_, a| {
+        let t = dates::time_of(&a[1]);
+        dates::parse_duration(s(a, 0))
+            .map(|ns| shift(t, ns).value())
+            .map_err(FuncError::Call)
+    }),
+    FuncDef::new("duration", &[A], |_, a| {
+        let secs = match &a[0] {
+            Value::String(x) => x.parse::<i64>().unwrap_or(0),
+            Value::Int64(i) => *i,
+            _ => 0,
+        };
+        Ok(Value::str(dates::duration_string(
+            secs.saturating_mul(1_000_000_000),
+        )))
+    }),
+    FuncDef::new("durationRound", &[A], |_, a| {
+        Ok(Value::str(dates::duration_round(&a[0])))
+    }),
+    // Non-deterministic: the time of the render.
+    FuncDef::new("now", &[], |_, _| Ok(dates::time_of(&Value::Nil).value())).nondeterministic(),
+    FuncDef::new("ago", &[A], |_, a| {
+        let then = dates::time_of(&a[0]).unix;
+        let now = dates::time_of(&Value::Nil).unix;
+        Ok(Value::str(dates::duration_string(
+            (now - then).saturating_mul(1_000_000_000),
+        )))
+    })
+    .nondeterministic(),
+];
+
+fn shift(t: dates::Time, ns: i64) -> dates::Time {
+    let total = t.unix as i128 * 1_000_000_000 + t.nanos as i128 + ns as i128;
+    dates::Time {
+        unix: total.div_euclid(1_000_000_000) as i64,
+        nanos: total.rem_euclid(1_000_000_000) as u32,
+    }
+}

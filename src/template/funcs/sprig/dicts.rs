@@ -1,0 +1,183 @@
+//! sprig's `dict.go`: building, reading and changing dicts, mergo's merges, `deepCopy` and `dig`.
+
+use super::defaults::empty;
+use super::strings::strval;
+use super::{dict, s, A, M, S};
+use crate::template::value::{Dict, MapType, SharedWrite, Value};
+use crate::template::{FuncDef, FuncError};
+use std::collections::BTreeMap;
+
+/// The dict functions.
+pub(super) const FUNCS: &[FuncDef] = &[
+    FuncDef::variadic("dict", &[], A, |_, a| {
+        let mut m = BTreeMap::new();
+        for pair in a.chunks(2) {
+            let v = pair.get(1).cloned().unwrap_or(Value::str(""));
+            m.insert(strval(&pair[0]), v);
+        }
+        Ok(Value::map(m))
+    }),
+    FuncDef::new("get", &[M, S], |_, a| {
+        Ok(dict(a, 0).get(s(a, 1)).unwrap_or(Value::str("")))
+    }),
+    FuncDef::new("set", &[M, S, A], |_, a| {
+        dict(a, 0)
+            .write()?
+            .insert(s(a, 1).to_string(), a[2].clone());
+        Ok(a[0].clone())
+    }),
+    FuncDef::new("unset", &[M, S], |_, a| {
+        dict(a, 0).write()?.remove(s(a, 1));
+        Ok(a[0].clone())
+    }),
+    FuncDef::new("hasKey", &[M, S], |_, a| {
+        Ok(Value::Bool(dict(a, 0).get(s(a, 1)).is_some()))
+    }),
+    FuncDef::variadic("pluck", &[S], M, |_, a| {
+        Ok(Value::list(
+            a[1..]
+                .iter()
+                .filter_map(|d| match d {
+                    Value::Map(m) => m.get(s(a, 0)),
+                    _ => None,
+                })
+                .collect(),
+        ))
+    }),
+    FuncDef::variadic("keys", &[], M, |_, a| {
+        let mut out = Vec::new();
+        for d in a {
+            if let Value::Map(m) = d {
+                out.extend(m.read().keys().cloned());
+            }
+        }
+        Ok(Value::strings(out))
+    }),
+    FuncDef::new("values", &[M], |_, a| {
+        Ok(Value::list(dict(a, 0).read().values().cloned().collect()))
+    }),
+    FuncDef::variadic("pick", &[M], S, |_, a| {
+        let d = dict(a, 0);
+        let m = a[1..]
+            .iter()
+            .filter_map(|k| {
+                let k = k.as_str()?;
+                d.get(k).map(|v| (k.to_string(), v))
+            })
+            .collect();
+        Ok(Value::map(m))
+    }),
+    FuncDef::variadic("omit", &[M], S, |_, a| {
+        let keys: Vec<&str> = a[1..].iter().filter_map(Value::as_str).collect();
+        let m = dict(a, 0)
+            .entries()
+            .into_iter()
+            .filter(|(k, _)| !keys.contains(&k.as_str()))
+            .collect();
+        Ok(Value::map(m))
+    }),
+    FuncDef::variadic("merge", &[M], M, |_, a| {
+        let dst = dict(a, 0);
+        for src in &a[1..] {
+            if let Value::Map(src) = src {
+                merge_into(&dst, src, false)?;
+            }
+        }
+        Ok(a[0].clone())
+    }),
+    FuncDef::variadic("mergeOverwrite", &[M], M, |_, a| {
+        let dst = dict(a, 0);
+        for src in &a[1..] {
+            if let Value::Map(src) = src {
+                merge_into(&dst, src, true)?;
+            }
+        }
+        Ok(a[0].clone())
+    }),
+    FuncDef::new("deepCopy", &[A], |_, a| {
+        if matches!(a[0], Value::Nil | Value::NoValue) {
+            // copystructure reflects on the nil interface and panics.
+            return Err(FuncError::Call(
+                "reflect: call of reflect.Value.Type on zero Value".into(),
+            ));
+        }
+        Ok(deep_copy(&a[0]))
+    }),
+    FuncDef::variadic("dig", &[], A, |_, a| {
+        if a.len() < 3 {
+            return Err(FuncError::Call("dig needs at least three arguments".into()));
+        }
+        let default = a[a.len() - 2].clone();
+        let mut m = dig_map(&a[a.len() - 1])?;
+        let keys = &a[..a.len() - 2];
+        for (i, k) in keys.iter().enumerate() {
+            let Some(v) = m.get(&strval(k)) else {
+                return Ok(default);
+            };
+            if i == keys.len() - 1 {
+                return Ok(v);
+            }
+            m = dig_map(&v)?;
+        }
+        Ok(default)
+    }),
+];
+
+/// `v.(map[string]interface{})`, as `dig` asserts it: a named map type fails too.
+fn dig_map(v: &Value) -> Result<Dict, FuncError> {
+    match v {
+        Value::Map(m) if m.ty() == MapType::Any => Ok(m.clone()),
+        other => {
+            let ty = match other {
+                Value::Nil | Value::NoValue => "nil",
+                o => o.type_name(),
+            };
+            Err(FuncError::Call(format!(
+                "interface conversion: interface {{}} is {ty}, not map[string]interface {{}}"
+            )))
+        }
+    }
+}
+
+/// mergo.Merge: keys missing in `dst` (or, with `overwrite`, every non-empty key) taken from
+/// `src`, maps merged recursively.
+/// mergo's map merge, as sprig's `merge` (fill what `dst` lacks or holds empty) and
+/// `mergeOverwrite` (replace, even with an empty value; a nil value too) call it. Maps on
+/// both sides merge recursively.
+fn merge_into(dst: &Dict, src: &Dict, overwrite: bool) -> Result<(), SharedWrite> {
+    for (k, v) in src.entries() {
+        let existing = dst.get(&k);
+        if matches!(v, Value::Nil | Value::NoValue) {
+            if overwrite {
+                dst.write()?.insert(k, Value::Nil);
+            }
+            continue;
+        }
+        if let (Some(Value::Map(d)), Value::Map(s)) = (&existing, &v) {
+            if !d.same(s) {
+                merge_into(d, s, overwrite)?;
+            }
+            if !d.is_empty() {
+                continue;
+            }
+        }
+        let keep = existing.is_some_and(|old| !overwrite && !empty(&old));
+        if !keep {
+            dst.write()?.insert(k, v);
+        }
+    }
+    Ok(())
+}
+
+fn deep_copy(v: &Value) -> Value {
+    match v {
+        Value::List(l) => Value::list(l.iter().map(deep_copy).collect()),
+        Value::Map(m) => Value::map(
+            m.entries()
+                .into_iter()
+                .map(|(k, v)| (k, deep_copy(&v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}

@@ -1,0 +1,183 @@
+//! sprig's `list.go`: building, slicing, searching and reordering lists (the `must` forms are
+//! aliases, `super::ALIASES`).
+
+use super::defaults::empty;
+use super::numeric::to_int64;
+use super::strings::strslice;
+use super::{int, A, I};
+use crate::template::value::{ListType, Value};
+use crate::template::{FuncDef, FuncError};
+
+/// The list functions.
+pub(super) const FUNCS: &[FuncDef] = &[
+    FuncDef::variadic("list", &[], A, |_, a| Ok(Value::list(a.to_vec()))),
+    FuncDef::variadic("tuple", &[], A, |_, a| Ok(Value::list(a.to_vec()))),
+    FuncDef::new("first", &[A], |_, a| {
+        let l = list_of(&a[0], "find first")?;
+        Ok(l.first().cloned().unwrap_or(Value::Nil))
+    }),
+    FuncDef::new("last", &[A], |_, a| {
+        let l = list_of(&a[0], "find last")?;
+        Ok(l.last().cloned().unwrap_or(Value::Nil))
+    }),
+    FuncDef::new("rest", &[A], |_, a| {
+        let l = list_of(&a[0], "find rest")?;
+        // An empty list gives a nil []interface {}, printed `[]`.
+        Ok(Value::list(l.get(1..).unwrap_or_default().to_vec()))
+    }),
+    FuncDef::new("initial", &[A], |_, a| {
+        let l = list_of(&a[0], "find initial")?;
+        Ok(Value::list(l[..l.len().saturating_sub(1)].to_vec()))
+    }),
+    FuncDef::new("append", &[A, A], |_, a| {
+        let mut l = list_of(&a[0], "push")?;
+        l.push(a[1].clone());
+        Ok(Value::list(l))
+    }),
+    FuncDef::new("push", &[A, A], |_, a| {
+        let mut l = list_of(&a[0], "push")?;
+        l.push(a[1].clone());
+        Ok(Value::list(l))
+    }),
+    FuncDef::new("prepend", &[A, A], |_, a| {
+        let mut l = list_of(&a[0], "prepend")?;
+        l.insert(0, a[1].clone());
+        Ok(Value::list(l))
+    }),
+    FuncDef::variadic("concat", &[], A, |_, a| {
+        let mut out = Vec::new();
+        for v in a {
+            match v.slice_items() {
+                Some(items) => out.extend(items.iter().cloned()),
+                None => {
+                    return Err(FuncError::Call(format!(
+                        "Cannot concat type {} as list",
+                        v.kind_name()
+                    )))
+                }
+            }
+        }
+        Ok(Value::list(out))
+    }),
+    FuncDef::variadic("slice", &[A], A, |_, a| sprig_slice(a)),
+    FuncDef::new("reverse", &[A], |_, a| {
+        let mut l = list_of(&a[0], "find reverse")?;
+        l.reverse();
+        Ok(Value::list(l))
+    }),
+    FuncDef::new("uniq", &[A], |_, a| {
+        let l = list_of(&a[0], "find uniq")?;
+        let mut out: Vec<Value> = Vec::new();
+        for v in l {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        Ok(Value::list(out))
+    }),
+    FuncDef::variadic("without", &[A], A, |_, a| {
+        let l = list_of(&a[0], "find without")?;
+        Ok(Value::list(
+            l.into_iter().filter(|v| !a[1..].contains(v)).collect(),
+        ))
+    }),
+    FuncDef::new("has", &[A, A], |_, a| {
+        if let Some(items) = a[1].slice_items() {
+            return Ok(Value::Bool(items.contains(&a[0])));
+        }
+        Ok(Value::Bool(match &a[1] {
+            Value::Nil => false,
+            other => {
+                return Err(FuncError::Call(format!(
+                    "Cannot find has on type {}",
+                    other.kind_name()
+                )))
+            }
+        }))
+    }),
+    FuncDef::new("compact", &[A], |_, a| {
+        let l = list_of(&a[0], "compact")?;
+        Ok(Value::list(l.into_iter().filter(|v| !empty(v)).collect()))
+    }),
+    FuncDef::new("chunk", &[I, A], |_, a| {
+        if int(a, 0) <= 0 {
+            return Err(FuncError::Call(
+                "runtime error: makeslice: len out of range".into(),
+            ));
+        }
+        let size = int(a, 0) as usize;
+        let l = match &a[1] {
+            Value::Nil | Value::NoValue => list_of(&a[1], "chunk")?,
+            v if v.slice_items().is_some() => list_of(v, "chunk")?,
+            other => {
+                return Err(FuncError::Call(format!(
+                    "Cannot chunk type {}",
+                    other.kind_name()
+                )))
+            }
+        };
+        Ok(Value::list(
+            l.chunks(size).map(|c| Value::list(c.to_vec())).collect(),
+        ))
+    }),
+    FuncDef::new("sortAlpha", &[A], |_, a| {
+        let mut v = strslice(&a[0]);
+        v.sort();
+        Ok(Value::strings(v))
+    }),
+];
+
+/// The items of a list argument; `doing` is how sprig's error names the failed action
+/// (`Cannot find first on type string`, `Cannot push on type string`).
+fn list_of(v: &Value, doing: &str) -> Result<Vec<Value>, FuncError> {
+    if let Some(items) = v.slice_items() {
+        return Ok(items.into_owned());
+    }
+    match v {
+        Value::Nil | Value::NoValue => Err(FuncError::Call(
+            "runtime error: invalid memory address or nil pointer dereference".into(),
+        )),
+        other => Err(FuncError::Call(format!(
+            "Cannot {doing} on type {}",
+            other.kind_name()
+        ))),
+    }
+}
+
+/// sprig's `slice` (which replaces text/template's): `list[start:end]`, keeping the list's
+/// type; an empty list gives nil.
+fn sprig_slice(a: &[Value]) -> Result<Value, FuncError> {
+    let (l, ty) = match &a[0] {
+        Value::List(l) => (std::borrow::Cow::Borrowed(&l[..]), l.ty),
+        // Go keeps the named slice type (`chartutil.VersionSet`); kdelta cannot build one of
+        // another module's object types, so the slice is a plain list of its elements.
+        v @ Value::Object(_) if v.slice_items().is_some() => {
+            (v.slice_items().unwrap_or_default(), ListType::Any)
+        }
+        Value::Nil | Value::NoValue => {
+            return Err(FuncError::Call(
+                "runtime error: invalid memory address or nil pointer dereference".into(),
+            ))
+        }
+        other => {
+            return Err(FuncError::Call(format!(
+                "list should be type of slice or array but {}",
+                other.kind_name()
+            )))
+        }
+    };
+    if l.is_empty() {
+        return Ok(Value::Nil);
+    }
+    let start = a.get(1).map_or(0, to_int64);
+    let end = a.get(2).map_or(l.len() as i64, to_int64);
+    if start < 0 || end < start || end > l.len() as i64 {
+        return Err(FuncError::Call(
+            "reflect.Value.Slice: slice index out of bounds".into(),
+        ));
+    }
+    Ok(Value::typed_list(
+        l[start as usize..end as usize].to_vec(),
+        ty,
+    ))
+}

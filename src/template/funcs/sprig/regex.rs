@@ -1,0 +1,89 @@
+//! sprig's `regex.go`, on Go's `regexp` as [`goregex`] translates it.
+
+use super::super::goregex;
+use super::{int, s, I, S};
+use crate::template::value::Value;
+use crate::template::{FuncDef, FuncError};
+
+/// The regular-expression functions.
+pub(super) const FUNCS: &[FuncDef] = &[
+    // Regular expressions (Go's RE2 syntax, translated in `goregex`). The plain forms
+    // panic on a bad pattern (`regexp.MustCompile`), the must forms return the error;
+    // regexMatch alone reports a bad pattern as no match.
+    FuncDef::new("regexMatch", &[S, S], |_, a| {
+        Ok(Value::Bool(
+            compile(s(a, 0)).is_ok_and(|r| r.re.is_match(s(a, 1))),
+        ))
+    }),
+    FuncDef::new("mustRegexMatch", &[S, S], |_, a| {
+        Ok(Value::Bool(re(a, 0, true)?.re.is_match(s(a, 1))))
+    }),
+    FuncDef::new("regexFind", &[S, S], |_, a| regex_find(a, false)),
+    FuncDef::new("mustRegexFind", &[S, S], |_, a| regex_find(a, true)),
+    FuncDef::new("regexFindAll", &[S, S, I], |_, a| regex_find_all(a, false)),
+    FuncDef::new("mustRegexFindAll", &[S, S, I], |_, a| {
+        regex_find_all(a, true)
+    }),
+    FuncDef::new("regexReplaceAll", &[S, S, S], |_, a| {
+        regex_replace(a, false, false)
+    }),
+    FuncDef::new("mustRegexReplaceAll", &[S, S, S], |_, a| {
+        regex_replace(a, true, false)
+    }),
+    FuncDef::new("regexReplaceAllLiteral", &[S, S, S], |_, a| {
+        regex_replace(a, false, true)
+    }),
+    FuncDef::new("mustRegexReplaceAllLiteral", &[S, S, S], |_, a| {
+        regex_replace(a, true, true)
+    }),
+    FuncDef::new("regexSplit", &[S, S, I], |_, a| regex_split(a, false)),
+    FuncDef::new("mustRegexSplit", &[S, S, I], |_, a| regex_split(a, true)),
+    FuncDef::new("regexQuoteMeta", &[S], |_, a| {
+        Ok(Value::str(goregex::quote_meta(s(a, 0))))
+    }),
+];
+
+fn compile(pattern: &str) -> Result<goregex::GoRegex, String> {
+    goregex::compile(pattern)
+}
+
+/// A pattern compiled, or the error as Go's `regexp.Compile` (must forms) or `MustCompile`
+/// (the others, which panic) words it.
+fn re(a: &[Value], i: usize, must: bool) -> Result<goregex::GoRegex, FuncError> {
+    let pattern = s(a, i);
+    compile(pattern).map_err(|e| {
+        FuncError::Call(if must {
+            e
+        } else {
+            format!("regexp: Compile(`{pattern}`): {e}")
+        })
+    })
+}
+
+fn regex_find(a: &[Value], must: bool) -> Result<Value, FuncError> {
+    let r = re(a, 0, must)?;
+    Ok(Value::str(r.re.find(s(a, 1)).map_or("", |m| m.as_str())))
+}
+
+fn regex_find_all(a: &[Value], must: bool) -> Result<Value, FuncError> {
+    let r = re(a, 0, must)?;
+    let text = s(a, 1);
+    let all = goregex::find_all(&r, text, int(a, 2));
+    Ok(Value::strings(all.into_iter().map(|(b, e)| &text[b..e])))
+}
+
+fn regex_replace(a: &[Value], must: bool, literal: bool) -> Result<Value, FuncError> {
+    let r = re(a, 0, must)?;
+    Ok(Value::str(goregex::replace_all(
+        &r,
+        s(a, 1),
+        s(a, 2),
+        literal,
+    )))
+}
+
+fn regex_split(a: &[Value], must: bool) -> Result<Value, FuncError> {
+    let r = re(a, 0, must)?;
+    let parts = goregex::split(&r, s(a, 0), s(a, 1), int(a, 2));
+    Ok(Value::strings(parts.unwrap_or_default()))
+}

@@ -1,0 +1,472 @@
+//! sprig's `strings.go` and the string functions its `functions.go` takes from Go's `strings`
+//! and from xstrings and goutils: case, trimming, quoting, indenting, splitting, joining,
+//! abbreviating and wrapping, and `strval`, how sprig turns any value into text.
+
+use super::{int, s, A, I, S};
+use crate::template::fmt::{sprint_value, sprintf};
+use crate::template::value::{Dict, MapType, Value};
+use crate::template::{gostr, FuncDef, FuncError};
+
+/// The string functions.
+pub(super) const FUNCS: &[FuncDef] = &[
+    FuncDef::new("hello", &[], |_, _| Ok(Value::str("Hello!"))),
+    FuncDef::new("upper", &[S], |_, a| Ok(Value::str(s(a, 0).to_uppercase()))),
+    // Go maps each character on its own (no final-sigma rule).
+    FuncDef::new("lower", &[S], |_, a| {
+        Ok(Value::str(
+            s(a, 0)
+                .chars()
+                .flat_map(char::to_lowercase)
+                .collect::<String>(),
+        ))
+    }),
+    FuncDef::new("title", &[S], |_, a| Ok(Value::str(title(s(a, 0))))),
+    FuncDef::new("untitle", &[S], |_, a| Ok(Value::str(untitle(s(a, 0))))),
+    FuncDef::new("substr", &[I, I, S], |_, a| {
+        substr(int(a, 0), int(a, 1), s(a, 2)).map(Value::str)
+    }),
+    FuncDef::new("repeat", &[I, S], |_, a| {
+        let n = int(a, 0);
+        if n < 0 {
+            return Err(FuncError::Call("strings: negative Repeat count".into()));
+        }
+        Ok(Value::str(s(a, 1).repeat(n as usize)))
+    }),
+    FuncDef::new("trim", &[S], |_, a| {
+        Ok(Value::str(s(a, 0).trim_matches(is_go_space)))
+    }),
+    FuncDef::new("trimAll", &[S, S], |_, a| {
+        let cut: Vec<char> = s(a, 0).chars().collect();
+        Ok(Value::str(s(a, 1).trim_matches(|c| cut.contains(&c))))
+    }),
+    FuncDef::new("trimSuffix", &[S, S], |_, a| {
+        Ok(Value::str(s(a, 1).strip_suffix(s(a, 0)).unwrap_or(s(a, 1))))
+    }),
+    FuncDef::new("trimPrefix", &[S, S], |_, a| {
+        Ok(Value::str(s(a, 1).strip_prefix(s(a, 0)).unwrap_or(s(a, 1))))
+    }),
+    FuncDef::new("nospace", &[S], |_, a| {
+        Ok(Value::str(
+            s(a, 0)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>(),
+        ))
+    }),
+    FuncDef::new("initials", &[S], |_, a| {
+        Ok(Value::str(
+            s(a, 0)
+                .split_whitespace()
+                .filter_map(|w| w.chars().next())
+                .collect::<String>(),
+        ))
+    }),
+    FuncDef::new("swapcase", &[S], |_, a| Ok(Value::str(swapcase(s(a, 0))))),
+    FuncDef::new("snakecase", &[S], |_, a| {
+        Ok(Value::str(delimited(s(a, 0), '_')))
+    }),
+    FuncDef::new("kebabcase", &[S], |_, a| {
+        Ok(Value::str(delimited(s(a, 0), '-')))
+    }),
+    FuncDef::new("camelcase", &[S], |_, a| Ok(Value::str(camelcase(s(a, 0))))),
+    FuncDef::new("contains", &[S, S], |_, a| {
+        Ok(Value::Bool(s(a, 1).contains(s(a, 0))))
+    }),
+    FuncDef::new("hasPrefix", &[S, S], |_, a| {
+        Ok(Value::Bool(s(a, 1).starts_with(s(a, 0))))
+    }),
+    FuncDef::new("hasSuffix", &[S, S], |_, a| {
+        Ok(Value::Bool(s(a, 1).ends_with(s(a, 0))))
+    }),
+    FuncDef::variadic("quote", &[], A, |_, a| {
+        Ok(Value::str(
+            a.iter()
+                .filter(|v| !matches!(v, Value::Nil))
+                .map(|v| crate::template::fmt::go_quote(&strval(v)))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ))
+    }),
+    FuncDef::variadic("squote", &[], A, |_, a| {
+        Ok(Value::str(
+            a.iter()
+                .filter(|v| !matches!(v, Value::Nil))
+                .map(|v| format!("'{}'", strval(v)))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ))
+    }),
+    FuncDef::variadic("cat", &[], A, |_, a| {
+        Ok(Value::str(
+            a.iter()
+                .filter(|v| !matches!(v, Value::Nil))
+                .map(strval)
+                .collect::<Vec<_>>()
+                .join(" "),
+        ))
+    }),
+    FuncDef::new("indent", &[I, S], |_, a| {
+        indent(int(a, 0), s(a, 1)).map(Value::str)
+    }),
+    FuncDef::new("nindent", &[I, S], |_, a| {
+        indent(int(a, 0), s(a, 1)).map(|t| Value::str(format!("\n{t}")))
+    }),
+    FuncDef::new("replace", &[S, S, S], |_, a| {
+        Ok(Value::str(go_replace(s(a, 2), s(a, 0), s(a, 1))))
+    }),
+    FuncDef::new("plural", &[S, S, I], |_, a| {
+        Ok(Value::str(if int(a, 2) == 1 { s(a, 0) } else { s(a, 1) }))
+    }),
+    FuncDef::new("trunc", &[I, S], |_, a| {
+        // Go slices the string's bytes, which may cut a character.
+        let (c, text) = (int(a, 0), gostr::to_bytes(s(a, 1)));
+        let len = text.len() as i64;
+        Ok(if c < 0 && len + c > 0 {
+            Value::str(gostr::from_bytes(&text[(len + c) as usize..]))
+        } else if c >= 0 && len > c {
+            Value::str(gostr::from_bytes(&text[..c as usize]))
+        } else {
+            Value::str(s(a, 1))
+        })
+    }),
+    FuncDef::new("abbrevboth", &[I, I, S], |_, a| {
+        let (left, right) = (int(a, 0), int(a, 1));
+        if right < 4 || (left > 0 && right < 7) {
+            return Ok(a[2].clone());
+        }
+        Ok(Value::str(abbrev_full(s(a, 2), left, right)))
+    }),
+    FuncDef::new("abbrev", &[I, S], |_, a| {
+        Ok(Value::str(abbrev(int(a, 0), s(a, 1))))
+    }),
+    FuncDef::new("wrap", &[I, S], |_, a| {
+        Ok(Value::str(wrap(int(a, 0), "", s(a, 1), false)))
+    }),
+    FuncDef::new("wrapWith", &[I, S, S], |_, a| {
+        Ok(Value::str(wrap(int(a, 0), s(a, 1), s(a, 2), true)))
+    }),
+    FuncDef::new("join", &[S, A], |_, a| {
+        Ok(Value::str(strslice(&a[1]).join(s(a, 0))))
+    }),
+    FuncDef::new("split", &[S, S], |_, a| {
+        let parts = go_split(s(a, 1), s(a, 0), -1);
+        Ok(string_map(parts))
+    }),
+    FuncDef::new("splitn", &[S, I, S], |_, a| {
+        let parts = go_split(s(a, 2), s(a, 0), int(a, 1));
+        Ok(string_map(parts))
+    }),
+    FuncDef::new("splitList", &[S, S], |_, a| {
+        Ok(Value::strings(go_split(s(a, 1), s(a, 0), -1)))
+    }),
+    FuncDef::new("toStrings", &[A], |_, a| {
+        Ok(Value::strings(strslice(&a[0])))
+    }),
+    FuncDef::new("toString", &[A], |_, a| Ok(Value::str(strval(&a[0])))),
+    FuncDef::variadic("printf", &[S], A, |_, a| {
+        Ok(Value::str(sprintf(s(a, 0), &a[1..])))
+    }),
+];
+
+fn is_go_space(c: char) -> bool {
+    c.is_whitespace()
+}
+
+/// sprig's `strval`: a string as it is, anything else as `%v` prints it.
+pub fn strval(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        other => sprint_value(other),
+    }
+}
+
+/// sprig's `strslice`: a list's elements as strings (nil elements dropped), a string as a
+/// one-element list, nil as empty, anything else as its `%v` text.
+pub(super) fn strslice(v: &Value) -> Vec<String> {
+    if let Some(items) = v.slice_items() {
+        return items
+            .iter()
+            .filter(|x| !matches!(x, Value::Nil | Value::NoValue))
+            .map(strval)
+            .collect();
+    }
+    match v {
+        Value::Nil | Value::NoValue => Vec::new(),
+        other => vec![strval(other)],
+    }
+}
+
+fn title(s: &str) -> String {
+    // strings.Title: a letter after a non-letter (or at the start) is upper-cased.
+    let mut out = String::with_capacity(s.len());
+    let mut prev_letter = false;
+    for c in s.chars() {
+        if !prev_letter && c.is_alphabetic() {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+        prev_letter = c.is_alphanumeric() || c == '_';
+    }
+    out
+}
+
+fn untitle(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut start = true;
+    for c in s.chars() {
+        if start && !c.is_whitespace() {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+        start = c.is_whitespace();
+    }
+    out
+}
+
+/// sprig's `substr` with Go's slice bounds (a bad range is Go's runtime error).
+fn substr(start: i64, end: i64, s: &str) -> Result<String, FuncError> {
+    let b = gostr::to_bytes(s);
+    let len = b.len() as i64;
+    let oob = |lo: i64, hi: i64| {
+        FuncError::Call(format!(
+            "runtime error: slice bounds out of range [{lo}:{hi}]"
+        ))
+    };
+    let slice = if start < 0 {
+        if end < 0 || end > len {
+            return Err(FuncError::Call(format!(
+                "runtime error: slice bounds out of range [:{end}] with length {len}"
+            )));
+        }
+        &b[..end as usize]
+    } else if end < 0 || end > len {
+        if start > len {
+            return Err(oob(start, len));
+        }
+        &b[start as usize..]
+    } else {
+        if start > end {
+            return Err(oob(start, end));
+        }
+        &b[start as usize..end as usize]
+    };
+    Ok(gostr::from_bytes(slice))
+}
+
+fn swapcase(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_uppercase() {
+                c.to_lowercase().collect::<String>()
+            } else {
+                c.to_uppercase().collect()
+            }
+        })
+        .collect()
+}
+
+/// xstrings' ToSnakeCase/ToKebabCase: words split at case changes and separators.
+fn delimited(s: &str, sep: char) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = s.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c == '_' || c == '-' || c == ' ' || c == '.' {
+            if !out.is_empty() && !out.ends_with(sep) {
+                out.push(sep);
+            }
+            continue;
+        }
+        if c.is_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if (prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower))
+                && !out.ends_with(sep)
+            {
+                out.push(sep);
+            }
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// xstrings.ToCamelCase: leading connectors (`-`, `_`, spaces) stay, a character after a
+/// connector is upper-cased and the connector dropped, runs of connectors stay but one.
+fn camelcase(s: &str) -> String {
+    let connector = |c: char| c == '-' || c == '_' || c.is_whitespace();
+    let upper = |c: char| c.to_uppercase().next().unwrap_or(c);
+    let mut out = String::new();
+    let mut chars = s.chars();
+    let mut r0 = None;
+    for c in chars.by_ref() {
+        if !connector(c) {
+            r0 = Some(upper(c));
+            break;
+        }
+        out.push(c);
+        r0 = Some(c);
+    }
+    let Some(mut r0) = r0 else {
+        return out;
+    };
+    for c in chars {
+        let r1 = r0;
+        r0 = c;
+        if connector(r0) && connector(r1) {
+            out.push(r1);
+            continue;
+        }
+        if connector(r1) {
+            r0 = upper(r0);
+        } else {
+            out.push(r1);
+        }
+    }
+    out.push(r0);
+    out
+}
+
+fn indent(n: i64, s: &str) -> Result<String, FuncError> {
+    if n < 0 {
+        return Err(FuncError::Call("strings: negative Repeat count".into()));
+    }
+    let pad = " ".repeat(n as usize);
+    Ok(format!("{pad}{}", s.replace('\n', &format!("\n{pad}"))))
+}
+
+/// strings.Replace with n = -1 (an empty `old` inserts `new` around every character).
+fn go_replace(s: &str, old: &str, new: &str) -> String {
+    if old.is_empty() {
+        let mut out = String::from(new);
+        for c in s.chars() {
+            out.push(c);
+            out.push_str(new);
+        }
+        return out;
+    }
+    s.replace(old, new)
+}
+
+/// strings.SplitN (n < 0: all; an empty separator splits into characters).
+fn go_split(s: &str, sep: &str, n: i64) -> Vec<String> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if sep.is_empty() {
+        let mut parts: Vec<String> = s.chars().map(String::from).collect();
+        if n > 0 && parts.len() > n as usize {
+            let rest: String = parts[n as usize - 1..].concat();
+            parts.truncate(n as usize - 1);
+            parts.push(rest);
+        }
+        return parts;
+    }
+    if n < 0 {
+        s.split(sep).map(String::from).collect()
+    } else {
+        s.splitn(n as usize, sep).map(String::from).collect()
+    }
+}
+
+/// goutils.AbbreviateFull, for sprig's `abbrevboth` (byte offsets, moved back to a character
+/// boundary where Go would cut one).
+fn abbrev_full(s: &str, offset: i64, width: i64) -> String {
+    let len = s.len() as i64;
+    if s.is_empty() || width < 4 {
+        return String::new();
+    }
+    if len <= width {
+        return s.to_string();
+    }
+    let mut offset = offset.min(len);
+    if len - offset < width - 3 {
+        offset = len - (width - 3);
+    }
+    let at = |i: i64| {
+        let mut i = i.clamp(0, len) as usize;
+        while !s.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    if offset <= 4 {
+        return format!("{}...", &s[..at(width - 3)]);
+    }
+    if width < 7 {
+        return String::new();
+    }
+    if offset + width - 3 < len {
+        return format!("...{}", abbrev_full(&s[at(offset)..], 0, width - 3));
+    }
+    format!("...{}", &s[at(len - (width - 3))..])
+}
+
+fn abbrev(width: i64, s: &str) -> String {
+    if width < 4 || (s.len() as i64) <= width {
+        return s.to_string();
+    }
+    // Go cuts bytes; a Rust string can only be cut at a character boundary.
+    let mut cut = (width - 3) as usize;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}...", &s[..cut])
+}
+
+/// goutils.WrapCustom with wrapLongWords = false.
+/// goutils' `WrapCustom`, which sprig's `wrap` (long words kept whole) and `wrapWith` (long
+/// words cut every `width` bytes) call. It works on bytes and knows only ' ' as a break, so a
+/// cut long word may split a character and a '\n' in the text counts as a letter.
+fn wrap(width: i64, sep: &str, s: &str, wrap_long_words: bool) -> String {
+    let b = gostr::to_bytes(s);
+    if b.is_empty() {
+        return String::new();
+    }
+    let sep = if sep.is_empty() { "\n" } else { sep };
+    let sep = gostr::to_bytes(sep);
+    let width = width.max(1) as usize;
+    let mut out = Vec::with_capacity(b.len());
+    let mut offset = 0;
+    while b.len() - offset > width {
+        if b[offset] == b' ' {
+            offset += 1;
+            continue;
+        }
+        let window = &b[offset..offset + width + 1];
+        if let Some(at) = window.iter().rposition(|&c| c == b' ') {
+            out.extend_from_slice(&b[offset..offset + at]);
+            out.extend_from_slice(&sep);
+            offset += at + 1;
+        } else if wrap_long_words {
+            out.extend_from_slice(&b[offset..offset + width]);
+            out.extend_from_slice(&sep);
+            offset += width;
+        } else {
+            let end = offset + width;
+            match b[end..].iter().position(|&c| c == b' ') {
+                Some(at) => {
+                    out.extend_from_slice(&b[offset..end + at]);
+                    out.extend_from_slice(&sep);
+                    offset = end + at + 1;
+                }
+                None => {
+                    out.extend_from_slice(&b[offset..]);
+                    offset = b.len();
+                }
+            }
+        }
+    }
+    out.extend_from_slice(&b[offset..]);
+    gostr::from_bytes(&out)
+}
+
+/// sprig's `split`: a `map[string]string` from `_0`, `_1`, … to the parts.
+fn string_map(parts: Vec<String>) -> Value {
+    let entries = parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| (format!("_{i}"), Value::str(p)));
+    Value::Map(Dict::typed(entries.collect(), MapType::String))
+}
