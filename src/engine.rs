@@ -29,7 +29,7 @@ pub struct EngineOutput<D> {
 impl<D: Default> EngineOutput<D> {
     /// An output whose completeness follows from its findings.
     pub fn new(resources: Vec<Resource>, findings: Vec<Finding>, ok: bool) -> EngineOutput<D> {
-        let complete = !findings.iter().any(|f| f.incomplete);
+        let complete = !findings.iter().any(|f| f.is_incomplete());
         EngineOutput {
             resources,
             findings,

@@ -65,7 +65,7 @@ fn check(case: &Path) -> Result<(), String> {
     let mut got_notices: Vec<&str> = rendered
         .findings
         .iter()
-        .filter(|f| f.severity == Severity::Notice && f.incomplete)
+        .filter(|f| f.severity == Severity::Notice && f.is_incomplete())
         .map(|f| f.rule.id)
         .collect();
     got_notices.sort_unstable();

@@ -14,7 +14,7 @@ use super::{normalize_repo_url, Options};
 use crate::config::Tracking;
 use crate::engine::EngineOutput;
 use crate::fetch::{ChartRequest, FetchedChart, Unavailable};
-use crate::finding::{rules, Finding};
+use crate::finding::{rules, Finding, Incomplete};
 use crate::resource::Resource;
 use crate::source::{EntryKind, Files, RepoPath};
 use crate::yaml::{self, Dialect, Node, ParseOptions};
@@ -140,10 +140,10 @@ type Output = EngineOutput<()>;
 type NamedTexts = Vec<(String, String)>;
 
 impl Source<'_> {
-    fn incomplete(&self, message: String) -> Finding {
+    fn incomplete(&self, why: Incomplete, message: String) -> Finding {
         Finding::notice(rules::APP_SOURCE_NOT_RENDERED, message)
             .in_file(self.at.to_string())
-            .incomplete()
+            .incomplete(why)
     }
 
     fn error(&self, rule: crate::finding::Rule, message: String) -> Finding {
@@ -161,21 +161,21 @@ impl Source<'_> {
         let revision = source["targetRevision"].as_str().unwrap_or("HEAD");
         if !source["chart"].is_null() {
             let mut out = self.repository_chart(repo, revision);
-            if out.findings.iter().any(|f| f.incomplete) {
+            if out.findings.iter().any(|f| f.is_incomplete()) {
                 out.complete = false;
             }
             return out;
         }
         if self.foreign.is_none() && repo.starts_with("oci://") {
             let mut out = self.oci_source(repo, revision);
-            if out.findings.iter().any(|f| f.incomplete) {
+            if out.findings.iter().any(|f| f.is_incomplete()) {
                 out.complete = false;
             }
             return out;
         }
         if self.foreign.is_none() && !self.is_this_repo(repo) {
             let mut out = self.other_repository(repo, revision);
-            if out.findings.iter().any(|f| f.incomplete) {
+            if out.findings.iter().any(|f| f.is_incomplete()) {
                 out.complete = false;
             }
             return out;
@@ -240,7 +240,7 @@ impl Source<'_> {
             "plugin" => self.plugin(&source["plugin"], &dir),
             _ => super::directory::render(app, &source["directory"], self.files, &dir),
         };
-        if !out.complete || out.findings.iter().any(|f| f.incomplete) {
+        if !out.complete || out.findings.iter().any(|f| f.is_incomplete()) {
             out.complete = false;
         }
         out
@@ -287,10 +287,13 @@ impl Source<'_> {
     fn unavailable(&self, e: Unavailable, deploys: String, help: &str) -> Output {
         let finding = match e {
             Unavailable::NotCached(_) => {
-                let mut f = self.incomplete(format!(
-                    "Application {} {deploys}, and it is not in kdelta's cache",
-                    self.name
-                ));
+                let mut f = self.incomplete(
+                    Incomplete::NotFetched,
+                    format!(
+                        "Application {} {deploys}, and it is not in kdelta's cache",
+                        self.name
+                    ),
+                );
                 f.help = Some(help.into());
                 f
             }
@@ -299,7 +302,7 @@ impl Source<'_> {
                 format!("Application {}: {deploys}: {e}", self.name),
             )
             .in_file(self.at.to_string())
-            .incomplete(),
+            .incomplete(Incomplete::FetchFailed),
         };
         EngineOutput::new(Vec::new(), vec![finding], true)
     }
@@ -310,21 +313,22 @@ impl Source<'_> {
     /// rendered, and a notice says the output may not be what is deployed.
     fn pinned_revision(&self, repo: &str, revision: &str) -> Output {
         let shown = crate::fetch::url::redact_text(repo);
-        let why = match self.files.git_snapshot(repo, revision) {
+        let (reason, why) = match self.files.git_snapshot(repo, revision) {
             Ok((snapshot, commit)) => {
                 let mut out = self.deploy_from(snapshot.as_ref(), &commit, &shown, revision);
-                if out.findings.iter().any(|f| f.incomplete) {
+                if out.findings.iter().any(|f| f.is_incomplete()) {
                     out.complete = false;
                 }
                 return out;
             }
-            Err(Unavailable::NotCached(_)) => {
-                "neither the local repository nor kdelta's cache has it".to_string()
-            }
-            Err(Unavailable::Failed(e)) => e.to_string(),
+            Err(e @ Unavailable::NotCached(_)) => (
+                e.incomplete(),
+                "neither the local repository nor kdelta's cache has it".to_string(),
+            ),
+            Err(e @ Unavailable::Failed(_)) => (e.incomplete(), e.to_string()),
         };
         let mut out = self.deploy_path();
-        let mut f = self.incomplete(format!(
+        let mut f = self.incomplete(reason, format!(
             "Application {} deploys this repository at {revision}, but {why}; kdelta rendered the revision under test instead",
             self.name
         ));
@@ -390,17 +394,20 @@ impl Source<'_> {
         let app = self.name;
         let chart = self.source["chart"].as_str().unwrap_or_default();
         let shown = crate::fetch::url::redact_text(repo);
-        let not_rendered = |why: &str| {
+        let not_rendered = |reason: Incomplete, why: &str| {
             EngineOutput::new(
                 Vec::new(),
-                vec![self.incomplete(format!(
+                vec![self.incomplete(reason, format!(
                     "Application {app} deploys chart {chart} {revision} from the Helm repository {shown}; {why}"
                 ))],
                 true,
             )
         };
         let Some(request) = chart_request(self.source) else {
-            return not_rendered("kdelta fetches charts over https, http and oci only");
+            return not_rendered(
+                Incomplete::Other,
+                "kdelta fetches charts over https, http and oci only",
+            );
         };
         match self.files.helm_chart(&request) {
             Ok(fetched) => {
@@ -412,7 +419,7 @@ impl Source<'_> {
                 out
             }
             Err(Unavailable::NotCached(_)) => {
-                let mut out = not_rendered("it is not in kdelta's cache");
+                let mut out = not_rendered(Incomplete::NotFetched, "it is not in kdelta's cache");
                 for f in &mut out.findings {
                     f.help = Some("run `kdelta fetch` (or add --fetch) to download it".into());
                 }
@@ -425,7 +432,7 @@ impl Source<'_> {
                     format!("Application {app}: chart {chart}: {e}"),
                 )
                 .in_file(self.at.to_string())
-                .incomplete()],
+                .incomplete(Incomplete::FetchFailed)],
                 true,
             ),
         }
@@ -716,14 +723,14 @@ impl Source<'_> {
                                             rules::FETCH_FAILED,
                                             format!("error reading helm value files: {e}"),
                                         )
-                                        .incomplete()])
+                                        .incomplete(Incomplete::FetchFailed)])
                                 }
                             }
                         }
                     }
                 }
                 if !skipped.is_empty() {
-                    let mut f = self.incomplete(format!(
+                    let mut f = self.incomplete(Incomplete::NotFetched, format!(
                         "Application {}: value files at URLs or not in kdelta's cache ({}) were left out",
                         self.name,
                         skipped.join(", ")
@@ -817,18 +824,18 @@ impl Source<'_> {
                     };
                     match self.read_value_file(&file, false) {
                         Ok(Read::Text(_, text)) => helm_opts.set_file.push((name.to_string(), text)),
-                        Ok(_) => notices.push(self.incomplete(format!(
+                        Ok(_) => notices.push(self.incomplete(Incomplete::NotFetched, format!(
                             "Application {}: file parameter {name} reads a file of another repository that is not in kdelta's cache; it is left out",
                             self.name
                         ))),
                         Err(e) => {
                             return EngineOutput::failed(vec![self
                                 .error(rules::FETCH_FAILED, format!("file parameter {name}: {e}"))
-                                .incomplete()])
+                                .incomplete(Incomplete::FetchFailed)])
                         }
                     }
                 }
-                Ok(Resolved::Elsewhere(what)) => notices.push(self.incomplete(format!(
+                Ok(Resolved::Elsewhere(what)) => notices.push(self.incomplete(Incomplete::Other, format!(
                     "Application {}: file parameter {name} reads {what}; kdelta does not fetch it, so it is left out",
                     self.name
                 ))),
@@ -989,7 +996,7 @@ impl Source<'_> {
     /// A notice when an option uses a revision variable kdelta leaves as written.
     fn revision_notice(&self, out: &mut Output, values: &[&str]) {
         if let Some(var) = values.iter().find_map(|v| Env::revision_var(v)) {
-            out.findings.push(self.incomplete(format!(
+            out.findings.push(self.incomplete(Incomplete::RevisionVariable, format!(
                 "Application {}: ${{{var}}} is the commit Argo CD syncs; kdelta leaves it as written",
                 self.name
             )));

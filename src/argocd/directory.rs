@@ -7,7 +7,7 @@
 //! evaluated: a notice.
 
 use crate::engine::EngineOutput;
-use crate::finding::{rules, Finding};
+use crate::finding::{rules, Finding, Incomplete};
 use crate::resource::Resource;
 use crate::source::{source_finding, EntryKind, Files, RepoPath};
 use crate::yaml::{Node, ParseOptions};
@@ -81,7 +81,7 @@ pub fn render(app: &str, options: &Json, files: &Files, dir: &RepoPath) -> Engin
                 ),
             )
             .in_file(jsonnet[0].clone())
-            .incomplete(),
+            .incomplete(Incomplete::Jsonnet),
         );
         out.complete = false;
     }

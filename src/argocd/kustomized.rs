@@ -5,7 +5,7 @@
 
 use super::{is_manifest_document, manifest_kind, Details, ManifestKind, Options, Spec};
 use crate::engine::EngineOutput;
-use crate::finding::{rules, Finding};
+use crate::finding::{rules, Finding, Incomplete};
 use crate::source::{EntryKind, Files, RepoPath};
 use crate::yaml::{self, Dialect, Node, Span};
 
@@ -56,7 +56,7 @@ fn build_now(files: &Files, dir: &RepoPath, opts: &Options) -> Result<Built, Fin
             ),
         )
         .in_file(file.to_string())
-        .incomplete());
+        .incomplete(Incomplete::Other));
     }
     let manifests = out
         .resources
@@ -77,7 +77,11 @@ fn build_now(files: &Files, dir: &RepoPath, opts: &Options) -> Result<Built, Fin
             })
         })
         .collect();
-    let incomplete = out.findings.into_iter().filter(|f| f.incomplete).collect();
+    let incomplete = out
+        .findings
+        .into_iter()
+        .filter(|f| f.is_incomplete())
+        .collect();
     Ok(Built {
         manifests,
         incomplete,

@@ -5,7 +5,7 @@ use super::generate::{self, Cluster, Context};
 use super::{normalize_repo_url, Details, ManifestKind, Options, Spec};
 use crate::engine;
 use crate::engine::EngineOutput;
-use crate::finding::{rules, Finding};
+use crate::finding::{rules, Finding, Incomplete};
 use crate::resource::{Origin, Resource};
 use crate::source::{EntryKind, Files, RepoPath};
 use crate::yaml::{self, Dialect, ParseOptions};
@@ -158,11 +158,13 @@ pub fn render_appset(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput
         match gap {
             generate::Gap::Offline(n) => {
                 Finding::notice(rules::APPSET_GENERATOR_OFFLINE, n.clone())
+                    .incomplete(Incomplete::OfflineGenerator)
             }
-            generate::Gap::FetchFailed(n) => Finding::error(rules::FETCH_FAILED, n.clone()),
+            generate::Gap::FetchFailed(n) => {
+                Finding::error(rules::FETCH_FAILED, n.clone()).incomplete(Incomplete::FetchFailed)
+            }
         }
         .at(file.to_string(), at.line, at.column)
-        .incomplete()
     }));
     findings.extend(doc.incomplete);
     let mut out = EngineOutput::new(Vec::new(), findings, true);

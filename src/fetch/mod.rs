@@ -108,6 +108,16 @@ pub enum Unavailable {
     Failed(FetchError),
 }
 
+impl Unavailable {
+    /// Why it leaves an output incomplete.
+    pub fn incomplete(&self) -> crate::finding::Incomplete {
+        match self {
+            Unavailable::NotCached(_) => crate::finding::Incomplete::NotFetched,
+            Unavailable::Failed(_) => crate::finding::Incomplete::FetchFailed,
+        }
+    }
+}
+
 impl std::fmt::Display for Unavailable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

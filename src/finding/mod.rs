@@ -114,6 +114,62 @@ impl Baseline {
     }
 }
 
+/// Why a finding leaves its target's output incomplete: the classes the coverage summary
+/// counts ("Applications: 40 complete, 12 incomplete (8 remote source not fetched, …)").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Incomplete {
+    /// A chart, base or repository the fetch step has not fetched (or cannot: no `--fetch`).
+    NotFetched,
+    /// A fetch that failed.
+    FetchFailed,
+    /// A Flux source or object that the repository does not hold.
+    FluxOutside,
+    /// An ApplicationSet generator that needs a cluster or the network.
+    OfflineGenerator,
+    /// An Argo CD config management plugin (or a source that needs one: envsubst,
+    /// helm-secrets).
+    Plugin,
+    /// An Argo CD directory source of Jsonnet.
+    Jsonnet,
+    /// `$ARGOCD_APP_REVISION` and the other variables only a sync knows.
+    RevisionVariable,
+    /// Helm value files at URLs.
+    ValueFilesAtUrls,
+    /// Another reason, counted under the finding's rule.
+    Other,
+}
+
+impl Incomplete {
+    /// The class the coverage summary counts it under (`rule` for [`Incomplete::Other`]).
+    pub fn class(self, rule: Rule) -> &'static str {
+        match self {
+            Incomplete::NotFetched => "remote source not fetched",
+            Incomplete::FetchFailed => "fetch failed",
+            Incomplete::FluxOutside => "Flux source or object not in the repository",
+            Incomplete::OfflineGenerator => "generator needs a cluster or the network",
+            Incomplete::Plugin => "config management plugin",
+            Incomplete::Jsonnet => "Jsonnet",
+            Incomplete::RevisionVariable => "revision variable",
+            Incomplete::ValueFilesAtUrls => "value files at URLs",
+            Incomplete::Other => rule.id,
+        }
+    }
+}
+
+fn incomplete_as_bool<S: serde::Serializer>(
+    why: &Option<Incomplete>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(why.is_some())
+}
+
+fn incomplete_from_bool<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Incomplete>, D::Error> {
+    let incomplete = <bool as serde::Deserialize>::deserialize(d)?;
+    Ok(incomplete.then_some(Incomplete::Other))
+}
+
 /// A diagnostic with a stable rule id, pointing at the file and line that caused it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
@@ -142,10 +198,16 @@ pub struct Finding {
     pub help: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revision: Option<Side>,
-    /// True when the finding means the target's output lacks something kdelta did not fetch or
-    /// cannot render yet (a remote base, a chart not inflated): the output is incomplete.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub incomplete: bool,
+    /// Set when the finding means the target's output lacks something kdelta did not fetch or
+    /// cannot render yet (a remote base, a chart not inflated): the output is incomplete, and
+    /// why. Reports show `incomplete: true`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "incomplete_as_bool",
+        deserialize_with = "incomplete_from_bool"
+    )]
+    pub incomplete: Option<Incomplete>,
     /// In a diff, for validation findings: new, existing or fixed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Baseline>,
@@ -166,7 +228,7 @@ impl Finding {
             reference_message: None,
             help: None,
             revision: None,
-            incomplete: false,
+            incomplete: None,
             baseline: None,
         }
     }
@@ -185,10 +247,15 @@ impl Finding {
             .unwrap_or_default()
     }
 
-    /// Marks the finding as one that leaves the target's output incomplete.
-    pub fn incomplete(mut self) -> Finding {
-        self.incomplete = true;
+    /// Marks the finding as one that leaves the target's output incomplete, for `why`.
+    pub fn incomplete(mut self, why: Incomplete) -> Finding {
+        self.incomplete = Some(why);
         self
+    }
+
+    /// True when the finding leaves its target's output incomplete.
+    pub fn is_incomplete(&self) -> bool {
+        self.incomplete.is_some()
     }
 
     /// An error finding.
@@ -253,5 +320,27 @@ impl Finding {
             (Some(l), None) => format!("{file}:{l}"),
             _ => file.clone(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_show_an_incomplete_finding_as_incomplete_true() {
+        let plain = Finding::notice(rules::FLUX_NOT_RENDERED, "m");
+        let json = serde_json::to_value(&plain).unwrap();
+        assert!(json.get("incomplete").is_none());
+        let incomplete = plain.incomplete(Incomplete::FluxOutside);
+        let json = serde_json::to_value(&incomplete).unwrap();
+        assert_eq!(json["incomplete"], serde_json::json!(true));
+        let read: Finding = serde_json::from_value(json).unwrap();
+        assert!(read.is_incomplete());
+        let read: Finding = serde_json::from_value(
+            serde_json::to_value(&Finding::notice(rules::FLUX_NOT_RENDERED, "m")).unwrap(),
+        )
+        .unwrap();
+        assert!(!read.is_incomplete());
     }
 }

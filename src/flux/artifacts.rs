@@ -11,6 +11,7 @@
 use super::graph::Objects;
 use super::sources::{self, Artifact, Missing, Ref};
 use super::Options;
+use crate::finding::Incomplete;
 use crate::helm::glob::{doublestar, matches, Syntax};
 use crate::source::{EntryKind, Files, MemorySnapshot, RepoPath};
 use crate::yaml::Node;
@@ -41,7 +42,7 @@ pub fn external(
             .find(|a| a.str_at(&["name"]) == Some(source.name.as_str()))?;
         Some((g, a))
     }) else {
-        return Err(Missing::Incomplete(format!(
+        return Err(Missing::Incomplete(Incomplete::FluxOutside, format!(
             "{source}: no ArtifactGenerator among the objects this cluster's Kustomizations apply makes it; what it names is not rendered"
         )));
     };
@@ -73,7 +74,7 @@ pub fn external(
             ))
         };
         if let Some(strategy) = op.str_at(&["strategy"]).filter(|s| *s != "Overwrite") {
-            return Err(Missing::Incomplete(format!(
+            return Err(Missing::Incomplete(Incomplete::FluxOutside, format!(
                 "ArtifactGenerator {}/{generator_name}: the {strategy} copy strategy is not rendered by kdelta",
                 source.namespace
             )));

@@ -7,7 +7,7 @@
 
 use super::{Details, Kind, Options, Spec};
 use crate::engine::EngineOutput;
-use crate::finding::{rules, Finding};
+use crate::finding::{rules, Finding, Incomplete};
 use crate::resource::Resource;
 use crate::source::{Files, RepoPath};
 use crate::yaml::{self, Node, ParseOptions};
@@ -238,7 +238,7 @@ fn walk_uncached(root: &Spec, files: &Files, opts: &Options) -> Walked {
                 ),
             )
             .in_file(file.to_string())
-            .incomplete(),
+            .incomplete(Incomplete::Other),
         );
     }
     depends_on(&mut walked);

@@ -11,7 +11,7 @@ use super::sources::{self, Artifact, Missing, Ref};
 use super::{values, Details, Options};
 use crate::engine::EngineOutput;
 use crate::fetch::ChartRequest;
-use crate::finding::{rules, Finding};
+use crate::finding::{rules, Finding, Incomplete};
 use crate::resource::Resource;
 use crate::source::{EntryKind, Files, MemorySnapshot, RepoPath};
 use crate::yaml::{self, Node};
@@ -48,7 +48,7 @@ pub fn render(hr: &Resource, walked: &Walked, files: &Files, opts: &Options) -> 
         r.post_render(&mut out);
     }
     out.findings.splice(0..0, notes);
-    out.complete = !out.findings.iter().any(|f| f.incomplete);
+    out.complete = !out.findings.iter().any(|f| f.is_incomplete());
     out
 }
 
@@ -130,7 +130,7 @@ impl<'a> Release<'a> {
                     notes.push(self.finding(Finding::notice(
                         rules::FLUX_NOT_RENDERED,
                         format!("HelmRelease {}: valuesFrom {kind} {}/{name} is not among the objects this cluster's Kustomizations apply; its values are left out", self.id, self.namespace),
-                    ).incomplete()));
+                    ).incomplete(Incomplete::FluxOutside)));
                 }
                 continue;
             };
@@ -223,7 +223,7 @@ impl<'a> Release<'a> {
         let helm = self.helm_options(values);
         let chart = match self.chart() {
             Ok(c) => c,
-            Err(Missing::Incomplete(why)) => {
+            Err(Missing::Incomplete(reason, why)) => {
                 return EngineOutput::new(
                     Vec::new(),
                     vec![self.finding(
@@ -231,7 +231,7 @@ impl<'a> Release<'a> {
                             rules::FLUX_NOT_RENDERED,
                             format!("HelmRelease {}: {why}", self.id),
                         )
-                        .incomplete(),
+                        .incomplete(reason),
                     )],
                     true,
                 )
@@ -268,7 +268,7 @@ impl<'a> Release<'a> {
                             .with_help(
                                 "`kdelta fetch` (or --fetch) fetches the charts HelmReleases name",
                             )
-                            .incomplete(),
+                            .incomplete(e.incomplete()),
                         )],
                             true,
                         )
@@ -419,14 +419,15 @@ impl<'a> Release<'a> {
             let r = Ref::at(chart_ref, "", self.namespace)
                 .ok_or_else(|| Missing::Invalid("chartRef names nothing".into()))?;
             let Some(object) = self.walked.objects.get(&r.kind, &r.namespace, &r.name) else {
-                return Err(Missing::Incomplete(format!(
+                return Err(Missing::Incomplete(Incomplete::FluxOutside, format!(
                     "{r} is not among the objects this cluster's Kustomizations apply; its chart is not rendered"
                 )));
             };
             return match r.kind.as_str() {
                 "OCIRepository" => Ok(Chart {
                     location: Location::Repository(
-                        sources::oci_chart_request(object).map_err(Missing::Incomplete)?,
+                        sources::oci_chart_request(object)
+                            .map_err(|m| Missing::Incomplete(Incomplete::FluxOutside, m))?,
                     ),
                     values_files: Vec::new(),
                     ignore_missing: false,
@@ -437,9 +438,10 @@ impl<'a> Release<'a> {
                         .ok_or_else(|| Missing::Invalid(format!("{r} has no spec")))?;
                     self.chart_spec(spec, &r.namespace)
                 }
-                other => Err(Missing::Incomplete(format!(
-                    "a chartRef of kind {other} is not rendered by kdelta"
-                ))),
+                other => Err(Missing::Incomplete(
+                    Incomplete::FluxOutside,
+                    format!("a chartRef of kind {other} is not rendered by kdelta"),
+                )),
             };
         }
         match self.node.get_path(&["spec", "chart", "spec"]) {
@@ -483,7 +485,7 @@ impl<'a> Release<'a> {
                         .objects
                         .get(&source.kind, &source.namespace, &source.name)
                 else {
-                    return Err(Missing::Incomplete(format!(
+                    return Err(Missing::Incomplete(Incomplete::FluxOutside, format!(
                         "{source} is not among the objects this cluster's Kustomizations apply; its chart is not rendered"
                     )));
                 };

@@ -11,7 +11,7 @@ use super::graph::Objects;
 use super::sources::{self, Artifact, Missing, Ref};
 use super::{envsubst, Details, Options};
 use crate::engine::EngineOutput;
-use crate::finding::{rules, Finding};
+use crate::finding::{rules, Finding, Incomplete};
 use crate::kustomize::KUSTOMIZATION_FILES;
 use crate::resource::Resource;
 use crate::source::{EntryKind, Files, RepoPath};
@@ -72,14 +72,14 @@ pub fn build(
             out.details.steps.insert(0, format!("built from {shown}"));
             out
         }
-        Err(Missing::Incomplete(why)) => EngineOutput::new(
+        Err(Missing::Incomplete(reason, why)) => EngineOutput::new(
             Vec::new(),
             vec![at.finding(
                 Finding::notice(
                     rules::FLUX_NOT_RENDERED,
                     format!("Kustomization {namespace}/{name}: {why}"),
                 )
-                .incomplete(),
+                .incomplete(reason),
             )],
             true,
         ),
@@ -92,7 +92,7 @@ pub fn build(
         post_build(node, objects, &at, &mut out);
     }
     out.findings.splice(0..0, notes);
-    out.complete = !out.findings.iter().any(|f| f.incomplete);
+    out.complete = !out.findings.iter().any(|f| f.is_incomplete());
     out
 }
 
@@ -425,7 +425,7 @@ fn post_build(ks: &Node, objects: &Objects, at: &Place, out: &mut EngineOutput<D
             Ok(vars) => substitute_all(post, &vars, at, out),
             Err(f) => {
                 out.findings.push(at.finding(f));
-                if !out.findings.last().is_some_and(|f| f.incomplete) {
+                if !out.findings.last().is_some_and(|f| f.is_incomplete()) {
                     out.ok = false;
                     out.resources.clear();
                     return;
@@ -552,7 +552,7 @@ fn substitute_all(post: &Node, vars: &Variables, at: &Place, out: &mut EngineOut
                     if vars.unknown.len() == 1 { "it" } else { "they" }
                 ),
             )
-            .incomplete(),
+            .incomplete(Incomplete::FluxOutside),
         ));
     }
     let lookup = |name: &str| -> Option<String> {

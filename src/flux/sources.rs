@@ -6,6 +6,7 @@
 use super::graph::Objects;
 use super::Options;
 use crate::fetch::{ChartRequest, Unavailable};
+use crate::finding::Incomplete;
 use crate::source::{Files, RemoteSnapshot, RepoPath};
 use crate::yaml::Node;
 
@@ -82,8 +83,8 @@ pub enum Artifact {
 /// Why an artifact cannot be read.
 pub enum Missing {
     /// Not rendered offline (not fetched, a kind kdelta does not read): the output is
-    /// incomplete, and the message says why.
-    Incomplete(String),
+    /// incomplete, for that reason, and the message says why.
+    Incomplete(Incomplete, String),
     /// The reference is wrong (no such source in what the cluster applies).
     Invalid(String),
 }
@@ -102,7 +103,8 @@ pub fn artifact(
                 return Err(not_applied(source));
             };
             let url = repo.str_at(&["spec", "url"]).unwrap_or_default();
-            let version = oci_version(repo).map_err(Missing::Incomplete)?;
+            let version =
+                oci_version(repo).map_err(|m| Missing::Incomplete(Incomplete::FluxOutside, m))?;
             files
                 .oci_snapshot(url, &version)
                 .map(|(snapshot, digest)| Artifact::Remote {
@@ -116,9 +118,12 @@ pub fn artifact(
                 .map_err(|e| unavailable(source, &e))
         }
         "ExternalArtifact" => super::artifacts::external(source, objects, files, opts, 0),
-        other => Err(Missing::Incomplete(format!(
-            "{source}: kdelta does not read {other} sources; what it names is not rendered"
-        ))),
+        other => Err(Missing::Incomplete(
+            Incomplete::FluxOutside,
+            format!(
+                "{source}: kdelta does not read {other} sources; what it names is not rendered"
+            ),
+        )),
     }
 }
 
@@ -143,7 +148,7 @@ fn git_artifact(
     if opts.repo_urls.contains(&normalized) || (bootstrap && opts.repo_urls.is_empty()) {
         return Ok(Artifact::Local);
     }
-    let rev = git_revision(repo).map_err(Missing::Incomplete)?;
+    let rev = git_revision(repo).map_err(|m| Missing::Incomplete(Incomplete::FluxOutside, m))?;
     files
         .git_snapshot(url, &rev)
         .map(|(snapshot, commit)| Artifact::Remote {
@@ -217,13 +222,13 @@ pub fn oci_chart_request(repo: &Node) -> Result<ChartRequest, String> {
 }
 
 fn not_applied(source: &Ref) -> Missing {
-    Missing::Incomplete(format!(
+    Missing::Incomplete(Incomplete::FluxOutside, format!(
         "{source} is not among the objects this cluster's Kustomizations apply; what it names is not rendered"
     ))
 }
 
 fn unavailable(source: &Ref, e: &Unavailable) -> Missing {
-    Missing::Incomplete(format!("{source}: {e}"))
+    Missing::Incomplete(e.incomplete(), format!("{source}: {e}"))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use super::tree::{self, State};
 use super::{Details, Options, Spec};
 use crate::engine::EngineOutput;
 use crate::fetch::{ChartRequest, FetchedChart, Unavailable};
-use crate::finding::{rules, Finding, Rule};
+use crate::finding::{rules, Finding, Incomplete, Rule};
 use crate::resource::{Origin, Resource};
 use crate::source::{source_finding, EntryKind, Files, RepoPath};
 use crate::yaml::{self, ParseOptions, Span};
@@ -64,7 +64,7 @@ fn archive_error(fetched: &FetchedChart, e: &super::chart::LoadError, at: &RepoP
         format!("{}: the chart archive cannot be loaded: {e}", fetched.url),
     )
     .in_file(at.to_string())
-    .incomplete()
+    .incomplete(Incomplete::FetchFailed)
 }
 
 /// Findings about a chart that is not in the repository point at the file that names it
@@ -292,7 +292,7 @@ fn load_with_cache(
                     notices.push(
                         Finding::error(rules::FETCH_FAILED, format!("dependency {}: {e}", r.name))
                             .at(chart_yaml.to_string(), line, 0)
-                            .incomplete(),
+                            .incomplete(Incomplete::FetchFailed),
                     );
                     continue;
                 }
@@ -698,7 +698,7 @@ impl Locator<'_> {
         let tree = self.tree(chart, &[], &[]);
         let mut notices: Vec<Finding> = tree_findings(&tree, self)
             .into_iter()
-            .filter(|f| f.rule == rules::HELM_DEPENDENCY_MISSING && f.incomplete)
+            .filter(|f| f.rule == rules::HELM_DEPENDENCY_MISSING && f.is_incomplete())
             .collect();
         if notices.is_empty() {
             return None;
@@ -867,7 +867,7 @@ fn tree_findings(tree: &tree::Node, located: &Locator) -> Vec<Finding> {
                 );
                 // Helm checks only the top chart's dependencies; below, it renders without them.
                 if depth == 1 {
-                    f = f.incomplete();
+                    f = f.incomplete(Incomplete::NotFetched);
                 }
                 out.push(place(f));
             }

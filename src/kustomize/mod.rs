@@ -35,7 +35,7 @@ mod types;
 pub use error::KError;
 
 use crate::engine::{self, Detected, DirListing, EngineOutput};
-use crate::finding::{rules, Finding};
+use crate::finding::{rules, Finding, Incomplete};
 use crate::resource::Resource;
 use crate::source::{EntryKind, Files, RepoPath, Snapshot};
 use crate::yaml::{self, ParseOptions};
@@ -219,7 +219,7 @@ pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<trac
     let mut findings = b.findings;
     // An input the build went on without — a remote base or file, a helmCharts chart that
     // is neither vendored nor fetched, a fetch that failed — is a finding marked incomplete.
-    let skipped_input = findings.iter().any(|f| f.incomplete);
+    let skipped_input = findings.iter().any(|f| f.is_incomplete());
     match result {
         Ok(resources) => EngineOutput {
             details: trace,
@@ -233,7 +233,7 @@ pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<trac
                 || (skipped_input && target::may_follow_from_skipped_inputs(&e)) =>
         {
             let f = if e.rule == rules::KUSTOMIZE_REMOTE_RESOURCE {
-                let mut f = e.into_finding().incomplete();
+                let mut f = e.into_finding().incomplete(Incomplete::NotFetched);
                 f.severity = crate::finding::Severity::Notice;
                 f
             } else {

@@ -10,7 +10,7 @@ use super::res::Res;
 use super::resmap::ResMap;
 use super::target::{Acc, Builder, Kt};
 use super::transform::patch;
-use crate::finding::{rules, Finding, Severity};
+use crate::finding::{rules, Finding, Incomplete, Severity};
 
 /// Generator or transformer.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -167,7 +167,7 @@ impl Builder {
                 cfg.origin.span.line,
                 cfg.origin.span.column,
             )
-            .incomplete();
+            .incomplete(Incomplete::Other);
             finding.severity = Severity::Notice;
             self.findings.push(finding);
             return Ok(None);

@@ -149,7 +149,7 @@ fn provenance(
         }
     }
     // The object may be shaped by what the render lacks: say what, in one line.
-    if let Some(why) = rendered.findings.iter().find(|f| f.incomplete) {
+    if let Some(why) = rendered.findings.iter().find(|f| f.is_incomplete()) {
         p.notes.push(format!(
             "{} is incomplete: {}",
             target.id(),

@@ -350,7 +350,7 @@ fn finish(
         if t.incomplete {
             let why = findings
                 .iter()
-                .find(|f| f.incomplete && f.target.as_deref() == Some(t.id.as_str()));
+                .find(|f| f.is_incomplete() && f.target.as_deref() == Some(t.id.as_str()));
             t.incomplete_reason =
                 why.map(|f| f.message.lines().next().unwrap_or_default().to_string());
             if let Some(c) = coverage {

@@ -163,7 +163,7 @@ impl Rendered {
     /// `--strict`: findings that leave the output incomplete become errors, and the target
     /// fails; so does a chart whose published digest does not match.
     pub fn escalate_incomplete(&mut self) {
-        for f in self.findings.iter_mut().filter(|f| f.incomplete) {
+        for f in self.findings.iter_mut().filter(|f| f.is_incomplete()) {
             f.severity = Severity::Error;
             self.ok = false;
         }

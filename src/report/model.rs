@@ -140,33 +140,9 @@ impl AppCoverage {
     }
 }
 
-/// The reason class of a finding that makes an output incomplete, for the coverage counts:
-/// by its rule, and for the rules that cover several reasons, by what its message says.
+/// The reason class of a finding that makes an output incomplete, for the coverage counts.
 pub fn incomplete_class(f: &Finding) -> &'static str {
-    let m = f.message.as_str();
-    let not_fetched = "remote source not fetched";
-    match f.rule.id {
-        "flux.not-rendered" if !m.contains("not in kdelta's cache") => {
-            "Flux source or object not in the repository"
-        }
-        "appset.generator.offline" => "generator needs a cluster or the network",
-        "kustomize.helm.not-fetched" | "helm.dependency.missing" | "kustomize.remote-resource" => {
-            not_fetched
-        }
-        id if id.starts_with("fetch.") => "fetch failed",
-        _ if m.contains("not in kdelta's cache") || m.contains("did not fetch") => not_fetched,
-        _ if m.contains("config management plugin")
-            || m.contains("the plugin")
-            || m.contains("envsubst")
-            || m.contains("helm-secrets") =>
-        {
-            "config management plugin"
-        }
-        _ if m.contains("Jsonnet") || m.contains("jsonnet") => "Jsonnet",
-        _ if m.contains("ARGOCD_APP_REVISION") => "revision variable",
-        _ if m.contains("at URLs") => "value files at URLs",
-        id => id,
-    }
+    f.incomplete.map_or(f.rule.id, |why| why.class(f.rule))
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -210,65 +186,31 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::finding::rules;
+    use crate::finding::{rules, Incomplete};
 
     #[test]
     fn incomplete_findings_are_counted_by_reason() {
-        let class = |rule, message: &str| incomplete_class(&Finding::notice(rule, message));
-        let not_fetched = "remote source not fetched";
+        let class = |rule, why| incomplete_class(&Finding::notice(rule, "…").incomplete(why));
         assert_eq!(
-            class(
-                rules::KUSTOMIZE_HELM_NOT_FETCHED,
-                "helm chart 'intel-device-plugins-gpu' is neither in charts/ nor in kdelta's cache"
-            ),
-            not_fetched
+            class(rules::KUSTOMIZE_HELM_NOT_FETCHED, Incomplete::NotFetched),
+            "remote source not fetched"
         );
         assert_eq!(
-            class(
-                rules::KUSTOMIZE_PATCH,
-                "the build cannot complete without the remote inputs it did not fetch: …"
-            ),
-            not_fetched
-        );
-        assert_eq!(
-            class(
-                rules::APP_SOURCE_NOT_RENDERED,
-                "Application web: the plugin pipes the manifests through `yq`"
-            ),
+            class(rules::APP_SOURCE_NOT_RENDERED, Incomplete::Plugin),
             "config management plugin"
         );
         assert_eq!(
-            class(
-                rules::APP_SOURCE_NOT_RENDERED,
-                "Application web deploys chart x 1.0 from https://r; it is not in kdelta's cache"
-            ),
-            not_fetched
-        );
-        assert_eq!(
-            class(
-                rules::FLUX_NOT_RENDERED,
-                "HelmRelease web/web: valuesFrom ConfigMap web/x is not among the objects …"
-            ),
+            class(rules::FLUX_NOT_RENDERED, Incomplete::FluxOutside),
             "Flux source or object not in the repository"
         );
+        // Another reason counts under its rule; a finding that is not one, under its rule too.
         assert_eq!(
-            class(
-                rules::FLUX_NOT_RENDERED,
-                "HelmRelease web/web: chart podinfo 6.x from https://r: … is not in kdelta's cache"
-            ),
-            not_fetched
+            class(rules::FLUX_INVALID, Incomplete::Other),
+            "flux.invalid"
         );
-        let mut c = AppCoverage {
-            complete: 3,
-            incomplete: 3,
-            reasons: [("b".to_string(), 1), ("a".to_string(), 2)].into(),
-        };
-        assert_eq!(c.line(), "3 complete, 3 incomplete (2 a, 1 b)");
-        c.add(&AppCoverage {
-            complete: 1,
-            incomplete: 1,
-            reasons: [("b".to_string(), 1)].into(),
-        });
-        assert_eq!(c.line(), "4 complete, 4 incomplete (2 a, 2 b)");
+        assert_eq!(
+            incomplete_class(&Finding::notice(rules::FLUX_INVALID, "…")),
+            "flux.invalid"
+        );
     }
 }

@@ -106,7 +106,7 @@ fn result(f: &Finding, rule_index: usize) -> Value {
             super::Baseline::Fixed => "absent",
         });
     }
-    if f.incomplete {
+    if f.is_incomplete() {
         props.insert("incomplete".into(), json!(true));
     }
     if !props.is_empty() {

@@ -8,7 +8,7 @@ use super::{relative_to, Output, Source};
 use crate::argocd::plugin::{self, Filter, Generator, Recipe};
 use crate::argocd::settings::{Discover, Plugin};
 use crate::engine::EngineOutput;
-use crate::finding::{rules, Finding};
+use crate::finding::{rules, Finding, Incomplete};
 use crate::resource::Resource;
 use crate::source::{EntryKind, RepoPath};
 use crate::yaml::{self, ParseOptions};
@@ -23,7 +23,7 @@ impl Source<'_> {
             Some(name) => match self.opts.settings.plugins.get(name) {
                 Some(p) => p,
                 None => {
-                    let mut f = self.incomplete(format!(
+                    let mut f = self.incomplete(Incomplete::Plugin, format!(
                         "Application {app} uses the config management plugin {name}, which neither the repository (a ConfigManagementPlugin, argocd-cmp-cm, the argo-cd chart's configs.cmp) nor .kdelta.yaml defines"
                     ));
                     f.help = Some(format!(
@@ -41,10 +41,13 @@ impl Source<'_> {
             Ok(r) => r,
             Err(_) if self.opts.run_plugins => return self.run_plugin(plugin, dir, &env),
             Err(why) => {
-                let mut f = self.incomplete(format!(
+                let mut f = self.incomplete(
+                    Incomplete::Plugin,
+                    format!(
                     "Application {app}: the config management plugin {} ({}) is not rendered: {}",
                     plugin.name, plugin.place, why.0
-                ));
+                ),
+                );
                 f.help = Some(format!(
                     "map it to a command kdelta renders natively in .kdelta.yaml (argocd.plugins.{}: \"kustomize build .\"; docs/argocd.md lists them), or pass --run-plugins to run its command",
                     plugin.name
@@ -236,14 +239,14 @@ impl Source<'_> {
             }
         }
         let f = if !undecided.is_empty() {
-            let mut f = self.incomplete(format!(
+            let mut f = self.incomplete(Incomplete::Plugin, format!(
                 "Application {app} names no config management plugin, and kdelta cannot tell whether the discover command of {} claims {dir}",
                 undecided.join(", ")
             ));
             f.help = Some("name the plugin in the Application (plugin.name), or map it in argocd.plugins of .kdelta.yaml".into());
             f
         } else if self.opts.settings.plugins.is_empty() {
-            let mut f = self.incomplete(format!(
+            let mut f = self.incomplete(Incomplete::Plugin, format!(
                 "Application {app} uses a config management plugin, and neither the repository nor .kdelta.yaml defines any"
             ));
             f.help = Some(
@@ -295,10 +298,13 @@ impl Source<'_> {
             Generator::Kustomize(flags) => {
                 let (opts, unknown) = crate::argocd::settings::kustomize_options(&flags.join(" "));
                 if !unknown.is_empty() {
-                    notices.push(self.incomplete(format!(
+                    notices.push(self.incomplete(
+                        Incomplete::Plugin,
+                        format!(
                         "Application {app}: the plugin's kustomize build flags {} are not applied",
                         unknown.join(" ")
-                    )));
+                    ),
+                    ));
                 }
                 self.kustomize_with(&Json::Null, &dir, &opts, Vec::new())
             }
@@ -338,7 +344,7 @@ impl Source<'_> {
                     Ok((resources, unset)) => {
                         out.resources = resources;
                         if !unset.is_empty() {
-                            notices.push(self.incomplete(format!(
+                            notices.push(self.incomplete(Incomplete::Plugin, format!(
                                 "Application {app}: envsubst replaces variables kdelta does not know ({}) with nothing; the plugin's container may set them",
                                 unset.into_iter().collect::<Vec<_>>().join(", ")
                             )));
@@ -358,14 +364,14 @@ impl Source<'_> {
                     )
                     .in_file(self.at.to_string()),
                 ),
-                Filter::Unknown(cmd) => notices.push(self.incomplete(format!(
+                Filter::Unknown(cmd) => notices.push(self.incomplete(Incomplete::Plugin, format!(
                     "Application {app}: the plugin pipes the manifests through `{cmd}`, which kdelta does not run; the output is what comes before it"
                 ))),
             }
         }
         let unknown: Vec<&str> = recipe.unknown_vars.iter().map(String::as_str).collect();
         if !unknown.is_empty() {
-            notices.push(self.incomplete(format!(
+            notices.push(self.incomplete(Incomplete::Plugin, format!(
                 "Application {app}: the plugin's command uses {} , which kdelta does not know; they expand to nothing",
                 unknown.join(", ")
             )));

@@ -116,6 +116,7 @@ impl Builder {
         e: Unavailable,
         at: &dyn Fn(KError) -> KError,
     ) {
+        let why = e.incomplete();
         let (error, severity) = match e {
             Unavailable::NotCached(_) => (KError::remote(path), crate::finding::Severity::Notice),
             Unavailable::Failed(e) => (
@@ -129,7 +130,7 @@ impl Builder {
                 crate::finding::Severity::Error,
             ),
         };
-        let mut f = at(error).into_finding().incomplete();
+        let mut f = at(error).into_finding().incomplete(why);
         f.severity = severity;
         self.findings.push(f);
     }

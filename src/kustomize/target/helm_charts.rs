@@ -9,7 +9,7 @@
 use super::accumulate::resources_from_bytes;
 use super::{Acc, Builder, Kt};
 use crate::fetch::{ChartRequest, Unavailable};
-use crate::finding::{rules, Finding};
+use crate::finding::{rules, Finding, Incomplete};
 use crate::kustomize::error::KError;
 use crate::kustomize::resmap::ResMap;
 use crate::kustomize::types::HelmChart;
@@ -125,7 +125,7 @@ impl Builder {
                             format!("helm chart '{}': {e}", chart.name),
                         )
                         .at(kt.file.to_string(), span.line, span.column)
-                        .incomplete(),
+                        .incomplete(Incomplete::FetchFailed),
                     );
                     return Ok(None);
                 }
@@ -155,7 +155,7 @@ impl Builder {
                 )
                 .with_help(format!("run `kdelta fetch` (or add --fetch) to download it, or vendor it: helm pull --untar --untardir {home} {} --repo {}", chart.name, crate::fetch::url::redact_text(&chart.repo)))
                 .at(kt.file.to_string(), span.line, span.column)
-                .incomplete(),
+                .incomplete(Incomplete::NotFetched),
             );
             return Ok(None);
         }

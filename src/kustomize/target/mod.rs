@@ -13,9 +13,9 @@ use super::tconfig::{self, TransformerConfig};
 use super::transform;
 use super::transform::{images, labels, namespace, prefix_suffix, replicas};
 use super::types::{GeneratorOptions, Kustomization, Var};
-use crate::finding::rules;
 use crate::finding::Finding;
 use crate::finding::Rule;
+use crate::finding::{rules, Incomplete};
 use crate::resource::Origin as SourceOrigin;
 use crate::source::RepoPath;
 use crate::yaml::{Node, Span};
@@ -156,7 +156,7 @@ impl Builder {
     /// file, a helmCharts chart neither vendored nor fetched, a fetch that failed (each is a
     /// finding marked incomplete).
     pub fn skipped_inputs(&self) -> bool {
-        self.findings.iter().any(|f| f.incomplete)
+        self.findings.iter().any(|f| f.is_incomplete())
     }
 
     /// Runs a step that looks objects up: a patch, a replacement, a merge or replace
@@ -564,7 +564,7 @@ pub fn may_follow_from_skipped_inputs(e: &KError) -> bool {
 /// An error that may follow from inputs the build went on without (a patch whose object is in
 /// a remote base that is not fetched): a notice that the output is incomplete, not an error.
 pub fn without_inputs(e: KError) -> Finding {
-    let mut f = e.into_finding().incomplete();
+    let mut f = e.into_finding().incomplete(Incomplete::NotFetched);
     f.severity = crate::finding::Severity::Notice;
     f.message = format!(
         "the build cannot complete without the remote inputs it did not fetch: {}",
