@@ -167,6 +167,12 @@ pub trait Spec: Sized {
     /// Renders the target, reading through `files`.
     fn render(&self, files: &Files, opts: &Self::Options) -> EngineOutput<Self::Details>;
 
+    /// What `kdelta explain` says made an object whose origin is `file` (the chart, template
+    /// and values of a Helm target), beyond what the render's details trace.
+    fn made_from(&self, _file: &str) -> Option<String> {
+        None
+    }
+
     /// Takes into the engine's options what `.kdelta.yaml` and the run's [`Shared`] settings
     /// say for it.
     fn configure(_opts: &mut Self::Options, _config: &Config, _shared: &Shared) {}

@@ -90,6 +90,16 @@ macro_rules! engines {
                 match self { $(Target::$variant(s) => s.defining_file(snapshot),)* }
             }
 
+            /// See [`engine::Spec::made_from`].
+            pub fn made_from(&self, file: &str) -> Option<String> {
+                match self { $(Target::$variant(s) => s.made_from(file),)* }
+            }
+
+            /// The spec when the target is of engine `S` (`kdelta tree` takes Helm's).
+            pub fn spec<S: 'static>(&self) -> Option<&S> {
+                match self { $(Target::$variant(s) => (s as &dyn std::any::Any).downcast_ref::<S>(),)* }
+            }
+
             /// See [`engine::Spec::input_dirs`].
             pub fn input_dirs(&self, files: &Files, opts: &RenderOptions) -> Option<Vec<RepoPath>> {
                 match self { $(Target::$variant(s) => s.input_dirs(files, &opts.$options),)* }

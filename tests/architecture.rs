@@ -240,3 +240,51 @@ fn the_code_map_lists_every_module() {
         );
     }
 }
+
+/// The engines' variants of `Target`, read from the `engines!` table in src/target.rs
+/// (`Helm(helm::Spec) => helm,` gives `Helm`).
+fn engine_variants() -> Vec<String> {
+    let table = std::fs::read_to_string(src().join("target.rs")).expect("src/target.rs");
+    let start = table.rfind("engines! {").expect("the engines! table");
+    table[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim_start().starts_with('}'))
+        .filter_map(|l| l.trim().split_once('(').map(|(v, _)| v.to_string()))
+        .collect()
+}
+
+/// Engine knowledge stays behind `engine::Spec`: no module above the engines (the render,
+/// validation, diff, report and pipeline layers, and the CLI) names an engine's target, so a
+/// new engine is its folder and one line of the `engines!` table.
+#[test]
+fn no_generic_module_names_an_engine_target() {
+    let variants = engine_variants();
+    assert!(variants.len() >= 5, "the table was read: {variants:?}");
+    let engine_layer = layer_of("helm").expect("the engines' layer");
+    let mut files: Vec<PathBuf> = declared_modules()
+        .iter()
+        .filter(|m| layer_of(m).is_some_and(|l| l > engine_layer) && *m != "target")
+        .flat_map(|m| module_files(m))
+        .collect();
+    files.extend(module_files("cli"));
+    let mut violations = Vec::new();
+    for file in files {
+        for (n, line) in code(&file).lines().enumerate() {
+            for v in &variants {
+                let named = format!("Target::{v}");
+                let at_word_end = |i: usize| {
+                    !line[i + named.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                };
+                if line.match_indices(&named).any(|(i, _)| at_word_end(i)) {
+                    violations.push(format!(
+                        "{}:{}: names {named} (ask the target, through engine::Spec)",
+                        file.strip_prefix(src()).unwrap_or(&file).display(),
+                        n + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+}

@@ -19,7 +19,10 @@ pub fn run(c: &CommonArgs, args: &TreeArgs) -> Result<i32> {
     } else {
         for arg in &args.charts {
             let found = super::render::resolve(c, snapshot, &start, &opened.root, arg)?;
-            if !found.iter().any(|t| matches!(t, Target::Helm(_))) {
+            if !found
+                .iter()
+                .any(|t| t.spec::<kdelta::helm::Spec>().is_some())
+            {
                 bail!("{arg} is not a Helm chart (no Chart.yaml)");
             }
             targets.extend(found);
@@ -27,10 +30,7 @@ pub fn run(c: &CommonArgs, args: &TreeArgs) -> Result<i32> {
     }
     let specs: Vec<&kdelta::helm::Spec> = targets
         .iter()
-        .filter_map(|t| match t {
-            Target::Helm(s) => Some(s),
-            _ => None,
-        })
+        .filter_map(Target::spec::<kdelta::helm::Spec>)
         .collect();
     let cache = opts.parse_cache();
     let mut findings = Vec::new();

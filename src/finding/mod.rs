@@ -338,7 +338,7 @@ mod tests {
         let read: Finding = serde_json::from_value(json).unwrap();
         assert!(read.is_incomplete());
         let read: Finding = serde_json::from_value(
-            serde_json::to_value(&Finding::notice(rules::FLUX_NOT_RENDERED, "m")).unwrap(),
+            serde_json::to_value(Finding::notice(rules::FLUX_NOT_RENDERED, "m")).unwrap(),
         )
         .unwrap();
         assert!(!read.is_incomplete());

@@ -122,6 +122,25 @@ impl engine::Spec for Spec {
         &self.chart
     }
 
+    fn made_from(&self, file: &str) -> Option<String> {
+        let mut values = vec![format!("{}/values.yaml", self.chart)];
+        values.extend(
+            self.values_files
+                .iter()
+                .map(|f| format!("{}/{f}", self.chart)),
+        );
+        Some(format!(
+            "rendered by the chart {} from the template {file}, with the values of {}{}",
+            self.chart,
+            values.join(", then "),
+            if self.set.is_empty() {
+                String::new()
+            } else {
+                format!(" and --set {}", self.set.join(","))
+            }
+        ))
+    }
+
     fn defining_file(&self, _snapshot: &dyn Snapshot) -> RepoPath {
         self.chart.child("Chart.yaml")
     }

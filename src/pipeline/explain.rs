@@ -13,8 +13,8 @@ use crate::resource::Resource;
 use crate::source::RepoPath;
 use std::collections::{BTreeMap, HashSet};
 
-/// Adjusts `changes` between two renders of the chart at `chart_dir`; returns the findings
-/// that explain what was adjusted.
+/// Adjusts `changes` between two renders of the chart at `chart_dir` (none for other
+/// renders); returns the findings that explain what was adjusted.
 pub fn annotate(
     chart_dir: &RepoPath,
     base: &Rendered,
@@ -106,12 +106,17 @@ pub fn ignored_differences(
 }
 
 /// Generated Applications that appear or disappear say which generator and parameters make
-/// (or made) them.
+/// (or made) them (in the renders of Argo CD targets; others are left as they are).
 pub fn explain_applications(
     base: Option<&Rendered>,
     head: Option<&Rendered>,
     changes: &mut [Change],
 ) {
+    let argo =
+        |r: Option<&Rendered>| matches!(r.and_then(|r| r.details.as_ref()), Some(Details::Argo(_)));
+    if !argo(base) && !argo(head) {
+        return;
+    }
     let made_by = |r: Option<&Rendered>| match r.and_then(|r| r.details.as_ref()) {
         Some(Details::Argo(d)) => d.made_by.clone(),
         _ => Default::default(),

@@ -101,33 +101,12 @@ fn provenance(
         steps: Vec::new(),
         notes: Vec::new(),
     };
-    match (&rendered.details, target) {
-        (Some(Details::Kustomize(trace)), _) => {
-            if let Some(key) = trace.output.get(index) {
-                kustomize_history(&mut p, trace, key, &r.node, show_secrets);
-            }
+    if let Some(Details::Kustomize(trace)) = &rendered.details {
+        if let Some(key) = trace.output.get(index) {
+            kustomize_history(&mut p, trace, key, &r.node, show_secrets);
         }
-        (_, Target::Helm(spec)) => {
-            let mut values = vec![format!("{}/values.yaml", spec.chart)];
-            values.extend(
-                spec.values_files
-                    .iter()
-                    .map(|f| format!("{}/{f}", spec.chart)),
-            );
-            p.notes.push(format!(
-                "rendered by the chart {} from the template {}, with the values of {}{}",
-                spec.chart,
-                p.file,
-                values.join(", then "),
-                if spec.set.is_empty() {
-                    String::new()
-                } else {
-                    format!(" and --set {}", spec.set.join(","))
-                }
-            ));
-        }
-        _ => {}
     }
+    p.notes.extend(target.made_from(&p.file));
     if let Some(Details::Argo(d)) = &rendered.details {
         if r.kind() == "Application" {
             let name = r.node.str_at(&["metadata", "name"]).unwrap_or_default();

@@ -44,17 +44,15 @@ pub fn summarize_pair(o: &PairOutcome, opts: &DiffOptions) -> TargetSummary {
                 Some((b, h)) => diff_resources(&b, &h, opts),
                 None => diff_resources(&b.resources, &h.resources, opts),
             };
-            if let Target::Helm(spec) = &o.target {
-                let id = o.target.id();
-                findings.extend(
-                    super::explain::annotate(&spec.chart, b, h, &mut c, opts)
-                        .into_iter()
-                        .map(|f| Finding {
-                            revision: Some(Side::Head),
-                            ..f.for_target(id.clone())
-                        }),
-                );
-            }
+            let id = o.target.id();
+            findings.extend(
+                super::explain::annotate(o.target.path(), b, h, &mut c, opts)
+                    .into_iter()
+                    .map(|f| Finding {
+                        revision: Some(Side::Head),
+                        ..f.for_target(id.clone())
+                    }),
+            );
             let status = if c.is_empty() {
                 TargetStatus::Unchanged
             } else {
@@ -70,9 +68,7 @@ pub fn summarize_pair(o: &PairOutcome, opts: &DiffOptions) -> TargetSummary {
         (None, None) => (TargetStatus::Unchanged, Vec::new()),
     };
     let mut changes = changes;
-    if matches!(o.target, Target::Argo(_)) {
-        super::explain::explain_applications(o.base.as_deref(), o.head.as_deref(), &mut changes);
-    }
+    super::explain::explain_applications(o.base.as_deref(), o.head.as_deref(), &mut changes);
     let incomplete = o
         .head
         .as_ref()
