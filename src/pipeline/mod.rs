@@ -2,7 +2,7 @@
 //! (opened snapshots, the configuration, options) and return typed results (a [`Report`],
 //! renders). The CLI only parses arguments, opens revisions and prints.
 
-mod explain;
+mod annotate;
 pub mod impact;
 pub mod provenance;
 pub mod starter;

@@ -1,11 +1,11 @@
 //! Rendering: one target from a snapshot (inside a safety net), the expand phase, and running
 //! many in parallel with the content-addressed cache.
 
-mod run;
+mod parallel;
 
 pub use crate::source::{Files, ParseCache, ReadSet};
 pub use crate::target::{Details, RenderOptions, Target};
-pub use run::{expand, render_all, render_pair, Expansion, PairOutcome};
+pub use parallel::{expand, render_all, render_pair, Expansion, PairOutcome};
 
 use crate::finding::{rules, Finding, Severity};
 use crate::resource::Resource;

@@ -19,8 +19,8 @@
 //! has its own module, the side-by-side diff is in `split`, and the CSS and script are in
 //! `html/assets/`.
 
-use super::digest::Digest;
 use super::escape::html as esc;
+use super::overview::Overview;
 use super::{revision, Finding, Report};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -76,22 +76,22 @@ pub fn render(report: &Report, embed: Embed) -> String {
         .iter()
         .filter(|f| f.rule == PRUNED_SUBCHART_RULE)
         .collect();
-    let digest = Digest::of(report);
+    let overview = Overview::of(report);
     let mut taken = BTreeSet::new();
     let anchors: BTreeMap<String, String> = shown
         .iter()
         .map(|t| (t.id.clone(), targets::unique_anchor(&t.id, &mut taken)))
         .collect();
-    nav(&mut out, &digest, !pruned.is_empty(), report);
+    nav(&mut out, &overview, !pruned.is_empty(), report);
     summary::summary(&mut out, report);
     summary::charts(&mut out, &shown);
     out.push_str("</section>\n");
-    if !digest.images.is_empty() {
-        images::image_section(&mut out, &digest.images, &anchors);
+    if !overview.images.is_empty() {
+        images::image_section(&mut out, &overview.images, &anchors);
     }
     let mut chunks = targets::Chunks::default();
-    groups::groups_section(&mut out, &digest, &anchors, &mut chunks);
-    targets::targets_section(&mut out, report, &shown, &digest, &anchors, &mut chunks);
+    groups::groups_section(&mut out, &overview, &anchors, &mut chunks);
+    targets::targets_section(&mut out, report, &shown, &overview, &anchors, &mut chunks);
     if !pruned.is_empty() {
         findings::pruned_section(&mut out, &pruned);
     }
@@ -155,12 +155,12 @@ fn rev(name: &str, commit: Option<&str>) -> String {
     }
 }
 
-fn nav(out: &mut String, digest: &Digest, pruned: bool, report: &Report) {
+fn nav(out: &mut String, overview: &Overview, pruned: bool, report: &Report) {
     out.push_str("<nav>\n<a href=\"#summary\">Summary</a>");
-    if !digest.images.is_empty() {
+    if !overview.images.is_empty() {
         out.push_str("<a href=\"#images\">Image changes</a>");
     }
-    if !digest.groups.is_empty() {
+    if !overview.groups.is_empty() {
         out.push_str("<a href=\"#groups\">Changes in several targets</a>");
     }
     out.push_str("<a href=\"#targets\">Changed targets</a>");

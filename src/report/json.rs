@@ -2,12 +2,12 @@
 //! docs/json-report.md: the report, then the changes found in several targets and the image
 //! changes (`groups`, `images`; present when not empty).
 
-use super::digest::{ChangeGroup, Digest, ImageChange};
+use super::overview::{ChangeGroup, ImageChange, Overview};
 use super::Report;
 use serde::Serialize;
 
 #[derive(Serialize)]
-struct WithDigest<'a> {
+struct WithOverview<'a> {
     #[serde(flatten)]
     report: &'a Report,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -18,11 +18,11 @@ struct WithDigest<'a> {
 
 /// The report as pretty-printed JSON, ending in a newline.
 pub fn to_string(report: &Report) -> String {
-    let digest = Digest::of(report);
-    let doc = WithDigest {
+    let overview = Overview::of(report);
+    let doc = WithOverview {
         report,
-        groups: &digest.groups,
-        images: &digest.images,
+        groups: &overview.groups,
+        images: &overview.images,
     };
     let mut s = serde_json::to_string_pretty(&doc).expect("the report model always serialises");
     s.push('\n');

@@ -14,7 +14,7 @@
 //! This file writes the sections; `budget` fits them into the limit and `escape` makes text
 //! safe in each Markdown context.
 
-use super::digest::{ChangeGroup, Digest, ImageChange};
+use super::overview::{ChangeGroup, ImageChange, Overview};
 use super::view::{self, FieldView};
 use super::TargetStatus;
 use super::{revision, textdiff};
@@ -75,7 +75,7 @@ impl Default for MarkdownOptions {
 pub fn to_string(report: &Report, opts: &MarkdownOptions) -> String {
     let max = opts.max_len.max(MIN_LIMIT);
     let shown = super::text::by_importance(report);
-    let digest = Digest::of(report);
+    let overview = Overview::of(report);
     // Errors and subcharts switched on or off are never left out; the rest may be.
     let (mut errors, mut others): (Vec<&Finding>, Vec<&Finding>) =
         report.findings.iter().partition(|f| {
@@ -93,7 +93,7 @@ pub fn to_string(report: &Report, opts: &MarkdownOptions) -> String {
         if targets_len > max {
             break;
         }
-        let b = target_block(t, &digest, max);
+        let b = target_block(t, &overview, max);
         targets_len += b.len();
         blocks.push(b);
     }
@@ -118,15 +118,19 @@ pub fn to_string(report: &Report, opts: &MarkdownOptions) -> String {
                 .map(|f| finding_item(f))
                 .chain(view::applications(report).into_iter().map(application_item))
                 .collect(),
-            images: images_section(&digest.images),
-            groups: digest.groups.iter().map(group_item).collect(),
-            group_changes: digest.groups.iter().map(|g| g.occurrences.len()).collect(),
+            images: images_section(&overview.images),
+            groups: overview.groups.iter().map(group_item).collect(),
+            group_changes: overview
+                .groups
+                .iter()
+                .map(|g| g.occurrences.len())
+                .collect(),
             own_changes: shown
                 .iter()
                 .map(|t| {
                     t.changes
                         .iter()
-                        .filter(|c| digest.group_of(&t.id, c).is_none())
+                        .filter(|c| overview.group_of(&t.id, c).is_none())
                         .count()
                 })
                 .collect(),
@@ -226,7 +230,7 @@ fn overview_row(t: &TargetReport) -> String {
 
 /// The block for a target; items stop once they exceed `cap` bytes (such a block can only be
 /// shown cut short, and the items after the cap would never be shown).
-fn target_block(t: &TargetReport, digest: &Digest, cap: usize) -> TargetBlock {
+fn target_block(t: &TargetReport, overview: &Overview, cap: usize) -> TargetBlock {
     let detail = match t.status {
         TargetStatus::Error => "could not be rendered".to_string(),
         _ if t.changes.is_empty() => "no resource changes".to_string(),
@@ -251,7 +255,7 @@ fn target_block(t: &TargetReport, digest: &Digest, cap: usize) -> TargetBlock {
         let (shared, own): (Vec<&Change>, Vec<&Change>) = t
             .changes
             .iter()
-            .partition(|c| digest.group_of(&t.id, c).is_some());
+            .partition(|c| overview.group_of(&t.id, c).is_some());
         if !shared.is_empty() {
             let names: Vec<String> = shared
                 .iter()

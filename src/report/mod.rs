@@ -1,7 +1,6 @@
 //! Reports: the model every run produces and the writers that print it. Never reads files.
 
 pub mod codequality;
-pub mod digest;
 mod escape;
 pub mod github;
 pub mod html;
@@ -10,6 +9,7 @@ pub mod junit;
 pub mod markdown;
 pub mod merge;
 mod model;
+pub mod overview;
 pub mod provenance;
 mod revision;
 pub mod sarif;

@@ -3,7 +3,7 @@
 //! targets once, then the changes target by target (field changes as `path:
 //! old → new`), findings with `file:line:col`, and a summary line. Colors only when asked.
 
-use super::digest::Digest;
+use super::overview::Overview;
 use super::textdiff::{self, Run};
 use super::{
     view, Change, ChangeKind, FieldChange, Finding, Report, Severity, TargetReport, TargetStatus,
@@ -136,10 +136,10 @@ pub fn to_string(report: &Report, opts: TextOptions) -> String {
     if opts.stat {
         write_stat(&mut out, &shown, &p);
     } else {
-        let digest = Digest::of(report);
-        write_digest(&mut out, &digest, &p);
+        let overview = Overview::of(report);
+        write_overview(&mut out, &overview, &p);
         for t in &shown {
-            write_target(&mut out, t, &digest, &p);
+            write_target(&mut out, t, &overview, &p);
         }
     }
     if !others.is_empty() {
@@ -214,16 +214,16 @@ fn write_stat(out: &mut String, shown: &[&TargetReport], p: &Painter) {
 }
 
 /// The image changes and the changes found in several targets.
-fn write_digest(out: &mut String, digest: &Digest, p: &Painter) {
-    if !digest.images.is_empty() {
+fn write_overview(out: &mut String, overview: &Overview, p: &Painter) {
+    if !overview.images.is_empty() {
         let _ = writeln!(out, "{}", p.bold("image changes"));
-        let width = digest
+        let width = overview
             .images
             .iter()
             .map(|i| i.image.chars().count())
             .max()
             .unwrap_or(0);
-        for i in &digest.images {
+        for i in &overview.images {
             let pad = width - i.image.chars().count();
             let _ = writeln!(
                 out,
@@ -236,9 +236,9 @@ fn write_digest(out: &mut String, digest: &Digest, p: &Painter) {
         }
         out.push('\n');
     }
-    if !digest.groups.is_empty() {
+    if !overview.groups.is_empty() {
         let _ = writeln!(out, "{}", p.bold("changes in several targets"));
-        for g in &digest.groups {
+        for g in &overview.groups {
             let targets = g.targets();
             let names: Vec<&str> = targets.iter().take(GROUP_TARGETS_SHOWN).copied().collect();
             let more = targets.len().saturating_sub(GROUP_TARGETS_SHOWN);
@@ -269,7 +269,7 @@ fn write_digest(out: &mut String, digest: &Digest, p: &Painter) {
     }
 }
 
-fn write_target(out: &mut String, t: &TargetReport, digest: &Digest, p: &Painter) {
+fn write_target(out: &mut String, t: &TargetReport, overview: &Overview, p: &Painter) {
     let _ = writeln!(out, "{} ({})", p.bold(&t.id), status(t, p));
     // A remote source that resolved differently: a chart bump, or a moving constraint.
     for (source, base, head) in t.sources.changed() {
@@ -282,7 +282,7 @@ fn write_target(out: &mut String, t: &TargetReport, digest: &Digest, p: &Painter
         );
     }
     for c in &t.changes {
-        match digest.group_of(&t.id, c) {
+        match overview.group_of(&t.id, c) {
             Some(g) => {
                 let sign = match c.change {
                     ChangeKind::Added => p.green("+"),

@@ -2,27 +2,27 @@
 //! occurs in; its detail is a chunk like a target's.
 
 use super::targets::{change, Chunks};
-use crate::report::digest::Digest;
 use crate::report::escape::html as esc;
+use crate::report::overview::Overview;
 use crate::report::view;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 pub(super) fn groups_section(
     out: &mut String,
-    digest: &Digest,
+    overview: &Overview,
     anchors: &BTreeMap<String, String>,
     chunks: &mut Chunks,
 ) {
-    if digest.groups.is_empty() {
+    if overview.groups.is_empty() {
         return;
     }
     let _ = writeln!(
         out,
         "<section id=\"groups\">\n<h2>Changes in several targets ({})</h2>",
-        digest.groups.len()
+        overview.groups.len()
     );
-    for (i, g) in digest.groups.iter().enumerate() {
+    for (i, g) in overview.groups.iter().enumerate() {
         let targets = g.targets();
         let mut detail = String::new();
         change(&mut detail, &g.change());

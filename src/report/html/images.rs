@@ -3,8 +3,8 @@
 //! auditor reads first.
 
 use super::split::highlight_pair;
-use crate::report::digest::ImageChange;
 use crate::report::escape::html as esc;
+use crate::report::overview::ImageChange;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

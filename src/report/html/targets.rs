@@ -6,8 +6,8 @@
 
 use super::findings::findings_table;
 use super::split::{highlight_pair, split_diff};
-use crate::report::digest::{ChangeGroup, Digest};
 use crate::report::escape::html as esc;
+use crate::report::overview::{ChangeGroup, Overview};
 use crate::report::view::{self, FieldView};
 use crate::report::{Change, ChangeKind, FieldChange, Finding, Report, TargetReport, TargetStatus};
 use std::collections::{BTreeMap, BTreeSet};
@@ -36,7 +36,7 @@ pub(super) fn targets_section(
     out: &mut String,
     report: &Report,
     shown: &[&TargetReport],
-    digest: &Digest,
+    overview: &Overview,
     anchors: &BTreeMap<String, String>,
     chunks: &mut Chunks,
 ) {
@@ -68,7 +68,7 @@ pub(super) fn targets_section(
     out.push_str(" <span id=\"filter-count\" class=\"muted\"></span></p>\n");
     let open = shown.iter().map(|t| t.changes.len()).sum::<usize>() <= OPEN_UP_TO;
     for t in shown {
-        target(out, report, t, digest, anchors, chunks, open);
+        target(out, report, t, overview, anchors, chunks, open);
     }
     out.push_str("</section>\n");
 }
@@ -98,7 +98,7 @@ fn target(
     out: &mut String,
     report: &Report,
     t: &TargetReport,
-    digest: &Digest,
+    overview: &Overview,
     anchors: &BTreeMap<String, String>,
     chunks: &mut Chunks,
     open: bool,
@@ -118,8 +118,8 @@ fn target(
         }
     }
     for c in &t.changes {
-        match digest.group_index(&t.id, c) {
-            Some(i) => grouped(&mut detail, c, i, &digest.groups[i]),
+        match overview.group_index(&t.id, c) {
+            Some(i) => grouped(&mut detail, c, i, &overview.groups[i]),
             None => change(&mut detail, c),
         }
     }

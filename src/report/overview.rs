@@ -105,7 +105,7 @@ impl ImageChange {
 
 /// The report's grouped changes and image changes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Digest {
+pub struct Overview {
     /// Changes identical in two or more targets, most widespread first.
     pub groups: Vec<ChangeGroup>,
     /// Image changes: changed references first, then those of added or removed objects; the
@@ -117,8 +117,8 @@ pub struct Digest {
     index: HashMap<(String, String, ChangeKind), usize>,
 }
 
-impl Digest {
-    pub fn of(report: &Report) -> Digest {
+impl Overview {
+    pub fn of(report: &Report) -> Overview {
         let groups = groups(&report.targets);
         let mut index = HashMap::new();
         for (i, g) in groups.iter().enumerate() {
@@ -128,7 +128,7 @@ impl Digest {
                     .or_insert(i);
             }
         }
-        Digest {
+        Overview {
             groups,
             images: images(&report.targets),
             index,
@@ -337,7 +337,7 @@ mod tests {
                 )
             })
             .collect();
-        let d = Digest::of(&Report {
+        let d = Overview::of(&Report {
             schema: crate::report::REPORT_SCHEMA,
             base: None,
             head: crate::report::RevisionInfo {
