@@ -54,10 +54,7 @@ pub fn open(ws: &Workspace, rev: &Revision) -> Result<Opened> {
     let (snapshot, info) = ws.open(rev)?;
     Ok(Opened {
         snapshot,
-        info: RevisionInfo {
-            rev: info.rev,
-            commit: info.commit,
-        },
+        info,
         root: ws.root().to_path_buf(),
     })
 }

@@ -79,12 +79,7 @@ impl RemoteSources {
     }
 }
 
-/// A revision as the user named it and the commit it resolved to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RevisionInfo {
-    pub rev: String,
-    pub commit: Option<String>,
-}
+pub use crate::source::RevisionInfo;
 
 /// Counts for the summary line and table.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -171,9 +171,10 @@ pub enum Revision {
     Worktree,
 }
 
-/// How an opened revision is named in reports.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RevInfo {
+/// How an opened revision is named in reports: as the user named it, and the commit it
+/// resolved to.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RevisionInfo {
     /// The revision as the user wrote it, or `STAGED` / `WORKTREE`.
     pub rev: String,
     /// The commit's full hex id, for commit revisions.
@@ -182,12 +183,12 @@ pub struct RevInfo {
 
 /// Opens `rev` of the repository containing `dir`. The work tree of a repository is its top
 /// directory; outside any repository it is `dir` itself.
-pub fn open(dir: &Path, rev: &Revision) -> Result<(Box<dyn Snapshot>, RevInfo), SourceError> {
+pub fn open(dir: &Path, rev: &Revision) -> Result<(Box<dyn Snapshot>, RevisionInfo), SourceError> {
     match (GitRepo::discover(dir), rev) {
         (Ok(repo), _) => repo.open(rev),
         (Err(_), Revision::Worktree) => Ok((
             Box::new(WorktreeSnapshot::new(dir.to_path_buf())?),
-            RevInfo {
+            RevisionInfo {
                 rev: "WORKTREE".to_string(),
                 commit: None,
             },
@@ -246,12 +247,12 @@ impl Workspace {
     }
 
     /// Opens a revision.
-    pub fn open(&self, rev: &Revision) -> Result<(Box<dyn Snapshot>, RevInfo), SourceError> {
+    pub fn open(&self, rev: &Revision) -> Result<(Box<dyn Snapshot>, RevisionInfo), SourceError> {
         match (&self.repo, rev) {
             (Some(repo), _) => repo.open(rev),
             (None, Revision::Worktree) => Ok((
                 Box::new(WorktreeSnapshot::new(self.root.clone())?),
-                RevInfo {
+                RevisionInfo {
                     rev: "WORKTREE".to_string(),
                     commit: None,
                 },
@@ -379,7 +380,7 @@ mod tests {
         );
         assert_eq!(
             info,
-            RevInfo {
+            RevisionInfo {
                 rev: "WORKTREE".into(),
                 commit: None
             }
@@ -414,7 +415,7 @@ mod tests {
         assert_eq!(text(head.as_ref(), "top.yaml"), "one\n");
         assert_eq!(
             info,
-            RevInfo {
+            RevisionInfo {
                 rev: "HEAD".into(),
                 commit: Some(first.clone())
             }

@@ -11,7 +11,7 @@ use super::tree::Table;
 use super::view::ObjectView;
 use super::{git_error, to_gix, to_oid};
 use crate::source::{
-    ObjectId, RevInfo, Revision, Snapshot, SourceError, WorktreeSnapshot, MAX_FILE_SIZE,
+    ObjectId, Revision, RevisionInfo, Snapshot, SourceError, WorktreeSnapshot, MAX_FILE_SIZE,
 };
 
 /// A git repository (main work tree, linked worktree or bare), opened without reading any user
@@ -218,18 +218,18 @@ impl GitRepo {
     }
 
     /// Opens `rev` of this repository; the work tree is the repository's top directory.
-    pub fn open(&self, rev: &Revision) -> Result<(Box<dyn Snapshot>, RevInfo), SourceError> {
+    pub fn open(&self, rev: &Revision) -> Result<(Box<dyn Snapshot>, RevisionInfo), SourceError> {
         match rev {
             Revision::Commit(spec) if spec == "HEAD" && self.head_is_unborn() => Ok((
                 Box::new(self.unborn_head_snapshot()?),
-                RevInfo {
+                RevisionInfo {
                     rev: "HEAD (no commits yet)".to_string(),
                     commit: None,
                 },
             )),
             Revision::Commit(spec) => {
                 let resolved = self.resolve(spec)?;
-                let info = RevInfo {
+                let info = RevisionInfo {
                     rev: spec.clone(),
                     commit: Some(resolved.commit.to_hex()),
                 };
@@ -237,7 +237,7 @@ impl GitRepo {
             }
             Revision::Staged => Ok((
                 Box::new(self.staged_snapshot()?),
-                RevInfo {
+                RevisionInfo {
                     rev: "STAGED".to_string(),
                     commit: None,
                 },
@@ -252,7 +252,7 @@ impl GitRepo {
                 let snapshot = WorktreeSnapshot::new(root)?.with_max_file_size(self.max_file_size);
                 Ok((
                     Box::new(snapshot),
-                    RevInfo {
+                    RevisionInfo {
                         rev: "WORKTREE".to_string(),
                         commit: None,
                     },
