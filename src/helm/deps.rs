@@ -134,7 +134,7 @@ fn process_enabled(
 
 /// `processDependencyTags`: any true tag enables, else any false tag disables.
 fn tags_enable(r: &Dependency, cvals: &Table) -> (bool, Option<String>) {
-    let Some(tags) = values::table_at(cvals, "tags") else {
+    let Some(Value::Map(tags)) = values::value_at(cvals, "tags") else {
         return (true, None);
     };
     let (mut yes, mut no) = (None, None);
@@ -163,12 +163,7 @@ fn condition(
         if c.is_empty() {
             continue;
         }
-        let full = format!("{path}{c}");
-        let (tables, key) = match full.rsplit_once('.') {
-            Some((t, k)) => (values::table_at(cvals, t), k),
-            None => (Some(cvals.clone()), full.as_str()),
-        };
-        match tables.and_then(|t| t.get(key).cloned()) {
+        match values::value_at(cvals, &format!("{path}{c}")) {
             Some(Value::Bool(b)) => {
                 let reason = (!b).then(|| format!("condition {c}=false"));
                 return (Some((b, reason)), non_bool);

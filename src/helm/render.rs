@@ -242,7 +242,7 @@ fn release_value(options: &RenderOptions) -> Value {
 /// Helm runs the templates one after another, and a template that writes to a map another can
 /// see (`set` on `.Values`, as bitnami's charts keep a generated password, or on a chart's
 /// `.`, which its templates share) changes what the next ones read. So they run side by side
-/// up to the first that would write to a map it did not make, and from there in Helm's order.
+/// up to the first that would write to a map it did not make, which then runs alone, and so on.
 fn run_templates(
     chart: &Chart,
     values: &values::Table,
@@ -274,31 +274,31 @@ fn run_templates(
         .iter()
         .filter(|n| !n.rsplit('/').next().unwrap_or_default().starts_with('_'))
         .collect();
-    let side_by_side = runnable
-        .iter()
-        .map(|name| {
-            let t = &templates[name.as_str()];
+    // Rounds: the templates left run side by side up to the first that writes to a map it did
+    // not make; that one runs alone, its writes made; the next round sees them. A chart's
+    // writers are few (bitnami's set a generated password once; the templates after read it).
+    let names: Vec<&str> = runnable.iter().map(|n| n.as_str()).collect();
+    let mut outputs = Vec::new();
+    while outputs.len() < names.len() && !outputs.last().is_some_and(Result::is_err) {
+        let left = &names[outputs.len()..];
+        let side_by_side = set.render_independent(left, |i| {
+            // Each its own copy of its chart's dot (a write to it is a write to a shared map).
+            let t = &templates[left[i]];
             let mut dot = t.dot.entries().into_iter().collect::<BTreeMap<_, _>>();
-            dot.insert("Template".to_string(), template_value(name, t));
-            (name.as_str(), template::chart_values(Value::map(dot)))
-        })
-        .collect();
-    let mut outputs = set.render_independent(side_by_side);
-    if outputs.len() < runnable.len() && !outputs.last().is_some_and(Result::is_err) {
-        // The rest run in Helm's order, on the chart's shared dots, as Helm runs them.
-        for name in &runnable[outputs.len()..] {
-            let t = &templates[name.as_str()];
-            t.dot
-                .write()
-                .expect("not an isolated execution")
-                .insert("Template".to_string(), template_value(name, t));
-            let out = set.render(name, &template::chart_values(Value::Map(t.dot.clone())));
-            let failed = out.is_err();
-            outputs.push(out);
-            if failed {
-                break;
-            }
+            dot.insert("Template".to_string(), template_value(left[i], t));
+            template::chart_values(Value::map(dot))
+        });
+        outputs.extend(side_by_side);
+        if outputs.len() == names.len() || outputs.last().is_some_and(Result::is_err) {
+            break;
         }
+        // The writer, as Helm runs it: on the chart's shared dot.
+        let name = names[outputs.len()];
+        let t = &templates[name];
+        t.dot
+            .insert("Template".to_string(), template_value(name, t))
+            .expect("not an isolated execution");
+        outputs.push(set.render(name, &template::chart_values(Value::Map(t.dot.clone()))));
     }
     let mut rendered = Vec::new();
     let mut nondeterministic = Vec::new();

@@ -210,7 +210,21 @@ pub fn path_to_map(path: &str, data: Table) -> Table {
     out
 }
 
-/// `Values.Table`: the table at a dotted path.
+/// The value at the dotted `path` of `values`, every step but the last a table; shared, not
+/// copied (for reading: a condition or a tag of a big subchart's values need no copy of them).
+pub fn value_at(values: &Table, path: &str) -> Option<Value> {
+    let mut keys = path.split('.');
+    let mut current = values.get(keys.next()?)?.clone();
+    for key in keys {
+        current = match &current {
+            Value::Map(m) => m.get(key)?,
+            _ => return None,
+        };
+    }
+    Some(current)
+}
+
+/// `Values.Table`: the table at a dotted path, copied.
 pub fn table_at(values: &Table, path: &str) -> Option<Table> {
     let mut current = values.clone();
     for key in path.split('.') {

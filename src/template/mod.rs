@@ -503,26 +503,32 @@ impl TemplateSet {
         })
     }
 
-    /// Runs the templates of `jobs` (name and dot, in the order Go would run them) side by
-    /// side on every core, each an isolated execution, and gives the outcomes of the longest
-    /// prefix that running them in order would give too: it ends at the first error, or before
-    /// the first job that wrote to a map it did not make (the dots and what they hold are
-    /// made before; such a write is refused, so no run changes them). The caller runs the
-    /// jobs after the prefix in order, where writes are allowed. Jobs past the end of the
+    /// Runs the templates `names` (in the order Go would run them, each with the dot
+    /// `dot_of` its index makes) side by side on every core, each an isolated execution, and
+    /// gives the outcomes of the longest prefix that running them in order would give too: it
+    /// ends at the first error, or before the first template that wrote to a map it did not
+    /// make (`dot_of` runs before the execution, so the dot and what it holds are not its
+    /// own; such a write is refused, so no run changes them). The caller runs the templates
+    /// after the prefix in order, where writes are allowed. Templates past the end of the
     /// prefix found so far are not started.
-    pub fn render_independent(&self, jobs: Vec<(&str, Value)>) -> Vec<Result<Rendered, Error>> {
+    pub fn render_independent(
+        &self,
+        names: &[&str],
+        dot_of: impl Fn(usize) -> Value + Sync,
+    ) -> Vec<Result<Rendered, Error>> {
         use rayon::prelude::*;
         use std::sync::atomic::{AtomicUsize, Ordering};
         let end = AtomicUsize::new(usize::MAX);
         // Probing is this thread's; the executions take it along.
         let probing = funcs::crypto::probing();
-        let runs: Vec<Option<(Result<Rendered, Error>, bool)>> = jobs
-            .into_par_iter()
+        let runs: Vec<Option<(Result<Rendered, Error>, bool)>> = names
+            .par_iter()
             .enumerate()
-            .map(|(i, (name, dot))| {
+            .map(|(i, name)| {
                 if i > end.load(Ordering::Relaxed) {
                     return None;
                 }
+                let dot = dot_of(i);
                 let run = || value::isolated(|| self.render(name, &dot));
                 let (out, wrote_shared) = if probing { probe(run) } else { run() };
                 if wrote_shared || out.is_err() {

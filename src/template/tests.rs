@@ -216,6 +216,7 @@ fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
         ("writes", "{{ $_ := set .shared \"k\" \"v\" }}written"),
         ("after", "{{ .shared.k }}"),
         ("fails", "{{ fail \"no\" }}"),
+        ("map", "{{ $_ := set .shared \"k\" (dict) }}map"),
     ];
     for (name, text) in templates {
         set.parse(name, text).unwrap();
@@ -225,7 +226,7 @@ fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
         "shared".to_string(),
         Value::Map(shared.clone()),
     )]));
-    let jobs = |names: &[&'static str]| names.iter().map(|n| (*n, dot.clone())).collect();
+    let side_by_side = |names: &[&str]| set.render_independent(names, |_| dot.clone());
     let texts = |outs: Vec<Result<Rendered, Error>>| -> Vec<String> {
         outs.into_iter()
             .map(|o| o.map_or_else(|e| format!("error: {e}"), |r| r.text))
@@ -233,7 +234,7 @@ fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
     };
 
     // The prefix ends before the writer; its write was refused, so no run changed the map.
-    let outs = set.render_independent(jobs(&["reads", "local", "writes", "after"]));
+    let outs = side_by_side(&["reads", "local", "writes", "after"]);
     assert_eq!(texts(outs), ["unset", "12"]);
     assert!(
         shared.is_empty(),
@@ -241,11 +242,8 @@ fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
     );
 
     // Nothing shared written: every outcome; an error ends the prefix, as it ends Go's run.
-    assert_eq!(
-        texts(set.render_independent(jobs(&["local", "reads"]))),
-        ["12", "unset"]
-    );
-    let outs = texts(set.render_independent(jobs(&["reads", "fails", "local"])));
+    assert_eq!(texts(side_by_side(&["local", "reads"])), ["12", "unset"]);
+    let outs = texts(side_by_side(&["reads", "fails", "local"]));
     assert_eq!(outs.len(), 2);
     assert!(
         outs[1].starts_with("error: ") && outs[1].contains("no"),
@@ -254,5 +252,11 @@ fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
 
     // Outside an isolated execution the same write is made.
     assert_eq!(set.execute("writes", &dot).unwrap(), "written");
+    assert_eq!(shared.get("k"), Some(Value::str("v")));
+
+    // Writing the scalar that is there already changes nothing, so it is not refused (bitnami
+    // sets the password every template computes alike); a map in its place would be.
+    assert_eq!(texts(side_by_side(&["writes", "after"])), ["written", "v"]);
+    assert_eq!(texts(side_by_side(&["after", "map"])), ["v"]);
     assert_eq!(shared.get("k"), Some(Value::str("v")));
 }

@@ -33,7 +33,27 @@ thread_local! {
     static WROTE_SHARED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// A write an isolated execution may not make ([`Dict::write`]).
+/// A write an isolated execution may not make ([`Dict::insert`]).
+
+/// Notes that the isolated execution on this thread was refused a write.
+fn refused() -> SharedWrite {
+    WROTE_SHARED.with(|w| w.set(true));
+    SharedWrite
+}
+
+/// True when `a` and `b` are the same scalar of the same Go type: writing one over the other
+/// changes nothing a template can see (a map or list would change which object is there).
+fn same_scalar(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Nil, Value::Nil) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) | (Value::Int64(x), Value::Int64(y)) => x == y,
+        (Value::Uint64(x), Value::Uint64(y)) => x == y,
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        (Value::String(x), Value::String(y)) => x == y,
+        _ => false,
+    }
+}
 #[derive(Debug)]
 pub struct SharedWrite;
 
@@ -224,15 +244,45 @@ impl Dict {
         self.entries.map.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Write access, refused (and noted) when an isolated execution writes to a map it did not
-    /// make: another execution may read it, so the write must wait for a run in order.
-    pub fn write(&self) -> Result<RwLockWriteGuard<'_, BTreeMap<String, Value>>, SharedWrite> {
-        let execution = EXECUTION.with(|e| e.get());
-        if execution != 0 && self.entries.made_by != execution {
-            WROTE_SHARED.with(|w| w.set(true));
-            return Err(SharedWrite);
+    /// Sets `key` to `value`. An isolated execution may not write to a map it did not make
+    /// (another execution may read it, so the write must wait for a run in order): the write is
+    /// refused, and noted, unless it changes nothing (the same scalar is there already, as when
+    /// bitnami's charts set a password every template computes alike).
+    pub fn insert(&self, key: String, value: Value) -> Result<(), SharedWrite> {
+        if self.shared_with_others() {
+            let unchanged = self
+                .read()
+                .get(&key)
+                .is_some_and(|old| same_scalar(old, &value));
+            if !unchanged {
+                return Err(refused());
+            }
+            return Ok(());
         }
-        Ok(self.entries.map.write().unwrap_or_else(|p| p.into_inner()))
+        self.write().insert(key, value);
+        Ok(())
+    }
+
+    /// Removes `key`; refused as [`Dict::insert`] is, unless the key is not there.
+    pub fn remove(&self, key: &str) -> Result<(), SharedWrite> {
+        if self.shared_with_others() {
+            if self.read().contains_key(key) {
+                return Err(refused());
+            }
+            return Ok(());
+        }
+        self.write().remove(key);
+        Ok(())
+    }
+
+    /// True in an isolated execution when the map is not its own.
+    fn shared_with_others(&self) -> bool {
+        let execution = EXECUTION.with(|e| e.get());
+        execution != 0 && self.entries.made_by != execution
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
+        self.entries.map.write().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The value at `key`.

@@ -98,7 +98,7 @@ pub const FUNCS: &[FuncDef] = &[
                 number_error,
             }) => {
                 if let Some(e) = number_error {
-                    m.write()?.insert("Error".to_string(), Value::str(e));
+                    m.insert("Error".to_string(), Value::str(e))?;
                 }
                 Value::Map(m)
             }

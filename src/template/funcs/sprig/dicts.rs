@@ -21,13 +21,11 @@ pub(super) const FUNCS: &[FuncDef] = &[
         Ok(dict(a, 0).get(s(a, 1)).unwrap_or(Value::str("")))
     }),
     FuncDef::new("set", &[M, S, A], |_, a| {
-        dict(a, 0)
-            .write()?
-            .insert(s(a, 1).to_string(), a[2].clone());
+        dict(a, 0).insert(s(a, 1).to_string(), a[2].clone())?;
         Ok(a[0].clone())
     }),
     FuncDef::new("unset", &[M, S], |_, a| {
-        dict(a, 0).write()?.remove(s(a, 1));
+        dict(a, 0).remove(s(a, 1))?;
         Ok(a[0].clone())
     }),
     FuncDef::new("hasKey", &[M, S], |_, a| {
@@ -149,7 +147,7 @@ fn merge_into(dst: &Dict, src: &Dict, overwrite: bool) -> Result<(), SharedWrite
         let existing = dst.get(&k);
         if matches!(v, Value::Nil | Value::NoValue) {
             if overwrite {
-                dst.write()?.insert(k, Value::Nil);
+                dst.insert(k, Value::Nil)?;
             }
             continue;
         }
@@ -163,7 +161,7 @@ fn merge_into(dst: &Dict, src: &Dict, overwrite: bool) -> Result<(), SharedWrite
         }
         let keep = existing.is_some_and(|old| !overwrite && !empty(&old));
         if !keep {
-            dst.write()?.insert(k, v);
+            dst.insert(k, v)?;
         }
     }
     Ok(())
