@@ -33,8 +33,6 @@ thread_local! {
     static WROTE_SHARED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// A write an isolated execution may not make ([`Dict::insert`]).
-
 /// Notes that the isolated execution on this thread was refused a write.
 fn refused() -> SharedWrite {
     WROTE_SHARED.with(|w| w.set(true));
@@ -54,6 +52,8 @@ fn same_scalar(a: &Value, b: &Value) -> bool {
         _ => false,
     }
 }
+
+/// A write an isolated execution may not make ([`Dict::insert`]).
 #[derive(Debug)]
 pub struct SharedWrite;
 
@@ -68,15 +68,12 @@ impl From<SharedWrite> for super::FuncError {
 /// map (one another execution could see, so the order of executions would matter, as sprig's
 /// `set` on `.Values` in one template is seen by the next) is refused; the answer says whether
 /// one was.
-pub fn isolated<T>(f: impl FnOnce() -> T) -> (T, bool) {
+pub(super) fn isolated<T>(f: impl FnOnce() -> T) -> (T, bool) {
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    // 0 is none; ids repeat after 2^32 executions, when the maps of the first are long gone.
     let id = NEXT
-        .fetch_update(
-            std::sync::atomic::Ordering::Relaxed,
-            std::sync::atomic::Ordering::Relaxed,
-            |n| Some(n.checked_add(1).unwrap_or(1)),
-        )
-        .unwrap_or(1);
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        .max(1);
     let outer = isolation();
     set_isolation((id, false));
     let out = f();
