@@ -120,6 +120,9 @@ impl LazyCrd {
 /// an Application.
 #[derive(Clone, Default)]
 pub struct TargetCheck {
+    /// The target's id (empty for the CRDs the configuration names), by which the checks of a
+    /// revision are taken in order, whatever order the targets finished rendering in.
+    target: String,
     findings: Vec<Finding>,
     crds: Vec<Arc<LazyCrd>>,
     /// The target, its defining file and its custom resources.
@@ -161,10 +164,13 @@ impl Validator {
     /// Checks what `target` rendered: its built-in objects now; its CRDs (compiled once per
     /// content for the run) and its custom resources kept for [`Revision::finish`].
     pub fn check(&self, target: &Target, rendered: &Rendered) -> TargetCheck {
-        let mut out = TargetCheck::default();
+        let id = target.id();
+        let mut out = TargetCheck {
+            target: id.clone(),
+            ..TargetCheck::default()
+        };
         let mut custom = Vec::new();
         let defining = &rendered.file;
-        let id = target.id();
         let cluster = super::deployed::destination(&id, rendered);
         let version = self.version_of(
             target.path().as_str(),
@@ -260,7 +266,9 @@ impl Revision {
     /// The findings, custom resources checked against every CRD the revision rendered. A
     /// kind no CRD defines is one notice for the revision, at its first object, counting the
     /// objects and targets it leaves unchecked.
-    pub fn finish(self) -> Vec<Finding> {
+    pub fn finish(mut self) -> Vec<Finding> {
+        // Targets finish rendering in any order; which object a notice names must not vary.
+        self.checks.sort_by(|a, b| a.target.cmp(&b.target));
         // Each CRD once, however many targets render it.
         let mut seen = std::collections::HashSet::new();
         let crds: Vec<Arc<LazyCrd>> = self
@@ -810,5 +818,41 @@ mod tests {
                 at("t", "c: fixed", Baseline::Fixed),
             ]
         );
+    }
+
+    /// A target's check holding one custom resource of a kind no CRD defines.
+    fn check_of(target: &str, file: &str) -> TargetCheck {
+        let node = crate::yaml::parse_one(
+            b"apiVersion: x.io/v1\nkind: W\nmetadata:\n  name: w\n",
+            &Default::default(),
+        )
+        .unwrap();
+        let file = RepoPath::new(file).unwrap();
+        TargetCheck {
+            target: target.to_string(),
+            pending: Some((
+                target.to_string(),
+                file.clone(),
+                vec![Resource::new(node, file)],
+            )),
+            ..TargetCheck::default()
+        }
+    }
+
+    #[test]
+    fn an_unchecked_kind_is_named_at_the_same_object_whatever_order_targets_finished_in() {
+        let first_file = |order: [(&str, &str); 2]| {
+            let mut revision = Revision::default();
+            for (target, file) in order {
+                revision.add(check_of(target, file));
+            }
+            let findings = revision.finish();
+            assert_eq!(findings.len(), 1, "{findings:?}");
+            findings[0].file.clone()
+        };
+        let a = ("kustomize:a", "a/w.yaml");
+        let b = ("kustomize:b", "b/w.yaml");
+        assert_eq!(first_file([a, b]), Some("a/w.yaml".to_string()));
+        assert_eq!(first_file([b, a]), Some("a/w.yaml".to_string()));
     }
 }
