@@ -277,9 +277,16 @@ fn run_templates(
     // Rounds: the templates left run side by side up to the first that writes to a map it did
     // not make; that one runs alone, its writes made; the next round sees them. A chart's
     // writers are few (bitnami's set a generated password once; the templates after read it).
+    // When a round finds its first template a writer, writers likely follow one another: the
+    // next ones run in order too, twice as many each time this happens, so that a chart whose
+    // every template writes costs a few rounds, not one per template.
     let names: Vec<&str> = runnable.iter().map(|n| n.as_str()).collect();
     let mut outputs = Vec::new();
-    while outputs.len() < names.len() && !outputs.last().is_some_and(Result::is_err) {
+    let mut in_order = 1;
+    let finished = |outputs: &Vec<_>| {
+        outputs.len() == names.len() || outputs.last().is_some_and(Result::is_err)
+    };
+    while !finished(&outputs) {
         let left = &names[outputs.len()..];
         let side_by_side = set.render_independent(left, |i| {
             // Each its own copy of its chart's dot (a write to it is a write to a shared map).
@@ -288,17 +295,24 @@ fn run_templates(
             dot.insert("Template".to_string(), template_value(left[i], t));
             template::chart_values(Value::map(dot))
         });
+        in_order = if side_by_side.is_empty() {
+            in_order * 2
+        } else {
+            1
+        };
         outputs.extend(side_by_side);
-        if outputs.len() == names.len() || outputs.last().is_some_and(Result::is_err) {
-            break;
+        for _ in 0..in_order {
+            if finished(&outputs) {
+                break;
+            }
+            // As Helm runs it: on the chart's shared dot.
+            let name = names[outputs.len()];
+            let t = &templates[name];
+            t.dot
+                .insert("Template".to_string(), template_value(name, t))
+                .expect("not an isolated execution");
+            outputs.push(set.render(name, &template::chart_values(Value::Map(t.dot.clone()))));
         }
-        // The writer, as Helm runs it: on the chart's shared dot.
-        let name = names[outputs.len()];
-        let t = &templates[name];
-        t.dot
-            .insert("Template".to_string(), template_value(name, t))
-            .expect("not an isolated execution");
-        outputs.push(set.render(name, &template::chart_values(Value::Map(t.dot.clone()))));
     }
     let mut rendered = Vec::new();
     let mut nondeterministic = Vec::new();
