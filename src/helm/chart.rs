@@ -168,7 +168,11 @@ impl Chart {
         let mut subchart_files: BTreeMap<String, Vec<(String, B)>> = BTreeMap::new();
         for (path, file) in files {
             let bytes = strip_bom(file.as_ref());
-            let text = || String::from_utf8_lossy(bytes).into_owned();
+            // `from_utf8` checks a word at a time; the lossy decoder, a character at a time.
+            let text = || match std::str::from_utf8(bytes) {
+                Ok(text) => text.to_owned(),
+                Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+            };
             match path.as_str() {
                 "Chart.yaml" => chart_yaml = Some(text()),
                 "values.yaml" => values_yaml = Some(text()),

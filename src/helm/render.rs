@@ -115,6 +115,16 @@ impl ErrorKind {
     }
 }
 
+/// The text with Go's `<no value>` removed, as Helm's `strings.ReplaceAll` does after each
+/// template; most outputs have none, and are kept as they are.
+fn without_no_value(text: String) -> String {
+    const NO_VALUE: &str = "<no value>";
+    if memchr::memmem::find(text.as_bytes(), NO_VALUE.as_bytes()).is_none() {
+        return text;
+    }
+    text.replace(NO_VALUE, "")
+}
+
 /// What `helm template` of a chart gave.
 #[derive(Clone, Debug)]
 pub struct Rendered {
@@ -131,8 +141,9 @@ pub struct Rendered {
     /// another render gives other output.
     pub nondeterministic: Vec<&'static str>,
     /// The printed documents' node trees by their text (without the `# Source:` line), as the
-    /// output stage read them; CRDs are not among them.
-    pub nodes: std::collections::HashMap<String, crate::yaml::Node>,
+    /// output stage read them; CRDs are not among them. Ordered, not hashed: a document can be
+    /// hundreds of kilobytes, and comparing two mostly stops at their first lines.
+    pub nodes: std::collections::BTreeMap<String, crate::yaml::Node>,
 }
 
 /// Renders `chart` as `helm template` does: its stdout, or the first line of the error it
@@ -319,8 +330,11 @@ fn run_templates(
     for (name, out) in runnable.into_iter().zip(outputs) {
         let out = out.map_err(|e| ErrorKind::Execute.with(template::helm_error(&e.to_string())))?;
         nondeterministic.extend(out.nondeterministic);
-        let text = template::gostr::display(&out.text).replace("<no value>", "");
-        rendered.push((name.clone(), text));
+        let shown = match template::gostr::display(&out.text) {
+            std::borrow::Cow::Owned(shown) => Some(shown),
+            std::borrow::Cow::Borrowed(_) => None,
+        };
+        rendered.push((name.clone(), without_no_value(shown.unwrap_or(out.text))));
     }
     nondeterministic.sort_unstable();
     nondeterministic.dedup();

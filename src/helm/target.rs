@@ -92,7 +92,7 @@ fn render_loaded(
         files,
         chart_dir: &spec.chart,
     };
-    let first = match render::render(&chart, &options) {
+    let mut first = match render::render(&chart, &options) {
         Ok(r) => r,
         Err(e) => {
             if let Some(mut notices) = located.failed_without_missing(&chart, &e) {
@@ -111,7 +111,7 @@ fn render_loaded(
     let tree = located.tree(&chart, &first.pruned, &first.non_bool);
     let mut findings = cached;
     findings.extend(tree_findings(&tree, &located));
-    let (resources, parse_findings) = located.resources(&first, &tree);
+    let (resources, parse_findings) = located.resources(&mut first, &tree);
     findings.extend(parse_findings);
     // A second render says which values the non-deterministic functions regenerate; the diff
     // shows those as such, not as changes.
@@ -119,7 +119,7 @@ fn render_loaded(
         Vec::new()
     } else {
         crate::template::probe(|| render::render(&chart, &options))
-            .map(|again| located.resources(&again, &tree).0)
+            .map(|mut again| located.resources(&mut again, &tree).0)
             .unwrap_or_default()
     };
     let mut out = EngineOutput::new(resources, findings, true);
@@ -736,7 +736,7 @@ impl Locator<'_> {
     /// The resources of `helm template`'s output, each from its template's file.
     fn resources(
         &self,
-        rendered: &render::Rendered,
+        rendered: &mut render::Rendered,
         tree: &tree::Node,
     ) -> (Vec<Resource>, Vec<Finding>) {
         let mut resources = Vec::new();
@@ -752,12 +752,10 @@ impl Locator<'_> {
                 file: file.clone(),
                 span: Span::default(),
             };
-            // The output stage read the templates' documents already.
-            if let Some(node) = rendered.nodes.get(content) {
-                resources.push(Resource {
-                    node: node.clone(),
-                    origin,
-                });
+            // The output stage read the templates' documents already (a document printed twice
+            // is read again the second time).
+            if let Some(node) = rendered.nodes.remove(content) {
+                resources.push(Resource { node, origin });
                 continue;
             }
             match yaml::parse_stream(content.as_bytes(), &ParseOptions::default()) {
