@@ -110,7 +110,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
             failed = true;
             continue;
         }
-        let printed = kdelta::panic::catch(|| rendered.to_yaml_redacted(!c.show_secrets))
+        let printed = kdelta::panic::catch(|| rendered.into_yaml_redacted(!c.show_secrets))
             .unwrap_or_else(|caught| {
                 Err(kdelta::report::Finding::error(
                     rules::INTERNAL_PANIC,
@@ -126,7 +126,11 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
                     }
                     out.push_str(&format!("# kdelta target: {}\n", t.id()));
                 }
-                out.push_str(&yaml);
+                if out.is_empty() {
+                    out = yaml;
+                } else {
+                    out.push_str(&yaml);
+                }
                 if redacted > 0 {
                     eprintln!(
                         "kdelta: {redacted} Secret value(s) in {} replaced by digests; pass --show-secrets to print them",

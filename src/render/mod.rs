@@ -44,18 +44,27 @@ pub struct Rendered {
 impl Rendered {
     /// The rendered output as the reference tool prints it.
     pub fn to_yaml(&self) -> Result<String, Finding> {
-        self.to_yaml_redacted(false).map(|(s, _)| s)
+        match &self.printed {
+            Some(text) => Ok(text.clone()),
+            None => self.emit(false).map(|(s, _)| s),
+        }
     }
 
     /// The rendered output, with Secret values replaced by keyed digests when `redact` is set;
-    /// also returns how many values were replaced.
-    pub fn to_yaml_redacted(&self, redact: bool) -> Result<(String, usize), Finding> {
-        if let Some(text) = &self.printed {
-            if !redact || !self.resources.iter().any(|r| r.kind() == "Secret") {
-                return Ok((text.clone(), 0));
+    /// also returns how many values were replaced. The reference tool's own output is moved,
+    /// not copied: a chart's can be megabytes.
+    pub fn into_yaml_redacted(self, redact: bool) -> Result<(String, usize), Finding> {
+        match &self.printed {
+            Some(text) if redact && self.resources.iter().any(|r| r.kind() == "Secret") => {
+                Ok(redact_printed(text))
             }
-            return Ok(redact_printed(text));
+            Some(_) => Ok((self.printed.unwrap_or_default(), 0)),
+            None => self.emit(redact),
         }
+    }
+
+    /// The resources printed by kdelta's writer.
+    fn emit(&self, redact: bool) -> Result<(String, usize), Finding> {
         let mut values = Vec::with_capacity(self.resources.len());
         let mut redacted = 0;
         for r in &self.resources {
