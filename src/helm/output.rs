@@ -3,8 +3,6 @@
 //! error fails the render), documents sorted by kind in install order with hooks after, each
 //! printed under a `# Source:` line.
 
-use std::sync::LazyLock;
-
 /// Helm's `InstallOrder`.
 pub const INSTALL_ORDER: &[&str] = &[
     "PriorityClass",
@@ -45,11 +43,6 @@ pub const INSTALL_ORDER: &[&str] = &[
     "APIService",
 ];
 
-/// Helm's document separator, `(?:^|\s*\n)---\s*`, with Go's `\s` (ASCII whitespace).
-static SEPARATOR: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(r"(?:^|[\t\n\x0C\r ]*\n)---[\t\n\x0C\r ]*").expect("a valid pattern")
-});
-
 /// One document of the output.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Manifest {
@@ -85,12 +78,43 @@ fn trim(s: &str) -> &str {
 
 /// `SplitManifests`: the documents of one rendered file, trimmed, empty ones dropped.
 pub fn split_manifests(text: &str) -> Vec<String> {
-    SEPARATOR
-        .split(trim(text))
+    let text = trim(text);
+    let mut docs = Vec::new();
+    let mut piece = 0;
+    let mut from = 0;
+    while let Some((start, end)) = next_separator(text.as_bytes(), from) {
+        docs.push(&text[piece..start]);
+        (piece, from) = (end, end);
+    }
+    docs.push(&text[piece..]);
+    docs.into_iter()
         .map(trim)
         .filter(|d| !d.is_empty())
         .map(str::to_string)
         .collect()
+}
+
+/// The next match at or after `from` of Helm's document separator, `(?:^|\s*\n)---\s*` with
+/// Go's `\s` (ASCII whitespace), as the leftmost-first regular expression finds it: `---` at
+/// the very start, or after a line break together with the whitespace run before that line
+/// break; then the whitespace after it. Found without the regular expression, whose
+/// compilation alone was a tenth of a small chart's render.
+fn next_separator(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
+    let is_space = |b: u8| matches!(b, b'\t' | b'\n' | 0x0C | b'\r' | b' ');
+    let (start, mut end) = if from == 0 && bytes.starts_with(b"---") {
+        (0, 3)
+    } else {
+        let newline = from + memchr::memmem::find(&bytes[from..], b"\n---")?;
+        let mut start = newline;
+        while start > from && is_space(bytes[start - 1]) {
+            start -= 1;
+        }
+        (start, newline + 4)
+    };
+    while end < bytes.len() && is_space(bytes[end]) {
+        end += 1;
+    }
+    Some((start, end))
 }
 
 /// The fields of a document's head Helm reads (`releaseutil.SimpleHead`), or the YAML error
@@ -298,6 +322,34 @@ pub fn show_only(printed: &str, patterns: &[String]) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn documents_split_as_the_separator_expression_splits_them() {
+        // Every string of up to seven characters from the separator's alphabet, against the
+        // expression Helm uses.
+        let separator =
+            regex::Regex::new(r"(?:^|[\t\n\x0C\r ]*\n)---[\t\n\x0C\r ]*").expect("a valid pattern");
+        let alphabet = ['-', '\n', ' ', 'a', '\r', '\t'];
+        let mut checked = 0;
+        for len in 0..=7u32 {
+            for mut n in 0..alphabet.len().pow(len) {
+                let mut text = String::new();
+                for _ in 0..len {
+                    text.push(alphabet[n % alphabet.len()]);
+                    n /= alphabet.len();
+                }
+                let want: Vec<String> = separator
+                    .split(trim(&text))
+                    .map(trim)
+                    .filter(|d| !d.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                assert_eq!(split_manifests(&text), want, "{text:?}");
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, (0..=7).map(|l| 6usize.pow(l)).sum::<usize>());
+    }
 
     #[test]
     fn documents_split_as_helm_splits_them() {
