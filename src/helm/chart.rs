@@ -17,7 +17,7 @@ pub struct Chart {
     pub values: Value,
     /// `templates/…` by path relative to the chart (`templates/deployment.yaml`). Shared by
     /// the chart's clones, as are `files`.
-    pub templates: Arc<BTreeMap<String, String>>,
+    pub templates: Arc<BTreeMap<String, Arc<str>>>,
     /// Every other file, for `.Files` (relative paths; a UTF-8 BOM removed), as the Go
     /// strings templates read: converted once at load, so each render's `.Files` shares them.
     pub files: Arc<BTreeMap<String, Arc<str>>>,
@@ -183,7 +183,8 @@ impl Chart {
                     // Helm's default ignore rule: `templates/.?*`.
                     let name = p.rsplit('/').next().unwrap_or_default();
                     if !name.starts_with('.') {
-                        Arc::make_mut(&mut chart.templates).insert(path.clone(), text());
+                        Arc::make_mut(&mut chart.templates)
+                            .insert(path.clone(), template_text(file));
                     }
                 }
                 p if p.starts_with("charts/") => {
@@ -524,6 +525,16 @@ fn scalar_text(v: &Value) -> String {
 
 fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(&[0xef, 0xbb, 0xbf]).unwrap_or(bytes)
+}
+
+/// A template's text, its BOM removed and bytes that are not UTF-8 replaced (U+FFFD), sharing
+/// the file's bytes when it has neither.
+fn template_text<B: AsRef<[u8]> + Into<Arc<[u8]>>>(file: B) -> Arc<str> {
+    let bytes = file.as_ref();
+    if bytes.len() != strip_bom(bytes).len() || std::str::from_utf8(bytes).is_err() {
+        return Arc::from(String::from_utf8_lossy(strip_bom(bytes)));
+    }
+    crate::template::gostr::from_shared(file.into())
 }
 
 /// The Go string of a file, its BOM removed, sharing the file's bytes when it has none.

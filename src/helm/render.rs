@@ -10,6 +10,7 @@ use super::output::{self, OutputOptions};
 use super::values;
 use crate::template::{self, Dict, Funcs, MissingKey, TemplateSet, Value};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// `helm template`'s options.
 #[derive(Clone, Debug)]
@@ -278,7 +279,7 @@ fn run_templates(
         set.parse_ahead(names.par_iter().map(|n| (n.as_str(), templates[n].text)));
     }
     for name in &names {
-        set.parse(name, templates[name].text)
+        set.parse_shared(name, templates[name].text)
             .map_err(|e| ErrorKind::Parse.with(parse_error(name, &e.to_string())))?;
     }
     let runnable: Vec<&String> = names
@@ -365,7 +366,7 @@ struct Common {
 /// A template to run: its text, its chart's dot (one map, shared by the chart's templates,
 /// as in Helm), and `.Template.BasePath`.
 struct Renderable<'c> {
-    text: &'c str,
+    text: &'c Arc<str>,
     dot: Dict,
     base_path: String,
 }

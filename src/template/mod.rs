@@ -381,13 +381,23 @@ impl TemplateSet {
 
     /// Parses `text` as template `name`, adding it and the templates it defines.
     pub fn parse(&mut self, name: &str, text: &str) -> Result<(), Error> {
+        self.parse_template(name, &Arc::from(text)).map(|_| ())
+    }
+
+    /// [`TemplateSet::parse`] of a text already shared: the trees and the parse cache keep it
+    /// without a copy (a big chart's templates are megabytes).
+    pub fn parse_shared(&mut self, name: &str, text: &Arc<str>) -> Result<(), Error> {
         self.parse_template(name, text).map(|_| ())
     }
 
     /// Parses `text` as a new template `name` (Go's `t.New(name).Parse(text)`) and returns that
     /// template's own tree. It is the parsed tree even when the parse was empty and the set kept
     /// its earlier, non-empty `name`: Go's `Execute` runs the new template, not the set's entry.
-    pub(crate) fn parse_template(&mut self, name: &str, text: &str) -> Result<Arc<Tree>, Error> {
+    pub(crate) fn parse_template(
+        &mut self,
+        name: &str,
+        text: &Arc<str>,
+    ) -> Result<Arc<Tree>, Error> {
         let parsed = self.parse_cached(name, text);
         let trees = parsed
             .as_ref()
@@ -414,12 +424,12 @@ impl TemplateSet {
     }
 
     /// `text` parsed as `name`, from the process's parse cache when it was parsed before.
-    fn parse_cached(&self, name: &str, text: &str) -> Arc<ParseResult> {
+    fn parse_cached(&self, name: &str, text: &Arc<str>) -> Arc<ParseResult> {
         let key = ParseKey {
             // FxHash: templates are large, and a hit compares the text anyway.
             text_hash: std::hash::BuildHasher::hash_one(
                 &crate::fxhash::FxBuildHasher::default(),
-                text,
+                &**text,
             ),
             left: self.options.left_delim.clone(),
             right: self.options.right_delim.clone(),
@@ -429,7 +439,7 @@ impl TemplateSet {
         if let Some(hit) = cache()
             .map
             .get(&key)
-            .filter(|c| *c.text == *text)
+            .filter(|c| c.text == *text)
             .and_then(|c| c.renamed(name))
         {
             return hit;
@@ -443,7 +453,7 @@ impl TemplateSet {
         if !c.map.contains_key(&key) && c.bytes + text.len() <= PARSE_CACHE_BYTES {
             c.bytes += text.len();
             let cached = CachedParse {
-                text: text.into(),
+                text: text.clone(),
                 name: name.to_string(),
                 result: result.clone(),
             };
@@ -456,13 +466,13 @@ impl TemplateSet {
     /// for the parser's benchmark (the cache makes every parse after the first a lookup).
     #[doc(hidden)]
     pub fn parse_uncached(&self, name: &str, text: &str) -> Result<usize, Error> {
-        self.parse_fresh(name, text)
+        self.parse_fresh(name, &Arc::from(text))
             .map(|p| p.trees.len())
             .map_err(|e| Error::Parse(e.0))
     }
 
     /// `text` parsed as `name` with the set's delimiters and functions.
-    fn parse_fresh(&self, name: &str, text: &str) -> Result<parse::Parsed, parse::ParseError> {
+    fn parse_fresh(&self, name: &str, text: &Arc<str>) -> Result<parse::Parsed, parse::ParseError> {
         let funcs = self.funcs.clone();
         parse::parse(
             name,
@@ -477,7 +487,7 @@ impl TemplateSet {
     /// adding them one by one, in the order Go adds them, finds each parsed.
     pub(crate) fn parse_ahead<'t>(
         &self,
-        texts: impl rayon::iter::ParallelIterator<Item = (&'t str, &'t str)>,
+        texts: impl rayon::iter::ParallelIterator<Item = (&'t str, &'t Arc<str>)>,
     ) {
         texts.for_each(|(name, text)| {
             self.parse_cached(name, text);

@@ -11,6 +11,7 @@ use super::json;
 use crate::yaml::{self, Dialect, NodeKind, Resolved};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// How many times a template may include itself (Helm's `recursionMaxNums`).
 const RECURSION_MAX: usize = 1000;
@@ -210,7 +211,11 @@ fn tpl(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
     // The text is parsed into a copy of the running set, under the root template's name.
     let mut set = call.set.clone();
     let name = "gotpl";
-    let tree = set.parse_template(name, text).map_err(|e| {
+    let shared = match &a[0] {
+        Value::String(s) => s.clone(),
+        _ => Arc::from(text),
+    };
+    let tree = set.parse_template(name, &shared).map_err(|e| {
         FuncError::Call(format!(
             "cannot parse template {}: {e}",
             fmt::go_quote(text)

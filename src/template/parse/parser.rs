@@ -22,7 +22,7 @@ pub struct ParseError(pub String);
 /// Parses `text` as template `name`. `is_function` says which identifiers are functions.
 pub fn parse<'a>(
     name: &'a str,
-    text: &'a str,
+    text: &'a Arc<str>,
     left: &'a str,
     right: &'a str,
     is_function: &'a dyn Fn(&str) -> bool,
@@ -37,7 +37,7 @@ pub fn parse<'a>(
         is_function,
         trees: BTreeMap::new(),
         source: text,
-        text: text.into(),
+        text: text.clone(),
         depth: 0,
         action_line: 0,
         nodes: Vec::new(),
