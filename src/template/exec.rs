@@ -7,7 +7,7 @@ use super::parse::{
     arg_string, command_string, pipe_string, Arg, Branch, Command, Names, Node, Pipe, Tree,
 };
 use super::value::{Dict, Value};
-use super::{Error, FuncError, MissingKey, Param, TemplateSet};
+use super::{Error, ErrorKind, FuncError, MissingKey, Param, TemplateSet};
 use std::collections::{BTreeSet, HashMap};
 
 /// What a function gets besides its arguments: the running set (for `include`, `tpl`).
@@ -202,10 +202,11 @@ pub(super) fn execute(
     if stack_spent(set) {
         return on_new_segment(set, || execute(set, tree, dot, out, depth, steps)).unwrap_or_else(
             || {
-                Err(Error::Exec(format!(
-                "template: {}: templates nested deeper than kdelta's stack allows ({depth} levels)",
-                tree.name
-            )))
+                Err(ErrorKind::StackLimit {
+                    template: tree.name.clone(),
+                    depth,
+                }
+                .into())
             },
         );
     }
@@ -223,12 +224,13 @@ pub(super) fn execute(
 
 impl<'a> State<'a> {
     fn error_at(&self, pos: usize, node: &str, message: impl std::fmt::Display) -> Error {
-        Error::Exec(format!(
-            "template: {}: executing \"{}\" at <{}>: {message}",
-            self.tree.location(pos),
-            self.tree.name,
-            node
-        ))
+        ErrorKind::Exec {
+            at: self.tree.location(pos),
+            executing: self.tree.name.clone(),
+            node: node.to_string(),
+            message: message.to_string(),
+        }
+        .into()
     }
 
     fn step(&mut self, pos: usize) -> Result<()> {
@@ -237,11 +239,11 @@ impl<'a> State<'a> {
             return Err(self.error_at(pos, "", "execution budget exceeded"));
         }
         if self.out.len() > self.set.options.max_output {
-            return Err(Error::Exec(format!(
-                "template: {}: output larger than {} bytes",
-                self.tree.location(pos),
-                self.set.options.max_output
-            )));
+            return Err(ErrorKind::OutputLimit {
+                at: self.tree.location(pos),
+                limit: self.set.options.max_output,
+            }
+            .into());
         }
         Ok(())
     }

@@ -81,13 +81,83 @@ impl Default for Options {
     }
 }
 
-/// A parse or execution error, worded as Go words it.
+/// Where in a template's text an error is, as Go's messages name it: the name of the text
+/// parsed (a `define`d template's is its file's), the line, and for execution errors the
+/// column (the byte offset in the line; Go's parse errors give none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub template: String,
+    pub line: usize,
+    pub column: Option<usize>,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.template, self.line)?;
+        match self.column {
+            Some(column) => write!(f, ":{column}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A parse or execution error, worded as Go words it. Boxed: the parser and the executor
+/// recurse with it in every result, and their frames stay small.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum Error {
-    #[error("{0}")]
-    Parse(String),
-    #[error("{0}")]
-    Exec(String),
+#[error(transparent)]
+pub struct Error(Box<ErrorKind>);
+
+/// What went wrong, and where.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ErrorKind {
+    /// A text that does not parse (`at` has no column).
+    #[error("template: {at}: {message}")]
+    Parse { at: Location, message: String },
+    /// Execution failed at a node of template `executing` (Go's `ErrorContext`): a function's
+    /// error, a nil pointer, a missing template, kdelta's step budget.
+    #[error("template: {at}: executing \"{executing}\" at <{node}>: {message}")]
+    Exec {
+        at: Location,
+        executing: String,
+        /// The node as Go prints it.
+        node: String,
+        message: String,
+    },
+    /// The output grew past [`Options::max_output`].
+    #[error("template: {at}: output larger than {limit} bytes")]
+    OutputLimit { at: Location, limit: usize },
+    /// Nested executions outgrew the stack segments [`Options::max_stack_segments`] allows.
+    #[error(
+        "template: {template}: templates nested deeper than kdelta's stack allows ({depth} levels)"
+    )]
+    StackLimit { template: String, depth: usize },
+    /// No template of that name (Go's `ExecuteTemplate`).
+    #[error("template: no template \"{name}\" associated with template \"{root}\"")]
+    NoTemplate { name: String, root: String },
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Error {
+        Error(Box::new(kind))
+    }
+}
+
+impl Error {
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.0
+    }
+
+    /// Where the error is, when its message says: the outermost position, which nested
+    /// executions (`include`, `tpl`) wrap their own errors in.
+    pub fn location(&self) -> Option<&Location> {
+        match self.kind() {
+            ErrorKind::Parse { at, .. }
+            | ErrorKind::Exec { at, .. }
+            | ErrorKind::OutputLimit { at, .. } => Some(at),
+            ErrorKind::StackLimit { .. } | ErrorKind::NoTemplate { .. } => None,
+        }
+    }
 }
 
 /// How a function fails.
@@ -291,7 +361,7 @@ impl Trees {
 }
 
 /// What parsing one template text gave: its trees, or Go's error.
-type ParseResult = Result<Vec<(String, Arc<Tree>)>, String>;
+type ParseResult = Result<Vec<(String, Arc<Tree>)>, Error>;
 
 /// Parses shared by every set of the process, so that a chart rendered with several values
 /// sets, or at both revisions of a diff, is parsed once, and a text that several charts
@@ -399,10 +469,7 @@ impl TemplateSet {
         text: &Arc<str>,
     ) -> Result<Arc<Tree>, Error> {
         let parsed = self.parse_cached(name, text);
-        let trees = parsed
-            .as_ref()
-            .as_ref()
-            .map_err(|e| Error::Parse(e.clone()))?;
+        let trees = parsed.as_ref().as_ref().map_err(Error::clone)?;
         if self.root.is_empty() {
             self.root = name.to_string();
         }
@@ -446,8 +513,7 @@ impl TemplateSet {
         }
         let result: Arc<ParseResult> = Arc::new(
             self.parse_fresh(name, text)
-                .map(|p| p.trees.into_iter().map(|(n, t)| (n, Arc::new(t))).collect())
-                .map_err(|e| e.0),
+                .map(|p| p.trees.into_iter().map(|(n, t)| (n, Arc::new(t))).collect()),
         );
         let mut c = cache();
         if !c.map.contains_key(&key) && c.bytes + text.len() <= PARSE_CACHE_BYTES {
@@ -468,11 +534,10 @@ impl TemplateSet {
     pub fn parse_uncached(&self, name: &str, text: &str) -> Result<usize, Error> {
         self.parse_fresh(name, &Arc::from(text))
             .map(|p| p.trees.len())
-            .map_err(|e| Error::Parse(e.0))
     }
 
     /// `text` parsed as `name` with the set's delimiters and functions.
-    fn parse_fresh(&self, name: &str, text: &Arc<str>) -> Result<parse::Parsed, parse::ParseError> {
+    fn parse_fresh(&self, name: &str, text: &Arc<str>) -> Result<parse::Parsed, Error> {
         let funcs = self.funcs.clone();
         parse::parse(
             name,
@@ -586,10 +651,11 @@ impl TemplateSet {
 
     fn run(&self, name: &str, dot: &Value, depth: usize) -> Result<String, Error> {
         let Some(tree) = self.trees.get(name) else {
-            return Err(Error::Exec(format!(
-                "template: no template \"{name}\" associated with template \"{}\"",
-                self.root_name()
-            )));
+            return Err(ErrorKind::NoTemplate {
+                name: name.to_string(),
+                root: self.root_name().to_string(),
+            }
+            .into());
         };
         let mut out = String::new();
         let mut steps = 0;

@@ -68,6 +68,67 @@ fn errors_are_worded_as_go_words_them() {
 }
 
 #[test]
+fn errors_carry_their_location_as_fields() {
+    let at = |template: &str, line, column| Location {
+        template: template.into(),
+        line,
+        column,
+    };
+    // Parse errors: Go gives the line only.
+    let e = run("a\n{{ if }}", &dot(), MissingKey::Default).unwrap_err();
+    assert_eq!(e.location(), Some(&at("t", 2, None)));
+    assert_eq!(e.to_string(), "template: t:2: missing value for if");
+
+    // An execution error in a `define`d template names the text it was parsed from.
+    let mut set = TemplateSet::new(Funcs::helm(), Options::default());
+    set.parse(
+        "c/templates/_helpers.tpl",
+        "{{ define \"inner\" }}\n  {{ fail \"no\" }}{{ end }}",
+    )
+    .unwrap();
+    set.parse("c/templates/x.yaml", "a: 1\nb: {{ template \"inner\" . }}")
+        .unwrap();
+    let e = set.execute("c/templates/x.yaml", &dot()).unwrap_err();
+    let ErrorKind::Exec {
+        at: location,
+        executing,
+        node,
+        ..
+    } = e.kind()
+    else {
+        panic!("an execution error: {e:?}");
+    };
+    assert_eq!(*location, at("c/templates/_helpers.tpl", 2, Some(5)));
+    assert_eq!(
+        (executing.as_str(), node.as_str()),
+        ("inner", "fail \"no\"")
+    );
+
+    // `include` wraps the nested error: the location is the outermost one, where the
+    // message starts.
+    set.parse(
+        "c/templates/y.yaml",
+        "a: 1\nb:\n  {{- include \"inner\" . | nindent 2 }}",
+    )
+    .unwrap();
+    let e = set.execute("c/templates/y.yaml", &dot()).unwrap_err();
+    assert_eq!(e.location(), Some(&at("c/templates/y.yaml", 3, Some(6))));
+    assert!(
+        e.to_string().starts_with(
+            "template: c/templates/y.yaml:3:6: executing \"c/templates/y.yaml\" at <include \"inner\" .>: error calling include: template: c/templates/_helpers.tpl:2:5: "
+        ),
+        "{e}"
+    );
+
+    let e = set.execute("nowhere", &dot()).unwrap_err();
+    assert_eq!(e.location(), None);
+    assert_eq!(
+        e.to_string(),
+        "template: no template \"nowhere\" associated with template \"c/templates/_helpers.tpl\""
+    );
+}
+
+#[test]
 fn runaway_templates_end_with_an_error() {
     let d = dot();
     let mut set = TemplateSet::new(

@@ -17,4 +17,4 @@ mod parser;
 pub use nodes::{
     arg_string, command_string, pipe_string, Arg, Branch, Command, Names, Node, Pipe, Tree,
 };
-pub use parser::{parse, ParseError, Parsed};
+pub use parser::{parse, Parsed};

@@ -2,6 +2,7 @@
 //! pipelines and operands as spans of the text, and the text Go prints for them in errors.
 
 use super::super::lex::Token;
+use super::super::Location;
 use std::sync::Arc;
 
 /// A byte range of a tree's text: a text node, a field or variable name, a literal as written.
@@ -211,14 +212,18 @@ pub struct Tree {
 impl Tree {
     /// `NAME:LINE:COL` of a byte position (Go's ErrorContext: the column is the byte offset in
     /// the line).
-    pub fn location(&self, pos: usize) -> String {
+    pub fn location(&self, pos: usize) -> Location {
         let before = &self.text[..pos.min(self.text.len())];
         let line = 1 + before.matches('\n').count();
-        let col = match before.rfind('\n') {
+        let column = match before.rfind('\n') {
             Some(i) => pos - i - 1,
             None => pos,
         };
-        format!("{}:{line}:{col}", self.parse_name)
+        Location {
+            template: self.parse_name.clone(),
+            line,
+            column: Some(column),
+        }
     }
 
     /// True when the tree has nothing but whitespace text (Go's `IsEmptyTree`).

@@ -2,6 +2,7 @@
 //! `define`d or `block` template collected beside the main one, and Go's parse errors.
 
 use super::super::lex::{Kind, Lexer, Token};
+use super::super::{Error, ErrorKind, Location};
 use super::literals::{parse_complex, parse_number, unquote, unquote_shared};
 use super::nodes::{
     arg_string, is_empty_tree, Arg, Branch, Command, Names, Node, Number, Pipe, Span, Template,
@@ -15,10 +16,6 @@ pub struct Parsed {
     pub trees: BTreeMap<String, Tree>,
 }
 
-/// A parse error, worded as Go words it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError(pub String);
-
 /// Parses `text` as template `name`. `is_function` says which identifiers are functions.
 pub fn parse<'a>(
     name: &'a str,
@@ -26,7 +23,7 @@ pub fn parse<'a>(
     left: &'a str,
     right: &'a str,
     is_function: &'a dyn Fn(&str) -> bool,
-) -> Result<Parsed, ParseError> {
+) -> Result<Parsed, Error> {
     let mut p = Parser {
         name,
         lex: Lexer::new(text, left, right, AHEAD + 64),
@@ -145,15 +142,23 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn error_at(&self, line: usize, message: impl std::fmt::Display) -> ParseError {
-        ParseError(format!("template: {}:{line}: {message}", self.name))
+    fn error_at(&self, line: usize, message: impl std::fmt::Display) -> Error {
+        ErrorKind::Parse {
+            at: Location {
+                template: self.name.to_string(),
+                line,
+                column: None,
+            },
+            message: message.to_string(),
+        }
+        .into()
     }
 
-    fn error(&self, t: &Token, message: impl std::fmt::Display) -> ParseError {
+    fn error(&self, t: &Token, message: impl std::fmt::Display) -> Error {
         self.error_at(t.line, message)
     }
 
-    fn unexpected(&self, t: &Token, context: &str) -> ParseError {
+    fn unexpected(&self, t: &Token, context: &str) -> Error {
         if t.kind == Kind::Error {
             return self.lex_error(t);
         }
@@ -161,7 +166,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A lexer error; one found after the line its action started on says where that was.
-    fn lex_error(&self, t: &Token) -> ParseError {
+    fn lex_error(&self, t: &Token) -> Error {
         let message = &self.lex.error;
         if self.action_line == 0 || self.action_line == t.line {
             return self.error(t, message);
@@ -178,7 +183,7 @@ impl<'a> Parser<'a> {
         self.nodes.drain(base..).collect()
     }
 
-    fn parse_top(&mut self) -> Result<Box<[Node]>, ParseError> {
+    fn parse_top(&mut self) -> Result<Box<[Node]>, Error> {
         let base = self.nodes.len();
         loop {
             let t = *self.peek();
@@ -201,7 +206,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parse_define(&mut self, kw: &Token) -> Result<(), ParseError> {
+    fn parse_define(&mut self, kw: &Token) -> Result<(), Error> {
         let name_tok = self.next_non_space();
         let name = match name_tok.kind {
             Kind::String | Kind::RawString => {
@@ -218,7 +223,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The body of a `define` or `block`, up to its `{{end}}`, with only `$` in scope.
-    fn parse_body(&mut self, kw: &Token) -> Result<Box<[Node]>, ParseError> {
+    fn parse_body(&mut self, kw: &Token) -> Result<Box<[Node]>, Error> {
         let (outer_visible, outer_len) = (self.vars_visible, self.vars.len());
         self.vars_visible = outer_len;
         self.vars.push("$");
@@ -234,7 +239,7 @@ impl<'a> Parser<'a> {
 
     /// Go's `Tree.add`: within one text, a second non-empty definition of a name is an error;
     /// an empty one is ignored.
-    fn add_tree(&mut self, name: String, list: Box<[Node]>, at: &Token) -> Result<(), ParseError> {
+    fn add_tree(&mut self, name: String, list: Box<[Node]>, at: &Token) -> Result<(), Error> {
         if let Some(old) = self.trees.get(&name) {
             if is_empty_tree(&list, self.source) {
                 return Ok(());
@@ -259,7 +264,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Nodes up to `{{end}}`, `{{else}}` or the end of input.
-    fn parse_list(&mut self) -> Result<(Box<[Node]>, Stop), ParseError> {
+    fn parse_list(&mut self) -> Result<(Box<[Node]>, Stop), Error> {
         let base = self.nodes.len();
         loop {
             let t = *self.peek();
@@ -298,7 +303,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A text, comment or action, its node (if any) pushed on the node stack.
-    fn parse_text_or_action(&mut self) -> Result<(), ParseError> {
+    fn parse_text_or_action(&mut self) -> Result<(), Error> {
         let t = self.next();
         let node = match t.kind {
             Kind::Text => Node::Text(Span::of_token(&t)),
@@ -316,7 +321,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn parse_action(&mut self) -> Result<Node, ParseError> {
+    fn parse_action(&mut self) -> Result<Node, Error> {
         let t = self.peek_non_space();
         if t.kind == Kind::Keyword {
             self.next_non_space();
@@ -357,7 +362,7 @@ impl<'a> Parser<'a> {
         Ok(Node::Action(pipe))
     }
 
-    fn enter(&mut self, t: &Token) -> Result<(), ParseError> {
+    fn enter(&mut self, t: &Token) -> Result<(), Error> {
         self.depth += 1;
         if self.depth > MAX_PARSE_DEPTH {
             return Err(self.error(t, "max expression depth exceeded"));
@@ -365,14 +370,14 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn parse_branch(&mut self, kw: &Token, context: &str) -> Result<Branch, ParseError> {
+    fn parse_branch(&mut self, kw: &Token, context: &str) -> Result<Branch, Error> {
         self.enter(kw)?;
         let branch = self.parse_branch_inner(kw, context);
         self.depth -= 1;
         branch
     }
 
-    fn parse_branch_inner(&mut self, kw: &Token, context: &str) -> Result<Branch, ParseError> {
+    fn parse_branch_inner(&mut self, kw: &Token, context: &str) -> Result<Branch, Error> {
         // The branch's variables (its pipeline's and its lists') end with it.
         let vars_mark = self.vars.len();
         let pipe = self.parse_pipeline(context, Kind::RightDelim)?;
@@ -433,7 +438,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn parse_template(&mut self, kw: &Token, block: bool) -> Result<Node, ParseError> {
+    fn parse_template(&mut self, kw: &Token, block: bool) -> Result<Node, Error> {
         let context = if block {
             "block clause"
         } else {
@@ -468,7 +473,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A pipeline up to `end` (a right delimiter or a right paren), consumed.
-    fn parse_pipeline(&mut self, context: &str, end: Kind) -> Result<Pipe, ParseError> {
+    fn parse_pipeline(&mut self, context: &str, end: Kind) -> Result<Pipe, Error> {
         let start = self.peek_non_space();
         let mut is_assign = false;
         let mut decl: Box<[Span]> = Box::new([]);
@@ -568,7 +573,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Operands up to `|` (consumed) or the pipeline's end (not consumed).
-    fn parse_command(&mut self, end: Kind) -> Result<Command, ParseError> {
+    fn parse_command(&mut self, end: Kind) -> Result<Command, Error> {
         let first = self.peek_non_space();
         let base = self.args.len();
         loop {
@@ -644,7 +649,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn parse_operand(&mut self) -> Result<Arg, ParseError> {
+    fn parse_operand(&mut self) -> Result<Arg, Error> {
         let term = self.parse_term()?;
         let n = self.fields_ahead();
         if n == 0 {
@@ -673,7 +678,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn parse_term(&mut self) -> Result<Arg, ParseError> {
+    fn parse_term(&mut self) -> Result<Arg, Error> {
         let t = self.next_non_space();
         Ok(match t.kind {
             Kind::Identifier => {
