@@ -77,7 +77,8 @@ fn processed_chart(
 ) -> Result<(kdelta::helm::chart::Chart, kdelta::helm::values::Table), String> {
     use kdelta::helm::{chart::Chart, deps, values};
     let mut c = Chart::from_files(chart_files(chart)?).map_err(|e| e.to_string())?;
-    let user = values::table(&kdelta::template::helm_values(user)?).unwrap_or_default();
+    let user = values::table(&kdelta::template::helm_values(user).map_err(|e| e.to_string())?)
+        .unwrap_or_default();
     deps::process(&mut c, &user)?;
     let vals = values::coalesce_values_for(&c, &user)?;
     Ok((c, vals))
@@ -157,7 +158,9 @@ fn run_chart_template(
     };
     let mut values = Vec::new();
     for f in values_files {
-        match read_text(f).and_then(|t| kdelta::template::helm_values(&t)) {
+        match read_text(f)
+            .and_then(|t| kdelta::template::helm_values(&t).map_err(|e| e.to_string()))
+        {
             Ok(v) => values.push(v),
             Err(e) => return Outcome::Fail(format!("values: {e}")),
         }
@@ -228,7 +231,9 @@ fn run_chart_template(
 /// chart's own `tpl` call).
 fn run_template_probe(template: &str, data: &Path, expected: &Result<String, String>) -> Outcome {
     use kdelta::template::{Funcs, MissingKey, Options, TemplateSet};
-    let dot = match read_text(data).and_then(|t| kdelta::template::helm_values(&t)) {
+    let dot = match read_text(data)
+        .and_then(|t| kdelta::template::helm_values(&t).map_err(|e| e.to_string()))
+    {
         Ok(d) => d,
         Err(e) => return Outcome::Fail(format!("data: {e}")),
     };

@@ -58,7 +58,8 @@ pub fn merge_maps(base: &mut Values, overlay: &Values) {
 
 /// Helm's `ReadValues`: a YAML map; an empty document or `null` is an empty map.
 pub fn read_values(text: &str) -> Result<Values, String> {
-    match from_go(&crate::template::helm_values(text)?, None) {
+    let value = crate::template::helm_values(text).map_err(|e| e.to_string())?;
+    match from_go(&value, None) {
         Value::Object(m) => Ok(m),
         Value::Null => Ok(Values::new()),
         other => Err(format!(

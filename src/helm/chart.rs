@@ -2,7 +2,7 @@
 //! (the metadata `.Chart` shows), `values.yaml`, the templates, `crds/`, and every other file
 //! for `.Files`. Subcharts (`charts/`) are recognised but not loaded yet.
 
-use crate::template::{helm_values, Dict, Field, GoStruct, MapType, Value};
+use crate::template::{helm_values, Dict, Field, GoStruct, HelmYamlError, MapType, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -70,9 +70,13 @@ pub enum LoadError {
     #[error("Chart.yaml file is missing")]
     NoChartYaml,
     #[error("cannot load Chart.yaml: {0}")]
-    ChartYaml(String),
+    ChartYaml(HelmYamlError),
+    #[error("cannot load Chart.yaml: Chart.yaml is not a mapping")]
+    ChartYamlNotMapping,
     #[error("cannot load values.yaml: {0}")]
-    Values(String),
+    Values(HelmYamlError),
+    #[error("cannot load values.yaml: values.yaml is not a mapping")]
+    ValuesNotMapping,
     #[error("validation: chart.metadata.name is required")]
     NoName,
     #[error("subchart charts/{0}: {1}")]
@@ -220,7 +224,7 @@ impl Chart {
         match helm_values(&chart_yaml).map_err(LoadError::ChartYaml)? {
             Value::Map(m) => chart.metadata = m.read().clone(),
             Value::Nil => {}
-            _ => return Err(LoadError::ChartYaml("Chart.yaml is not a mapping".into())),
+            _ => return Err(LoadError::ChartYamlNotMapping),
         }
         chart.name = match chart.metadata.get("name") {
             Some(Value::String(s)) if !s.is_empty() => s.to_string(),
@@ -273,7 +277,7 @@ impl Chart {
             chart.values = match helm_values(&text).map_err(LoadError::Values)? {
                 Value::Nil | Value::NoValue => Value::map(BTreeMap::new()),
                 v @ Value::Map(_) => v,
-                _ => return Err(LoadError::Values("values.yaml is not a mapping".into())),
+                _ => return Err(LoadError::ValuesNotMapping),
             };
         }
         Ok(chart)

@@ -122,7 +122,7 @@ fn next_separator(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
 /// fails, as in Helm) but only its head is looked at.
 fn head(doc: &str) -> Result<(String, Option<String>, Option<crate::yaml::Node>), String> {
     use crate::yaml::{self, Dialect, Node, NodeKind, Resolved};
-    let Some(node) = crate::template::helm_yaml_node(doc)? else {
+    let Some(node) = crate::template::helm_yaml_node(doc).map_err(|e| e.to_string())? else {
         return Ok((String::new(), None, None));
     };
     // The JSON kind sigs.k8s.io/yaml gives a node; None for null.

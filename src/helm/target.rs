@@ -455,9 +455,10 @@ pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
 fn load_error_location(e: &super::chart::LoadError) -> (String, u32) {
     use super::chart::LoadError as E;
     match e {
-        E::Values(m) => ("values.yaml".into(), line_in(m).unwrap_or(0)),
-        E::ChartYaml(m) => ("Chart.yaml".into(), line_in(m).unwrap_or(0)),
-        E::NoChartYaml | E::NoName => ("Chart.yaml".into(), 0),
+        E::Values(e) => ("values.yaml".into(), e.line.unwrap_or(0)),
+        E::ValuesNotMapping => ("values.yaml".into(), 0),
+        E::ChartYaml(e) => ("Chart.yaml".into(), e.line.unwrap_or(0)),
+        E::ChartYamlNotMapping | E::NoChartYaml | E::NoName => ("Chart.yaml".into(), 0),
         E::Archive(_) => (String::new(), 0),
         E::Subchart(entry, inner) => {
             let (file, line) = load_error_location(inner);
@@ -546,20 +547,12 @@ const TEMPLATE_STACK: usize = 4 << 20;
 /// A values file read as Helm reads one.
 fn values_file(text: &str, name: &str) -> Result<crate::template::Value, Finding> {
     crate::template::helm_values(text).map_err(|e| {
-        let line = line_in(&e).unwrap_or(0);
-        Finding::error(rules::HELM_VALUES, format!("cannot read values file: {e}"))
-            .at(name, line, 0)
+        Finding::error(rules::HELM_VALUES, format!("cannot read values file: {e}")).at(
+            name,
+            e.line.unwrap_or(0),
+            0,
+        )
     })
-}
-
-/// The `line N` a go-yaml error names.
-fn line_in(message: &str) -> Option<u32> {
-    let at = message.find("line ")?;
-    let digits: String = message[at + 5..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    digits.parse().ok()
 }
 
 /// Maps what Helm names (template paths, dependency entries) to repository files.
@@ -879,6 +872,37 @@ mod tests {
     use super::*;
 
     #[test]
+    fn values_file_errors_carry_their_line() {
+        let e = crate::template::helm_values("a: 1\n  b: 2\n").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert_eq!(
+            e.to_string(),
+            "error converting YAML to JSON: yaml: line 2: mapping values are not allowed in this context"
+        );
+        let f = values_file("a: 1\n  b: 2\n", "env/values.yaml").unwrap_err();
+        assert_eq!(
+            (f.file.as_deref(), f.line, f.message.as_str()),
+            (
+                Some("env/values.yaml"),
+                Some(2),
+                "cannot read values file: error converting YAML to JSON: yaml: line 2: mapping values are not allowed in this context"
+            )
+        );
+        // encoding/json's refusal names no line.
+        let e = crate::template::helm_values("a: .nan\n").unwrap_err();
+        assert_eq!(e.line, None);
+
+        use super::super::chart::LoadError;
+        let inner = crate::template::helm_values("x:\n- a\n b: c\n").unwrap_err();
+        let line = inner.line.expect("go-yaml names the line");
+        let e = LoadError::Subchart("sub".into(), Box::new(LoadError::Values(inner)));
+        assert_eq!(
+            load_error_location(&e),
+            ("charts/sub/values.yaml".to_string(), line)
+        );
+    }
+
+    #[test]
     fn helm_error_locations_are_read() {
         assert_eq!(
             template_location(
@@ -902,9 +926,5 @@ mod tests {
             Some(("top/templates/z.yaml".into(), 0, 0))
         );
         assert_eq!(template_location("something else", "top"), None);
-        assert_eq!(
-            line_in("yaml: line 12: did not find expected key"),
-            Some(12)
-        );
     }
 }

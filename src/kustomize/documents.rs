@@ -93,6 +93,7 @@ fn split(text: &[u8]) -> Result<Vec<(&[u8], u32)>, YamlError> {
                 kind: YamlErrorKind::Syntax,
                 span: Span::new(line + 1, 1),
                 go_message: Some(message.clone()),
+                go_line: None,
                 message,
                 duplicate: None,
             });

@@ -16,7 +16,7 @@ pub use fmt::{format_float_shortest, sprint, sprint_value, sprintf};
 pub use funcs::crypto::probe;
 pub use funcs::helm::{
     chart_values, from_yaml as helm_values, helm_error, to_yaml as helm_to_yaml,
-    yaml_node as helm_yaml_node, CHART_VALUES,
+    yaml_node as helm_yaml_node, HelmYamlError, CHART_VALUES,
 };
 pub use funcs::paths::clean as go_path_clean;
 pub use value::{

@@ -81,6 +81,8 @@ pub struct YamlError {
     /// which is what kustomize and Helm print. Its line is go-yaml's, not always where the
     /// problem is: `span` is.
     pub go_message: Option<String>,
+    /// The line `go_message` names, when it names one.
+    pub go_line: Option<u32>,
     /// For a key given twice, the key and where its mapping first defines it.
     pub duplicate: Option<DuplicateKey>,
 }
@@ -131,6 +133,7 @@ impl YamlError {
             message: message.into(),
             span,
             go_message: None,
+            go_line: None,
             duplicate: None,
         }
     }
@@ -259,14 +262,17 @@ fn syntax_error(e: &libyaml_safer::Error, input: &[u8]) -> YamlError {
         let _ = input;
     }
     let mut error = YamlError::new(YamlErrorKind::Syntax, span, message);
-    error.go_message = Some(go_yaml_message(e));
+    let (go_line, go_message) = go_yaml_message(e);
+    error.go_message = Some(go_message);
+    error.go_line = go_line;
     error
 }
 
 /// yaml.v3 `parser.fail`: the line is the context mark's (0-based, so usually the line before
 /// the one with the problem), else the problem mark's; scanner errors add one; line 0 is left
-/// out. The context ("while parsing a block mapping") is not part of the message.
-fn go_yaml_message(e: &libyaml_safer::Error) -> String {
+/// out. The context ("while parsing a block mapping") is not part of the message. Returns the
+/// line with the message.
+fn go_yaml_message(e: &libyaml_safer::Error) -> (Option<u32>, String) {
     let zero_based = |m: Option<libyaml_safer::Mark>| m.map_or(0, |m| m.line);
     let mut line = match zero_based(e.context_mark()) {
         0 => zero_based(e.problem_mark()),
@@ -276,8 +282,11 @@ fn go_yaml_message(e: &libyaml_safer::Error) -> String {
         line += 1;
     }
     match line {
-        0 => format!("yaml: {}", e.problem()),
-        l => format!("yaml: line {l}: {}", e.problem()),
+        0 => (None, format!("yaml: {}", e.problem())),
+        l => (
+            u32::try_from(l).ok(),
+            format!("yaml: line {l}: {}", e.problem()),
+        ),
     }
 }
 

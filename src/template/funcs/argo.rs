@@ -29,7 +29,7 @@ pub const FUNCS: &[FuncDef] = &[
                 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                 super::helm::json_kind(&other)
             ))),
-            Err(e) => Err(FuncError::Call(e)),
+            Err(e) => Err(FuncError::Call(e.to_string())),
         }
     }),
     FuncDef::new("fromYamlArray", &[S], |_, a| {
@@ -40,7 +40,7 @@ pub const FUNCS: &[FuncDef] = &[
                 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type []interface {{}}",
                 super::helm::json_kind(&other)
             ))),
-            Err(e) => Err(FuncError::Call(e)),
+            Err(e) => Err(FuncError::Call(e.to_string())),
         }
     }),
 ];

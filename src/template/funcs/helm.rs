@@ -78,7 +78,7 @@ pub const FUNCS: &[FuncDef] = &[
                 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                 json_kind(&other)
             )),
-            Err(e) => error_map(e),
+            Err(e) => error_map(e.to_string()),
         })
     }),
     FuncDef::new("fromYamlArray", &[S], |_, a| {
@@ -89,7 +89,7 @@ pub const FUNCS: &[FuncDef] = &[
                 "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type []interface {{}}",
                 json_kind(&other)
             ))]),
-            Err(e) => Value::list(vec![Value::str(e)]),
+            Err(e) => Value::list(vec![Value::str(e.to_string())]),
         })
     }),
     FuncDef::new("fromJson", &[S], |_, a| {
@@ -261,24 +261,38 @@ fn json_value(v: &Value) -> Result<serde_json::Value, String> {
     serde_json::from_str(&text).map_err(|e| e.to_string())
 }
 
+/// YAML text Helm cannot read, as sigs.k8s.io/yaml words it: `error converting YAML to JSON:
+/// yaml: line 3: …`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("error converting YAML to JSON: {message}")]
+pub struct HelmYamlError {
+    /// The line the message names (go-yaml's, as Helm prints it), when it names one.
+    pub line: Option<u32>,
+    /// go-yaml's or encoding/json's message.
+    pub message: String,
+}
+
 /// Helm's reading of YAML text, for `fromYaml` and values files alike (sigs.k8s.io/yaml:
 /// go-yaml v2 typing, then JSON, so every number is a float64 and keys are strings).
-pub fn from_yaml(text: &str) -> Result<Value, String> {
+pub fn from_yaml(text: &str) -> Result<Value, HelmYamlError> {
     let value = yaml_node(text)?.map_or(Value::Nil, |node| helm_value(&node));
     // JSON has no infinity or NaN: encoding/json refuses the first one it meets (maps in
     // key order).
     match unsupported_float(&value) {
-        Some(f) => Err(format!(
-            "error converting YAML to JSON: json: unsupported value: {}",
-            // strconv.FormatFloat's own spelling, not YAML's.
-            if f.is_nan() {
-                "NaN"
-            } else if f > 0.0 {
-                "+Inf"
-            } else {
-                "-Inf"
-            }
-        )),
+        Some(f) => Err(HelmYamlError {
+            line: None,
+            message: format!(
+                "json: unsupported value: {}",
+                // strconv.FormatFloat's own spelling, not YAML's.
+                if f.is_nan() {
+                    "NaN"
+                } else if f > 0.0 {
+                    "+Inf"
+                } else {
+                    "-Inf"
+                }
+            ),
+        }),
         None => Ok(value),
     }
 }
@@ -295,20 +309,23 @@ fn unsupported_float(v: &Value) -> Option<f64> {
 
 /// The first document of `text` as sigs.k8s.io/yaml reads it (go-yaml v2: a key given twice
 /// keeps its last value), or its error as Helm prints it (`error converting YAML to JSON: …`).
-pub fn yaml_node(text: &str) -> Result<Option<yaml::Node>, String> {
+pub fn yaml_node(text: &str) -> Result<Option<yaml::Node>, HelmYamlError> {
     let options = yaml::ParseOptions {
         duplicate_keys: yaml::DuplicateKeys::LastWins,
         ..yaml::ParseOptions::default()
     };
     match yaml::parse_stream(text.as_bytes(), &options) {
         Ok(docs) => Ok(docs.into_iter().next()),
-        Err(e) => {
-            let message = e
-                .go_message
-                .clone()
-                .unwrap_or_else(|| format!("yaml: line {}: {}", e.span.line, e.message));
-            Err(format!("error converting YAML to JSON: {message}"))
-        }
+        Err(e) => Err(match e.go_message {
+            Some(message) => HelmYamlError {
+                line: e.go_line,
+                message,
+            },
+            None => HelmYamlError {
+                line: Some(e.span.line),
+                message: format!("yaml: line {}: {}", e.span.line, e.message),
+            },
+        }),
     }
 }
 
