@@ -203,9 +203,18 @@ fn head(doc: &str) -> Result<(String, Option<String>, Option<crate::yaml::Node>)
     Ok((kind, hook, Some(node)))
 }
 
+/// A rendered document Helm cannot read: `YAML parse error on TEMPLATE: MESSAGE`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("YAML parse error on {template}: {message}")]
+pub struct ManifestError {
+    /// The template that rendered it (`top/templates/x.yaml`).
+    pub template: String,
+    pub message: String,
+}
+
 /// Sorts the documents of rendered files (`(path, text)`, any order) as `SortManifests` does.
 /// Partials (`_*`) and empty files are skipped; a document that is not YAML fails.
-pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, String> {
+pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, ManifestError> {
     let mut files: Vec<&(String, String)> = files.iter().collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
     let mut docs = Vec::new();
@@ -218,12 +227,14 @@ pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, Strin
     }
     // Every document is parsed (a YAML error anywhere in one fails, as in Helm), each on its
     // own, so on every core; the first error in file order is the one reported.
-    let parsed: Vec<Result<Manifest, String>> = {
+    let parsed: Vec<Result<Manifest, ManifestError>> = {
         use rayon::prelude::*;
         docs.into_par_iter()
             .map(|(path, doc)| {
-                let (kind, hook, node) =
-                    head(&doc).map_err(|e| format!("YAML parse error on {path}: {e}"))?;
+                let (kind, hook, node) = head(&doc).map_err(|message| ManifestError {
+                    template: path.clone(),
+                    message,
+                })?;
                 Ok(Manifest {
                     source: path.clone(),
                     kind,
@@ -391,8 +402,9 @@ mod tests {
         };
         assert!(sort_manifests(&doc("helm.sh/hook-weight: 5")).is_ok());
         let err = sort_manifests(&doc("x: [1]")).unwrap_err();
+        assert_eq!(err.template, "c/templates/x.yaml");
         assert!(
-            err.contains(
+            err.to_string().contains(
                 "cannot unmarshal array into Go struct field .metadata.annotations of type string"
             ),
             "{err}"

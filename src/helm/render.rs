@@ -72,13 +72,46 @@ impl Default for RenderOptions {
     }
 }
 
-/// Why `helm template` failed: what kind of problem (findings use it), and Helm's own message
-/// (the first line of what it prints after `Error: `).
+/// Why `helm template` failed: what kind of problem (findings use it), Helm's own message
+/// (the first line of what it prints after `Error: `), and the template it is about.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct RenderError {
     pub kind: ErrorKind,
     pub message: String,
+    /// For parse, execution and output errors, the template Helm's message starts from.
+    pub location: Option<TemplateLocation>,
+}
+
+/// A chart template a render error is about: its path in the chart
+/// (`top/charts/sub/templates/x.yaml`), and the line and column where Helm's message gives
+/// them. For an error inside `include` or `tpl`, the outermost: the position that wraps the
+/// others, which Helm prints first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TemplateLocation {
+    pub template: String,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+}
+
+impl TemplateLocation {
+    /// Where a template error is.
+    fn of(e: &template::Error) -> Option<TemplateLocation> {
+        let number = |n: usize| u32::try_from(n).ok();
+        match (e.location(), e.kind()) {
+            (Some(at), _) => Some(TemplateLocation {
+                template: at.template.clone(),
+                line: number(at.line),
+                column: at.column.and_then(number),
+            }),
+            (None, template::ErrorKind::StackLimit { template, .. }) => Some(TemplateLocation {
+                template: template.clone(),
+                line: None,
+                column: None,
+            }),
+            (None, _) => None,
+        }
+    }
 }
 
 /// The kinds of [`RenderError`].
@@ -112,7 +145,15 @@ impl ErrorKind {
         RenderError {
             kind: self,
             message: message.into(),
+            location: None,
         }
+    }
+}
+
+impl RenderError {
+    /// The same error, about `location`.
+    fn at(self, location: Option<TemplateLocation>) -> RenderError {
+        RenderError { location, ..self }
     }
 }
 
@@ -279,8 +320,11 @@ fn run_templates(
         set.parse_ahead(names.par_iter().map(|n| (n.as_str(), templates[n].text)));
     }
     for name in &names {
-        set.parse_shared(name, templates[name].text)
-            .map_err(|e| ErrorKind::Parse.with(parse_error(name, &e.to_string())))?;
+        set.parse_shared(name, templates[name].text).map_err(|e| {
+            ErrorKind::Parse
+                .with(parse_error(name, &e.to_string()))
+                .at(TemplateLocation::of(&e))
+        })?;
     }
     let runnable: Vec<&String> = names
         .iter()
@@ -329,7 +373,11 @@ fn run_templates(
     let mut rendered = Vec::new();
     let mut nondeterministic = Vec::new();
     for (name, out) in runnable.into_iter().zip(outputs) {
-        let out = out.map_err(|e| ErrorKind::Execute.with(template::helm_error(&e.to_string())))?;
+        let out = out.map_err(|e| {
+            ErrorKind::Execute
+                .with(template::helm_error(&e.to_string()))
+                .at(TemplateLocation::of(&e))
+        })?;
         nondeterministic.extend(out.nondeterministic);
         let shown = match template::gostr::display(&out.text) {
             std::borrow::Cow::Owned(shown) => Some(shown),
@@ -340,7 +388,14 @@ fn run_templates(
     nondeterministic.sort_unstable();
     nondeterministic.dedup();
     rendered.retain(|(name, _)| !name.ends_with("NOTES.txt"));
-    let manifests = output::sort_manifests(&rendered).map_err(|e| ErrorKind::Output.with(e))?;
+    let manifests = output::sort_manifests(&rendered).map_err(|e| {
+        let location = TemplateLocation {
+            template: e.template.clone(),
+            line: None,
+            column: None,
+        };
+        ErrorKind::Output.with(e.to_string()).at(Some(location))
+    })?;
     let mut crds = Vec::new();
     if options.include_crds {
         collect_crds(chart, &chart.name, &mut crds);
@@ -540,6 +595,79 @@ mod tests {
                 "c/templates/a.yaml"
             ]
         );
+    }
+
+    /// The error of rendering a chart `top` (with a subchart `sub` and its helpers) whose
+    /// other files are `files`.
+    fn failure(files: &[(&str, &str)]) -> RenderError {
+        let mut all = vec![
+            ("Chart.yaml", "apiVersion: v2\nname: top\nversion: 1.0.0\n"),
+            (
+                "charts/sub/Chart.yaml",
+                "apiVersion: v2\nname: sub\nversion: 1.0.0\n",
+            ),
+            (
+                "charts/sub/templates/_helpers.tpl",
+                "{{- define \"sub.nil\" -}}\n{{ .Values.a.b }}\n{{- end }}\n{{- define \"sub.fail\" -}}\n  {{ fail \"boom\" }}\n{{- end }}",
+            ),
+        ];
+        all.extend_from_slice(files);
+        let chart = Chart::from_files(
+            all.iter()
+                .map(|(path, text)| (path.to_string(), text.as_bytes().to_vec())),
+        )
+        .expect("the chart loads");
+        render(&chart, &RenderOptions::default()).expect_err("the render fails")
+    }
+
+    fn at(template: &str, line: Option<u32>, column: Option<u32>) -> Option<TemplateLocation> {
+        Some(TemplateLocation {
+            template: template.into(),
+            line,
+            column,
+        })
+    }
+
+    #[test]
+    fn errors_carry_the_template_they_start_from() {
+        // An include of a subchart's helper: where the include is, as Helm's message starts.
+        let e = failure(&[("templates/x.yaml", "a:\n  {{ include \"sub.nil\" . }}")]);
+        assert_eq!(e.kind, ErrorKind::Execute);
+        assert_eq!(e.location, at("top/templates/x.yaml", Some(2), Some(5)));
+        assert!(
+            e.message.starts_with("template: top/templates/x.yaml:2:5: executing \"top/templates/x.yaml\" at <include \"sub.nil\" .>: error calling include: template: top/charts/sub/templates/_helpers.tpl:2:10: "),
+            "{}",
+            e.message
+        );
+        // `template` does not wrap: the helper's own position.
+        let e = failure(&[("templates/x.yaml", "a:\n  {{ template \"sub.nil\" . }}")]);
+        assert_eq!(
+            e.location,
+            at("top/charts/sub/templates/_helpers.tpl", Some(2), Some(10))
+        );
+        // `fail` inside `tpl` inside a subchart's template.
+        let e = failure(&[(
+            "charts/sub/templates/y.yaml",
+            "a:\n\n  b: {{ tpl \"{{ include \\\"sub.fail\\\" . }}\" . }}",
+        )]);
+        assert_eq!(
+            e.message,
+            "execution error at (top/charts/sub/templates/y.yaml:3:8): boom"
+        );
+        assert_eq!(
+            e.location,
+            at("top/charts/sub/templates/y.yaml", Some(3), Some(8))
+        );
+        // Parse errors give a line; output errors only the template.
+        let e = failure(&[("charts/sub/templates/y.yaml", "a:\n  {{ if }}")]);
+        assert_eq!(e.kind, ErrorKind::Parse);
+        assert_eq!(
+            e.location,
+            at("top/charts/sub/templates/y.yaml", Some(2), None)
+        );
+        let e = failure(&[("templates/x.yaml", "a: b: c\n")]);
+        assert_eq!(e.kind, ErrorKind::Output);
+        assert_eq!(e.location, at("top/templates/x.yaml", None, None));
     }
 
     #[test]

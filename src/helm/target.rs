@@ -648,9 +648,16 @@ impl Locator<'_> {
         let tree = tree::build(chart, &[], &[]);
         match e.kind {
             ErrorKind::Parse | ErrorKind::Execute | ErrorKind::Output => {
-                match template_location(&e.message, &chart.name) {
-                    Some((template, line, column)) => {
-                        let file = Self::template_file(&tree, &template);
+                // Every template's path starts with the top chart's name.
+                let prefix = format!("{}/", chart.name);
+                match e
+                    .location
+                    .as_ref()
+                    .filter(|at| at.template.starts_with(&prefix))
+                {
+                    Some(at) => {
+                        let file = Self::template_file(&tree, &at.template);
+                        let (line, column) = (at.line.unwrap_or(0), at.column.unwrap_or(0));
                         f.at(self.repo_path(&file), line, column)
                     }
                     None => f.in_file(chart_yaml),
@@ -788,26 +795,6 @@ impl Locator<'_> {
     }
 }
 
-/// `(template, line, column)` from an error Helm prints: `template: top/templates/x.yaml:3:5:
-/// executing …`, `parse error at (top/templates/x.yaml:3): …`, `execution error at
-/// (top/templates/x.yaml:3:5): …`, `YAML parse error on top/templates/x.yaml: …`.
-fn template_location(message: &str, chart: &str) -> Option<(String, u32, u32)> {
-    let prefix = format!("{chart}/");
-    let start = message.find(&prefix)?;
-    let rest = &message[start..];
-    let end = rest
-        .find(|c: char| c == ':' || c == ')' || c.is_whitespace())
-        .unwrap_or(rest.len());
-    let template = rest[..end].to_string();
-    let mut numbers = rest[end..].split(':').skip(1).map_while(|n| {
-        let digits: String = n.chars().take_while(char::is_ascii_digit).collect();
-        digits.parse::<u32>().ok().filter(|_| !digits.is_empty())
-    });
-    let line = numbers.next().unwrap_or(0);
-    let column = numbers.next().unwrap_or(0);
-    Some((template, line, column))
-}
-
 /// Notices for the subcharts that do not render: pruned ones (`helm.subchart.pruned`) and
 /// declared ones missing from `charts/` (`helm.dependency.missing`).
 fn tree_findings(tree: &tree::Node, located: &Locator) -> Vec<Finding> {
@@ -900,31 +887,5 @@ mod tests {
             load_error_location(&e),
             ("charts/sub/values.yaml".to_string(), line)
         );
-    }
-
-    #[test]
-    fn helm_error_locations_are_read() {
-        assert_eq!(
-            template_location(
-                "template: top/templates/x.yaml:3:5: executing \"top/templates/x.yaml\" at <.Values.a>: nil pointer",
-                "top"
-            ),
-            Some(("top/templates/x.yaml".into(), 3, 5))
-        );
-        assert_eq!(
-            template_location(
-                "parse error at (top/charts/sub/templates/y.yaml:7): unexpected EOF",
-                "top"
-            ),
-            Some(("top/charts/sub/templates/y.yaml".into(), 7, 0))
-        );
-        assert_eq!(
-            template_location(
-                "YAML parse error on top/templates/z.yaml: error converting",
-                "top"
-            ),
-            Some(("top/templates/z.yaml".into(), 0, 0))
-        );
-        assert_eq!(template_location("something else", "top"), None);
     }
 }
