@@ -222,6 +222,25 @@ impl<R: BufRead> Scanner<R> {
         self.mark.column += n as u64;
     }
 
+    /// kdelta: `read_char` for each of the characters at the front of the buffer up to the
+    /// next line break, at once (at least one: the caller saw one that is not a break): a
+    /// block scalar's line, which `scan_block_scalar` would read one by one.
+    fn read_line_run(&mut self, string: &mut String) {
+        let (front, _) = self.buffer.as_slices();
+        let n = front.iter().take_while(|&&c| !is_break(c)).count();
+        if n == 0 {
+            self.read_char(string);
+            return;
+        }
+        if front[..n].iter().any(|&c| !is_blank(c)) {
+            self.newlines = 0;
+        }
+        string.extend(&front[..n]);
+        self.buffer.drain(..n);
+        self.mark.index += n as u64;
+        self.mark.column += n as u64;
+    }
+
     /// Equivalent to the libyaml macro `READ_LINE`: at the end of the input (a last line
     /// without a line break) it reads nothing, as libyaml and go-yaml do.
     fn read_line_break(&mut self, string: &mut String) {
@@ -1530,7 +1549,7 @@ impl<R: BufRead> Scanner<R> {
             trailing_breaks.clear();
             leading_blank = IS_BLANK!(self.buffer) as i32;
             while !IS_BREAKZ!(self.buffer) {
-                self.read_char(&mut string);
+                self.read_line_run(&mut string);
                 self.cache(1)?;
             }
             self.cache(2)?;

@@ -321,6 +321,11 @@ fn characters_read_in_runs_give_the_events_of_reading_them_one_by_one() {
         "anchor: &x value\nref: *x\n",
         "a: b\n  # indented comment\nc: d\n",
         "long: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+        "lit: |\n  line one: {x}\n    more indented\n\n  # not a comment\nnext: 1\n",
+        "fold: >-\n  a b\n  c\n\n   d\n  e \u{2028}f\r\n  g\n",
+        "keep: |+\n  \ttab\n  caf\u{e9} \u{1F389}\n\n\n",
+        "last: |\n  no final break",
+        "bad: |\n  a\n b\n",
     ];
     for input in inputs {
         let whole = events(input.as_bytes());
@@ -330,6 +335,7 @@ fn characters_read_in_runs_give_the_events_of_reading_them_one_by_one() {
     // The same on an input longer than the 512-byte chunks kdelta reads.
     let long: String = (0..200)
         .map(|i| format!("key{i}: value number {i} with text # and a comment\n"))
+        .chain((0..50).map(|i| format!("block{i}: |\n  line {i} of a block scalar\n  another: one\n")))
         .collect();
     assert_eq!(
         events(long.as_bytes()),
