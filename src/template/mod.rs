@@ -369,7 +369,8 @@ type ParseResult = Result<Vec<(String, Arc<Tree>)>, Error>;
 /// parse depends on but the name; the text itself is compared on a hit.
 #[derive(Default)]
 struct ParseCache {
-    map: HashMap<ParseKey, CachedParse>,
+    /// The parses of the texts whose key is the same (a key samples its text).
+    map: HashMap<ParseKey, Vec<CachedParse>>,
     bytes: usize,
 }
 
@@ -424,6 +425,23 @@ const PARSE_CACHE_BYTES: usize = 256 << 20;
 
 static PARSE_CACHE: std::sync::LazyLock<std::sync::Mutex<ParseCache>> =
     std::sync::LazyLock::new(Default::default);
+
+/// The text's part of a parse cache key: its length and three samples, not the whole text (a
+/// big chart's templates are megabytes, each looked up twice); a hit compares the text.
+fn text_key(text: &str) -> u64 {
+    const SAMPLE: usize = 512;
+    let bytes = text.as_bytes();
+    let middle = bytes.len() / 2;
+    let samples = [
+        &bytes[..bytes.len().min(SAMPLE)],
+        &bytes[middle.saturating_sub(SAMPLE / 2)..(middle + SAMPLE / 2).min(bytes.len())],
+        &bytes[bytes.len().saturating_sub(SAMPLE)..],
+    ];
+    std::hash::BuildHasher::hash_one(
+        &crate::fxhash::FxBuildHasher::default(),
+        (bytes.len(), samples),
+    )
+}
 
 fn hash_of(value: &impl std::hash::Hash) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault};
@@ -493,20 +511,19 @@ impl TemplateSet {
     /// `text` parsed as `name`, from the process's parse cache when it was parsed before.
     fn parse_cached(&self, name: &str, text: &Arc<str>) -> Arc<ParseResult> {
         let key = ParseKey {
-            // FxHash: templates are large, and a hit compares the text anyway.
-            text_hash: std::hash::BuildHasher::hash_one(
-                &crate::fxhash::FxBuildHasher::default(),
-                &**text,
-            ),
+            text_hash: text_key(text),
             left: self.options.left_delim.clone(),
             right: self.options.right_delim.clone(),
             funcs: self.funcs_fingerprint,
         };
         let cache = || PARSE_CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        // A chart's own text is found by its address: the parse ahead and the ordered adds
+        // look up the same shared text.
+        let same = |c: &&CachedParse| Arc::ptr_eq(&c.text, text) || c.text == *text;
         if let Some(hit) = cache()
             .map
             .get(&key)
-            .filter(|c| c.text == *text)
+            .and_then(|entries| entries.iter().find(same))
             .and_then(|c| c.renamed(name))
         {
             return hit;
@@ -516,14 +533,15 @@ impl TemplateSet {
                 .map(|p| p.trees.into_iter().map(|(n, t)| (n, Arc::new(t))).collect()),
         );
         let mut c = cache();
-        if !c.map.contains_key(&key) && c.bytes + text.len() <= PARSE_CACHE_BYTES {
-            c.bytes += text.len();
-            let cached = CachedParse {
+        let full = c.bytes + text.len() > PARSE_CACHE_BYTES;
+        let entries = c.map.entry(key).or_default();
+        if !full && !entries.iter().any(|c| same(&c)) {
+            entries.push(CachedParse {
                 text: text.clone(),
                 name: name.to_string(),
                 result: result.clone(),
-            };
-            c.map.insert(key, cached);
+            });
+            c.bytes += text.len();
         }
         result
     }

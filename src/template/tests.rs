@@ -253,6 +253,33 @@ fn the_parse_cache_keys_on_the_function_set_and_the_delimiters() {
     assert_eq!(again.execute("cached", &dot).unwrap(), "A");
 }
 
+#[test]
+fn texts_the_parse_cache_samples_alike_keep_their_own_parses() {
+    // Same length, same start, middle and end (what the cache key samples): the action that
+    // differs is outside the samples.
+    let text = |field: &str| {
+        let mut t = format!("{}{{{{ .{field} }}}}", "-".repeat(700));
+        t.push_str(&"-".repeat(3000 - t.len()));
+        t
+    };
+    let (a, b) = (text("a"), text("b"));
+    assert_eq!(a.len(), b.len());
+    let dot = Value::map(
+        [("a", "A"), ("b", "B")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), Value::str(v)))
+            .collect(),
+    );
+    for _ in 0..2 {
+        for (text, want) in [(&a, "A"), (&b, "B")] {
+            let mut set = TemplateSet::new(Funcs::sprig(), Options::default());
+            set.parse("sampled", text).unwrap();
+            let out = set.execute("sampled", &dot).unwrap();
+            assert_eq!(out.trim_matches('-'), want);
+        }
+    }
+}
+
 /// A missing value passed to a function that takes `reflect.Value` (`not`, `and`, `or`) is
 /// accepted, as Go's `canBeNil` accepts it for that type: `not (or .missing)` is true, under
 /// Go's default and under Helm's `missingkey=zero` alike.
