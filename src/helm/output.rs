@@ -77,7 +77,7 @@ fn trim(s: &str) -> &str {
 }
 
 /// `SplitManifests`: the documents of one rendered file, trimmed, empty ones dropped.
-pub fn split_manifests(text: &str) -> Vec<String> {
+pub fn split_manifests(text: &str) -> Vec<&str> {
     let text = trim(text);
     let mut docs = Vec::new();
     let mut piece = 0;
@@ -90,7 +90,6 @@ pub fn split_manifests(text: &str) -> Vec<String> {
     docs.into_iter()
         .map(trim)
         .filter(|d| !d.is_empty())
-        .map(str::to_string)
         .collect()
 }
 
@@ -223,7 +222,11 @@ pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, Manif
         if base.starts_with('_') || trim(text).is_empty() {
             continue;
         }
-        docs.extend(split_manifests(text).into_iter().map(|doc| (path, doc)));
+        docs.extend(
+            split_manifests(text)
+                .into_iter()
+                .map(|doc| (path, doc.to_string())),
+        );
     }
     // Every document is parsed (a YAML error anywhere in one fails, as in Helm), each on its
     // own, so on every core; the first error in file order is the one reported.
@@ -283,27 +286,48 @@ fn is_test_hook(m: &Manifest) -> bool {
 
 /// `helm template`'s stdout for the sorted documents (and CRDs first, when given).
 pub fn print(crds: &[(String, String)], manifests: &[Manifest], options: &OutputOptions) -> String {
-    let mut out = String::new();
-    for (path, text) in crds {
-        out.push_str(&format!("---\n# Source: {path}\n{text}\n"));
-    }
-    for m in manifests {
-        if m.hook && (options.no_hooks || (options.skip_tests && is_test_hook(m))) {
-            continue;
+    let printed: Vec<(&str, &str)> = crds
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .chain(
+            manifests
+                .iter()
+                .filter(|m| {
+                    !(m.hook && (options.no_hooks || (options.skip_tests && is_test_hook(m))))
+                })
+                .map(|m| (m.source.as_str(), m.content.as_str())),
+        )
+        .collect();
+    // Written once into a string of its final size: a big chart prints megabytes.
+    const FRAME: usize = "---\n# Source: \n\n".len();
+    let size = printed
+        .iter()
+        .map(|(p, t)| FRAME + p.len() + t.len())
+        .sum::<usize>()
+        + 1;
+    let mut out = String::with_capacity(size);
+    for (path, text) in printed {
+        for part in ["---\n# Source: ", path, "\n", text, "\n"] {
+            out.push_str(part);
         }
-        out.push_str(&format!("---\n# Source: {}\n{}\n", m.source, m.content));
     }
-    format!("{}\n", trim(&out))
+    // Helm trims the whole output and ends it with one line break.
+    let is_space = |c: char| c.is_whitespace();
+    out.truncate(out.trim_end_matches(is_space).len());
+    let start = out.len() - out.trim_start_matches(is_space).len();
+    out.drain(..start);
+    out.push('\n');
+    out
 }
 
 /// `helm template --show-only`: the printed documents whose template (the `# Source:` path
 /// without its first segment) matches a pattern, pattern by pattern, each printed as
 /// `---\n{document}\n`; a pattern matching nothing is Helm's error.
-pub fn show_only(printed: &str, patterns: &[String]) -> Result<String, String> {
+pub fn show_only(printed: String, patterns: &[String]) -> Result<String, String> {
     if patterns.is_empty() {
-        return Ok(printed.to_string());
+        return Ok(printed);
     }
-    let docs = split_manifests(printed);
+    let docs = split_manifests(&printed);
     let mut out = String::new();
     for pattern in patterns {
         let pattern = pattern.replace('\\', "/");

@@ -268,7 +268,7 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
         .collect();
     Ok(Rendered {
         nodes,
-        output: output::show_only(&printed, &options.output.show_only)
+        output: output::show_only(printed, &options.output.show_only)
             .map_err(|e| ErrorKind::ShowOnly.with(e))?,
         pruned: processed.pruned,
         non_bool: processed.non_bool,

@@ -744,7 +744,7 @@ impl Locator<'_> {
         for doc in super::output::split_manifests(&rendered.output) {
             let (source, content) = match doc.strip_prefix("# Source: ") {
                 Some(rest) => rest.split_once('\n').unwrap_or((rest, "")),
-                None => ("", doc.as_str()),
+                None => ("", doc),
             };
             let file = self.repo_path(&Self::template_file(tree, source));
             let file = RepoPath::new(&file).unwrap_or_else(|_| self.chart_dir.clone());

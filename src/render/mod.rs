@@ -97,7 +97,7 @@ fn redact_printed(text: &str) -> (String, usize) {
                 let (line, body) = rest.split_once('\n').unwrap_or((rest, ""));
                 (Some(line), body)
             }
-            None => (None, doc.as_str()),
+            None => (None, doc),
         };
         let parsed = crate::yaml::parse_one(body.as_bytes(), &Default::default())
             .ok()

@@ -13,7 +13,10 @@ const BASE: u32 = 0x10FF00;
 
 /// The Go string of `bytes`: valid UTF-8 as it is, other bytes carried one by one.
 pub fn from_bytes(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
+    // Each byte that is not ASCII may become a four-byte character: sized once, not grown
+    // (a binary file is megabytes of them).
+    let high = bytes.iter().filter(|&&b| b >= 0x80).count();
+    let mut out = String::with_capacity(bytes.len() + 3 * high);
     for chunk in bytes.utf8_chunks() {
         out.push_str(chunk.valid());
         for &b in chunk.invalid() {

@@ -326,6 +326,9 @@ fn characters_read_in_runs_give_the_events_of_reading_them_one_by_one() {
         "keep: |+\n  \ttab\n  caf\u{e9} \u{1F389}\n\n\n",
         "last: |\n  no final break",
         "bad: |\n  a\n b\n",
+        "plain: first words\n        continued here\n\n          after a blank\n\t  \tand tabs\nnext: 2\n",
+        "- a plain\n    scalar in a list\n  \t  with tabs\n- b\n",
+        "k:\n  a\n \tb\n",
     ];
     for input in inputs {
         let whole = events(input.as_bytes());
