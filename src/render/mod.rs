@@ -113,7 +113,7 @@ fn redact_printed(text: &str) -> (String, usize) {
                 out.push_str(&crate::yaml::emit::to_string(&v));
             }
             None => {
-                out.push_str(&doc);
+                out.push_str(doc);
                 out.push('\n');
             }
         }
