@@ -8,7 +8,6 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -405,25 +404,10 @@ fn zlib_stored(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Runs git in `dir` with a fixed identity and no user or system configuration.
+/// Runs git in `dir` as the tests do ([`crate::testing::git_command`], with `dir` as its home);
+/// returns its trimmed standard output.
 fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "fuzz")
-        .env("GIT_AUTHOR_EMAIL", "fuzz@example.com")
-        .env("GIT_AUTHOR_DATE", "2000-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_NAME", "fuzz")
-        .env("GIT_COMMITTER_EMAIL", "fuzz@example.com")
-        .env("GIT_COMMITTER_DATE", "2000-01-01T00:00:00Z")
+    let out = crate::testing::git_command(dir, dir, args)
         .output()
         .map_err(|e| format!("cannot run git: {e}"))?;
     if !out.status.success() {

@@ -31,5 +31,7 @@ pub mod semver;
 pub mod source;
 pub mod target;
 pub mod template;
+#[doc(hidden)]
+pub mod testing;
 pub mod validate;
 pub mod yaml;

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 /// `helmCharts` inflate through the Helm engine; ApplicationSets use their globs and patches).
 const LAYERS: &[&[&str]] = &[
     &["fxhash", "go"],
-    &["panic", "process", "finding", "redact", "yaml", "semver"],
+    &[
+        "panic", "process", "finding", "redact", "yaml", "semver", "testing",
+    ],
     &["fetch"],
     &["source"],
     &["resource", "config", "template"],

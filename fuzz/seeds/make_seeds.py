@@ -107,13 +107,19 @@ with tempfile.TemporaryDirectory() as tmp:
     (d / "base" / "kustomization.yaml").write_text("resources:\n- cm.yaml\n")
     (d / "base" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: v\n")
     os.symlink("base/cm.yaml", d / "link.yaml")
-    env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null",
-               GIT_AUTHOR_NAME="fuzz", GIT_AUTHOR_EMAIL="fuzz@example.com",
-               GIT_AUTHOR_DATE="2000-01-01T00:00:00Z", GIT_COMMITTER_NAME="fuzz",
-               GIT_COMMITTER_EMAIL="fuzz@example.com", GIT_COMMITTER_DATE="2000-01-01T00:00:00Z")
+    # As kdelta::testing::git_command isolates it: no inherited GIT_* variables, no system or
+    # global configuration, the fixture as home, a fixed identity and clock.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null", HOME=str(d),
+               XDG_CONFIG_HOME=str(d / ".config"),
+               GIT_AUTHOR_NAME="Test", GIT_AUTHOR_EMAIL="test@example.com",
+               GIT_AUTHOR_DATE="2024-01-01T00:00:00Z", GIT_COMMITTER_NAME="Test",
+               GIT_COMMITTER_EMAIL="test@example.com", GIT_COMMITTER_DATE="2024-01-01T00:00:00Z")
+    config = ["init.defaultBranch=main", "core.symlinks=true", "commit.gpgsign=false",
+              "tag.gpgsign=false", "protocol.file.allow=always", "advice.detachedHead=false"]
 
     def git(*args):
-        return subprocess.run(["git", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args],
+        return subprocess.run(["git", *(a for c in config for a in ("-c", c)), *args],
                               cwd=d, env=env, check=True, capture_output=True).stdout
 
     git("init", "-q")

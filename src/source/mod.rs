@@ -282,8 +282,8 @@ pub(crate) mod testing {
     use std::path::Path;
     use std::process::Command;
 
-    /// Runs git in `dir` with a fixed identity and clock and no user or system configuration;
-    /// returns its trimmed standard output.
+    /// Runs git in `dir` as [`crate::testing::git_command`] does; returns its trimmed standard
+    /// output.
     pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
         let out = git_command(dir, args).output().expect("git runs");
         assert!(
@@ -299,36 +299,9 @@ pub(crate) mod testing {
         let _ = git_command(dir, args).output().expect("git runs");
     }
 
+    /// The isolated test git command, with `dir` as its home too.
     fn git_command(dir: &Path, args: &[&str]) -> Command {
-        let mut cmd = Command::new("git");
-        cmd.current_dir(dir)
-            .args(["-c", "init.defaultBranch=main", "-c", "core.symlinks=true"])
-            .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
-            .args([
-                "-c",
-                "protocol.file.allow=always",
-                "-c",
-                "advice.detachedHead=false",
-            ])
-            .args(args)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("HOME", dir)
-            .env("GIT_AUTHOR_NAME", "Test")
-            .env("GIT_AUTHOR_EMAIL", "test@example.com")
-            .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
-            .env("GIT_COMMITTER_NAME", "Test")
-            .env("GIT_COMMITTER_EMAIL", "test@example.com")
-            .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z");
-        for var in [
-            "GIT_DIR",
-            "GIT_WORK_TREE",
-            "GIT_INDEX_FILE",
-            "GIT_OBJECT_DIRECTORY",
-        ] {
-            cmd.env_remove(var);
-        }
-        cmd
+        crate::testing::git_command(dir, dir, args)
     }
 
     /// Writes `contents` to `dir/rel`, creating parent directories.

@@ -132,22 +132,11 @@ impl TestEnv {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
-    /// A git command in `dir` with a fixed identity and clock and no outside configuration.
+    /// A git command in `dir` with a fixed identity and clock and no outside configuration
+    /// (the library's own tests use the same one, `kdelta::testing::git_command`).
     pub fn git_cmd(&self, dir: &Path, args: &[&str]) -> Command {
-        let mut cmd = Command::new("git");
-        cmd.current_dir(dir)
-            .args(["-c", "init.defaultBranch=main", "-c", "core.symlinks=true"])
-            .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
-            .args(["-c", "protocol.file.allow=always"])
-            .args(["-c", "advice.detachedHead=false"])
-            .args(args);
-        self.isolate(&mut cmd);
-        cmd.env("GIT_AUTHOR_NAME", "Test")
-            .env("GIT_AUTHOR_EMAIL", "test@example.com")
-            .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
-            .env("GIT_COMMITTER_NAME", "Test")
-            .env("GIT_COMMITTER_EMAIL", "test@example.com")
-            .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z");
+        let mut cmd = kdelta::testing::git_command(dir, &self.home(), args);
+        self.confine(&mut cmd);
         cmd
     }
 
@@ -189,22 +178,24 @@ impl TestEnv {
         run(self.kdelta_cmd(args))
     }
 
-    /// No user or system git configuration, no inherited GIT_* variables, a private home, and
-    /// repository discovery that stops at the temporary root.
+    /// The private home of git and kdelta.
+    fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    /// No user or system git configuration, no inherited GIT_* variables, a private home
+    /// (`kdelta::testing::isolate`, as git gets it), and what `confine` adds.
     fn isolate(&self, cmd: &mut Command) {
-        for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with("GIT_") {
-                cmd.env_remove(key);
-            }
-        }
-        let home = self.root.path().join("home");
-        cmd.env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CEILING_DIRECTORIES", self.root.path())
-            .env("XDG_CONFIG_HOME", home.join(".config"))
-            .env("XDG_CACHE_HOME", home.join(".cache"))
-            .env_remove("HELM_CACHE_HOME")
-            .env("HOME", home);
+        kdelta::testing::isolate(cmd, &self.home());
+        self.confine(cmd);
+    }
+
+    /// What a test adds to the isolation of `kdelta::testing`: repository discovery that stops
+    /// at the temporary root, caches in the private home, nothing fetched past loopback.
+    fn confine(&self, cmd: &mut Command) {
+        cmd.env("GIT_CEILING_DIRECTORIES", self.root.path())
+            .env("XDG_CACHE_HOME", self.home().join(".cache"))
+            .env_remove("HELM_CACHE_HOME");
         // kdelta's cache is the private home's, and nothing a test fetches leaves loopback.
         for var in [
             "KDELTA_CACHE_DIR",
