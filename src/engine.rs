@@ -136,6 +136,16 @@ impl Shared {
     }
 }
 
+/// A coverage count of a report's summary: how many targets of a kind rendered completely,
+/// and why the others did not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coverage {
+    /// Argo CD Applications (`summary.applications`).
+    Applications,
+    /// Flux's Kustomizations and HelmReleases (`summary.flux`).
+    Flux,
+}
+
 /// A kind of target: the spec type of one engine. Implemented by every engine's spec and
 /// listed once in [`crate::target`]'s dispatch table.
 pub trait Spec: Sized {
@@ -170,6 +180,11 @@ pub trait Spec: Sized {
     /// What `kdelta explain` says made an object whose origin is `file` (the chart, template
     /// and values of a Helm target), beyond what the render's details trace.
     fn made_from(&self, _file: &str) -> Option<String> {
+        None
+    }
+
+    /// The coverage count of the report's summary this target adds to, if any.
+    fn coverage(&self) -> Option<Coverage> {
         None
     }
 

@@ -64,6 +64,11 @@ macro_rules! engines {
                 match self { $(Target::$variant(s) => s.cost(),)* }
             }
 
+            /// See [`engine::Spec::coverage`].
+            pub fn coverage(&self) -> Option<engine::Coverage> {
+                match self { $(Target::$variant(s) => s.coverage(),)* }
+            }
+
             /// See [`engine::Spec::DUPLICATE`].
             pub fn duplicate_rule(&self) -> (crate::finding::Rule, &'static str) {
                 match self { $(Target::$variant(_) => <$spec as engine::Spec>::DUPLICATE,)* }

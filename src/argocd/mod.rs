@@ -179,6 +179,11 @@ impl engine::Spec for Spec {
         }
     }
 
+    /// Applications are counted; an ApplicationSet is counted through the ones it generates.
+    fn coverage(&self) -> Option<engine::Coverage> {
+        (self.kind() == "app").then_some(engine::Coverage::Applications)
+    }
+
     fn id(&self) -> String {
         match self {
             Spec::AppSet { file, name } => format!("appset:{file}#{name}"),

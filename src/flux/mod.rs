@@ -165,6 +165,10 @@ impl engine::Spec for Spec {
         self.object().0.prefix()
     }
 
+    fn coverage(&self) -> Option<engine::Coverage> {
+        Some(engine::Coverage::Flux)
+    }
+
     /// A HelmRelease renders a chart; a Kustomization's walk is shared.
     fn cost(&self) -> u8 {
         match self.object().0 {

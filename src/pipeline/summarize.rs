@@ -2,6 +2,7 @@
 //! tagged with its side, and the summary counts.
 
 use crate::diff::{diff_resources, Body, DiffOptions};
+use crate::engine::Coverage;
 use crate::render::{PairOutcome, Rendered, Target};
 use crate::report::{
     ChangeKind, Finding, Report, RevisionInfo, Severity, Side, Summary, TargetReport, TargetStatus,
@@ -17,6 +18,8 @@ pub struct TargetSummary {
     findings: Vec<Finding>,
     /// How many renders it took (0 to 2).
     rendered: usize,
+    /// The summary's coverage count it adds to.
+    coverage: Option<Coverage>,
 }
 
 /// Diffs one target's renders at both revisions into its part of the report.
@@ -108,6 +111,7 @@ pub fn summarize_pair(o: &PairOutcome, opts: &DiffOptions) -> TargetSummary {
         },
         findings,
         rendered: usize::from(o.base.is_some()) + usize::from(o.head.is_some() && !o.cached),
+        coverage: o.target.coverage(),
     }
 }
 
@@ -120,6 +124,7 @@ pub fn pair_report(
     opts: &DiffOptions,
 ) -> Report {
     let mut targets = Vec::new();
+    let mut coverage = Vec::new();
     let mut findings = extra_findings;
     let mut summary = Summary::default();
     for s in summaries {
@@ -134,6 +139,7 @@ pub fn pair_report(
         }
         findings.extend(s.findings);
         targets.push(s.report);
+        coverage.push(s.coverage);
     }
     detect_moves(&mut targets, opts);
     // Moves turn a removal and an addition into one change; count what changed after them.
@@ -141,7 +147,7 @@ pub fn pair_report(
         .iter()
         .filter(|t| t.status == TargetStatus::Modified)
         .count();
-    finish(Some(base), head, targets, findings, summary)
+    finish(Some(base), head, targets, &coverage, findings, summary)
 }
 
 /// An object removed in one place and added in another (another namespace of the same target,
@@ -268,7 +274,9 @@ pub fn single_report(
 ) -> Report {
     let mut findings = extra_findings;
     let mut reports = Vec::new();
+    let mut coverage = Vec::new();
     for (t, c) in targets.iter().zip(checked) {
+        coverage.push(t.coverage());
         let r = match c {
             Checked::Rendered(r) => r,
             Checked::Unaffected(file) => {
@@ -319,16 +327,20 @@ pub fn single_report(
         incomplete: reports.iter().filter(|t| t.incomplete).count(),
         ..Summary::default()
     };
-    finish(None, head, reports, findings, summary)
+    finish(None, head, reports, &coverage, findings, summary)
 }
 
+/// The report: findings sorted and deduplicated, the reason each incomplete target gives, the
+/// coverage counts (`targets[i]` adds to the count `coverage[i]` names) and the error count.
 fn finish(
     base: Option<RevisionInfo>,
     head: RevisionInfo,
     targets: Vec<TargetReport>,
+    coverage: &[Option<Coverage>],
     mut findings: Vec<Finding>,
     mut summary: Summary,
 ) -> Report {
+    debug_assert_eq!(targets.len(), coverage.len(), "a coverage per target");
     findings.sort_by(|a, b| {
         (a.severity, &a.target, &a.file, a.line, &a.rule)
             .cmp(&(b.severity, &b.target, &b.file, b.line, &b.rule))
@@ -337,11 +349,11 @@ fn finish(
     let mut targets = targets;
     let mut apps = crate::report::AppCoverage::default();
     let mut flux = crate::report::AppCoverage::default();
-    for t in &mut targets {
-        let coverage = match t.kind.as_str() {
-            "app" => Some(&mut apps),
-            "flux-ks" | "flux-hr" => Some(&mut flux),
-            _ => None,
+    for (t, counted_in) in targets.iter_mut().zip(coverage) {
+        let coverage = match counted_in {
+            Some(Coverage::Applications) => Some(&mut apps),
+            Some(Coverage::Flux) => Some(&mut flux),
+            None => None,
         };
         if t.incomplete {
             let why = findings
