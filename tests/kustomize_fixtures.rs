@@ -7,11 +7,15 @@
 //! Cases that fail today are listed in `testdata/kustomize/KNOWN_FAILURES` with the reason. The
 //! test fails when a case outside that list fails, and when a listed case passes (delete its line).
 
+#[allow(dead_code)] // the conformance harness, of which these fixtures use a few helpers
+#[path = "conformance/harness.rs"]
+mod harness;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use harness::{dir_name, error_list, first_difference};
 use kdelta::render::{render_target, ParseCache, RenderOptions, Target};
-use kdelta::report::Severity;
 use kdelta::source::{RepoPath, WorktreeSnapshot};
 use kdelta::yaml;
 
@@ -35,10 +39,7 @@ enum Expected {
 }
 
 fn read_case(dir: &Path) -> Result<Case, String> {
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = dir_name(dir);
     let text = std::fs::read(dir.join("case.yaml")).map_err(|e| format!("case.yaml: {e}"))?;
     let node = yaml::parse_one(&text, &yaml::ParseOptions::default())
         .map_err(|e| format!("case.yaml: {e}"))?;
@@ -102,15 +103,7 @@ fn render(case: &Case) -> Result<String, Vec<String>> {
         &case.options,
         &cache,
     );
-    let errors: Vec<String> = rendered
-        .findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .map(|f| {
-            let file = f.file.as_deref().unwrap_or("");
-            format!("{}: {} ({file})", f.rule, f.reference_text())
-        })
-        .collect();
+    let errors = error_list(&rendered.findings);
     if !rendered.ok || !errors.is_empty() {
         return Err(errors);
     }
@@ -132,20 +125,6 @@ fn words(text: &str, case_dir: &Path) -> Vec<String> {
 /// Whether the words of `phrase` occur, in order and adjacent, among `haystack`.
 fn contains_phrase(haystack: &[String], phrase: &[String]) -> bool {
     phrase.is_empty() || haystack.windows(phrase.len()).any(|w| w == phrase)
-}
-
-fn first_difference(expected: &str, got: &str) -> String {
-    for (i, (e, g)) in expected.lines().zip(got.lines()).enumerate() {
-        if e != g {
-            return format!("line {}: expected {e:?}, got {g:?}", i + 1);
-        }
-    }
-    let (e, g) = (expected.lines().count(), got.lines().count());
-    if e != g {
-        format!("expected {e} lines, got {g}")
-    } else {
-        "trailing newline differs".to_string()
-    }
 }
 
 /// Runs one case; `Err` says why it failed.
@@ -204,32 +183,20 @@ fn known_failures() -> BTreeMap<String, String> {
         .collect()
 }
 
-fn case_dirs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures_root())
-        .expect("testdata/kustomize exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("case.yaml").is_file())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
 #[test]
 fn kustomize_fixtures() {
     let known = known_failures();
     let mut passed = Vec::new();
     let mut failed: Vec<(String, String)> = Vec::new();
-    for dir in case_dirs() {
+    let dirs = harness::case_dirs(&fixtures_root()).expect("testdata/kustomize exists");
+    for dir in dirs {
         let result = read_case(&dir).and_then(|case| {
             std::panic::catch_unwind(|| check(&case))
                 .unwrap_or_else(|_| Err("PANIC".to_string()))
                 .map(|()| case.name.clone())
                 .map_err(|e| e.to_string())
         });
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = dir_name(&dir);
         match result {
             Ok(_) => passed.push(name),
             Err(e) => failed.push((name, e)),

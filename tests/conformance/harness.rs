@@ -22,6 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
+use kdelta::finding::{Finding, Severity};
 use kdelta::yaml;
 use serde_json::Value;
 
@@ -275,6 +276,8 @@ pub fn guarded(run: impl FnOnce() -> Outcome) -> Outcome {
     catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|_| Outcome::Fail("PANIC".to_string()))
 }
 
+/// Where a rendered output first differs from the expected one: a line, the line count, or the
+/// trailing newline.
 pub fn first_difference(expected: &str, got: &str) -> String {
     for (i, (e, g)) in expected.lines().zip(got.lines()).enumerate() {
         if e != g {
@@ -287,4 +290,17 @@ pub fn first_difference(expected: &str, got: &str) -> String {
     } else {
         "trailing newline differs".to_string()
     }
+}
+
+/// A render's error findings as `rule: message (file)`, with the reference tool's wording
+/// where the finding has it: what error cases compare their key phrases against.
+pub fn error_list(findings: &[Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .map(|f| {
+            let file = f.file.as_deref().unwrap_or("");
+            format!("{}: {} ({file})", f.rule, f.reference_text())
+        })
+        .collect()
 }

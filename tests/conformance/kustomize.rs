@@ -25,12 +25,11 @@
 use std::path::{Path, PathBuf};
 
 use crate::harness::{
-    case_dirs, dir_name, field, first_difference, guarded, read_text, read_yaml, strings, text,
-    Outcome, Results,
+    case_dirs, dir_name, error_list, field, first_difference, guarded, read_text, read_yaml,
+    strings, text, Outcome, Results,
 };
 use kdelta::kustomize::Options as KustomizeOptions;
 use kdelta::render::{render_target, ParseCache, RenderOptions, Target};
-use kdelta::report::Severity;
 use kdelta::source::{RepoPath, WorktreeSnapshot};
 use serde_json::Value;
 
@@ -367,15 +366,7 @@ pub fn render_kustomize(
     };
     let rendered = render_target(&snapshot, &target, &options, &cache);
     if !rendered.ok {
-        return Err(rendered
-            .findings
-            .iter()
-            .filter(|f| f.severity == Severity::Error)
-            .map(|f| {
-                let file = f.file.as_deref().unwrap_or("");
-                format!("{}: {} ({file})", f.rule, f.reference_text())
-            })
-            .collect());
+        return Err(error_list(&rendered.findings));
     }
     rendered.to_yaml().map_err(|f| vec![f.message])
 }
