@@ -103,7 +103,10 @@ fn step(
         .env("FAKE_GH_LOG", env.out("gh.log"))
         .env_remove("GITHUB_EVENT_NAME")
         .env_remove("GITHUB_EVENT_PATH")
-        .env_remove("GITHUB_SHA");
+        .env_remove("GITHUB_SHA")
+        // An input of the scripts, which cargo also sets when it runs the tests of a package
+        // with a build script.
+        .env_remove("OUT_DIR");
     if let Some((name, base, head)) = event {
         let text = std::fs::read_to_string(Path::new(FIXTURES).join(format!("events/{name}.json")))
             .expect("event fixture")
