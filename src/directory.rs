@@ -17,6 +17,8 @@ impl engine::Spec for Spec {
     type Options = ();
     type Details = ();
     const ID_PREFIXES: &'static [&'static str] = &["dir"];
+    /// Plain manifests: no settings change them.
+    const READS_REVISION_SETTINGS: bool = false;
 
     fn kind(&self) -> &'static str {
         "directory"

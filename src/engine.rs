@@ -188,6 +188,11 @@ pub trait Spec: Sized {
         None
     }
 
+    /// True when the render reads the revision's Argo CD settings (argocd-cm's kustomize
+    /// options, plugins), which finding walks the whole revision: `kdelta render` of a
+    /// target that does not skips that walk.
+    const READS_REVISION_SETTINGS: bool = true;
+
     /// Takes into the engine's options what `.kdelta.yaml` and the run's [`Shared`] settings
     /// say for it.
     fn configure(_opts: &mut Self::Options, _config: &Config, _shared: &Shared) {}

@@ -69,6 +69,11 @@ macro_rules! engines {
                 match self { $(Target::$variant(s) => s.coverage(),)* }
             }
 
+            /// See [`engine::Spec::READS_REVISION_SETTINGS`].
+            pub fn reads_revision_settings(&self) -> bool {
+                match self { $(Target::$variant(_) => <$spec as engine::Spec>::READS_REVISION_SETTINGS,)* }
+            }
+
             /// See [`engine::Spec::DUPLICATE`].
             pub fn duplicate_rule(&self) -> (crate::finding::Rule, &'static str) {
                 match self { $(Target::$variant(_) => <$spec as engine::Spec>::DUPLICATE,)* }

@@ -68,13 +68,10 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     if targets.is_empty() {
         bail!("nothing to render in {}", requested.join(", "));
     }
-    // Argo CD's settings (argocd-cm's kustomize options, plugins) reach kustomize and Argo CD
-    // targets; finding them walks the whole revision, which a chart or a plain directory
-    // does not need.
-    if targets
-        .iter()
-        .any(|t| !matches!(t.kind(), "helm" | "directory"))
-    {
+    // Argo CD's settings (argocd-cm's kustomize options, plugins): finding them walks the
+    // whole revision, which only targets that read them need (a chart or a plain directory
+    // does not).
+    if targets.iter().any(Target::reads_revision_settings) {
         opts.render = pipeline::with_revision_settings(&opts.render, &config, snapshot);
     }
     common::fetch_first(c, &[snapshot], &opts)?;

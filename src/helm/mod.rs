@@ -101,6 +101,8 @@ impl engine::Spec for Spec {
     type Options = Options;
     type Details = Details;
     const ID_PREFIXES: &'static [&'static str] = &["helm"];
+    /// A chart is rendered as `helm template` renders it, whatever Argo CD's settings say.
+    const READS_REVISION_SETTINGS: bool = false;
 
     /// A chart: templates to execute, keys to generate.
     fn cost(&self) -> u8 {
