@@ -68,7 +68,7 @@ rules! {
     KUSTOMIZE_REPLACEMENT_VERSION_DIVERGENCE = "kustomize.replacement.version-divergence", Warning, "a replacement target that kustomize v5.5.0 and v5.8 select differently";
     KUSTOMIZE_REPLACEMENT_DELIMITER = "kustomize.replacement.delimiter", Error, "a replacement delimiter on a non-scalar value";
     KUSTOMIZE_REPLACEMENT_INVALID = "kustomize.replacement.invalid", Error, "a replacement that cannot be used (both source and sourceValue, a bad entry)";
-    KUSTOMIZE_REPLACEMENT_INVALID_SELECTOR = "kustomize.replacement.invalid-selector", Error, "a replacement selector regular expression that does not compile";
+    KUSTOMIZE_REPLACEMENT_INVALID_SELECTOR = "kustomize.replacement.invalid-selector", Error, "a replacement target label or annotation selector that does not parse";
     KUSTOMIZE_VARS = "kustomize.vars", Error, "a var that cannot be resolved";
     KUSTOMIZE_VARS_AMBIGUOUS = "kustomize.vars.ambiguous", Error, "a var that matches several objects";
     KUSTOMIZE_VARS_DUPLICATE = "kustomize.vars.duplicate", Error, "a var declared twice";

@@ -260,6 +260,42 @@ fn a_replacement_target_that_kustomize_versions_select_differently_is_a_warning(
     );
 }
 
+#[test]
+fn a_replacement_target_name_that_is_no_regex_is_compared_exactly_as_in_v5_5_0() {
+    // kustomize v5.5.0 compares `select.name: dst[` exactly (`ResId.IsSelectedBy`) and renders;
+    // v5.8 stops with "error creating target selector". kdelta renders as v5.5.0 and warns.
+    let env = TestEnv::new();
+    env.write(
+        "app/kustomization.yaml",
+        "resources:\n- res.yaml\nreplacements:\n- source:\n    kind: ConfigMap\n    name: src\n    fieldPath: data.v\n  targets:\n  - select:\n      kind: ConfigMap\n      name: dst[\n    fieldPaths:\n    - data.a\n",
+    )
+    .write(
+        "app/res.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: src\ndata:\n  v: replaced\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dst\ndata:\n  a: orig\n",
+    );
+    env.commit("name that is no regex");
+    let report = env.kdelta(&["check", "--format", "json"]).success().json();
+    let findings = report["findings"].as_array().unwrap();
+    assert!(
+        !findings.iter().any(|f| f["severity"] == "error"),
+        "{report:#}"
+    );
+    let warning = findings
+        .iter()
+        .find(|f| f["rule"] == "kustomize.replacement.version-divergence")
+        .expect("a version-divergence warning");
+    assert_eq!(warning["line"], 4, "{warning}");
+    assert_eq!(
+        warning["message"],
+        "targets[0] selects differently in kustomize versions: v5.8 reads select/reject fields \
+         as regular expressions and stops with \"error creating target selector\" at select.name \
+         \"dst[\", v5.5.0 compares them exactly and selects nothing; kdelta renders as v5.5.0"
+    );
+    env.kdelta(&["render", "app"])
+        .success()
+        .stdout_has("  a: orig\n");
+}
+
 /// A remote input kdelta never fetches leaves a build incomplete, not failed: a generator
 /// file source at a URL, and a merge generator whose base is in a remote resource.
 #[test]

@@ -54,65 +54,21 @@ fn has_regex_syntax(s: &str) -> bool {
 /// v5.8 reads a target's `select`/`reject` group, version, kind, name and namespace as anchored
 /// regular expressions; v5.5.0 compares them exactly. Where that changes which objects are
 /// selected (`name: $(profile-name)` selects the object so named in v5.5.0 and nothing in
-/// v5.8), say so: kdelta renders as v5.8, and the user's kustomize may be older.
+/// v5.8), say so: kdelta renders as v5.8, and the user's kustomize may be older. A field that
+/// is no regular expression at all (`name: dst[`) stops v5.8; kdelta then renders as v5.5.0.
 fn version_divergence(rm: &ResMap, t: &TargetSelector, index: usize) -> Option<String> {
     let select = t.select.as_ref()?;
+    let regex = IdMatchers::regex(t, select);
     let selectors = std::iter::once(select).chain(&t.reject);
     let regex_like = selectors.clone().any(|s| {
         [&s.group, &s.version, &s.kind, &s.name, &s.namespace]
             .iter()
             .any(|f| has_regex_syntax(f))
     });
-    if !regex_like {
+    if !regex_like && regex.is_ok() {
         return None;
     }
-    let select_m = compile(select).ok()?;
-    let rejects: Vec<(SelectorMatcher, KId, &Selector)> = t
-        .reject
-        .iter()
-        .map(|r| {
-            let id = selector_id(&r.group, &r.version, &r.kind, &r.name, &r.namespace);
-            compile(r).ok().map(|m| (m, id, r))
-        })
-        .collect::<Option<_>>()?;
-    let select_id = selector_id(
-        &select.group,
-        &select.version,
-        &select.kind,
-        &select.name,
-        &select.namespace,
-    );
-    let (mut exact, mut regex) = (Vec::new(), Vec::new());
-    for res in &rm.list {
-        if !label_selectors_match(res, select).ok()?
-            || rejected_by_labels(res, t.reject.iter()).ok()?
-        {
-            continue;
-        }
-        let ids = res_ids(res);
-        let real_reject = |r: &Selector| {
-            !(r.group.is_empty()
-                && r.version.is_empty()
-                && r.kind.is_empty()
-                && r.name.is_empty()
-                && r.namespace.is_empty())
-        };
-        let rejected_exact = rejects
-            .iter()
-            .any(|(_, id, r)| real_reject(r) && ids.iter().any(|i| i.is_selected_by(id)));
-        let rejected_regex = rejects
-            .iter()
-            .any(|(m, _, r)| real_reject(r) && ids.iter().any(|i| id_matches(m, i)));
-        if !rejected_exact && ids.iter().any(|i| i.is_selected_by(&select_id)) {
-            exact.push(res.cur_id().to_string());
-        }
-        if !rejected_regex && ids.iter().any(|i| id_matches(&select_m, i)) {
-            regex.push(res.cur_id().to_string());
-        }
-    }
-    if exact == regex {
-        return None;
-    }
+    let exact = selected_ids(rm, t, select, &IdMatchers::exact(t, select))?;
     let list = |v: &[String]| {
         if v.is_empty() {
             "nothing".to_string()
@@ -120,6 +76,24 @@ fn version_divergence(rm: &ResMap, t: &TargetSelector, index: usize) -> Option<S
             v.join(", ")
         }
     };
+    let regex = match regex {
+        Ok(m) => selected_ids(rm, t, select, &m)?,
+        Err(_) => {
+            let what = not_a_regex(select, &t.reject)
+                .map(|(field, value)| format!(" at {field} {value:?}"))
+                .unwrap_or_default();
+            return Some(format!(
+                "targets[{index}] selects differently in kustomize versions: v5.8 reads \
+                 select/reject fields as regular expressions and stops with \
+                 \"error creating target selector\"{what}, v5.5.0 compares them exactly and \
+                 selects {}; kdelta renders as v5.5.0",
+                list(&exact)
+            ));
+        }
+    };
+    if exact == regex {
+        return None;
+    }
     Some(format!(
         "targets[{index}] selects differently in kustomize versions: v5.8 reads select/reject \
          fields as regular expressions and selects {}, v5.5.0 compares them exactly and selects {}; \
@@ -127,6 +101,117 @@ fn version_divergence(rm: &ResMap, t: &TargetSelector, index: usize) -> Option<S
         list(&regex),
         list(&exact)
     ))
+}
+
+/// The first `select`/`reject` field that is not a regular expression, as `select.name`.
+fn not_a_regex<'s>(select: &'s Selector, rejects: &'s [Selector]) -> Option<(String, &'s str)> {
+    let entries = std::iter::once(("select".to_string(), select)).chain(
+        rejects
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (format!("reject[{i}]"), r)),
+    );
+    for (at, s) in entries {
+        let fields = [
+            ("group", &s.group),
+            ("version", &s.version),
+            ("kind", &s.kind),
+            ("name", &s.name),
+            ("namespace", &s.namespace),
+        ];
+        for (field, value) in fields {
+            if !value.is_empty() && regex::Regex::new(&format!("^(?:{value})$")).is_err() {
+                return Some((format!("{at}.{field}"), value.as_str()));
+            }
+        }
+    }
+    None
+}
+
+/// The ids of the objects `matchers` select for target `t` (`None`: a label or annotation
+/// selector does not parse, which applying the target reports).
+fn selected_ids(
+    rm: &ResMap,
+    t: &TargetSelector,
+    select: &Selector,
+    matchers: &IdMatchers<'_>,
+) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    for res in &rm.list {
+        if !label_selectors_match(res, select).ok()?
+            || rejected_by_labels(res, t.reject.iter()).ok()?
+        {
+            continue;
+        }
+        if matchers.selects(&res_ids(res)) {
+            out.push(res.cur_id().to_string());
+        }
+    }
+    Some(out)
+}
+
+/// How a target's `select` and `reject` entries compare a resource's ids: as v5.8's anchored
+/// regular expressions, or exactly as v5.5.0's `ResId.IsSelectedBy`.
+enum IdMatch {
+    Regex(SelectorMatcher),
+    Exact(KId),
+}
+
+impl IdMatch {
+    fn selects(&self, id: &KId) -> bool {
+        match self {
+            IdMatch::Regex(m) => id_matches(m, id),
+            IdMatch::Exact(sel) => id.is_selected_by(sel),
+        }
+    }
+}
+
+/// A target's `select` matcher and its `reject` matchers, all compared the same way.
+struct IdMatchers<'t> {
+    select: IdMatch,
+    rejects: Vec<(IdMatch, &'t Selector)>,
+}
+
+impl<'t> IdMatchers<'t> {
+    /// v5.8's regular expressions (`NewTargetSelectorRegex`), or why one does not compile.
+    fn regex(t: &'t TargetSelector, select: &Selector) -> Result<Self, String> {
+        Ok(IdMatchers {
+            select: IdMatch::Regex(SelectorMatcher::new(select)?),
+            rejects: t
+                .reject
+                .iter()
+                .map(|r| SelectorMatcher::new(r).map(|m| (IdMatch::Regex(m), r)))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// v5.5.0's exact comparison (`ResId.IsSelectedBy` in `applyReplacement` and
+    /// `containsRejectId`).
+    fn exact(t: &'t TargetSelector, select: &Selector) -> Self {
+        let id = |s: &Selector| selector_id(&s.group, &s.version, &s.kind, &s.name, &s.namespace);
+        IdMatchers {
+            select: IdMatch::Exact(id(select)),
+            rejects: t
+                .reject
+                .iter()
+                .map(|r| (IdMatch::Exact(id(r)), r))
+                .collect(),
+        }
+    }
+
+    /// True when one of `ids` is selected and none is rejected (a reject entry without group,
+    /// version, kind, name and namespace rejects nothing by id).
+    fn selects(&self, ids: &[KId]) -> bool {
+        let rejected = self.rejects.iter().any(|(m, r)| {
+            let empty = r.group.is_empty()
+                && r.version.is_empty()
+                && r.kind.is_empty()
+                && r.name.is_empty()
+                && r.namespace.is_empty();
+            !empty && ids.iter().any(|id| m.selects(id))
+        });
+        !rejected && ids.iter().any(|id| self.select.selects(id))
+    }
 }
 
 /// The replacement's value. Without a delimiter kustomize holds the source node itself, not a
@@ -285,15 +370,6 @@ fn pin_tag(s: &mut crate::yaml::Scalar, parsed: bool) {
     }
 }
 
-fn compile(sel: &Selector) -> Result<SelectorMatcher, ReplacementError> {
-    SelectorMatcher::new(sel).map_err(|e| {
-        err(
-            rules::KUSTOMIZE_REPLACEMENT_INVALID_SELECTOR,
-            format!("error creating target selector: {e}"),
-        )
-    })
-}
-
 fn id_matches(m: &SelectorMatcher, id: &KId) -> bool {
     m.matches_gvk(&id.gvk) && m.matches_name(&id.name) && m.matches_namespace(&id.namespace)
 }
@@ -343,12 +419,9 @@ fn apply_target(
             "target must specify resources to select",
         ));
     };
-    let select_m = compile(select)?;
-    let rejects: Vec<(SelectorMatcher, &Selector)> = t
-        .reject
-        .iter()
-        .map(|r| compile(r).map(|m| (m, r)))
-        .collect::<Result<_, _>>()?;
+    // A field that is no regular expression stops v5.8 (`error creating target selector`);
+    // v5.5.0, the reference, compares the fields exactly and renders.
+    let matchers = IdMatchers::regex(t, select).unwrap_or_else(|_| IdMatchers::exact(t, select));
     let field_paths: Vec<String> = if t.field_paths.is_empty() {
         vec!["metadata.name".to_string()]
     } else {
@@ -359,19 +432,10 @@ fn apply_target(
         if !label_selectors_match(res, select)? {
             continue;
         }
-        if rejected_by_labels(res, rejects.iter().map(|(_, r)| *r))? {
+        if rejected_by_labels(res, t.reject.iter())? {
             continue;
         }
-        let ids = res_ids(res);
-        let rejected = rejects.iter().any(|(m, r)| {
-            let empty = r.group.is_empty()
-                && r.version.is_empty()
-                && r.kind.is_empty()
-                && r.name.is_empty()
-                && r.namespace.is_empty();
-            !empty && ids.iter().any(|id| id_matches(m, id))
-        });
-        if rejected || !ids.iter().any(|id| id_matches(&select_m, id)) {
+        if !matchers.selects(&res_ids(res)) {
             continue;
         }
         let target_id = res.cur_id();
