@@ -51,14 +51,28 @@ impl<'a> Loader<'a> {
     /// errors).
     pub fn resolve(&self, rel: &str) -> Result<RepoPath, KError> {
         if rel.starts_with('/') {
-            return Err(KError::new(
-                rules::KUSTOMIZE_ABSOLUTE_PATH,
-                format!("'{rel}': absolute paths are not allowed; use a path relative to the kustomization"),
-            ));
+            return Err(self.absolute(rel));
         }
         self.root
             .join(rel)
             .map_err(|e| KError::new(rules::SOURCE_OUTSIDE_REPOSITORY, format!("'{rel}': {e}")))
+    }
+
+    /// An absolute file path. kustomize's `FileLoader.Load` keeps it as written and its load
+    /// restrictor (`RestrictionRootOnly`) refuses it, as it is not below the root. Without the
+    /// restrictor kustomize would read the machine's own file, which kdelta, reading only the
+    /// repository, never does.
+    fn absolute(&self, rel: &str) -> KError {
+        let message = if self.root_only {
+            format!("security; file '{rel}' is not in or below '{}'", self.root)
+        } else {
+            format!(
+                "'{rel}': absolute paths are not allowed; use a path relative to the kustomization"
+            )
+        };
+        KError::new(rules::KUSTOMIZE_ABSOLUTE_PATH, message).with_help(
+            "use a path relative to the kustomization (kdelta reads only the repository)",
+        )
     }
 
     /// Loads a file relative to the root, enforcing the load restrictor.

@@ -386,6 +386,61 @@ fn a_file_outside_the_kustomization_root_breaks_the_load_restrictor() {
 }
 
 #[test]
+fn an_absolute_path_is_refused_by_the_load_restrictor() {
+    // testdata/kustomize/152 and 153 hold kubectl kustomize's messages, with the absolute root.
+    let env = TestEnv::new();
+    env.write("res/cm.yaml", cm("a"))
+        .write("res/kustomization.yaml", "resources:\n- cm.yaml\n- /etc/passwd\n")
+        .write("patch/cm.yaml", cm("a"))
+        .write(
+            "patch/kustomization.yaml",
+            "resources:\n- cm.yaml\npatches:\n- path: /etc/passwd\n  target:\n    kind: ConfigMap\n",
+        )
+        .write("component/kustomization.yaml", "components:\n- /etc\n");
+    env.commit("absolute paths");
+    let report = check(&env, 1);
+    let found = findings_of(&report, "kustomize.absolute-path");
+    assert_eq!(found.len(), 3, "{report:#}");
+    let of = |file: &str| {
+        *found
+            .iter()
+            .find(|f| f["file"] == file)
+            .unwrap_or_else(|| panic!("no finding in {file}: {report:#}"))
+    };
+    let res = of("res/kustomization.yaml");
+    assert_finding(
+        res,
+        "error",
+        "res/kustomization.yaml",
+        Some(3),
+        "security; file '/etc/passwd' is not in or below 'res'",
+    );
+    assert_reference(
+        res,
+        "accumulating resources: accumulation err='accumulating resources from '/etc/passwd': security; file '/etc/passwd' is not in or below 'res'': new root '/etc/passwd' cannot be absolute",
+    );
+    let patch = of("patch/kustomization.yaml");
+    assert_finding(
+        patch,
+        "error",
+        "patch/kustomization.yaml",
+        Some(4),
+        "security; file '/etc/passwd' is not in or below 'patch'",
+    );
+    assert_reference(
+        patch,
+        "trouble configuring builtin PatchTransformer with config: `\npath: /etc/passwd\ntarget:\n  kind: ConfigMap\n`: failed to get the patch file from path(/etc/passwd): security; file '/etc/passwd' is not in or below 'patch'",
+    );
+    assert_finding(
+        of("component/kustomization.yaml"),
+        "error",
+        "component/kustomization.yaml",
+        Some(2),
+        "new root '/etc' cannot be absolute",
+    );
+}
+
+#[test]
 fn a_resource_directory_without_a_kustomization_is_an_error_at_the_entry() {
     let env = TestEnv::new();
     env.write("app/base/cm.yaml", cm("x"))

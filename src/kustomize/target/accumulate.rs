@@ -49,7 +49,23 @@ impl Builder {
                 acc = self.accumulate_remote_file(kt, path, acc, &at)?;
                 continue;
             }
-            let resolved = kt.ldr.resolve(path).map_err(at)?;
+            let resolved = kt.ldr.resolve(path).map_err(|e| {
+                if !path.starts_with('/') || !kt.ldr.root_only() {
+                    return at(e);
+                }
+                // kustomize's accumulateResources tries an entry as a file (the load restrictor
+                // refuses an absolute path), then as a directory (`loader.New` refuses an
+                // absolute root), and reports both.
+                let from = format!("accumulating resources from '{path}'");
+                let cause = e.message.clone();
+                at(KError {
+                    message: format!(
+                        "accumulation err='{from}: {cause}': new root '{path}' cannot be absolute"
+                    ),
+                    ..e
+                }
+                .with_cause(cause, &[&from]))
+            })?;
             match kt.ldr.files.kind(&resolved) {
                 EntryKind::Dir => {
                     ids = None;

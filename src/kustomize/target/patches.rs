@@ -92,16 +92,39 @@ impl Builder {
     ) -> Result<(), KError> {
         let inline = entry.patch.trim();
         let (text, source) = match (inline.is_empty(), entry.path.is_empty()) {
-            (true, true) => return Err(patch::err(format!(
-                "trouble configuring builtin PatchTransformer with config: must specify one of patch and path in\n{}", describe_patch(entry)))),
-            (false, false) => return Err(patch::err(format!(
-                "trouble configuring builtin PatchTransformer with config: patch and path can't be set at the same time\n{}", describe_patch(entry)))),
+            (true, true) => {
+                let config = describe_patch(entry);
+                return Err(patch::err(format!(
+                    "trouble configuring builtin PatchTransformer with config: `\n{config}`: must specify one of patch and path in\n{config}"
+                )));
+            }
+            (false, false) => {
+                let config = describe_patch(entry);
+                return Err(patch::err(format!(
+                    "trouble configuring builtin PatchTransformer with config: `\n{config}`: patch and path can't be set at the same time\n{config}"
+                )));
+            }
             (false, true) => (inline.to_string(), format!("[patch: {:?}]", inline)),
             (true, false) => {
                 let (_, bytes) = kt.ldr.load(&entry.path).map_err(|e| {
-                    e.context(format!("failed to get the patch file from path({})", entry.path))
+                    let e = e.context(format!(
+                        "failed to get the patch file from path({})",
+                        entry.path
+                    ));
+                    // kustomize's configureBuiltinPlugin wraps a Config failure in the config.
+                    KError {
+                        message: format!(
+                            "trouble configuring builtin PatchTransformer with config: `\n{}`: {}",
+                            describe_patch(entry),
+                            e.message
+                        ),
+                        ..e
+                    }
                 })?;
-                (crate::kustomize::documents::patch_text(&bytes), format!("[path: {:?}]", entry.path))
+                (
+                    crate::kustomize::documents::patch_text(&bytes),
+                    format!("[path: {:?}]", entry.path),
+                )
             }
         };
         let mut body = patch::parse_patch(&text, &source, &kt.ldr.schema)?;
@@ -192,12 +215,41 @@ impl Builder {
 }
 
 fn describe_patch(p: &types::Patch) -> String {
-    let mut s = String::new();
+    // The PatchTransformer config as sigs.k8s.io/yaml marshals it: through JSON, so the keys
+    // are sorted and empty fields (`omitempty`) left out.
+    let mut config = crate::yaml::Node::map();
+    if !p.options.is_empty() {
+        let mut options = crate::yaml::Node::map();
+        for (k, v) in &p.options {
+            options.set(k, crate::yaml::Node::plain(v.to_string()));
+        }
+        config.set("options", options);
+    }
     if !p.path.is_empty() {
-        s.push_str(&format!("path: {}\n", p.path));
+        config.set("path", crate::yaml::Node::string(p.path.clone()));
     }
     if !p.patch.is_empty() {
-        s.push_str(&format!("patch: {:?}\n", p.patch));
+        config.set("patch", crate::yaml::Node::string(p.patch.clone()));
     }
-    s
+    if let Some(t) = &p.target {
+        let mut target = crate::yaml::Node::map();
+        for (k, v) in [
+            ("annotationSelector", &t.annotation_selector),
+            ("group", &t.group),
+            ("kind", &t.kind),
+            ("labelSelector", &t.label_selector),
+            ("name", &t.name),
+            ("namespace", &t.namespace),
+            ("version", &t.version),
+        ] {
+            if !v.is_empty() {
+                target.set(k, crate::yaml::Node::string(v.clone()));
+            }
+        }
+        config.set("target", target);
+    }
+    if matches!(&config.kind, crate::yaml::NodeKind::Map(m) if m.is_empty()) {
+        return "{}\n".to_string();
+    }
+    crate::yaml::emit::node_to_string(&config)
 }
