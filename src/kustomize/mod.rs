@@ -11,6 +11,7 @@ mod fieldspec;
 #[doc(hidden)]
 pub mod fuzz;
 mod generate;
+mod gotype;
 mod hash;
 mod kid;
 mod loader;

@@ -441,6 +441,54 @@ fn an_absolute_path_is_refused_by_the_load_restrictor() {
 }
 
 #[test]
+fn a_configurations_or_crds_file_of_the_wrong_shape_is_go_s_decoding_error_at_the_value() {
+    // testdata/kustomize/154 and 155 hold kubectl kustomize's messages.
+    let env = TestEnv::new();
+    env.write("config/cm.yaml", cm("a"))
+        .write(
+            "config/kustomization.yaml",
+            "resources:\n- cm.yaml\nconfigurations:\n- config.yaml\n",
+        )
+        .write(
+            "config/config.yaml",
+            "namePrefix:\n- path: metadata/name\nnameReference: 3\n",
+        )
+        .write("crds/cm.yaml", cm("a"))
+        .write(
+            "crds/kustomization.yaml",
+            "resources:\n- cm.yaml\ncrds:\n- crd.json\n",
+        )
+        .write("crds/crd.json", "{\"a\": {\"Dependencies\": [\"x\", 3]}}\n");
+    env.commit("wrong shapes");
+    let report = check(&env, 1);
+    let config = the_finding(&report, "kustomize.configurations");
+    assert_finding(
+        config,
+        "error",
+        "config/config.yaml",
+        Some(3),
+        "json: cannot unmarshal number into Go struct field TransformerConfig.nameReference of type builtinconfig.nbrSlice",
+    );
+    assert_reference(
+        config,
+        "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal number into Go struct field TransformerConfig.nameReference of type builtinconfig.nbrSlice",
+    );
+    // A file starting with `{` is read by json.Unmarshal: no wrapping, and 3 is no string.
+    let crds = the_finding(&report, "kustomize.crds");
+    assert_finding(
+        crds,
+        "error",
+        "crds/crd.json",
+        Some(1),
+        "json: cannot unmarshal number into Go struct field OpenAPIDefinition.Dependencies of type string",
+    );
+    assert_reference(
+        crds,
+        "loading CRDs [crd.json]: unable to parse open API definition from 'crd.json': json: cannot unmarshal number into Go struct field OpenAPIDefinition.Dependencies of type string",
+    );
+}
+
+#[test]
 fn a_resource_directory_without_a_kustomization_is_an_error_at_the_entry() {
     let env = TestEnv::new();
     env.write("app/base/cm.yaml", cm("x"))
