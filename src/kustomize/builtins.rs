@@ -134,14 +134,37 @@ pub fn transformer_from_config(cfg: &Res) -> Result<Transformer<'static>, KError
     let kind = cfg.kind();
     match TRANSFORMERS.iter().find(|(k, _)| *k == kind) {
         Some((_, read_config)) => read_config(cfg),
-        None => Err(transform_error(
+        // kustomize's plugin loader makes a builtin generator too, and its LoadTransformer
+        // then finds it transforms nothing.
+        None if GENERATORS.iter().any(|(k, _)| *k == kind) => Err(unusable(
             cfg,
-            format!(
-                "unable to load builtin {}: it is not a builtin transformer",
-                cfg.gvk()
-            ),
+            format!("plugin {} not a transformer", cfg.org_id()),
+            "a builtin generator belongs under generators:",
         )),
+        None => Err(unknown_builtin(cfg, "transformer")),
     }
+}
+
+/// kustomize's `makeBuiltinPlugin`: no builtin generator or transformer has this kind.
+fn unknown_builtin(cfg: &Res, role: &str) -> KError {
+    let kinds = |table: &[&str]| table.join(", ");
+    let known = if role == "generator" {
+        kinds(&GENERATORS.iter().map(|(k, _)| *k).collect::<Vec<_>>())
+    } else {
+        kinds(&TRANSFORMERS.iter().map(|(k, _)| *k).collect::<Vec<_>>())
+    };
+    unusable(
+        cfg,
+        format!("unable to load builtin {}", cfg.gvk()),
+        &format!("no builtin {role} has this kind; the builtin {role}s are {known}"),
+    )
+}
+
+/// A plugin config kustomize's plugin loader cannot use, at the config.
+fn unusable(cfg: &Res, message: String, help: &str) -> KError {
+    KError::new(rules::KUSTOMIZE_PLUGIN_UNKNOWN, message)
+        .with_help(help)
+        .at(&cfg.origin.file, cfg.origin.span)
 }
 
 /// Reads a plugin config leniently, as kustomize's `yaml.Unmarshal` does.
@@ -193,14 +216,47 @@ pub fn generate_from_config(b: &mut Builder, kt: &Kt, cfg: &Res) -> Result<ResMa
     let kind = cfg.kind();
     match GENERATORS.iter().find(|(k, _)| *k == kind) {
         Some((_, generate)) => generate(b, kt, cfg),
-        None => Err(KError::new(
-            rules::KUSTOMIZE_PLUGIN_UNKNOWN,
-            format!(
-                "unable to load builtin {}: it is not a builtin generator",
-                cfg.gvk()
-            ),
+        None => {
+            let e = if TRANSFORMERS.iter().any(|(k, _)| *k == kind) {
+                // kustomize's loadAndConfigurePlugin configures the builtin transformer
+                // first; LoadGenerator then finds it generates nothing.
+                configure_transformer(cfg)?;
+                unusable(
+                    cfg,
+                    format!("plugin {} not a generator", cfg.org_id()),
+                    "a builtin transformer belongs under transformers:",
+                )
+            } else {
+                unknown_builtin(cfg, "generator")
+            };
+            Err(e
+                .context("failed to load generator")
+                .context("loading generator plugins"))
+        }
+    }
+}
+
+/// Reads a builtin transformer's plugin config and checks it as the plugin's `Config` does
+/// (only the PatchTransformer's choice of `patch` or `path` so far).
+fn configure_transformer(cfg: &Res) -> Result<(), KError> {
+    let fails = |why: &str| {
+        let e = KError::new(
+            rules::KUSTOMIZE_PLUGIN_CONFIG,
+            format!("{why}\n{}", crate::yaml::emit::node_to_string(&cfg.node)),
         )
-        .at(&cfg.origin.file, cfg.origin.span)),
+        .at(&cfg.origin.file, cfg.origin.span)
+        .context(format!("plugin {} fails configuration", cfg.org_id()))
+        .context("failed to load generator")
+        .context("loading generator plugins");
+        Err(e)
+    };
+    match transformer_from_config(cfg)? {
+        Transformer::Patch(p) => match (p.patch.trim().is_empty(), p.path.is_empty()) {
+            (true, true) => fails("must specify one of patch and path in"),
+            (false, false) => fails("patch and path can't be set at the same time"),
+            _ => Ok(()),
+        },
+        _ => Ok(()),
     }
 }
 

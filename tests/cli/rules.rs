@@ -1401,6 +1401,91 @@ fn a_name_reference_through_a_field_of_the_wrong_kind_is_an_error() {
 }
 
 #[test]
+fn a_builtin_plugin_config_of_an_unknown_kind_or_the_other_role_is_an_error_at_the_config() {
+    // testdata/kustomize/156, 157 and 158 hold kubectl kustomize's messages.
+    let env = TestEnv::new();
+    let generator = |dir: &str, config: &str| {
+        env.write(&format!("{dir}/cm.yaml"), cm("a"))
+            .write(
+                &format!("{dir}/kustomization.yaml"),
+                "resources:\n- cm.yaml\ngenerators:\n- gen.yaml\n",
+            )
+            .write(&format!("{dir}/gen.yaml"), config);
+    };
+    generator(
+        "unknown",
+        "apiVersion: builtin\nkind: Frobnicator\nmetadata:\n  name: f\n",
+    );
+    generator(
+        "transformer",
+        "apiVersion: builtin\nkind: PrefixSuffixTransformer\nmetadata:\n  name: f\nprefix: x-\n",
+    );
+    // kustomize configures the plugin before it checks its role.
+    generator(
+        "no-patch",
+        "apiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: f\n",
+    );
+    env.write("generator/cm.yaml", cm("a"))
+        .write(
+            "generator/kustomization.yaml",
+            "resources:\n- cm.yaml\ntransformers:\n- t.yaml\n",
+        )
+        .write(
+            "generator/t.yaml",
+            "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n  name: f\nliterals:\n- a=b\n",
+        );
+    env.commit("plugins of the wrong kind");
+    let report = check(&env, 1);
+    let unknown = findings_of(&report, "kustomize.plugin.unknown");
+    assert_eq!(unknown.len(), 3, "{report:#}");
+    let of = |file: &str| {
+        *unknown
+            .iter()
+            .find(|f| f["file"] == file)
+            .unwrap_or_else(|| panic!("no finding in {file}: {report:#}"))
+    };
+    let f = of("unknown/gen.yaml");
+    assert_finding(
+        f,
+        "error",
+        "unknown/gen.yaml",
+        Some(1),
+        "unable to load builtin Frobnicator.builtin.[noGrp]",
+    );
+    assert_reference(
+        f,
+        "loading generator plugins: failed to load generator: unable to load builtin Frobnicator.builtin.[noGrp]",
+    );
+    assert!(
+        f["help"].as_str().unwrap().contains("ConfigMapGenerator"),
+        "{f:#}"
+    );
+    assert_reference(
+        of("transformer/gen.yaml"),
+        "loading generator plugins: failed to load generator: plugin PrefixSuffixTransformer.builtin.[noGrp]/f.[noNs] not a generator",
+    );
+    assert_finding(
+        of("generator/t.yaml"),
+        "error",
+        "generator/t.yaml",
+        Some(1),
+        "plugin ConfigMapGenerator.builtin.[noGrp]/f.[noNs] not a transformer",
+    );
+    let config = the_finding(&report, "kustomize.plugin.config");
+    assert_finding(
+        config,
+        "error",
+        "no-patch/gen.yaml",
+        Some(1),
+        "must specify one of patch and path in\napiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: f\n",
+    );
+    assert_reference(
+        config,
+        "loading generator plugins: failed to load generator: plugin PatchTransformer.builtin.[noGrp]/f.[noNs] fails configuration: must specify one of patch and path in\napiVersion: builtin\nkind: PatchTransformer\nmetadata:\n  name: f\n",
+    );
+}
+
+#[test]
 fn a_krm_function_is_not_run_and_said_so() {
     let env = TestEnv::new();
     env.write("app/cm.yaml", cm("x"))
