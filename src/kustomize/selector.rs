@@ -83,138 +83,388 @@ impl SelectorMatcher {
     }
 }
 
-/// A parsed Kubernetes label selector.
+/// A parsed Kubernetes label selector (the parser kustomize v5.5.0 vendors in
+/// `kyaml/yaml/internal/k8sgen/pkg/labels/selector.go`, with its error messages). Label keys
+/// and values are not checked against Kubernetes' name rules, which that parser also does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabelSelector {
     reqs: Vec<Requirement>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Requirement {
-    Exists(String),
-    NotExists(String),
-    In(String, Vec<String>),
-    NotIn(String, Vec<String>),
-    Gt(String, i64),
-    Lt(String, i64),
+enum Op {
+    /// `in`, `=`, `==`.
+    In,
+    /// `notin`, `!=`.
+    NotIn,
+    Exists,
+    DoesNotExist,
+    Gt,
+    Lt,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Requirement {
+    key: String,
+    op: Op,
+    /// Sorted and distinct, as Go's `sets.String.List()`.
+    values: Vec<String>,
 }
 
 impl LabelSelector {
     /// Parses `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`, `k>1`, `k<1`,
-    /// joined by commas.
+    /// joined by commas (Go's `labels.Parse`).
     pub fn parse(s: &str) -> Result<LabelSelector, String> {
-        let mut reqs = Vec::new();
-        let mut rest = s.trim();
-        while !rest.is_empty() {
-            let (req, after) = parse_requirement(rest)?;
-            reqs.push(req);
-            rest = after.trim_start();
-            if let Some(r) = rest.strip_prefix(',') {
-                rest = r.trim_start();
-                if rest.is_empty() {
-                    return Err(format!(
-                        "unable to parse requirement: found trailing ',' in {s:?}"
-                    ));
-                }
-            } else if !rest.is_empty() {
-                return Err(format!(
-                    "unable to parse requirement {rest:?} in selector {s:?}"
-                ));
-            }
-        }
-        Ok(LabelSelector { reqs })
+        let mut p = Parser {
+            items: lex(s.as_bytes()),
+            position: 0,
+        };
+        p.parse().map(|reqs| LabelSelector { reqs })
     }
 
-    /// True when every requirement holds for `labels`.
+    /// True when every requirement holds for `labels` (Go's `Requirement.Matches`).
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.reqs.iter().all(|r| match r {
-            Requirement::Exists(k) => labels.contains_key(k),
-            Requirement::NotExists(k) => !labels.contains_key(k),
-            Requirement::In(k, vs) => labels.get(k).is_some_and(|v| vs.contains(v)),
-            Requirement::NotIn(k, vs) => labels.get(k).is_none_or(|v| !vs.contains(v)),
-            Requirement::Gt(k, n) => labels
-                .get(k)
-                .and_then(|v| v.parse::<i64>().ok())
-                .is_some_and(|v| v > *n),
-            Requirement::Lt(k, n) => labels
-                .get(k)
-                .and_then(|v| v.parse::<i64>().ok())
-                .is_some_and(|v| v < *n),
+        self.reqs.iter().all(|r| {
+            let value = labels.get(&r.key);
+            let int = |v: &str| v.parse::<i64>().ok();
+            match r.op {
+                Op::In => value.is_some_and(|v| r.values.contains(v)),
+                Op::NotIn => value.is_none_or(|v| !r.values.contains(v)),
+                Op::Exists => value.is_some(),
+                Op::DoesNotExist => value.is_none(),
+                Op::Gt | Op::Lt => {
+                    let (Some(have), Some(want)) = (
+                        value.and_then(|v| int(v)),
+                        r.values.first().and_then(|v| int(v)),
+                    ) else {
+                        return false;
+                    };
+                    if r.op == Op::Gt {
+                        have > want
+                    } else {
+                        have < want
+                    }
+                }
+            }
         })
     }
 }
 
-fn is_key_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/')
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Token {
+    Error,
+    EndOfString,
+    ClosedPar,
+    Comma,
+    DoesNotExist,
+    DoubleEquals,
+    Equals,
+    GreaterThan,
+    Identifier,
+    In,
+    LessThan,
+    NotEquals,
+    NotIn,
+    OpenPar,
 }
 
-fn parse_requirement(s: &str) -> Result<(Requirement, &str), String> {
-    if let Some(r) = s.strip_prefix('!') {
-        let r = r.trim_start();
-        let end = r.find(|c: char| !is_key_char(c)).unwrap_or(r.len());
-        if end == 0 {
-            return Err(format!("expected a key after '!' in {s:?}"));
+/// Go's `string2token`.
+fn keyword(s: &[u8]) -> Option<Token> {
+    Some(match s {
+        b")" => Token::ClosedPar,
+        b"," => Token::Comma,
+        b"!" => Token::DoesNotExist,
+        b"==" => Token::DoubleEquals,
+        b"=" => Token::Equals,
+        b">" => Token::GreaterThan,
+        b"in" => Token::In,
+        b"<" => Token::LessThan,
+        b"!=" => Token::NotEquals,
+        b"notin" => Token::NotIn,
+        b"(" => Token::OpenPar,
+        _ => return None,
+    })
+}
+
+fn is_whitespace(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn is_special(c: u8) -> bool {
+    matches!(c, b'=' | b'!' | b'(' | b')' | b',' | b'>' | b'<')
+}
+
+/// Go's `Lexer`, run to the end of the string (`Parser.scan`). Like Go's, reading past the end
+/// or reading a NUL byte gives 0, which ends a token.
+fn lex(s: &[u8]) -> Vec<(Token, String)> {
+    let mut pos = 0;
+    let read = |pos: &mut usize| {
+        if *pos < s.len() {
+            *pos += 1;
+            s[*pos - 1]
+        } else {
+            0
         }
-        return Ok((Requirement::NotExists(r[..end].to_string()), &r[end..]));
-    }
-    let end = s.find(|c: char| !is_key_char(c)).unwrap_or(s.len());
-    if end == 0 {
-        return Err(format!("expected a label key in {s:?}"));
-    }
-    let key = s[..end].to_string();
-    let rest = s[end..].trim_start();
-    let value_end = |r: &str| {
-        r.find(|c: char| c == ',' || c.is_whitespace())
-            .unwrap_or(r.len())
     };
-    if let Some(r) = rest.strip_prefix("==").or_else(|| rest.strip_prefix('=')) {
-        let r = r.trim_start();
-        let e = value_end(r);
-        return Ok((Requirement::In(key, vec![r[..e].to_string()]), &r[e..]));
-    }
-    if let Some(r) = rest.strip_prefix("!=") {
-        let r = r.trim_start();
-        let e = value_end(r);
-        return Ok((Requirement::NotIn(key, vec![r[..e].to_string()]), &r[e..]));
-    }
-    for (op, gt) in [('>', true), ('<', false)] {
-        if let Some(r) = rest.strip_prefix(op) {
-            let r = r.trim_start();
-            let e = value_end(r);
-            let n: i64 = r[..e].parse().map_err(|_| {
-                format!("for '{op}' operator, the value must be an integer in {s:?}")
-            })?;
-            let req = if gt {
-                Requirement::Gt(key, n)
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let mut items = Vec::new();
+    loop {
+        let mut c = read(&mut pos);
+        while is_whitespace(c) {
+            c = read(&mut pos);
+        }
+        let item = if c == 0 {
+            (Token::EndOfString, String::new())
+        } else if is_special(c) {
+            pos -= 1;
+            let mut buffer = Vec::new();
+            let mut last: Option<(Token, String)> = None;
+            loop {
+                let c = read(&mut pos);
+                if c == 0 {
+                    break;
+                }
+                if !is_special(c) {
+                    pos -= 1;
+                    break;
+                }
+                buffer.push(c);
+                if let Some(t) = keyword(&buffer) {
+                    last = Some((t, text(&buffer)));
+                } else if last.is_some() {
+                    pos -= 1;
+                    break;
+                }
+            }
+            last.unwrap_or_else(|| {
+                (
+                    Token::Error,
+                    format!("error expected: keyword found '{}'", text(&buffer)),
+                )
+            })
+        } else {
+            pos -= 1;
+            let start = pos;
+            loop {
+                let c = read(&mut pos);
+                if c == 0 {
+                    break;
+                }
+                if is_special(c) || is_whitespace(c) {
+                    pos -= 1;
+                    break;
+                }
+            }
+            // A NUL byte ends the identifier and is not part of it.
+            let end = if pos > start && s[pos - 1] == 0 {
+                pos - 1
             } else {
-                Requirement::Lt(key, n)
+                pos
             };
-            return Ok((req, &r[e..]));
+            let word = &s[start..end];
+            (keyword(word).unwrap_or(Token::Identifier), text(word))
+        };
+        let end = item.0 == Token::EndOfString;
+        items.push(item);
+        if end {
+            return items;
         }
     }
-    for (word, negate) in [("notin", true), ("in", false)] {
-        if let Some(r) = rest.strip_prefix(word) {
-            let r = r.trim_start();
-            let Some(r) = r.strip_prefix('(') else {
-                continue;
-            };
-            let close = r
-                .find(')')
-                .ok_or_else(|| format!("found '(', expected ')' in {s:?}"))?;
-            let values: Vec<String> = r[..close]
-                .split(',')
-                .map(|v| v.trim().to_string())
-                .filter(|v| !v.is_empty())
-                .collect();
-            let req = if negate {
-                Requirement::NotIn(key, values)
-            } else {
-                Requirement::In(key, values)
-            };
-            return Ok((req, &r[close + 1..]));
+}
+
+/// Go's `Parser`, over the scanned tokens. In the `values` context the keywords `in` and
+/// `notin` are identifiers.
+struct Parser {
+    items: Vec<(Token, String)>,
+    position: usize,
+}
+
+impl Parser {
+    fn lookahead(&self, values: bool) -> (Token, String) {
+        let (t, lit) = self.items[self.position.min(self.items.len() - 1)].clone();
+        (Self::in_context(t, values), lit)
+    }
+
+    fn consume(&mut self, values: bool) -> (Token, String) {
+        let item = self.lookahead(values);
+        self.position += 1;
+        item
+    }
+
+    fn in_context(t: Token, values: bool) -> Token {
+        match t {
+            Token::In | Token::NotIn if values => Token::Identifier,
+            t => t,
         }
     }
-    Ok((Requirement::Exists(key), rest))
+
+    fn parse(&mut self) -> Result<Vec<Requirement>, String> {
+        let mut reqs = Vec::new();
+        loop {
+            let (t, lit) = self.lookahead(true);
+            match t {
+                Token::Identifier | Token::DoesNotExist => {
+                    let r = self
+                        .requirement()
+                        .map_err(|e| format!("unable to parse requirement: {e}"))?;
+                    reqs.push(r);
+                    let (t, l) = self.consume(true);
+                    match t {
+                        Token::EndOfString => return Ok(reqs),
+                        Token::Comma => {
+                            let (t2, l2) = self.lookahead(true);
+                            if t2 != Token::Identifier && t2 != Token::DoesNotExist {
+                                return Err(format!(
+                                    "found '{l2}', expected: identifier after ','"
+                                ));
+                            }
+                        }
+                        _ => return Err(format!("found '{l}', expected: ',' or 'end of string'")),
+                    }
+                }
+                Token::EndOfString => return Ok(reqs),
+                _ => {
+                    return Err(format!(
+                        "found '{lit}', expected: !, identifier, or 'end of string'"
+                    ))
+                }
+            }
+        }
+    }
+
+    fn requirement(&mut self) -> Result<Requirement, String> {
+        let (key, op) = self.key_and_inferred_operator()?;
+        let op = match op {
+            Some(op) => op,
+            None => {
+                let (t, lit) = self.consume(false);
+                match t {
+                    Token::In | Token::NotIn => {
+                        let values = self.values()?;
+                        let op = if t == Token::In { Op::In } else { Op::NotIn };
+                        return Ok(Requirement {
+                            key,
+                            op,
+                            values: values.into_iter().collect(),
+                        });
+                    }
+                    Token::Equals | Token::DoubleEquals => Op::In,
+                    Token::NotEquals => Op::NotIn,
+                    Token::GreaterThan => Op::Gt,
+                    Token::LessThan => Op::Lt,
+                    _ => {
+                        return Err(format!(
+                            "found '{lit}', expected: '=', '!=', '==', 'in', notin'"
+                        ))
+                    }
+                }
+            }
+        };
+        if matches!(op, Op::Exists | Op::DoesNotExist) {
+            return Ok(Requirement {
+                key,
+                op,
+                values: Vec::new(),
+            });
+        }
+        let value = self.exact_value()?;
+        if matches!(op, Op::Gt | Op::Lt) && value.parse::<i64>().is_err() {
+            return Err("for 'Gt', 'Lt' operators, the value must be an integer".into());
+        }
+        Ok(Requirement {
+            key,
+            op,
+            values: vec![value],
+        })
+    }
+
+    /// The key, and `Exists`/`DoesNotExist` when no operator follows it.
+    fn key_and_inferred_operator(&mut self) -> Result<(String, Option<Op>), String> {
+        let (mut t, mut lit) = self.consume(true);
+        let negated = t == Token::DoesNotExist;
+        if negated {
+            (t, lit) = self.consume(true);
+        }
+        if t != Token::Identifier {
+            return Err(format!("found '{lit}', expected: identifier"));
+        }
+        let (next, _) = self.lookahead(true);
+        let op = if negated {
+            Some(Op::DoesNotExist)
+        } else if matches!(next, Token::EndOfString | Token::Comma) {
+            Some(Op::Exists)
+        } else {
+            None
+        };
+        Ok((lit, op))
+    }
+
+    fn values(&mut self) -> Result<std::collections::BTreeSet<String>, String> {
+        let (t, lit) = self.consume(true);
+        if t != Token::OpenPar {
+            return Err(format!("found '{lit}' expected: '('"));
+        }
+        let (t, lit) = self.lookahead(true);
+        match t {
+            Token::Identifier | Token::Comma => {
+                let set = self.identifiers()?;
+                if self.consume(true).0 != Token::ClosedPar {
+                    return Err(format!("found '{lit}', expected: ')'"));
+                }
+                Ok(set)
+            }
+            Token::ClosedPar => {
+                self.consume(true);
+                Ok([String::new()].into())
+            }
+            _ => Err(format!("found '{lit}', expected: ',', ')' or identifier")),
+        }
+    }
+
+    fn identifiers(&mut self) -> Result<std::collections::BTreeSet<String>, String> {
+        let mut set = std::collections::BTreeSet::new();
+        loop {
+            let (t, lit) = self.consume(true);
+            match t {
+                Token::Identifier => {
+                    set.insert(lit);
+                    let (t2, lit2) = self.lookahead(true);
+                    match t2 {
+                        Token::Comma => continue,
+                        Token::ClosedPar => return Ok(set),
+                        _ => return Err(format!("found '{lit2}', expected: ',' or ')'")),
+                    }
+                }
+                Token::Comma => {
+                    if set.is_empty() {
+                        set.insert(String::new());
+                    }
+                    let (t2, _) = self.lookahead(true);
+                    if t2 == Token::ClosedPar {
+                        set.insert(String::new());
+                        return Ok(set);
+                    }
+                    if t2 == Token::Comma {
+                        self.consume(true);
+                        set.insert(String::new());
+                    }
+                }
+                _ => return Err(format!("found '{lit}', expected: ',', or identifier")),
+            }
+        }
+    }
+
+    fn exact_value(&mut self) -> Result<String, String> {
+        let (t, _) = self.lookahead(true);
+        if matches!(t, Token::EndOfString | Token::Comma) {
+            return Ok(String::new());
+        }
+        let (t, lit) = self.consume(true);
+        if t == Token::Identifier {
+            return Ok(lit);
+        }
+        Err(format!("found '{lit}', expected: identifier"))
+    }
 }
 
 #[cfg(test)]
@@ -251,5 +501,45 @@ mod tests {
             );
         }
         assert!(LabelSelector::parse("app=web,").is_err());
+    }
+
+    #[test]
+    fn label_selector_values_as_go_reads_them() {
+        let l = labels(&[("app", ""), ("in", "notin")]);
+        for (sel, want) in [
+            // `()` is the empty value; `in` and `notin` are identifiers where values go.
+            ("app in ()", true),
+            ("app in (,x)", true),
+            ("in in (notin)", true),
+            ("app=", true),
+            ("app!=,in", false),
+        ] {
+            assert_eq!(
+                LabelSelector::parse(sel).unwrap().matches(&l),
+                want,
+                "{sel}"
+            );
+        }
+    }
+
+    #[test]
+    fn label_selector_errors_as_go_says_them() {
+        // Each as kubectl kustomize v5.5.0 prints it for a replacement target's labelSelector.
+        for (sel, err) in [
+            ("app in (a", "unable to parse requirement: found '', expected: ',' or ')'"),
+            ("app=web,", "found '', expected: identifier after ','"),
+            ("app=web x", "found 'x', expected: ',' or 'end of string'"),
+            ("=web", "found '=', expected: !, identifier, or 'end of string'"),
+            ("app in a", "unable to parse requirement: found 'a' expected: '('"),
+            ("app x", "unable to parse requirement: found 'x', expected: '=', '!=', '==', 'in', notin'"),
+            ("app>x", "unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer"),
+            ("!app=x", "found '=', expected: ',' or 'end of string'"),
+            ("app=!", "unable to parse requirement: found '!', expected: identifier"),
+            ("app=<>", "unable to parse requirement: found '<', expected: identifier"),
+            ("app=<", "unable to parse requirement: found '<', expected: identifier"),
+            ("a b", "unable to parse requirement: found 'b', expected: '=', '!=', '==', 'in', notin'"),
+        ] {
+            assert_eq!(LabelSelector::parse(sel).err().as_deref(), Some(err), "{sel}");
+        }
     }
 }

@@ -946,6 +946,30 @@ fn write_replacement(env: &TestEnv, dir: &str, source: &str) {
 }
 
 #[test]
+fn a_replacement_target_label_selector_that_does_not_parse_is_an_error_at_the_entry() {
+    // testdata/kustomize/159 holds kubectl kustomize's message: the Kubernetes label parser's.
+    let env = TestEnv::new();
+    env.write("app/cm.yaml", REPLACEMENT_CMS).write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\nreplacements:\n- source:\n    kind: ConfigMap\n    name: src\n    fieldPath: data.image\n  targets:\n  - select:\n      labelSelector: app in (a\n    fieldPaths:\n    - data.v\n",
+    );
+    env.commit("label selector that does not parse");
+    let report = check(&env, 1);
+    let f = the_finding(&report, "kustomize.replacement.invalid-selector");
+    assert_finding(
+        f,
+        "error",
+        "app/kustomization.yaml",
+        Some(4),
+        "unable to parse requirement: found '', expected: ',' or ')'",
+    );
+    assert_eq!(
+        f["message"], "unable to parse requirement: found '', expected: ',' or ')'",
+        "{f:#}"
+    );
+}
+
+#[test]
 fn a_replacement_source_matching_two_objects_or_lacking_the_field_is_an_error_at_the_entry() {
     let env = TestEnv::new();
     write_replacement(&env, "ambiguous", "    fieldPath: data.v\n");
