@@ -535,10 +535,11 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
 /// the file's bytes when it has neither.
 fn template_text<B: AsRef<[u8]> + Into<Arc<[u8]>>>(file: B) -> Arc<str> {
     let bytes = file.as_ref();
-    if bytes.len() != strip_bom(bytes).len() || std::str::from_utf8(bytes).is_err() {
+    if bytes.len() != strip_bom(bytes).len() {
         return Arc::from(String::from_utf8_lossy(strip_bom(bytes)));
     }
-    crate::template::gostr::from_shared(file.into())
+    crate::template::gostr::shared_utf8(file.into())
+        .unwrap_or_else(|bytes| Arc::from(String::from_utf8_lossy(&bytes)))
 }
 
 /// The Go string of a file, its BOM removed, sharing the file's bytes when it has none.
@@ -554,6 +555,15 @@ fn go_string<B: AsRef<[u8]> + Into<Arc<[u8]>>>(file: B) -> Arc<str> {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn template_texts_share_utf8_bytes_and_replace_the_rest() {
+        let plain: Arc<[u8]> = Arc::from(&b"a: {{ .x }}\n"[..]);
+        let shared = template_text(plain.clone());
+        assert_eq!(shared.as_ptr(), plain.as_ptr());
+        assert_eq!(&*template_text(&b"\xef\xbb\xbfa: 1"[..]), "a: 1");
+        assert_eq!(&*template_text(&b"a: \xff"[..]), "a: \u{fffd}");
+    }
 
     fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {
         let mut builder = tar::Builder::new(Vec::new());

@@ -29,12 +29,17 @@ pub fn from_bytes(bytes: &[u8]) -> String {
 /// The Go string of shared bytes, without a copy when they are UTF-8 (as nearly all files
 /// are): a chart's files are megabytes, and each copy costs fresh pages as well.
 pub fn from_shared(bytes: Arc<[u8]>) -> Arc<str> {
+    shared_utf8(bytes).unwrap_or_else(|bytes| Arc::from(from_bytes(&bytes)))
+}
+
+/// The shared bytes as a string without a copy when they are UTF-8; the bytes back otherwise.
+pub fn shared_utf8(bytes: Arc<[u8]>) -> Result<Arc<str>, Arc<[u8]>> {
     if std::str::from_utf8(&bytes).is_err() {
-        return Arc::from(from_bytes(&bytes));
+        return Err(bytes);
     }
     // SAFETY: the bytes were just checked to be UTF-8, and `str` has the layout of `[u8]`, so
     // the allocation is a valid `Arc<str>` (what `Arc<str>: From<String>` relies on too).
-    unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) }
+    Ok(unsafe { Arc::from_raw(Arc::into_raw(bytes) as *const str) })
 }
 
 /// True when `s` carries bytes that are not UTF-8 (their characters encode as F4 8F BC..BF).
