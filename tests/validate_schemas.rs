@@ -91,7 +91,7 @@ fn verdicts_match_the_independent_validator() {
             };
             let shown: Vec<String> = violations
                 .iter()
-                .map(|v| format!("{}:{} {}", v.line, v.column, v.message))
+                .map(|v| format!("{}:{} {}", v.span.line, v.span.column, v.message))
                 .collect();
             if got != want {
                 failures.push(format!(
@@ -139,7 +139,7 @@ fn messages_for_the_corpus() {
         for v in violations {
             out.push_str(&format!(
                 "  {}:{} {:?} {}\n",
-                v.line, v.column, v.kind, v.message
+                v.span.line, v.span.column, v.kind, v.message
             ));
         }
     }
@@ -215,7 +215,7 @@ fn custom_resources_against_real_crds() {
                 for v in &violations {
                     pinned.push_str(&format!(
                         "  {}:{} {:?} {}\n",
-                        v.line, v.column, v.kind, v.message
+                        v.span.line, v.span.column, v.kind, v.message
                     ));
                 }
                 let mut got: Vec<String> = violations

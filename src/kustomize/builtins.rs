@@ -450,12 +450,16 @@ impl Builder {
                 }
                 Ok(())
             }
-            Transformer::Patch(entry) => Ok(self.apply_patch_entry(kt, acc, entry)?),
+            Transformer::Patch(entry) => {
+                let at = span.in_file(file.as_str());
+                Ok(self.apply_patch_entry(kt, acc, entry, at)?)
+            }
             Transformer::PatchJson6902(entry) => {
                 Ok(self.apply_legacy_json6902_entry(kt, acc, entry)?)
             }
             Transformer::PatchStrategicMerge(entries) => {
-                Ok(self.apply_psm_entries(kt, acc, entries)?)
+                let at = span.in_file(file.as_str());
+                Ok(self.apply_psm_entries(kt, acc, entries, &|_| at)?)
             }
         }
     }

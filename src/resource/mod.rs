@@ -122,6 +122,28 @@ impl Resource {
     pub fn name(&self) -> &str {
         self.node.str_at(&["metadata", "name"]).unwrap_or("")
     }
+
+    /// True when the object's node was parsed from its origin file, so that the lines of its
+    /// nodes are lines of that file (a plain manifest, a kustomization's resource), not of
+    /// output kdelta made (a chart's, a plugin's).
+    pub fn read_from_file(&self) -> bool {
+        let file = self.origin.file.as_str();
+        self.origin.span.line > 0 && [".yaml", ".yml", ".json"].iter().any(|e| file.ends_with(e))
+    }
+
+    /// The file and position a node of this object at `span` was read from: its own file (a
+    /// field a kustomize patch wrote is in the patch file), or the object's file when the
+    /// object was read from it. None for a node kdelta made, or one of output (a chart's).
+    pub fn field_location(&self, span: Span) -> Option<(String, u32, u32)> {
+        if !span.is_known() {
+            return None;
+        }
+        if let Some(file) = span.file.name() {
+            return Some((file.to_string(), span.line, span.column));
+        }
+        self.read_from_file()
+            .then(|| (self.origin.file.to_string(), span.line, span.column))
+    }
 }
 
 #[cfg(test)]

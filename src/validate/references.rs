@@ -131,15 +131,11 @@ fn namespace_wanted_by(
     });
 }
 
-/// `f` at `at` when `r` comes from a manifest file with lines, else in `r`'s file.
+/// `f` at `at` when the node was read from a file with lines, else in `r`'s file.
 fn located(f: Finding, r: &Resource, at: &Node) -> Finding {
-    let file = r.origin.file.to_string();
-    let from_file =
-        r.origin.span.line > 0 && [".yaml", ".yml", ".json"].iter().any(|e| file.ends_with(e));
-    if from_file && at.span.line > 0 {
-        f.at(file, at.span.line, at.span.column)
-    } else {
-        f.in_file(file)
+    match r.field_location(at.span) {
+        Some((file, line, column)) => f.at(file, line, column),
+        None => f.in_file(r.origin.file.to_string()),
     }
 }
 

@@ -97,12 +97,11 @@ pub fn unmatched_services(target: &str, rendered: &Rendered) -> Vec<Finding> {
         )
         .for_target(target)
         .with_help("check the selector against the workload's spec.template.metadata.labels");
-        // The selector's own line when the Service was read from its file.
-        let file = s.origin.file.to_string();
-        let from_file =
-            s.origin.span.line > 0 && [".yaml", ".yml", ".json"].iter().any(|e| file.ends_with(e));
-        let line = if from_file { selector.span.line } else { 0 };
-        out.push(f.at(file, line, 0));
+        // The selector's own line when it was read from a file.
+        out.push(match s.field_location(selector.span) {
+            Some((file, line, _)) => f.at(file, line, 0),
+            None => f.at(s.origin.file.to_string(), 0, 0),
+        });
     }
     out
 }

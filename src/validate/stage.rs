@@ -594,19 +594,11 @@ fn violation_finding(target: &str, defining: &RepoPath, r: &Resource, v: &Violat
         r,
         format!("{}: {}", r.id(), v.message),
     );
-    // The field's own line, when the object's node was read from the file it names.
-    if read_from_file(r) && v.line > 0 {
-        return f.at(r.origin.file.to_string(), v.line, v.column);
+    // The field's own line, in the file it was read from.
+    match r.field_location(v.span) {
+        Some((file, line, column)) => f.at(file, line, column),
+        None => f,
     }
-    f
-}
-
-/// True when the object's node was parsed from its origin file, so that the lines of its
-/// nodes are lines of that file (a plain manifest, a kustomization's resource), not of
-/// output kdelta made (a chart's, a plugin's).
-fn read_from_file(r: &Resource) -> bool {
-    let file = r.origin.file.as_str();
-    r.origin.span.line > 0 && [".yaml", ".yml", ".json"].iter().any(|e| file.ends_with(e))
 }
 
 /// A finding about object `r` of `target`: at the object in its file when the node was read
@@ -623,7 +615,7 @@ fn object_finding(
     if file.is_empty() {
         return f.in_file(defining.to_string());
     }
-    if read_from_file(r) {
+    if r.read_from_file() {
         return f.at(file, r.origin.span.line, r.origin.span.column);
     }
     f.in_file(file)
@@ -744,8 +736,7 @@ mod tests {
     fn violation(message: &str) -> Violation {
         Violation {
             path: "data[k]".into(),
-            line: 1,
-            column: 1,
+            span: crate::yaml::Span::new(1, 1),
             kind: ViolationKind::Format,
             message: message.into(),
         }

@@ -409,7 +409,7 @@ fn emit_node(node: &super::Node, emit: &mut impl FnMut(Event)) {
             ));
         }
         NodeKind::Seq(items) => {
-            let style = if node.flow {
+            let style = if node.flow() {
                 SequenceStyle::Flow
             } else {
                 SequenceStyle::Block
@@ -421,7 +421,7 @@ fn emit_node(node: &super::Node, emit: &mut impl FnMut(Event)) {
             emit(Event::sequence_end());
         }
         NodeKind::Map(entries) => {
-            let style = if node.flow {
+            let style = if node.flow() {
                 MappingStyle::Flow
             } else {
                 MappingStyle::Block

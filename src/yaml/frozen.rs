@@ -26,7 +26,10 @@ struct Packed {
     start_or_len: u32,
     /// Scalars: the text's length.
     text_len: u32,
-    span: Span,
+    /// The position's line and column: a frozen tree is a parse of one file, so every node is
+    /// of the tree's own file ([`super::node::FileId::OWN`]).
+    line: u32,
+    column: u32,
     shared: u32,
     /// The tag's index in [`Frozen::tags`], plus one; zero for none.
     tag: u32,
@@ -43,7 +46,7 @@ enum PackedKind {
 
 impl Frozen {
     /// Freezes `trees`. None when a count or text offset does not fit 32 bits (no blob the
-    /// sources accept is that large).
+    /// sources accept is that large), or when a node says it was read from another file.
     pub fn of(trees: &[Node]) -> Option<Frozen> {
         let mut out = Frozen {
             roots: trees.len(),
@@ -58,14 +61,18 @@ impl Frozen {
     }
 
     fn push(&mut self, node: &Node) -> Option<()> {
+        if !node.span.file.is_own() {
+            return None;
+        }
         let mut packed = Packed {
             start_or_len: 0,
             text_len: 0,
-            span: node.span,
-            shared: node.shared,
+            line: node.span.line,
+            column: node.span.column,
+            shared: node.shared(),
             tag: 0,
             kind: PackedKind::Seq,
-            flow: node.flow,
+            flow: node.flow(),
         };
         match &node.kind {
             NodeKind::Scalar(s) => {
@@ -131,12 +138,8 @@ impl Frozen {
                     .collect(),
             ),
         };
-        Node {
-            kind,
-            span: packed.span,
-            flow: packed.flow,
-            shared: packed.shared,
-        }
+        let span = Span::new(packed.line, packed.column);
+        Node::from_parts(kind, span, packed.flow, packed.shared)
     }
 
     /// The memory it takes, roughly (what a cache's budget counts).
@@ -157,11 +160,11 @@ mod tests {
         let source = "a: 1\nb: [x, 'y', !!str 3]\nc:\n  d: |\n    text\n  e: {f: null}\n---\n- !custom q\n- \"\"\n---\n";
         let trees = parse_stream(source.as_bytes(), &ParseOptions::default()).unwrap();
         let mut shared = trees.clone();
-        shared[0].shared = 7;
+        shared[0].set_shared(7);
         for t in [&trees, &shared] {
             let frozen = Frozen::of(t).unwrap();
             assert_eq!(frozen.thaw(), *t);
-            assert_eq!(frozen.thaw()[0].shared, t[0].shared);
+            assert_eq!(frozen.thaw()[0].shared(), t[0].shared());
         }
         assert!(Frozen::of(&[]).unwrap().thaw().is_empty());
     }

@@ -13,7 +13,7 @@ mod value;
 
 pub use crate::go::float::{format_g, format_json};
 pub use frozen::Frozen;
-pub use node::{Node, NodeKind, Scalar, ScalarStyle, Span};
+pub use node::{FileId, Node, NodeKind, Scalar, ScalarStyle, Span};
 pub use parse::{
     parse_first, parse_one, parse_stream, DuplicateKey, DuplicateKeys, Limits, Otherwise,
     ParseOptions, YamlError, YamlErrorKind,

@@ -2,22 +2,90 @@
 //! Scalars keep their raw text, style and tag; what type they are is decided later by a
 //! [`Dialect`](super::Dialect), because Helm (YAML 1.1) and kustomize (YAML 1.2) disagree.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
 /// A position in a source file (1-based). Line 0 means "made by kdelta, not read from a file".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {
     pub line: u32,
     pub column: u32,
+    /// The file, when it is not the one the whole tree was read from: a field a kustomize
+    /// patch wrote into an object keeps the patch file's line, and says so here.
+    pub file: FileId,
 }
 
 impl Span {
-    /// A position at `line`, `column` (both 1-based).
+    /// A position at `line`, `column` (both 1-based) of the tree's own file.
     pub fn new(line: u32, column: u32) -> Span {
-        Span { line, column }
+        Span {
+            line,
+            column,
+            file: FileId::OWN,
+        }
     }
 
     /// True when the node was read from a file (not synthesised).
     pub fn is_known(&self) -> bool {
         self.line > 0
+    }
+
+    /// The same position, in the file named `name`.
+    pub fn in_file(self, name: &str) -> Span {
+        Span {
+            file: FileId::of(name),
+            ..self
+        }
+    }
+}
+
+/// Which file a node was read from, as an index into this process's table of file names
+/// (interned once each): [`FileId::OWN`] is the file its whole tree came from (a resource's
+/// origin), any other id names the file itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(u32);
+
+/// The interned file names: the id of a name is its index in the list, plus one.
+#[derive(Default)]
+struct FileTable {
+    ids: HashMap<Arc<str>, u32>,
+    names: Vec<Arc<str>>,
+}
+
+fn file_table() -> std::sync::MutexGuard<'static, FileTable> {
+    static TABLE: OnceLock<Mutex<FileTable>> = OnceLock::new();
+    let table = TABLE.get_or_init(Default::default);
+    table
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl FileId {
+    /// The file the whole tree was read from.
+    pub const OWN: FileId = FileId(0);
+
+    /// The id of the file named `name` (the same id for the same name, for the whole run).
+    pub fn of(name: &str) -> FileId {
+        let mut table = file_table();
+        if let Some(&id) = table.ids.get(name) {
+            return FileId(id);
+        }
+        let name: Arc<str> = Arc::from(name);
+        table.names.push(Arc::clone(&name));
+        let id = u32::try_from(table.names.len()).unwrap_or(u32::MAX);
+        table.ids.insert(name, id);
+        FileId(id)
+    }
+
+    /// The file's name; None for [`FileId::OWN`].
+    pub fn name(self) -> Option<Arc<str>> {
+        let index = usize::try_from(self.0).ok()?.checked_sub(1)?;
+        file_table().names.get(index).cloned()
+    }
+
+    /// True for [`FileId::OWN`].
+    pub fn is_own(self) -> bool {
+        self == FileId::OWN
     }
 }
 
@@ -66,18 +134,22 @@ pub enum NodeKind {
 pub struct Node {
     pub kind: NodeKind,
     pub span: Span,
-    /// A collection written in flow style (`{a: 1}`, `[x]`); kept for kyaml-style re-emitting.
-    pub flow: bool,
-    /// Non-zero when this node stands for one Go object that kustomize placed at several paths
-    /// of a resource: every node of the resource with the same id is that object, so writing
-    /// one in place writes them all (see `kustomize::shared`). Not part of equality.
-    pub shared: u32,
+    /// [`Node::shared`] in the low 31 bits, [`Node::flow`] in the top bit: one word, so that a
+    /// node stays 64 bytes.
+    marks: u32,
 }
+
+/// The top bit of [`Node::marks`].
+const FLOW: u32 = 1 << 31;
+
+// Trees of millions of nodes are kept in memory: a file on each span must not make them bigger.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Node>() == 64);
 
 /// Equal content and positions; which Go object a node stands for does not count.
 impl PartialEq for Node {
     fn eq(&self, other: &Node) -> bool {
-        self.kind == other.kind && self.span == other.span && self.flow == other.flow
+        self.kind == other.kind && self.span == other.span && self.flow() == other.flow()
     }
 }
 
@@ -105,9 +177,42 @@ impl Node {
         Node {
             kind,
             span: Span::default(),
-            flow: false,
-            shared: 0,
+            marks: 0,
         }
+    }
+
+    /// A node of every part: for code that rebuilds one node from another's.
+    pub fn from_parts(kind: NodeKind, span: Span, flow: bool, shared: u32) -> Node {
+        let mut node = Node::new(kind).at(span);
+        node.set_flow(flow);
+        node.set_shared(shared);
+        node
+    }
+
+    /// A collection written in flow style (`{a: 1}`, `[x]`); kept for kyaml-style re-emitting.
+    pub fn flow(&self) -> bool {
+        self.marks & FLOW != 0
+    }
+
+    /// Sets [`Node::flow`].
+    pub fn set_flow(&mut self, flow: bool) {
+        self.marks = if flow {
+            self.marks | FLOW
+        } else {
+            self.marks & !FLOW
+        };
+    }
+
+    /// Non-zero when this node stands for one Go object that kustomize placed at several paths
+    /// of a resource: every node of the resource with the same id is that object, so writing
+    /// one in place writes them all (see `kustomize::shared`). Not part of equality.
+    pub fn shared(&self) -> u32 {
+        self.marks & !FLOW
+    }
+
+    /// Sets [`Node::shared`] (an id from [`Node::next_shared_id`], or 0 for none).
+    pub fn set_shared(&mut self, id: u32) {
+        self.marks = (self.marks & FLOW) | (id & !FLOW);
     }
 
     /// A plain scalar whose type is decided by resolution (`3` is an int, `true` a bool).
@@ -147,12 +252,13 @@ impl Node {
         Node::new(NodeKind::Seq(Vec::new()))
     }
 
-    /// A fresh id for [`Node::shared`], never 0.
+    /// A fresh id for [`Node::shared`], never 0, below 2^31 (ids wrap around after two billion:
+    /// they only need to differ within one resource).
     pub fn next_shared_id() -> u32 {
         use std::sync::atomic::{AtomicU32, Ordering};
         static NEXT: AtomicU32 = AtomicU32::new(1);
         loop {
-            let id = NEXT.fetch_add(1, Ordering::Relaxed);
+            let id = NEXT.fetch_add(1, Ordering::Relaxed) & !FLOW;
             if id != 0 {
                 return id;
             }
@@ -165,7 +271,7 @@ impl Node {
         if id == 0 {
             return;
         }
-        if self.shared == id {
+        if self.shared() == id {
             self.kind = kind.clone();
         }
         match &mut self.kind {
@@ -184,11 +290,37 @@ impl Node {
     }
 
     fn clear_shared(&mut self) {
-        self.shared = 0;
+        self.set_shared(0);
         match &mut self.kind {
             NodeKind::Scalar(_) => {}
             NodeKind::Seq(items) => items.iter_mut().for_each(Node::clear_shared),
             NodeKind::Map(entries) => entries.iter_mut().for_each(|(_, v)| v.clear_shared()),
+        }
+    }
+
+    /// Says of every position under this node that was read from the tree's own file that it
+    /// was read from `file`: for a tree that is merged into trees read from other files (a
+    /// kustomize patch), so that its fields keep pointing at their own file.
+    pub fn read_from(&mut self, file: FileId) {
+        self.map_spans(&|span| {
+            if span.is_known() && span.file.is_own() {
+                Span { file, ..span }
+            } else {
+                span
+            }
+        });
+    }
+
+    /// Replaces the position of every node under this one (keys included) by `f` of it.
+    pub fn map_spans(&mut self, f: &impl Fn(Span) -> Span) {
+        self.span = f(self.span);
+        match &mut self.kind {
+            NodeKind::Scalar(_) => {}
+            NodeKind::Seq(items) => items.iter_mut().for_each(|n| n.map_spans(f)),
+            NodeKind::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+                k.map_spans(f);
+                v.map_spans(f);
+            }),
         }
     }
 

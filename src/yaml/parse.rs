@@ -437,16 +437,12 @@ impl<'o> Builder<'o> {
                     libyaml_safer::ScalarStyle::Folded => ScalarStyle::Folded,
                     _ => ScalarStyle::Plain,
                 };
-                let node = Node {
-                    kind: NodeKind::Scalar(Scalar {
-                        text: value,
-                        style,
-                        tag: tag.map(|t| short_tag(t).into_boxed_str()),
-                    }),
-                    span,
-                    flow: false,
-                    shared: 0,
-                };
+                let node = Node::new(NodeKind::Scalar(Scalar {
+                    text: value,
+                    style,
+                    tag: tag.map(|t| short_tag(t).into_boxed_str()),
+                }))
+                .at(span);
                 self.register(anchor, &node);
                 self.push_value(node)?;
             }
@@ -478,12 +474,7 @@ impl<'o> Builder<'o> {
                     flow,
                 }) = self.stack.pop()
                 {
-                    let node = Node {
-                        kind: NodeKind::Seq(items),
-                        span,
-                        flow,
-                        shared: 0,
-                    };
+                    let node = Node::from_parts(NodeKind::Seq(items), span, flow, 0);
                     self.register(anchor, &node);
                     self.push_value(node)?;
                 }
@@ -498,12 +489,7 @@ impl<'o> Builder<'o> {
                 }) = self.stack.pop()
                 {
                     let entries = apply_merge_keys(entries)?;
-                    let node = Node {
-                        kind: NodeKind::Map(entries),
-                        span,
-                        flow,
-                        shared: 0,
-                    };
+                    let node = Node::from_parts(NodeKind::Map(entries), span, flow, 0);
                     self.register(anchor, &node);
                     self.push_value(node)?;
                 }

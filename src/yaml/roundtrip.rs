@@ -13,7 +13,7 @@ use super::node::{Node, NodeKind, ScalarStyle};
 
 /// Applies the round trip to every value under `node`.
 pub fn through_go_yaml_v3(node: &mut Node) {
-    let flow = node.flow;
+    let flow = node.flow();
     let fix = |n: &mut Node| match &mut n.kind {
         NodeKind::Scalar(s) => {
             if flow && s.text.is_empty() && s.tag.is_none() && s.style == ScalarStyle::Plain {
@@ -51,10 +51,10 @@ pub fn unreadable_block(node: &Node) -> Option<&Node> {
     }
     match &node.kind {
         NodeKind::Scalar(_) => None,
-        NodeKind::Seq(items) => items.iter().find_map(|i| bad(i, node.flow)),
+        NodeKind::Seq(items) => items.iter().find_map(|i| bad(i, node.flow())),
         NodeKind::Map(entries) => entries
             .iter()
-            .find_map(|(k, v)| bad(k, node.flow).or_else(|| bad(v, node.flow))),
+            .find_map(|(k, v)| bad(k, node.flow()).or_else(|| bad(v, node.flow()))),
     }
 }
 

@@ -726,3 +726,85 @@ fn the_configuration_can_name_more_crds() {
         "{report:#}"
     );
 }
+
+#[test]
+fn a_field_a_patch_writes_is_reported_at_the_patch_not_at_the_base() {
+    let env = TestEnv::new();
+    let patch = |containers: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: prod\n\
+             spec:\n  template:\n    spec:\n      containers:\n{containers}"
+        )
+    };
+    env.write(".kdelta.yaml", CONFIG)
+        .write("base/web.yaml", web("        resource: {}\n"))
+        .write("base/kustomization.yaml", "resources:\n- web.yaml\n")
+        // A patch file: its fields keep the patch file's lines.
+        .write(
+            "file/patch.yaml",
+            patch("      - name: web\n        ports:\n        - containerPort: \"eighty\"\n"),
+        )
+        .write(
+            "file/kustomization.yaml",
+            "resources:\n- ../base\npatches:\n- path: patch.yaml\n",
+        )
+        // An inline patch: its lines are not the kustomization's, so its fields are placed at
+        // the entry that holds it.
+        .write(
+            "inline/kustomization.yaml",
+            format!(
+                "resources:\n- ../base\npatches:\n- patch: |-\n{}",
+                patch("      - name: web\n        ports:\n        - containerPort: \"eighty\"\n")
+                    .lines()
+                    .map(|l| format!("    {l}\n"))
+                    .collect::<String>()
+            ),
+        );
+    env.commit("base");
+
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let mut typed: Vec<(String, String, u64)> = findings_of(&report, "schema.type")
+        .iter()
+        .map(|f| {
+            (
+                f["target"].as_str().unwrap().to_string(),
+                f["file"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    typed.sort();
+    assert_eq!(
+        typed,
+        [
+            (
+                "kustomize:file".to_string(),
+                "file/patch.yaml".to_string(),
+                12
+            ),
+            (
+                "kustomize:inline".to_string(),
+                "inline/kustomization.yaml".to_string(),
+                4
+            ),
+        ],
+        "{report:#}"
+    );
+    // The base's own problem stays at the base's line, in every target.
+    let values: Vec<(String, u64)> = findings_of(&report, "schema.unknown-field")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        values.len() >= 2
+            && values
+                .iter()
+                .all(|v| *v == ("base/web.yaml".to_string(), 19)),
+        "{report:#}"
+    );
+}

@@ -64,8 +64,8 @@ impl Arena {
     /// Copies a tree in, returning the id of its root. Scalars that stand for one shared Go
     /// object become one arena node, so in-place writes during the merge reach all of them.
     pub fn import(&mut self, node: &Node) -> Id {
-        if node.shared != 0 && matches!(node.kind, NodeKind::Scalar(_)) {
-            if let Some(&id) = self.shared.get(&node.shared) {
+        if node.shared() != 0 && matches!(node.kind, NodeKind::Scalar(_)) {
+            if let Some(&id) = self.shared.get(&node.shared()) {
                 return id;
             }
         }
@@ -80,15 +80,15 @@ impl Arena {
             ),
         };
         let id = self.add(kind, node.span);
-        self.nodes[id].flow = node.flow;
+        self.nodes[id].flow = node.flow();
         // A plain scalar kdelta made rather than read stands for one kustomize made with
         // `NewScalarRNode`: no tag at all.
         if let NodeKind::Scalar(s) = &node.kind {
             self.nodes[id].untagged =
                 s.tag.is_none() && s.style == ScalarStyle::Plain && !node.span.is_known();
         }
-        if node.shared != 0 && matches!(node.kind, NodeKind::Scalar(_)) {
-            self.shared.insert(node.shared, id);
+        if node.shared() != 0 && matches!(node.kind, NodeKind::Scalar(_)) {
+            self.shared.insert(node.shared(), id);
         }
         id
     }
@@ -143,12 +143,12 @@ impl Arena {
                     .collect::<Option<_>>()?,
             ),
         };
-        Some(Node {
+        Some(Node::from_parts(
             kind,
-            span: n.span,
-            flow: n.flow,
-            shared: identities.get(&id).copied().unwrap_or(0),
-        })
+            n.span,
+            n.flow,
+            identities.get(&id).copied().unwrap_or(0),
+        ))
     }
 
     /// A new node.

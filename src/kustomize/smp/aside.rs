@@ -35,7 +35,7 @@ pub(super) struct Aside {
 /// Takes settled fields the patch does not mention out of `dest` (a resource, or a mapping in
 /// it) where `patch` is the corresponding part of the patch. `None` when nothing was taken.
 pub(super) fn set_aside(dest: &mut Node, patch: &Node, depth: usize) -> Option<Aside> {
-    if depth > MAX_ASIDE_DEPTH || dest.shared != 0 {
+    if depth > MAX_ASIDE_DEPTH || dest.shared() != 0 {
         return None;
     }
     let patch_entries = patch.as_map()?;
@@ -152,7 +152,7 @@ fn plain_key(k: &Node) -> Option<&str> {
 /// True when walking `v` as a field the patch does not have leaves it exactly as it is.
 fn settled(v: &Node, height: usize) -> bool {
     // The walk's copy back out drops the flow style and may share scalars.
-    if height == 0 || v.shared != 0 || v.flow {
+    if height == 0 || v.shared() != 0 || v.flow() {
         return false;
     }
     match &v.kind {

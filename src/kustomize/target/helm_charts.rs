@@ -215,10 +215,7 @@ impl Builder {
                 located: f.context.len(),
                 chain: f.context,
                 file,
-                span: Span {
-                    line: f.line.unwrap_or(0),
-                    column: f.column.unwrap_or(0),
-                },
+                span: Span::new(f.line.unwrap_or(0), f.column.unwrap_or(0)),
                 help: f.help,
             }
         })?;

@@ -59,6 +59,11 @@ impl Kt<'_> {
         }
     }
 
+    /// [`Kt::span`] with the kustomization file named in it.
+    pub fn span_in_file(&self, field: &str, index: Option<usize>) -> Span {
+        self.span(field, index).in_file(self.file.as_str())
+    }
+
     pub fn err_at(&self, e: KError, field: &str, index: Option<usize>) -> KError {
         e.at(&self.file, self.span(field, index))
     }

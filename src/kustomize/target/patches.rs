@@ -6,6 +6,8 @@ use crate::finding::rules;
 use crate::kustomize::error::KError;
 use crate::kustomize::transform::patch;
 use crate::kustomize::types::{self};
+use crate::source::RepoPath;
+use crate::yaml::{FileId, Node, Span};
 
 impl Builder {
     /// One `patches:` entry.
@@ -16,7 +18,8 @@ impl Builder {
         entry: &types::Patch,
         i: usize,
     ) -> Result<(), KError> {
-        self.apply_patch_entry(kt, acc, entry)
+        let inline_at = kt.span_in_file("patches", Some(i));
+        self.apply_patch_entry(kt, acc, entry, inline_at)
             .map_err(|e| kt.err_at(e, "patches", Some(i)))
     }
 
@@ -34,16 +37,19 @@ impl Builder {
         else {
             return Ok(());
         };
-        self.apply_psm_entries(kt, acc, entries)
+        let inline_at = |i| kt.span_in_file("patchesStrategicMerge", Some(i));
+        self.apply_psm_entries(kt, acc, entries, &inline_at)
             .map_err(|e| kt.err_at(e, "patchesStrategicMerge", None))
     }
 
-    /// Loads strategic merge patches (inline or files) and applies each to its resource.
+    /// Loads strategic merge patches (inline or files) and applies each to its resource;
+    /// `inline_at(i)` is where entry `i` is written, the place of its fields when it is inline.
     pub fn apply_psm_entries(
         &mut self,
         kt: &Kt,
         acc: &mut Acc,
         entries: &[String],
+        inline_at: &dyn Fn(usize) -> Span,
     ) -> Result<(), KError> {
         let field = "patchesStrategicMerge";
         let mut patches = Vec::new();
@@ -57,8 +63,14 @@ impl Builder {
                     None => None,
                 },
             };
-            let loaded = match inline {
-                Some(p) => p,
+            match inline {
+                Some(mut inline) => {
+                    place(
+                        inline.iter_mut().map(|p| &mut p.node),
+                        Read::Inline(inline_at(i)),
+                    );
+                    patches.extend(inline);
+                }
                 None => {
                     let (file, bytes) = kt.ldr.load(entry).map_err(|e| {
                         at(e.context(format!(
@@ -66,13 +78,14 @@ impl Builder {
                         )))
                     })?;
                     let text = crate::kustomize::documents::patch_text(&bytes);
-                    patch::parse_smp(&text, &kt.ldr.schema).map_err(|e| {
+                    let mut loaded = patch::parse_smp(&text, &kt.ldr.schema).map_err(|e| {
                         KError::new(rules::KUSTOMIZE_PATCH, format!("{e} in File: {entry}"))
                             .at(&file, Default::default())
-                    })?
+                    })?;
+                    place(loaded.iter_mut().map(|p| &mut p.node), Read::File(&file));
+                    patches.extend(loaded);
                 }
-            };
-            patches.extend(loaded);
+            }
         }
         if patches.is_empty() {
             return Err(KError::new(
@@ -83,15 +96,17 @@ impl Builder {
         patch::apply_patches_strategic_merge(&mut acc.rm, &patches).map_err(patch::err)
     }
 
-    /// A PatchTransformer: strategic merge or JSON 6902, inline or from a file.
+    /// A PatchTransformer: strategic merge or JSON 6902, inline or from a file; `inline_at` is
+    /// where the entry is written, the place of its fields when it is inline.
     pub fn apply_patch_entry(
         &mut self,
         kt: &Kt,
         acc: &mut Acc,
         entry: &types::Patch,
+        inline_at: Span,
     ) -> Result<(), KError> {
         let inline = entry.patch.trim();
-        let (text, source) = match (inline.is_empty(), entry.path.is_empty()) {
+        let (text, source, file) = match (inline.is_empty(), entry.path.is_empty()) {
             (true, true) => {
                 let config = describe_patch(entry);
                 return Err(patch::err(format!(
@@ -104,9 +119,9 @@ impl Builder {
                     "trouble configuring builtin PatchTransformer with config: `\n{config}`: patch and path can't be set at the same time\n{config}"
                 )));
             }
-            (false, true) => (inline.to_string(), format!("[patch: {:?}]", inline)),
+            (false, true) => (inline.to_string(), format!("[patch: {:?}]", inline), None),
             (true, false) => {
-                let (_, bytes) = kt.ldr.load(&entry.path).map_err(|e| {
+                let (file, bytes) = kt.ldr.load(&entry.path).map_err(|e| {
                     let e = e.context(format!(
                         "failed to get the patch file from path({})",
                         entry.path
@@ -124,11 +139,17 @@ impl Builder {
                 (
                     crate::kustomize::documents::patch_text(&bytes),
                     format!("[path: {:?}]", entry.path),
+                    Some(file),
                 )
             }
         };
         let mut body = patch::parse_patch(&text, &source, &kt.ldr.schema)?;
         if let patch::PatchBody::Smp(patches) = &mut body {
+            let read = match &file {
+                Some(file) => Read::File(file),
+                None => Read::Inline(inline_at),
+            };
+            place(patches.iter_mut().map(|p| &mut p.node), read);
             for p in patches.iter_mut() {
                 if entry
                     .options
@@ -211,6 +232,30 @@ impl Builder {
             )));
         }
         patch::apply_legacy_json6902(&mut acc.rm, &ops, target).map_err(patch::err)
+    }
+}
+
+/// Where a patch's text was read from.
+enum Read<'a> {
+    /// A patch file: its nodes' lines are the file's.
+    File(&'a RepoPath),
+    /// Text written inline at this place (a kustomization's entry): its nodes' lines are lines
+    /// of the text, not of the file, so they all take the entry's place.
+    Inline(Span),
+}
+
+/// Says of the nodes of a patch where they were read from, so that a field the patch writes
+/// into an object points at the patch, not at the object's file.
+fn place<'n>(nodes: impl Iterator<Item = &'n mut Node>, read: Read) {
+    let file = match read {
+        Read::File(path) => FileId::of(path.as_str()),
+        Read::Inline(_) => FileId::OWN,
+    };
+    for node in nodes {
+        match read {
+            Read::File(_) => node.read_from(file),
+            Read::Inline(at) => node.map_spans(&|span| if span.is_known() { at } else { span }),
+        }
     }
 }
 

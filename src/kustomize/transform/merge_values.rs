@@ -29,6 +29,7 @@ pub fn merge_value(base: &str, overlay: &str, format: &str) -> Result<String, St
 }
 
 fn deep_merge(base: &mut Node, overlay: Node) {
+    let (span, flow, shared) = (overlay.span, overlay.flow(), overlay.shared());
     match (&mut base.kind, overlay.kind) {
         (NodeKind::Map(b), NodeKind::Map(o)) => {
             for (k, v) in o {
@@ -41,14 +42,7 @@ fn deep_merge(base: &mut Node, overlay: Node) {
                 }
             }
         }
-        (_, kind) => {
-            *base = Node {
-                kind,
-                span: overlay.span,
-                flow: overlay.flow,
-                shared: overlay.shared,
-            }
-        }
+        (_, kind) => *base = Node::from_parts(kind, span, flow, shared),
     }
 }
 

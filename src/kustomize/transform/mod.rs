@@ -55,14 +55,14 @@ pub fn set_entry(
     match entries.iter_mut().find(|(k, _)| k.as_str() == Some(key)) {
         Some((_, v)) => {
             let style = v.as_scalar().map(|s| s.style).unwrap_or_default();
-            let identity = v.shared;
+            let identity = v.shared();
             *v = new(style).at(v.span);
-            v.shared = identity;
+            v.set_shared(identity);
             Ok(identity)
         }
         None => {
             let mut v = new(ScalarStyle::Plain);
-            v.shared = shared;
+            v.set_shared(shared);
             entries.push((Node::plain(key), v));
             Ok(0)
         }

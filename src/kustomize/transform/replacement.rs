@@ -482,7 +482,7 @@ fn copy_to_field(
     let mut written = Vec::new();
     let n = pathmatch::visit(obj, &path, create, &mut |t| {
         match set_field_value(options, t, value) {
-            Ok(()) if t.shared != 0 => written.push((t.shared, t.kind.clone())),
+            Ok(()) if t.shared() != 0 => written.push((t.shared(), t.kind.clone())),
             Ok(()) => {}
             Err(e) => {
                 failure.get_or_insert(e);
@@ -541,9 +541,9 @@ fn set_field_value(
             t.text = v.text.clone();
         }
         _ => {
-            let (span, identity) = (target.span, target.shared);
+            let (span, identity) = (target.span, target.shared());
             *target = value.at(span);
-            target.shared = identity;
+            target.set_shared(identity);
         }
     }
     Ok(())

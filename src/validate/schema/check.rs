@@ -17,8 +17,7 @@ pub struct Violation {
     pub path: String,
     /// Where the offending node is (for a missing field: the mapping that lacks it). Line 0
     /// when the node was made by kdelta rather than read from a file.
-    pub line: u32,
-    pub column: u32,
+    pub span: Span,
     pub kind: ViolationKind,
     /// The whole message, path first: `spec.replica: unknown field "replica"`.
     pub message: String,
@@ -34,8 +33,7 @@ impl Violation {
         };
         Violation {
             path,
-            line: span.line,
-            column: span.column,
+            span,
             kind,
             message,
         }
@@ -800,7 +798,7 @@ mod tests {
         let v = validate(deployment(), &node);
         assert_eq!(v.len(), 1, "{v:?}");
         assert_eq!(v[0].kind, ViolationKind::DuplicateKey);
-        assert_eq!((v[0].line, v[0].column), (5, 3));
+        assert_eq!((v[0].span.line, v[0].span.column), (5, 3));
         assert_eq!(
             v[0].message,
             "metadata.name: duplicate key \"name\" (first at line 4)"
