@@ -321,6 +321,47 @@ fn a_name_the_api_server_rejects_is_a_metadata_error_at_the_name() {
     );
 }
 
+/// Two items of a list-type map with one key: for a built-in kind the API server's core
+/// validation names the key field and its value (`validateContainers`:
+/// `field.Duplicate(path.Child("name"), ctr.Name)`), at the second item's key; for a custom
+/// resource the CRD's structural schema validation names the item and its key as a Go map
+/// (apiextensions-apiserver's `listtype.validateListMap`).
+#[test]
+fn a_duplicate_list_map_key_is_worded_as_the_api_server_words_it() {
+    let env = TestEnv::new();
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: routes.example.com\nspec:\n  group: example.com\n  names:\n    kind: Route\n    plural: routes\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              backends:\n                type: array\n                x-kubernetes-list-type: map\n                x-kubernetes-list-map-keys: [name, port]\n                items:\n                  type: object\n                  required: [name]\n                  properties:\n                    name: {type: string}\n                    port: {type: integer}\n";
+    env.write(".kdelta.yaml", "directories: [crds, manifests]\n")
+        .write("crds/route.yaml", crd)
+        .write(
+            "manifests/web.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: prod\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n      - name: web\n        image: busybox:1.36\n",
+        )
+        .write(
+            "manifests/route.yaml",
+            "apiVersion: example.com/v1\nkind: Route\nmetadata:\n  name: web\n  namespace: prod\nspec:\n  backends:\n  - name: web\n    port: 80\n  - port: 80\n    name: web\n",
+        );
+    env.commit("duplicates");
+    let report = check(&env, 1);
+    let found = findings_of(&report, "schema.duplicate");
+    assert_eq!(found.len(), 2, "{report:#}");
+    assert_finding(
+        found[0],
+        "error",
+        "manifests/route.yaml",
+        Some(10),
+        "spec.backends[1]: Duplicate value: map[string]interface {}{\"name\":\"web\", \"port\":80}",
+    );
+    assert_finding(
+        found[1],
+        "error",
+        "manifests/web.yaml",
+        Some(18),
+        "spec.template.spec.containers[1].name: Duplicate value: \"web\"",
+    );
+    let text = env.kdelta(&["check", "--color", "never"]).code(1);
+    insta::assert_snapshot!("schema_duplicate", text.stdout);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Kustomize: loading kustomizations
 

@@ -465,7 +465,7 @@ impl<'n> Walker<'n> {
                     {
                         let what = format!(
                             "Duplicate value: {}",
-                            crate::go::json::quote(items[i].as_str().unwrap_or_default())
+                            go_value(&items[i], self.scalar_value(items[i].as_scalar()))
                         );
                         self.report(
                             Some(Seg::Index(i)),
@@ -496,33 +496,95 @@ impl<'n> Walker<'n> {
                 for (i, item) in items.iter().enumerate() {
                     let Some(key) = key_of(item) else { continue };
                     if seen.iter().any(|s| same(s, &key)) {
-                        let mut shown = String::from("{");
-                        for (j, (name, value)) in keys.iter().zip(&key).enumerate() {
-                            if j > 0 {
-                                shown.push(',');
-                            }
-                            let _ = write!(shown, "{}:", crate::go::json::quote(name));
-                            match value.map(|v| (v, self.scalar_value(v.as_scalar()))) {
-                                Some((_, Some(ScalarValue::Str(t)))) => {
-                                    shown.push_str(&crate::go::json::quote(t))
-                                }
-                                Some((v, _)) => shown.push_str(v.as_text().unwrap_or("null")),
-                                None => shown.push_str("null"),
-                            }
-                        }
-                        shown.push('}');
-                        self.report(
-                            Some(Seg::Index(i)),
-                            item.span,
-                            ViolationKind::Duplicate,
-                            format!("Duplicate value: {shown}"),
-                        );
+                        self.duplicate_key(ty.flavor(), keys, &key, i, item);
                     } else {
                         seen.push(key);
                     }
                 }
             }
             ListType::Map(_) => {}
+        }
+    }
+
+    /// The duplicate item `i` of a list-type map, worded as the API server words it. A CRD's
+    /// structural schema validation (apiextensions-apiserver's `listtype.validateListMap`)
+    /// reports the item with its key as a Go map, `%#v`:
+    /// `spec.ports[1]: Duplicate value: map[string]interface {}{"name":"web"}`. A built-in
+    /// kind's core validation reports the key field of the item with its value
+    /// (`validateContainers`: `field.Duplicate(path.Child("name"), ctr.Name)`):
+    /// `spec.containers[1].name: Duplicate value: "web"`. Core validation has no common
+    /// wording for keys of several fields (a Service's ports print Go's `core.ServicePort`
+    /// struct; container ports are refused by name, not by port and protocol), so kdelta says
+    /// those in JSON at the item: `Duplicate value: {"containerPort":80,"protocol":"TCP"}`.
+    fn duplicate_key(
+        &mut self,
+        flavor: Flavor,
+        keys: &[Box<str>],
+        key: &[Option<&'n Node>],
+        i: usize,
+        item: &'n Node,
+    ) {
+        let value = |v: &'n Node| go_value(v, self.scalar_value(v.as_scalar()));
+        match (flavor, keys, key) {
+            (Flavor::Structural, _, _) => {
+                // Go prints a map's keys sorted; an absent key field is no entry.
+                let mut present: Vec<(&str, &'n Node)> = keys
+                    .iter()
+                    .zip(key)
+                    .filter_map(|(name, v)| Some((&**name, (*v)?)))
+                    .collect();
+                present.sort_by(|a, b| a.0.cmp(b.0));
+                let mut shown = String::from("map[string]interface {}{");
+                for (j, (name, v)) in present.iter().enumerate() {
+                    if j > 0 {
+                        shown.push_str(", ");
+                    }
+                    let _ = write!(shown, "{}:{}", crate::go::strconv::quote(name), value(v));
+                }
+                shown.push('}');
+                let what = format!("Duplicate value: {shown}");
+                self.report(
+                    Some(Seg::Index(i)),
+                    item.span,
+                    ViolationKind::Duplicate,
+                    what,
+                );
+            }
+            (Flavor::BuiltIn, [name], [Some(v)]) => {
+                let what = format!("Duplicate value: {}", value(v));
+                self.path.push(Seg::Index(i));
+                self.report(
+                    Some(Seg::Field(name)),
+                    v.span,
+                    ViolationKind::Duplicate,
+                    what,
+                );
+                self.path.pop();
+            }
+            (Flavor::BuiltIn, _, _) => {
+                let mut shown = String::from("{");
+                for (j, (name, v)) in keys.iter().zip(key).enumerate() {
+                    if j > 0 {
+                        shown.push(',');
+                    }
+                    let _ = write!(shown, "{}:", crate::go::json::quote(name));
+                    match v.map(|v| (v, self.scalar_value(v.as_scalar()))) {
+                        Some((_, Some(ScalarValue::Str(t)))) => {
+                            shown.push_str(&crate::go::json::quote(t))
+                        }
+                        Some((v, _)) => shown.push_str(v.as_text().unwrap_or("null")),
+                        None => shown.push_str("null"),
+                    }
+                }
+                shown.push('}');
+                let what = format!("Duplicate value: {shown}");
+                self.report(
+                    Some(Seg::Index(i)),
+                    item.span,
+                    ViolationKind::Duplicate,
+                    what,
+                );
+            }
         }
     }
 
@@ -710,6 +772,20 @@ pub(super) fn format_path(segs: &[Seg<'_>]) -> String {
 }
 
 /// A scalar as the decoder types it with `dialect`; `None` for null.
+/// A scalar as Go's `%#v` prints the value the API server decoded from it (`field.Error`
+/// prints a duplicate so): a string quoted, an integer (int64) and a float (float64) as
+/// numbers, null as a nil interface.
+fn go_value(node: &Node, value: Option<ScalarValue<'_>>) -> String {
+    match value {
+        Some(ScalarValue::Str(s)) => crate::go::strconv::quote(s),
+        Some(ScalarValue::Int(i)) => i.to_string(),
+        Some(ScalarValue::Float(f)) => crate::go::float::format_g(f),
+        Some(ScalarValue::Bool(b)) => b.to_string(),
+        None if node.is_null() => "interface {}(nil)".to_string(),
+        None => node.as_text().unwrap_or_default().to_string(),
+    }
+}
+
 pub(super) fn scalar_value_in(s: &Scalar, dialect: Dialect) -> Option<ScalarValue<'_>> {
     if s.is_string_literal() || crate::yaml::plain_is_surely_string(&s.text, dialect) {
         return Some(ScalarValue::Str(&s.text));
