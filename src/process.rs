@@ -82,6 +82,43 @@ pub fn run(cmd: &mut Command, stdin: &[u8], timeout: Duration) -> Result<Finishe
     })
 }
 
+/// How a program ended, as Go's `os.ProcessState` prints it (what kustomize and Argo CD
+/// quote): `exit status 3`, `signal: killed`.
+pub fn go_exit_status(status: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(code) = status.code() {
+        return format!("exit status {code}");
+    }
+    let Some(signal) = status.signal() else {
+        return status.to_string();
+    };
+    // Go's names of the signals (syscall's `signals` table on Linux).
+    let name = match signal {
+        1 => "hangup",
+        2 => "interrupt",
+        3 => "quit",
+        4 => "illegal instruction",
+        5 => "trace/breakpoint trap",
+        6 => "aborted",
+        7 => "bus error",
+        8 => "floating point exception",
+        9 => "killed",
+        10 => "user defined signal 1",
+        11 => "segmentation fault",
+        12 => "user defined signal 2",
+        13 => "broken pipe",
+        14 => "alarm clock",
+        15 => "terminated",
+        n => return format!("signal: signal {n}"),
+    };
+    let core = if status.core_dumped() {
+        " (core dumped)"
+    } else {
+        ""
+    };
+    format!("signal: {name}{core}")
+}
+
 /// A fresh directory under the system's temporary directory, removed when dropped: where a
 /// program runs, with the files it needs written into it.
 pub struct TempDir(std::path::PathBuf);
@@ -127,6 +164,22 @@ impl Drop for TempDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exit_statuses_read_as_go_prints_them() {
+        let status = |script: &str| {
+            let done = run(
+                Command::new("sh").args(["-c", script]),
+                b"",
+                Duration::from_secs(60),
+            )
+            .unwrap();
+            go_exit_status(&done.status)
+        };
+        assert_eq!(status("exit 3"), "exit status 3");
+        assert_eq!(status("kill -9 $$"), "signal: killed");
+        assert_eq!(status("kill -15 $$"), "signal: terminated");
+    }
 
     #[test]
     fn output_is_read_and_a_hang_is_killed() {

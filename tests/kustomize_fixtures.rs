@@ -55,6 +55,20 @@ fn read_case(dir: &Path) -> Result<Case, String> {
         Some("LoadRestrictionsRootOnly") | None => false,
         Some(other) => return Err(format!("case.yaml: unknown load_restrictor {other:?}")),
     };
+    // Exec plugins (`--enable-alpha-plugins`): the plugin root and home are directories of the
+    // case, as regen.py gives them to kustomize.
+    let enable_exec_plugins =
+        field(&["options", "enable_alpha_plugins"]).as_deref() == Some("true");
+    let plugin_env = kdelta::kustomize::PluginEnv {
+        kustomize_plugin_home: field(&["options", "plugin_home"])
+            .map(|p| dir.join(p).to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        xdg_config_home: String::new(),
+        home: dir
+            .join(field(&["options", "home"]).unwrap_or_else(|| "home".to_string()))
+            .to_string_lossy()
+            .into_owned(),
+    };
     let key_phrases = node
         .get("key_phrases")
         .and_then(|n| n.as_seq())
@@ -72,6 +86,8 @@ fn read_case(dir: &Path) -> Result<Case, String> {
             kustomize: kdelta::kustomize::Options {
                 load_restrictor_none,
                 reorder_none,
+                enable_exec_plugins,
+                plugin_env,
                 ..Default::default()
             },
             ..RenderOptions::default()
@@ -111,10 +127,14 @@ fn render(case: &Case) -> Result<String, Vec<String>> {
 }
 
 /// Lowercase words of a message, with the case's absolute input path (and the `$CASE`
-/// placeholder the expected errors use for it) removed, so that paths compare as relative ones.
+/// placeholder the expected errors use for it) removed, so that paths compare as relative ones;
+/// other paths in the case (an exec plugin's) read as `$CASE`, as in the expected errors.
 fn words(text: &str, case_dir: &Path) -> Vec<String> {
     let abs = case_dir.join("in").to_string_lossy().into_owned();
-    let text = text.replace(&abs, "").replace("$CASE/in", "");
+    let text = text
+        .replace(&abs, "")
+        .replace("$CASE/in", "")
+        .replace(case_dir.to_string_lossy().as_ref(), "$CASE");
     text.to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())

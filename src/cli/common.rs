@@ -111,6 +111,12 @@ pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
             load_restrictor_none: common.load_restrictor == LoadRestrictor::None,
             reorder_none: common.reorder == Reorder::None,
             enable_exec_plugins: common.enable_exec_plugins,
+            // Read only when plugins may run, so that the environment changes no other run.
+            plugin_env: if common.enable_exec_plugins {
+                kdelta::kustomize::PluginEnv::from_process()
+            } else {
+                kdelta::kustomize::PluginEnv::default()
+            },
             add_managed_by_label: common.enable_managed_by_label,
             trace: false,
             helm_kube_version: None,

@@ -83,7 +83,7 @@ rules! {
     KUSTOMIZE_CONFIGURATIONS = "kustomize.configurations", Error, "a configurations: file that cannot be used";
     KUSTOMIZE_CRDS = "kustomize.crds", Error, "a crds: file that cannot be used";
     KUSTOMIZE_PLUGIN_EXEC_DISABLED = "kustomize.plugin.exec-disabled", Error, "an exec plugin is configured but --enable-exec-plugins was not given";
-    KUSTOMIZE_PLUGIN_NOT_FOUND = "kustomize.plugin.not-found", Error, "an exec plugin executable is missing";
+    KUSTOMIZE_PLUGIN_NOT_FOUND = "kustomize.plugin.not-found", Error, "an exec plugin executable is missing or not executable";
     KUSTOMIZE_PLUGIN_FAILED = "kustomize.plugin.failed", Error, "an exec plugin failed or timed out";
     KUSTOMIZE_PLUGIN_OUTPUT = "kustomize.plugin.output", Error, "an exec plugin printed invalid output";
     KUSTOMIZE_PLUGIN_CONFIG = "kustomize.plugin.config", Error, "a builtin plugin config that cannot be read";

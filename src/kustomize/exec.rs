@@ -16,79 +16,190 @@ use std::time::Duration;
 /// How long one plugin may run.
 pub const TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Where kustomize looks for plugins, in its order.
-fn plugin_homes() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Some(h) = std::env::var_os("KUSTOMIZE_PLUGIN_HOME") {
-        out.push(PathBuf::from(h));
-    }
-    if let Some(x) = std::env::var_os("XDG_CONFIG_HOME") {
-        out.push(PathBuf::from(x).join("kustomize/plugin"));
-    }
-    if let Some(h) = std::env::var_os("HOME") {
-        out.push(PathBuf::from(&h).join(".config/kustomize/plugin"));
-        out.push(PathBuf::from(h).join("kustomize/plugin"));
-    }
-    out
+/// What kustomize's plugin loader reads of the environment to find the plugin root
+/// (`konfig.DefaultAbsPluginHome`): `$KUSTOMIZE_PLUGIN_HOME`, `$XDG_CONFIG_HOME` and `$HOME`, as
+/// the command line found them (empty: unset, as Go's `os.Getenv` says).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PluginEnv {
+    pub kustomize_plugin_home: String,
+    pub xdg_config_home: String,
+    pub home: String,
 }
 
-fn plugin_path(cfg: &Res) -> Option<PathBuf> {
+impl PluginEnv {
+    /// The variables of this process.
+    pub fn from_process() -> PluginEnv {
+        let var = |k: &str| {
+            std::env::var_os(k)
+                .map(|v| v.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        PluginEnv {
+            kustomize_plugin_home: var("KUSTOMIZE_PLUGIN_HOME"),
+            xdg_config_home: var("XDG_CONFIG_HOME"),
+            home: var("HOME"),
+        }
+    }
+
+    /// The candidate plugin roots in kustomize's order, each with kustomize's note on where
+    /// it comes from (`""`: the variable it comes from is unset).
+    fn candidates(&self) -> [(String, &'static str); 4] {
+        // konfig.HomeDir: `~` when $HOME is empty.
+        let home = if self.home.is_empty() {
+            "~"
+        } else {
+            self.home.as_str()
+        };
+        let join = |base: &str, rest: &str| {
+            if base.is_empty() {
+                String::new()
+            } else {
+                format!("{}/{rest}", base.trim_end_matches('/'))
+            }
+        };
+        [
+            (
+                self.kustomize_plugin_home.clone(),
+                "homed in $KUSTOMIZE_PLUGIN_HOME",
+            ),
+            (
+                join(&self.xdg_config_home, "kustomize/plugin"),
+                "homed in $XDG_CONFIG_HOME",
+            ),
+            (
+                join(home, ".config/kustomize/plugin"),
+                "homed in default value of $XDG_CONFIG_HOME",
+            ),
+            (join(home, "kustomize/plugin"), "homed in home directory"),
+        ]
+    }
+
+    /// The plugin root: the first candidate that exists (kustomize looks for a plugin in that
+    /// one only), else kustomize's `unable to find plugin root` error.
+    fn root(&self) -> Result<PathBuf, KError> {
+        let candidates = self.candidates();
+        if let Some((dir, _)) = candidates
+            .iter()
+            .find(|(dir, _)| !dir.is_empty() && std::path::Path::new(dir).exists())
+        {
+            return Ok(PathBuf::from(dir));
+        }
+        let tried: Vec<String> = candidates
+            .iter()
+            .map(|(dir, note)| {
+                let dir = if dir.is_empty() { "<no value>" } else { dir };
+                format!("('{dir}'; {note})")
+            })
+            .collect();
+        Err(KError::new(
+            rules::KUSTOMIZE_PLUGIN_NOT_FOUND,
+            format!("unable to find plugin root - tried: {}", tried.join(", ")),
+        )
+        .with_cause(
+            "no kustomize plugin directory: none of $KUSTOMIZE_PLUGIN_HOME, \
+             $XDG_CONFIG_HOME/kustomize/plugin, $HOME/.config/kustomize/plugin and \
+             $HOME/kustomize/plugin exists",
+            &[],
+        )
+        .with_help("install exec plugins under one of them, or set KUSTOMIZE_PLUGIN_HOME"))
+    }
+}
+
+/// Where the exec plugin configured by `cfg` must be: `ROOT/GROUP/VERSION/lowercase
+/// kind/KIND` in the plugin root, and that it is an executable file there.
+fn plugin_path(env: &PluginEnv, cfg: &Res) -> Result<PathBuf, KError> {
     let (group, version) = crate::resource::split_api_version(cfg.api_version());
     let kind = cfg.kind();
-    plugin_homes().into_iter().find_map(|home| {
-        let p = home
-            .join(group)
-            .join(version)
-            .join(kind.to_lowercase())
-            .join(kind);
-        p.is_file().then_some(p)
-    })
+    let path = env
+        .root()?
+        .join(group)
+        .join(version)
+        .join(kind.to_lowercase())
+        .join(kind);
+    let shown = path.display();
+    match std::fs::metadata(&path) {
+        Ok(meta) => {
+            use std::os::unix::fs::PermissionsExt;
+            if meta.permissions().mode() & 0o111 == 0 {
+                return Err(KError::new(
+                    rules::KUSTOMIZE_PLUGIN_NOT_FOUND,
+                    format!("unexecutable plugin at: {shown}"),
+                )
+                .with_cause(format!("exec plugin {shown} is not executable"), &[])
+                .with_help(format!("make it executable: chmod +x {shown}")));
+            }
+            Ok(path)
+        }
+        // kustomize then looks for a Go plugin (`KIND.so`), which kdelta never loads.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(KError::new(
+            rules::KUSTOMIZE_PLUGIN_NOT_FOUND,
+            format!("expected file with Go object code at: {shown}.so"),
+        )
+        .with_cause(
+            format!(
+                "exec plugin {} not found: no executable {shown}",
+                cfg.cur_id()
+            ),
+            &[],
+        )
+        .with_help("install the plugin's executable there (kdelta does not load Go plugins)")),
+        Err(e) => Err(KError::new(
+            rules::KUSTOMIZE_PLUGIN_NOT_FOUND,
+            format!("stat {shown}: {e}"),
+        )),
+    }
 }
 
-/// Runs the exec plugin configured by `cfg`; `input` is given for transformers.
+/// Runs the exec plugin configured by `cfg`; `input` is given for transformers. `env` is
+/// `None` unless the user enabled exec plugins. The errors are kustomize v5.5.0's, with the
+/// wrapping its plugin loader adds (`loading generator plugins: failed to load generator: …`
+/// for a generator; a transformer's are not wrapped).
 pub fn run_plugin(
     ldr: &Loader,
     cfg: &Res,
     input: Option<&ResMap>,
-    enabled: bool,
+    env: Option<&PluginEnv>,
 ) -> Result<ResMap, KError> {
+    let loading = |mut e: KError| {
+        if input.is_none() {
+            e.message = format!(
+                "loading generator plugins: failed to load generator: {}",
+                e.message
+            );
+        }
+        e
+    };
     let id = cfg.cur_id();
-    let Some(path) = plugin_path(cfg) else {
-        return Err(KError::new(
-            rules::KUSTOMIZE_PLUGIN_NOT_FOUND,
-            format!(
-                "external plugin {id} not found: looked for {}/{}/{} under {}",
-                cfg.api_version(),
-                cfg.kind().to_lowercase(),
-                cfg.kind(),
-                plugin_homes()
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+    let Some(env) = env else {
+        return Err(loading(
+            KError::new(
+                rules::KUSTOMIZE_PLUGIN_EXEC_DISABLED,
+                format!(
+                    "external plugins disabled; unable to load external plugin '{}'",
+                    cfg.kind()
+                ),
+            )
+            .with_cause(format!("exec plugin {id} is not run"), &[])
+            .with_help(
+                "pass --enable-exec-plugins to run exec plugins (they run with your privileges)",
             ),
         ));
     };
-    if !enabled {
-        return Err(KError::new(
-            rules::KUSTOMIZE_PLUGIN_EXEC_DISABLED,
-            format!("exec plugin {id} ({}) is not run", path.display()),
-        )
-        .with_help(
-            "pass --enable-exec-plugins to run exec plugins (they run with your privileges)",
-        ));
-    }
+    let path = plugin_path(env, cfg).map_err(loading)?;
     let config = yaml_of(cfg);
     let args = plugin_args(ldr, cfg)?;
     let stdin = input.map(stream_of).unwrap_or_default();
-    let output = invoke(&path, &config, &args, stdin.as_bytes(), ldr.root().as_str())?;
+    let output = invoke(
+        &path,
+        cfg,
+        &config,
+        &args,
+        stdin.as_bytes(),
+        ldr.root().as_str(),
+        input.is_some(),
+    )?;
     let text = String::from_utf8_lossy(&output);
-    let produced = parse_smp(&text, &ldr.schema).map_err(|e| {
-        KError::new(
-            rules::KUSTOMIZE_PLUGIN_OUTPUT,
-            format!("plugin {id} printed invalid resources: {e}"),
-        )
-    })?;
+    let produced = parse_smp(&text, &ldr.schema).map_err(|e| invalid_output(&text, &id, e))?;
     match input {
         None => {
             let mut rm = ResMap::new();
@@ -100,6 +211,42 @@ pub fn run_plugin(
             Ok(rm)
         }
         Some(before) => merge_transformed(before, produced, &id.to_string()),
+    }
+}
+
+/// What a plugin printed that is no resources. Output that is no YAML fails as kustomize's
+/// resource factory says (`MalformedYAMLError: yaml: …`, the plugin not named); kdelta's
+/// cause names the plugin.
+fn invalid_output(text: &str, id: &super::kid::KId, e: String) -> KError {
+    let yaml_error = super::documents::read_documents(
+        text.as_bytes(),
+        &crate::yaml::ParseOptions {
+            duplicate_keys: crate::yaml::DuplicateKeys::Keep,
+            ..crate::yaml::ParseOptions::default()
+        },
+    )
+    .err();
+    match yaml_error {
+        Some(y) => KError::new(
+            rules::KUSTOMIZE_PLUGIN_OUTPUT,
+            format!(
+                "MalformedYAMLError: {}",
+                y.go_message
+                    .clone()
+                    .unwrap_or_else(|| format!("yaml: line {}: {}", y.span.line, y.message))
+            ),
+        )
+        .with_cause(
+            format!(
+                "plugin {id} printed invalid YAML at line {}, column {} of its output: {}",
+                y.span.line, y.span.column, y.message
+            ),
+            &[],
+        ),
+        None => KError::new(
+            rules::KUSTOMIZE_PLUGIN_OUTPUT,
+            format!("plugin {id} printed invalid resources: {e}"),
+        ),
     }
 }
 
@@ -191,12 +338,16 @@ fn shell_words(s: &str) -> Vec<String> {
     out
 }
 
+/// Runs the plugin at `path` with its config file as the first argument, as kustomize's
+/// `ExecPlugin.invokePlugin` does, and returns what it printed.
 fn invoke(
     path: &PathBuf,
+    cfg: &Res,
     config: &str,
     args: &[String],
     stdin: &[u8],
     root: &str,
+    transformer: bool,
 ) -> Result<Vec<u8>, KError> {
     let fail = |m: String| KError::new(rules::KUSTOMIZE_PLUGIN_FAILED, m);
     let dir = crate::process::TempDir::new("kdelta-plugin")
@@ -215,12 +366,30 @@ fn invoke(
     )
     .map_err(|e| fail(format!("plugin {}: {e}", path.display())))?;
     if !done.status.success() {
-        return Err(fail(format!(
-            "failure in plugin {}: {}: {}",
-            path.display(),
-            done.status,
-            String::from_utf8_lossy(&done.stderr).trim()
-        )));
+        let status = crate::process::go_exit_status(&done.status);
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        // kustomize: `STDERR: failure in plugin configured via CONFIG; exit status N` (the
+        // stderr and its `: ` left out when empty; a transformer's message ends with a space
+        // and its empty output). CONFIG is the temporary file kustomize wrote the config to,
+        // deleted by the time anyone reads the message; kdelta names the repository file the
+        // config came from instead, which is what a reader can open.
+        let mut message = format!(
+            "failure in plugin configured via {}; {status}",
+            cfg.origin.file
+        );
+        if !stderr.is_empty() {
+            message = format!("{stderr}: {message}");
+        }
+        if transformer {
+            message.push(' ');
+        }
+        let trimmed = stderr.trim();
+        let cause = if trimmed.is_empty() {
+            format!("exec plugin {} failed: {status}", path.display())
+        } else {
+            format!("exec plugin {} failed: {status}: {trimmed}", path.display())
+        };
+        return Err(fail(message).with_cause(cause, &[]));
     }
     Ok(done.stdout)
 }

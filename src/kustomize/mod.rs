@@ -34,6 +34,7 @@ pub mod transform;
 mod types;
 
 pub use error::KError;
+pub use exec::PluginEnv;
 
 use crate::engine::{self, Detected, DirListing, EngineOutput};
 use crate::finding::{rules, Finding, Incomplete};
@@ -62,6 +63,9 @@ pub struct Options {
     pub reorder_none: bool,
     /// Run exec plugins — off unless the user passed the flag.
     pub enable_exec_plugins: bool,
+    /// Where exec plugins are looked for (the environment kustomize reads); used only with
+    /// `enable_exec_plugins`.
+    pub plugin_env: PluginEnv,
     /// Add the `app.kubernetes.io/managed-by` label to every object, as
     /// `buildMetadata: [managedByLabel]` does (kustomize's deprecated `--enable-managedby-label`).
     pub add_managed_by_label: bool,
@@ -210,7 +214,7 @@ pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<trac
     let mut b = Builder {
         root_only: !opts.load_restrictor_none,
         findings: Vec::new(),
-        exec_plugins: opts.enable_exec_plugins,
+        exec_plugins: opts.enable_exec_plugins.then(|| opts.plugin_env.clone()),
         trace: opts.trace.then(trace::Trace::default),
         helm_kube_version: opts.helm_kube_version.clone(),
         helm_api_versions: opts.helm_api_versions.clone(),

@@ -177,7 +177,7 @@ impl Builder {
         } else {
             None
         };
-        exec::run_plugin(&kt.ldr, cfg, input, self.exec_plugins)
+        exec::run_plugin(&kt.ldr, cfg, input, self.exec_plugins.as_ref())
             .map(Some)
             .map_err(|e| e.at(&cfg.origin.file, cfg.origin.span))
     }

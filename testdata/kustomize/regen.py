@@ -2,7 +2,8 @@
 """Regenerate the expected outputs of the kustomize fixtures with the reference tool.
 
 For every case directory (or the ones named on the command line) this reads `case.yaml`
-(`build_dir`, `options.reorder`, `options.load_restrictor`, `options.enable_helm`), runs
+(`build_dir`, `options.reorder`, `options.load_restrictor`, `options.enable_helm`,
+`options.enable_alpha_plugins` with `options.plugin_home` and `options.home`), runs
 `kubectl kustomize` from the
 case directory exactly as a user would, and writes either `expected.yaml` (the tool's stdout) or
 `expected-error.txt` (its error message, with the case's absolute path replaced by `$CASE`).
@@ -10,6 +11,7 @@ The `oracle:` block at the end of `case.yaml` is rewritten with the command and 
 Nothing here is typed by hand: rerun this script after editing a case.
 """
 
+import os
 import pathlib
 import re
 import subprocess
@@ -39,6 +41,8 @@ def command_for(text):
         cmd += ["--load-restrictor", "LoadRestrictionsNone"]
     elif restrictor != "LoadRestrictionsRootOnly":
         raise SystemExit(f"unknown load_restrictor {restrictor!r}")
+    if (field(text, "enable_alpha_plugins") or "false") == "true":
+        cmd.append("--enable-alpha-plugins")
     if (field(text, "enable_helm") or "false") == "true":
         # `helm` on PATH must be the reference helm v3.17.3 (../shared/tools/install-helm-oracle.sh).
         cmd += ["--enable-helm", "--helm-command", "helm"]
@@ -58,7 +62,26 @@ def error_message(stderr, case_dir):
     else:
         msg = stderr.strip()
     msg = msg.replace(str(case_dir), "$CASE")
+    # The temporary file an exec plugin's config is written to (deleted after the run).
+    msg = re.sub(r"/\S*?/kust-plugin-config-[0-9]+", "$PLUGIN_CONFIG", msg)
     return msg.strip() + "\n"
+
+
+def environment_for(text, case_dir):
+    """The environment of the oracle: for exec plugins, kustomize's plugin root is looked up
+    from `$KUSTOMIZE_PLUGIN_HOME` (`options.plugin_home`, a directory of the case), never
+    `$XDG_CONFIG_HOME`, and `$HOME` is `options.home` (default `home`) in the case, so that
+    nothing of this machine's own configuration is found."""
+    env = dict(os.environ)
+    if (field(text, "enable_alpha_plugins") or "false") != "true":
+        return env
+    env.pop("KUSTOMIZE_PLUGIN_HOME", None)
+    env.pop("XDG_CONFIG_HOME", None)
+    plugin_home = field(text, "plugin_home")
+    if plugin_home:
+        env["KUSTOMIZE_PLUGIN_HOME"] = str(case_dir / plugin_home)
+    env["HOME"] = str(case_dir / (field(text, "home") or "home"))
+    return env
 
 
 def regen(case_dir):
@@ -66,7 +89,10 @@ def regen(case_dir):
     text = case_file.read_text()
     cmd = command_for(text)
     runs = [
-        subprocess.run(cmd, cwd=case_dir, capture_output=True, text=True) for _ in range(2)
+        subprocess.run(
+            cmd, cwd=case_dir, env=environment_for(text, case_dir), capture_output=True, text=True
+        )
+        for _ in range(2)
     ]
     if (runs[0].returncode, runs[0].stdout) != (runs[1].returncode, runs[1].stdout):
         raise SystemExit(f"{case_dir.name}: the reference tool is not deterministic here")

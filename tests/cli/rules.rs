@@ -972,6 +972,117 @@ fn an_unknown_behavior_and_a_key_the_api_server_rejects_are_warnings() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Kustomize: exec plugins (their wording against kubectl kustomize v5.5.0 is pinned by
+// testdata/kustomize/16*-*exec-*)
+
+/// A repository whose `app` kustomization runs the generator `Greeter`, and (with `script`)
+/// that plugin installed in the private home's XDG plugin root, which exists either way.
+fn greeter_repo(script: Option<&str>) -> TestEnv {
+    let env = TestEnv::new();
+    let dir = env
+        .root()
+        .join("home/.config/kustomize/plugin/example.com/v1/greeter");
+    std::fs::create_dir_all(&dir).unwrap();
+    if let Some(script) = script {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("Greeter");
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    env.write("app/kustomization.yaml", "generators:\n- greeter.yaml\n")
+        .write(
+            "app/greeter.yaml",
+            "apiVersion: example.com/v1\nkind: Greeter\nmetadata:\n  name: greetings\n",
+        );
+    env.commit("greeter");
+    env
+}
+
+/// `kdelta check --enable-exec-plugins` in `env`, failing: the JSON report, and the text
+/// report with the temporary root written as `$ROOT`.
+fn check_with_plugins(env: &TestEnv) -> (Value, String) {
+    let report_in = |format: &str| {
+        let mut cmd = env.kdelta_cmd(&[
+            "check",
+            "--enable-exec-plugins",
+            "--color",
+            "never",
+            "--format",
+            format,
+        ]);
+        cmd.env_remove("KUSTOMIZE_PLUGIN_HOME");
+        let out = run(cmd).code(1);
+        out.stdout
+            .replace(env.root().to_string_lossy().as_ref(), "$ROOT")
+    };
+    let report = serde_json::from_str(&report_in("json")).expect("a JSON report");
+    (report, report_in("text"))
+}
+
+#[test]
+fn an_exec_plugin_missing_from_the_plugin_root_is_not_found() {
+    let env = greeter_repo(None);
+    let (report, text) = check_with_plugins(&env);
+    let f = the_finding(&report, "kustomize.plugin.not-found");
+    assert_finding(
+        f,
+        "error",
+        "app/greeter.yaml",
+        Some(1),
+        "exec plugin Greeter.v1.example.com/greetings.[noNs] not found: no executable $ROOT/home/.config/kustomize/plugin/example.com/v1/greeter/Greeter",
+    );
+    assert_eq!(
+        f["reference_message"],
+        "loading generator plugins: failed to load generator: expected file with Go object code at: $ROOT/home/.config/kustomize/plugin/example.com/v1/greeter/Greeter.so",
+        "{f:#}"
+    );
+    insta::assert_snapshot!("kustomize_plugin_not_found", text);
+}
+
+#[test]
+fn an_exec_plugin_that_exits_non_zero_failed_with_its_stderr() {
+    let env = greeter_repo(Some(
+        "#!/bin/sh\necho 'greeter: no greeting configured' >&2\nexit 3\n",
+    ));
+    let (report, text) = check_with_plugins(&env);
+    let f = the_finding(&report, "kustomize.plugin.failed");
+    assert_finding(
+        f,
+        "error",
+        "app/greeter.yaml",
+        Some(1),
+        "exec plugin $ROOT/home/.config/kustomize/plugin/example.com/v1/greeter/Greeter failed: exit status 3: greeter: no greeting configured",
+    );
+    // kustomize names the temporary file it wrote the config to; kdelta the config's file.
+    assert_eq!(
+        f["reference_message"],
+        "greeter: no greeting configured\n: failure in plugin configured via app/greeter.yaml; exit status 3",
+        "{f:#}"
+    );
+    insta::assert_snapshot!("kustomize_plugin_failed", text);
+}
+
+#[test]
+fn an_exec_plugin_that_prints_no_yaml_printed_invalid_output() {
+    let env = greeter_repo(Some("#!/bin/sh\necho 'greeting: hello: world'\n"));
+    let (report, text) = check_with_plugins(&env);
+    let f = the_finding(&report, "kustomize.plugin.output");
+    assert_finding(
+        f,
+        "error",
+        "app/greeter.yaml",
+        Some(1),
+        "plugin Greeter.v1.example.com/greetings.[noNs] printed invalid YAML at line 1, column 16 of its output: mapping values are not allowed in this context",
+    );
+    assert_eq!(
+        f["reference_message"],
+        "MalformedYAMLError: yaml: mapping values are not allowed in this context",
+        "{f:#}"
+    );
+    insta::assert_snapshot!("kustomize_plugin_output", text);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Kustomize: replacements
 
 /// ConfigMaps `src` (data.image `nginx:1.27`) and `dst` (data.v `old`).

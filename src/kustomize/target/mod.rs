@@ -127,8 +127,9 @@ impl Acc {
 pub struct Builder {
     pub root_only: bool,
     pub findings: Vec<Finding>,
-    /// `--enable-exec-plugins`: run exec plugins found in the plugin home.
-    pub exec_plugins: bool,
+    /// With `--enable-exec-plugins`, where to find exec plugins (and leave to run them); `None`
+    /// otherwise.
+    pub exec_plugins: Option<crate::kustomize::PluginEnv>,
     /// Each step's objects, when the build is traced (`kdelta explain`).
     pub trace: Option<crate::kustomize::trace::Trace>,
     /// See [`crate::kustomize::Options::helm_kube_version`].
