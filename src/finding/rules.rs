@@ -17,7 +17,7 @@ macro_rules! rules {
 
 rules! {
     CONFIG_INVALID = "config.invalid", Error, "the configuration file cannot be used";
-    DISCOVER_UNREADABLE = "discover.unreadable", Warning, "a directory could not be listed while looking for targets";
+    DISCOVER_UNREADABLE = "discover.unreadable", Warning, "a directory of the work tree could not be listed while looking for targets (unreadable, or its path too long)";
 
     SOURCE_NOT_FOUND = "source.not-found", Error, "a file or directory a target needs does not exist at that revision";
     SOURCE_OUTSIDE_REPOSITORY = "source.outside-repository", Error, "a path or symbolic link leaves the repository";

@@ -303,6 +303,50 @@ fn an_ignore_differences_jq_expression_kdelta_cannot_apply_is_a_notice() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Discovery
+
+/// A directory that cannot be listed is skipped with a warning, the rest of the work tree is
+/// still discovered. Tests run as root, whom no permission bit stops; what stops root too is a
+/// path longer than the system's limit (PATH_MAX, 4096 bytes on Linux): directories nested
+/// deeper than that, as a generated or vendored tree can be, list as far as the limit and no
+/// further (`File name too long`).
+#[test]
+fn a_directory_that_cannot_be_listed_is_skipped_with_a_warning() {
+    let env = TestEnv::without_git();
+    env.write("app/kustomization.yaml", "resources:\n- cm.yaml\n")
+        .write("app/cm.yaml", config_map("settings", "v"));
+    // 22 levels of 200 bytes, built from the bottom up by renames, as no path given to the
+    // system may be that long: each level is made at a short path, the tree so far moved
+    // into it.
+    let name = "d".repeat(200);
+    let level = |i: usize| env.root().join(format!("level{i}")).join(&name);
+    std::fs::create_dir_all(level(0)).expect("mkdir");
+    for i in 1..22 {
+        std::fs::create_dir_all(level(i)).expect("mkdir");
+        std::fs::rename(level(i - 1), level(i).join(&name)).expect("rename");
+    }
+    std::fs::rename(level(21), env.repo().join(&name)).expect("rename");
+    let report = env.kdelta(&["check", "--format", "json"]).success().json();
+    let f = the_finding(&report, "discover.unreadable");
+    assert_eq!(f["severity"], "warning", "{f:#}");
+    // The first directory whose absolute path reaches the limit (how deep that is depends on
+    // where the temporary directory is).
+    let unlisted = f["file"].as_str().expect("a directory");
+    assert!(unlisted.split('/').all(|part| part == name), "{f:#}");
+    let absolute = env.repo().join(unlisted).as_os_str().len();
+    assert!(
+        absolute >= 4096 && absolute - 201 < 4096,
+        "{absolute} {f:#}"
+    );
+    assert_eq!(
+        report["targets"][0]["id"], "kustomize:app",
+        "the rest is discovered: {report:#}"
+    );
+    let text = env.kdelta(&["check", "--color", "never"]).success();
+    insta::assert_snapshot!("discover_unreadable", text.stdout.replace(unlisted, "DEEP"));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Validation
 
 #[test]
