@@ -39,7 +39,7 @@ fn path_matches(dir: &Path, path: &[String]) -> Result<String, String> {
     let input = std::fs::read(dir.join("in/resource.yaml")).map_err(|e| e.to_string())?;
     let node =
         yaml::parse_one(&input, &yaml::ParseOptions::default()).map_err(|e| e.to_string())?;
-    let found = kdelta::kustomize::pathmatch::matches(&node, path)?;
+    let found = kdelta::kustomize::pathmatch::matches(&node, path).map_err(|e| e.to_string())?;
     Ok(if found.is_empty() {
         String::new()
     } else {

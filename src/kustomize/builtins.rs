@@ -501,5 +501,5 @@ fn apply_value_add(
             file_path_position: t.file_path_position,
         })
         .collect();
-    value_add::apply(rm, &value, &targets).map_err(fail)
+    value_add::apply(rm, &value, &targets).map_err(|e| fail(e.to_string()))
 }

@@ -4,8 +4,46 @@
 //! kyaml v5.8's `PathMatcher` (targets: every match, `[k=v]` an unanchored regex, optional
 //! creation, descent into YAML/JSON held in a string on a detached copy).
 
-use crate::yaml::{self, Node, NodeKind, ParseOptions, Scalar, ScalarStyle};
+use crate::yaml::{self, Node, NodeKind, ParseOptions, Scalar, ScalarStyle, YamlError};
 use regex::Regex;
+
+/// Why a field path cannot be followed through a node, in kyaml's words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PathError {
+    /// A negative number where [`lookup`] wants an index.
+    #[error("array index {0} cannot be negative")]
+    NegativeIndex(i64),
+    /// The path goes on through a node of the wrong kind.
+    #[error("wrong node kind: expected {expected} but got {got}")]
+    WrongKind {
+        expected: &'static str,
+        got: &'static str,
+    },
+    /// `*` over a node that is no sequence (kyaml's matcher says only what it expected).
+    #[error("wrong node kind: expected SequenceNode")]
+    WildcardOverNonSequence,
+    /// `*` in a source path, which kyaml's `PathGetter` does not allow.
+    #[error("wildcard is not supported in PathGetter")]
+    Wildcard,
+    /// A `[...]` element without `=`.
+    #[error("list path element must contain fieldName=fieldValue for element to match")]
+    NoFieldValue { element: String },
+    /// A numeric element too large to be an index.
+    #[error("invalid index {0}")]
+    InvalidIndex(String),
+    /// An index past the end of the sequence (one past it when creating).
+    #[error("index {index} specified but only {len} elements found")]
+    IndexOutOfRange { index: usize, len: usize },
+    /// The value of a `[k=v]` element is no regular expression.
+    #[error("{source}")]
+    Pattern {
+        pattern: String,
+        source: regex::Error,
+    },
+    /// A string the path descends into holds no YAML.
+    #[error("{0}")]
+    Embedded(YamlError),
+}
 
 /// Splits a field path on `.`, honouring `\.` and keeping `[a.b=c.d]` together (kyaml
 /// `SmarterPathSplitter`).
@@ -67,13 +105,13 @@ fn is_idx_number(p: &str) -> bool {
     p.parse::<i64>().is_ok_and(|i| i >= 0)
 }
 
-fn split_index(p: &str) -> Result<(String, String), String> {
+fn split_index(p: &str) -> Result<(String, String), PathError> {
     let inner = &p[1..p.len() - 1];
     match inner.split_once('=') {
         Some((k, v)) => Ok((k.to_string(), v.to_string())),
-        None => {
-            Err("list path element must contain fieldName=fieldValue for element to match".into())
-        }
+        None => Err(PathError::NoFieldValue {
+            element: p.to_string(),
+        }),
     }
 }
 
@@ -85,20 +123,20 @@ fn kind_name(n: &Node) -> &'static str {
     }
 }
 
-fn wrong_kind(expected: &str, n: &Node) -> String {
-    format!(
-        "wrong node kind: expected {expected} but got {}",
-        kind_name(n)
-    )
+fn wrong_kind(expected: &'static str, n: &Node) -> PathError {
+    PathError::WrongKind {
+        expected,
+        got: kind_name(n),
+    }
 }
 
 /// kyaml `Lookup(path...)`: the node at `path`, `None` when missing.
-pub fn lookup<'a>(node: &'a Node, path: &[String]) -> Result<Option<&'a Node>, String> {
+pub fn lookup<'a>(node: &'a Node, path: &[String]) -> Result<Option<&'a Node>, PathError> {
     let mut cur = node;
     for part in clean(path) {
         let next = if let Ok(i) = part.parse::<i64>() {
             if i < 0 {
-                return Err(format!("array index {i} cannot be negative"));
+                return Err(PathError::NegativeIndex(i));
             }
             let items = cur
                 .as_seq()
@@ -110,7 +148,7 @@ pub fn lookup<'a>(node: &'a Node, path: &[String]) -> Result<Option<&'a Node>, S
                 .ok_or_else(|| wrong_kind("SequenceNode", cur))?;
             items.last()
         } else if part == "*" {
-            return Err("wildcard is not supported in PathGetter".into());
+            return Err(PathError::Wildcard);
         } else if is_list_index(&part) {
             let (k, v) = split_index(&part)?;
             let items = cur
@@ -173,19 +211,20 @@ fn part_kind(next: Option<&String>, create: Create) -> Create {
 }
 
 /// Calls `f` on every node matched by `path` (kyaml v5.8 `PathMatcher`), creating missing parts
-/// when `create` is set. Returns how many nodes were visited.
-pub fn visit(
+/// when `create` is set. Returns how many nodes were visited. `f`'s errors pass through as they
+/// are; the path's own become `E` through `From`.
+pub fn visit<E: From<PathError>>(
     node: &mut Node,
     path: &[String],
     create: Option<Create>,
-    f: &mut dyn FnMut(&mut Node) -> Result<(), String>,
-) -> Result<usize, String> {
+    f: &mut dyn FnMut(&mut Node) -> Result<(), E>,
+) -> Result<usize, E> {
     let path = clean(path);
     walk(node, &path, create, f)
 }
 
 /// Copies of every node matched by `path`, for inspection.
-pub fn matches(node: &Node, path: &[String]) -> Result<Vec<Node>, String> {
+pub fn matches(node: &Node, path: &[String]) -> Result<Vec<Node>, PathError> {
     let mut copy = node.clone();
     let mut out = Vec::new();
     visit(&mut copy, path, None, &mut |n| {
@@ -195,12 +234,12 @@ pub fn matches(node: &Node, path: &[String]) -> Result<Vec<Node>, String> {
     Ok(out)
 }
 
-fn walk(
+fn walk<E: From<PathError>>(
     node: &mut Node,
     path: &[String],
     create: Option<Create>,
-    f: &mut dyn FnMut(&mut Node) -> Result<(), String>,
-) -> Result<usize, String> {
+    f: &mut dyn FnMut(&mut Node) -> Result<(), E>,
+) -> Result<usize, E> {
     let Some(first) = path.first() else {
         f(node)?;
         return Ok(1);
@@ -214,7 +253,7 @@ fn walk(
     if first == "*" {
         let items = node
             .as_seq_mut()
-            .ok_or_else(|| "wrong node kind: expected SequenceNode".to_string())?;
+            .ok_or(PathError::WildcardOverNonSequence)?;
         let mut n = 0;
         for item in items.iter_mut() {
             n += walk(item, &path[1..], create, f)?;
@@ -224,14 +263,14 @@ fn walk(
     walk_field(node, path, create, f)
 }
 
-fn walk_field(
+fn walk_field<E: From<PathError>>(
     node: &mut Node,
     path: &[String],
     create: Option<Create>,
-    f: &mut dyn FnMut(&mut Node) -> Result<(), String>,
-) -> Result<usize, String> {
+    f: &mut dyn FnMut(&mut Node) -> Result<(), E>,
+) -> Result<usize, E> {
     if !node.is_map() {
-        return Err(wrong_kind("MappingNode", node));
+        return Err(wrong_kind("MappingNode", node).into());
     }
     let name = &path[0];
     if node.get(name).is_none() {
@@ -246,55 +285,57 @@ fn walk_field(
         // (and counted) but writes through this route do not reach the object.
         let text = field.as_str().unwrap_or("").to_string();
         let mut parsed = yaml::parse_one(text.as_bytes(), &ParseOptions::default())
-            .map_err(|e| e.to_string())?;
+            .map_err(PathError::Embedded)?;
         return walk(&mut parsed, &path[1..], create, f);
     }
     walk(field, &path[1..], create, f)
 }
 
-fn walk_index(
+fn walk_index<E: From<PathError>>(
     node: &mut Node,
     path: &[String],
     create: Option<Create>,
-    f: &mut dyn FnMut(&mut Node) -> Result<(), String>,
-) -> Result<usize, String> {
+    f: &mut dyn FnMut(&mut Node) -> Result<(), E>,
+) -> Result<usize, E> {
     let idx: usize = path[0]
         .parse()
-        .map_err(|_| format!("invalid index {}", path[0]))?;
-    let kind = node_kind_name(node);
-    let items = node
-        .as_seq_mut()
-        .ok_or_else(|| format!("wrong node kind: expected SequenceNode but got {kind}"))?;
+        .map_err(|_| PathError::InvalidIndex(path[0].clone()))?;
+    let kind = kind_name(node);
+    let items = node.as_seq_mut().ok_or(PathError::WrongKind {
+        expected: "SequenceNode",
+        got: kind,
+    })?;
     if items.len() == idx {
         if let Some(c) = create {
             items.push(part_kind(path.get(1), c).empty());
         }
     }
     if items.len() < idx + 1 {
-        return Err(format!(
-            "index {idx} specified but only {} elements found",
-            items.len()
-        ));
+        return Err(PathError::IndexOutOfRange {
+            index: idx,
+            len: items.len(),
+        }
+        .into());
     }
     walk(&mut items[idx], &path[1..], create, f)
 }
 
-fn node_kind_name(n: &Node) -> &'static str {
-    kind_name(n)
-}
-
-fn walk_seq(
+fn walk_seq<E: From<PathError>>(
     node: &mut Node,
     path: &[String],
     create: Option<Create>,
-    f: &mut dyn FnMut(&mut Node) -> Result<(), String>,
-) -> Result<usize, String> {
+    f: &mut dyn FnMut(&mut Node) -> Result<(), E>,
+) -> Result<usize, E> {
     let (field, pattern) = split_index(&path[0])?;
-    let re = Regex::new(&pattern).map_err(|e| e.to_string())?;
-    let kind = node_kind_name(node);
-    let items = node
-        .as_seq_mut()
-        .ok_or_else(|| format!("wrong node kind: expected SequenceNode but got {kind}"))?;
+    let re = Regex::new(&pattern).map_err(|source| PathError::Pattern {
+        pattern: pattern.clone(),
+        source,
+    })?;
+    let kind = kind_name(node);
+    let items = node.as_seq_mut().ok_or(PathError::WrongKind {
+        expected: "SequenceNode",
+        got: kind,
+    })?;
     let text_of = |n: &Node| -> Option<String> {
         match &n.kind {
             NodeKind::Scalar(s) => Some(s.text.trim().to_string()),
@@ -366,7 +407,7 @@ mod tests {
         // The matcher's [k=v] is an unanchored regex: both containers match.
         assert_eq!(matches(&n, &p).unwrap().len(), 2);
         let mut m = n.clone();
-        let count = visit(
+        let count = visit::<PathError>(
             &mut m,
             &split("spec.containers.*.env"),
             Some(Create::Seq),
@@ -384,16 +425,23 @@ mod tests {
             .get("env")
             .is_some());
         assert!(lookup(&n, &split("spec.missing.x")).unwrap().is_none());
-        let err = visit(
+        let err: PathError = visit(
             &mut n.clone(),
             &split("spec.containers.5.image"),
             None,
             &mut |_| Ok(()),
         )
         .unwrap_err();
-        assert!(
-            err.contains("index 5 specified but only 2 elements found"),
-            "{err}"
+        assert_eq!(err, PathError::IndexOutOfRange { index: 5, len: 2 });
+        assert_eq!(
+            err.to_string(),
+            "index 5 specified but only 2 elements found"
+        );
+        assert_eq!(
+            lookup(&n, &split("spec.containers.0.image.x"))
+                .unwrap_err()
+                .to_string(),
+            "wrong node kind: expected MappingNode but got ScalarNode"
         );
     }
 }

@@ -465,7 +465,7 @@ fn copy_to_field(
         return Ok(());
     }
     let path = pathmatch::split(fp);
-    let retrieval = |cause: Option<String>| {
+    let retrieval = |cause: Option<pathmatch::PathError>| {
         let what = if create.is_some() {
             "unable to find or create field"
         } else {
@@ -480,7 +480,7 @@ fn copy_to_field(
     let mut failure: Option<ReplacementError> = None;
     // Targets written in place that kustomize placed at several paths (labels).
     let mut written = Vec::new();
-    let n = pathmatch::visit(obj, &path, create, &mut |t| {
+    let n = pathmatch::visit::<pathmatch::PathError>(obj, &path, create, &mut |t| {
         match set_field_value(options, t, value) {
             Ok(()) if t.shared() != 0 => written.push((t.shared(), t.kind.clone())),
             Ok(()) => {}
@@ -585,7 +585,7 @@ fn set_in_structured_data(
         return None;
     }
     let mut failed = false;
-    let n = pathmatch::visit(&mut doc, &parts[i..], create, &mut |t| {
+    let n = pathmatch::visit::<pathmatch::PathError>(&mut doc, &parts[i..], create, &mut |t| {
         failed |= set_field_value(options, t, value).is_err();
         Ok(())
     })
@@ -595,7 +595,7 @@ fn set_in_structured_data(
     }
     let serialized = serialize_embedded(&doc, &original).ok()?;
     let mut wrote = false;
-    pathmatch::visit(obj, &parts[..i], None, &mut |carrier| {
+    pathmatch::visit::<pathmatch::PathError>(obj, &parts[..i], None, &mut |carrier| {
         if let NodeKind::Scalar(s) = &mut carrier.kind {
             if !wrote {
                 s.text = serialized.clone();

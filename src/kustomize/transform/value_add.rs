@@ -2,7 +2,7 @@
 //! into one part of a slash-separated path held in that field (`filePathPosition`).
 
 use super::super::fieldspec::split_path;
-use super::super::pathmatch::{self, Create};
+use super::super::pathmatch::{self, Create, PathError};
 use super::super::resmap::ResMap;
 use super::super::types::Selector;
 use super::namespace::{apply_namespace, SubjectMode};
@@ -16,18 +16,33 @@ pub struct Target<'a> {
     pub file_path_position: i64,
 }
 
+/// Why the transformer fails.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueAddError {
+    /// The field path cannot be followed.
+    #[error(transparent)]
+    Path(#[from] PathError),
+    /// The path ends at a mapping or sequence (kyaml's `FieldSetter` sets scalars only).
+    #[error("wrong node kind: expected ScalarNode")]
+    NotScalar,
+    /// The selector or the namespace filter failed.
+    #[error("{0}")]
+    Other(String),
+}
+
 /// Applies `value` to every target in order.
-pub fn apply(rm: &mut ResMap, value: &str, targets: &[Target]) -> Result<(), String> {
+pub fn apply(rm: &mut ResMap, value: &str, targets: &[Target]) -> Result<(), ValueAddError> {
     for t in targets {
         let selected = match t.selector {
-            Some(sel) => select(rm, sel)?,
+            Some(sel) => select(rm, sel).map_err(ValueAddError::Other)?,
             None => (0..rm.list.len()).collect(),
         };
         if t.field_path == "metadata/namespace" {
             // kustomize runs its namespace filter here, without extra field specs.
             let mut picked = ResMap::new();
             picked.list = selected.iter().map(|&i| rm.list[i].clone()).collect();
-            apply_namespace(&mut picked, value, &[], false, SubjectMode::DefaultOnly)?;
+            apply_namespace(&mut picked, value, &[], false, SubjectMode::DefaultOnly)
+                .map_err(ValueAddError::Other)?;
             for (&i, r) in selected.iter().zip(picked.list) {
                 rm.list[i] = r;
             }
@@ -41,7 +56,7 @@ pub fn apply(rm: &mut ResMap, value: &str, targets: &[Target]) -> Result<(), Str
                 Some(Create::Scalar),
                 &mut |n| {
                     let NodeKind::Scalar(s) = &mut n.kind else {
-                        return Err("wrong node kind: expected ScalarNode".into());
+                        return Err(ValueAddError::NotScalar);
                     };
                     let text = if t.file_path_position > 0 {
                         insert_path_part(&s.text, (t.file_path_position - 1) as usize, value)
