@@ -29,8 +29,8 @@ pub fn apply_patch_text(resource: &[u8], patch_text: &str) -> Result<Vec<String>
         Err(e) => errors.push(e),
     };
     match patch::parse_patch(patch_text, "fuzz", &schema) {
-        Ok(PatchBody::Smp(patches)) => keep(apply_smps(&res, &patches)),
-        Ok(PatchBody::Json(ops)) => keep(apply_json(&res, &ops)),
+        Ok(PatchBody::Smp(patches)) => keep(apply_smps(&res, &patches).map_err(|e| e.to_string())),
+        Ok(PatchBody::Json(ops)) => keep(apply_json(&res, &ops).map_err(|e| e.to_string())),
         Err(e) => keep(Err(e.to_string())),
     }
     if let Ok(patches) = patch::parse_smp(patch_text, &schema) {
@@ -45,7 +45,7 @@ pub fn apply_patch_text(resource: &[u8], patch_text: &str) -> Result<Vec<String>
         }
     }
     if let Ok(ops) = patch::parse_json_patch(patch_text) {
-        keep(apply_json(&res, &ops));
+        keep(apply_json(&res, &ops).map_err(|e| e.to_string()));
     }
     if out.is_empty() {
         Err(errors.join("; "))
@@ -54,7 +54,7 @@ pub fn apply_patch_text(resource: &[u8], patch_text: &str) -> Result<Vec<String>
     }
 }
 
-fn apply_smps(res: &Res, patches: &[Res]) -> Result<Option<Res>, String> {
+fn apply_smps(res: &Res, patches: &[Res]) -> Result<Option<Res>, patch::PatchError> {
     let mut r = res.clone();
     for p in patches {
         if !patch::apply_smp(&mut r, p)? {
@@ -64,7 +64,10 @@ fn apply_smps(res: &Res, patches: &[Res]) -> Result<Option<Res>, String> {
     Ok(Some(r))
 }
 
-fn apply_json(res: &Res, ops: &[super::transform::json6902::Op]) -> Result<Option<Res>, String> {
+fn apply_json(
+    res: &Res,
+    ops: &[super::transform::json6902::Op],
+) -> Result<Option<Res>, patch::PatchError> {
     let mut r = res.clone();
     patch::apply_json(&mut r, ops)?;
     Ok(Some(r))

@@ -2,16 +2,12 @@
 //! build the patched resource belongs to.
 
 use super::schema::BuildSchema;
-use super::smp::{self, Merged};
+use super::smp::{self, Merged, SmpError};
 use crate::yaml::Node;
 
 /// Merges `patch` into `target` with the build's schema; false when the patch deletes the
 /// whole object.
-pub fn merge(target: &mut Node, patch: &Node, schema: &BuildSchema) -> Result<bool, String> {
+pub fn merge(target: &mut Node, patch: &Node, schema: &BuildSchema) -> Result<bool, SmpError> {
     let schema = schema.current();
-    match smp::merge(target, patch, &schema) {
-        Ok(Merged::Patched) => Ok(true),
-        Ok(Merged::Deleted) => Ok(false),
-        Err(e) => Err(e.to_string()),
-    }
+    smp::merge(target, patch, &schema).map(|m| m == Merged::Patched)
 }

@@ -620,3 +620,55 @@ fn a_local_error_stays_an_error_after_a_remote_base_is_skipped() {
         out.stdout
     );
 }
+
+/// A JSON 6902 operation that does not apply is reported at its line in the patch file, for
+/// `patches:` and `patchesJson6902:` entries alike; kustomize's message is kept as it is.
+#[test]
+fn a_json_patch_operation_that_does_not_apply_points_at_its_line_in_the_patch_file() {
+    let env = TestEnv::new();
+    let deploy =
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n";
+    let patch =
+        "- op: replace\n  path: /spec/replicas\n  value: 2\n- op: remove\n  path: /spec/nothere\n";
+    let target = "  target:\n    kind: Deployment\n    name: web\n";
+    env.write("new/deploy.yaml", deploy)
+        .write("new/patch.yaml", patch)
+        .write(
+            "new/kustomization.yaml",
+            format!("resources:\n- deploy.yaml\npatches:\n- path: patch.yaml\n{target}"),
+        )
+        .write("legacy/deploy.yaml", deploy)
+        .write("legacy/ops.json", "[\n  {\"op\": \"replace\", \"path\": \"/spec/replicas\", \"value\": 2},\n  {\"op\": \"remove\", \"path\": \"/spec/nothere\"}\n]\n")
+        .write(
+            "legacy/kustomization.yaml",
+            format!("resources:\n- deploy.yaml\npatchesJson6902:\n- path: ops.json\n{target}"),
+        );
+    env.commit("patches");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let finding = |target: &str| {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["target"] == target)
+            .unwrap_or_else(|| panic!("no finding for {target}: {report}"))
+            .clone()
+    };
+    let new = finding("kustomize:new");
+    assert_eq!(new["rule"], "kustomize.patch");
+    assert_eq!(
+        (&new["file"], &new["line"], &new["column"]),
+        (&json!("new/patch.yaml"), &json!(4), &json!(3)),
+        "{new}"
+    );
+    assert_eq!(
+        new["message"],
+        "Unable to remove nonexistent key: nothere: missing value"
+    );
+    let legacy = finding("kustomize:legacy");
+    assert_eq!(
+        (&legacy["file"], &legacy["line"]),
+        (&json!("legacy/ops.json"), &json!(3)),
+        "{legacy}"
+    );
+}

@@ -106,6 +106,7 @@ impl Builder {
         inline_at: Span,
     ) -> Result<(), KError> {
         let inline = entry.patch.trim();
+        // The patch file, for errors that know where in it they are.
         let (text, source, file) = match (inline.is_empty(), entry.path.is_empty()) {
             (true, true) => {
                 let config = describe_patch(entry);
@@ -169,7 +170,8 @@ impl Builder {
                 }
             }
         }
-        patch::apply_patch(&mut acc.rm, &body, entry.target.as_ref(), &source).map_err(patch::err)
+        patch::apply_patch(&mut acc.rm, &body, entry.target.as_ref(), &source)
+            .map_err(|e| located(e, file.as_ref()))
     }
 
     /// One `patchesJson6902:` entry.
@@ -193,22 +195,24 @@ impl Builder {
     ) -> Result<(), KError> {
         let Some(target) = &entry.target else {
             return Err(patch::err(
-                "must specify a target for patch (patchesJson6902 entries need `target`)".into(),
+                "must specify a target for patch (patchesJson6902 entries need `target`)",
             ));
         };
         if target.name.is_empty() {
-            return Err(patch::err("trouble configuring builtin PatchJson6902Transformer: must specify the target name".into()));
+            return Err(patch::err(
+                "trouble configuring builtin PatchJson6902Transformer: must specify the target name",
+            ));
         }
+        let mut file = None;
         let text = match (entry.path.is_empty(), entry.patch.is_empty()) {
-            (true, true) => return Err(patch::err("empty file path and empty jsonOp".into())),
+            (true, true) => return Err(patch::err("empty file path and empty jsonOp")),
             (false, false) => {
-                return Err(patch::err(
-                    "must specify a file path or jsonOp, not both".into(),
-                ))
+                return Err(patch::err("must specify a file path or jsonOp, not both"))
             }
             (true, false) => entry.patch.clone(),
             (false, true) => {
-                let (_, bytes) = kt.ldr.load(&entry.path)?;
+                let (path, bytes) = kt.ldr.load(&entry.path)?;
+                file = Some(path);
                 let text = crate::kustomize::documents::patch_text(&bytes);
                 if text.is_empty() {
                     return Err(patch::err(format!(
@@ -220,9 +224,12 @@ impl Builder {
             }
         };
         let ops = patch::parse_json_patch(&text).map_err(|e| {
-            patch::yaml_limit(&text).unwrap_or_else(|| match e {
-                patch::JsonPatchError::Decode(e) => patch::err(format!("decoding {text}: {e}")),
-                e => patch::err(e.to_string()),
+            patch::yaml_limit(&text).unwrap_or_else(|| {
+                if e.is_decoding() {
+                    patch::err(format!("decoding {text}: {e}"))
+                } else {
+                    patch::err(e)
+                }
             })
         })?;
         if ops.is_empty() {
@@ -231,7 +238,19 @@ impl Builder {
                 entry.path, entry.patch
             )));
         }
-        patch::apply_legacy_json6902(&mut acc.rm, &ops, target).map_err(patch::err)
+        patch::apply_legacy_json6902(&mut acc.rm, &ops, target)
+            .map_err(|e| located(e, file.as_ref()))
+    }
+}
+
+/// A patch error, placed at the operation that failed when the patch is a file and its text
+/// says where the operation is (the entry in the kustomization is the place otherwise).
+fn located(e: patch::PatchError, file: Option<&RepoPath>) -> KError {
+    let span = e.failed_op().map(|op| op.span).filter(|s| s.is_known());
+    let k = patch::err(e);
+    match (file, span) {
+        (Some(file), Some(span)) => k.at(file, span),
+        _ => k,
     }
 }
 

@@ -2,6 +2,7 @@
 //! (evanphx/json-patch v4): `add` replaces an existing key, negative array indices count from
 //! the end, `-` appends, and its error wording.
 
+use crate::yaml::Span;
 use serde_json::Value;
 
 /// One operation.
@@ -11,38 +12,104 @@ pub struct Op {
     pub path: String,
     pub from: Option<String>,
     pub value: Option<Value>,
+    /// Where the operation is written in the patch text (unknown when the text did not say).
+    pub span: Span,
+}
+
+/// Why patch text decodes to no list of operations, as Go's `encoding/json` words it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The patch is no list.
+    #[error("json: cannot unmarshal object into Go value of type jsonpatch.Patch")]
+    NotAList,
+    /// An item of the list is no object.
+    #[error("json: cannot unmarshal into Go value of type jsonpatch.Operation")]
+    NotAnObject { index: usize },
+}
+
+/// Why an operation does not apply, in evanphx/json-patch v4's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpError {
+    /// The path (or its parent) is not in the document.
+    #[error("{op} operation does not apply: doc is missing path: \"{path}\": missing value")]
+    MissingPath { op: &'static str, path: String },
+    /// `replace` in something that is neither object nor array.
+    #[error("replace operation does not apply: doc is missing key: {path}: missing value")]
+    MissingKey { path: String },
+    /// An array index that is no number or outside the array; evanphx names the path only
+    /// for an index past the end.
+    #[error("Unable to access invalid index: {index}: invalid index referenced{}", in_path(.path))]
+    InvalidIndex { index: String, path: Option<String> },
+    /// `remove` of a key the object lacks.
+    #[error("Unable to remove nonexistent key: {key}: missing value")]
+    NonexistentKey { key: String },
+    /// `move` whose `from` cannot be removed.
+    #[error("move operation does not apply: {0}")]
+    Move(Box<OpError>),
+    /// `test` found another value (or none).
+    #[error("testing value {path} failed: test failed")]
+    TestFailed { path: String },
+    /// An `op` that RFC 6902 does not define.
+    #[error("Unexpected kind: {0}")]
+    UnknownOp(String),
+    /// kdelta's bound on nesting (see [`MAX_DEPTH`]).
+    #[error("the operation at {path} would nest the object {depth} levels deep, over the {MAX_DEPTH}-level limit")]
+    TooDeep { path: String, depth: usize },
+}
+
+fn in_path(path: &Option<String>) -> String {
+    path.as_ref()
+        .map(|p| format!(" (path {p})"))
+        .unwrap_or_default()
+}
+
+/// An operation of a patch that does not apply: which one (its position in the patch, and
+/// where the patch text has it) and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{error}")]
+pub struct ApplyError {
+    /// The operation's position in the patch, from 0.
+    pub index: usize,
+    /// Where the operation is written in the patch text, when known.
+    pub span: Span,
+    pub error: OpError,
 }
 
 /// Decodes a patch from JSON (or YAML already converted to a JSON value).
-pub fn decode(v: &Value) -> Result<Vec<Op>, String> {
+pub fn decode(v: &Value) -> Result<Vec<Op>, DecodeError> {
     let Value::Array(items) = v else {
-        return Err("json: cannot unmarshal object into Go value of type jsonpatch.Patch".into());
+        return Err(DecodeError::NotAList);
     };
     items
         .iter()
-        .map(|item| {
-            let obj = item.as_object().ok_or_else(|| {
-                "json: cannot unmarshal into Go value of type jsonpatch.Operation".to_string()
-            })?;
+        .enumerate()
+        .map(|(index, item)| {
+            let obj = item.as_object().ok_or(DecodeError::NotAnObject { index })?;
             let s = |k: &str| obj.get(k).and_then(Value::as_str).map(str::to_string);
             Ok(Op {
                 op: s("op").unwrap_or_default(),
                 path: s("path").unwrap_or_default(),
                 from: s("from"),
                 value: obj.get("value").cloned(),
+                span: Span::default(),
             })
         })
         .collect()
 }
 
+fn missing(op: &'static str, path: &str) -> OpError {
+    OpError::MissingPath {
+        op,
+        path: path.to_string(),
+    }
+}
+
 /// evanphx `findObject`: the path split at `/` with its first part dropped — whatever it is,
 /// so `spec/x` means `/x` — and at least one part left (`""` and `x` are missing paths).
-fn tokens(path: &str, op: &str) -> Result<Vec<String>, String> {
+fn tokens(path: &str, op: &'static str) -> Result<Vec<String>, OpError> {
     let parts: Vec<&str> = path.split('/').collect();
     if parts.len() < 2 {
-        return Err(format!(
-            "{op} operation does not apply: doc is missing path: \"{path}\": missing value"
-        ));
+        return Err(missing(op, path));
     }
     Ok(parts[1..]
         .iter()
@@ -54,8 +121,8 @@ fn parent<'a>(
     doc: &'a mut Value,
     toks: &[String],
     path: &str,
-    op: &str,
-) -> Result<&'a mut Value, String> {
+    op: &'static str,
+) -> Result<&'a mut Value, OpError> {
     let mut cur = doc;
     for t in toks {
         cur = match cur {
@@ -63,20 +130,23 @@ fn parent<'a>(
             Value::Array(a) => t.parse::<usize>().ok().and_then(move |i| a.get_mut(i)),
             _ => None,
         }
-        .ok_or_else(|| {
-            format!("{op} operation does not apply: doc is missing path: \"{path}\": missing value")
-        })?;
+        .ok_or_else(|| missing(op, path))?;
     }
     Ok(cur)
 }
 
-fn index(t: &str, len: usize, allow_end: bool, path: &str) -> Result<usize, String> {
+fn invalid_index(index: impl ToString, path: Option<&str>) -> OpError {
+    OpError::InvalidIndex {
+        index: index.to_string(),
+        path: path.map(str::to_string),
+    }
+}
+
+fn index(t: &str, len: usize, allow_end: bool, path: &str) -> Result<usize, OpError> {
     if t == "-" && allow_end {
         return Ok(len);
     }
-    let i: i64 = t
-        .parse()
-        .map_err(|_| format!("Unable to access invalid index: {t}: invalid index referenced"))?;
+    let i: i64 = t.parse().map_err(|_| invalid_index(t, None))?;
     let max = if allow_end {
         len as i64
     } else {
@@ -84,29 +154,24 @@ fn index(t: &str, len: usize, allow_end: bool, path: &str) -> Result<usize, Stri
     };
     let i = if i < 0 {
         if -i > len as i64 {
-            return Err(format!(
-                "Unable to access invalid index: {i}: invalid index referenced"
-            ));
+            return Err(invalid_index(i, None));
         }
         i + len as i64
     } else {
         i
     };
     if i > max {
-        return Err(format!(
-            "Unable to access invalid index: {i}: invalid index referenced (path {path})"
-        ));
+        return Err(invalid_index(i, Some(path)));
     }
     Ok(i as usize)
 }
 
 /// The value at `path`; a key missing from an existing object reads as null, as evanphx's
 /// `partialDoc.get` returns it.
-fn get(doc: &Value, path: &str, op: &str) -> Result<Value, String> {
+fn get(doc: &Value, path: &str, op: &'static str) -> Result<Value, OpError> {
     let toks = tokens(path, op)?;
     let (last, head) = toks.split_last().expect("tokens are never empty");
-    let missing =
-        || format!("{op} operation does not apply: doc is missing path: \"{path}\": missing value");
+    let missing = || missing(op, path);
     let mut cur = doc;
     for t in head {
         cur = match cur {
@@ -142,7 +207,7 @@ fn json_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn add(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
+fn add(doc: &mut Value, path: &str, value: Value) -> Result<(), OpError> {
     let toks = tokens(path, "add")?;
     let (last, head) = toks.split_last().expect("tokens are never empty");
     match parent(doc, head, path, "add")? {
@@ -157,9 +222,7 @@ fn add(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
                 Ok(n) if n < 0 => {
                     let size = a.len() as i64 + 1;
                     if n < -size {
-                        return Err(format!(
-                            "Unable to access invalid index: {n}: invalid index referenced"
-                        ));
+                        return Err(invalid_index(n, None));
                     }
                     (n + size) as usize
                 }
@@ -168,34 +231,28 @@ fn add(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
             a.insert(i, value);
             Ok(())
         }
-        _ => Err(format!(
-            "add operation does not apply: doc is missing path: \"{path}\": missing value"
-        )),
+        _ => Err(missing("add", path)),
     }
 }
 
-fn remove(doc: &mut Value, path: &str) -> Result<Value, String> {
+fn remove(doc: &mut Value, path: &str) -> Result<Value, OpError> {
     let toks = tokens(path, "remove")?;
     let (last, head) = toks.split_last().expect("tokens are never empty");
     match parent(doc, head, path, "remove")? {
         Value::Object(m) => m
             .shift_remove(last)
-            .ok_or_else(|| format!("Unable to remove nonexistent key: {last}: missing value")),
+            .ok_or_else(|| OpError::NonexistentKey { key: last.clone() }),
         Value::Array(a) => {
             let i = index(last, a.len(), false, path)?;
             Ok(a.remove(i))
         }
-        _ => Err(format!(
-            "remove operation does not apply: doc is missing path: \"{path}\": missing value"
-        )),
+        _ => Err(missing("remove", path)),
     }
 }
 
-fn replace(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
+fn replace(doc: &mut Value, path: &str, value: Value) -> Result<(), OpError> {
     let toks = tokens(path, "replace")?;
     let (last, head) = toks.split_last().expect("tokens are never empty");
-    let missing =
-        || format!("replace operation does not apply: doc is missing key: {path}: missing value");
     match parent(doc, head, path, "replace")? {
         // evanphx/json-patch v4 only checks that the parent object exists.
         Value::Object(m) => {
@@ -207,49 +264,61 @@ fn replace(doc: &mut Value, path: &str, value: Value) -> Result<(), String> {
             a[i] = value;
             Ok(())
         }
-        _ => Err(missing()),
+        _ => Err(OpError::MissingKey {
+            path: path.to_string(),
+        }),
     }
 }
 
 /// Applies every operation in order.
-pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
-    for op in ops {
-        // An operation without `value` writes null (evanphx's nil node).
-        let value = || op.value.clone().unwrap_or(Value::Null);
-        let add = |doc: &mut Value, path: &str, value: Value| {
-            check_depth(path, &value)?;
-            add(doc, path, value)
-        };
-        let replace = |doc: &mut Value, path: &str, value: Value| {
-            check_depth(path, &value)?;
-            replace(doc, path, value)
-        };
-        match op.op.as_str() {
-            "add" => add(doc, &op.path, value())?,
-            "remove" => {
-                remove(doc, &op.path)?;
-            }
-            "replace" => replace(doc, &op.path, value())?,
-            "move" => {
-                let from = op.from.clone().unwrap_or_default();
-                let v = remove(doc, &from)
-                    .map_err(|e| format!("move operation does not apply: {e}"))?;
-                add(doc, &op.path, v)?;
-            }
-            "copy" => {
-                let from = op.from.clone().unwrap_or_default();
-                let v = get(doc, &from, "copy")?;
-                add(doc, &op.path, v)?;
-            }
-            "test" => {
-                let want = value();
-                let equal = get(doc, &op.path, "test").is_ok_and(|got| json_equal(&got, &want));
-                if !equal {
-                    return Err(format!("testing value {} failed: test failed", op.path));
-                }
-            }
-            other => return Err(format!("Unexpected kind: {other}")),
+pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), ApplyError> {
+    for (index, op) in ops.iter().enumerate() {
+        apply_op(doc, op).map_err(|error| ApplyError {
+            index,
+            span: op.span,
+            error,
+        })?;
+    }
+    Ok(())
+}
+
+fn apply_op(doc: &mut Value, op: &Op) -> Result<(), OpError> {
+    // An operation without `value` writes null (evanphx's nil node).
+    let value = || op.value.clone().unwrap_or(Value::Null);
+    let add = |doc: &mut Value, path: &str, value: Value| {
+        check_depth(path, &value)?;
+        add(doc, path, value)
+    };
+    let replace = |doc: &mut Value, path: &str, value: Value| {
+        check_depth(path, &value)?;
+        replace(doc, path, value)
+    };
+    match op.op.as_str() {
+        "add" => add(doc, &op.path, value())?,
+        "remove" => {
+            remove(doc, &op.path)?;
         }
+        "replace" => replace(doc, &op.path, value())?,
+        "move" => {
+            let from = op.from.clone().unwrap_or_default();
+            let v = remove(doc, &from).map_err(|e| OpError::Move(Box::new(e)))?;
+            add(doc, &op.path, v)?;
+        }
+        "copy" => {
+            let from = op.from.clone().unwrap_or_default();
+            let v = get(doc, &from, "copy")?;
+            add(doc, &op.path, v)?;
+        }
+        "test" => {
+            let want = value();
+            let equal = get(doc, &op.path, "test").is_ok_and(|got| json_equal(&got, &want));
+            if !equal {
+                return Err(OpError::TestFailed {
+                    path: op.path.clone(),
+                });
+            }
+        }
+        other => return Err(OpError::UnknownOp(other.to_string())),
     }
     Ok(())
 }
@@ -260,12 +329,13 @@ pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), String> {
 const MAX_DEPTH: usize = 2000;
 
 /// Fails when writing `value` at `path` would nest the object deeper than [`MAX_DEPTH`].
-fn check_depth(path: &str, value: &Value) -> Result<(), String> {
+fn check_depth(path: &str, value: &Value) -> Result<(), OpError> {
     let depth = path.matches('/').count() + value_depth(value);
     if depth > MAX_DEPTH {
-        return Err(format!(
-            "the operation at {path} would nest the object {depth} levels deep, over the {MAX_DEPTH}-level limit"
-        ));
+        return Err(OpError::TooDeep {
+            path: path.to_string(),
+            depth,
+        });
     }
     Ok(())
 }
@@ -287,7 +357,8 @@ mod tests {
 
     fn run(doc: Value, ops: Value) -> Result<Value, String> {
         let mut d = doc;
-        apply(&mut d, &decode(&ops)?)?;
+        let ops = decode(&ops).map_err(|e| e.to_string())?;
+        apply(&mut d, &ops).map_err(|e| e.to_string())?;
         Ok(d)
     }
 
@@ -391,5 +462,39 @@ mod tests {
         );
         // numbers compare as float64
         assert!(run(doc, json!([{"op": "test", "path": "/a", "value": 1.0}])).is_ok());
+    }
+
+    /// The failing operation is named by its position and span; the text is evanphx's.
+    #[test]
+    fn a_failed_operation_says_which_and_why() {
+        let mut ops = decode(&json!([
+            {"op": "add", "path": "/a", "value": 1},
+            {"op": "move", "from": "/nope", "path": "/b"},
+        ]))
+        .unwrap();
+        ops[1].span = Span::new(4, 3);
+        let e = apply(&mut json!({}), &ops).unwrap_err();
+        assert_eq!((e.index, e.span), (1, Span::new(4, 3)));
+        assert_eq!(
+            e.error,
+            OpError::Move(Box::new(OpError::NonexistentKey { key: "nope".into() }))
+        );
+        assert_eq!(
+            e.to_string(),
+            "move operation does not apply: Unable to remove nonexistent key: nope: missing value"
+        );
+        let e = apply(
+            &mut json!({"l": [1]}),
+            &decode(&json!([{"op": "replace", "path": "/l/3", "value": 1}])).unwrap(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Unable to access invalid index: 3: invalid index referenced (path /l/3)"
+        );
+        assert_eq!(
+            decode(&json!([1])).unwrap_err(),
+            DecodeError::NotAnObject { index: 0 }
+        );
     }
 }

@@ -2,10 +2,12 @@
 //! target selector), `patchesStrategicMerge:` and `patchesJson6902:` (the legacy transformers).
 
 use super::super::error::KError;
+use super::super::kid::KId;
 use super::super::res::Res;
 use super::super::resmap::ResMap;
 use super::super::schema::BuildSchema;
 use super::super::selector::SelectorMatcher;
+use super::super::smp::SmpError;
 use super::super::types::Selector;
 use super::json6902;
 use crate::finding::rules;
@@ -90,44 +92,127 @@ pub fn parse_smp(text: &str, schema: &Arc<BuildSchema>) -> Result<Vec<Res>, Stri
 
 /// Why patch text is no JSON patch, split where kustomize's legacy `patchesJson6902` words it
 /// differently: a YAML patch that `YAMLToJSON` cannot convert fails with that error as it is,
-/// JSON that `jsonpatch.DecodePatch` refuses is prefixed with `decoding <text>: `.
+/// JSON that `jsonpatch.DecodePatch` refuses ([`JsonPatchError::is_decoding`]) is prefixed
+/// with `decoding <text>: `.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum JsonPatchError {
     /// Empty text.
     #[error("empty json patch operations")]
     Empty,
-    /// YAML that does not parse or that JSON cannot hold.
+    /// YAML that does not parse.
     #[error("{0}")]
-    Yaml(String),
+    Yaml(yaml::YamlError),
+    /// YAML that JSON cannot hold.
+    #[error("{0}")]
+    YamlToJson(yaml::YamlToJsonError),
+    /// Text starting with `[` that is no JSON; `message` is serde_json's, with its position.
+    #[error("{message}")]
+    Json {
+        message: String,
+        line: usize,
+        column: usize,
+    },
     /// JSON that is no list of operations.
     #[error("{0}")]
-    Decode(String),
+    Decode(json6902::DecodeError),
+}
+
+impl JsonPatchError {
+    /// True when `jsonpatch.DecodePatch` refused the text (rather than `YAMLToJSON`).
+    pub fn is_decoding(&self) -> bool {
+        matches!(
+            self,
+            JsonPatchError::Json { .. } | JsonPatchError::Decode(_)
+        )
+    }
 }
 
 /// JSON patch operations, from JSON (`[...]`) or YAML text (through `YAMLToJSON`: keys by their
-/// YAML 1.1 type, `0x10` as `16`; a null or collection key is an error).
+/// YAML 1.1 type, `0x10` as `16`; a null or collection key is an error). Each operation keeps
+/// where the text has it, when the text reads as YAML (JSON patches mostly do).
 pub fn parse_json_patch(text: &str) -> Result<Vec<json6902::Op>, JsonPatchError> {
     if text.is_empty() {
         return Err(JsonPatchError::Empty);
     }
-    let value: Value = if text.starts_with('[') {
-        serde_json::from_str(text).map_err(|e| JsonPatchError::Decode(e.to_string()))?
-    } else {
-        let node = yaml::parse_one(
-            text.as_bytes(),
-            &ParseOptions {
-                duplicate_keys: yaml::DuplicateKeys::LastWins,
-                ..ParseOptions::default()
-            },
-        )
-        .map_err(|e| JsonPatchError::Yaml(e.to_string()))?;
-        yaml::yaml_to_json(&node).map_err(|e| JsonPatchError::Yaml(e.to_string()))?
+    let opts = ParseOptions {
+        duplicate_keys: yaml::DuplicateKeys::LastWins,
+        ..ParseOptions::default()
     };
-    json6902::decode(&value).map_err(JsonPatchError::Decode)
+    let (value, node): (Value, Option<Node>) = if text.starts_with('[') {
+        let value = serde_json::from_str(text).map_err(|e| JsonPatchError::Json {
+            message: e.to_string(),
+            line: e.line(),
+            column: e.column(),
+        })?;
+        (value, yaml::parse_one(text.as_bytes(), &opts).ok())
+    } else {
+        let node = yaml::parse_one(text.as_bytes(), &opts).map_err(JsonPatchError::Yaml)?;
+        let value = yaml::yaml_to_json(&node).map_err(JsonPatchError::YamlToJson)?;
+        (value, Some(node))
+    };
+    let mut ops = json6902::decode(&value).map_err(JsonPatchError::Decode)?;
+    // The spans of the operations, when the node tree has the same list.
+    if let Some(items) = node.as_ref().and_then(Node::as_seq) {
+        if items.len() == ops.len() {
+            for (op, item) in ops.iter_mut().zip(items) {
+                op.span = item.span;
+            }
+        }
+    }
+    Ok(ops)
+}
+
+/// Why a patch does not apply, in kustomize's words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PatchError {
+    /// A block scalar go-yaml could not read back after writing it, which kustomize's JSON
+    /// patch round trip needs.
+    #[error("a block scalar starts with a tab, which go-yaml writes without an indentation indicator and cannot read back: yaml: found a tab character where an indentation space is expected")]
+    TabInBlockScalar,
+    /// The object has a value JSON cannot hold.
+    #[error("{0}")]
+    ToJson(yaml::ValueError),
+    /// An operation of a JSON patch does not apply; the error says which.
+    #[error("{0}")]
+    Op(json6902::ApplyError),
+    /// The JSON patch replaced the object with something else.
+    #[error("the JSON patch did not leave an object")]
+    NotAnObject,
+    /// The strategic merge failed.
+    #[error("{0}")]
+    Merge(SmpError),
+    /// No resource, or more than one, has the id of a patch without target.
+    #[error("{} matches for Id {id}; failed to find unique target for patch {id}", if *.multiple { "multiple" } else { "no" })]
+    Target { id: KId, multiple: bool },
+    /// [`PatchError::Target`] for a `patches:` entry, which names the patch again.
+    #[error("no resource matches strategic merge patch \"{id}\": {cause}")]
+    NoResourceMatches { id: KId, cause: Box<PatchError> },
+    /// A `patches:` entry with a target and several strategic merge documents.
+    #[error("Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {patch}")]
+    SeveralWithTarget { patch: String },
+    /// A JSON patch in `patches:` without target.
+    #[error("must specify a target for JSON patch {patch}")]
+    JsonWithoutTarget { patch: String },
+    /// The target selector does not compile.
+    #[error("{0}")]
+    Selector(String),
+    /// The patch gave two objects the same id.
+    #[error("{0}")]
+    DuplicateId(String),
+}
+
+impl PatchError {
+    /// The JSON patch operation that failed, when one did.
+    pub fn failed_op(&self) -> Option<&json6902::ApplyError> {
+        match self {
+            PatchError::Op(e) => Some(e),
+            _ => None,
+        }
+    }
 }
 
 /// Applies JSON operations to one resource, keeping kustomize's internal annotations.
-pub fn apply_json(r: &mut Res, ops: &[json6902::Op]) -> Result<(), String> {
+pub fn apply_json(r: &mut Res, ops: &[json6902::Op]) -> Result<(), PatchError> {
     let internal: Vec<(String, String)> = r
         .annotations()
         .into_iter()
@@ -139,15 +224,15 @@ pub fn apply_json(r: &mut Res, ops: &[json6902::Op]) -> Result<(), String> {
         })
         .collect();
     if yaml::roundtrip::unreadable_block(&r.node).is_some() {
-        return Err("a block scalar starts with a tab, which go-yaml writes without an indentation indicator and cannot read back: yaml: found a tab character where an indentation space is expected".into());
+        return Err(PatchError::TabInBlockScalar);
     }
     yaml::roundtrip::through_go_yaml_v3(&mut r.node);
-    let mut doc = to_value(&r.node, Dialect::Yaml12).map_err(|e| e.to_string())?;
-    json6902::apply(&mut doc, ops)?;
+    let mut doc = to_value(&r.node, Dialect::Yaml12).map_err(PatchError::ToJson)?;
+    json6902::apply(&mut doc, ops).map_err(PatchError::Op)?;
     let span = r.node.span;
     r.node = from_go_json(&doc).at(span);
     if !r.node.is_map() {
-        return Err("the JSON patch did not leave an object".into());
+        return Err(PatchError::NotAnObject);
     }
     let mut a = r.annotations();
     a.extend(internal);
@@ -158,7 +243,7 @@ pub fn apply_json(r: &mut Res, ops: &[json6902::Op]) -> Result<(), String> {
 /// kustomize `Resource.ApplySmPatch`: merge, then restore the kind and name unless the patch
 /// allows changing them, and always the namespace. Returns false when the patch deleted the
 /// resource.
-pub fn apply_smp(r: &mut Res, patch: &Res) -> Result<bool, String> {
+pub fn apply_smp(r: &mut Res, patch: &Res) -> Result<bool, PatchError> {
     let (name, ns, kind) = (
         r.name().to_string(),
         r.namespace().to_string(),
@@ -167,7 +252,8 @@ pub fn apply_smp(r: &mut Res, patch: &Res) -> Result<bool, String> {
     if patch.name_change_allowed() || patch.kind_change_allowed() {
         r.store_previous_id();
     }
-    let kept = super::super::smp_bridge::merge(&mut r.node, &patch.node, &r.schema)?;
+    let kept = super::super::smp_bridge::merge(&mut r.node, &patch.node, &r.schema)
+        .map_err(PatchError::Merge)?;
     if !kept {
         return Ok(false);
     }
@@ -186,7 +272,7 @@ pub fn apply_smp(r: &mut Res, patch: &Res) -> Result<bool, String> {
 /// selected resource; deleted resources leave the list. Because of the rewrite, a label `1`
 /// arrives as `"1"` and an annotation `null` is set to `"null"` rather than deleting it, unlike
 /// a `patches:` entry without a target.
-fn apply_smp_to(rm: &mut ResMap, selected: &[usize], patch: &Res) -> Result<(), String> {
+fn apply_smp_to(rm: &mut ResMap, selected: &[usize], patch: &Res) -> Result<(), PatchError> {
     let mut deleted = Vec::new();
     for &i in selected {
         let mut p = patch.clone();
@@ -217,17 +303,15 @@ pub fn select(rm: &ResMap, sel: &Selector) -> Result<Vec<usize>, String> {
 
 /// The one resource a patch without target applies to: any id (current or previous) equal to
 /// the patch's id.
-fn target_of(rm: &ResMap, patch: &Res) -> Result<usize, String> {
+fn target_of(rm: &ResMap, patch: &Res) -> Result<usize, PatchError> {
     let id = patch.org_id();
     let found = rm.matching_any_id(|x| x.equals(&id));
     match found.as_slice() {
         [i] => Ok(*i),
-        [] => Err(format!(
-            "no matches for Id {id}; failed to find unique target for patch {id}"
-        )),
-        _ => Err(format!(
-            "multiple matches for Id {id}; failed to find unique target for patch {id}"
-        )),
+        other => Err(PatchError::Target {
+            multiple: !other.is_empty(),
+            id,
+        }),
     }
 }
 
@@ -237,9 +321,9 @@ pub fn apply_patch(
     body: &PatchBody,
     target: Option<&Selector>,
     source: &str,
-) -> Result<(), String> {
+) -> Result<(), PatchError> {
     apply_patch_body(rm, body, target, source)?;
-    rm.check_unique_ids()
+    rm.check_unique_ids().map_err(PatchError::DuplicateId)
 }
 
 fn apply_patch_body(
@@ -247,12 +331,15 @@ fn apply_patch_body(
     body: &PatchBody,
     target: Option<&Selector>,
     source: &str,
-) -> Result<(), String> {
+) -> Result<(), PatchError> {
+    let select = |rm: &ResMap, sel: &Selector| select(rm, sel).map_err(PatchError::Selector);
     match body {
         PatchBody::Smp(patches) => match target {
             Some(sel) => {
                 if patches.len() > 1 {
-                    return Err(format!("Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {source}"));
+                    return Err(PatchError::SeveralWithTarget {
+                        patch: source.to_string(),
+                    });
                 }
                 let Some(patch) = patches.first() else {
                     return Ok(());
@@ -262,11 +349,9 @@ fn apply_patch_body(
             }
             None => {
                 for patch in patches {
-                    let i = target_of(rm, patch).map_err(|e| {
-                        format!(
-                            "no resource matches strategic merge patch \"{}\": {e}",
-                            patch.org_id()
-                        )
+                    let i = target_of(rm, patch).map_err(|e| PatchError::NoResourceMatches {
+                        id: patch.org_id(),
+                        cause: Box::new(e),
                     })?;
                     if !apply_smp(&mut rm.list[i], patch)? {
                         rm.list.remove(i);
@@ -277,7 +362,9 @@ fn apply_patch_body(
         },
         PatchBody::Json(ops) => {
             let Some(sel) = target else {
-                return Err(format!("must specify a target for JSON patch {source}"));
+                return Err(PatchError::JsonWithoutTarget {
+                    patch: source.to_string(),
+                });
             };
             for i in select(rm, sel)? {
                 rm.list[i].store_previous_id();
@@ -289,7 +376,7 @@ fn apply_patch_body(
 }
 
 /// `patchesStrategicMerge:` — each patch applies to the resource with its id.
-pub fn apply_patches_strategic_merge(rm: &mut ResMap, patches: &[Res]) -> Result<(), String> {
+pub fn apply_patches_strategic_merge(rm: &mut ResMap, patches: &[Res]) -> Result<(), PatchError> {
     for patch in patches {
         let i = target_of(rm, patch)?;
         apply_smp_to(rm, &[i], patch)?;
@@ -302,14 +389,41 @@ pub fn apply_legacy_json6902(
     rm: &mut ResMap,
     ops: &[json6902::Op],
     target: &Selector,
-) -> Result<(), String> {
-    for i in select(rm, target)? {
+) -> Result<(), PatchError> {
+    for i in select(rm, target).map_err(PatchError::Selector)? {
         apply_json(&mut rm.list[i], ops)?;
     }
     Ok(())
 }
 
-/// Wraps an error with the patch entry's location.
-pub fn err(e: String) -> KError {
-    KError::new(rules::KUSTOMIZE_PATCH, e)
+/// A patch error without a location yet.
+pub fn err(e: impl ToString) -> KError {
+    KError::new(rules::KUSTOMIZE_PATCH, e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::Span;
+
+    /// Operations keep where the patch text has them, in YAML and in JSON.
+    #[test]
+    fn json_patch_operations_keep_their_spans() {
+        let yaml =
+            parse_json_patch("- op: add\n  path: /a\n  value: 1\n- op: remove\n  path: /b\n")
+                .unwrap();
+        let spans: Vec<Span> = yaml.iter().map(|op| op.span).collect();
+        assert_eq!(spans, [Span::new(1, 3), Span::new(4, 3)]);
+        let json = parse_json_patch(
+            "[\n {\"op\": \"add\", \"path\": \"/a\"},\n {\"op\": \"remove\", \"path\": \"/b\"}\n]",
+        )
+        .unwrap();
+        let lines: Vec<u32> = json.iter().map(|op| op.span.line).collect();
+        assert_eq!(lines, [2, 3]);
+        assert!(matches!(
+            parse_json_patch("[1"),
+            Err(JsonPatchError::Json { line: 1, .. })
+        ));
+        assert!(parse_json_patch("{}").unwrap_err().is_decoding());
+    }
 }
