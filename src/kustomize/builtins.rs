@@ -182,8 +182,9 @@ pub fn read<T: for<'de> Deserialize<'de>>(cfg: &Res) -> Result<T, KError> {
     })
 }
 
-fn transform_error(cfg: &Res, message: String) -> KError {
-    KError::new(rules::KUSTOMIZE_TRANSFORM, message).at(&cfg.origin.file, cfg.origin.span)
+fn transform_error(cfg: &Res, message: impl ToString) -> KError {
+    KError::new(rules::KUSTOMIZE_TRANSFORM, message.to_string())
+        .at(&cfg.origin.file, cfg.origin.span)
 }
 
 fn affix(cfg: &Res, prefix: bool, suffix: bool) -> Result<Transformer<'static>, KError> {
@@ -425,13 +426,13 @@ impl Builder {
         span: Span,
     ) -> Result<(), BuiltinError> {
         let rm = &mut acc.rm;
-        let transform = BuiltinError::Transform;
+        let transform = |e: &dyn std::fmt::Display| BuiltinError::Transform(e.to_string());
         match t {
-            Transformer::Pairs(c) => c.apply(rm).map_err(transform),
-            Transformer::Affix(c) => c.apply(rm).map_err(transform),
-            Transformer::Namespace(c) => c.apply(rm).map_err(transform),
-            Transformer::ImageTag(c) => c.apply(rm).map_err(transform),
-            Transformer::ReplicaCount(c) => c.apply(rm).map_err(transform),
+            Transformer::Pairs(c) => c.apply(rm).map_err(|e| transform(&e)),
+            Transformer::Affix(c) => c.apply(rm).map_err(|e| transform(&e)),
+            Transformer::Namespace(c) => c.apply(rm).map_err(|e| transform(&e)),
+            Transformer::ImageTag(c) => c.apply(rm).map_err(|e| transform(&e)),
+            Transformer::ReplicaCount(c) => c.apply(rm).map_err(|e| transform(&e)),
             Transformer::Hash => {
                 super::transform::hash::add_hash_suffixes(rm);
                 Ok(())

@@ -2,8 +2,9 @@
 //! that applies a setter at every match (kustomize `filters/fieldspec`), creating missing
 //! fields when the spec says so.
 
-use super::kid::Gvk;
-use crate::yaml::{Node, NodeKind};
+use super::kid::{Gvk, KId};
+use crate::yaml::{Node, NodeKind, Span};
+use std::fmt;
 
 /// A path (`spec/template/metadata/labels`, `spec/containers[]/image`) in objects selected by
 /// group/version/kind (empty parts match anything).
@@ -70,41 +71,107 @@ pub enum CreateKind {
     Seq,
 }
 
+/// Why a field spec could not be applied to an object: the spec's path, the object, the
+/// sequences the walk was inside (kustomize names the path still to walk at each), and the
+/// cause, `E` being the setter's own errors. Displayed as kustomize wraps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldSpecError<E> {
+    /// The field spec's path (`spec/template/metadata/labels`).
+    pub field: String,
+    /// The object, as kustomize prints its id.
+    pub object: KId,
+    /// The path left to walk below each sequence the walk went through, innermost first.
+    pub traversal: Vec<Vec<String>>,
+    pub cause: WalkError<E>,
+}
+
+/// What stopped the walk of a field spec's path.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WalkError<E> {
+    /// A scalar where the path goes on; `span` is where the scalar is written.
+    NotACollection { span: Span },
+    /// An empty element in the path (`a//b`).
+    EmptyFieldName,
+    /// `*` as an element, which kyaml's `PathGetter` does not allow.
+    Wildcard,
+    /// The setter failed at the end of the path.
+    Set(E),
+}
+
+impl<E: fmt::Display> fmt::Display for WalkError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WalkError::NotACollection { .. } => f.write_str("expected sequence or mapping node"),
+            WalkError::EmptyFieldName => f.write_str("cannot set or create an empty field name"),
+            WalkError::Wildcard => {
+                f.write_str("fieldName: *: wildcard is not supported in PathGetter")
+            }
+            WalkError::Set(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for FieldSpecError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "considering field '{}' of object {}: ",
+            self.field, self.object
+        )?;
+        for path in self.traversal.iter().rev() {
+            write!(f, "visit traversal on path: [{}]: ", path.join(" "))?;
+        }
+        self.cause.fmt(f)
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> std::error::Error for FieldSpecError<E> {}
+
+/// A walk's failure on the way up: the cause and the sequences passed through.
+struct Failed<E> {
+    traversal: Vec<Vec<String>>,
+    cause: WalkError<E>,
+}
+
+impl<E> From<WalkError<E>> for Failed<E> {
+    fn from(cause: WalkError<E>) -> Self {
+        Failed {
+            traversal: Vec::new(),
+            cause,
+        }
+    }
+}
+
 /// Walks `obj` along the spec's path and calls `set` on every node found there. Missing fields
 /// are created as the spec and `create` allow; a scalar in the middle of the path is an error
 /// (as upstream: "expected sequence or mapping node").
-pub fn apply(
+pub fn apply<E>(
     obj: &mut Node,
     spec: &FieldSpec,
     create: CreateKind,
-    set: &mut dyn FnMut(&mut Node) -> Result<(), String>,
-) -> Result<(), String> {
+    set: &mut dyn FnMut(&mut Node) -> Result<(), E>,
+) -> Result<(), FieldSpecError<E>> {
     if !spec.matches(obj) {
         return Ok(());
     }
     let path = split_path(&spec.path);
-    walk(obj, &path, spec.create, create, set).map_err(|e| {
-        format!(
-            "considering field '{}' of object {}: {e}",
-            spec.path,
-            object_id(obj)
-        )
+    walk(obj, &path, spec.create, create, set).map_err(|e| FieldSpecError {
+        field: spec.path.clone(),
+        object: KId::unscoped(obj),
+        traversal: e.traversal,
+        cause: e.cause,
     })
 }
 
-fn object_id(obj: &Node) -> String {
-    super::kid::KId::unscoped(obj).to_string()
-}
-
-fn walk(
+fn walk<E>(
     node: &mut Node,
     path: &[String],
     spec_create: bool,
     create: CreateKind,
-    set: &mut dyn FnMut(&mut Node) -> Result<(), String>,
-) -> Result<(), String> {
+    set: &mut dyn FnMut(&mut Node) -> Result<(), E>,
+) -> Result<(), Failed<E>> {
     if path.is_empty() {
-        return set(node);
+        return set(node).map_err(|e| WalkError::Set(e).into());
     }
     if node.is_null() {
         return Ok(());
@@ -113,33 +180,35 @@ fn walk(
         NodeKind::Seq(items) => {
             for item in items.iter_mut() {
                 // kustomize wraps every error below a sequence with the path still to walk.
-                walk(item, path, spec_create, create, set)
-                    .map_err(|e| format!("visit traversal on path: [{}]: {e}", path.join(" ")))?;
+                walk(item, path, spec_create, create, set).map_err(|mut e| {
+                    e.traversal.push(path.to_vec());
+                    e
+                })?;
             }
             Ok(())
         }
         NodeKind::Map(_) => walk_map(node, path, spec_create, create, set),
-        NodeKind::Scalar(_) => Err("expected sequence or mapping node".to_string()),
+        NodeKind::Scalar(_) => Err(WalkError::NotACollection { span: node.span }.into()),
     }
 }
 
-fn walk_map(
+fn walk_map<E>(
     node: &mut Node,
     path: &[String],
     spec_create: bool,
     create: CreateKind,
-    set: &mut dyn FnMut(&mut Node) -> Result<(), String>,
-) -> Result<(), String> {
+    set: &mut dyn FnMut(&mut Node) -> Result<(), E>,
+) -> Result<(), Failed<E>> {
     let (name, is_seq) = match path[0].strip_suffix("[]") {
         Some(n) => (n, true),
         None => (path[0].as_str(), false),
     };
     if name.is_empty() {
-        return Err("cannot set or create an empty field name".to_string());
+        return Err(WalkError::EmptyFieldName.into());
     }
     if name == "*" {
         // kyaml's PathGetter, which looks the field up, has no wildcards.
-        return Err("fieldName: *: wildcard is not supported in PathGetter".to_string());
+        return Err(WalkError::Wildcard.into());
     }
     let last = path.len() <= 1;
     // What to create when missing, and what a null value is turned into.
@@ -329,7 +398,7 @@ mod tests {
     fn creates_and_walks_sequences() {
         let mut n = node("kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - image: a\n      - image: b\n");
         let mut seen = Vec::new();
-        apply(
+        apply::<String>(
             &mut n,
             &FieldSpec::any("spec/template/spec/containers[]/image", true),
             CreateKind::Scalar,
@@ -340,7 +409,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(seen, ["a", "b"]);
-        apply(
+        apply::<String>(
             &mut n,
             &FieldSpec::any("metadata/labels", true),
             CreateKind::Map,
@@ -353,7 +422,7 @@ mod tests {
         assert_eq!(n.str_at(&["metadata", "labels", "app"]), Some("x"));
         // Without create nothing is added.
         let mut called = false;
-        apply(
+        apply::<String>(
             &mut n,
             &FieldSpec::any("spec/selector", false),
             CreateKind::Map,
@@ -369,14 +438,37 @@ mod tests {
     #[test]
     fn scalars_mid_path_are_errors() {
         let mut n = node("kind: X\nspec: oops\n");
-        let err = apply(
+        let err = apply::<String>(
             &mut n,
             &FieldSpec::any("spec/selector", true),
             CreateKind::Map,
             &mut |_| Ok(()),
         )
         .unwrap_err();
-        assert!(err.contains("expected sequence or mapping node"), "{err}");
+        assert_eq!(
+            err.cause,
+            WalkError::NotACollection {
+                span: Span::new(2, 7)
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "considering field 'spec/selector' of object X.[noVer].[noGrp]/[noName].[noNs]: expected sequence or mapping node"
+        );
+        let mut n = node("kind: X\nspec:\n  list:\n  - a: 1\n  - oops\n");
+        let err = apply::<String>(
+            &mut n,
+            &FieldSpec::any("spec/list/a", true),
+            CreateKind::Scalar,
+            &mut |_| Ok(()),
+        )
+        .unwrap_err();
+        assert_eq!(err.traversal, [vec!["a".to_string()]]);
+        assert!(
+            err.to_string()
+                .ends_with(": visit traversal on path: [a]: expected sequence or mapping node"),
+            "{err}"
+        );
     }
 }
 

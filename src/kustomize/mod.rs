@@ -272,7 +272,7 @@ fn run(
     };
     transform::hash::add_hash_suffixes(&mut acc.rm);
     transform::nameref::fix_name_references(&mut acc.rm, &acc.tc.name_reference).map_err(|e| {
-        KError::new(rules::KUSTOMIZE_NAME_REFERENCE, e).at(&kt.file, Default::default())
+        KError::new(rules::KUSTOMIZE_NAME_REFERENCE, e.to_string()).at(&kt.file, Default::default())
     })?;
     let unused = transform::vars::resolve(&mut acc.rm, &acc.vars, &acc.tc.var_reference)
         .map_err(|e| KError::new(rules::KUSTOMIZE_VARS, e).at(&kt.file, kt.span("vars", None)))?;
@@ -325,7 +325,8 @@ fn run(
             &[fieldspec::FieldSpec::any("metadata/labels", true)],
         )
         .map_err(|e| {
-            KError::new(rules::KUSTOMIZE_TRANSFORM, e).at(&kt.file, crate::yaml::Span::default())
+            KError::new(rules::KUSTOMIZE_TRANSFORM, e.to_string())
+                .at(&kt.file, crate::yaml::Span::default())
         })?;
         traced(b, &acc.rm, "managed-by label");
     }

@@ -5,19 +5,36 @@
 use super::super::fieldspec::{apply, CreateKind, FieldSpec, PluginFieldSpec};
 use super::super::resmap::ResMap;
 use super::super::types::Image;
-use super::set_scalar;
+use super::{set_scalar, SetError, WrongKind};
 use crate::yaml::{Node, NodeKind};
 use regex::Regex;
 use std::borrow::Cow;
 
+/// Why an `images:` entry cannot be applied.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ImageError {
+    /// The name makes no regular expression (kustomize uses it unescaped).
+    #[error("invalid image name {name:?}: {source}")]
+    Pattern { name: String, source: regex::Error },
+    /// An `image` field of a `containers` list is no scalar.
+    #[error(transparent)]
+    Legacy(#[from] WrongKind),
+    /// A configured field spec failed.
+    #[error(transparent)]
+    Set(#[from] SetError),
+}
+
 /// Applies one `images:` entry.
-pub fn apply_image(rm: &mut ResMap, image: &Image, specs: &[FieldSpec]) -> Result<(), String> {
+pub fn apply_image(rm: &mut ResMap, image: &Image, specs: &[FieldSpec]) -> Result<(), ImageError> {
     // kustomize builds the pattern from the name unescaped.
     let pattern = Regex::new(&format!(
         "^{}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$",
         image.name
     ))
-    .map_err(|e| format!("invalid image name {:?}: {e}", image.name))?;
+    .map_err(|source| ImageError::Pattern {
+        name: image.name.clone(),
+        source,
+    })?;
     for r in &mut rm.list {
         if r.kind() == "CustomResourceDefinition" {
             continue;
@@ -35,8 +52,8 @@ pub fn apply_image(rm: &mut ResMap, image: &Image, specs: &[FieldSpec]) -> Resul
 /// Visits every `containers`/`initContainers` sequence at any depth, children first.
 fn legacy_walk(
     node: &mut Node,
-    f: &mut dyn FnMut(&mut Node) -> Result<(), String>,
-) -> Result<(), String> {
+    f: &mut dyn FnMut(&mut Node) -> Result<(), WrongKind>,
+) -> Result<(), WrongKind> {
     match &mut node.kind {
         NodeKind::Map(entries) => {
             for (k, v) in entries.iter_mut() {
@@ -63,7 +80,7 @@ fn legacy_walk(
     }
 }
 
-fn update(n: &mut Node, image: &Image, pattern: &Regex) -> Result<(), String> {
+fn update(n: &mut Node, image: &Image, pattern: &Regex) -> Result<(), WrongKind> {
     let Some(value) = n.as_scalar().map(|s| s.text.clone()) else {
         return Err(super::wrong_kind("ScalarNode", n));
     };
@@ -141,7 +158,7 @@ pub struct Config<'a> {
 }
 
 impl Config<'_> {
-    pub fn apply(&self, rm: &mut ResMap) -> Result<(), String> {
+    pub fn apply(&self, rm: &mut ResMap) -> Result<(), ImageError> {
         apply_image(rm, &self.image, &self.specs)
     }
 }

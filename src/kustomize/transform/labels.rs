@@ -9,7 +9,7 @@
 
 use super::super::fieldspec::{apply, CreateKind, FieldSpec, PluginFieldSpec};
 use super::super::resmap::ResMap;
-use super::set_entry;
+use super::{set_entry, SetError};
 use crate::yaml::{Node, NodeKind, Scalar, ScalarStyle};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -19,7 +19,7 @@ pub fn set_pairs(
     rm: &mut ResMap,
     pairs: &BTreeMap<String, String>,
     specs: &[FieldSpec],
-) -> Result<(), String> {
+) -> Result<(), SetError> {
     if pairs.is_empty() {
         return Ok(());
     }
@@ -56,7 +56,7 @@ pub struct Config<'a> {
 }
 
 impl Config<'_> {
-    pub fn apply(&self, rm: &mut ResMap) -> Result<(), String> {
+    pub fn apply(&self, rm: &mut ResMap) -> Result<(), SetError> {
         set_pairs(rm, &self.pairs, &self.specs)
     }
 }

@@ -16,11 +16,27 @@ pub mod sort;
 pub mod value_add;
 pub mod vars;
 
-use crate::yaml::{Node, NodeKind, Scalar, ScalarStyle};
+use super::fieldspec::FieldSpecError;
+use crate::yaml::{Node, NodeKind, Scalar, ScalarStyle, Span};
+
+/// A field setter met a node of another kind than it writes (kyaml's `ErrorIfInvalid`), with
+/// the node as kyaml prints it and where it is written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("wrong node kind: expected {expected} but got {got}: node contents:\n{contents}")]
+pub struct WrongKind {
+    pub expected: &'static str,
+    pub got: &'static str,
+    /// The node, as kyaml prints it.
+    pub contents: String,
+    pub span: Span,
+}
+
+/// A field spec whose setter writes with [`set_scalar`] or [`set_entry`] failed.
+pub type SetError = FieldSpecError<WrongKind>;
 
 /// kyaml `FieldSetter{Name: ""}` on a scalar: the new text and tag, keeping the node's style
 /// (so a quoted value stays quoted).
-pub fn set_scalar(node: &mut Node, value: &str, tag: Option<&str>) -> Result<(), String> {
+pub fn set_scalar(node: &mut Node, value: &str, tag: Option<&str>) -> Result<(), WrongKind> {
     match &mut node.kind {
         NodeKind::Scalar(s) => {
             s.text = value.to_string();
@@ -41,7 +57,7 @@ pub fn set_entry(
     value: &str,
     tag: Option<&str>,
     shared: u32,
-) -> Result<u32, String> {
+) -> Result<u32, WrongKind> {
     let NodeKind::Map(entries) = &mut node.kind else {
         return Err(wrong_kind("MappingNode", node));
     };
@@ -69,14 +85,14 @@ pub fn set_entry(
     }
 }
 
-/// kyaml's `ErrorIfInvalid`: the kind expected, the kind found, and the node as kyaml prints
-/// it.
-pub(super) fn wrong_kind(expected: &str, n: &Node) -> String {
-    format!(
-        "wrong node kind: expected {expected} but got {}: node contents:\n{}",
-        kind_name(n),
-        crate::yaml::emit::node_to_string(n)
-    )
+/// kyaml's `ErrorIfInvalid`: the kind expected, the kind found, and the node.
+pub(super) fn wrong_kind(expected: &'static str, n: &Node) -> WrongKind {
+    WrongKind {
+        expected,
+        got: kind_name(n),
+        contents: crate::yaml::emit::node_to_string(n),
+        span: n.span,
+    }
 }
 
 fn kind_name(n: &Node) -> &'static str {

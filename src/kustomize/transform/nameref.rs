@@ -3,13 +3,44 @@
 //! object by its old name is updated to the new name (and namespace, for `{name, namespace}`
 //! references such as RoleBinding subjects and webhook services).
 
-use super::super::fieldspec::{apply, CreateKind, FieldSpec};
+use super::super::fieldspec::{apply, CreateKind, FieldSpec, FieldSpecError};
 use super::super::kid::{Gvk, KId};
 use super::super::res::{Affixes, Res};
 use super::super::resmap::ResMap;
 use super::super::tconfig::NameBackRefs;
-use super::set_scalar;
-use crate::yaml::{Node, NodeKind};
+use super::{set_scalar, WrongKind};
+use crate::yaml::{Node, NodeKind, Span};
+
+/// Why a name reference cannot be updated, in kustomize's words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NameRefError {
+    /// A referrer's field failed: the field spec's path, the referrer and the cause.
+    #[error("updating name reference in '{path}' field of '{referrer}': {cause}")]
+    Field {
+        path: String,
+        referrer: KId,
+        cause: Box<FieldSpecError<ReferenceError>>,
+    },
+    /// A RoleBinding's ServiceAccount subject with a namespace that is no string.
+    #[error("Invalid Input: namespace is blank for resource \"{0}\"")]
+    BlankSubjectNamespace(KId),
+}
+
+/// Why one reference field cannot be updated.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReferenceError {
+    /// A list of references holds a list.
+    #[error("sequence item is expected to be either a string or a map of string")]
+    NestedSequence { span: Span },
+    /// A reference that is a mapping without `name`.
+    #[error("path config error; no 'name' field in node")]
+    NoName { span: Span },
+    /// The old name fits several renamed objects.
+    #[error("found multiple possible referrals: {}", .candidates.iter().map(KId::to_string).collect::<Vec<_>>().join(", "))]
+    Ambiguous { candidates: Vec<KId>, span: Span },
+    #[error(transparent)]
+    WrongKind(#[from] WrongKind),
+}
 
 /// What a referral candidate looks like (names are not changed by this transformer, so a
 /// snapshot taken up front stays valid while referrers are edited). Only what selecting a
@@ -25,7 +56,7 @@ struct Candidate {
 }
 
 /// Updates every name reference.
-pub fn fix_name_references(rm: &mut ResMap, backrefs: &[NameBackRefs]) -> Result<(), String> {
+pub fn fix_name_references(rm: &mut ResMap, backrefs: &[NameBackRefs]) -> Result<(), NameRefError> {
     let cands: Vec<Candidate> = rm
         .list
         .iter()
@@ -73,11 +104,10 @@ pub fn fix_name_references(rm: &mut ResMap, backrefs: &[NameBackRefs]) -> Result
             apply(&mut rm.list[i].node, &spec, CreateKind::Nothing, &mut |n| {
                 ctx.set(n)
             })
-            .map_err(|e| {
-                format!(
-                    "updating name reference in '{}' field of '{}': {e}",
-                    spec.path, cands[i].cur
-                )
+            .map_err(|cause| NameRefError::Field {
+                path: spec.path.clone(),
+                referrer: cands[i].cur.clone(),
+                cause: Box::new(cause),
             })?;
         }
     }
@@ -85,7 +115,11 @@ pub fn fix_name_references(rm: &mut ResMap, backrefs: &[NameBackRefs]) -> Result
 }
 
 /// kustomize `SubsetThatCouldBeReferencedByResource`.
-fn could_be_referenced_by(cands: &[Candidate], i: usize, res: &Res) -> Result<Vec<usize>, String> {
+fn could_be_referenced_by(
+    cands: &[Candidate],
+    i: usize,
+    res: &Res,
+) -> Result<Vec<usize>, NameRefError> {
     let referrer = &cands[i];
     if referrer.cur.gvk.cluster_scoped {
         return Ok((0..cands.len()).collect());
@@ -103,7 +137,7 @@ fn could_be_referenced_by(cands: &[Candidate], i: usize, res: &Res) -> Result<Ve
         .collect())
 }
 
-fn role_binding_namespaces(r: &Res) -> Result<Vec<String>, String> {
+fn role_binding_namespaces(r: &Res) -> Result<Vec<String>, NameRefError> {
     let mut out = Vec::new();
     if r.kind() != "RoleBinding" {
         return Ok(out);
@@ -114,12 +148,7 @@ fn role_binding_namespaces(r: &Res) -> Result<Vec<String>, String> {
                 if kind == "ServiceAccount" {
                     match ns.as_text() {
                         Some(n) => out.push(n.to_string()),
-                        None => {
-                            return Err(format!(
-                                "Invalid Input: namespace is blank for resource \"{}\"",
-                                r.cur_id()
-                            ))
-                        }
+                        None => return Err(NameRefError::BlankSubjectNamespace(r.cur_id())),
                     }
                 }
             }
@@ -138,7 +167,7 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn set(&self, n: &mut Node) -> Result<(), String> {
+    fn set(&self, n: &mut Node) -> Result<(), ReferenceError> {
         if n.is_null() {
             return Ok(());
         }
@@ -154,10 +183,9 @@ impl Ctx<'_> {
                     match item.kind {
                         NodeKind::Scalar(_) => self.set_scalar(item)?,
                         NodeKind::Map(_) => self.set_mapping(item)?,
-                        NodeKind::Seq(_) => return Err(
-                            "sequence item is expected to be either a string or a map of string"
-                                .into(),
-                        ),
+                        NodeKind::Seq(_) => {
+                            return Err(ReferenceError::NestedSequence { span: item.span })
+                        }
                     }
                 }
                 Ok(())
@@ -165,9 +193,9 @@ impl Ctx<'_> {
         }
     }
 
-    fn set_scalar(&self, n: &mut Node) -> Result<(), String> {
+    fn set_scalar(&self, n: &mut Node) -> Result<(), ReferenceError> {
         let old = n.as_str().unwrap_or("").to_string();
-        let Some(j) = self.select(&old, self.subset.to_vec(), false)? else {
+        let Some(j) = self.select(&old, self.subset.to_vec(), false, n.span)? else {
             return Ok(());
         };
         let name = &self.cands[j].name;
@@ -177,9 +205,9 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    fn set_mapping(&self, n: &mut Node) -> Result<(), String> {
+    fn set_mapping(&self, n: &mut Node) -> Result<(), ReferenceError> {
         let Some(old) = n.get("name").map(|v| v.as_str().unwrap_or("").to_string()) else {
-            return Err("path config error; no 'name' field in node".into());
+            return Err(ReferenceError::NoName { span: n.span });
         };
         let candidates: Vec<usize> = match n.get("namespace") {
             None => self.subset.to_vec(),
@@ -208,7 +236,7 @@ impl Ctx<'_> {
                 }
             }
         };
-        let Some(j) = self.select(&old, candidates, true)? else {
+        let Some(j) = self.select(&old, candidates, true, n.span)? else {
             return Ok(());
         };
         let Candidate {
@@ -230,7 +258,8 @@ impl Ctx<'_> {
         old: &str,
         cands: Vec<usize>,
         with_namespace: bool,
-    ) -> Result<Option<usize>, String> {
+        span: Span,
+    ) -> Result<Option<usize>, ReferenceError> {
         let c = &self.cands;
         let mut list: Vec<usize> = cands
             .into_iter()
@@ -270,11 +299,10 @@ impl Ctx<'_> {
                 if identical {
                     Ok(Some(list[0]))
                 } else {
-                    let ids: Vec<String> = list.iter().map(|&j| c[j].cur.to_string()).collect();
-                    Err(format!(
-                        "found multiple possible referrals: {}",
-                        ids.join(", ")
-                    ))
+                    Err(ReferenceError::Ambiguous {
+                        candidates: list.iter().map(|&j| c[j].cur.clone()).collect(),
+                        span,
+                    })
                 }
             }
         }
@@ -291,6 +319,6 @@ fn role_ref_gvk(r: &Res) -> Option<Gvk> {
 }
 
 /// kyaml `FieldSetter{Name, StringValue}`: replace keeping the style, or append.
-fn set_field(n: &mut Node, key: &str, value: &str) -> Result<(), String> {
+fn set_field(n: &mut Node, key: &str, value: &str) -> Result<(), WrongKind> {
     super::set_entry(n, key, value, None, 0).map(|_| ())
 }

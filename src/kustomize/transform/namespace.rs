@@ -3,8 +3,9 @@
 //! named `default`.
 
 use super::super::fieldspec::{apply, plugin_specs, CreateKind, FieldSpec, PluginFieldSpec};
+use super::super::kid::KId;
 use super::super::resmap::{IdKey, ResMap};
-use super::set_scalar;
+use super::{set_scalar, SetError, WrongKind};
 use crate::yaml::Node;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -17,6 +18,23 @@ pub enum SubjectMode {
     None,
 }
 
+/// Why the namespace cannot be set, in kustomize's words.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NamespaceError {
+    /// A field spec (`metadata/namespace` or a configured one) failed.
+    #[error("namespace transformation failed: {0}")]
+    Field(SetError),
+    /// A RoleBinding subject's `namespace` is no scalar.
+    #[error("setting namespace on (cluster)role binding subjects: {0}")]
+    Subject(WrongKind),
+    /// Two objects end up with the same id.
+    #[error("namespace transformation produces ID conflict: {id} appears {count} times")]
+    Conflict { id: KId, count: usize },
+    /// A `setRoleBindingSubjects` kustomize does not know.
+    #[error("invalid value \"{0}\" for setRoleBindingSubjects: must be one of \"defaultOnly\", \"none\" or \"allServiceAccounts\"")]
+    SubjectMode(String),
+}
+
 /// Applies the namespace.
 pub fn apply_namespace(
     rm: &mut ResMap,
@@ -24,7 +42,7 @@ pub fn apply_namespace(
     specs: &[FieldSpec],
     unset_only: bool,
     mode: SubjectMode,
-) -> Result<(), String> {
+) -> Result<(), NamespaceError> {
     if namespace.is_empty() {
         return Ok(());
     }
@@ -46,7 +64,7 @@ pub fn apply_namespace(
             .filter(|f| api_version == "v1" || f.path != "metadata/name")
             .cloned()
             .collect();
-        let mut setter = |n: &mut Node| -> Result<(), String> {
+        let mut setter = |n: &mut Node| -> Result<(), WrongKind> {
             if unset_only && n.as_text().is_some_and(|t| !t.is_empty()) {
                 return Ok(());
             }
@@ -59,7 +77,7 @@ pub fn apply_namespace(
                 CreateKind::Scalar,
                 &mut setter,
             )
-            .map_err(|e| format!("namespace transformation failed: {e}"))?;
+            .map_err(NamespaceError::Field)?;
         }
         if gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding" {
             fs.retain(|f| !(is_rb(&f.gvk.kind) && f.path == "subjects/namespace"));
@@ -78,9 +96,7 @@ pub fn apply_namespace(
                                 s.set("namespace", Node::plain(""));
                             }
                             let n = s.get_mut("namespace").expect("just ensured");
-                            setter(n).map_err(|e| {
-                                format!("setting namespace on (cluster)role binding subjects: {e}")
-                            })?;
+                            setter(n).map_err(NamespaceError::Subject)?;
                         }
                     }
                 }
@@ -88,7 +104,7 @@ pub fn apply_namespace(
         }
         for f in &fs {
             apply(&mut r.node, f, CreateKind::Scalar, &mut setter)
-                .map_err(|e| format!("namespace transformation failed: {e}"))?;
+                .map_err(NamespaceError::Field)?;
         }
         let id = rm.list[i].cur_id();
         if let Some(n) = counts.get_mut(&old) {
@@ -100,9 +116,7 @@ pub fn apply_namespace(
             *n
         };
         if n != 1 {
-            return Err(format!(
-                "namespace transformation produces ID conflict: {id} appears {n} times"
-            ));
+            return Err(NamespaceError::Conflict { id, count: n });
         }
     }
     Ok(())
@@ -121,21 +135,17 @@ pub struct Config<'a> {
 }
 
 impl Config<'_> {
-    pub fn apply(&self, rm: &mut ResMap) -> Result<(), String> {
+    pub fn apply(&self, rm: &mut ResMap) -> Result<(), NamespaceError> {
         apply_namespace(rm, &self.namespace, &self.specs, self.unset_only, self.mode)
     }
 
     /// The config a plugin config describes.
-    pub fn from_plugin(c: PluginConfig) -> Result<Config<'static>, String> {
+    pub fn from_plugin(c: PluginConfig) -> Result<Config<'static>, NamespaceError> {
         let mode = match c.set_role_binding_subjects.as_str() {
             "" | "defaultOnly" => SubjectMode::DefaultOnly,
             "allServiceAccounts" => SubjectMode::AllServiceAccounts,
             "none" => SubjectMode::None,
-            other => {
-                return Err(format!(
-                    "invalid value \"{other}\" for setRoleBindingSubjects: must be one of \"defaultOnly\", \"none\" or \"allServiceAccounts\""
-                ))
-            }
+            other => return Err(NamespaceError::SubjectMode(other.to_string())),
         };
         Ok(Config {
             namespace: Cow::Owned(c.metadata.namespace),

@@ -5,7 +5,7 @@
 use super::super::fieldspec::{apply, CreateKind, FieldSpec, PluginFieldSpec};
 use super::super::kid::Gvk;
 use super::super::resmap::ResMap;
-use super::set_scalar;
+use super::{set_scalar, SetError};
 use std::borrow::Cow;
 
 /// Prefix or suffix.
@@ -36,7 +36,7 @@ pub fn apply_affix(
     affix: Affix,
     value: &str,
     specs: &[FieldSpec],
-) -> Result<(), String> {
+) -> Result<(), SetError> {
     for r in &mut rm.list {
         let org = r.org_id();
         if skipped(&org.gvk) {
@@ -77,7 +77,7 @@ pub struct Config<'a> {
 }
 
 impl Config<'_> {
-    pub fn apply(&self, rm: &mut ResMap) -> Result<(), String> {
+    pub fn apply(&self, rm: &mut ResMap) -> Result<(), SetError> {
         if !self.prefix.is_empty() {
             apply_affix(rm, Affix::Prefix, &self.prefix, &self.specs)?;
         }

@@ -1,10 +1,21 @@
 //! replicas (ReplicaCountTransformer): sets the replica count of the named workloads.
 
 use super::super::fieldspec::{apply, CreateKind, FieldSpec, PluginFieldSpec};
+use super::super::kid::Gvk;
 use super::super::resmap::ResMap;
 use super::super::types::Replica;
-use super::set_scalar;
+use super::{set_scalar, SetError};
 use std::borrow::Cow;
+
+/// Why the replica count cannot be set.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReplicasError {
+    /// No resource of a field spec's kinds has the name.
+    #[error("resource with name {name} does not match a config with the following GVK [{}]", gvks.iter().map(Gvk::to_string).collect::<Vec<_>>().join(" "))]
+    NoMatch { name: String, gvks: Vec<Gvk> },
+    #[error(transparent)]
+    Set(#[from] SetError),
+}
 
 /// Sets `count` on every resource named `name` (by any of its ids) selected by a field spec.
 pub fn set_replicas(
@@ -12,7 +23,7 @@ pub fn set_replicas(
     name: &str,
     count: i64,
     specs: &[FieldSpec],
-) -> Result<(), String> {
+) -> Result<(), ReplicasError> {
     let mut found = false;
     for fs in specs {
         let idx = rm.matching_any_id(|id| id.name == name && id.gvk.is_selected(&fs.gvk));
@@ -27,11 +38,10 @@ pub fn set_replicas(
         }
     }
     if !found {
-        let gvks: Vec<String> = specs.iter().map(|f| f.gvk.to_string()).collect();
-        return Err(format!(
-            "resource with name {name} does not match a config with the following GVK [{}]",
-            gvks.join(" ")
-        ));
+        return Err(ReplicasError::NoMatch {
+            name: name.to_string(),
+            gvks: specs.iter().map(|f| f.gvk.clone()).collect(),
+        });
     }
     Ok(())
 }
@@ -43,7 +53,7 @@ pub struct Config<'a> {
 }
 
 impl Config<'_> {
-    pub fn apply(&self, rm: &mut ResMap) -> Result<(), String> {
+    pub fn apply(&self, rm: &mut ResMap) -> Result<(), ReplicasError> {
         set_replicas(rm, &self.replica.name, self.replica.count, &self.specs)
     }
 }

@@ -5,7 +5,7 @@ use super::super::fieldspec::split_path;
 use super::super::pathmatch::{self, Create, PathError};
 use super::super::resmap::ResMap;
 use super::super::types::Selector;
-use super::namespace::{apply_namespace, SubjectMode};
+use super::namespace::{apply_namespace, NamespaceError, SubjectMode};
 use super::patch::select;
 use crate::yaml::{plain_tag, Dialect, NodeKind, Scalar, ScalarStyle};
 
@@ -25,24 +25,26 @@ pub enum ValueAddError {
     /// The path ends at a mapping or sequence (kyaml's `FieldSetter` sets scalars only).
     #[error("wrong node kind: expected ScalarNode")]
     NotScalar,
-    /// The selector or the namespace filter failed.
+    /// The namespace filter (for `metadata/namespace`) failed.
+    #[error(transparent)]
+    Namespace(#[from] NamespaceError),
+    /// The selector does not compile.
     #[error("{0}")]
-    Other(String),
+    Selector(String),
 }
 
 /// Applies `value` to every target in order.
 pub fn apply(rm: &mut ResMap, value: &str, targets: &[Target]) -> Result<(), ValueAddError> {
     for t in targets {
         let selected = match t.selector {
-            Some(sel) => select(rm, sel).map_err(ValueAddError::Other)?,
+            Some(sel) => select(rm, sel).map_err(ValueAddError::Selector)?,
             None => (0..rm.list.len()).collect(),
         };
         if t.field_path == "metadata/namespace" {
             // kustomize runs its namespace filter here, without extra field specs.
             let mut picked = ResMap::new();
             picked.list = selected.iter().map(|&i| rm.list[i].clone()).collect();
-            apply_namespace(&mut picked, value, &[], false, SubjectMode::DefaultOnly)
-                .map_err(ValueAddError::Other)?;
+            apply_namespace(&mut picked, value, &[], false, SubjectMode::DefaultOnly)?;
             for (&i, r) in selected.iter().zip(picked.list) {
                 rm.list[i] = r;
             }

@@ -163,7 +163,8 @@ pub fn resolve(rm: &mut ResMap, vars: &[Var], specs: &[FieldSpec]) -> Result<Vec
         for fs in specs {
             apply(&mut r.node, fs, CreateKind::Nothing, &mut |n| {
                 substitute(n, &values, &mut used)
-            })?;
+            })
+            .map_err(|e| e.to_string())?;
         }
     }
     Ok(values
