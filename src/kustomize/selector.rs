@@ -19,34 +19,89 @@ pub struct SelectorMatcher {
     annotations: Option<LabelSelector>,
 }
 
-fn anchored(p: &str) -> Result<Option<Regex>, String> {
+/// Why a selector does not compile: the selector field, what it holds and why.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SelectorError {
+    /// A group, version, kind, name or namespace that is no regular expression.
+    #[error("invalid selector regex {pattern:?}: {source}")]
+    Regex {
+        field: &'static str,
+        pattern: String,
+        source: regex::Error,
+    },
+    /// A label or annotation selector that does not parse.
+    #[error("{error}")]
+    Expression {
+        field: &'static str,
+        expression: String,
+        error: LabelSelectorError,
+    },
+}
+
+/// Why a label selector expression does not parse, as Go's `labels.Parse` words it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LabelSelectorError {
+    /// A requirement (`key op values`) that does not parse.
+    #[error("unable to parse requirement: {0}")]
+    Requirement(Box<LabelSelectorError>),
+    /// Another token than the grammar allows.
+    #[error("found '{found}', expected: {expected}")]
+    Unexpected {
+        found: String,
+        expected: &'static str,
+    },
+    /// No `(` after `in` or `notin` (Go's message lacks the comma).
+    #[error("found '{found}' expected: '('")]
+    NoOpenParen { found: String },
+    /// `>` or `<` with a value that is no integer.
+    #[error("for 'Gt', 'Lt' operators, the value must be an integer")]
+    NotAnInteger { value: String },
+}
+
+fn unexpected(found: impl Into<String>, expected: &'static str) -> LabelSelectorError {
+    LabelSelectorError::Unexpected {
+        found: found.into(),
+        expected,
+    }
+}
+
+fn anchored(field: &'static str, p: &str) -> Result<Option<Regex>, SelectorError> {
     if p.is_empty() {
         return Ok(None);
     }
     Regex::new(&format!("^(?:{p})$"))
         .map(Some)
-        .map_err(|e| format!("invalid selector regex {p:?}: {e}"))
+        .map_err(|source| SelectorError::Regex {
+            field,
+            pattern: p.to_string(),
+            source,
+        })
+}
+
+fn expression(field: &'static str, e: &str) -> Result<Option<LabelSelector>, SelectorError> {
+    if e.is_empty() {
+        return Ok(None);
+    }
+    LabelSelector::parse(e)
+        .map(Some)
+        .map_err(|error| SelectorError::Expression {
+            field,
+            expression: e.to_string(),
+            error,
+        })
 }
 
 impl SelectorMatcher {
     /// Compiles a selector (regex and selector-expression errors are reported).
-    pub fn new(sel: &Selector) -> Result<SelectorMatcher, String> {
+    pub fn new(sel: &Selector) -> Result<SelectorMatcher, SelectorError> {
         Ok(SelectorMatcher {
-            group: anchored(&sel.group)?,
-            version: anchored(&sel.version)?,
-            kind: anchored(&sel.kind)?,
-            name: anchored(&sel.name)?,
-            namespace: anchored(&sel.namespace)?,
-            labels: if sel.label_selector.is_empty() {
-                None
-            } else {
-                Some(LabelSelector::parse(&sel.label_selector)?)
-            },
-            annotations: if sel.annotation_selector.is_empty() {
-                None
-            } else {
-                Some(LabelSelector::parse(&sel.annotation_selector)?)
-            },
+            group: anchored("group", &sel.group)?,
+            version: anchored("version", &sel.version)?,
+            kind: anchored("kind", &sel.kind)?,
+            name: anchored("name", &sel.name)?,
+            namespace: anchored("namespace", &sel.namespace)?,
+            labels: expression("labelSelector", &sel.label_selector)?,
+            annotations: expression("annotationSelector", &sel.annotation_selector)?,
         })
     }
 
@@ -114,7 +169,7 @@ struct Requirement {
 impl LabelSelector {
     /// Parses `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`, `k>1`, `k<1`,
     /// joined by commas (Go's `labels.Parse`).
-    pub fn parse(s: &str) -> Result<LabelSelector, String> {
+    pub fn parse(s: &str) -> Result<LabelSelector, LabelSelectorError> {
         let mut p = Parser {
             items: lex(s.as_bytes()),
             position: 0,
@@ -298,7 +353,7 @@ impl Parser {
         }
     }
 
-    fn parse(&mut self) -> Result<Vec<Requirement>, String> {
+    fn parse(&mut self) -> Result<Vec<Requirement>, LabelSelectorError> {
         let mut reqs = Vec::new();
         loop {
             let (t, lit) = self.lookahead(true);
@@ -306,7 +361,7 @@ impl Parser {
                 Token::Identifier | Token::DoesNotExist => {
                     let r = self
                         .requirement()
-                        .map_err(|e| format!("unable to parse requirement: {e}"))?;
+                        .map_err(|e| LabelSelectorError::Requirement(Box::new(e)))?;
                     reqs.push(r);
                     let (t, l) = self.consume(true);
                     match t {
@@ -314,25 +369,19 @@ impl Parser {
                         Token::Comma => {
                             let (t2, l2) = self.lookahead(true);
                             if t2 != Token::Identifier && t2 != Token::DoesNotExist {
-                                return Err(format!(
-                                    "found '{l2}', expected: identifier after ','"
-                                ));
+                                return Err(unexpected(l2, "identifier after ','"));
                             }
                         }
-                        _ => return Err(format!("found '{l}', expected: ',' or 'end of string'")),
+                        _ => return Err(unexpected(l, "',' or 'end of string'")),
                     }
                 }
                 Token::EndOfString => return Ok(reqs),
-                _ => {
-                    return Err(format!(
-                        "found '{lit}', expected: !, identifier, or 'end of string'"
-                    ))
-                }
+                _ => return Err(unexpected(lit, "!, identifier, or 'end of string'")),
             }
         }
     }
 
-    fn requirement(&mut self) -> Result<Requirement, String> {
+    fn requirement(&mut self) -> Result<Requirement, LabelSelectorError> {
         let (key, op) = self.key_and_inferred_operator()?;
         let op = match op {
             Some(op) => op,
@@ -352,11 +401,7 @@ impl Parser {
                     Token::NotEquals => Op::NotIn,
                     Token::GreaterThan => Op::Gt,
                     Token::LessThan => Op::Lt,
-                    _ => {
-                        return Err(format!(
-                            "found '{lit}', expected: '=', '!=', '==', 'in', notin'"
-                        ))
-                    }
+                    _ => return Err(unexpected(lit, "'=', '!=', '==', 'in', notin'")),
                 }
             }
         };
@@ -369,7 +414,7 @@ impl Parser {
         }
         let value = self.exact_value()?;
         if matches!(op, Op::Gt | Op::Lt) && value.parse::<i64>().is_err() {
-            return Err("for 'Gt', 'Lt' operators, the value must be an integer".into());
+            return Err(LabelSelectorError::NotAnInteger { value });
         }
         Ok(Requirement {
             key,
@@ -379,14 +424,14 @@ impl Parser {
     }
 
     /// The key, and `Exists`/`DoesNotExist` when no operator follows it.
-    fn key_and_inferred_operator(&mut self) -> Result<(String, Option<Op>), String> {
+    fn key_and_inferred_operator(&mut self) -> Result<(String, Option<Op>), LabelSelectorError> {
         let (mut t, mut lit) = self.consume(true);
         let negated = t == Token::DoesNotExist;
         if negated {
             (t, lit) = self.consume(true);
         }
         if t != Token::Identifier {
-            return Err(format!("found '{lit}', expected: identifier"));
+            return Err(unexpected(lit, "identifier"));
         }
         let (next, _) = self.lookahead(true);
         let op = if negated {
@@ -399,17 +444,17 @@ impl Parser {
         Ok((lit, op))
     }
 
-    fn values(&mut self) -> Result<std::collections::BTreeSet<String>, String> {
+    fn values(&mut self) -> Result<std::collections::BTreeSet<String>, LabelSelectorError> {
         let (t, lit) = self.consume(true);
         if t != Token::OpenPar {
-            return Err(format!("found '{lit}' expected: '('"));
+            return Err(LabelSelectorError::NoOpenParen { found: lit });
         }
         let (t, lit) = self.lookahead(true);
         match t {
             Token::Identifier | Token::Comma => {
                 let set = self.identifiers()?;
                 if self.consume(true).0 != Token::ClosedPar {
-                    return Err(format!("found '{lit}', expected: ')'"));
+                    return Err(unexpected(lit, "')'"));
                 }
                 Ok(set)
             }
@@ -417,11 +462,11 @@ impl Parser {
                 self.consume(true);
                 Ok([String::new()].into())
             }
-            _ => Err(format!("found '{lit}', expected: ',', ')' or identifier")),
+            _ => Err(unexpected(lit, "',', ')' or identifier")),
         }
     }
 
-    fn identifiers(&mut self) -> Result<std::collections::BTreeSet<String>, String> {
+    fn identifiers(&mut self) -> Result<std::collections::BTreeSet<String>, LabelSelectorError> {
         let mut set = std::collections::BTreeSet::new();
         loop {
             let (t, lit) = self.consume(true);
@@ -432,7 +477,7 @@ impl Parser {
                     match t2 {
                         Token::Comma => continue,
                         Token::ClosedPar => return Ok(set),
-                        _ => return Err(format!("found '{lit2}', expected: ',' or ')'")),
+                        _ => return Err(unexpected(lit2, "',' or ')'")),
                     }
                 }
                 Token::Comma => {
@@ -449,12 +494,12 @@ impl Parser {
                         set.insert(String::new());
                     }
                 }
-                _ => return Err(format!("found '{lit}', expected: ',', or identifier")),
+                _ => return Err(unexpected(lit, "',', or identifier")),
             }
         }
     }
 
-    fn exact_value(&mut self) -> Result<String, String> {
+    fn exact_value(&mut self) -> Result<String, LabelSelectorError> {
         let (t, _) = self.lookahead(true);
         if matches!(t, Token::EndOfString | Token::Comma) {
             return Ok(String::new());
@@ -463,7 +508,7 @@ impl Parser {
         if t == Token::Identifier {
             return Ok(lit);
         }
-        Err(format!("found '{lit}', expected: identifier"))
+        Err(unexpected(lit, "identifier"))
     }
 }
 
@@ -539,7 +584,40 @@ mod tests {
             ("app=<", "unable to parse requirement: found '<', expected: identifier"),
             ("a b", "unable to parse requirement: found 'b', expected: '=', '!=', '==', 'in', notin'"),
         ] {
-            assert_eq!(LabelSelector::parse(sel).err().as_deref(), Some(err), "{sel}");
+            assert_eq!(
+                LabelSelector::parse(sel).err().map(|e| e.to_string()).as_deref(),
+                Some(err),
+                "{sel}"
+            );
         }
+    }
+
+    /// A selector that does not compile says which field and what it holds.
+    #[test]
+    fn selector_errors_name_the_field() {
+        let sel = Selector {
+            label_selector: "app in web".into(),
+            ..Selector::default()
+        };
+        let Err(e) = SelectorMatcher::new(&sel) else {
+            panic!("compiles")
+        };
+        assert!(matches!(
+            &e,
+            SelectorError::Expression { field: "labelSelector", expression, .. } if expression == "app in web"
+        ));
+        assert_eq!(
+            e.to_string(),
+            "unable to parse requirement: found 'web' expected: '('"
+        );
+        let sel = Selector {
+            kind: "(".into(),
+            ..Selector::default()
+        };
+        let Err(e) = SelectorMatcher::new(&sel) else {
+            panic!("compiles")
+        };
+        assert!(matches!(e, SelectorError::Regex { field: "kind", .. }));
+        assert!(e.to_string().starts_with("invalid selector regex \"(\": "));
     }
 }

@@ -6,7 +6,7 @@ use super::super::kid::KId;
 use super::super::res::Res;
 use super::super::resmap::ResMap;
 use super::super::schema::BuildSchema;
-use super::super::selector::SelectorMatcher;
+use super::super::selector::{SelectorError, SelectorMatcher};
 use super::super::smp::SmpError;
 use super::super::types::Selector;
 use super::json6902;
@@ -195,7 +195,7 @@ pub enum PatchError {
     JsonWithoutTarget { patch: String },
     /// The target selector does not compile.
     #[error("{0}")]
-    Selector(String),
+    Selector(SelectorError),
     /// The patch gave two objects the same id.
     #[error("{0}")]
     DuplicateId(String),
@@ -290,7 +290,7 @@ fn apply_smp_to(rm: &mut ResMap, selected: &[usize], patch: &Res) -> Result<(), 
 }
 
 /// Indices of the resources a selector picks.
-pub fn select(rm: &ResMap, sel: &Selector) -> Result<Vec<usize>, String> {
+pub fn select(rm: &ResMap, sel: &Selector) -> Result<Vec<usize>, SelectorError> {
     let m = SelectorMatcher::new(sel)?;
     Ok(rm
         .list

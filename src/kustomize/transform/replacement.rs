@@ -7,7 +7,7 @@ use super::super::kid::{Gvk, KId};
 use super::super::pathmatch::{self, Create};
 use super::super::res::Res;
 use super::super::resmap::ResMap;
-use super::super::selector::{LabelSelector, SelectorMatcher};
+use super::super::selector::{LabelSelector, SelectorError, SelectorMatcher};
 use super::super::types::{
     FieldOptions, ReplacementField, Selector, SourceSelector, TargetSelector,
 };
@@ -174,7 +174,7 @@ struct IdMatchers<'t> {
 
 impl<'t> IdMatchers<'t> {
     /// v5.8's regular expressions (`NewTargetSelectorRegex`), or why one does not compile.
-    fn regex(t: &'t TargetSelector, select: &Selector) -> Result<Self, String> {
+    fn regex(t: &'t TargetSelector, select: &Selector) -> Result<Self, SelectorError> {
         Ok(IdMatchers {
             select: IdMatch::Regex(SelectorMatcher::new(select)?),
             rejects: t
@@ -383,7 +383,7 @@ fn label_selectors_match(r: &Res, sel: &Selector) -> Result<bool, ReplacementErr
         }
         LabelSelector::parse(expr)
             .map(|s| s.matches(&map))
-            .map_err(|e| err(rules::KUSTOMIZE_REPLACEMENT_INVALID_SELECTOR, e))
+            .map_err(|e| err(rules::KUSTOMIZE_REPLACEMENT_INVALID_SELECTOR, e.to_string()))
     };
     Ok(
         check(&sel.annotation_selector, r.annotations())?

@@ -4,6 +4,7 @@
 use super::super::fieldspec::split_path;
 use super::super::pathmatch::{self, Create, PathError};
 use super::super::resmap::ResMap;
+use super::super::selector::SelectorError;
 use super::super::types::Selector;
 use super::namespace::{apply_namespace, NamespaceError, SubjectMode};
 use super::patch::select;
@@ -29,15 +30,15 @@ pub enum ValueAddError {
     #[error(transparent)]
     Namespace(#[from] NamespaceError),
     /// The selector does not compile.
-    #[error("{0}")]
-    Selector(String),
+    #[error(transparent)]
+    Selector(#[from] SelectorError),
 }
 
 /// Applies `value` to every target in order.
 pub fn apply(rm: &mut ResMap, value: &str, targets: &[Target]) -> Result<(), ValueAddError> {
     for t in targets {
         let selected = match t.selector {
-            Some(sel) => select(rm, sel).map_err(ValueAddError::Selector)?,
+            Some(sel) => select(rm, sel)?,
             None => (0..rm.list.len()).collect(),
         };
         if t.field_path == "metadata/namespace" {
