@@ -1,6 +1,7 @@
 //! Flux as an engine end to end: which Kustomizations are roots, every Kustomization and
 //! HelmRelease a root applies as a target of its own, a parent's substitution reaching its
-//! children in a diff, `explain`, and the findings at the Flux objects' files and lines.
+//! children in a diff, `explain` (which controller applied an object, and how), and the
+//! findings at the Flux objects' files and lines.
 
 use super::*;
 
@@ -290,4 +291,59 @@ fn older_api_versions_patch_fields_apply() {
     for needle in ["mode: patched", "extra: json6902"] {
         assert!(out.stdout.contains(needle), "{needle}:\n{}", out.stdout);
     }
+}
+
+#[test]
+fn explain_names_the_controller_that_applied_an_object() {
+    let env = TestEnv::new();
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", SYNC)
+        .write(
+            "clusters/prod/apps.yaml",
+            ks("apps", "./apps", "  targetNamespace: shop\n"),
+        )
+        .write(
+            "apps/web.yaml",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports: [{port: 80}]\n",
+        )
+        .write(
+            "apps/release.yaml",
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: cache}\nspec:\n  chart:\n    spec:\n      chart: ./charts/cache\n      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n  values: {size: 3}\n",
+        )
+        .write(
+            "charts/cache/Chart.yaml",
+            "apiVersion: v2\nname: cache\nversion: 0.1.0\n",
+        )
+        .write(
+            "charts/cache/templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cache}\ndata: {size: {{ .Values.size | quote }}}\n",
+        );
+    env.commit("fleet");
+    let notes = |query: &str, target: &str| {
+        let r = env
+            .kdelta(&["explain", query, target, "--format", "json"])
+            .success()
+            .json();
+        assert_eq!(r["objects"].as_array().map(Vec::len), Some(1), "{r:#}");
+        r["objects"][0]["notes"].clone()
+    };
+    // A Kustomization's objects: kustomize-controller, with what it did to the build (apps
+    // has no kustomization.yaml: the controller generates one).
+    assert_eq!(
+        notes("Service/web", "flux-ks:flux-system/apps@clusters/prod"),
+        json!(["applied by Flux's kustomize-controller: generated a kustomization of the 2 manifests and kustomizations under apps; targetNamespace: shop"]),
+    );
+    // A HelmRelease's: helm-controller, with the release it installed (its own name: the
+    // HelmRelease has no targetNamespace of its own).
+    assert_eq!(
+        notes("ConfigMap/cache", "flux-hr:shop/cache@clusters/prod"),
+        json!(["applied by Flux's helm-controller: release cache in namespace shop"]),
+    );
+    // The text report says the same.
+    env.kdelta(&[
+        "explain",
+        "ConfigMap/cache",
+        "flux-hr:shop/cache@clusters/prod",
+    ])
+    .success()
+    .stdout_has("applied by Flux's helm-controller: release cache in namespace shop");
 }
