@@ -7,6 +7,7 @@ use crate::config::Config;
 use crate::finding::Finding;
 use crate::resource::Resource;
 use crate::source::{DirEntry, EntryKind, Files, RepoPath, Snapshot};
+use crate::yaml::Node;
 
 /// What rendering one target gives.
 #[derive(Clone, Debug)]
@@ -146,6 +147,20 @@ pub enum Coverage {
     Flux,
 }
 
+/// One state of an object on its way through a render, for `kdelta explain`: the object as a
+/// step left it, and where that step was configured.
+#[derive(Clone, Copy, Debug)]
+pub struct Stage<'a> {
+    /// The file that configured the step (a kustomization).
+    pub file: &'a RepoPath,
+    /// The line of its entry there (0: unknown).
+    pub line: u32,
+    /// What ran: `resources`, `patches[0]`, `images[1] (ImageTagTransformer)`…
+    pub step: &'a str,
+    /// The object after the step.
+    pub object: &'a Node,
+}
+
 /// A kind of target: the spec type of one engine. Implemented by every engine's spec and
 /// listed once in [`crate::target`]'s dispatch table.
 pub trait Spec: Sized {
@@ -177,11 +192,24 @@ pub trait Spec: Sized {
     /// Renders the target, reading through `files`.
     fn render(&self, files: &Files, opts: &Self::Options) -> EngineOutput<Self::Details>;
 
-    /// What `kdelta explain` says made an object whose origin is `file` (the chart, template
-    /// and values of a Helm target), beyond what the render's details trace.
-    fn made_from(&self, _file: &str) -> Option<String> {
-        None
+    /// What `kdelta explain` says made `object`, one of this target's rendered objects,
+    /// beyond the file it was read from: the chart, template and values of a Helm target, the
+    /// generator behind an Application, what a Flux controller did. `details` are the render's.
+    fn explain(&self, _details: &Self::Details, _object: &Resource) -> Vec<String> {
+        Vec::new()
     }
+
+    /// The states the object at `index` of a render's output passed through, oldest first (a
+    /// traced kustomize build's steps), when the engine records them (see [`Spec::trace`]):
+    /// `kdelta explain` shows the fields each step changed, and finds an object by the name
+    /// it was first read with too.
+    fn history(_details: &Self::Details, _index: usize) -> impl Iterator<Item = Stage<'_>> {
+        std::iter::empty()
+    }
+
+    /// Options that make the render record what [`Spec::history`] reads, for `kdelta
+    /// explain` (off otherwise: recording every step costs).
+    fn trace(_opts: &mut Self::Options) {}
 
     /// The coverage count of the report's summary this target adds to, if any.
     fn coverage(&self) -> Option<Coverage> {

@@ -5,6 +5,7 @@
 use crate::config::Config;
 use crate::engine::{self, Detected, DirListing, EngineOutput, Spec as _};
 use crate::finding::Finding;
+use crate::resource::Resource;
 use crate::source::{Files, RepoPath, Snapshot};
 use crate::{argocd, directory, flux, helm, kustomize};
 
@@ -34,6 +35,14 @@ macro_rules! engines {
         }
 
         impl RenderOptions {
+            /// These options with every engine recording what `kdelta explain` shows (see
+            /// [`engine::Spec::trace`]).
+            pub fn traced(&self) -> RenderOptions {
+                let mut out = self.clone();
+                $(<$spec as engine::Spec>::trace(&mut out.$options);)*
+                out
+            }
+
             /// These options with `.kdelta.yaml`'s settings: the shared ones completed, then
             /// each engine's own ([`engine::Spec::configure`]).
             pub fn configured(&self, config: &Config) -> RenderOptions {
@@ -41,6 +50,14 @@ macro_rules! engines {
                 out.shared.complete(config);
                 $(<$spec as engine::Spec>::configure(&mut out.$options, config, &out.shared);)*
                 out
+            }
+        }
+
+        impl Details {
+            /// The states the object at `index` of the render's output passed through, oldest
+            /// first (see [`engine::Spec::history`]).
+            pub fn history(&self, index: usize) -> Box<dyn Iterator<Item = engine::Stage<'_>> + '_> {
+                match self { $(Details::$variant(d) => Box::new(<$spec as engine::Spec>::history(d, index)),)* }
             }
         }
 
@@ -100,9 +117,14 @@ macro_rules! engines {
                 match self { $(Target::$variant(s) => s.defining_file(snapshot),)* }
             }
 
-            /// See [`engine::Spec::made_from`].
-            pub fn made_from(&self, file: &str) -> Option<String> {
-                match self { $(Target::$variant(s) => s.made_from(file),)* }
+            /// What `kdelta explain` says made `object`, one of the target's rendered objects
+            /// (see [`engine::Spec::explain`]); `details` are the render's.
+            pub fn explain(&self, details: &Details, object: &Resource) -> Vec<String> {
+                match (self, details) {
+                    $((Target::$variant(s), Details::$variant(d)) => s.explain(d, object),)*
+                    #[allow(unreachable_patterns)]
+                    _ => Vec::new(),
+                }
             }
 
             /// The spec when the target is of engine `S` (`kdelta tree` takes Helm's).

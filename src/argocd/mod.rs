@@ -31,6 +31,7 @@ mod target;
 use crate::config::Config;
 use crate::engine::{self, EngineOutput};
 use crate::finding::{Finding, Severity};
+use crate::resource::Resource;
 use crate::source::{yaml_finding, EntryKind, Files, RepoPath, Snapshot};
 use crate::yaml::{self, Node, ParseOptions};
 
@@ -177,6 +178,19 @@ impl engine::Spec for Spec {
             | Spec::Generated { .. }
             | Spec::Child { .. } => "app",
         }
+    }
+
+    /// What makes an Application of the render: the generator and parameters, or the
+    /// Application that deploys it.
+    fn explain(&self, details: &Details, object: &Resource) -> Vec<String> {
+        if object.kind() != "Application" {
+            return Vec::new();
+        }
+        let name = object
+            .node
+            .str_at(&["metadata", "name"])
+            .unwrap_or_default();
+        details.made_by.get(name).cloned().into_iter().collect()
     }
 
     /// Applications are counted; an ApplicationSet is counted through the ones it generates.

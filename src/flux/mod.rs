@@ -24,6 +24,7 @@ pub mod values;
 use crate::config::Config;
 use crate::engine::{self, EngineOutput};
 use crate::finding::{Finding, Severity};
+use crate::resource::Resource;
 use crate::source::{yaml_finding, Files, RepoPath, Snapshot};
 use crate::yaml::{self, Node, ParseOptions};
 
@@ -167,6 +168,21 @@ impl engine::Spec for Spec {
 
     fn coverage(&self) -> Option<engine::Coverage> {
         Some(engine::Coverage::Flux)
+    }
+
+    /// Which controller applied the object, and what it did on the way.
+    fn explain(&self, details: &Details, _object: &Resource) -> Vec<String> {
+        if details.steps.is_empty() {
+            return Vec::new();
+        }
+        let controller = match self.object().0 {
+            Kind::HelmRelease => "helm-controller",
+            Kind::Kustomization => "kustomize-controller",
+        };
+        vec![format!(
+            "applied by Flux's {controller}: {}",
+            details.steps.join("; ")
+        )]
     }
 
     /// A HelmRelease renders a chart; a Kustomization's walk is shared.

@@ -124,14 +124,16 @@ impl engine::Spec for Spec {
         &self.chart
     }
 
-    fn made_from(&self, file: &str) -> Option<String> {
+    /// The chart, the template the object was rendered from, and the values.
+    fn explain(&self, _details: &Details, object: &Resource) -> Vec<String> {
+        let file = object.origin.file.to_string();
         let mut values = vec![format!("{}/values.yaml", self.chart)];
         values.extend(
             self.values_files
                 .iter()
                 .map(|f| format!("{}/{f}", self.chart)),
         );
-        Some(format!(
+        vec![format!(
             "rendered by the chart {} from the template {file}, with the values of {}{}",
             self.chart,
             values.join(", then "),
@@ -140,7 +142,7 @@ impl engine::Spec for Spec {
             } else {
                 format!(" and --set {}", self.set.join(","))
             }
-        ))
+        )]
     }
 
     fn defining_file(&self, _snapshot: &dyn Snapshot) -> RepoPath {

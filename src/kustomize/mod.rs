@@ -107,6 +107,15 @@ impl engine::Spec for Spec {
         build(files, &self.dir, opts)
     }
 
+    /// The object's state after every step that left it, from the build's trace.
+    fn history(trace: &trace::Trace, index: usize) -> impl Iterator<Item = engine::Stage<'_>> {
+        trace.history(index)
+    }
+
+    fn trace(opts: &mut Options) {
+        opts.trace = true;
+    }
+
     /// The kustomization's directory and those of every kustomization it includes (resources,
     /// components, generator and transformer directories), transitively: with the default
     /// load restrictor a kustomization reads files only below its own directory. Unknown with

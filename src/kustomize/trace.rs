@@ -5,6 +5,7 @@
 
 use super::res::anno;
 use super::resmap::ResMap;
+use crate::engine::Stage;
 use crate::resource::Origin;
 use crate::source::RepoPath;
 use crate::yaml::Node;
@@ -15,6 +16,23 @@ pub struct Trace {
     pub steps: Vec<Step>,
     /// The key of each output object, in output order.
     pub output: Vec<ObjectKey>,
+}
+
+impl Trace {
+    /// The states of the output object at `index`: after each step that left it, in the order
+    /// the steps ran (none when the build was not traced).
+    pub fn history(&self, index: usize) -> impl Iterator<Item = Stage<'_>> {
+        let key = self.output.get(index);
+        self.steps.iter().filter_map(move |step| {
+            let (_, object) = step.objects.iter().find(|(k, _)| Some(k) == key)?;
+            Some(Stage {
+                file: &step.file,
+                line: step.line,
+                step: &step.what,
+                object,
+            })
+        })
+    }
 }
 
 /// One step and the objects it left.

@@ -2,13 +2,15 @@
 //! read from; for kustomize, the kustomizations it passed through (base → overlay) and every
 //! step that changed it — patch, builtin transformer, replacement, the build's final passes —
 //! with the entry that configured the step and the fields it changed; for Helm, the chart, its
-//! values and the template; for Argo CD, the generator and parameters behind an Application.
+//! values and the template; for Argo CD, the generator and parameters behind an Application;
+//! for Flux, the controller that applied it. Each engine says what it knows through
+//! `engine::Spec` (`history`, `explain`).
 
 use crate::diff::diff_values;
-use crate::kustomize::trace::{ObjectKey, Trace};
-use crate::render::{render_target, Details, Rendered};
+use crate::engine::Stage;
+use crate::render::{render_target, Rendered};
 use crate::report::provenance::{Provenance, StepChange};
-use crate::resource::Resource;
+use crate::resource::{ResId, Resource};
 use crate::source::Snapshot;
 use crate::target::Target;
 use crate::yaml::{to_value_lossy, Dialect, Node};
@@ -40,16 +42,16 @@ pub fn matches(id: &str, query: &str) -> bool {
     }
 }
 
-/// Renders `targets` (kustomize builds traced) and explains every object `query` names.
-/// Secret values are redacted in the field changes unless `show_secrets`.
+/// Renders `targets` (with what each engine can record of its steps, as a kustomize build's
+/// trace) and explains every object `query` names. Secret values are redacted in the field
+/// changes unless `show_secrets`.
 pub fn explain(
     snapshot: &dyn Snapshot,
     targets: &[Target],
     query: &str,
     opts: &super::Options,
 ) -> (Vec<Provenance>, Vec<Rendered>) {
-    let mut render = opts.render.clone();
-    render.kustomize.trace = true;
+    let render = opts.render.traced();
     let cache = opts.parse_cache();
     let mut found = Vec::new();
     let mut failed = Vec::new();
@@ -62,8 +64,7 @@ pub fn explain(
         for (i, r) in rendered.resources.iter().enumerate() {
             let id = r.id().to_string();
             // Named as it is in the output, or as it was read (before a prefix or namespace).
-            let read_as =
-                first_state(&rendered, i).map(|n| crate::resource::ResId::of(n).to_string());
+            let read_as = first_state(&rendered, i).map(|n| ResId::of(n).to_string());
             if matches(&id, query) || read_as.is_some_and(|first| matches(&first, query)) {
                 found.push(provenance(target, &rendered, i, r, id, opts.show_secrets));
             }
@@ -72,16 +73,10 @@ pub fn explain(
     (found, failed)
 }
 
-/// The object `index` of a traced kustomize build as it was first read.
+/// The object `index` of a render as it was first read, when the engine recorded its steps.
 fn first_state(rendered: &Rendered, index: usize) -> Option<&Node> {
-    let Some(Details::Kustomize(trace)) = &rendered.details else {
-        return None;
-    };
-    let key = trace.output.get(index)?;
-    trace
-        .steps
-        .iter()
-        .find_map(|s| s.objects.iter().find(|(k, _)| k == key).map(|(_, n)| n))
+    let details = rendered.details.as_ref()?;
+    details.history(index).next().map(|s| s.object)
 }
 
 fn provenance(
@@ -101,31 +96,9 @@ fn provenance(
         steps: Vec::new(),
         notes: Vec::new(),
     };
-    if let Some(Details::Kustomize(trace)) = &rendered.details {
-        if let Some(key) = trace.output.get(index) {
-            kustomize_history(&mut p, trace, key, &r.node, show_secrets);
-        }
-    }
-    p.notes.extend(target.made_from(&p.file));
-    if let Some(Details::Argo(d)) = &rendered.details {
-        if r.kind() == "Application" {
-            let name = r.node.str_at(&["metadata", "name"]).unwrap_or_default();
-            if let Some(made_by) = d.made_by.get(name) {
-                p.notes.push(made_by.clone());
-            }
-        }
-    }
-    if let Some(Details::Flux(d)) = &rendered.details {
-        if !d.steps.is_empty() {
-            p.notes.push(format!(
-                "applied by Flux's {}: {}",
-                match target.kind() {
-                    "flux-hr" => "helm-controller",
-                    _ => "kustomize-controller",
-                },
-                d.steps.join("; ")
-            ));
-        }
+    if let Some(details) = &rendered.details {
+        history(&mut p, details.history(index), &r.node, show_secrets);
+        p.notes.extend(target.explain(details, r));
     }
     // The object may be shaped by what the render lacks: say what, in one line.
     if let Some(why) = rendered.findings.iter().find(|f| f.is_incomplete()) {
@@ -138,12 +111,12 @@ fn provenance(
     p
 }
 
-/// The object's way through the build: where it first appears, then each step after which it
-/// differs, then the output itself (kustomize's final cleanup).
-fn kustomize_history(
+/// The object's way through the render: where it first appears (the kustomizations it passes
+/// through, in order), then each step after which it differs, then the output itself (a
+/// kustomize build's final cleanup).
+fn history<'a>(
     p: &mut Provenance,
-    trace: &Trace,
-    key: &ObjectKey,
+    stages: impl Iterator<Item = Stage<'a>>,
     output: &Node,
     show_secrets: bool,
 ) {
@@ -155,22 +128,19 @@ fn kustomize_history(
         v
     };
     let mut last: Option<Value> = None;
-    for step in &trace.steps {
-        let Some((_, node)) = step.objects.iter().find(|(k, _)| k == key) else {
-            continue;
-        };
-        let file = step.file.to_string();
+    for stage in stages {
+        let file = stage.file.to_string();
         if !p.kustomizations.contains(&file) {
             p.kustomizations.push(file.clone());
         }
-        let now = value(node);
+        let now = value(stage.object);
         if let Some(before) = &last {
             let fields = diff_values(before, &now);
             if !fields.is_empty() {
                 p.steps.push(StepChange {
                     file,
-                    line: (step.line > 0).then_some(step.line),
-                    step: step.what.clone(),
+                    line: (stage.line > 0).then_some(stage.line),
+                    step: stage.step.to_string(),
                     fields,
                 });
             }
