@@ -161,6 +161,78 @@ pub struct Stage<'a> {
     pub object: &'a Node,
 }
 
+/// One render of a target at one revision, as the engine's diff hooks see it.
+#[derive(Debug)]
+pub struct Render<'a, D> {
+    pub resources: &'a [Resource],
+    /// What the engine reported beyond the resources.
+    pub details: &'a D,
+    /// The file that defines the target, where a finding without a place of its own goes.
+    pub file: &'a RepoPath,
+}
+
+impl<D> Clone for Render<'_, D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<D> Copy for Render<'_, D> {}
+
+impl<'a, D> Render<'a, D> {
+    /// The same render with other details (one engine's, taken out of the dispatch table's).
+    pub fn with_details<E>(self, details: &'a E) -> Render<'a, E> {
+        Render {
+            resources: self.resources,
+            details,
+            file: self.file,
+        }
+    }
+}
+
+/// Whether an object appears in a diff (it is rendered at head only) or disappears from it
+/// (at base only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Appearance {
+    Added,
+    Removed,
+}
+
+/// Why some objects appear or disappear in a diff, as their engine knows (see
+/// [`Annotations::reasons`]).
+#[derive(Clone, Debug)]
+pub struct Reason {
+    pub appearance: Appearance,
+    /// The objects' ids (`group/version/Kind/namespace/name`).
+    pub ids: std::collections::HashSet<String>,
+    /// `subchart redis pruned at head: condition redis.enabled=false`.
+    pub why: String,
+}
+
+/// Fields an engine regenerates on every render (random passwords, generated certificates):
+/// the diff does not show them as changes, and says so in one notice.
+#[derive(Clone, Debug)]
+pub struct Regenerated<'a> {
+    /// Each render paired with a second render of the same revision: the fields that differ
+    /// between the two are regenerated.
+    pub renders: Vec<(&'a [Resource], &'a [Resource])>,
+    /// What regenerates them (the non-deterministic functions the templates called), sorted.
+    pub by: Vec<&'static str>,
+    /// The rule of the notice.
+    pub rule: crate::finding::Rule,
+}
+
+/// What an engine adds to the diff of two renders of one of its targets (see
+/// [`Spec::annotate`]).
+#[derive(Clone, Debug, Default)]
+pub struct Annotations<'a> {
+    /// Findings that explain the diff (a Helm subchart switched on or off, at its entry).
+    pub findings: Vec<Finding>,
+    /// Why objects appear or disappear; a later reason for an object replaces an earlier one.
+    pub reasons: Vec<Reason>,
+    pub regenerated: Option<Regenerated<'a>>,
+}
+
 /// A kind of target: the spec type of one engine. Implemented by every engine's spec and
 /// listed once in [`crate::target`]'s dispatch table.
 pub trait Spec: Sized {
@@ -210,6 +282,41 @@ pub trait Spec: Sized {
     /// Options that make the render record what [`Spec::history`] reads, for `kdelta
     /// explain` (off otherwise: recording every step costs).
     fn trace(_opts: &mut Self::Options) {}
+
+    /// The objects a diff of two of this target's renders compares, when the engine leaves
+    /// fields out of them (an Application's `ignoreDifferences`, as `head`, the details of the
+    /// head's render, say): `(base, head)`, or `None` to compare them as rendered.
+    fn compared(
+        &self,
+        _head: &Self::Details,
+        _base_objects: &[Resource],
+        _head_objects: &[Resource],
+    ) -> Option<(Vec<Resource>, Vec<Resource>)> {
+        None
+    }
+
+    /// What the engine knows of the diff between two renders of this target beyond the
+    /// objects: Helm's subcharts switched on or off, the fields a chart regenerates.
+    fn annotate<'a>(
+        &self,
+        _base: Render<'a, Self::Details>,
+        _head: Render<'a, Self::Details>,
+    ) -> Annotations<'a> {
+        Annotations::default()
+    }
+
+    /// Why the object `id` appears in a diff (`details` are the head's render's) or
+    /// disappears from it (the base's), when the render knows: the generator and parameters
+    /// that make a generated Application. Asked for every added or removed object, of a
+    /// target diffed, added or removed.
+    fn reason(
+        &self,
+        _details: &Self::Details,
+        _id: &str,
+        _appearance: Appearance,
+    ) -> Option<String> {
+        None
+    }
 
     /// The coverage count of the report's summary this target adds to, if any.
     fn coverage(&self) -> Option<Coverage> {

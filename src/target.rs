@@ -127,6 +127,44 @@ macro_rules! engines {
                 }
             }
 
+            /// See [`engine::Spec::compared`]; `head` are the details of the head's render.
+            pub fn compared(
+                &self,
+                head: &Details,
+                base_objects: &[Resource],
+                head_objects: &[Resource],
+            ) -> Option<(Vec<Resource>, Vec<Resource>)> {
+                match (self, head) {
+                    $((Target::$variant(s), Details::$variant(h)) => s.compared(h, base_objects, head_objects),)*
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+
+            /// See [`engine::Spec::annotate`].
+            pub fn annotate<'a>(
+                &self,
+                base: engine::Render<'a, Details>,
+                head: engine::Render<'a, Details>,
+            ) -> engine::Annotations<'a> {
+                match (self, base.details, head.details) {
+                    $((Target::$variant(s), Details::$variant(b), Details::$variant(h)) => {
+                        s.annotate(base.with_details(b), head.with_details(h))
+                    })*
+                    #[allow(unreachable_patterns)]
+                    _ => engine::Annotations::default(),
+                }
+            }
+
+            /// See [`engine::Spec::reason`].
+            pub fn reason(&self, details: &Details, id: &str, appearance: engine::Appearance) -> Option<String> {
+                match (self, details) {
+                    $((Target::$variant(s), Details::$variant(d)) => s.reason(d, id, appearance),)*
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+
             /// The spec when the target is of engine `S` (`kdelta tree` takes Helm's).
             pub fn spec<S: 'static>(&self) -> Option<&S> {
                 match self { $(Target::$variant(s) => (s as &dyn std::any::Any).downcast_ref::<S>(),)* }

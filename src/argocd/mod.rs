@@ -193,6 +193,49 @@ impl engine::Spec for Spec {
         details.made_by.get(name).cloned().into_iter().collect()
     }
 
+    /// Both sides without the fields the head's Application leaves out (`ignoreDifferences`),
+    /// as the live one does in Argo CD.
+    fn compared(
+        &self,
+        head: &Details,
+        base_objects: &[Resource],
+        head_objects: &[Resource],
+    ) -> Option<(Vec<Resource>, Vec<Resource>)> {
+        let rules = &head.ignore_differences;
+        if rules.is_empty() {
+            return None;
+        }
+        let b = ignore::normalized(base_objects, rules);
+        let h = ignore::normalized(head_objects, rules);
+        if b.is_none() && h.is_none() {
+            return None;
+        }
+        Some((
+            b.unwrap_or_else(|| base_objects.to_vec()),
+            h.unwrap_or_else(|| head_objects.to_vec()),
+        ))
+    }
+
+    /// A generated Application that appears or disappears: which generator and parameters
+    /// make (or made) it. Only the Applications themselves: an object an Application deploys
+    /// may share its name.
+    fn reason(
+        &self,
+        details: &Details,
+        id: &str,
+        appearance: engine::Appearance,
+    ) -> Option<String> {
+        if !(id.starts_with("argoproj.io/") && id.contains("/Application/")) {
+            return None;
+        }
+        let name = id.rsplit('/').next().unwrap_or_default();
+        let made_by = details.made_by.get(name)?;
+        Some(match appearance {
+            engine::Appearance::Added => made_by.clone(),
+            engine::Appearance::Removed => format!("no longer {made_by}"),
+        })
+    }
+
     /// Applications are counted; an ApplicationSet is counted through the ones it generates.
     fn coverage(&self) -> Option<engine::Coverage> {
         (self.kind() == "app").then_some(engine::Coverage::Applications)

@@ -4,6 +4,7 @@
 //! stage ([`output`]), and the engine's targets ([`target`]): a chart read from a snapshot
 //! with findings at file and line.
 
+mod annotate;
 pub mod chart;
 pub mod deps;
 pub mod glob;
@@ -147,6 +148,16 @@ impl engine::Spec for Spec {
 
     fn defining_file(&self, _snapshot: &dyn Snapshot) -> RepoPath {
         self.chart.child("Chart.yaml")
+    }
+
+    /// Subcharts switched on or off between the revisions, and the fields the chart
+    /// regenerates on every render.
+    fn annotate<'a>(
+        &self,
+        base: engine::Render<'a, Details>,
+        head: engine::Render<'a, Details>,
+    ) -> engine::Annotations<'a> {
+        annotate::annotate(&self.chart, base, head)
     }
 
     fn configure(opts: &mut Options, _config: &crate::config::Config, shared: &engine::Shared) {

@@ -43,13 +43,13 @@ pub fn summarize_pair(o: &PairOutcome, opts: &DiffOptions) -> TargetSummary {
         (_, Some(h)) if !h.ok => (TargetStatus::Error, Vec::new()),
         (Some(_), Some(_)) if o.cached => (TargetStatus::Unchanged, Vec::new()),
         (Some(b), Some(h)) => {
-            let mut c = match super::annotate::ignored_differences(b, h) {
+            let mut c = match super::annotate::compared(&o.target, b, h) {
                 Some((b, h)) => diff_resources(&b, &h, opts),
                 None => diff_resources(&b.resources, &h.resources, opts),
             };
             let id = o.target.id();
             findings.extend(
-                super::annotate::annotate(o.target.path(), b, h, &mut c, opts)
+                super::annotate::annotate(&o.target, b, h, &mut c, opts)
                     .into_iter()
                     .map(|f| Finding {
                         revision: Some(Side::Head),
@@ -71,7 +71,12 @@ pub fn summarize_pair(o: &PairOutcome, opts: &DiffOptions) -> TargetSummary {
         (None, None) => (TargetStatus::Unchanged, Vec::new()),
     };
     let mut changes = changes;
-    super::annotate::explain_applications(o.base.as_deref(), o.head.as_deref(), &mut changes);
+    super::annotate::reasons(
+        &o.target,
+        o.base.as_deref(),
+        o.head.as_deref(),
+        &mut changes,
+    );
     let incomplete = o
         .head
         .as_ref()
