@@ -17,6 +17,8 @@ impl engine::Spec for Spec {
     type Options = ();
     type Details = ();
     const ID_PREFIXES: &'static [&'static str] = &["dir"];
+    /// `.kdelta.yaml` names the directories of plain manifests.
+    const CONFIG_KEYS: &'static [&'static str] = &["directories"];
     /// Plain manifests: no settings change them.
     const READS_REVISION_SETTINGS: bool = false;
 

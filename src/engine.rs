@@ -323,6 +323,20 @@ pub trait Spec: Sized {
         None
     }
 
+    /// The top-level keys of `.kdelta.yaml` that configure this engine's targets, beyond the
+    /// shared ones (`charts` for a chart, `argocd` for Argo CD's manifests): `kdelta init`
+    /// suggests a key when the repository has targets it concerns.
+    const CONFIG_KEYS: &'static [&'static str] = &[];
+
+    /// True when the target's path is a directory whose files, in it and below it, are the
+    /// target's inputs (a kustomization's, a chart's): `kdelta init` suggests no
+    /// plain-manifest directory there.
+    const PATH_IS_INPUT_DIR: bool = false;
+
+    /// True when the render takes a release name from the command line, as `helm template
+    /// NAME CHART` does: `kdelta render NAME CHART` names the release NAME.
+    const TAKES_RELEASE_NAME: bool = false;
+
     /// True when the render reads the revision's Argo CD settings (argocd-cm's kustomize
     /// options, plugins), which finding walks the whole revision: `kdelta render` of a
     /// target that does not skips that walk.

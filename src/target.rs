@@ -106,6 +106,28 @@ macro_rules! engines {
                 match self { $(Target::$variant(s) => s.kind(),)* }
             }
 
+            /// Every engine's [`engine::Spec::CONFIG_KEYS`].
+            #[cfg(test)]
+            fn every_config_key() -> impl Iterator<Item = &'static str> {
+                std::iter::empty()
+                    $(.chain(<$spec as engine::Spec>::CONFIG_KEYS.iter().copied()))*
+            }
+
+            /// See [`engine::Spec::CONFIG_KEYS`].
+            pub fn config_keys(&self) -> &'static [&'static str] {
+                match self { $(Target::$variant(_) => <$spec as engine::Spec>::CONFIG_KEYS,)* }
+            }
+
+            /// See [`engine::Spec::PATH_IS_INPUT_DIR`].
+            pub fn path_is_input_dir(&self) -> bool {
+                match self { $(Target::$variant(_) => <$spec as engine::Spec>::PATH_IS_INPUT_DIR,)* }
+            }
+
+            /// See [`engine::Spec::TAKES_RELEASE_NAME`].
+            pub fn takes_release_name(&self) -> bool {
+                match self { $(Target::$variant(_) => <$spec as engine::Spec>::TAKES_RELEASE_NAME,)* }
+            }
+
             /// The path the target lives at (its directory or defining file).
             pub fn path(&self) -> &RepoPath {
                 match self { $(Target::$variant(s) => s.path(),)* }
@@ -254,4 +276,21 @@ engines! {
     Argo(argocd::Spec) => argocd,
     Flux(flux::Spec) => flux,
     Directory(directory::Spec) => directory,
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every key an engine names in [`crate::engine::Spec::CONFIG_KEYS`] is one of
+    /// `.kdelta.yaml`'s.
+    #[test]
+    fn the_engines_config_keys_are_keys_of_the_configuration() {
+        let schema: serde_json::Value =
+            serde_json::from_str(crate::config::CONFIG_SCHEMA).expect("JSON");
+        for key in super::Target::every_config_key() {
+            assert!(
+                schema["properties"].get(key).is_some(),
+                "{key} is no key of docs/kdelta-config.schema.json"
+            );
+        }
+    }
 }

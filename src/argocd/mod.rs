@@ -161,6 +161,9 @@ impl engine::Spec for Spec {
     type Options = Options;
     type Details = Details;
     const ID_PREFIXES: &'static [&'static str] = &["appset", "app"];
+    /// The Argo CD installation the manifests are for (its namespace, tracking method,
+    /// settings).
+    const CONFIG_KEYS: &'static [&'static str] = &["argocd"];
 
     fn kind(&self) -> &'static str {
         match self {

@@ -55,7 +55,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     if let [name, chart] = requested.as_slice() {
         let name_is_path = resolve(c, snapshot, &start, &opened.root, name).is_ok();
         let chart_is_chart = resolve(c, snapshot, &start, &opened.root, chart)
-            .is_ok_and(|t| !t.is_empty() && t.iter().all(|t| t.kind() == "helm"));
+            .is_ok_and(|t| !t.is_empty() && t.iter().all(Target::takes_release_name));
         if !name_is_path && chart_is_chart && opts.render.helm.release_name.is_none() {
             opts.render.helm.release_name = Some(name.clone());
             requested = vec![chart.clone()];

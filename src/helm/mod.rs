@@ -104,6 +104,11 @@ impl engine::Spec for Spec {
     const ID_PREFIXES: &'static [&'static str] = &["helm"];
     /// A chart is rendered as `helm template` renders it, whatever Argo CD's settings say.
     const READS_REVISION_SETTINGS: bool = false;
+    /// A chart's release name and namespace, and its values sets.
+    const CONFIG_KEYS: &'static [&'static str] = &["charts"];
+    /// The chart's directory holds its templates, values and subcharts.
+    const PATH_IS_INPUT_DIR: bool = true;
+    const TAKES_RELEASE_NAME: bool = true;
 
     /// A chart: templates to execute, keys to generate.
     fn cost(&self) -> u8 {

@@ -82,6 +82,8 @@ impl engine::Spec for Spec {
     type Options = Options;
     type Details = trace::Trace;
     const ID_PREFIXES: &'static [&'static str] = &["kustomize"];
+    /// A kustomization reads files below its directory (with the default load restrictor).
+    const PATH_IS_INPUT_DIR: bool = true;
 
     fn kind(&self) -> &'static str {
         "kustomize"

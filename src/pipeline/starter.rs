@@ -51,7 +51,7 @@ pub fn starter_config(snapshot: &dyn Snapshot) -> String {
          #     fields: [spec.replicas]      # scaled by an autoscaler\n",
     );
     write_charts(&mut out, &targets);
-    if targets.iter().any(|t| matches!(t.kind(), "appset" | "app")) {
+    if targets.iter().any(|t| t.config_keys().contains(&"argocd")) {
         out.push_str(
             "\n# The Argo CD installation the manifests are for:\n\
              # argocd:\n\
@@ -173,9 +173,10 @@ fn write_directories(out: &mut String, found: &[(RepoPath, usize, usize)]) {
 }
 
 fn write_charts(out: &mut String, targets: &[Target]) {
+    // One per chart: a values set is one more target of its chart (`helm:CHART#NAME`).
     let charts: Vec<&Target> = targets
         .iter()
-        .filter(|t| t.kind() == "helm" && !t.id().contains('#'))
+        .filter(|t| t.config_keys().contains(&"charts") && !t.id().contains('#'))
         .collect();
     let Some(first) = charts.first() else {
         return;
@@ -204,7 +205,7 @@ fn plain_manifest_dirs(
     // Below a kustomization or chart, YAML files are its inputs.
     let claimed: Vec<&RepoPath> = targets
         .iter()
-        .filter(|t| matches!(t.kind(), "kustomize" | "helm"))
+        .filter(|t| t.path_is_input_dir())
         .map(Target::path)
         .collect();
     let mut found = Vec::new();
