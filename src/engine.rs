@@ -242,7 +242,9 @@ pub trait Spec: Sized {
     type Details: Default + Clone + std::fmt::Debug;
 
     /// The kind in reports and `kdelta list`: `kustomize`, `helm`, `appset`, `app`,
-    /// `directory`.
+    /// `flux-ks`, `flux-hr`, `directory`. Every kind an engine reports is written in its line
+    /// of the `engines!` table too, where `tests/architecture.rs` reads them: code above the
+    /// engines asks a property of the seam instead of comparing kinds.
     fn kind(&self) -> &'static str;
 
     /// The prefixes of this engine's target ids (`kustomize` of `kustomize:apps/web`): an

@@ -10,9 +10,10 @@ use crate::source::{Files, RepoPath, Snapshot};
 use crate::{argocd, directory, flux, helm, kustomize};
 
 /// Generates [`Target`], [`Details`], [`RenderOptions`] and the dispatch from one line per
-/// engine: `Variant(spec type) => options field`. Detection asks the engines in this order.
+/// engine: `Variant(spec type: its kinds) => options field`. Detection asks the engines in
+/// this order.
 macro_rules! engines {
-    ($($variant:ident($spec:ty) => $options:ident,)*) => {
+    ($($variant:ident($spec:ty: $($kind:literal)|+) => $options:ident,)*) => {
         /// Something kdelta renders into Kubernetes objects. Ordered by engine, then by spec
         /// (reports list targets in this order).
         #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -101,9 +102,20 @@ macro_rules! engines {
                 match self { $(Target::$variant(s) => s.id(),)* }
             }
 
-            /// `kustomize`, `helm`, `appset`, `app` or `directory`.
+            /// `kustomize`, `helm`, `appset`, `app`, `flux-ks`, `flux-hr` or `directory`: one
+            /// of the kinds of the engine's line in the table.
             pub fn kind(&self) -> &'static str {
-                match self { $(Target::$variant(s) => s.kind(),)* }
+                match self {
+                    $(Target::$variant(s) => {
+                        let kind = s.kind();
+                        debug_assert!(
+                            [$($kind),+].contains(&kind),
+                            "{kind} is not listed in the engines! table's line of {}",
+                            stringify!($variant),
+                        );
+                        kind
+                    })*
+                }
             }
 
             /// Every engine's [`engine::Spec::CONFIG_KEYS`].
@@ -271,11 +283,11 @@ macro_rules! engines {
 }
 
 engines! {
-    Kustomize(kustomize::Spec) => kustomize,
-    Helm(helm::Spec) => helm,
-    Argo(argocd::Spec) => argocd,
-    Flux(flux::Spec) => flux,
-    Directory(directory::Spec) => directory,
+    Kustomize(kustomize::Spec: "kustomize") => kustomize,
+    Helm(helm::Spec: "helm") => helm,
+    Argo(argocd::Spec: "appset" | "app") => argocd,
+    Flux(flux::Spec: "flux-ks" | "flux-hr") => flux,
+    Directory(directory::Spec: "directory") => directory,
 }
 
 #[cfg(test)]

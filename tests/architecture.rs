@@ -243,26 +243,51 @@ fn the_code_map_lists_every_module() {
     }
 }
 
-/// The engines' variants of `Target`, read from the `engines!` table in src/target.rs
-/// (`Helm(helm::Spec) => helm,` gives `Helm`).
-fn engine_variants() -> Vec<String> {
+/// The lines of the `engines!` table in src/target.rs: each engine's variant of `Target` and
+/// `Details`, and the kinds its targets report (`Argo(argocd::Spec: "appset" | "app") =>
+/// argocd,` gives `Argo`, `appset` and `app`).
+fn engine_table() -> Vec<(String, Vec<String>)> {
     let table = std::fs::read_to_string(src().join("target.rs")).expect("src/target.rs");
     let start = table.rfind("engines! {").expect("the engines! table");
     table[start..]
         .lines()
         .skip(1)
         .take_while(|l| !l.trim_start().starts_with('}'))
-        .filter_map(|l| l.trim().split_once('(').map(|(v, _)| v.to_string()))
+        .filter_map(|l| {
+            let (variant, rest) = l.trim().split_once('(')?;
+            let (spec, _) = rest.split_once(')')?;
+            let kinds = spec
+                .split('"')
+                .skip(1)
+                .step_by(2)
+                .map(String::from)
+                .collect();
+            Some((variant.to_string(), kinds))
+        })
         .collect()
 }
 
-/// Engine knowledge stays behind `engine::Spec`: no module above the engines (the render,
-/// validation, diff, report and pipeline layers, and the CLI) names an engine's target, so a
-/// new engine is its folder and one line of the `engines!` table.
+/// Where `line` names `word` as a whole (not as the start of a longer name).
+fn names(line: &str, word: &str) -> bool {
+    line.match_indices(word).any(|(i, _)| {
+        !line[i + word.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+    })
+}
+
+/// Engine knowledge stays behind `engine::Spec`: no module above the engines (discovery, the
+/// render, validation, diff, report and pipeline layers, and the CLI) names an engine's
+/// target or details (`Target::Helm`, `Details::Argo`) or compares a target's kind with one
+/// of the engines' (`"helm"`, `"app"`): it asks the seam for the property it means, so a new
+/// engine is its folder and one line of the `engines!` table.
 #[test]
-fn no_generic_module_names_an_engine_target() {
-    let variants = engine_variants();
-    assert!(variants.len() >= 5, "the table was read: {variants:?}");
+fn no_generic_module_names_an_engine() {
+    let table = engine_table();
+    assert!(table.len() >= 5, "the table was read: {table:?}");
+    let kinds: Vec<&String> = table.iter().flat_map(|(_, kinds)| kinds).collect();
+    assert!(
+        kinds.len() >= 7 && table.iter().all(|(_, kinds)| !kinds.is_empty()),
+        "every engine's kinds were read: {table:?}"
+    );
     let engine_layer = layer_of("helm").expect("the engines' layer");
     let mut files: Vec<PathBuf> = declared_modules()
         .iter()
@@ -272,16 +297,26 @@ fn no_generic_module_names_an_engine_target() {
     files.extend(module_files("cli"));
     let mut violations = Vec::new();
     for file in files {
+        let shown = file
+            .strip_prefix(src())
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         for (n, line) in code(&file).lines().enumerate() {
-            for v in &variants {
-                let named = format!("Target::{v}");
-                let at_word_end = |i: usize| {
-                    !line[i + named.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
-                };
-                if line.match_indices(&named).any(|(i, _)| at_word_end(i)) {
+            for (variant, _) in &table {
+                for named in [format!("Target::{variant}"), format!("Details::{variant}")] {
+                    if names(line, &named) {
+                        violations.push(format!(
+                            "{shown}:{}: names {named} (ask the target, through engine::Spec)",
+                            n + 1
+                        ));
+                    }
+                }
+            }
+            for kind in &kinds {
+                if line.contains(&format!("\"{kind}\"")) {
                     violations.push(format!(
-                        "{}:{}: names {named} (ask the target, through engine::Spec)",
-                        file.strip_prefix(src()).unwrap_or(&file).display(),
+                        "{shown}:{}: names the kind \"{kind}\" (ask engine::Spec for what it means)",
                         n + 1
                     ));
                 }
@@ -289,4 +324,10 @@ fn no_generic_module_names_an_engine_target() {
         }
     }
     assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_an_engine_named() {
+    assert!(names("if let Some(Details::Helm(d)) = x", "Details::Helm"));
+    assert!(!names("Target::Helmet", "Target::Helm"));
 }
