@@ -456,7 +456,8 @@ impl Builder {
                 Ok(self.apply_patch_entry(kt, acc, entry, at)?)
             }
             Transformer::PatchJson6902(entry) => {
-                Ok(self.apply_legacy_json6902_entry(kt, acc, entry)?)
+                let at = span.in_file(file.as_str());
+                Ok(self.apply_legacy_json6902_entry(kt, acc, entry, at)?)
             }
             Transformer::PatchStrategicMerge(entries) => {
                 let at = span.in_file(file.as_str());

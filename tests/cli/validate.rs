@@ -748,6 +748,17 @@ fn a_field_a_patch_writes_is_reported_at_the_patch_not_at_the_base() {
             "file/kustomization.yaml",
             "resources:\n- ../base\npatches:\n- path: patch.yaml\n",
         )
+        // A JSON 6902 patch file: the value an operation writes keeps its line there, and the
+        // fields it leaves alone keep theirs in the base.
+        .write(
+            "json/ops.yaml",
+            "- op: add\n  path: /spec/template/spec/containers/0/ports\n  value:\n  \
+             - containerPort: \"eighty\"\n",
+        )
+        .write(
+            "json/kustomization.yaml",
+            "resources:\n- ../base\npatches:\n- path: ops.yaml\n  target:\n    kind: Deployment\n",
+        )
         // An inline patch: its lines are not the kustomization's, so its fields are placed at
         // the entry that holds it.
         .write(
@@ -787,6 +798,7 @@ fn a_field_a_patch_writes_is_reported_at_the_patch_not_at_the_base() {
                 "inline/kustomization.yaml".to_string(),
                 4
             ),
+            ("kustomize:json".to_string(), "json/ops.yaml".to_string(), 4),
         ],
         "{report:#}"
     );
@@ -801,7 +813,7 @@ fn a_field_a_patch_writes_is_reported_at_the_patch_not_at_the_base() {
         })
         .collect();
     assert!(
-        values.len() >= 2
+        values.len() >= 3
             && values
                 .iter()
                 .all(|v| *v == ("base/web.yaml".to_string(), 19)),

@@ -4,7 +4,7 @@
 use super::{Acc, Builder, Kt};
 use crate::finding::rules;
 use crate::kustomize::error::KError;
-use crate::kustomize::transform::patch;
+use crate::kustomize::transform::{json6902, patch};
 use crate::kustomize::types::{self};
 use crate::source::RepoPath;
 use crate::yaml::{FileId, Node, Span};
@@ -145,12 +145,15 @@ impl Builder {
             }
         };
         let mut body = patch::parse_patch(&text, &source, &kt.ldr.schema)?;
+        let read = match &file {
+            Some(file) => Read::File(file),
+            None => Read::Inline(inline_at),
+        };
+        match &mut body {
+            patch::PatchBody::Smp(patches) => place(patches.iter_mut().map(|p| &mut p.node), read),
+            patch::PatchBody::Json(ops) => place(values(ops), read),
+        }
         if let patch::PatchBody::Smp(patches) = &mut body {
-            let read = match &file {
-                Some(file) => Read::File(file),
-                None => Read::Inline(inline_at),
-            };
-            place(patches.iter_mut().map(|p| &mut p.node), read);
             for p in patches.iter_mut() {
                 if entry
                     .options
@@ -182,16 +185,19 @@ impl Builder {
         entry: &types::Patch,
         i: usize,
     ) -> Result<(), KError> {
-        self.apply_legacy_json6902_entry(kt, acc, entry)
+        let inline_at = kt.span_in_file("patchesJson6902", Some(i));
+        self.apply_legacy_json6902_entry(kt, acc, entry, inline_at)
             .map_err(|e| kt.err_at(e, "patchesJson6902", Some(i)))
     }
 
-    /// A PatchJson6902Transformer.
+    /// A PatchJson6902Transformer; `inline_at` is where the entry is written, the place of the
+    /// values it writes when its operations are inline.
     pub fn apply_legacy_json6902_entry(
         &mut self,
         kt: &Kt,
         acc: &mut Acc,
         entry: &types::Patch,
+        inline_at: Span,
     ) -> Result<(), KError> {
         let Some(target) = &entry.target else {
             return Err(patch::err(
@@ -223,7 +229,7 @@ impl Builder {
                 text
             }
         };
-        let ops = patch::parse_json_patch(&text).map_err(|e| {
+        let mut ops = patch::parse_json_patch(&text).map_err(|e| {
             patch::yaml_limit(&text).unwrap_or_else(|| {
                 if e.is_decoding() {
                     patch::err(format!("decoding {text}: {e}"))
@@ -232,6 +238,11 @@ impl Builder {
                 }
             })
         })?;
+        let read = match &file {
+            Some(file) => Read::File(file),
+            None => Read::Inline(inline_at),
+        };
+        place(values(&mut ops), read);
         if ops.is_empty() {
             return Err(patch::err(format!(
                 "patch appears to be empty; file={}, JsonOp={}",
@@ -261,6 +272,11 @@ enum Read<'a> {
     /// Text written inline at this place (a kustomization's entry): its nodes' lines are lines
     /// of the text, not of the file, so they all take the entry's place.
     Inline(Span),
+}
+
+/// The values JSON 6902 operations write, as written.
+fn values(ops: &mut [json6902::Op]) -> impl Iterator<Item = &mut Node> {
+    ops.iter_mut().filter_map(|op| op.value_node.as_mut())
 }
 
 /// Says of the nodes of a patch where they were read from, so that a field the patch writes

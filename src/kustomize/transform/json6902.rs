@@ -14,6 +14,8 @@ pub struct Op {
     pub value: Option<Value>,
     /// Where the operation is written in the patch text (unknown when the text did not say).
     pub span: Span,
+    /// `value` as written, with its positions (None when the text did not say).
+    pub value_node: Option<crate::yaml::Node>,
 }
 
 /// Why patch text decodes to no list of operations, as Go's `encoding/json` words it.
@@ -92,6 +94,7 @@ pub fn decode(v: &Value) -> Result<Vec<Op>, DecodeError> {
                 from: s("from"),
                 value: obj.get("value").cloned(),
                 span: Span::default(),
+                value_node: None,
             })
         })
         .collect()

@@ -9,6 +9,7 @@ pub mod merge_values;
 pub mod nameref;
 pub mod namespace;
 pub mod patch;
+mod positions;
 pub mod prefix_suffix;
 pub mod replacement;
 pub mod replicas;

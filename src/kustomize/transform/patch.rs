@@ -156,6 +156,7 @@ pub fn parse_json_patch(text: &str) -> Result<Vec<json6902::Op>, JsonPatchError>
         if items.len() == ops.len() {
             for (op, item) in ops.iter_mut().zip(items) {
                 op.span = item.span;
+                op.value_node = item.get("value").cloned();
             }
         }
     }
@@ -230,7 +231,8 @@ pub fn apply_json(r: &mut Res, ops: &[json6902::Op]) -> Result<(), PatchError> {
     let mut doc = to_value(&r.node, Dialect::Yaml12).map_err(PatchError::ToJson)?;
     json6902::apply(&mut doc, ops).map_err(PatchError::Op)?;
     let span = r.node.span;
-    r.node = from_go_json(&doc).at(span);
+    let before = std::mem::replace(&mut r.node, from_go_json(&doc).at(span));
+    super::positions::carry(&mut r.node, &before, ops);
     if !r.node.is_map() {
         return Err(PatchError::NotAnObject);
     }
