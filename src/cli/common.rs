@@ -185,6 +185,7 @@ fn helm_options(common: &CommonArgs) -> Result<kdelta::helm::Options> {
         set_literal: h.set_literal.clone(),
         repository_cache: kdelta::fetch::helm_cache::repository_dir(),
         detect_regenerated: false,
+        positions: true,
     })
 }
 

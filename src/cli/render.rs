@@ -50,6 +50,8 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     let mut opts = common::pipeline_options(c)?;
     let config = common::config(c, snapshot).unwrap_or_default();
     opts.render = pipeline::with_config(&opts.render, &config);
+    // Printing says nothing about fields: no need to know which template line wrote each.
+    opts.render.helm.positions = false;
     opts.configure_store(&config);
     // `kdelta render NAME CHART`, as `helm template NAME CHART`.
     if let [name, chart] = requested.as_slice() {

@@ -84,6 +84,9 @@ pub struct Options {
     /// Render a second time when the templates call non-deterministic functions, to find
     /// the fields they regenerate (the diff needs it; printing does not).
     pub detect_regenerated: bool,
+    /// Place the rendered objects' fields at the template lines that wrote them, for findings
+    /// (printing does not need it).
+    pub positions: bool,
 }
 
 /// What a chart's render knows beyond its resources.

@@ -50,6 +50,8 @@ pub struct Manifest {
     pub source: String,
     pub kind: String,
     pub content: String,
+    /// Where the document starts in its template's output (bytes).
+    pub offset: usize,
     /// Has a `helm.sh/hook` annotation.
     pub hook: bool,
     /// The `helm.sh/hook` value (`test`, `pre-install,post-install`…).
@@ -222,18 +224,17 @@ pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, Manif
         if base.starts_with('_') || trim(text).is_empty() {
             continue;
         }
-        docs.extend(
-            split_manifests(text)
-                .into_iter()
-                .map(|doc| (path, doc.to_string())),
-        );
+        docs.extend(split_manifests(text).into_iter().map(|doc| {
+            let offset = doc.as_ptr() as usize - text.as_ptr() as usize;
+            (path, offset, doc.to_string())
+        }));
     }
     // Every document is parsed (a YAML error anywhere in one fails, as in Helm), each on its
     // own, so on every core; the first error in file order is the one reported.
     let parsed: Vec<Result<Manifest, ManifestError>> = {
         use rayon::prelude::*;
         docs.into_par_iter()
-            .map(|(path, doc)| {
+            .map(|(path, offset, doc)| {
                 let (kind, hook, node) = head(&doc).map_err(|message| ManifestError {
                     template: path.clone(),
                     message,
@@ -242,6 +243,7 @@ pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, Manif
                     source: path.clone(),
                     kind,
                     content: doc,
+                    offset,
                     hook: hook.is_some(),
                     hook_events: hook.unwrap_or_default(),
                     node,

@@ -9,7 +9,7 @@ use super::objects::{self, KubeVersion};
 use super::output::{self, OutputOptions};
 use super::values;
 use crate::template::{self, Dict, Funcs, MissingKey, TemplateSet, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// `helm template`'s options.
@@ -47,6 +47,10 @@ pub struct RenderOptions {
     /// Render without the top chart's dependencies that are not in `charts/` (they are
     /// returned in [`Rendered::missing`]); off, it is Helm's error.
     pub allow_missing_dependencies: bool,
+    /// Place the nodes of [`Rendered::nodes`] at the template lines that wrote them (their
+    /// spans name the template, as Helm prints its path), for findings about fields; `kdelta
+    /// render`, which only prints, leaves it off.
+    pub positions: bool,
 }
 
 impl Default for RenderOptions {
@@ -68,6 +72,7 @@ impl Default for RenderOptions {
             set_literal: Vec::new(),
             template_stack: template::Options::default().max_stack,
             allow_missing_dependencies: false,
+            positions: false,
         }
     }
 }
@@ -311,6 +316,7 @@ fn run_templates(
             missing_key: MissingKey::Zero,
             root_name: "gotpl".into(),
             max_stack: options.template_stack,
+            positions: options.positions,
             ..template::Options::default()
         },
     );
@@ -372,6 +378,7 @@ fn run_templates(
     }
     let mut rendered = Vec::new();
     let mut nondeterministic = Vec::new();
+    let mut written = HashMap::new();
     for (name, out) in runnable.into_iter().zip(outputs) {
         let out = out.map_err(|e| {
             ErrorKind::Execute
@@ -379,6 +386,9 @@ fn run_templates(
                 .at(TemplateLocation::of(&e))
         })?;
         nondeterministic.extend(out.nondeterministic);
+        if options.positions {
+            written.insert(name.as_str(), out.lines);
+        }
         let shown = match template::gostr::display(&out.text) {
             std::borrow::Cow::Owned(shown) => Some(shown),
             std::borrow::Cow::Borrowed(_) => None,
@@ -388,7 +398,7 @@ fn run_templates(
     nondeterministic.sort_unstable();
     nondeterministic.dedup();
     rendered.retain(|(name, _)| !name.ends_with("NOTES.txt"));
-    let manifests = output::sort_manifests(&rendered).map_err(|e| {
+    let mut manifests = output::sort_manifests(&rendered).map_err(|e| {
         let location = TemplateLocation {
             template: e.template.clone(),
             line: None,
@@ -396,12 +406,65 @@ fn run_templates(
         };
         ErrorKind::Output.with(e.to_string()).at(Some(location))
     })?;
+    if options.positions {
+        place_manifests(&mut manifests, &rendered, &written);
+    }
     let mut crds = Vec::new();
     if options.include_crds {
         collect_crds(chart, &chart.name, &mut crds);
     }
     let printed = output::print(&crds, &manifests, &options.output);
     Ok((manifests, nondeterministic, printed))
+}
+
+/// Places each manifest's nodes at the template lines that wrote them: a node's line in its
+/// document is a line of its template's output, which the execution recorded. The spans name
+/// the template as Helm prints its path (`chart/templates/web.yaml`).
+fn place_manifests(
+    manifests: &mut [output::Manifest],
+    rendered: &[(String, String)],
+    written: &HashMap<&str, Vec<Option<template::Written>>>,
+) {
+    use crate::yaml::{FileId, Span};
+    let mut files: HashMap<*const u8, FileId> = HashMap::new();
+    let mut placed: HashMap<String, Vec<Span>> = HashMap::new();
+    for m in manifests.iter_mut() {
+        let Some(node) = m.node.as_mut() else {
+            continue;
+        };
+        let Some(lines) = written.get(m.source.as_str()) else {
+            continue;
+        };
+        let Some((_, text)) = rendered.iter().find(|(name, _)| *name == m.source) else {
+            continue;
+        };
+        // Each line of the template's output, placed; each file interned once.
+        let spans = placed.entry(m.source.clone()).or_insert_with(|| {
+            lines
+                .iter()
+                .map(|w| match w {
+                    Some(w) => Span {
+                        line: w.line,
+                        column: w.column,
+                        file: *files
+                            .entry(w.template.as_ptr())
+                            .or_insert_with(|| FileId::of(&w.template)),
+                    },
+                    None => Span::default(),
+                })
+                .collect()
+        });
+        let first_line = memchr::memchr_iter(b'\n', &text.as_bytes()[..m.offset]).count();
+        node.map_spans(&|span| {
+            if !span.is_known() {
+                return span;
+            }
+            spans
+                .get(first_line + span.line as usize - 1)
+                .copied()
+                .unwrap_or_default()
+        });
+    }
 }
 
 /// `.Template` of template `name`.

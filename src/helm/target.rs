@@ -11,7 +11,8 @@ use crate::fetch::{ChartRequest, FetchedChart, Unavailable};
 use crate::finding::{rules, Finding, Incomplete, Rule};
 use crate::resource::{Origin, Resource};
 use crate::source::{source_finding, EntryKind, Files, RepoPath};
-use crate::yaml::{self, ParseOptions, Span};
+use crate::yaml::{self, FileId, ParseOptions, Span};
+use std::collections::HashMap;
 
 /// Renders `spec` as `helm template` does with `opts`.
 pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Details> {
@@ -502,6 +503,7 @@ fn render_options(spec: &Spec, files: &Files, opts: &Options) -> Result<RenderOp
         set_literal: opts.set_literal.clone(),
         template_stack: TEMPLATE_STACK,
         allow_missing_dependencies: false,
+        positions: opts.positions,
         ..RenderOptions::default()
     };
     // The target's own values file comes first; the command line's `-f` files override it,
@@ -741,6 +743,7 @@ impl Locator<'_> {
     ) -> (Vec<Resource>, Vec<Finding>) {
         let mut resources = Vec::new();
         let mut findings = Vec::new();
+        let mut files = HashMap::new();
         for doc in super::output::split_manifests(&rendered.output) {
             let (source, content) = match doc.strip_prefix("# Source: ") {
                 Some(rest) => rest.split_once('\n').unwrap_or((rest, "")),
@@ -754,7 +757,8 @@ impl Locator<'_> {
             };
             // The output stage read the templates' documents already (a document printed twice
             // is read again the second time).
-            if let Some(node) = rendered.nodes.remove(content) {
+            if let Some(mut node) = rendered.nodes.remove(content) {
+                self.name_template_files(&mut node, tree, &mut files);
                 resources.push(Resource { node, origin });
                 continue;
             }
@@ -780,6 +784,42 @@ impl Locator<'_> {
             }
         }
         (resources, findings)
+    }
+
+    /// Names the files of the node's spans, templates as Helm prints their paths
+    /// (`top/charts/sub/templates/x.yaml`), as files of the repository; `files` remembers the
+    /// names given.
+    fn name_template_files(
+        &self,
+        node: &mut yaml::Node,
+        tree: &tree::Node,
+        files: &mut HashMap<FileId, FileId>,
+    ) {
+        fn collect(node: &yaml::Node, out: &mut Vec<FileId>) {
+            if !node.span.file.is_own() && !out.contains(&node.span.file) {
+                out.push(node.span.file);
+            }
+            match &node.kind {
+                yaml::NodeKind::Scalar(_) => {}
+                yaml::NodeKind::Seq(items) => items.iter().for_each(|n| collect(n, out)),
+                yaml::NodeKind::Map(entries) => entries.iter().for_each(|(k, v)| {
+                    collect(k, out);
+                    collect(v, out);
+                }),
+            }
+        }
+        let mut named = Vec::new();
+        collect(node, &mut named);
+        for id in named {
+            files.entry(id).or_insert_with(|| {
+                let template = id.name().unwrap_or_default();
+                FileId::of(&self.repo_path(&Self::template_file(tree, &template)))
+            });
+        }
+        node.map_spans(&|span| match files.get(&span.file) {
+            Some(&file) => Span { file, ..span },
+            None => span,
+        });
     }
 
     /// The line of a dependency entry (`dependencies[i]` of the file), for findings.

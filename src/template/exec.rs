@@ -6,6 +6,7 @@ use super::fmt::print_action;
 use super::parse::{
     arg_string, command_string, pipe_string, Arg, Branch, Command, Names, Node, Pipe, Tree,
 };
+use super::positions::Marks;
 use super::value::{Dict, Value};
 use super::{Error, ErrorKind, FuncError, MissingKey, Param, TemplateSet};
 use std::collections::{BTreeSet, HashMap};
@@ -180,6 +181,8 @@ pub(super) struct State<'a> {
     /// Variables by name (the names are the tree's text, or `$`).
     vars: Vec<(&'a str, Value)>,
     out: &'a mut String,
+    /// Where each write to `out` came from, when the set records positions.
+    marks: Option<&'a mut Marks>,
     depth: usize,
     steps: &'a mut u64,
     /// Dot's static type is `interface {}`: it is an element of a `[]interface {}` or a value
@@ -189,32 +192,34 @@ pub(super) struct State<'a> {
 
 type Result<T> = std::result::Result<T, Error>;
 
-/// Runs `tree` with `dot`, appending to `out`.
+/// Runs `tree` with `dot`, appending to `out` (and to `marks` where each write came from).
 pub(super) fn execute(
     set: &TemplateSet,
     tree: &Tree,
     dot: &Value,
     out: &mut String,
+    mut marks: Option<&mut Marks>,
     depth: usize,
     steps: &mut u64,
 ) -> Result<()> {
     // Nested executions (include, tpl) share the stack budget with `template`.
     if stack_spent(set) {
-        return on_new_segment(set, || execute(set, tree, dot, out, depth, steps)).unwrap_or_else(
-            || {
+        let marks = marks.as_deref_mut();
+        return on_new_segment(set, || execute(set, tree, dot, out, marks, depth, steps))
+            .unwrap_or_else(|| {
                 Err(ErrorKind::StackLimit {
                     template: tree.name.clone(),
                     depth,
                 }
                 .into())
-            },
-        );
+            });
     }
     let mut state = State {
         set,
         tree,
         vars: vec![("$", dot.clone())],
         out,
+        marks,
         depth,
         steps,
         dot_interface: false,
@@ -261,6 +266,9 @@ impl<'a> State<'a> {
     fn walk(&mut self, dot: &Value, node: &Node) -> Result<Flow> {
         match node {
             Node::Text(t) => {
+                if let Some(marks) = self.marks.as_deref_mut() {
+                    marks.push(self.out.len(), self.tree, t.start, true);
+                }
                 self.out.push_str(t.of(&self.tree.text));
                 Ok(Flow::Normal)
             }
@@ -268,6 +276,9 @@ impl<'a> State<'a> {
                 self.step(pipe.pos)?;
                 let v = self.eval_pipeline(dot, pipe)?;
                 if pipe.decl.is_empty() {
+                    if let Some(marks) = self.marks.as_deref_mut() {
+                        marks.push(self.out.len(), self.tree, pipe.pos, false);
+                    }
                     self.out.push_str(&print_action(&v));
                 }
                 Ok(Flow::Normal)
@@ -305,7 +316,18 @@ impl<'a> State<'a> {
                 let tree = tree.clone();
                 let (set, depth) = (self.set, self.depth + 1);
                 let (out, steps) = (&mut *self.out, &mut *self.steps);
-                let mut run = || execute(set, &tree, &new_dot, out, depth, steps);
+                let mut marks = self.marks.as_deref_mut();
+                let mut run = || {
+                    execute(
+                        set,
+                        &tree,
+                        &new_dot,
+                        out,
+                        marks.as_deref_mut(),
+                        depth,
+                        steps,
+                    )
+                };
                 if !stack_spent(set) {
                     run()?;
                 } else if let Some(r) = on_new_segment(set, run) {

@@ -8,6 +8,7 @@ mod funcs;
 pub mod gostr;
 mod lex;
 mod parse;
+mod positions;
 mod value;
 
 pub use crate::semver::satisfies as semver_satisfies;
@@ -19,6 +20,7 @@ pub use funcs::helm::{
     yaml_node as helm_yaml_node, HelmYamlError, CHART_VALUES,
 };
 pub use funcs::paths::clean as go_path_clean;
+pub use positions::Written;
 pub use value::{
     Dict, Field, GoStruct, List, ListType, MapType, NamedMap, Object, ObjectRef, Value,
 };
@@ -63,6 +65,9 @@ pub struct Options {
     /// The set's own name (Go's `template.New(name)`), which errors about a missing template
     /// name: Helm's is `gotpl`. Empty: the first template parsed.
     pub root_name: String,
+    /// Record where each line of a rendered template's output was written
+    /// ([`Rendered::lines`]).
+    pub positions: bool,
 }
 
 impl Default for Options {
@@ -77,6 +82,7 @@ impl Default for Options {
             left_delim: "{{".into(),
             right_delim: "}}".into(),
             root_name: String::new(),
+            positions: false,
         }
     }
 }
@@ -313,6 +319,9 @@ pub struct Rendered {
     pub text: String,
     /// The non-deterministic functions it called (sorted): its text changes on every run.
     pub nondeterministic: Vec<&'static str>,
+    /// With [`Options::positions`], where each line of `text` was written (None for a blank
+    /// line); empty otherwise.
+    pub lines: Vec<Option<Written>>,
 }
 
 /// Parsed templates by name, sharing one function table and options; a later definition of a
@@ -589,10 +598,14 @@ impl TemplateSet {
 
     /// Runs template `name` with `dot`, saying which non-deterministic functions it called.
     pub fn render(&self, name: &str, dot: &Value) -> Result<Rendered, Error> {
-        let (text, called) = exec::outermost(|| self.run(name, dot, 0));
+        let mut marks = self.options.positions.then(positions::Marks::default);
+        let (text, called) = exec::outermost(|| self.run(name, dot, 0, marks.as_mut()));
+        let text = text?;
+        let lines = marks.map_or_else(Vec::new, |m| m.lines(&text));
         Ok(Rendered {
-            text: text?,
+            text,
             nondeterministic: called.into_iter().collect(),
+            lines,
         })
     }
 
@@ -648,7 +661,7 @@ impl TemplateSet {
 
     /// Runs template `name` from a function at nesting `depth` (for `include`).
     pub fn execute_nested(&self, name: &str, dot: &Value, depth: usize) -> Result<String, Error> {
-        exec::outermost(|| self.run(name, dot, depth)).0
+        exec::outermost(|| self.run(name, dot, depth, None)).0
     }
 
     /// Runs `tree`, a template of this set, from a function at nesting `depth` (for `tpl`).
@@ -661,13 +674,19 @@ impl TemplateSet {
         exec::outermost(|| {
             let mut out = String::new();
             let mut steps = 0;
-            exec::execute(self, tree, dot, &mut out, depth, &mut steps)?;
+            exec::execute(self, tree, dot, &mut out, None, depth, &mut steps)?;
             Ok(out)
         })
         .0
     }
 
-    fn run(&self, name: &str, dot: &Value, depth: usize) -> Result<String, Error> {
+    fn run(
+        &self,
+        name: &str,
+        dot: &Value,
+        depth: usize,
+        marks: Option<&mut positions::Marks>,
+    ) -> Result<String, Error> {
         let Some(tree) = self.trees.get(name) else {
             return Err(ErrorKind::NoTemplate {
                 name: name.to_string(),
@@ -677,7 +696,7 @@ impl TemplateSet {
         };
         let mut out = String::new();
         let mut steps = 0;
-        exec::execute(self, tree, dot, &mut out, depth, &mut steps)?;
+        exec::execute(self, tree, dot, &mut out, marks, depth, &mut steps)?;
         Ok(out)
     }
 

@@ -348,3 +348,59 @@ fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
     assert_eq!(texts(side_by_side(&["after", "map"])), ["v"]);
     assert_eq!(shared.get("k"), Some(Value::str("v")));
 }
+
+#[test]
+fn positions_say_which_template_line_wrote_each_output_line() {
+    let mut set = TemplateSet::new(
+        Funcs::helm(),
+        Options {
+            positions: true,
+            ..Options::default()
+        },
+    );
+    set.parse(
+        "c/templates/_helpers.tpl",
+        "{{- define \"labels\" -}}\napp: web\ntier: front\n{{- end }}\n\
+         {{- define \"kind\" }}kind: Deployment{{ end }}\n",
+    )
+    .unwrap();
+    set.parse(
+        "c/templates/web.yaml",
+        "apiVersion: v1\n{{ template \"kind\" }}\nmetadata:\n  labels:\n    \
+         {{- include \"labels\" . | nindent 4 }}\n  name: {{ .s }}\n\n  x: 1\n",
+    )
+    .unwrap();
+    let out = set.render("c/templates/web.yaml", &dot()).unwrap();
+    assert_eq!(
+        out.text,
+        "apiVersion: v1\nkind: Deployment\nmetadata:\n  labels:\n    app: web\n    tier: front\n  \
+         name: hello\n\n  x: 1\n"
+    );
+    let lines: Vec<Option<(&str, u32, u32)>> = out
+        .lines
+        .iter()
+        .map(|w| w.as_ref().map(|w| (&*w.template, w.line, w.column)))
+        .collect();
+    let web = "c/templates/web.yaml";
+    assert_eq!(
+        lines,
+        [
+            Some((web, 1, 1)),
+            // `template` writes into the output: the line of the defined text.
+            Some(("c/templates/_helpers.tpl", 5, 21)),
+            Some((web, 3, 1)),
+            Some((web, 4, 3)),
+            // An action's value (an include) is placed at the action.
+            Some((web, 5, 9)),
+            Some((web, 5, 9)),
+            Some((web, 6, 3)),
+            None,
+            Some((web, 8, 3)),
+            None,
+        ]
+    );
+    // Not asked for: nothing recorded.
+    let mut plain = TemplateSet::new(Funcs::helm(), Options::default());
+    plain.parse("t", "a\n{{ .s }}\n").unwrap();
+    assert!(plain.render("t", &dot()).unwrap().lines.is_empty());
+}

@@ -820,3 +820,53 @@ fn a_field_a_patch_writes_is_reported_at_the_patch_not_at_the_base() {
         "{report:#}"
     );
 }
+
+#[test]
+fn a_finding_in_a_chart_points_at_the_line_that_wrote_the_field_even_when_others_write_its_key() {
+    let env = TestEnv::new();
+    env.write("chart/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n")
+        .write("chart/values.yaml", "port: eighty\n")
+        .write(
+            "chart/templates/_helpers.tpl",
+            "{{- define \"c.labels\" -}}\napp: web\nversion: 1\n{{- end }}\n",
+        )
+        .write(
+            "chart/templates/deploy.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    \
+             {{- include \"c.labels\" . | nindent 4 }}\nspec:\n  selector:\n    matchLabels:\n      \
+             app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      \
+             containers:\n      - name: a\n        image: nginx\n        ports:\n        \
+             - containerPort: 80\n      - name: b\n        image: nginx\n        ports:\n        \
+             - containerPort: {{ .Values.port | quote }}\n",
+        );
+    env.commit("chart");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let mut typed: Vec<(String, u64, String)> = findings_of(&report, "schema.type")
+        .iter()
+        .map(|f| {
+            let message = f["message"].as_str().unwrap();
+            let path = message.split(": ").nth(1).unwrap_or_default().to_string();
+            (
+                f["file"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                path,
+            )
+        })
+        .collect();
+    typed.sort();
+    let deploy = "chart/templates/deploy.yaml".to_string();
+    assert_eq!(
+        typed,
+        [
+            // Written by an `include`: the line of the action.
+            (deploy.clone(), 6, "metadata.labels[version]".to_string()),
+            // Two lines write `containerPort:`; the second one wrote this one.
+            (
+                deploy,
+                24,
+                "spec.template.spec.containers[1].ports[0].containerPort".to_string()
+            ),
+        ],
+        "{report:#}"
+    );
+}
