@@ -795,22 +795,7 @@ impl Locator<'_> {
         tree: &tree::Node,
         files: &mut HashMap<FileId, FileId>,
     ) {
-        fn collect(node: &yaml::Node, out: &mut Vec<FileId>) {
-            if !node.span.file.is_own() && !out.contains(&node.span.file) {
-                out.push(node.span.file);
-            }
-            match &node.kind {
-                yaml::NodeKind::Scalar(_) => {}
-                yaml::NodeKind::Seq(items) => items.iter().for_each(|n| collect(n, out)),
-                yaml::NodeKind::Map(entries) => entries.iter().for_each(|(k, v)| {
-                    collect(k, out);
-                    collect(v, out);
-                }),
-            }
-        }
-        let mut named = Vec::new();
-        collect(node, &mut named);
-        for id in named {
+        for id in node.files() {
             files.entry(id).or_insert_with(|| {
                 let template = id.name().unwrap_or_default();
                 FileId::of(&self.repo_path(&Self::template_file(tree, &template)))

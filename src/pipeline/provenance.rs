@@ -128,23 +128,35 @@ fn history<'a>(
         v
     };
     let mut last: Option<Value> = None;
+    let mut files_before = Vec::new();
     for stage in stages {
         let file = stage.file.to_string();
         if !p.kustomizations.contains(&file) {
             p.kustomizations.push(file.clone());
         }
         let now = value(stage.object);
+        let files = stage.object.files();
         if let Some(before) = &last {
             let fields = diff_values(before, &now);
             if !fields.is_empty() {
+                // The files whose fields the step brought in (a patch's).
+                let from = files
+                    .iter()
+                    .filter(|f| !files_before.contains(*f))
+                    .filter_map(|f| f.name())
+                    .map(|f| f.to_string())
+                    .filter(|f| *f != file)
+                    .collect();
                 p.steps.push(StepChange {
                     file,
                     line: (stage.line > 0).then_some(stage.line),
                     step: stage.step.to_string(),
+                    from,
                     fields,
                 });
             }
         }
+        files_before = files;
         last = Some(now);
     }
     if let Some(before) = last {
@@ -154,6 +166,7 @@ fn history<'a>(
                 file: p.kustomizations.last().cloned().unwrap_or_default(),
                 line: None,
                 step: "output (build annotations removed, values printed)".to_string(),
+                from: Vec::new(),
                 fields,
             });
         }

@@ -39,6 +39,9 @@ pub struct StepChange {
     pub line: Option<u32>,
     /// `patches[0]`, `images[1] (ImageTagTransformer)`…
     pub step: String,
+    /// The files the step wrote fields from, other than the kustomization (a patch file).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub from: Vec<String>,
     pub fields: Vec<FieldChange>,
 }
 
@@ -62,7 +65,17 @@ pub fn to_string(found: &[Provenance], color: bool) -> String {
         }
         for s in &o.steps {
             let line = s.line.map(|l| format!(":{l}")).unwrap_or_default();
-            let _ = writeln!(out, "  changed by {} at {}{line}", p.bold(&s.step), s.file);
+            let from = if s.from.is_empty() {
+                String::new()
+            } else {
+                format!(" from {}", s.from.join(", "))
+            };
+            let _ = writeln!(
+                out,
+                "  changed by {} at {}{line}{from}",
+                p.bold(&s.step),
+                s.file
+            );
             for f in &s.fields {
                 write_field(&mut out, f, &p);
             }

@@ -311,6 +311,27 @@ impl Node {
         });
     }
 
+    /// The files other than the tree's own that positions under this node name, each once, in
+    /// the order first met.
+    pub fn files(&self) -> Vec<FileId> {
+        fn collect(node: &Node, out: &mut Vec<FileId>) {
+            if !node.span.file.is_own() && !out.contains(&node.span.file) {
+                out.push(node.span.file);
+            }
+            match &node.kind {
+                NodeKind::Scalar(_) => {}
+                NodeKind::Seq(items) => items.iter().for_each(|n| collect(n, out)),
+                NodeKind::Map(entries) => entries.iter().for_each(|(k, v)| {
+                    collect(k, out);
+                    collect(v, out);
+                }),
+            }
+        }
+        let mut out = Vec::new();
+        collect(self, &mut out);
+        out
+    }
+
     /// Replaces the position of every node under this one (keys included) by `f` of it.
     pub fn map_spans(&mut self, f: &impl Fn(Span) -> Span) {
         self.span = f(self.span);

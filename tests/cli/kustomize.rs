@@ -492,6 +492,56 @@ fn explain_follows_an_object_through_bases_components_patches_and_transformers()
         .stderr_has("no rendered object matches \"Service/web\"");
 }
 
+#[test]
+fn explain_names_the_patch_files_a_step_wrote_fields_from() {
+    let env = TestEnv::new();
+    env.write("base/kustomization.yaml", "resources:\n- deploy.yaml\n")
+        .write(
+            "base/deploy.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n",
+        )
+        .write(
+            "prod/kustomization.yaml",
+            "resources:\n- ../base\npatches:\n- path: replicas.yaml\n- path: ops.yaml\n  target:\n    kind: Deployment\n- patch: |-\n    - op: add\n      path: /spec/paused\n      value: true\n  target:\n    kind: Deployment\n",
+        )
+        .write(
+            "prod/replicas.yaml",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n",
+        )
+        .write(
+            "prod/ops.yaml",
+            "- op: add\n  path: /spec/minReadySeconds\n  value: 5\n",
+        );
+    let report = env
+        .kdelta(&["explain", "Deployment/web", "prod", "--format", "json"])
+        .success()
+        .json();
+    let steps: Vec<(String, serde_json::Value)> = report["objects"][0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["step"].as_str().unwrap().to_string(), s["from"].clone()))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            ("patches[0]".to_string(), json!(["prod/replicas.yaml"])),
+            ("patches[1]".to_string(), json!(["prod/ops.yaml"])),
+            // Inline: written in the kustomization, which the step names already.
+            ("patches[2]".to_string(), serde_json::Value::Null),
+        ],
+        "{report:#}"
+    );
+    let r = env.kdelta(&["explain", "Deployment/web", "prod"]).success();
+    assert!(
+        r.stdout.contains(
+            "  changed by patches[0] at prod/kustomization.yaml:4 from prod/replicas.yaml\n"
+        ),
+        "{}",
+        r.stdout
+    );
+}
+
 /// A key given twice in the second object of a file whose first object has the same key: the
 /// error names the duplicate and the first definition by their lines in the file (go-yaml,
 /// which reads one object at a time, counts both from the object's first line).
