@@ -285,6 +285,18 @@ pub trait Spec: Sized {
     /// explain` (off otherwise: recording every step costs).
     fn trace(_opts: &mut Self::Options) {}
 
+    /// Options for a render whose output is only printed (`kdelta render`): off with what only
+    /// findings about fields and diffs need.
+    fn printing(_opts: &mut Self::Options) {}
+
+    /// Options for a render whose regenerated values are not looked for (the second render of
+    /// a pair, which the first one's probe covers).
+    fn without_regenerated_probe(_opts: &mut Self::Options) {}
+
+    /// Options for the renders of a diff: values the engine regenerates on every render (a
+    /// chart's random passwords) are looked for, to be told apart from changes.
+    fn diffing(_opts: &mut Self::Options) {}
+
     /// The objects a diff of two of this target's renders compares, when the engine leaves
     /// fields out of them (an Application's `ignoreDifferences`, as `head`, the details of the
     /// head's render, say): `(base, head)`, or `None` to compare them as rendered.
@@ -338,6 +350,11 @@ pub trait Spec: Sized {
     /// True when the render takes a release name from the command line, as `helm template
     /// NAME CHART` does: `kdelta render NAME CHART` names the release NAME.
     const TAKES_RELEASE_NAME: bool = false;
+
+    /// The file names that make a directory one of this engine's targets on their own (a
+    /// kustomization, `Chart.yaml`): `kdelta render` renders such a directory outside the
+    /// repository, as `kubectl kustomize` and `helm template` do.
+    const MARKER_FILES: &'static [&'static str] = &[];
 
     /// True when the render reads the revision's Argo CD settings (argocd-cm's kustomize
     /// options, plugins), which finding walks the whole revision: `kdelta render` of a

@@ -44,6 +44,28 @@ macro_rules! engines {
                 out
             }
 
+            /// These options for a render that is only printed (see [`engine::Spec::printing`]).
+            pub fn printing(&self) -> RenderOptions {
+                let mut out = self.clone();
+                $(<$spec as engine::Spec>::printing(&mut out.$options);)*
+                out
+            }
+
+            /// These options without a second render for regenerated values (see
+            /// [`engine::Spec::without_regenerated_probe`]).
+            pub fn without_regenerated_probe(&self) -> RenderOptions {
+                let mut out = self.clone();
+                $(<$spec as engine::Spec>::without_regenerated_probe(&mut out.$options);)*
+                out
+            }
+
+            /// These options for the renders of a diff (see [`engine::Spec::diffing`]).
+            pub fn diffing(&self) -> RenderOptions {
+                let mut out = self.clone();
+                $(<$spec as engine::Spec>::diffing(&mut out.$options);)*
+                out
+            }
+
             /// These options with `.kdelta.yaml`'s settings: the shared ones completed, then
             /// each engine's own ([`engine::Spec::configure`]).
             pub fn configured(&self, config: &Config) -> RenderOptions {
@@ -75,6 +97,12 @@ macro_rules! engines {
             pub fn id_prefixes() -> impl Iterator<Item = &'static str> {
                 std::iter::empty()
                     $(.chain(<$spec as engine::Spec>::ID_PREFIXES.iter().copied()))*
+            }
+
+            /// Every engine's [`engine::Spec::MARKER_FILES`].
+            pub fn marker_files() -> impl Iterator<Item = &'static str> {
+                std::iter::empty()
+                    $(.chain(<$spec as engine::Spec>::MARKER_FILES.iter().copied()))*
             }
 
             /// See [`engine::Spec::cost`].

@@ -76,14 +76,7 @@ pub fn pair_report(c: &CommonArgs, cmp: &Comparison) -> Result<Report> {
         },
         config,
         &kdelta::pipeline::Options {
-            render: kdelta::render::RenderOptions {
-                // Values a chart regenerates on every render are told apart from changes.
-                helm: kdelta::helm::Options {
-                    detect_regenerated: true,
-                    ..opts.render.helm
-                },
-                ..opts.render
-            },
+            render: opts.render.diffing(),
             ..opts
         },
     ))

@@ -23,12 +23,8 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     if args.revision.rev.is_none() && !args.revision.staged {
         if let Some(last) = requested.last_mut() {
             let dir = start.join(&*last);
-            let renderable = |d: &std::path::Path| {
-                d.join("Chart.yaml").is_file()
-                    || kdelta::kustomize::KUSTOMIZATION_FILES
-                        .iter()
-                        .any(|f| d.join(f).is_file())
-            };
+            let renderable =
+                |d: &std::path::Path| Target::marker_files().any(|f| d.join(f).is_file());
             if TargetArg::parse_id(last).is_none()
                 && renderable(&dir)
                 && std::fs::canonicalize(&dir).is_ok_and(|d| !d.starts_with(ws.root()))
@@ -49,9 +45,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     let snapshot = opened.snapshot.as_ref();
     let mut opts = common::pipeline_options(c)?;
     let config = common::config(c, snapshot).unwrap_or_default();
-    opts.render = pipeline::with_config(&opts.render, &config);
-    // Printing says nothing about fields: no need to know which template line wrote each.
-    opts.render.helm.positions = false;
+    opts.render = pipeline::with_config(&opts.render, &config).printing();
     opts.configure_store(&config);
     // `kdelta render NAME CHART`, as `helm template NAME CHART`.
     if let [name, chart] = requested.as_slice() {

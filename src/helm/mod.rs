@@ -112,10 +112,26 @@ impl engine::Spec for Spec {
     /// The chart's directory holds its templates, values and subcharts.
     const PATH_IS_INPUT_DIR: bool = true;
     const TAKES_RELEASE_NAME: bool = true;
+    const MARKER_FILES: &'static [&'static str] = &["Chart.yaml"];
 
     /// A chart: templates to execute, keys to generate.
     fn cost(&self) -> u8 {
         2
+    }
+
+    /// Printed output has no findings about fields, nor a diff's regenerated values.
+    fn printing(opts: &mut Options) {
+        opts.positions = false;
+        opts.detect_regenerated = false;
+    }
+
+    fn without_regenerated_probe(opts: &mut Options) {
+        opts.detect_regenerated = false;
+    }
+
+    /// Generated passwords and keys change on every render: a second render finds them.
+    fn diffing(opts: &mut Options) {
+        opts.detect_regenerated = true;
     }
 
     fn kind(&self) -> &'static str {

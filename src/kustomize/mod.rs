@@ -84,6 +84,7 @@ impl engine::Spec for Spec {
     const ID_PREFIXES: &'static [&'static str] = &["kustomize"];
     /// A kustomization reads files below its directory (with the default load restrictor).
     const PATH_IS_INPUT_DIR: bool = true;
+    const MARKER_FILES: &'static [&'static str] = &KUSTOMIZATION_FILES;
 
     fn kind(&self) -> &'static str {
         "kustomize"

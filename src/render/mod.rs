@@ -11,16 +11,6 @@ use crate::finding::{rules, Finding, Severity};
 use crate::resource::Resource;
 use crate::source::{RepoPath, Snapshot};
 
-impl RenderOptions {
-    /// These options without Helm's second render for regenerated values (see
-    /// [`crate::helm::Options::detect_regenerated`]).
-    pub fn without_regenerated_probe(&self) -> RenderOptions {
-        let mut out = self.clone();
-        out.helm.detect_regenerated = false;
-        out
-    }
-}
-
 /// The outcome of rendering one target at one revision.
 #[derive(Debug, Clone)]
 pub struct Rendered {
