@@ -4,19 +4,81 @@
 
 use super::json6902::Op;
 use crate::yaml::{Node, NodeKind};
+use std::collections::HashMap;
 
 /// Gives `patched` (the object rebuilt from JSON after `ops`) the positions of `before` at
-/// the same paths, then those of each operation's value where it wrote it.
+/// the same paths, then those of each operation's value where it wrote it. Linear in the
+/// trees and the operations: a patch of many operations on a wide map looks each key up once.
 pub fn carry(patched: &mut Node, before: &Node, ops: &[Op]) {
     copy_spans(patched, before);
+    let mut written = Trie::default();
+    let mut sources_looked_up = 0;
     for op in ops {
         let source = match op.op.as_str() {
             "add" | "replace" => op.value_node.as_ref(),
-            "copy" | "move" => op.from.as_deref().and_then(|from| at(before, from)),
+            // Each looks its source up from the root: a bounded number of them.
+            "copy" | "move" if sources_looked_up < MAX_SOURCE_LOOKUPS => {
+                sources_looked_up += 1;
+                op.from.as_deref().and_then(|from| at(before, from))
+            }
             _ => None,
         };
-        if let (Some(source), Some(dest)) = (source, at_mut(patched, &op.path)) {
-            copy_spans(dest, source);
+        if let Some(source) = source {
+            written.insert(tokens(&op.path), source);
+        }
+    }
+    written.apply(patched);
+}
+
+/// Maps wider than this have their keys looked up by hash.
+const WIDE: usize = 16;
+
+/// `copy` and `move` operations whose source is looked up for its positions: each lookup walks
+/// from the root, so a patch of very many of them leaves the rest unplaced.
+const MAX_SOURCE_LOOKUPS: usize = 1000;
+
+/// The values operations wrote, by the path they wrote them at (a later write wins).
+#[derive(Default)]
+struct Trie<'o> {
+    here: Option<&'o Node>,
+    below: HashMap<String, Trie<'o>>,
+}
+
+impl<'o> Trie<'o> {
+    fn insert(&mut self, path: impl Iterator<Item = String>, source: &'o Node) {
+        let mut at = self;
+        for token in path {
+            at = at.below.entry(token).or_default();
+        }
+        at.here = Some(source);
+        // What was written below it before is overwritten with it.
+        at.below.clear();
+    }
+
+    fn apply(&self, node: &mut Node) {
+        if let Some(source) = self.here {
+            copy_spans(node, source);
+        }
+        if self.below.is_empty() {
+            return;
+        }
+        match &mut node.kind {
+            NodeKind::Map(entries) => {
+                for (k, v) in entries.iter_mut() {
+                    if let Some(t) = k.as_str().and_then(|k| self.below.get(k)) {
+                        t.apply(v);
+                    }
+                }
+            }
+            NodeKind::Seq(items) => {
+                let len = items.len();
+                for (token, t) in &self.below {
+                    if let Some(item) = index(token, len).and_then(|i| items.get_mut(i)) {
+                        t.apply(item);
+                    }
+                }
+            }
+            NodeKind::Scalar(_) => {}
         }
     }
 }
@@ -28,9 +90,22 @@ fn copy_spans(to: &mut Node, from: &Node) {
     to.span = from.span;
     match (&mut to.kind, &from.kind) {
         (NodeKind::Map(to), NodeKind::Map(from)) => {
+            // A wide map's keys are looked up by hash, a narrow one's in turn.
+            let by_key: HashMap<&str, &(Node, Node)> = if from.len() > WIDE {
+                from.iter()
+                    .filter_map(|e| Some((e.0.as_str()?, e)))
+                    .collect()
+            } else {
+                HashMap::new()
+            };
             for (k, v) in to.iter_mut() {
                 let Some(key) = k.as_str() else { continue };
-                if let Some((fk, fv)) = from.iter().find(|(fk, _)| fk.as_str() == Some(key)) {
+                let found = if from.len() > WIDE {
+                    by_key.get(key).copied()
+                } else {
+                    from.iter().find(|(fk, _)| fk.as_str() == Some(key))
+                };
+                if let Some((fk, fv)) = found {
                     k.span = fk.span;
                     copy_spans(v, fv);
                 }
@@ -40,11 +115,12 @@ fn copy_spans(to: &mut Node, from: &Node) {
             to.iter_mut().zip(from).for_each(|(t, f)| copy_spans(t, f));
         }
         (NodeKind::Seq(to), NodeKind::Seq(from)) => {
+            let by_name: HashMap<&str, &Node> = from
+                .iter()
+                .filter_map(|f| Some((f.str_at(&["name"])?, f)))
+                .collect();
             for item in to.iter_mut() {
-                let Some(name) = item.str_at(&["name"]).map(str::to_string) else {
-                    continue;
-                };
-                if let Some(old) = from.iter().find(|f| f.str_at(&["name"]) == Some(&name)) {
+                if let Some(old) = item.str_at(&["name"]).and_then(|n| by_name.get(n)) {
                     copy_spans(item, old);
                 }
             }
@@ -68,23 +144,6 @@ fn at<'a>(node: &'a Node, pointer: &str) -> Option<&'a Node> {
         cur = match &cur.kind {
             NodeKind::Map(entries) => &entries.iter().find(|(k, _)| k.as_str() == Some(&t))?.1,
             NodeKind::Seq(items) => items.get(index(&t, items.len())?)?,
-            NodeKind::Scalar(_) => return None,
-        };
-    }
-    Some(cur)
-}
-
-fn at_mut<'a>(node: &'a mut Node, pointer: &str) -> Option<&'a mut Node> {
-    let mut cur = node;
-    for t in tokens(pointer) {
-        cur = match &mut cur.kind {
-            NodeKind::Map(entries) => {
-                &mut entries.iter_mut().find(|(k, _)| k.as_str() == Some(&t))?.1
-            }
-            NodeKind::Seq(items) => {
-                let i = index(&t, items.len())?;
-                items.get_mut(i)?
-            }
             NodeKind::Scalar(_) => return None,
         };
     }
