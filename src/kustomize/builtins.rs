@@ -12,7 +12,7 @@ use super::res::Res;
 use super::resmap::ResMap;
 use super::target::{Acc, Builder, Kt};
 use super::transform::{
-    images, labels, namespace, prefix_suffix, replacement, replicas, value_add,
+    images, labels, namespace, prefix_suffix, replacement, replicas, value_add, SetError,
 };
 use super::types::{self, GeneratorArgs, PluginMeta, ReplacementField, Selector};
 use crate::finding::{rules, Finding};
@@ -40,17 +40,84 @@ pub enum Transformer<'a> {
     PatchStrategicMerge(Vec<String>),
 }
 
-/// Why a builtin failed: a plain transformer's message, which the caller places (at the
-/// kustomization field or the plugin config), or an error placed already.
+/// Why a builtin failed: a plain transformer's error, which the caller places (at the
+/// kustomization field or the plugin config, unless it has a place of its own), or an error
+/// placed already.
 pub enum BuiltinError {
-    Transform(String),
+    Transform(TransformError),
     Placed(KError),
+}
+
+/// A plain transformer's error.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TransformError {
+    /// A label, annotation, prefix or suffix field cannot be set.
+    #[error(transparent)]
+    Set(#[from] SetError),
+    #[error(transparent)]
+    Namespace(#[from] namespace::NamespaceError),
+    #[error(transparent)]
+    Image(#[from] images::ImageError),
+    #[error(transparent)]
+    Replicas(#[from] replicas::ReplicasError),
+    #[error(transparent)]
+    ValueAdd(#[from] value_add::ValueAddError),
+    /// A ValueAddTransformer's `targetFilePath` is not YAML.
+    #[error("{error}")]
+    TargetFileSyntax {
+        file: RepoPath,
+        error: crate::yaml::YamlError,
+    },
+    /// A ValueAddTransformer's `targetFilePath` does not hold targets.
+    #[error("{error}")]
+    TargetFileDecode {
+        file: RepoPath,
+        error: crate::yaml::de::DeError,
+    },
+    /// A ValueAddTransformer without targets.
+    #[error("must specify at least one target")]
+    NoTarget,
+    /// A ValueAddTransformer target without `fieldPath`.
+    #[error("fieldPath cannot be empty")]
+    EmptyFieldPath,
+}
+
+impl TransformError {
+    /// The file and place the error is about, when that is not the transformer's config (a
+    /// ValueAddTransformer's `targetFilePath`).
+    pub fn location(&self) -> Option<(&RepoPath, Span)> {
+        match self {
+            TransformError::TargetFileSyntax { file, error } => Some((file, error.span)),
+            TransformError::TargetFileDecode { file, error } => Some((file, error.span)),
+            _ => None,
+        }
+    }
+
+    /// The error as kustomize reports it, as `rule`, at its own place when it has one.
+    pub fn into_kerror(self, rule: crate::finding::Rule) -> KError {
+        let e = KError::new(rule, self.to_string());
+        match self.location() {
+            Some((file, span)) => e.at(file, span),
+            None => e,
+        }
+    }
+}
+
+impl From<TransformError> for BuiltinError {
+    fn from(e: TransformError) -> Self {
+        BuiltinError::Transform(e)
+    }
 }
 
 impl From<KError> for BuiltinError {
     fn from(e: KError) -> Self {
         BuiltinError::Placed(e)
     }
+}
+
+/// A plain transformer's error as a [`BuiltinError`].
+fn transform(e: impl Into<TransformError>) -> BuiltinError {
+    BuiltinError::Transform(e.into())
 }
 
 type ReadConfig = fn(&Res) -> Result<Transformer<'static>, KError>;
@@ -426,13 +493,12 @@ impl Builder {
         span: Span,
     ) -> Result<(), BuiltinError> {
         let rm = &mut acc.rm;
-        let transform = |e: &dyn std::fmt::Display| BuiltinError::Transform(e.to_string());
         match t {
-            Transformer::Pairs(c) => c.apply(rm).map_err(|e| transform(&e)),
-            Transformer::Affix(c) => c.apply(rm).map_err(|e| transform(&e)),
-            Transformer::Namespace(c) => c.apply(rm).map_err(|e| transform(&e)),
-            Transformer::ImageTag(c) => c.apply(rm).map_err(|e| transform(&e)),
-            Transformer::ReplicaCount(c) => c.apply(rm).map_err(|e| transform(&e)),
+            Transformer::Pairs(c) => c.apply(rm).map_err(transform),
+            Transformer::Affix(c) => c.apply(rm).map_err(transform),
+            Transformer::Namespace(c) => c.apply(rm).map_err(transform),
+            Transformer::ImageTag(c) => c.apply(rm).map_err(transform),
+            Transformer::ReplicaCount(c) => c.apply(rm).map_err(transform),
             Transformer::Hash => {
                 super::transform::hash::add_hash_suffixes(rm);
                 Ok(())
@@ -473,22 +539,25 @@ fn apply_value_add(
     rm: &mut super::resmap::ResMap,
     c: &value_add::PluginConfig,
 ) -> Result<(), BuiltinError> {
-    let fail = |e: String| BuiltinError::Transform(e);
     let mut more = Vec::new();
     if !c.target_file_path.is_empty() {
-        let (_, bytes) = kt.ldr.load(&c.target_file_path)?;
-        let node =
-            crate::yaml::parse_one(&bytes, &Default::default()).map_err(|e| fail(e.to_string()))?;
-        let file: value_add::PluginTargets =
-            from_node_go_json(&node, Dialect::Yaml11).map_err(|e| fail(e.to_string()))?;
-        more = file.targets;
+        let (file, bytes) = kt.ldr.load(&c.target_file_path)?;
+        let node = crate::yaml::parse_one(&bytes, &Default::default()).map_err(|error| {
+            TransformError::TargetFileSyntax {
+                file: file.clone(),
+                error,
+            }
+        })?;
+        let targets: value_add::PluginTargets = from_node_go_json(&node, Dialect::Yaml11)
+            .map_err(|error| TransformError::TargetFileDecode { file, error })?;
+        more = targets.targets;
     }
     let targets: Vec<&value_add::PluginTarget> = c.targets.iter().chain(&more).collect();
     if targets.is_empty() {
-        return Err(fail("must specify at least one target".into()));
+        return Err(TransformError::NoTarget.into());
     }
     if targets.iter().any(|t| t.field_path.is_empty()) {
-        return Err(fail("fieldPath cannot be empty".into()));
+        return Err(TransformError::EmptyFieldPath.into());
     }
     let value = match c.value.trim() {
         // kustomize uses the kustomization directory's name.
@@ -503,5 +572,5 @@ fn apply_value_add(
             file_path_position: t.file_path_position,
         })
         .collect();
-    value_add::apply(rm, &value, &targets).map_err(|e| fail(e.to_string()))
+    value_add::apply(rm, &value, &targets).map_err(transform)
 }

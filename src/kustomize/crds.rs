@@ -4,24 +4,54 @@
 
 use super::fieldspec::FieldSpec;
 use super::kid::Gvk;
-use super::tconfig::{NameBackRefs, TransformerConfig};
+use super::tconfig::{ConflictingFieldSpecs, MergeError, NameBackRefs, TransformerConfig};
 use serde_json::Value;
 
+/// Why a `crds:` file's definitions give no transformer configuration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CrdError {
+    /// The file is not a map of definitions.
+    #[error("expected a map of OpenAPI definitions")]
+    NotAMap,
+    /// A definition that is not an object, as Go's `encoding/json` refuses it.
+    #[error("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {found} into Go value of type accumulator.OpenAPIDefinition")]
+    NotADefinition {
+        /// The definition's name.
+        name: String,
+        /// The JSON type found (`string`, `bool`, `number`, `array`).
+        found: &'static str,
+    },
+    /// A property's extension adds a field spec that conflicts with another one.
+    #[error("{source}")]
+    Conflicting {
+        /// The definition and the property path (`/`-separated).
+        definition: String,
+        field: String,
+        source: ConflictingFieldSpecs,
+    },
+    /// The configs of two definitions conflict.
+    #[error(transparent)]
+    Merge(#[from] MergeError),
+}
+
 /// The transformer configuration a CRD definitions file contributes.
-pub fn config_from_definitions(defs: &Value) -> Result<TransformerConfig, String> {
+pub fn config_from_definitions(defs: &Value) -> Result<TransformerConfig, CrdError> {
     let Value::Object(map) = defs else {
-        return Err("expected a map of OpenAPI definitions".into());
+        return Err(CrdError::NotAMap);
     };
     // Go decodes the file into map[string]OpenAPIDefinition: every value must be an object
     // (a CustomResourceDefinition manifest is not such a file).
-    if let Some(bad) = map.values().find(|v| !v.is_object() && !v.is_null()) {
+    if let Some((name, bad)) = map.iter().find(|(_, v)| !v.is_object() && !v.is_null()) {
         let found = match bad {
             Value::String(_) => "string",
             Value::Bool(_) => "bool",
             Value::Number(_) => "number",
             _ => "array",
         };
-        return Err(format!("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {found} into Go value of type accumulator.OpenAPIDefinition"));
+        return Err(CrdError::NotADefinition {
+            name: name.clone(),
+            found,
+        });
     }
     let mut result = TransformerConfig::default();
     let mut names: Vec<&String> = map.keys().collect();
@@ -65,7 +95,7 @@ fn load_type(
     type_name: &str,
     path: &mut Vec<String>,
     depth: usize,
-) -> Result<(), String> {
+) -> Result<(), CrdError> {
     // Definitions can refer to each other in cycles; kustomize would recurse forever.
     if depth > 32 {
         return Ok(());
@@ -80,7 +110,12 @@ fn load_type(
         let ext = |k: &str| p.get(k).and_then(Value::as_str);
         path.push(prop.clone());
         let merge = |list: &mut Vec<FieldSpec>, fs: FieldSpec| {
-            super::tconfig::merge_one(list, fs).map_err(|e| e.to_string())
+            let field = fs.path.clone();
+            super::tconfig::merge_one(list, fs).map_err(|source| CrdError::Conflicting {
+                definition: type_name.to_string(),
+                field,
+                source,
+            })
         };
         if ext("x-kubernetes-annotation").is_some() {
             merge(&mut tc.common_annotations, spec(gvk, path))?;

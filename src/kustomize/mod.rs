@@ -286,8 +286,10 @@ fn run(
     transform::nameref::fix_name_references(&mut acc.rm, &acc.tc.name_reference).map_err(|e| {
         KError::new(rules::KUSTOMIZE_NAME_REFERENCE, e.to_string()).at(&kt.file, Default::default())
     })?;
-    let unused = transform::vars::resolve(&mut acc.rm, &acc.vars, &acc.tc.var_reference)
-        .map_err(|e| KError::new(rules::KUSTOMIZE_VARS, e).at(&kt.file, kt.span("vars", None)))?;
+    let unused =
+        transform::vars::resolve(&mut acc.rm, &acc.vars, &acc.tc.var_reference).map_err(|e| {
+            KError::new(rules::KUSTOMIZE_VARS, e.to_string()).at(&kt.file, kt.span("vars", None))
+        })?;
     traced(
         b,
         &acc.rm,
@@ -313,7 +315,8 @@ fn run(
     });
     transform::sort::sort(&mut acc.rm, kt.k.sort_options.as_ref(), opts.reorder_none).map_err(
         |e| {
-            KError::new(rules::KUSTOMIZE_SORT_OPTIONS, e).at(&kt.file, kt.span("sortOptions", None))
+            KError::new(rules::KUSTOMIZE_SORT_OPTIONS, e.to_string())
+                .at(&kt.file, kt.span("sortOptions", None))
         },
     )?;
     let managed_by =

@@ -134,8 +134,8 @@ impl Builder {
         );
         self.apply_transformer(kt, acc, &t, file, span)
             .map_err(|e| match e {
-                BuiltinError::Transform(m) => {
-                    KError::new(rules::KUSTOMIZE_TRANSFORM, m).at(file, span)
+                BuiltinError::Transform(e) => {
+                    e.into_kerror(rules::KUSTOMIZE_TRANSFORM).at(file, span)
                 }
                 BuiltinError::Placed(e) if patches => e.at(file, span),
                 BuiltinError::Placed(e) => e,

@@ -13,11 +13,35 @@ pub struct RepoSpec {
     pub rev: String,
 }
 
+/// A `resources:` entry that names no remote base kustomize can fetch.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{spec}: {problem}")]
+pub struct RemoteSpecError {
+    /// The entry as written.
+    pub spec: String,
+    pub problem: RemoteSpecProblem,
+}
+
+/// What is wrong with a remote target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum RemoteSpecProblem {
+    #[error("no repository path")]
+    NoRepositoryPath,
+    #[error("not a remote target kustomize recognises")]
+    NotRemote,
+    #[error("the directory leaves the repository")]
+    LeavesRepository,
+}
+
 /// Parses a remote target as kustomize's `NewRepoSpecFromURL` does: `git::` dropped; the
 /// query's `ref` over `version` (`timeout` and `submodules` are accepted and not needed); a
 /// `github.com/…` path without scheme is HTTPS; the repository ends at `_git/NAME` (Azure
 /// DevOps), at `//`, after `.git`, or else after the first two path segments.
-pub fn parse(spec: &str) -> Result<RepoSpec, String> {
+pub fn parse(spec: &str) -> Result<RepoSpec, RemoteSpecError> {
+    let fail = |problem| RemoteSpecError {
+        spec: spec.to_string(),
+        problem,
+    };
     let mut s = spec.trim();
     if s.len() >= 5 && s.as_bytes()[..5].eq_ignore_ascii_case(b"git::") {
         s = &s[5..];
@@ -41,7 +65,7 @@ pub fn parse(spec: &str) -> Result<RepoSpec, String> {
         let after = &s[i + 3..];
         let slash = after
             .find('/')
-            .ok_or_else(|| format!("{spec}: no repository path"))?;
+            .ok_or_else(|| fail(RemoteSpecProblem::NoRepositoryPath))?;
         (
             format!("{}{}", &s[..i + 3], &after[..slash]),
             &after[slash + 1..],
@@ -58,16 +82,16 @@ pub fn parse(spec: &str) -> Result<RepoSpec, String> {
                 let colon = s.find(':').expect("found above");
                 (format!("{user_host}:"), &s[colon + 1..])
             }
-            _ => return Err(format!("{spec}: not a remote target kustomize recognises")),
+            _ => return Err(fail(RemoteSpecProblem::NotRemote)),
         }
     };
     let (repo, subdir) = split_repo(path);
     if repo.is_empty() {
-        return Err(format!("{spec}: no repository path"));
+        return Err(fail(RemoteSpecProblem::NoRepositoryPath));
     }
     let subdir = subdir.trim_matches('/').to_string();
     if subdir.split('/').any(|seg| seg == "..") {
-        return Err(format!("{spec}: the directory leaves the repository"));
+        return Err(fail(RemoteSpecProblem::LeavesRepository));
     }
     let sep = if host.ends_with(':') { "" } else { "/" };
     Ok(RepoSpec {

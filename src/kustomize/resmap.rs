@@ -37,10 +37,18 @@ impl IdKey {
     }
 }
 
+/// Two resources with the same current id, as kustomize's resource map refuses them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("may not add resource with an already registered id: {id}")]
+pub struct DuplicateId {
+    /// The id the second resource has.
+    pub id: KId,
+}
+
 fn duplicate(id: &KId) -> KError {
     KError::new(
         rules::KUSTOMIZE_DUPLICATE_RESOURCE,
-        format!("may not add resource with an already registered id: {id}"),
+        DuplicateId { id: id.clone() }.to_string(),
     )
 }
 
@@ -68,14 +76,12 @@ impl ResMap {
 
     /// Fails when two resources have the same current id (after a patch renamed one), as
     /// kustomize does when it rebuilds its resource map.
-    pub fn check_unique_ids(&self) -> Result<(), String> {
+    pub fn check_unique_ids(&self) -> Result<(), DuplicateId> {
         let mut seen = IdSet::default();
         for r in &self.list {
             let id = r.cur_id();
             if !seen.insert(&id) {
-                return Err(format!(
-                    "may not add resource with an already registered id: {id}"
-                ));
+                return Err(DuplicateId { id });
             }
         }
         Ok(())

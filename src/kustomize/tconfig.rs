@@ -35,6 +35,16 @@ pub struct TransformerConfig {
 #[error("conflicting fieldspecs")]
 pub struct ConflictingFieldSpecs;
 
+/// Two transformer configs that cannot be merged: the list (as kustomize names it) whose
+/// field specs conflict.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("failed to merge {list} fieldSpec: {source}")]
+pub struct MergeError {
+    /// `NamePrefix`, `CommonLabels`, … or `NameReference`.
+    pub list: &'static str,
+    pub source: ConflictingFieldSpecs,
+}
+
 /// kustomize `FsSlice.MergeOne`.
 pub fn merge_one(list: &mut Vec<FieldSpec>, fs: FieldSpec) -> Result<(), ConflictingFieldSpecs> {
     match list.iter().find(|x| x.effectively_equals(&fs)) {
@@ -151,7 +161,7 @@ impl Shared {
     fn merged(
         this: &Arc<TransformerConfig>,
         other: &Arc<TransformerConfig>,
-    ) -> Result<Arc<TransformerConfig>, String> {
+    ) -> Result<Arc<TransformerConfig>, MergeError> {
         let key = (Arc::as_ptr(this) as usize, Arc::as_ptr(other) as usize);
         let known = Shared::lock()
             .merges
@@ -230,7 +240,7 @@ impl TransformerConfig {
     pub fn merged(
         this: &Arc<TransformerConfig>,
         other: &Arc<TransformerConfig>,
-    ) -> Result<Arc<TransformerConfig>, String> {
+    ) -> Result<Arc<TransformerConfig>, MergeError> {
         let defaults = TransformerConfig::defaults();
         // A merge result merged with itself or with nothing is itself (every spec is already
         // there, the lists are sorted).
@@ -255,9 +265,9 @@ impl TransformerConfig {
     }
 
     /// kustomize `TransformerConfig.Merge`: every list merged, then sorted by gvk.
-    pub fn merge(&self, other: &TransformerConfig) -> Result<TransformerConfig, String> {
+    pub fn merge(&self, other: &TransformerConfig) -> Result<TransformerConfig, MergeError> {
         let mut m = self.clone();
-        let lists: [(&mut Vec<FieldSpec>, &Vec<FieldSpec>, &str); 10] = [
+        let lists: [(&mut Vec<FieldSpec>, &Vec<FieldSpec>, &'static str); 10] = [
             (&mut m.name_prefix, &other.name_prefix, "NamePrefix"),
             (&mut m.name_suffix, &other.name_suffix, "NameSuffix"),
             (&mut m.namespace, &other.namespace, "NameSpace"),
@@ -278,14 +288,17 @@ impl TransformerConfig {
             (&mut m.replicas, &other.replicas, "Replicas"),
         ];
         for (mine, theirs, name) in lists {
-            merge_all(mine, theirs)
-                .map_err(|e| format!("failed to merge {name} fieldSpec: {e}"))?;
+            merge_all(mine, theirs).map_err(|source| MergeError { list: name, source })?;
             sort_specs(mine);
         }
         for nbr in &other.name_reference {
             match m.name_reference.iter_mut().find(|c| c.gvk.equals(&nbr.gvk)) {
-                Some(c) => merge_all(&mut c.referrers, &nbr.referrers)
-                    .map_err(|e| format!("failed to merge NameReference fieldSpec: {e}"))?,
+                Some(c) => {
+                    merge_all(&mut c.referrers, &nbr.referrers).map_err(|source| MergeError {
+                        list: "NameReference",
+                        source,
+                    })?
+                }
                 None => m.name_reference.push(nbr.clone()),
             }
         }

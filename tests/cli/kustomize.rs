@@ -722,3 +722,57 @@ fn a_json_patch_operation_that_does_not_apply_points_at_its_line_in_the_patch_fi
         "{legacy}"
     );
 }
+
+/// A `path:` replacement file that does not decode is reported at the line of the value that
+/// does not fit, in that file (it was the file alone); kustomize's message is kept.
+#[test]
+fn a_replacement_file_that_does_not_decode_points_at_its_line() {
+    let env = TestEnv::new();
+    env.write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: x\n",
+    )
+    .write(
+        "app/replacements.yaml",
+        "- source:\n    kind: ConfigMap\n    name: cm\n    fieldPath: data.a\n  targets: 5\n",
+    )
+    .write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\nreplacements:\n- path: replacements.yaml\n",
+    );
+    env.commit("replacements");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let f = &report["findings"][0];
+    assert_eq!(f["rule"], "kustomize.replacement.invalid", "{f}");
+    assert_eq!(
+        (&f["file"], &f["line"]),
+        (&json!("app/replacements.yaml"), &json!(5)),
+        "{f}"
+    );
+}
+
+/// A ValueAddTransformer whose `targetFilePath` is not valid YAML is reported at the syntax
+/// error in that file (it was the transformer's config).
+#[test]
+fn a_value_add_target_file_that_does_not_parse_points_at_its_line() {
+    let env = TestEnv::new();
+    env.write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: x\n",
+    )
+    .write(
+        "app/value-add.yaml",
+        "apiVersion: builtin\nkind: ValueAddTransformer\nmetadata: {name: x}\nvalue: added\ntargetFilePath: targets.yaml\n",
+    )
+    .write("app/targets.yaml", "targets:\n- fieldPath: a\n  x: [unclosed\n")
+    .write(
+        "app/kustomization.yaml",
+        "resources:\n- cm.yaml\ntransformers:\n- value-add.yaml\n",
+    );
+    env.commit("value add");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let f = &report["findings"][0];
+    assert_eq!(f["rule"], "kustomize.transform", "{f}");
+    assert_eq!(f["file"], "app/targets.yaml", "{f}");
+    assert!(f["line"].as_u64().is_some_and(|l| l >= 3), "{f}");
+}

@@ -194,7 +194,7 @@ impl Builder {
         at: &dyn Fn(KError) -> KError,
     ) -> Result<Acc, KError> {
         let spec = crate::kustomize::remote::parse(path)
-            .map_err(|m| at(KError::new(rules::KUSTOMIZE_REMOTE_RESOURCE, m)))?;
+            .map_err(|m| at(KError::new(rules::KUSTOMIZE_REMOTE_RESOURCE, m.to_string())))?;
         let (snapshot, _) = match kt.ldr.files.git_snapshot(&spec.url, &spec.rev) {
             Ok(found) => found,
             Err(e) => {

@@ -41,7 +41,7 @@ impl Builder {
             })?;
             extra = extra.merge(&t).map_err(|e| {
                 kt.err_at(
-                    KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e),
+                    KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e.to_string()),
                     "configurations",
                     Some(i),
                 )
@@ -50,7 +50,7 @@ impl Builder {
         if !kt.k.configurations.is_empty() {
             tc = tc.merge(&extra).map_err(|e| {
                 kt.err_at(
-                    KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e),
+                    KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e.to_string()),
                     "configurations",
                     None,
                 )
@@ -106,7 +106,7 @@ impl Builder {
             })?;
             tc = tc
                 .merge(&more)
-                .map_err(|e| at(KError::new(rules::KUSTOMIZE_CRDS, e)))?;
+                .map_err(|e| at(KError::new(rules::KUSTOMIZE_CRDS, e.to_string())))?;
         }
         Ok(TransformerConfig::shared(tc))
     }

@@ -107,7 +107,7 @@ impl Acc {
 
     fn merge_config(&mut self, tc: &Arc<TransformerConfig>) -> Result<(), KError> {
         self.tc = TransformerConfig::merged(&self.tc, tc)
-            .map_err(|e| KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e))?;
+            .map_err(|e| KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e.to_string()))?;
         Ok(())
     }
 
@@ -227,7 +227,8 @@ impl Builder {
             for (i, v) in vars.iter().enumerate() {
                 transform::vars::bind(&mut acc.rm, v).map_err(|e| {
                     kt.err_at(
-                        KError::new(rules::KUSTOMIZE_VARS_AMBIGUOUS, e).context(merging()),
+                        KError::new(rules::KUSTOMIZE_VARS_AMBIGUOUS, e.to_string())
+                            .context(merging()),
                         "vars",
                         Some(i),
                     )
@@ -511,7 +512,7 @@ impl Builder {
         let span = kt.span(field, index);
         self.apply_transformer(kt, acc, t, &kt.file, span)
             .map_err(|e| match e {
-                BuiltinError::Transform(m) => kt.err_at(KError::new(rule, m), field, index),
+                BuiltinError::Transform(e) => kt.err_at(e.into_kerror(rule), field, index),
                 BuiltinError::Placed(e) => e,
             })?;
         if let Some(o) = kt.builtin_origin(kind) {

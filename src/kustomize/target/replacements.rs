@@ -27,7 +27,7 @@ impl Builder {
             let node = yaml::parse_one(&bytes, &ParseOptions::default())
                 .map_err(|e| KError::new(rules::YAML_PARSE, e.message.clone()).at(&file, e.span))?;
             let loaded = replacement::parse_file(&node).map_err(|e| {
-                KError::new(rules::KUSTOMIZE_REPLACEMENT_INVALID, e).at(&file, Default::default())
+                KError::new(rules::KUSTOMIZE_REPLACEMENT_INVALID, e.to_string()).at(&file, e.span())
             })?;
             list.extend(loaded.into_iter().map(|r| (i, r)));
         }

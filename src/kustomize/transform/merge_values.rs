@@ -5,27 +5,69 @@
 //! replacing the base's. The result keeps the base's serialisation style (compact or pretty
 //! JSON, or YAML), as replacements into embedded data do.
 
-use crate::yaml::{self, Node, NodeKind, ParseOptions};
+use crate::yaml::{self, Node, NodeKind, ParseOptions, ValueError, YamlError};
+
+/// Which of the two values an error is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Base,
+    Overlay,
+}
+
+impl std::fmt::Display for Side {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Side::Base => "base",
+            Side::Overlay => "overlay",
+        })
+    }
+}
+
+/// Why two values cannot be merged.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MergeValueError {
+    /// A format other than `json` or `yaml`.
+    #[error("mergeValues format must be 'json' or 'yaml', not '{format}'")]
+    Format { format: String },
+    /// A value that does not parse; the error's span is in the value's text.
+    #[error("the {side} value is not valid {format}: {error}")]
+    Parse {
+        side: Side,
+        format: String,
+        error: YamlError,
+    },
+    /// A `json` value that is a scalar.
+    #[error("the {side} value is not a JSON object or array")]
+    NotACollection { side: Side },
+    /// The merged value cannot be written as the base's text was.
+    #[error(transparent)]
+    Serialize(#[from] ValueError),
+}
 
 /// Merges `overlay` into `base`, both holding `format` (`json` or `yaml`) text.
-pub fn merge_value(base: &str, overlay: &str, format: &str) -> Result<String, String> {
+pub fn merge_value(base: &str, overlay: &str, format: &str) -> Result<String, MergeValueError> {
     if !matches!(format, "json" | "yaml") {
-        return Err(format!(
-            "mergeValues format must be 'json' or 'yaml', not '{format}'"
-        ));
+        return Err(MergeValueError::Format {
+            format: format.to_string(),
+        });
     }
-    let parse = |text: &str, which: &str| {
-        let node = yaml::parse_one(text.as_bytes(), &ParseOptions::default())
-            .map_err(|e| format!("the {which} value is not valid {format}: {e}"))?;
+    let parse = |text: &str, side: Side| {
+        let node = yaml::parse_one(text.as_bytes(), &ParseOptions::default()).map_err(|error| {
+            MergeValueError::Parse {
+                side,
+                format: format.to_string(),
+                error,
+            }
+        })?;
         if format == "json" && !matches!(text.trim_start().chars().next(), Some('{' | '[')) {
-            return Err(format!("the {which} value is not a JSON object or array"));
+            return Err(MergeValueError::NotACollection { side });
         }
-        Ok::<Node, String>(node)
+        Ok::<Node, MergeValueError>(node)
     };
-    let mut merged = parse(base, "base")?;
-    let over = parse(overlay, "overlay")?;
+    let mut merged = parse(base, Side::Base)?;
+    let over = parse(overlay, Side::Overlay)?;
     deep_merge(&mut merged, over);
-    super::replacement::serialize_embedded(&merged, base)
+    Ok(super::replacement::serialize_embedded(&merged, base)?)
 }
 
 fn deep_merge(base: &mut Node, overlay: Node) {

@@ -4,7 +4,7 @@
 use super::super::error::KError;
 use super::super::kid::KId;
 use super::super::res::Res;
-use super::super::resmap::ResMap;
+use super::super::resmap::{DuplicateId, ResMap};
 use super::super::schema::BuildSchema;
 use super::super::selector::{SelectorError, SelectorMatcher};
 use super::super::smp::SmpError;
@@ -198,8 +198,8 @@ pub enum PatchError {
     #[error("{0}")]
     Selector(SelectorError),
     /// The patch gave two objects the same id.
-    #[error("{0}")]
-    DuplicateId(String),
+    #[error(transparent)]
+    DuplicateId(#[from] DuplicateId),
 }
 
 impl PatchError {
@@ -325,7 +325,7 @@ pub fn apply_patch(
     source: &str,
 ) -> Result<(), PatchError> {
     apply_patch_body(rm, body, target, source)?;
-    rm.check_unique_ids().map_err(PatchError::DuplicateId)
+    Ok(rm.check_unique_ids()?)
 }
 
 fn apply_patch_body(

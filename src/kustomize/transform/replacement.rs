@@ -12,7 +12,7 @@ use super::super::types::{
     FieldOptions, ReplacementField, Selector, SourceSelector, TargetSelector,
 };
 use crate::finding::rules;
-use crate::yaml::{self, Dialect, Node, NodeKind, ParseOptions};
+use crate::yaml::{self, Dialect, Node, NodeKind, ParseOptions, Span};
 
 /// A replacement failure: a stable rule id and kustomize's wording.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -610,10 +610,10 @@ fn set_in_structured_data(
 
 /// JSON when the original text starts with `{` or `[` (pretty with two spaces when the original
 /// had a newline and a double space), otherwise kyaml-style YAML, trimmed.
-pub fn serialize_embedded(doc: &Node, original: &str) -> Result<String, String> {
+pub fn serialize_embedded(doc: &Node, original: &str) -> Result<String, yaml::ValueError> {
     let first = original.trim_start().chars().next();
     if matches!(first, Some('{' | '[')) {
-        let v = yaml::to_value(doc, Dialect::Yaml12).map_err(|e| e.to_string())?;
+        let v = yaml::to_value(doc, Dialect::Yaml12)?;
         if original.contains('\n') && original.contains("  ") {
             return Ok(go_json_indent(&v, 0));
         }
@@ -654,17 +654,38 @@ fn go_json_indent(v: &serde_json::Value, depth: usize) -> String {
     }
 }
 
+/// Why a `path:` replacement file holds no replacements.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplacementFileError {
+    /// A replacement does not decode; the error's span is where, in the file.
+    #[error("{0}")]
+    Decode(crate::yaml::de::DeError),
+    /// The file is a scalar.
+    #[error("unsupported replacement type encountered within replacement path")]
+    Unsupported { span: Span },
+}
+
+impl ReplacementFileError {
+    /// Where in the file the error is.
+    pub fn span(&self) -> Span {
+        match self {
+            ReplacementFileError::Decode(e) => e.span,
+            ReplacementFileError::Unsupported { span } => *span,
+        }
+    }
+}
+
 /// Loads `path:` replacement files: a list of replacements or a single one.
-pub fn parse_file(node: &Node) -> Result<Vec<ReplacementField>, String> {
+pub fn parse_file(node: &Node) -> Result<Vec<ReplacementField>, ReplacementFileError> {
     use crate::yaml::de::from_node_go_json;
     match &node.kind {
-        NodeKind::Seq(_) => from_node_go_json(node, Dialect::Yaml11).map_err(|e| e.to_string()),
+        NodeKind::Seq(_) => {
+            from_node_go_json(node, Dialect::Yaml11).map_err(ReplacementFileError::Decode)
+        }
         NodeKind::Map(_) => from_node_go_json::<ReplacementField>(node, Dialect::Yaml11)
             .map(|r| vec![r])
-            .map_err(|e| e.to_string()),
-        NodeKind::Scalar(_) => {
-            Err("unsupported replacement type encountered within replacement path".into())
-        }
+            .map_err(ReplacementFileError::Decode),
+        NodeKind::Scalar(_) => Err(ReplacementFileError::Unsupported { span: node.span }),
     }
 }
 

@@ -1,13 +1,53 @@
 //! vars (deprecated): `$(NAME)` in the varReference fields is replaced by a field of the object
 //! the var points at. Bound per kustomization, resolved once at the top of the build.
 
-use super::super::fieldspec::{apply, CreateKind, FieldSpec};
+use super::super::fieldspec::{apply, CreateKind, FieldSpec, FieldSpecError};
 use super::super::kid::{Gvk, KId};
 use super::super::pathmatch;
 use super::super::resmap::ResMap;
 use super::super::types::Var;
-use crate::yaml::{plain_tag, resolve_scalar, Dialect, Node, NodeKind, Resolved, ScalarStyle};
+use crate::yaml::{
+    plain_tag, resolve_scalar, Dialect, Node, NodeKind, Resolved, ScalarStyle, Span,
+};
 use std::collections::BTreeMap;
+
+/// Why a var cannot be bound to the object it names (kustomize's `MergeVars`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("found {matches} resId matches for var {var} (unable to disambiguate)")]
+pub struct BindError {
+    /// How many objects match the var's target.
+    pub matches: usize,
+    /// The var as kustomize prints it ([`go_var`]).
+    pub var: String,
+}
+
+/// Why the vars cannot be resolved or substituted.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum VarError {
+    /// No object was bound to the var.
+    #[error("var '{var}' cannot be mapped to a field in the set of known resources")]
+    Unmapped {
+        /// The var as kustomize prints it ([`go_var`]).
+        var: String,
+    },
+    /// The object has no such field.
+    #[error("field specified in var '{name}' not found in corresponding resource")]
+    FieldNotFound { name: String },
+    /// A varReference field holds what vars cannot be substituted into.
+    #[error(transparent)]
+    Substitute(#[from] FieldSpecError<SubstituteError>),
+}
+
+/// A varReference field whose value is not a string or a map or list of strings.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubstituteError {
+    /// A map key that is not a string.
+    #[error("invalid map key: value='{key}'")]
+    MapKey { key: String, span: Span },
+    /// A list item that is not a string.
+    #[error("invalid value type expect a string")]
+    NotAString { span: Span },
+}
 
 fn objref_id(v: &Var) -> KId {
     let o = &v.objref;
@@ -55,7 +95,7 @@ pub fn go_var(v: &Var, resolved: bool, field_path: &str) -> String {
 }
 
 /// kustomize `MergeVars`: remembers on the object a var refers to that it is referred to.
-pub fn bind(rm: &mut ResMap, v: &Var) -> Result<(), String> {
+pub fn bind(rm: &mut ResMap, v: &Var) -> Result<(), BindError> {
     let target = objref_id(v);
     let matched = rm.matching_any_id(|id| {
         if target.namespace.is_empty() {
@@ -70,11 +110,10 @@ pub fn bind(rm: &mut ResMap, v: &Var) -> Result<(), String> {
             rm.list[*i].ref_var_names.push(v.name.clone());
             Ok(())
         }
-        _ => Err(format!(
-            "found {} resId matches for var {} (unable to disambiguate)",
-            matched.len(),
-            go_var(v, true, &v.fieldref.field_path)
-        )),
+        _ => Err(BindError {
+            matches: matched.len(),
+            var: go_var(v, true, &v.fieldref.field_path),
+        }),
     }
 }
 
@@ -127,7 +166,11 @@ fn field_value(node: &Node, path: &str) -> Option<VarValue> {
 
 /// Resolves every var and substitutes `$(NAME)` in the varReference fields. Returns the names
 /// of vars that were never used.
-pub fn resolve(rm: &mut ResMap, vars: &[Var], specs: &[FieldSpec]) -> Result<Vec<String>, String> {
+pub fn resolve(
+    rm: &mut ResMap,
+    vars: &[Var],
+    specs: &[FieldSpec],
+) -> Result<Vec<String>, VarError> {
     let mut values: BTreeMap<String, VarValue> = BTreeMap::new();
     let mut sorted: Vec<&Var> = vars.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
@@ -141,17 +184,11 @@ pub fn resolve(rm: &mut ResMap, vars: &[Var], specs: &[FieldSpec]) -> Result<Vec
             .list
             .iter()
             .find(|r| r.ref_var_names.contains(&v.name))
-            .ok_or_else(|| {
-                format!(
-                    "var '{}' cannot be mapped to a field in the set of known resources",
-                    go_var(v, true, path)
-                )
+            .ok_or_else(|| VarError::Unmapped {
+                var: go_var(v, true, path),
             })?;
-        let value = field_value(&owner.node, path).ok_or_else(|| {
-            format!(
-                "field specified in var '{}' not found in corresponding resource",
-                v.name
-            )
+        let value = field_value(&owner.node, path).ok_or_else(|| VarError::FieldNotFound {
+            name: v.name.clone(),
         })?;
         values.insert(v.name.clone(), value);
     }
@@ -163,8 +200,7 @@ pub fn resolve(rm: &mut ResMap, vars: &[Var], specs: &[FieldSpec]) -> Result<Vec
         for fs in specs {
             apply(&mut r.node, fs, CreateKind::Nothing, &mut |n| {
                 substitute(n, &values, &mut used)
-            })
-            .map_err(|e| e.to_string())?;
+            })?;
         }
     }
     Ok(values
@@ -193,7 +229,7 @@ fn substitute(
     n: &mut Node,
     values: &BTreeMap<String, VarValue>,
     used: &mut BTreeMap<String, usize>,
-) -> Result<(), String> {
+) -> Result<(), SubstituteError> {
     if n.is_null() {
         return Ok(());
     }
@@ -207,10 +243,10 @@ fn substitute(
         NodeKind::Map(entries) => {
             for (k, v) in entries.iter_mut() {
                 if !is_string_node(k) {
-                    return Err(format!(
-                        "invalid map key: value='{}'",
-                        k.as_str().unwrap_or("")
-                    ));
+                    return Err(SubstituteError::MapKey {
+                        key: k.as_str().unwrap_or("").to_string(),
+                        span: k.span,
+                    });
                 }
                 if is_string_node(v) {
                     replace_in(v, values, used);
@@ -221,7 +257,7 @@ fn substitute(
         NodeKind::Seq(items) => {
             for item in items.iter_mut() {
                 if !is_string_node(item) {
-                    return Err("invalid value type expect a string".into());
+                    return Err(SubstituteError::NotAString { span: item.span });
                 }
                 replace_in(item, values, used);
             }
