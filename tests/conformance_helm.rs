@@ -79,8 +79,8 @@ fn processed_chart(
     let mut c = Chart::from_files(chart_files(chart)?).map_err(|e| e.to_string())?;
     let user = values::table(&kdelta::template::helm_values(user).map_err(|e| e.to_string())?)
         .unwrap_or_default();
-    deps::process(&mut c, &user)?;
-    let vals = values::coalesce_values_for(&c, &user)?;
+    deps::process(&mut c, &user).map_err(|e| e.to_string())?;
+    let vals = values::coalesce_values_for(&c, &user).map_err(|e| e.to_string())?;
     Ok((c, vals))
 }
 

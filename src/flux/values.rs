@@ -100,7 +100,7 @@ fn set(values: &mut Values, assignment: &str, typing: Typing) -> Result<(), Stri
     let mut table: Table = values.iter().map(|(k, v)| (k.clone(), to_go(v))).collect();
     // Go's parser writes into the map as far as it got before an error, but Flux then fails
     // the whole composition, so a failed write may leave `values` as it was.
-    strvals::parse_into(assignment, &mut table, typing)?;
+    strvals::parse_into(assignment, &mut table, typing).map_err(|e| e.to_string())?;
     let old = Value::Object(std::mem::take(values));
     if let Value::Object(m) = from_go(&GoValue::map(table), Some(&old)) {
         *values = m;

@@ -4,7 +4,7 @@
 //! subtree with it — and import-values, children first, the parent's own values winning.
 
 use super::chart::{Chart, Dependency, ImportValue};
-use super::values::{self, Table};
+use super::values::{self, CoalesceError, Table};
 use crate::template::Value;
 
 /// A subchart left out, and why (for `kdelta tree` and findings).
@@ -37,7 +37,7 @@ pub struct Processed {
 }
 
 /// Processes `chart`'s dependencies with the user's values; says what was pruned.
-pub fn process(chart: &mut Chart, user: &Table) -> Result<Processed, String> {
+pub fn process(chart: &mut Chart, user: &Table) -> Result<Processed, CoalesceError> {
     let mut out = Processed::default();
     let name = chart.name.clone();
     process_enabled(chart, user, "", &name, &mut out)?;
@@ -56,7 +56,7 @@ fn process_enabled(
     path: &str,
     chart_path: &str,
     out: &mut Processed,
-) -> Result<(), String> {
+) -> Result<(), CoalesceError> {
     if chart.requirements.is_empty() {
         return Ok(());
     }
@@ -177,7 +177,7 @@ fn condition(
 }
 
 /// `processDependencyImportValues`: children first.
-fn process_import_values(chart: &mut Chart) -> Result<(), String> {
+fn process_import_values(chart: &mut Chart) -> Result<(), CoalesceError> {
     for sub in &mut chart.dependencies {
         process_import_values(sub)?;
     }

@@ -86,6 +86,8 @@ pub struct RenderError {
     pub message: String,
     /// For parse, execution and output errors, the template Helm's message starts from.
     pub location: Option<TemplateLocation>,
+    /// For a values error, a subchart's values that are not a table.
+    pub mismatch: Option<values::CoalesceError>,
 }
 
 /// A chart template a render error is about: its path in the chart
@@ -151,6 +153,16 @@ impl ErrorKind {
             kind: self,
             message: message.into(),
             location: None,
+            mismatch: None,
+        }
+    }
+}
+
+impl From<values::CoalesceError> for RenderError {
+    fn from(e: values::CoalesceError) -> RenderError {
+        RenderError {
+            mismatch: Some(e.clone()),
+            ..ErrorKind::Values.with(e.to_string())
         }
     }
 }
@@ -217,7 +229,7 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
         .collect();
     api_versions.extend(options.api_versions.iter().cloned());
 
-    let user = user_values(options).map_err(|e| ErrorKind::Values.with(e))?;
+    let user = user_values(options).map_err(|e| ErrorKind::Values.with(e.to_string()))?;
     // Helm's checkIfInstallable, after the values and before the dependency check.
     if chart.is_library() {
         return Err(ErrorKind::Library.with("library charts are not installable"));
@@ -248,10 +260,8 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
         }
     }
     let mut chart = chart.clone();
-    let processed =
-        super::deps::process(&mut chart, &user).map_err(|e| ErrorKind::Values.with(e))?;
-    let values =
-        values::coalesce_values_for(&chart, &user).map_err(|e| ErrorKind::Values.with(e))?;
+    let processed = super::deps::process(&mut chart, &user)?;
+    let values = values::coalesce_values_for(&chart, &user)?;
     // Helm checks the schemas before it runs the templates; the check reads a copy of the
     // values taken now, so it runs beside them, and its error comes first.
     let schema = (!options.skip_schema_validation).then(|| super::schema::prepare(&chart, &values));
@@ -564,9 +574,55 @@ fn collect_crds(chart: &Chart, full_path: &str, out: &mut Vec<(String, String)>)
     }
 }
 
+/// A values flag of Helm's `values.Options`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValuesFlag {
+    SetJson,
+    Set,
+    SetString,
+    SetFile,
+    SetLiteral,
+}
+
+impl std::fmt::Display for ValuesFlag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ValuesFlag::SetJson => "--set-json",
+            ValuesFlag::Set => "--set",
+            ValuesFlag::SetString => "--set-string",
+            ValuesFlag::SetFile => "--set-file",
+            ValuesFlag::SetLiteral => "--set-literal",
+        })
+    }
+}
+
+/// A values flag whose text Helm's parser refuses; Display is Helm's wording (only
+/// `--set-json` repeats the flag's text).
+#[derive(Debug, thiserror::Error)]
+pub struct FlagError {
+    pub flag: ValuesFlag,
+    /// The flag's text (for `--set-file`, the key).
+    pub text: String,
+    #[source]
+    pub source: super::strvals::StrvalsError,
+}
+
+impl std::fmt::Display for FlagError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.flag {
+            ValuesFlag::SetJson => write!(
+                f,
+                "failed parsing {} data {}: {}",
+                self.flag, self.text, self.source
+            ),
+            _ => write!(f, "failed parsing {} data: {}", self.flag, self.source),
+        }
+    }
+}
+
 /// Helm's `values.Options.MergeValues`: the files in order, then `--set-json`, `--set`,
 /// `--set-string`, `--set-file` and `--set-literal`.
-pub fn user_values(options: &RenderOptions) -> Result<values::Table, String> {
+pub fn user_values(options: &RenderOptions) -> Result<values::Table, FlagError> {
     use super::strvals::{self, Typing};
     let mut user = values::Table::new();
     for v in &options.values {
@@ -574,17 +630,25 @@ pub fn user_values(options: &RenderOptions) -> Result<values::Table, String> {
             user = values::merge_maps(user, t);
         }
     }
-    for s in &options.set_json {
-        strvals::parse_json_into(s, &mut user)
-            .map_err(|e| format!("failed parsing --set-json data {s}: {e}"))?;
+    fn failed(
+        flag: ValuesFlag,
+        text: &str,
+    ) -> impl FnOnce(strvals::StrvalsError) -> FlagError + '_ {
+        move |source| FlagError {
+            flag,
+            text: text.to_string(),
+            source,
+        }
     }
-    let failed = |e: String| format!("failed parsing --set data: {e}");
+    for s in &options.set_json {
+        strvals::parse_json_into(s, &mut user).map_err(failed(ValuesFlag::SetJson, s))?;
+    }
     for s in &options.set {
-        strvals::parse_into(s, &mut user, Typing::Typed).map_err(failed)?;
+        strvals::parse_into(s, &mut user, Typing::Typed).map_err(failed(ValuesFlag::Set, s))?;
     }
     for s in &options.set_string {
         strvals::parse_into(s, &mut user, Typing::String)
-            .map_err(|e| format!("failed parsing --set-string data: {e}"))?;
+            .map_err(failed(ValuesFlag::SetString, s))?;
     }
     for (key, content) in &options.set_file {
         strvals::parse_into(
@@ -592,11 +656,10 @@ pub fn user_values(options: &RenderOptions) -> Result<values::Table, String> {
             &mut user,
             Typing::String,
         )
-        .map_err(|e| format!("failed parsing --set-file data: {e}"))?;
+        .map_err(failed(ValuesFlag::SetFile, key))?;
     }
     for s in &options.set_literal {
-        strvals::parse_literal_into(s, &mut user)
-            .map_err(|e| format!("failed parsing --set-literal data: {e}"))?;
+        strvals::parse_literal_into(s, &mut user).map_err(failed(ValuesFlag::SetLiteral, s))?;
     }
     Ok(user)
 }

@@ -19,8 +19,57 @@ pub enum Typing {
 const MAX_INDEX: usize = 65536;
 const MAX_NESTED_NAME_LEVEL: usize = 30;
 
+/// A `--set`-style assignment Helm's parser refuses, in its words.
+#[derive(Debug, thiserror::Error)]
+pub enum StrvalsError {
+    /// A key with no `=`.
+    #[error("key {key:?} has no value")]
+    NoValue { key: String },
+    /// A key ending at a `,`.
+    #[error("key {key:?} has no value (cannot end with ,)")]
+    EndsWithComma { key: String },
+    /// A dotted key whose map gets no entry.
+    #[error("key map {key:?} has no value")]
+    EmptyMap { key: String },
+    /// A key that goes into a value of another type (`a=1,a.b=2`).
+    #[error(
+        "unable to parse key: interface conversion: interface {{}} is {found}, not {expected}"
+    )]
+    NotA {
+        /// The Go type the value has.
+        found: &'static str,
+        /// The Go type the key needs (`[]interface {}`, `map[string]interface {}`).
+        expected: &'static str,
+    },
+    /// More dotted levels than Helm allows.
+    #[error("value name nested level is greater than maximum supported nested level of {max}", max = MAX_NESTED_NAME_LEVEL)]
+    TooDeep,
+    /// `[` with no `]`.
+    #[error("error parsing index: EOF")]
+    IndexEof,
+    /// An index that is not a number.
+    #[error("error parsing index: strconv.Atoi: parsing {digits:?}: invalid syntax")]
+    IndexSyntax { digits: String },
+    #[error("negative {index} index not allowed")]
+    NegativeIndex { index: i64 },
+    #[error("index of {index} is greater than maximum supported index of {max}", max = MAX_INDEX)]
+    IndexTooLarge { index: usize },
+    /// `{a,b` with no `}`.
+    #[error("list must terminate with '}}'")]
+    UnterminatedList,
+    /// Text between `]` and what follows an index.
+    #[error("unexpected data at end of array index: {data:?}")]
+    AfterIndex { data: String },
+    /// `--set-json`: a value that is not JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// `--set-json`: text after a value other than `,`.
+    #[error("unexpected data after a JSON value: {rest:?}")]
+    AfterJson { rest: String },
+}
+
 /// Parses `text` into `data` (`strvals.ParseInto` / `ParseIntoString`).
-pub fn parse_into(text: &str, data: &mut Table, typing: Typing) -> Result<(), String> {
+pub fn parse_into(text: &str, data: &mut Table, typing: Typing) -> Result<(), StrvalsError> {
     let mut p = Parser {
         chars: text.chars().collect(),
         at: 0,
@@ -50,19 +99,25 @@ pub fn literal_assignment(key: &str, value: &str) -> String {
 
 /// `--set-json`: `key=JSON[,key=JSON…]`, each value read as Go's JSON reads into
 /// `interface{}` (numbers are float64).
-pub fn parse_json_into(text: &str, data: &mut Table) -> Result<(), String> {
+pub fn parse_json_into(text: &str, data: &mut Table) -> Result<(), StrvalsError> {
     let mut rest = text;
     while !rest.is_empty() {
         let Some(eq) = rest.find('=') else {
-            return Err(format!("key {rest:?} has no value"));
+            return Err(StrvalsError::NoValue {
+                key: rest.to_string(),
+            });
         };
         let key = &rest[..eq];
         let mut stream =
             serde_json::Deserializer::from_str(&rest[eq + 1..]).into_iter::<serde_json::Value>();
         let value = match stream.next() {
             Some(Ok(v)) => Value::from(v),
-            Some(Err(e)) => return Err(e.to_string()),
-            None => return Err(format!("key {key:?} has no value")),
+            Some(Err(e)) => return Err(e.into()),
+            None => {
+                return Err(StrvalsError::NoValue {
+                    key: key.to_string(),
+                })
+            }
         };
         let used = eq + 1 + stream.byte_offset();
         // The key may be a path (`a.b`, `l[0]`): set a placeholder through the parser, then
@@ -81,7 +136,11 @@ pub fn parse_json_into(text: &str, data: &mut Table) -> Result<(), String> {
         match rest.strip_prefix(',') {
             Some(r) => rest = r,
             None if rest.is_empty() => {}
-            None => return Err(format!("unexpected data after a JSON value: {rest:?}")),
+            None => {
+                return Err(StrvalsError::AfterJson {
+                    rest: rest.to_string(),
+                })
+            }
         }
     }
     Ok(())
@@ -102,15 +161,15 @@ fn replace_marker(v: Value, with: &Value) -> Value {
 }
 
 /// `--set-literal`: `name=VALUE`, the whole rest a string.
-pub fn parse_literal_into(text: &str, data: &mut Table) -> Result<(), String> {
+pub fn parse_literal_into(text: &str, data: &mut Table) -> Result<(), StrvalsError> {
     let Some((name, value)) = text.split_once('=') else {
-        return Err(format!("key {text:?} has no value"));
+        return Err(StrvalsError::NoValue {
+            key: text.to_string(),
+        });
     };
     let parts: Vec<&str> = name.split('.').collect();
     if parts.len() > MAX_NESTED_NAME_LEVEL {
-        return Err(format!(
-            "value name nested level is greater than maximum supported nested level of {MAX_NESTED_NAME_LEVEL}"
-        ));
+        return Err(StrvalsError::TooDeep);
     }
     set_path(data, &parts, Value::str(value));
     Ok(())
@@ -131,11 +190,11 @@ fn set_path(data: &mut Table, parts: &[&str], v: Value) {
 
 enum Stop {
     Eof,
-    Error(String),
+    Error(StrvalsError),
 }
 
-fn err(message: String) -> Stop {
-    Stop::Error(message)
+fn err(e: StrvalsError) -> Stop {
+    Stop::Error(e)
 }
 
 struct Parser {
@@ -198,17 +257,17 @@ impl Parser {
         let (k, last) = self.until(&['=', '[', ',', '.']);
         match last {
             None if k.is_empty() => Err(Stop::Eof),
-            None => Err(err(format!("key {k:?} has no value"))),
+            None => Err(err(StrvalsError::NoValue { key: k })),
             Some('[') => {
                 let i = self.index()?;
                 let list = match data.get(&k) {
                     None => Vec::new(),
                     Some(Value::List(l)) => l.to_vec(),
                     Some(other) => {
-                        return Err(err(format!(
-                            "unable to parse key: interface conversion: interface {{}} is {}, not []interface {{}}",
-                            other.type_name()
-                        )))
+                        return Err(err(StrvalsError::NotA {
+                            found: other.type_name(),
+                            expected: "[]interface {}",
+                        }))
                     }
                 };
                 let (list, result) = self.list_item(list, i, level);
@@ -237,28 +296,26 @@ impl Parser {
             },
             Some(',') => {
                 set(data, &k, Value::str(""));
-                Err(err(format!("key {k:?} has no value (cannot end with ,)")))
+                Err(err(StrvalsError::EndsWithComma { key: k }))
             }
             _ => {
                 level += 1;
                 if level > MAX_NESTED_NAME_LEVEL {
-                    return Err(err(format!(
-                        "value name nested level is greater than maximum supported nested level of {MAX_NESTED_NAME_LEVEL}"
-                    )));
+                    return Err(err(StrvalsError::TooDeep));
                 }
                 let mut inner = match data.get(&k) {
                     None => Table::new(),
                     Some(Value::Map(m)) => m.read().clone(),
                     Some(other) => {
-                        return Err(err(format!(
-                            "unable to parse key: interface conversion: interface {{}} is {}, not map[string]interface {{}}",
-                            other.type_name()
-                        )))
+                        return Err(err(StrvalsError::NotA {
+                            found: other.type_name(),
+                            expected: "map[string]interface {}",
+                        }))
                     }
                 };
                 let result = self.key(&mut inner, level);
                 if result.is_ok() && inner.is_empty() {
-                    return Err(err(format!("key map {k:?} has no value")));
+                    return Err(err(StrvalsError::EmptyMap { key: k }));
                 }
                 if !inner.is_empty() {
                     set(data, &k, Value::map(inner));
@@ -272,18 +329,18 @@ impl Parser {
     fn index(&mut self) -> Result<usize, Stop> {
         let (digits, last) = self.until(&[']']);
         if last.is_none() {
-            return Err(err("error parsing index: EOF".into()));
+            return Err(err(StrvalsError::IndexEof));
         }
         digits
             .parse::<i64>()
             .map_err(|_| {
-                err(format!(
-                    "error parsing index: strconv.Atoi: parsing {digits:?}: invalid syntax"
-                ))
+                err(StrvalsError::IndexSyntax {
+                    digits: digits.clone(),
+                })
             })
             .and_then(|i| {
                 if i < 0 {
-                    Err(err(format!("negative {i} index not allowed")))
+                    Err(err(StrvalsError::NegativeIndex { index: i }))
                 } else {
                     Ok(i as usize)
                 }
@@ -301,7 +358,7 @@ impl Parser {
         loop {
             let (v, last) = self.until(&[',', '}']);
             match last {
-                None => return Err(err("list must terminate with '}'".into())),
+                None => return Err(err(StrvalsError::UnterminatedList)),
                 Some('}') => {
                     if self.chars.get(self.at) == Some(&',') {
                         self.at += 1;
@@ -322,10 +379,7 @@ impl Parser {
     ) -> (Vec<Value>, Result<(), Stop>) {
         let (k, last) = self.until(&['[', '.', '=']);
         if !k.is_empty() {
-            return (
-                list,
-                Err(err(format!("unexpected data at end of array index: {k:?}"))),
-            );
+            return (list, Err(err(StrvalsError::AfterIndex { data: k })));
         }
         match last {
             None => (list, Err(Stop::Eof)),
@@ -393,12 +447,13 @@ fn set(data: &mut Table, key: &str, v: Value) {
     }
 }
 
-fn set_index(mut list: Vec<Value>, i: usize, v: Value) -> Result<Vec<Value>, (Vec<Value>, String)> {
+fn set_index(
+    mut list: Vec<Value>,
+    i: usize,
+    v: Value,
+) -> Result<Vec<Value>, (Vec<Value>, StrvalsError)> {
     if i > MAX_INDEX {
-        return Err((
-            list,
-            format!("index of {i} is greater than maximum supported index of {MAX_INDEX}"),
-        ));
+        return Err((list, StrvalsError::IndexTooLarge { index: i }));
     }
     if list.len() <= i {
         list.resize(i + 1, Value::Nil);
@@ -413,7 +468,7 @@ mod tests {
 
     fn parse(text: &str, typing: Typing) -> Result<String, String> {
         let mut t = Table::new();
-        parse_into(text, &mut t, typing)?;
+        parse_into(text, &mut t, typing).map_err(|e| e.to_string())?;
         Ok(crate::template::sprintf("%v", &[Value::map(t)]))
     }
 

@@ -201,12 +201,13 @@ pub fn template_fetched(
 pub fn dependency_tree(spec: &Spec, files: &Files, opts: &Options) -> Result<tree::Node, Finding> {
     let (chart, _) = load_with_cache(files, &spec.chart, opts)?;
     let options = render_options(spec, files, opts)?;
-    let values_error = |e: String| {
-        Finding::error(rules::HELM_VALUES, e).in_file(spec.chart.child("Chart.yaml").to_string())
+    let values_error = |e: &dyn std::fmt::Display| {
+        Finding::error(rules::HELM_VALUES, e.to_string())
+            .in_file(spec.chart.child("Chart.yaml").to_string())
     };
-    let user = render::user_values(&options).map_err(values_error)?;
+    let user = render::user_values(&options).map_err(|e| values_error(&e))?;
     let mut processed = chart.clone();
-    let decided = super::deps::process(&mut processed, &user).map_err(values_error)?;
+    let decided = super::deps::process(&mut processed, &user).map_err(|e| values_error(&e))?;
     Ok(tree::build(&chart, &decided.pruned, &decided.non_bool))
 }
 
@@ -670,10 +671,19 @@ impl Locator<'_> {
                 f.at(chart_yaml, span.line, span.column)
             }
             ErrorKind::Schema => f.in_file(self.repo_path("values.schema.json")),
-            ErrorKind::Values => match spec.values_files.last() {
-                Some(v) => f.in_file(self.repo_path(v)),
-                None => f.in_file(self.repo_path("values.yaml")),
-            },
+            ErrorKind::Values => {
+                if let Some((file, span)) = e
+                    .mismatch
+                    .as_ref()
+                    .and_then(|m| self.mismatch_at(chart, spec, m))
+                {
+                    return f.at(file, span.line, span.column);
+                }
+                match spec.values_files.last() {
+                    Some(v) => f.in_file(self.repo_path(v)),
+                    None => f.in_file(self.repo_path("values.yaml")),
+                }
+            }
             _ => f.in_file(chart_yaml),
         }
     }
@@ -715,6 +725,42 @@ impl Locator<'_> {
     }
 
     /// The span of a key path in a YAML file (default when it cannot be read).
+    /// Where the top chart's values give a subchart's key a value that is not a table: the
+    /// last of the target's values files that does, else `values.yaml`. `None` for a deeper
+    /// subchart, or when no file does (a `--set` flag gave it).
+    fn mismatch_at(
+        &self,
+        chart: &Chart,
+        spec: &Spec,
+        m: &super::values::CoalesceError,
+    ) -> Option<(String, Span)> {
+        if m.chart != chart.name {
+            return None;
+        }
+        spec.values_files
+            .iter()
+            .rev()
+            .map(String::as_str)
+            .chain(["values.yaml"])
+            .map(|rel| self.repo_path(rel))
+            .find_map(|file| {
+                let node = self.node(&file, &[&m.subchart])?;
+                (!node.is_map() && !node.is_null()).then_some((file, node.span))
+            })
+    }
+
+    /// The node at `path` in the first document of `file`.
+    fn node(&self, file: &str, path: &[&str]) -> Option<crate::yaml::Node> {
+        let p = RepoPath::new(file).ok()?;
+        let parsed = self.files.yaml_stream(&p, &ParseOptions::default()).ok()?;
+        let docs = parsed.as_ref().as_ref().ok()?;
+        let mut node = docs.first();
+        for key in path {
+            node = node.and_then(|n| n.get(key));
+        }
+        node.cloned()
+    }
+
     fn span(&self, file: &str, path: &[&str]) -> Span {
         let Ok(p) = RepoPath::new(file) else {
             return Span::default();

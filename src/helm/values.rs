@@ -90,19 +90,33 @@ pub fn merge_tables(dst: Table, src: &Table) -> Table {
     coalesce_tables(dst, src, true)
 }
 
+/// A subchart's values that are not a table (Helm's `coalesceDeps`), in Helm's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("type mismatch on {subchart}: %!t({type_name}={value})")]
+pub struct CoalesceError {
+    /// The chart whose values hold the subchart's key.
+    pub chart: String,
+    /// The subchart's name (its alias, when it has one).
+    pub subchart: String,
+    /// The Go type of the value found.
+    pub type_name: &'static str,
+    /// The value, as Go's `%v` prints it.
+    pub value: String,
+}
+
 /// `coalesce`: the chart's values, then its subcharts', under `dest`.
-pub fn coalesce(chart: &Chart, dest: Table, merge: bool) -> Result<Table, String> {
+pub fn coalesce(chart: &Chart, dest: Table, merge: bool) -> Result<Table, CoalesceError> {
     let dest = coalesce_values(chart, dest, merge);
     coalesce_deps(chart, dest, merge)
 }
 
 /// `CoalesceValues`: the user's values over the chart's (nulls delete).
-pub fn coalesce_values_for(chart: &Chart, user: &Table) -> Result<Table, String> {
+pub fn coalesce_values_for(chart: &Chart, user: &Table) -> Result<Table, CoalesceError> {
     coalesce(chart, copy_table(user), false)
 }
 
 /// `MergeValues`: as [`coalesce_values_for`], nulls kept.
-pub fn merge_values_for(chart: &Chart, user: &Table) -> Result<Table, String> {
+pub fn merge_values_for(chart: &Chart, user: &Table) -> Result<Table, CoalesceError> {
     coalesce(chart, copy_table(user), true)
 }
 
@@ -137,17 +151,15 @@ fn coalesce_values(chart: &Chart, mut v: Table, merge: bool) -> Table {
 }
 
 /// `coalesceDeps`: each subchart's values, with the globals copied down, at `dest[name]`.
-fn coalesce_deps(chart: &Chart, mut dest: Table, merge: bool) -> Result<Table, String> {
+fn coalesce_deps(chart: &Chart, mut dest: Table, merge: bool) -> Result<Table, CoalesceError> {
     for sub in &chart.dependencies {
         let mine = match dest.get(&sub.name) {
             None => Table::new(),
-            Some(v) => table(v).ok_or_else(|| {
-                format!(
-                    "type mismatch on {}: %!t({}={})",
-                    sub.name,
-                    v.type_name(),
-                    crate::template::sprint(std::slice::from_ref(v))
-                )
+            Some(v) => table(v).ok_or_else(|| CoalesceError {
+                chart: chart.name.clone(),
+                subchart: sub.name.clone(),
+                type_name: v.type_name(),
+                value: crate::template::sprint(std::slice::from_ref(v)),
             })?,
         };
         let mine = coalesce_globals(mine, &dest);

@@ -521,3 +521,42 @@ fn a_chart_outside_the_repository_renders_as_helm_template_would() {
         .code(2)
         .stderr_has("outside the repository");
 }
+
+/// A subchart's key holding something other than a table is Helm's `type mismatch` error,
+/// reported at the line of the values file that sets it (it was the file alone): the target's
+/// own values file when it sets one, else the chart's `values.yaml`.
+#[test]
+fn a_subchart_value_that_is_not_a_table_points_at_its_line() {
+    let env = TestEnv::new();
+    write_umbrella(&env, true);
+    env.write("charts/app/values.yaml", "mode: a\nredis: 5\n")
+        .write("charts/app/ci/bad-values.yaml", "mode: b\n\nredis: [1]\n");
+    env.commit("chart");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let finding = |target: &str| {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["target"] == target)
+            .unwrap_or_else(|| panic!("no finding for {target}: {report}"))
+            .clone()
+    };
+    let top = finding("helm:charts/app");
+    assert_eq!(top["rule"], "helm.values", "{top}");
+    assert_eq!(
+        top["message"], "type mismatch on redis: %!t(float64=5)",
+        "{top}"
+    );
+    assert_eq!(
+        (&top["file"], &top["line"]),
+        (&json!("charts/app/values.yaml"), &json!(2)),
+        "{top}"
+    );
+    let ci = finding("helm:charts/app#ci/bad-values.yaml");
+    assert_eq!(
+        (&ci["file"], &ci["line"]),
+        (&json!("charts/app/ci/bad-values.yaml"), &json!(3)),
+        "{ci}"
+    );
+}
