@@ -15,32 +15,44 @@ pub struct Version {
     pub pre: Vec<String>,
 }
 
-pub const INVALID: &str = "Invalid Semantic Version";
+/// A version or constraint Masterminds/semver refuses, in its words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SemverError {
+    /// `semver.ErrInvalidSemVer`.
+    #[error("Invalid Semantic Version")]
+    InvalidVersion { text: String },
+    /// `NewConstraint`'s error for a constraint it cannot read.
+    #[error("improper constraint: {constraint}")]
+    ImproperConstraint { constraint: String },
+}
 
 impl Version {
     /// semver.NewVersion.
-    pub fn parse(text: &str) -> Result<Version, String> {
+    pub fn parse(text: &str) -> Result<Version, SemverError> {
+        let invalid = || SemverError::InvalidVersion {
+            text: text.to_string(),
+        };
         let t = text.strip_prefix('v').unwrap_or(text);
         let (t, _meta) = match t.split_once('+') {
             Some((v, m)) if valid_idents(m) => (v, Some(m)),
-            Some(_) => return Err(INVALID.into()),
+            Some(_) => return Err(invalid()),
             None => (t, None),
         };
         let (nums, pre) = match t.split_once('-') {
             Some((n, p)) if valid_idents(p) => (n, p.split('.').map(String::from).collect()),
-            Some(_) => return Err(INVALID.into()),
+            Some(_) => return Err(invalid()),
             None => (t, Vec::new()),
         };
         let parts: Vec<&str> = nums.split('.').collect();
         if parts.is_empty() || parts.len() > 3 {
-            return Err(INVALID.into());
+            return Err(invalid());
         }
         let mut n = [0u64; 3];
         for (i, p) in parts.iter().enumerate() {
             if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(INVALID.into());
+                return Err(invalid());
             }
-            n[i] = p.parse().map_err(|_| INVALID.to_string())?;
+            n[i] = p.parse().map_err(|_| invalid())?;
         }
         Ok(Version {
             major: n[0],
@@ -95,7 +107,7 @@ struct Term {
 }
 
 /// semverCompare: does `version` satisfy `constraint`?
-pub fn satisfies(constraint: &str, version: &str) -> Result<bool, String> {
+pub fn satisfies(constraint: &str, version: &str) -> Result<bool, SemverError> {
     let c = Constraint::parse(constraint)?;
     Ok(c.check(&Version::parse(version)?))
 }
@@ -109,7 +121,7 @@ pub struct Constraint {
 impl Constraint {
     /// `semver.NewConstraint`: the empty constraint is improper (callers that mean "any",
     /// as Helm's `IndexFile.Get`, pass `*`).
-    pub fn parse(text: &str) -> Result<Constraint, String> {
+    pub fn parse(text: &str) -> Result<Constraint, SemverError> {
         Ok(Constraint {
             groups: parse_constraint(text)?,
         })
@@ -123,11 +135,13 @@ impl Constraint {
     }
 }
 
-fn improper(c: &str) -> String {
-    format!("improper constraint: {c}")
+fn improper(c: &str) -> SemverError {
+    SemverError::ImproperConstraint {
+        constraint: c.to_string(),
+    }
 }
 
-fn parse_constraint(c: &str) -> Result<Vec<Vec<Term>>, String> {
+fn parse_constraint(c: &str) -> Result<Vec<Vec<Term>>, SemverError> {
     let mut groups = Vec::new();
     for alternative in c.split("||") {
         let alt = alternative.trim();
@@ -163,7 +177,7 @@ fn parse_constraint(c: &str) -> Result<Vec<Vec<Term>>, String> {
 
 const OPS: &[&str] = &["!=", ">=", "=>", "<=", "=<", "~>", "~", "^", ">", "<", "="];
 
-fn term_with_op(w: &str, c: &str) -> Result<Term, String> {
+fn term_with_op(w: &str, c: &str) -> Result<Term, SemverError> {
     for op in OPS {
         if let Some(rest) = w.strip_prefix(op) {
             let op = match *op {
@@ -178,7 +192,7 @@ fn term_with_op(w: &str, c: &str) -> Result<Term, String> {
     term("=", w, c)
 }
 
-fn term(op: &'static str, text: &str, c: &str) -> Result<Term, String> {
+fn term(op: &'static str, text: &str, c: &str) -> Result<Term, SemverError> {
     let text = text.trim();
     let body = text.strip_prefix('v').unwrap_or(text);
     let (nums, rest) = match body.find(['-', '+']) {

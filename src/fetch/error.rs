@@ -33,11 +33,11 @@ pub enum FetchError {
         constraint: String,
         repo: String,
     },
-    #[error("version constraint {constraint:?} of chart {name}: {message}")]
+    #[error("version constraint {constraint:?} of chart {name}: {error}")]
     BadConstraint {
         name: String,
         constraint: String,
-        message: String,
+        error: crate::semver::SemverError,
     },
     #[error("{url}: the content does not match its digest (expected {expected}, got {actual}); nothing from it is used")]
     DigestMismatch {

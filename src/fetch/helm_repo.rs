@@ -183,7 +183,7 @@ impl Index {
 pub enum SelectError {
     NoChart,
     NoVersion,
-    BadConstraint(String),
+    BadConstraint(crate::semver::SemverError),
 }
 
 /// Helm's `ChartVersions.Less`, reversed: versions that do not parse go last.

@@ -311,7 +311,10 @@ pub fn tags(client: &Client, repo: &Repository) -> Result<Vec<String>, FetchErro
 
 /// The tag `version` names: a version Helm parses is the tag (`+` → `_`); otherwise the
 /// highest tag the constraint admits (tags read back with `_` → `+`).
-pub fn pick_tag(version: &str, tags: Option<&[String]>) -> Result<Option<String>, String> {
+pub fn pick_tag(
+    version: &str,
+    tags: Option<&[String]>,
+) -> Result<Option<String>, crate::semver::SemverError> {
     let version = version.trim();
     if !version.is_empty() && Version::parse(version).is_ok() && !is_range(version) {
         return Ok(Some(version.replace('+', "_")));

@@ -248,10 +248,10 @@ impl Store {
                     constraint,
                     repo: repo_text.clone(),
                 },
-                SelectError::BadConstraint(message) => FetchError::BadConstraint {
+                SelectError::BadConstraint(error) => FetchError::BadConstraint {
                     name,
                     constraint,
-                    message,
+                    error,
                 },
             };
             match (self.is_online(), fetched_at) {
@@ -396,11 +396,11 @@ impl Store {
     ) -> Result<oci::Pulled, Unavailable> {
         let failed = Unavailable::Failed;
         let reference = repo.reference();
-        let constraint_error = |message| {
+        let constraint_error = |error| {
             failed(FetchError::BadConstraint {
                 name: name.to_string(),
                 constraint: version.to_string(),
-                message,
+                error,
             })
         };
         let tag = match oci::pick_tag(version, None).map_err(constraint_error)? {

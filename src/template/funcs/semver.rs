@@ -17,7 +17,7 @@ pub struct SemverObject {
 impl SemverObject {
     /// semver.NewVersion as an object.
     pub fn parse(text: &str) -> Result<SemverObject, String> {
-        let version = Version::parse(text)?;
+        let version = Version::parse(text).map_err(|e| e.to_string())?;
         let metadata = text
             .split_once('+')
             .map(|(_, m)| m.to_string())
@@ -68,7 +68,7 @@ impl Object for SemverObject {
         let other = || -> Result<Version, String> {
             match args.first() {
                 Some(Value::Object(o)) if o.0.type_name() == "*semver.Version" => {
-                    Version::parse(&o.0.text())
+                    Version::parse(&o.0.text()).map_err(|e| e.to_string())
                 }
                 Some(x) => Err(format!(
                     "wrong type for value; expected *semver.Version; got {}",

@@ -15,6 +15,6 @@ pub(super) const FUNCS: &[FuncDef] = &[
     FuncDef::new("semverCompare", &[S, S], |_, a| {
         crate::semver::satisfies(s(a, 0), s(a, 1))
             .map(Value::Bool)
-            .map_err(FuncError::Call)
+            .map_err(|e| FuncError::Call(e.to_string()))
     }),
 ];
