@@ -102,6 +102,8 @@ impl<'a> Release<'a> {
     fn values(&self) -> Result<(Map<String, Json>, Vec<Finding>), Finding> {
         let mut notes = Vec::new();
         let mut texts: Vec<(String, Option<&str>, bool)> = Vec::new();
+        // Where each reference read is written, for its errors.
+        let mut entries: Vec<crate::yaml::Span> = Vec::new();
         let empty = Vec::new();
         let from = self
             .node
@@ -149,6 +151,7 @@ impl<'a> Release<'a> {
                     ),
                 )));
             };
+            entries.push(entry.span);
             texts.push((
                 text,
                 entry.str_at(&["targetPath"]).filter(|p| !p.is_empty()),
@@ -179,10 +182,18 @@ impl<'a> Release<'a> {
         values::compose(&refs, &inline)
             .map(|v| (v, notes))
             .map_err(|e| {
-                self.finding(Finding::error(
-                    rules::FLUX_INVALID,
-                    format!("HelmRelease {}: {e}", self.id),
-                ))
+                let f =
+                    Finding::error(rules::FLUX_INVALID, format!("HelmRelease {}: {e}", self.id));
+                match entries.get(e.index()).filter(|s| s.is_known()) {
+                    Some(span) => {
+                        let file = span
+                            .file
+                            .name()
+                            .map_or_else(|| self.at.to_string(), |name| name.to_string());
+                        f.at(file, span.line, span.column)
+                    }
+                    None => self.finding(f),
+                }
             })
     }
 
@@ -425,10 +436,7 @@ impl<'a> Release<'a> {
             };
             return match r.kind.as_str() {
                 "OCIRepository" => Ok(Chart {
-                    location: Location::Repository(
-                        sources::oci_chart_request(object)
-                            .map_err(|m| Missing::Incomplete(Incomplete::FluxOutside, m))?,
-                    ),
+                    location: Location::Repository(sources::oci_chart_request(object)?),
                     values_files: Vec::new(),
                     ignore_missing: false,
                 }),

@@ -89,6 +89,26 @@ pub enum Missing {
     Invalid(String),
 }
 
+/// A source whose `spec.ref` or `spec.url` kdelta cannot follow offline.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SourceRefError {
+    /// A GitRepository's `ref.semver`, which needs the remote's tag list.
+    #[error("GitRepository {repository}: a semver ref ({semver}) picks among the repository's tags, which kdelta does not list; what it names is not rendered")]
+    GitSemver { repository: String, semver: String },
+    /// An OCIRepository's `ref.digest`.
+    #[error("OCIRepository {repository}: a digest ref ({digest}) is not resolved by kdelta's fetch layer; what it names is not rendered")]
+    OciDigest { repository: String, digest: String },
+    /// An OCIRepository URL with no chart path.
+    #[error("OCIRepository url {url:?} names no chart")]
+    NoChart { url: String },
+}
+
+impl From<SourceRefError> for Missing {
+    fn from(e: SourceRefError) -> Missing {
+        Missing::Incomplete(Incomplete::FluxOutside, e.to_string())
+    }
+}
+
 /// The artifact a Kustomization's `sourceRef` (or a HelmRelease chart's) names.
 pub fn artifact(
     source: &Ref,
@@ -103,8 +123,7 @@ pub fn artifact(
                 return Err(not_applied(source));
             };
             let url = repo.str_at(&["spec", "url"]).unwrap_or_default();
-            let version =
-                oci_version(repo).map_err(|m| Missing::Incomplete(Incomplete::FluxOutside, m))?;
+            let version = oci_version(repo)?;
             files
                 .oci_snapshot(url, &version)
                 .map(|(snapshot, digest)| Artifact::Remote {
@@ -148,7 +167,7 @@ fn git_artifact(
     if opts.repo_urls.contains(&normalized) || (bootstrap && opts.repo_urls.is_empty()) {
         return Ok(Artifact::Local);
     }
-    let rev = git_revision(repo).map_err(|m| Missing::Incomplete(Incomplete::FluxOutside, m))?;
+    let rev = git_revision(repo)?;
     files
         .git_snapshot(url, &rev)
         .map(|(snapshot, commit)| Artifact::Remote {
@@ -164,7 +183,7 @@ fn git_artifact(
 
 /// The revision a GitRepository's `spec.ref` names, in the controller's order of precedence:
 /// `commit`, `name`, `semver`, `tag`, `branch`; `master` when it names none.
-fn git_revision(repo: &Node) -> Result<String, String> {
+fn git_revision(repo: &Node) -> Result<String, SourceRefError> {
     let r = |k: &str| spec_ref(repo, k);
     if let Some(c) = r("commit") {
         return Ok(c);
@@ -173,10 +192,13 @@ fn git_revision(repo: &Node) -> Result<String, String> {
         return Ok(n);
     }
     if let Some(s) = r("semver") {
-        return Err(format!(
-            "GitRepository {}: a semver ref ({s}) picks among the repository's tags, which kdelta does not list; what it names is not rendered",
-            repo.str_at(&["metadata", "name"]).unwrap_or_default()
-        ));
+        return Err(SourceRefError::GitSemver {
+            repository: repo
+                .str_at(&["metadata", "name"])
+                .unwrap_or_default()
+                .to_string(),
+            semver: s,
+        });
     }
     Ok(r("tag")
         .or_else(|| r("branch"))
@@ -185,13 +207,16 @@ fn git_revision(repo: &Node) -> Result<String, String> {
 
 /// The version an OCIRepository's `spec.ref` names, in the controller's order: `digest`,
 /// `semver`, `tag`, then `latest`.
-pub fn oci_version(repo: &Node) -> Result<String, String> {
+pub fn oci_version(repo: &Node) -> Result<String, SourceRefError> {
     let r = |k: &str| spec_ref(repo, k);
     if let Some(d) = r("digest") {
-        return Err(format!(
-            "OCIRepository {}: a digest ref ({d}) is not resolved by kdelta's fetch layer; what it names is not rendered",
-            repo.str_at(&["metadata", "name"]).unwrap_or_default()
-        ));
+        return Err(SourceRefError::OciDigest {
+            repository: repo
+                .str_at(&["metadata", "name"])
+                .unwrap_or_default()
+                .to_string(),
+            digest: d,
+        });
     }
     Ok(r("semver")
         .or_else(|| r("tag"))
@@ -207,13 +232,15 @@ fn spec_ref(repo: &Node, key: &str) -> Option<String> {
 
 /// The chart an OCIRepository holds, as the fetch store asks for it: `oci://host/path` is
 /// the repository `oci://host/parent` and the chart `path`'s last part.
-pub fn oci_chart_request(repo: &Node) -> Result<ChartRequest, String> {
+pub fn oci_chart_request(repo: &Node) -> Result<ChartRequest, SourceRefError> {
     let url = repo.str_at(&["spec", "url"]).unwrap_or_default();
     let (parent, name) = url
         .trim_end_matches('/')
         .rsplit_once('/')
         .filter(|(p, _)| p.contains("://") && !p.ends_with(':') && !p.ends_with('/'))
-        .ok_or_else(|| format!("OCIRepository url {url:?} names no chart"))?;
+        .ok_or_else(|| SourceRefError::NoChart {
+            url: url.to_string(),
+        })?;
     Ok(ChartRequest {
         repo: parent.to_string(),
         name: name.to_string(),

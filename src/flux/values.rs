@@ -10,7 +10,7 @@
 use serde_json::{Map, Value};
 use sha2::{Digest as _, Sha256};
 
-use crate::helm::strvals::{self, Typing};
+use crate::helm::strvals::{self, StrvalsError, Typing};
 use crate::helm::values::Table;
 use crate::template::Value as GoValue;
 
@@ -32,15 +32,38 @@ pub struct ValuesRef<'a> {
 }
 
 /// Why the values could not be composed: the reason helm-controller wraps in "could not
-/// resolve … chart values reference …", with the index of the reference in `valuesFrom`.
+/// resolve … chart values reference …", with the index of the reference among `refs`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
     /// `ErrValuesDataRead`: the text is not a YAML map.
-    #[error("{message}")]
-    Read { index: usize, message: String },
+    #[error("{error}")]
+    Read { index: usize, error: ReadError },
     /// `ErrValueMerge`: Helm's `--set` parser refused `targetPath=text`.
-    #[error("{message}")]
-    Merge { index: usize, message: String },
+    #[error("{error}")]
+    Merge { index: usize, error: StrvalsError },
+}
+
+impl Error {
+    /// The index of the reference among those composed.
+    pub fn index(&self) -> usize {
+        match self {
+            Error::Read { index, .. } | Error::Merge { index, .. } => *index,
+        }
+    }
+}
+
+/// Values text Helm's `ReadValues` refuses.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// Not YAML; the line is go-yaml's, in the text.
+    #[error(transparent)]
+    Yaml(#[from] crate::template::HelmYamlError),
+    /// YAML that is not a map.
+    #[error("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {found} into Go value of type common.Values")]
+    NotAMap {
+        /// The JSON type found (`string`, `array`, …).
+        found: &'static str,
+    },
 }
 
 /// `MergeMaps`: `overlay` over `base`. Maps merge key by key, anything else (lists, nulls
@@ -57,22 +80,25 @@ pub fn merge_maps(base: &mut Values, overlay: &Values) {
 }
 
 /// Helm's `ReadValues`: a YAML map; an empty document or `null` is an empty map.
-pub fn read_values(text: &str) -> Result<Values, String> {
-    let value = crate::template::helm_values(text).map_err(|e| e.to_string())?;
+pub fn read_values(text: &str) -> Result<Values, ReadError> {
+    let value = crate::template::helm_values(text)?;
     match from_go(&value, None) {
         Value::Object(m) => Ok(m),
         Value::Null => Ok(Values::new()),
-        other => Err(format!(
-            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type common.Values",
-            json_kind(&other)
-        )),
+        other => Err(ReadError::NotAMap {
+            found: json_kind(&other),
+        }),
     }
 }
 
 /// `ReplacePathValue`: `path=value` through Helm's `--set` parser (types inferred; `,`, `{…}`
 /// and `[n]` are syntax). A value between quotes (`'…'` or `"…"`) loses every quote at either
 /// end and is set as a string.
-pub fn replace_path_value(values: &mut Values, path: &str, value: &str) -> Result<(), String> {
+pub fn replace_path_value(
+    values: &mut Values,
+    path: &str,
+    value: &str,
+) -> Result<(), StrvalsError> {
     let quoted = |q: char| value.starts_with(q) && value.ends_with(q);
     if quoted('\'') || quoted('"') {
         let bare = value.trim_matches(|c| c == '\'' || c == '"');
@@ -88,7 +114,7 @@ pub fn replace_path_literal_value(
     values: &mut Values,
     path: &str,
     value: &str,
-) -> Result<(), String> {
+) -> Result<(), StrvalsError> {
     set(
         values,
         &strvals::literal_assignment(path, value),
@@ -96,11 +122,11 @@ pub fn replace_path_literal_value(
     )
 }
 
-fn set(values: &mut Values, assignment: &str, typing: Typing) -> Result<(), String> {
+fn set(values: &mut Values, assignment: &str, typing: Typing) -> Result<(), StrvalsError> {
     let mut table: Table = values.iter().map(|(k, v)| (k.clone(), to_go(v))).collect();
     // Go's parser writes into the map as far as it got before an error, but Flux then fails
     // the whole composition, so a failed write may leave `values` as it was.
-    strvals::parse_into(assignment, &mut table, typing).map_err(|e| e.to_string())?;
+    strvals::parse_into(assignment, &mut table, typing)?;
     let old = Value::Object(std::mem::take(values));
     if let Value::Object(m) = from_go(&GoValue::map(table), Some(&old)) {
         *values = m;
@@ -130,11 +156,11 @@ pub fn compose(refs: &[ValuesRef], inline: &Values) -> Result<Values, Error> {
                 } else {
                     replace_path_value(&mut result, path, r.text)
                 };
-                written.map_err(|message| Error::Merge { index, message })?;
+                written.map_err(|error| Error::Merge { index, error })?;
                 shared.write_through(&before, &result, &mut inline, path);
             }
             None => {
-                let doc = read_values(r.text).map_err(|message| Error::Read { index, message })?;
+                let doc = read_values(r.text).map_err(|error| Error::Read { index, error })?;
                 shared.merge(&mut result, &doc, false);
             }
         }
@@ -455,11 +481,12 @@ mod tests {
     fn errors() {
         assert_eq!(compose(&[], &Values::new()).unwrap(), Values::new());
         let err = compose(&[r("\ninvalid", None)], &Values::new()).unwrap_err();
+        assert_eq!(err.to_string(), "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go value of type common.Values");
         assert_eq!(
             err,
             Error::Read {
                 index: 0,
-                message: "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go value of type common.Values".into()
+                error: ReadError::NotAMap { found: "string" }
             }
         );
         let err = compose(&[r("a: [", None)], &Values::new()).unwrap_err();
@@ -478,10 +505,16 @@ mod tests {
         let brokers = "kafka01.net:9092,kafka02.net:9092,kafka03.net:9092";
         let plain = compose(&[r(brokers, Some("kafka.brokers"))], &Values::new());
         assert_eq!(
+            plain.as_ref().map_err(|e| e.to_string()),
+            Err(r#"key "net:9092" has no value (cannot end with ,)"#.to_string())
+        );
+        assert_eq!(
             plain,
             Err(Error::Merge {
                 index: 0,
-                message: r#"key "net:9092" has no value (cannot end with ,)"#.into()
+                error: StrvalsError::EndsWithComma {
+                    key: "net:9092".into()
+                }
             })
         );
         let lit = ValuesRef {

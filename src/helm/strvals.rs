@@ -20,7 +20,7 @@ const MAX_INDEX: usize = 65536;
 const MAX_NESTED_NAME_LEVEL: usize = 30;
 
 /// A `--set`-style assignment Helm's parser refuses, in its words.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StrvalsError {
     /// A key with no `=`.
     #[error("key {key:?} has no value")]
@@ -60,9 +60,14 @@ pub enum StrvalsError {
     /// Text between `]` and what follows an index.
     #[error("unexpected data at end of array index: {data:?}")]
     AfterIndex { data: String },
-    /// `--set-json`: a value that is not JSON.
-    #[error(transparent)]
-    Json(#[from] serde_json::Error),
+    /// `--set-json`: a value that is not JSON; the message is serde_json's (which ends with
+    /// the line and column in the flag's value).
+    #[error("{message}")]
+    Json {
+        message: String,
+        line: usize,
+        column: usize,
+    },
     /// `--set-json`: text after a value other than `,`.
     #[error("unexpected data after a JSON value: {rest:?}")]
     AfterJson { rest: String },
@@ -112,7 +117,13 @@ pub fn parse_json_into(text: &str, data: &mut Table) -> Result<(), StrvalsError>
             serde_json::Deserializer::from_str(&rest[eq + 1..]).into_iter::<serde_json::Value>();
         let value = match stream.next() {
             Some(Ok(v)) => Value::from(v),
-            Some(Err(e)) => return Err(e.into()),
+            Some(Err(e)) => {
+                return Err(StrvalsError::Json {
+                    message: e.to_string(),
+                    line: e.line(),
+                    column: e.column(),
+                })
+            }
             None => {
                 return Err(StrvalsError::NoValue {
                     key: key.to_string(),

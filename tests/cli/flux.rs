@@ -347,3 +347,52 @@ fn explain_names_the_controller_that_applied_an_object() {
     .success()
     .stdout_has("applied by Flux's helm-controller: release cache in namespace shop");
 }
+
+/// A `valuesFrom` reference whose text is not a values map is reported at its entry in the
+/// HelmRelease (it was the HelmRelease), counting only the references read: an optional one
+/// the repository lacks is skipped, as helm-controller skips it.
+#[test]
+fn a_values_reference_that_does_not_read_points_at_its_entry() {
+    let env = TestEnv::new();
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", SYNC)
+        .write("clusters/prod/apps.yaml", ks("apps", "./apps", ""))
+        .write(
+            "charts/chart/Chart.yaml",
+            "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+        )
+        .write(
+            "charts/chart/templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {size: {{ .Values.size | quote }}}\n",
+        )
+        .write(
+            "apps/vals.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vals, namespace: x}\ndata:\n  values.yaml: \"- a list\"\n",
+        )
+        .write(
+            "apps/release.yaml",
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: app, namespace: x}\nspec:\n  chart:\n    spec:\n      chart: ./charts/chart\n      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n  valuesFrom:\n  - kind: Secret\n    name: missing\n    optional: true\n  - kind: ConfigMap\n    name: vals\n  values: {size: 3}\n",
+        );
+    env.commit("values");
+    let report = env
+        .kdelta(&["check", "--format", "json", "--no-validate"])
+        .code(1)
+        .json();
+    let f = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == "flux.invalid")
+        .unwrap_or_else(|| panic!("no flux.invalid finding: {report:#}"));
+    assert_eq!(
+        (&f["file"], &f["line"]),
+        (&json!("apps/release.yaml"), &json!(13)),
+        "{f}"
+    );
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("json: cannot unmarshal array into Go value of type common.Values"),
+        "{f}"
+    );
+}
