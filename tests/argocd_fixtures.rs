@@ -8,7 +8,7 @@
 mod fixtures;
 
 use fixtures::{cases, documents, field, mismatch, run_cases};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::process::Command;
 
 #[test]
@@ -327,5 +327,43 @@ fn helm_values_file_schemes_of_argocd_cm_say_which_urls_a_value_file_may_use() {
                 .any(|f| f.starts_with("app.source.not-rendered")
                     && f.contains("secrets://values-secret.yaml")),
         "{allowed:#?}"
+    );
+}
+
+/// A `kustomize edit` that the kustomization refuses (a label it has already, without
+/// `forceCommonLabels`) is reported at that label in the kustomization file (it was the
+/// Application's file); Argo CD's message is kept.
+#[test]
+fn a_kustomize_edit_refused_by_the_kustomization_points_at_it() {
+    let report = check_report(&[
+        (".kdelta.yaml", REPO_URLS),
+        (
+            "argocd/web.yaml",
+            &app("web", "    kustomize:\n      commonLabels: {team: b}\n"),
+        ),
+        (
+            "apps/web/kustomization.yaml",
+            "resources:\n- cm.yaml\ncommonLabels:\n  team: a\n",
+        ),
+        (
+            "apps/web/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n",
+        ),
+    ]);
+    let f = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["rule"] == "app.source.invalid")
+        .unwrap_or_else(|| panic!("no app.source.invalid finding: {report:#}"));
+    assert_eq!(
+        f["message"],
+        "Application web: kustomize edit add label: label team already in kustomization file. Use --force to override.",
+        "{f}"
+    );
+    assert_eq!(
+        (&f["file"], &f["line"]),
+        (&json!("apps/web/kustomization.yaml"), &json!(4)),
+        "{f}"
     );
 }

@@ -659,7 +659,12 @@ impl Source<'_> {
         };
         let checkout = super::kustomize_edit::Checkout { exists: &exists };
         if let Err(e) = super::kustomize_edit::apply(&mut k, options, &self.env, &checkout) {
-            return EngineOutput::failed(vec![self.error(rules::APP_SOURCE_INVALID, e)]);
+            let mut f = self.error(rules::APP_SOURCE_INVALID, e.to_string());
+            // An edit refused for what the kustomization holds points there.
+            if let Some(span) = e.span() {
+                f = f.at(file.to_string(), span.line, span.column);
+            }
+            return EngineOutput::failed(vec![f]);
         }
         let mut out = self.files.with_replaced(
             &file,

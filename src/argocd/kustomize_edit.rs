@@ -6,8 +6,70 @@
 //! replicas merged by name and sorted, labels refused when present unless forced).
 
 use super::env::Env;
-use crate::yaml::{self, Node};
+use crate::yaml::{self, Node, Span};
 use serde_json::Value as Json;
+
+/// A `kustomize edit` command that fails, in the command's words (prefixed by the command
+/// where Argo CD's error shows it). Errors about what the kustomization holds carry where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    /// A `set image` argument of no format kustomize reads.
+    #[error("kustomize edit set image: {}", INVALID_IMAGE)]
+    InvalidImage { arg: String },
+    /// A replica count that is not an integer.
+    #[error("expected integer value for count. Received: {count}")]
+    ReplicaCount { name: String, count: String },
+    /// A replica name with `=`.
+    #[error("kustomize edit set replicas: invalid format of replica, use the following format: <name>=<count>")]
+    ReplicaFormat { name: String },
+    /// `labelIncludeTemplates` without `labelWithoutSelector`.
+    #[error("kustomize edit add label: --without-selector flag must be specified for --include-templates to work")]
+    IncludeTemplatesWithSelector,
+    /// A label or annotation whose `K:V` argument has no key.
+    #[error(
+        "kustomize edit add {kind}: invalid {kind}: '{arg}' (need k:v pair where v may be quoted)"
+    )]
+    InvalidPair { kind: &'static str, arg: String },
+    /// A label or annotation the kustomization has already, without `force`.
+    #[error("kustomize edit add {kind}: {kind} {name} already in kustomization file. Use --force to override.")]
+    Already {
+        kind: &'static str,
+        name: String,
+        /// Where the kustomization has it.
+        span: Span,
+    },
+    /// A field the edit appends to that is not a list.
+    #[error("{}", not_a_list(field))]
+    NotAList {
+        field: &'static str,
+        /// Where the kustomization has it.
+        span: Span,
+    },
+    /// A component path that is not in the checkout.
+    #[error("kustomize edit add component: {path} has no match: must build at directory: not a valid directory: '{path}' doesn't exist")]
+    NoComponent { path: String },
+}
+
+impl EditError {
+    /// Where in the kustomization file the error is, when it is about what the file holds.
+    pub fn span(&self) -> Option<Span> {
+        match self {
+            EditError::Already { span, .. } | EditError::NotAList { span, .. } => {
+                Some(*span).filter(|s| s.is_known())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The words of [`EditError::NotAList`]: each command says it its own way.
+fn not_a_list(field: &str) -> String {
+    match field {
+        "patches" => "expected 'patches' field in kustomization.yaml to be a list".into(),
+        "labels" => "kustomize edit add label: labels is not a list".into(),
+        other => format!("{other} is not a list"),
+    }
+}
 
 /// What the edit needs to know about the checkout.
 pub struct Checkout<'a> {
@@ -16,7 +78,12 @@ pub struct Checkout<'a> {
 }
 
 /// Applies `options` to the kustomization document `k`; the error is the failing command's.
-pub fn apply(k: &mut Node, options: &Json, env: &Env, checkout: &Checkout) -> Result<(), String> {
+pub fn apply(
+    k: &mut Node,
+    options: &Json,
+    env: &Env,
+    checkout: &Checkout,
+) -> Result<(), EditError> {
     let text = |key: &str| options[key].as_str().filter(|s| !s.is_empty());
     if let Some(p) = text("namePrefix") {
         k.set("namePrefix", Node::string(p));
@@ -29,7 +96,7 @@ pub fn apply(k: &mut Node, options: &Json, env: &Env, checkout: &Checkout) -> Re
         .map(|i| env.subst(i))
         .collect();
     if !images.is_empty() {
-        set_images(k, &images).map_err(|e| format!("kustomize edit set image: {e}"))?;
+        set_images(k, &images)?;
     }
     if let Some(replicas) = options["replicas"].as_array().filter(|r| !r.is_empty()) {
         set_replicas(k, replicas)?;
@@ -43,15 +110,14 @@ pub fn apply(k: &mut Node, options: &Json, env: &Env, checkout: &Checkout) -> Re
         let without_selector = flag("labelWithoutSelector");
         let include_templates = flag("labelIncludeTemplates");
         if include_templates && !without_selector {
-            return Err("kustomize edit add label: --without-selector flag must be specified for --include-templates to work".into());
+            return Err(EditError::IncludeTemplatesWithSelector);
         }
         let force = flag("forceCommonLabels");
         if without_selector {
             add_labels_without_selector(k, &labels, include_templates, force)
         } else {
             add_to_map(k, "commonLabels", "label", &labels, force)
-        }
-        .map_err(|e| format!("kustomize edit add label: {e}"))?;
+        }?;
     }
     if let Some(annotations) = string_map(&options["commonAnnotations"]) {
         let substitute = options["commonAnnotationsEnvsubst"].as_bool() == Some(true);
@@ -60,15 +126,13 @@ pub fn apply(k: &mut Node, options: &Json, env: &Env, checkout: &Checkout) -> Re
             .map(|(n, v)| (n, if substitute { env.subst(&v) } else { v }))
             .collect();
         let force = options["forceCommonAnnotations"].as_bool() == Some(true);
-        add_to_map(k, "commonAnnotations", "annotation", &annotations, force)
-            .map_err(|e| format!("kustomize edit add annotation: {e}"))?;
+        add_to_map(k, "commonAnnotations", "annotation", &annotations, force)?;
     }
     if let Some(ns) = text("namespace") {
         k.set("namespace", Node::string(ns));
     }
     if let Some(patches) = options["patches"].as_array().filter(|p| !p.is_empty()) {
-        let items = seq_at(k, "patches")
-            .ok_or("expected 'patches' field in kustomization.yaml to be a list")?;
+        let items = seq_at(k, "patches")?;
         items.extend(patches.iter().map(yaml::from_go_json));
     }
     let mut components = strings(&options["components"]);
@@ -123,14 +187,16 @@ const INVALID_IMAGE: &str = "invalid format of image, use one of the following o
 - <image>:<newtag>@<digest>
 - <image>@<digest>";
 
-fn parse_image(arg: &str) -> Result<ImageArg, String> {
+fn parse_image(arg: &str) -> Result<ImageArg, EditError> {
     let (key, value) = match arg.split_once('=') {
         Some((k, v)) => (k, v),
         None => ("", arg),
     };
     let (name, tag, digest) = crate::kustomize::transform::images::split(value);
     if name == arg {
-        return Err(INVALID_IMAGE.to_string());
+        return Err(EditError::InvalidImage {
+            arg: arg.to_string(),
+        });
     }
     Ok(if key.is_empty() {
         ImageArg {
@@ -151,7 +217,7 @@ fn parse_image(arg: &str) -> Result<ImageArg, String> {
 
 /// `kustomize edit set image`: each argument replaces the entry of its name (a `*` field
 /// keeps the entry's value), other entries stay; the list is sorted by name.
-fn set_images(k: &mut Node, args: &[String]) -> Result<(), String> {
+fn set_images(k: &mut Node, args: &[String]) -> Result<(), EditError> {
     let mut wanted = std::collections::BTreeMap::new();
     for a in args {
         let image = parse_image(a)?;
@@ -199,12 +265,15 @@ fn set_images(k: &mut Node, args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// The list at `key`, created when missing or null; `None` when something else is there.
-fn seq_at<'a>(k: &'a mut Node, key: &str) -> Option<&'a mut Vec<Node>> {
+/// The list at `key`, created when missing or null; an error when something else is there.
+fn seq_at<'a>(k: &'a mut Node, key: &'static str) -> Result<&'a mut Vec<Node>, EditError> {
     if k.get(key).is_none_or(Node::is_null) {
         k.set(key, Node::seq());
     }
-    k.get_mut(key)?.as_seq_mut()
+    let span = k.get(key).map(|n| n.span).unwrap_or_default();
+    k.get_mut(key)
+        .and_then(Node::as_seq_mut)
+        .ok_or(EditError::NotAList { field: key, span })
 }
 
 /// The items of the list at `key` (which the edit then replaces in place).
@@ -216,7 +285,7 @@ fn list_items(k: &Node, key: &str) -> Vec<Node> {
 }
 
 /// `kustomize edit set replicas NAME=COUNT…`: merged by name, sorted by name.
-fn set_replicas(k: &mut Node, replicas: &[Json]) -> Result<(), String> {
+fn set_replicas(k: &mut Node, replicas: &[Json]) -> Result<(), EditError> {
     let mut entries: std::collections::BTreeMap<String, Node> = Default::default();
     for entry in list_items(k, "replicas") {
         let name = entry.str_at(&["name"]).unwrap_or_default().to_string();
@@ -230,18 +299,18 @@ fn set_replicas(k: &mut Node, replicas: &[Json]) -> Result<(), String> {
             Json::String(s) => s.parse::<i64>().ok(),
             _ => None,
         }
-        .ok_or_else(|| {
-            format!(
-                "expected integer value for count. Received: {}",
-                match &r["count"] {
-                    Json::String(s) => s.clone(),
-                    other => other.to_string(),
-                }
-            )
+        .ok_or_else(|| EditError::ReplicaCount {
+            name: name.to_string(),
+            count: match &r["count"] {
+                Json::String(s) => s.clone(),
+                other => other.to_string(),
+            },
         })?;
         // The argument is `name=count`, split at every `=`.
         if name.contains('=') {
-            return Err("kustomize edit set replicas: invalid format of replica, use the following format: <name>=<count>".into());
+            return Err(EditError::ReplicaFormat {
+                name: name.to_string(),
+            });
         }
         wanted.push((name.to_string(), count));
     }
@@ -261,13 +330,11 @@ fn set_replicas(k: &mut Node, replicas: &[Json]) -> Result<(), String> {
 
 /// The `K:V` argument Argo CD passes, read back as `ConvertSliceToMap` reads it: split at the
 /// first `:`, the value's surrounding double quotes dropped.
-fn as_argument(name: &str, value: &str, kind: &str) -> Result<(String, String), String> {
+fn as_argument(name: &str, value: &str, kind: &'static str) -> Result<(String, String), EditError> {
     let arg = format!("{name}:{value}");
     let c = arg.find(':').unwrap_or(0);
     if c == 0 {
-        return Err(format!(
-            "invalid {kind}: '{arg}' (need k:v pair where v may be quoted)"
-        ));
+        return Err(EditError::InvalidPair { kind, arg });
     }
     let v = &arg[c + 1..];
     let v = if v.len() >= 2 && v.starts_with('"') && v.ends_with('"') {
@@ -278,23 +345,28 @@ fn as_argument(name: &str, value: &str, kind: &str) -> Result<(String, String), 
     Ok((arg[..c].to_string(), v.to_string()))
 }
 
-fn already(kind: &str, name: &str) -> String {
-    format!("{kind} {name} already in kustomization file. Use --force to override.")
+fn already(kind: &'static str, name: &str, existing: &Node) -> EditError {
+    EditError::Already {
+        kind,
+        name: name.to_string(),
+        span: existing.span,
+    }
 }
 
 /// `kustomize edit add label|annotation [--force]` into the map at `field`.
 fn add_to_map(
     k: &mut Node,
     field: &str,
-    kind: &str,
+    kind: &'static str,
     pairs: &[(String, String)],
     force: bool,
-) -> Result<(), String> {
+) -> Result<(), EditError> {
     let map = k.map_at(field);
     for (name, value) in pairs {
         let (name, value) = as_argument(name, value, kind)?;
-        if map.get(&name).is_some() && !force {
-            return Err(already(kind, &name));
+        match map.get(&name) {
+            Some(existing) if !force => return Err(already(kind, &name, existing)),
+            _ => {}
         }
         map.set(&name, Node::string(value));
     }
@@ -308,8 +380,8 @@ fn add_labels_without_selector(
     pairs: &[(String, String)],
     include_templates: bool,
     force: bool,
-) -> Result<(), String> {
-    let list = seq_at(k, "labels").ok_or("labels is not a list")?;
+) -> Result<(), EditError> {
+    let list = seq_at(k, "labels")?;
     let flag = |n: &Node, key: &str| n.get(key).and_then(Node::as_text) == Some("true");
     let index = match list.iter().position(|l| {
         !flag(l, "includeSelectors") && flag(l, "includeTemplates") == include_templates
@@ -328,8 +400,9 @@ fn add_labels_without_selector(
     let target = list[index].map_at("pairs");
     for (name, value) in pairs {
         let (name, value) = as_argument(name, value, "label")?;
-        if target.get(&name).is_some() && !force {
-            return Err(already("label", &name));
+        match target.get(&name) {
+            Some(existing) if !force => return Err(already("label", &name, existing)),
+            _ => {}
         }
         target.set(&name, Node::string(value));
     }
@@ -338,15 +411,13 @@ fn add_labels_without_selector(
 
 /// `kustomize edit add component PATH…`: each path must exist (kustomize globs it); those not
 /// listed yet are appended.
-fn add_components(k: &mut Node, paths: &[String], checkout: &Checkout) -> Result<(), String> {
+fn add_components(k: &mut Node, paths: &[String], checkout: &Checkout) -> Result<(), EditError> {
     for p in paths {
         if !(checkout.exists)(p) {
-            return Err(format!(
-                "kustomize edit add component: {p} has no match: must build at directory: not a valid directory: '{p}' doesn't exist"
-            ));
+            return Err(EditError::NoComponent { path: p.clone() });
         }
     }
-    let items = seq_at(k, "components").ok_or("components is not a list")?;
+    let items = seq_at(k, "components")?;
     for p in paths {
         if !items.iter().any(|i| i.as_text() == Some(p.as_str())) {
             items.push(Node::string(p));
@@ -364,7 +435,7 @@ mod tests {
         let mut k = yaml::parse_one(kustomization.as_bytes(), &Default::default()).unwrap();
         let env = Env::new(&json!({"metadata": {"name": "web"}}), &json!({}));
         let exists = |p: &str| p == "../components/extra";
-        apply(&mut k, &options, &env, &Checkout { exists: &exists })?;
+        apply(&mut k, &options, &env, &Checkout { exists: &exists }).map_err(|e| e.to_string())?;
         Ok(yaml::emit::node_to_string(&k))
     }
 
