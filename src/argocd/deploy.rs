@@ -450,9 +450,9 @@ impl Source<'_> {
         fetched: &FetchedChart,
         raw: &[&str],
         ignore_missing: bool,
-    ) -> Result<(NamedTexts, Vec<String>), String> {
-        let archived =
-            crate::helm::chart::Chart::archive_files(&fetched.bytes).map_err(|e| e.to_string())?;
+    ) -> Result<(NamedTexts, Vec<String>), ValueFileError> {
+        let archived = crate::helm::chart::Chart::archive_files(&fetched.bytes)
+            .map_err(ValueFileError::Archive)?;
         let mut out = Vec::new();
         let mut skipped = Vec::new();
         for f in raw {
@@ -463,7 +463,7 @@ impl Source<'_> {
                             out.push((p.to_string(), String::from_utf8_lossy(&bytes).into_owned()))
                         }
                         Err(_) if ignore_missing => {}
-                        Err(e) => return Err(e.to_string()),
+                        Err(error) => return Err(ValueFileError::Read { path: p, error }),
                     },
                     Resolved::Remote { repo, rev, path } => {
                         let file = ValueFile::Remote {
@@ -494,7 +494,12 @@ impl Source<'_> {
                     String::from_utf8_lossy(bytes).into_owned(),
                 )),
                 None if ignore_missing => {}
-                None => return Err(format!("values file {f:?} is not in chart {}", fetched.url)),
+                None => {
+                    return Err(ValueFileError::NotInChart {
+                        raw: f.to_string(),
+                        url: fetched.url.to_string(),
+                    })
+                }
             }
         }
         Ok((out, skipped))
@@ -876,8 +881,8 @@ impl Source<'_> {
         dir: &RepoPath,
         raw: &[&str],
         ignore_missing: bool,
-    ) -> Result<(Vec<ValueFile>, Vec<String>), String> {
-        let resolved: Vec<Result<Resolved, String>> =
+    ) -> Result<(Vec<ValueFile>, Vec<String>), ValueFileError> {
+        let resolved: Vec<Result<Resolved, ResolveError>> =
             raw.iter().map(|f| self.resolve(dir, f)).collect();
         let explicit: Vec<&RepoPath> = resolved
             .iter()
@@ -909,7 +914,9 @@ impl Source<'_> {
                         if ignore_missing {
                             continue;
                         }
-                        return Err(format!("values file glob {raw:?} matched no files"));
+                        return Err(ValueFileError::NoMatch {
+                            raw: raw.to_string(),
+                        });
                     }
                     for m in matches {
                         if !explicit.contains(&&m) {
@@ -929,7 +936,7 @@ impl Source<'_> {
     }
 
     /// A value file path: a file of this repository, or something kdelta does not fetch.
-    fn resolve(&self, dir: &RepoPath, raw: &str) -> Result<Resolved, String> {
+    fn resolve(&self, dir: &RepoPath, raw: &str) -> Result<Resolved, ResolveError> {
         if let Some((reference, rest)) = raw.split_once('/').filter(|(r, _)| r.starts_with('$')) {
             if let Some((_, src)) = self.refs.iter().find(|(r, _)| r == reference) {
                 let repo = src["repoURL"].as_str().unwrap_or_default();
@@ -960,7 +967,10 @@ impl Source<'_> {
             {
                 Ok(Resolved::Elsewhere(value))
             } else {
-                Err(format!("the URL scheme '{scheme}' is not allowed"))
+                Err(ResolveError::Scheme {
+                    raw: raw.to_string(),
+                    scheme: scheme.to_string(),
+                })
             };
         }
         match value.strip_prefix('/') {
@@ -1008,6 +1018,51 @@ impl Source<'_> {
             out.complete = false;
         }
     }
+}
+
+/// A value file path Argo CD refuses, in its words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum ResolveError {
+    /// A path that leaves the repository.
+    #[error("file '{raw}' resolved to outside repository root")]
+    Outside { raw: String },
+    /// A URL whose scheme argocd-cm's `helm.valuesFileSchemes` does not list.
+    #[error("the URL scheme '{scheme}' is not allowed")]
+    Scheme { raw: String, scheme: String },
+}
+
+/// Why the value files of a Helm source cannot be read, in Argo CD's words.
+#[derive(Debug, thiserror::Error)]
+enum ValueFileError {
+    #[error(transparent)]
+    Resolve(#[from] ResolveError),
+    /// A glob that matches nothing, without `ignoreMissingValueFiles`.
+    #[error("values file glob {raw:?} matched no files")]
+    NoMatch { raw: String },
+    /// A path the fetched chart does not have.
+    #[error("values file {raw:?} is not in chart {url}")]
+    NotInChart { raw: String, url: String },
+    /// The fetched chart's archive does not read.
+    #[error("{0}")]
+    Archive(crate::helm::chart::LoadError),
+    /// A file of this repository that does not read.
+    #[error("{error}")]
+    Read {
+        path: RepoPath,
+        error: crate::source::SourceError,
+    },
+    /// Another repository's commit could not be fetched or used.
+    #[error("{0}")]
+    Fetch(crate::fetch::FetchError),
+    /// A file of another repository that does not read.
+    #[error("{shown} at {rev}: {error}")]
+    RemoteRead {
+        /// The repository's URL, without credentials.
+        shown: String,
+        rev: String,
+        path: RepoPath,
+        error: crate::source::SourceError,
+    },
 }
 
 /// Where a value file is.
@@ -1081,7 +1136,11 @@ enum Read {
 
 impl Source<'_> {
     /// Reads a value file; a file of another repository comes from the fetch store.
-    fn read_value_file(&self, file: &ValueFile, ignore_missing: bool) -> Result<Read, String> {
+    fn read_value_file(
+        &self,
+        file: &ValueFile,
+        ignore_missing: bool,
+    ) -> Result<Read, ValueFileError> {
         match file {
             ValueFile::Local(p) => match self.files.read(p) {
                 Ok(bytes) => Ok(Read::Text(
@@ -1089,7 +1148,10 @@ impl Source<'_> {
                     String::from_utf8_lossy(&bytes).into_owned(),
                 )),
                 Err(_) if ignore_missing => Ok(Read::Skipped),
-                Err(e) => Err(e.to_string()),
+                Err(error) => Err(ValueFileError::Read {
+                    path: p.clone(),
+                    error,
+                }),
             },
             ValueFile::Remote {
                 repo, rev, path, ..
@@ -1098,7 +1160,7 @@ impl Source<'_> {
                 let (snapshot, _) = match self.files.git_snapshot(repo, rev) {
                     Ok(found) => found,
                     Err(Unavailable::NotCached(_)) => return Ok(Read::NotCached),
-                    Err(Unavailable::Failed(e)) => return Err(e.to_string()),
+                    Err(Unavailable::Failed(e)) => return Err(ValueFileError::Fetch(e)),
                 };
                 let files = self.files.sibling(snapshot.as_ref());
                 match files.read(path) {
@@ -1107,7 +1169,12 @@ impl Source<'_> {
                         String::from_utf8_lossy(&bytes).into_owned(),
                     )),
                     Err(_) if ignore_missing => Ok(Read::Skipped),
-                    Err(e) => Err(format!("{shown} at {rev}: {e}")),
+                    Err(error) => Err(ValueFileError::RemoteRead {
+                        shown,
+                        rev: rev.clone(),
+                        path: path.clone(),
+                        error,
+                    }),
                 }
             }
         }
@@ -1119,9 +1186,10 @@ fn is_glob(path: &str) -> bool {
 }
 
 /// `rel` joined to `dir`, refused when it leaves the repository.
-fn within(dir: &RepoPath, rel: &str, raw: &str) -> Result<RepoPath, String> {
-    dir.join(rel)
-        .map_err(|_| format!("file '{raw}' resolved to outside repository root"))
+fn within(dir: &RepoPath, rel: &str, raw: &str) -> Result<RepoPath, ResolveError> {
+    dir.join(rel).map_err(|_| ResolveError::Outside {
+        raw: raw.to_string(),
+    })
 }
 
 /// The scheme of a URL (`https` of `https://…`), as Go's `url.Parse` finds one.

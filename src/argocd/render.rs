@@ -19,8 +19,32 @@ pub struct Mode {
     pub missing_key_error: bool,
 }
 
+/// A template string Argo CD cannot render, in its words, with the string as a field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RenderError {
+    /// fasttemplate: `{{` with no `}}` after it on a line that has one.
+    #[error("invalid template: Cannot find end tag=\"}}}}\" in the template=\"{template}\" starting from \"{after}\"")]
+    NoEndTag {
+        template: String,
+        /// The text after the unterminated `{{`.
+        after: String,
+    },
+    /// A Go template that does not parse.
+    #[error("failed to parse template {template}: {error}")]
+    Parse {
+        template: String,
+        error: crate::template::Error,
+    },
+    /// A Go template that fails.
+    #[error("failed to execute go template {template}: {error}")]
+    Execute {
+        template: String,
+        error: crate::template::Error,
+    },
+}
+
 /// Renders every string of `value` (and every map key) with `params`.
-pub fn render_value(value: &Json, params: &Params, mode: &Mode) -> Result<Json, String> {
+pub fn render_value(value: &Json, params: &Params, mode: &Mode) -> Result<Json, RenderError> {
     Ok(match value {
         Json::String(s) => Json::String(render_string(s, params, mode)?),
         Json::Array(items) => Json::Array(
@@ -44,7 +68,7 @@ pub fn render_value(value: &Json, params: &Params, mode: &Mode) -> Result<Json, 
 }
 
 /// Renders one string.
-pub fn render_string(s: &str, params: &Params, mode: &Mode) -> Result<String, String> {
+pub fn render_string(s: &str, params: &Params, mode: &Mode) -> Result<String, RenderError> {
     if mode.go_template {
         go_template(s, params, mode)
     } else {
@@ -55,7 +79,7 @@ pub fn render_string(s: &str, params: &Params, mode: &Mode) -> Result<String, St
 /// Argo CD's `Replace` without Go templates: only a string with `{{…}}` on one line is
 /// looked at; then each `{{tag}}` whose trimmed tag names a string parameter is replaced,
 /// and every other tag is written back as it was.
-pub fn fasttemplate(s: &str, params: &Params) -> Result<String, String> {
+pub fn fasttemplate(s: &str, params: &Params) -> Result<String, RenderError> {
     let gated = s
         .lines()
         .any(|l| l.find("{{").is_some_and(|i| l[i + 2..].contains("}}")));
@@ -68,9 +92,10 @@ pub fn fasttemplate(s: &str, params: &Params) -> Result<String, String> {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(end) = after.find("}}") else {
-            return Err(format!(
-                "invalid template: Cannot find end tag=\"}}}}\" in the template=\"{s}\" starting from \"{after}\""
-            ));
+            return Err(RenderError::NoEndTag {
+                template: s.to_string(),
+                after: after.to_string(),
+            });
         };
         let tag = &after[..end];
         let trimmed = tag.trim();
@@ -89,16 +114,19 @@ pub fn fasttemplate(s: &str, params: &Params) -> Result<String, String> {
 }
 
 /// One string as a Go template over the parameters.
-fn go_template(s: &str, params: &Params, mode: &Mode) -> Result<String, String> {
+fn go_template(s: &str, params: &Params, mode: &Mode) -> Result<String, RenderError> {
     let set = parsed(s, mode.missing_key_error)?;
     set.execute("base", &to_template_value(&Json::Object(params.clone())))
-        .map_err(|e| format!("failed to execute go template {s}: {e}"))
+        .map_err(|error| RenderError::Execute {
+            template: s.to_string(),
+            error,
+        })
 }
 
 /// Parsed templates kept per thread: an ApplicationSet renders each string of its template
 /// once per parameter set, and making the function table and parsing again for each was most
 /// of its cost (the cost grew faster than the number of Applications).
-type Parsed = Result<std::rc::Rc<TemplateSet>, String>;
+type Parsed = Result<std::rc::Rc<TemplateSet>, RenderError>;
 
 thread_local! {
     static PARSED: std::cell::RefCell<std::collections::HashMap<(String, bool), Parsed>> =
@@ -128,7 +156,10 @@ fn parsed(s: &str, missing_key_error: bool) -> Parsed {
     let result = set
         .parse("base", s)
         .map(|()| std::rc::Rc::new(set))
-        .map_err(|e| format!("failed to parse template {s}: {e}"));
+        .map_err(|error| RenderError::Parse {
+            template: s.to_string(),
+            error,
+        });
     PARSED.with(|c| {
         let mut cache = c.borrow_mut();
         if cache.len() >= MAX_PARSED {
@@ -184,9 +215,11 @@ mod tests {
         );
         assert_eq!(r("}} {{"), "}} {{");
         assert_eq!(r("{{ONE}}"), "{{ONE}}");
-        assert!(fasttemplate("a {{one}}\n{{ b", &p)
-            .unwrap_err()
-            .contains("Cannot find end tag"));
+        let err = fasttemplate("a {{one}}\n{{ b", &p).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid template: Cannot find end tag=\"}}\" in the template=\"a {{one}}\n{{ b\" starting from \" b\""
+        );
     }
 
     #[test]

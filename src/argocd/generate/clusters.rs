@@ -89,7 +89,10 @@ pub(super) fn append_values(p: &mut Params, values: &Json, mode: &Mode) -> Resul
     let mut rendered = Map::new();
     for (k, v) in values {
         let text = v.as_str().unwrap_or_default();
-        rendered.insert(k.clone(), json!(render::render_string(text, p, mode)?));
+        rendered.insert(
+            k.clone(),
+            json!(render::render_string(text, p, mode).map_err(|e| e.to_string())?),
+        );
     }
     if mode.go_template {
         p.insert("values".into(), Json::Object(rendered));

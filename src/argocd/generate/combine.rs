@@ -42,7 +42,10 @@ pub(super) fn interpolate(child: &Json, params: &Params, mode: &Mode) -> Result<
             out.insert(k.clone(), v.clone());
             continue;
         }
-        out.insert(k.clone(), render::render_value(v, params, mode)?);
+        out.insert(
+            k.clone(),
+            render::render_value(v, params, mode).map_err(|e| e.to_string())?,
+        );
     }
     Ok(Json::Object(out))
 }

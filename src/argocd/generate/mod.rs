@@ -311,7 +311,8 @@ fn render_app(
     let mut app = if params.is_empty() {
         template.clone()
     } else {
-        let mut rendered = render::render_value(template, params, mode)?;
+        let mut rendered =
+            render::render_value(template, params, mode).map_err(|e| e.to_string())?;
         let finalizers_empty = rendered["metadata"]["finalizers"]
             .as_array()
             .is_none_or(Vec::is_empty);
@@ -323,7 +324,7 @@ fn render_app(
         rendered
     };
     if let Some(patch) = patch.filter(|p| !p.trim().is_empty()) {
-        let text = render::render_string(patch, params, mode)?;
+        let text = render::render_string(patch, params, mode).map_err(|e| e.to_string())?;
         let patch_node = crate::yaml::parse_one(text.as_bytes(), &Default::default())
             .map_err(|e| format!("error creating template patch: {}", e.message))?;
         let project = app["spec"]["project"].clone();
