@@ -113,7 +113,9 @@ fn run_appset_case(case: &AppSetCase) -> Outcome {
         return Outcome::Fail("no ApplicationSet".to_string());
     };
     match (generate(appset, &ctx), &case.error) {
-        (Err(e), Some(want)) if !want.partial && e.contains(&want.contains) => Outcome::Pass,
+        (Err(e), Some(want)) if !want.partial && e.to_string().contains(&want.contains) => {
+            Outcome::Pass
+        }
         (Err(e), _) => Outcome::Fail(format!("generation failed: {e}")),
         (Ok(got), want) => {
             if let Some(want) = want {

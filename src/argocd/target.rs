@@ -101,7 +101,11 @@ fn generated(
         new_git_file_globbing: opts.new_git_file_globbing,
     };
     let generated = generate::generate(&appset, &ctx).map_err(|e| {
-        Finding::error(rules::APPSET_GENERATE, e).at(file.to_string(), at.line, at.column)
+        Finding::error(rules::APPSET_GENERATE, e.to_string()).at(
+            file.to_string(),
+            at.line,
+            at.column,
+        )
     })?;
     Ok((generated, doc))
 }

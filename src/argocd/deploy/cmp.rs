@@ -91,7 +91,7 @@ impl Source<'_> {
         };
         let checkout = match self.checkout() {
             Ok(c) => c,
-            Err(e) => return fail(e),
+            Err(e) => return fail(e.to_string()),
         };
         let cwd = checkout.path().join(dir.as_str());
         let mut printed = Vec::new();
@@ -135,13 +135,17 @@ impl Source<'_> {
 
     /// The revision's files written to a temporary directory, as Argo CD checks the
     /// repository out for a plugin.
-    fn checkout(&self) -> Result<crate::process::TempDir, String> {
-        let dir = crate::process::TempDir::new("kdelta-argocd-plugin")
-            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    fn checkout(&self) -> Result<crate::process::TempDir, CheckoutError> {
+        let dir =
+            crate::process::TempDir::new("kdelta-argocd-plugin").map_err(CheckoutError::TempDir)?;
         let mut total = 0usize;
         let mut stack = vec![RepoPath::root()];
         while let Some(d) = stack.pop() {
-            for e in self.files.list(&d).map_err(|e| e.to_string())? {
+            let entries = match self.files.list(&d) {
+                Ok(entries) => entries,
+                Err(error) => return Err(CheckoutError::List { dir: d, error }),
+            };
+            for e in entries {
                 let p = d.child(&e.name);
                 match e.kind {
                     EntryKind::Dir if e.name == ".git" => {}
@@ -153,12 +157,13 @@ impl Source<'_> {
                         };
                         total += bytes.len();
                         if total > CHECKOUT_LIMIT {
-                            return Err(format!(
-                                "the repository is larger than {} MiB",
-                                CHECKOUT_LIMIT >> 20
-                            ));
+                            return Err(CheckoutError::TooLarge {
+                                limit: CHECKOUT_LIMIT,
+                            });
                         }
-                        dir.write(p.as_str(), &bytes).map_err(|e| e.to_string())?;
+                        if let Err(error) = dir.write(p.as_str(), &bytes) {
+                            return Err(CheckoutError::Write { path: p, error });
+                        }
                     }
                 }
             }
@@ -400,20 +405,57 @@ fn env_name(name: &str) -> String {
         .collect()
 }
 
+/// Why the repository cannot be written out for a plugin.
+#[derive(Debug, thiserror::Error)]
+enum CheckoutError {
+    #[error("cannot create a temporary directory: {0}")]
+    TempDir(std::io::Error),
+    /// A directory of the revision that does not list.
+    #[error("{error}")]
+    List {
+        dir: RepoPath,
+        error: crate::source::SourceError,
+    },
+    /// The files written add up to more than `limit` bytes.
+    #[error("the repository is larger than {} MiB", limit >> 20)]
+    TooLarge { limit: usize },
+    /// A file that could not be written to the checkout.
+    #[error("{error}")]
+    Write {
+        path: RepoPath,
+        error: std::io::Error,
+    },
+}
+
+/// A manifest that `envsubst` made into what is not YAML: the file it came from.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: {error}")]
+struct EnvsubstError {
+    file: RepoPath,
+    error: yaml::YamlError,
+}
+
 /// `envsubst` over the manifests as the generator printed them, read back.
 fn envsubst_resources(
     resources: Vec<Resource>,
     env: &BTreeMap<String, String>,
     only: Option<&[String]>,
-) -> Result<(Vec<Resource>, std::collections::BTreeSet<String>), String> {
+) -> Result<(Vec<Resource>, std::collections::BTreeSet<String>), EnvsubstError> {
     let mut out = Vec::with_capacity(resources.len());
     let mut unset = std::collections::BTreeSet::new();
     for r in resources {
         let text = yaml::emit::node_to_string(&r.node);
         let (text, missing) = plugin::envsubst(&text, env, only);
         unset.extend(missing);
-        let docs = yaml::parse_stream(text.as_bytes(), &ParseOptions::default())
-            .map_err(|e| format!("{}: {e}", r.origin.file))?;
+        let docs = match yaml::parse_stream(text.as_bytes(), &ParseOptions::default()) {
+            Ok(docs) => docs,
+            Err(error) => {
+                return Err(EnvsubstError {
+                    file: r.origin.file,
+                    error,
+                })
+            }
+        };
         for node in docs.into_iter().filter(|d| !d.is_null()) {
             out.push(Resource {
                 node,

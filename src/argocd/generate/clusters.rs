@@ -9,7 +9,7 @@ pub(super) fn clusters(
     ctx: &Context,
     mode: &Mode,
     notices: &mut Vec<Gap>,
-) -> Result<Vec<Params>, String> {
+) -> Result<Vec<Params>, GenerateError> {
     let selector = &body["selector"];
     let selector_empty = selector["matchLabels"]
         .as_object()
@@ -82,17 +82,18 @@ pub(super) fn clusters(
 }
 
 /// `values:` rendered against each parameter set (`appendTemplatedValues`).
-pub(super) fn append_values(p: &mut Params, values: &Json, mode: &Mode) -> Result<(), String> {
+pub(super) fn append_values(
+    p: &mut Params,
+    values: &Json,
+    mode: &Mode,
+) -> Result<(), GenerateError> {
     let Some(values) = values.as_object().filter(|v| !v.is_empty()) else {
         return Ok(());
     };
     let mut rendered = Map::new();
     for (k, v) in values {
         let text = v.as_str().unwrap_or_default();
-        rendered.insert(
-            k.clone(),
-            json!(render::render_string(text, p, mode).map_err(|e| e.to_string())?),
-        );
+        rendered.insert(k.clone(), json!(render::render_string(text, p, mode)?));
     }
     if mode.go_template {
         p.insert("values".into(), Json::Object(rendered));

@@ -9,16 +9,16 @@ pub(super) fn matrix(
     ctx: &Context,
     mode: &Mode,
     notices: &mut Vec<Gap>,
-) -> Result<Vec<Params>, String> {
+) -> Result<Vec<Params>, GenerateError> {
     let children = body["generators"]
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default();
     if children.len() < 2 {
-        return Err("found less than two generators, Matrix support only two".to_string());
+        return Err(GenerateError::MatrixTooFew);
     }
     if children.len() > 2 {
-        return Err("found more than two generators, Matrix support only two".to_string());
+        return Err(GenerateError::MatrixTooMany);
     }
     let first = child_params(&children[0], ctx, mode, notices)?;
     let mut out = Vec::new();
@@ -32,7 +32,11 @@ pub(super) fn matrix(
 }
 
 /// A matrix's second child rendered with the first's parameters (its post selector is not).
-pub(super) fn interpolate(child: &Json, params: &Params, mode: &Mode) -> Result<Json, String> {
+pub(super) fn interpolate(
+    child: &Json,
+    params: &Params,
+    mode: &Mode,
+) -> Result<Json, GenerateError> {
     let Json::Object(m) = child else {
         return Ok(child.clone());
     };
@@ -42,17 +46,14 @@ pub(super) fn interpolate(child: &Json, params: &Params, mode: &Mode) -> Result<
             out.insert(k.clone(), v.clone());
             continue;
         }
-        out.insert(
-            k.clone(),
-            render::render_value(v, params, mode).map_err(|e| e.to_string())?,
-        );
+        out.insert(k.clone(), render::render_value(v, params, mode)?);
     }
     Ok(Json::Object(out))
 }
 
 /// One parameter set of each matrix child combined: with Go templates a deep merge where
 /// the first wins; in fasttemplate mode an equal key with another value is an error.
-pub(super) fn combine(a: &Params, b: &Params, mode: &Mode) -> Result<Params, String> {
+pub(super) fn combine(a: &Params, b: &Params, mode: &Mode) -> Result<Params, GenerateError> {
     if mode.go_template {
         return Ok(deep_merge_params(b, a));
     }
@@ -60,11 +61,11 @@ pub(super) fn combine(a: &Params, b: &Params, mode: &Mode) -> Result<Params, Str
     for (k, v) in b {
         match a.get(k) {
             Some(existing) if existing != v => {
-                return Err(format!(
-                    "found duplicate key {k} with different value, a: {} ,b: {}",
-                    go_sprint(existing),
-                    go_sprint(v)
-                ))
+                return Err(GenerateError::DuplicateKey {
+                    key: k.clone(),
+                    a: existing.clone(),
+                    b: v.clone(),
+                })
             }
             _ => {
                 out.insert(k.clone(), v.clone());
@@ -107,13 +108,13 @@ pub(super) fn child_params(
     ctx: &Context,
     mode: &Mode,
     notices: &mut Vec<Gap>,
-) -> Result<Vec<Params>, String> {
+) -> Result<Vec<Params>, GenerateError> {
     let kinds = generator_kinds(child);
     if kinds.len() > 1 {
-        return Err("more than one inner generator specified".to_string());
+        return Err(GenerateError::ManyInner);
     }
     let Some((kind, body)) = kinds.first() else {
-        return Err("there isn't any inner generator".to_string());
+        return Err(GenerateError::NoInner);
     };
     let sets = params_of(kind, body, ctx, mode, notices)?;
     select(sets, child.get("selector"))
@@ -125,17 +126,17 @@ pub(super) fn merge(
     ctx: &Context,
     mode: &Mode,
     notices: &mut Vec<Gap>,
-) -> Result<Vec<Params>, String> {
+) -> Result<Vec<Params>, GenerateError> {
     let children = body["generators"]
         .as_array()
         .map(Vec::as_slice)
         .unwrap_or_default();
     if children.len() < 2 {
-        return Err("found less than two generators, Merge requires two or more".to_string());
+        return Err(GenerateError::MergeTooFew);
     }
     let keys = strings(&body["mergeKeys"]);
     if keys.is_empty() {
-        return Err("no merge keys were specified".to_string());
+        return Err(GenerateError::NoMergeKeys);
     }
     let key_of = |p: &Params| -> String {
         let m: Map<String, Json> = keys
@@ -150,7 +151,9 @@ pub(super) fn merge(
         let mut seen = std::collections::HashSet::new();
         for p in &params {
             if !seen.insert(key_of(p)) {
-                return Err("the parameters from a generator were not unique by the given mergeKeys, Merge requires all param sets to be unique".to_string());
+                return Err(GenerateError::NotUniqueByMergeKeys {
+                    keys: keys.iter().map(|k| k.to_string()).collect(),
+                });
             }
         }
         sets.push(params);

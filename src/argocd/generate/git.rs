@@ -10,7 +10,7 @@ pub(super) fn git(
     ctx: &Context,
     mode: &Mode,
     notices: &mut Vec<Gap>,
-) -> Result<Vec<Params>, String> {
+) -> Result<Vec<Params>, GenerateError> {
     let repo = body["repoURL"].as_str().unwrap_or_default();
     let revision = body["revision"]
         .as_str()
@@ -79,10 +79,11 @@ pub(super) fn git(
             .collect();
         chosen.sort();
         for f in chosen {
-            let path = RepoPath::new(f).map_err(|e| e.to_string())?;
-            let bytes = files
-                .read(&path)
-                .map_err(|e| format!("unable to read files: {e}"))?;
+            let path = RepoPath::new(f)?;
+            let bytes = match files.read(&path) {
+                Ok(bytes) => bytes,
+                Err(error) => return Err(GenerateError::GitRead { path, error }),
+            };
             for content in file_param_sets(&bytes, f)? {
                 let mut p = if mode.go_template {
                     content
@@ -173,14 +174,22 @@ pub(super) fn dir_of(file: &str) -> &str {
 }
 
 /// A git file's parameter sets: one object, or each element of an array.
-pub(super) fn file_param_sets(bytes: &[u8], name: &str) -> Result<Vec<Params>, String> {
+pub(super) fn file_param_sets(bytes: &[u8], name: &str) -> Result<Vec<Params>, GenerateError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(vec![Params::new()]);
     }
-    let node = crate::yaml::parse_one(bytes, &Default::default())
-        .map_err(|e| format!("unable to parse file {name}: {}", e.message))?;
-    let value = crate::yaml::to_value(&node, crate::yaml::Dialect::Yaml12)
-        .map_err(|e| format!("unable to parse file {name}: {e}"))?;
+    let node = crate::yaml::parse_one(bytes, &Default::default()).map_err(|error| {
+        GenerateError::GitFileSyntax {
+            name: name.to_string(),
+            error,
+        }
+    })?;
+    let value = crate::yaml::to_value(&node, crate::yaml::Dialect::Yaml12).map_err(|error| {
+        GenerateError::GitFileValue {
+            name: name.to_string(),
+            error,
+        }
+    })?;
     match value {
         Json::Object(m) => Ok(vec![m]),
         Json::Null => Ok(vec![Params::new()]),
@@ -191,9 +200,9 @@ pub(super) fn file_param_sets(bytes: &[u8], name: &str) -> Result<Vec<Params>, S
                 _ => None,
             })
             .collect()),
-        _ => Err(format!(
-            "unable to parse file {name}: not an object or a list"
-        )),
+        _ => Err(GenerateError::GitFileShape {
+            name: name.to_string(),
+        }),
     }
 }
 

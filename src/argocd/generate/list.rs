@@ -3,7 +3,7 @@
 use super::*;
 
 /// The list generator (`generators/list.go`).
-pub(super) fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, String> {
+pub(super) fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, GenerateError> {
     let mut out = Vec::new();
     for e in body["elements"]
         .as_array()
@@ -11,7 +11,7 @@ pub(super) fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, String> {
         .unwrap_or_default()
     {
         let Json::Object(m) = e else {
-            return Err("error unmarshling list element".to_string());
+            return Err(GenerateError::ListElement);
         };
         if mode.go_template {
             out.push(m.clone());
@@ -26,12 +26,14 @@ pub(super) fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, String> {
                 ("values", Json::Object(values)) => {
                     for (vk, vv) in values {
                         let Json::String(s) = vv else {
-                            return Err(format!("error parsing value as string: values.{vk}"));
+                            return Err(GenerateError::NotAString {
+                                key: format!("values.{vk}"),
+                            });
                         };
                         p.insert(format!("values.{vk}"), Json::String(s.clone()));
                     }
                 }
-                _ => return Err(format!("error parsing value as string: {k}")),
+                _ => return Err(GenerateError::NotAString { key: k.clone() }),
             }
         }
         out.push(p);
@@ -41,9 +43,9 @@ pub(super) fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, String> {
         .filter(|t| !t.trim().is_empty())
     {
         let node = crate::yaml::parse_one(text.as_bytes(), &Default::default())
-            .map_err(|e| format!("error unmarshling decoded ElementsYaml {}", e.message))?;
+            .map_err(GenerateError::ElementsYamlSyntax)?;
         let value = crate::yaml::to_value(&node, crate::yaml::Dialect::Yaml12)
-            .map_err(|e| format!("error unmarshling decoded ElementsYaml {e}"))?;
+            .map_err(GenerateError::ElementsYamlValue)?;
         // sigs.k8s.io/yaml into `[]map[string]interface{}`: null is no elements, anything
         // but a list of mappings is an error.
         let json_type = |v: &Json| match v {
@@ -54,9 +56,7 @@ pub(super) fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, String> {
             Json::Bool(_) => "bool",
             Json::Null => "null",
         };
-        let refused = |got: &str, want: &str| {
-            format!("error unmarshling decoded ElementsYaml error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go value of type {want}")
-        };
+        let refused = |got, want| GenerateError::ElementsYamlType { got, want };
         match &value {
             Json::Null => {}
             Json::Array(items) => {

@@ -49,6 +49,95 @@ pub struct Context<'a> {
     pub new_git_file_globbing: bool,
 }
 
+/// An error that stops an ApplicationSet's generation, in the ApplicationSet controller's
+/// words, with what it names as fields.
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    /// A template string that does not render.
+    #[error(transparent)]
+    Render(#[from] render::RenderError),
+    /// A list generator element that is not a mapping.
+    #[error("error unmarshling list element")]
+    ListElement,
+    /// A list element's value that is not a string, without Go templates (`key` is
+    /// `values.name` for an entry of `values`).
+    #[error("error parsing value as string: {key}")]
+    NotAString { key: String },
+    /// `elementsYaml` that is not YAML.
+    #[error("error unmarshling decoded ElementsYaml {}", .0.message)]
+    ElementsYamlSyntax(crate::yaml::YamlError),
+    /// `elementsYaml` with a node JSON has no value for.
+    #[error("error unmarshling decoded ElementsYaml {0}")]
+    ElementsYamlValue(crate::yaml::ValueError),
+    /// `elementsYaml` that is not a list of mappings: Go's type of what it is and of what
+    /// was expected.
+    #[error("error unmarshling decoded ElementsYaml error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go value of type {want}")]
+    ElementsYamlType {
+        got: &'static str,
+        want: &'static str,
+    },
+    /// A git generator file whose name is not a repository path.
+    #[error(transparent)]
+    GitPath(#[from] crate::source::PathError),
+    /// A git generator file that does not read.
+    #[error("unable to read files: {error}")]
+    GitRead {
+        path: RepoPath,
+        error: crate::source::SourceError,
+    },
+    /// A git generator file that is not YAML.
+    #[error("unable to parse file {name}: {}", .error.message)]
+    GitFileSyntax {
+        name: String,
+        error: crate::yaml::YamlError,
+    },
+    /// A git generator file with a node JSON has no value for.
+    #[error("unable to parse file {name}: {error}")]
+    GitFileValue {
+        name: String,
+        error: crate::yaml::ValueError,
+    },
+    /// A git generator file that is neither a mapping nor a list.
+    #[error("unable to parse file {name}: not an object or a list")]
+    GitFileShape { name: String },
+    /// A matrix with fewer than two children.
+    #[error("found less than two generators, Matrix support only two")]
+    MatrixTooFew,
+    /// A matrix with more than two children.
+    #[error("found more than two generators, Matrix support only two")]
+    MatrixTooMany,
+    /// Without Go templates, a matrix's two parameter sets give one key two values.
+    #[error("found duplicate key {key} with different value, a: {} ,b: {}", go_sprint(.a), go_sprint(.b))]
+    DuplicateKey { key: String, a: Json, b: Json },
+    /// A matrix or merge child with several generators.
+    #[error("more than one inner generator specified")]
+    ManyInner,
+    /// A matrix or merge child with no generator.
+    #[error("there isn't any inner generator")]
+    NoInner,
+    /// A merge with fewer than two children.
+    #[error("found less than two generators, Merge requires two or more")]
+    MergeTooFew,
+    /// A merge without `mergeKeys`.
+    #[error("no merge keys were specified")]
+    NoMergeKeys,
+    /// A merge child whose parameter sets share their merge keys' values.
+    #[error("the parameters from a generator were not unique by the given mergeKeys, Merge requires all param sets to be unique")]
+    NotUniqueByMergeKeys { keys: Vec<String> },
+    /// A post selector's `matchExpressions` operator Kubernetes does not know.
+    #[error("error parsing label selector: {operator} is not a valid label selector operator")]
+    SelectorOperator { operator: String },
+    /// A rendered `templatePatch` that is not YAML.
+    #[error("error creating template patch: {}", .0.message)]
+    PatchSyntax(crate::yaml::YamlError),
+    /// A `templatePatch` that does not apply to the Application.
+    #[error("error applying template patch: {0}")]
+    PatchApply(crate::kustomize::smp::SmpError),
+    /// The patched Application with a node JSON has no value for.
+    #[error(transparent)]
+    PatchValue(crate::yaml::ValueError),
+}
+
 /// Why a generator's Applications are missing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Gap {
@@ -74,7 +163,7 @@ pub struct Generated {
 
 /// Generates the Applications of `appset` (the manifest as JSON). An `Err` is an error that
 /// stops the whole ApplicationSet, as in the controller.
-pub fn generate(appset: &Json, ctx: &Context) -> Result<Generated, String> {
+pub fn generate(appset: &Json, ctx: &Context) -> Result<Generated, GenerateError> {
     let spec = &appset["spec"];
     let mode = Mode {
         go_template: spec["goTemplate"].as_bool().unwrap_or(false),
@@ -205,7 +294,7 @@ fn params_of(
     ctx: &Context,
     mode: &Mode,
     notices: &mut Vec<Gap>,
-) -> Result<Vec<Params>, String> {
+) -> Result<Vec<Params>, GenerateError> {
     match kind {
         "list" => list(body, mode),
         "clusters" => clusters(body, ctx, mode, notices),
@@ -246,7 +335,7 @@ pub(super) fn strings(v: &Json) -> Vec<&str> {
 }
 
 /// A generator's post selector over its flattened parameter sets (§4).
-fn select(sets: Vec<Params>, selector: Option<&Json>) -> Result<Vec<Params>, String> {
+fn select(sets: Vec<Params>, selector: Option<&Json>) -> Result<Vec<Params>, GenerateError> {
     let Some(selector) = selector.filter(|s| !s.is_null()) else {
         return Ok(sets);
     };
@@ -264,7 +353,10 @@ fn select(sets: Vec<Params>, selector: Option<&Json>) -> Result<Vec<Params>, Str
 }
 
 /// A Kubernetes label selector over a map of labels.
-fn matches_selector(selector: &Json, labels: &BTreeMap<String, String>) -> Result<bool, String> {
+fn matches_selector(
+    selector: &Json,
+    labels: &BTreeMap<String, String>,
+) -> Result<bool, GenerateError> {
     if let Some(m) = selector["matchLabels"].as_object() {
         for (k, v) in m {
             if labels.get(k).map(String::as_str) != v.as_str() {
@@ -286,9 +378,9 @@ fn matches_selector(selector: &Json, labels: &BTreeMap<String, String>) -> Resul
             "Exists" => have.is_some(),
             "DoesNotExist" => have.is_none(),
             op => {
-                return Err(format!(
-                    "error parsing label selector: {op} is not a valid label selector operator"
-                ))
+                return Err(GenerateError::SelectorOperator {
+                    operator: op.to_string(),
+                })
             }
         };
         if !ok {
@@ -307,12 +399,11 @@ fn render_app(
     patch: Option<&str>,
     namespace: &str,
     appset_sync_policy: &Json,
-) -> Result<Json, String> {
+) -> Result<Json, GenerateError> {
     let mut app = if params.is_empty() {
         template.clone()
     } else {
-        let mut rendered =
-            render::render_value(template, params, mode).map_err(|e| e.to_string())?;
+        let mut rendered = render::render_value(template, params, mode)?;
         let finalizers_empty = rendered["metadata"]["finalizers"]
             .as_array()
             .is_none_or(Vec::is_empty);
@@ -324,9 +415,9 @@ fn render_app(
         rendered
     };
     if let Some(patch) = patch.filter(|p| !p.trim().is_empty()) {
-        let text = render::render_string(patch, params, mode).map_err(|e| e.to_string())?;
+        let text = render::render_string(patch, params, mode)?;
         let patch_node = crate::yaml::parse_one(text.as_bytes(), &Default::default())
-            .map_err(|e| format!("error creating template patch: {}", e.message))?;
+            .map_err(GenerateError::PatchSyntax)?;
         let project = app["spec"]["project"].clone();
         let mut node = crate::yaml::from_go_json(&app);
         crate::kustomize::smp::merge(
@@ -334,9 +425,9 @@ fn render_app(
             &patch_node,
             crate::kustomize::openapi::Schema::builtin(),
         )
-        .map_err(|e| format!("error applying template patch: {e}"))?;
+        .map_err(GenerateError::PatchApply)?;
         app = crate::yaml::to_value(&node, crate::yaml::Dialect::Yaml12)
-            .map_err(|e| e.to_string())?;
+            .map_err(GenerateError::PatchValue)?;
         if app.get("spec").is_some_and(Json::is_object) {
             app["spec"]["project"] = project;
         }
@@ -365,11 +456,12 @@ mod tests {
         assert_eq!(list("- a: 1\n- b: x\n").unwrap().len(), 2);
         assert_eq!(list("null").unwrap().len(), 0);
         assert_eq!(
-            list("a: 1").unwrap_err(),
+            list("a: 1").unwrap_err().to_string(),
             "error unmarshling decoded ElementsYaml error unmarshaling JSON: while decoding JSON: json: cannot unmarshal object into Go value of type []map[string]interface {}"
         );
         assert!(list("[a, b]")
             .unwrap_err()
+            .to_string()
             .ends_with("cannot unmarshal string into Go value of type map[string]interface {}"));
     }
 
