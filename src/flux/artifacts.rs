@@ -108,7 +108,7 @@ pub fn external(
             Artifact::Local => copy.run(files, &mut tree),
             Artifact::Remote { snapshot, .. } => copy.run(&files.sibling(&*snapshot), &mut tree),
         }
-        .map_err(fail)?;
+        .map_err(|e| fail(e.to_string()))?;
     }
     let mut memory = MemorySnapshot::new();
     for (path, bytes) in &tree.files {
@@ -136,6 +136,36 @@ impl Tree {
     }
 }
 
+/// Why one copy operation fails, in source-watcher's words, with the pattern or path.
+#[derive(Debug, thiserror::Error)]
+enum CopyError {
+    /// A pattern without glob characters that names nothing.
+    #[error("source '{pattern}' does not exist")]
+    NoSource { pattern: String },
+    /// A glob that matches nothing.
+    #[error("no files match pattern '{pattern}'")]
+    NoMatch { pattern: String },
+    /// A glob whose every match an `exclude` pattern drops.
+    #[error("all files matching pattern '{pattern}' were excluded")]
+    AllExcluded { pattern: String },
+    /// A source directory that does not list.
+    #[error("{error}")]
+    List {
+        dir: RepoPath,
+        error: crate::source::SourceError,
+    },
+    /// A source file that does not read.
+    #[error("{error}")]
+    Read {
+        path: RepoPath,
+        error: crate::source::SourceError,
+    },
+    /// A destination that leaves the artifact or is its root.
+    #[error("cannot copy to '{to}'")]
+    Destination { to: String },
+}
+
+/// One `copy` operation of an artifact.
 struct Copy<'a> {
     pattern: &'a str,
     dest: &'a str,
@@ -144,12 +174,13 @@ struct Copy<'a> {
 }
 
 impl Copy<'_> {
-    fn run(&self, files: &Files, tree: &mut Tree) -> Result<(), String> {
+    fn run(&self, files: &Files, tree: &mut Tree) -> Result<(), CopyError> {
         let pattern = self.pattern;
         let base = selection_root(pattern);
         if !pattern.contains(['*', '?', '[', ']']) {
-            let path = sources::clean_path(pattern)
-                .ok_or_else(|| format!("source '{pattern}' does not exist"))?;
+            let path = sources::clean_path(pattern).ok_or_else(|| CopyError::NoSource {
+                pattern: pattern.to_string(),
+            })?;
             return match files.kind(&path) {
                 EntryKind::Dir => {
                     let dest = join(self.dest, path.file_name());
@@ -166,21 +197,25 @@ impl Copy<'_> {
                     };
                     copy_file(files, &path, &dest, tree)
                 }
-                _ => Err(format!("source '{pattern}' does not exist")),
+                _ => Err(CopyError::NoSource {
+                    pattern: pattern.to_string(),
+                }),
             };
         }
         let found = glob(files, pattern);
         if found.is_empty() {
-            return Err(format!("no files match pattern '{pattern}'"));
+            return Err(CopyError::NoMatch {
+                pattern: pattern.to_string(),
+            });
         }
         let kept: Vec<&RepoPath> = found
             .iter()
             .filter(|m| !self.excluded(m.as_str(), &base))
             .collect();
         if kept.is_empty() {
-            return Err(format!(
-                "all files matching pattern '{pattern}' were excluded"
-            ));
+            return Err(CopyError::AllExcluded {
+                pattern: pattern.to_string(),
+            });
         }
         for m in kept {
             let rel = pattern
@@ -203,8 +238,11 @@ impl Copy<'_> {
         dest: &str,
         base: &str,
         tree: &mut Tree,
-    ) -> Result<(), String> {
-        let entries = files.list(dir).map_err(|e| e.to_string())?;
+    ) -> Result<(), CopyError> {
+        let entries = files.list(dir).map_err(|error| CopyError::List {
+            dir: dir.clone(),
+            error,
+        })?;
         for e in entries {
             let path = dir.child(&e.name);
             if self.excluded(path.as_str(), base) {
@@ -240,11 +278,14 @@ impl Copy<'_> {
     }
 }
 
-fn copy_file(files: &Files, from: &RepoPath, to: &str, tree: &mut Tree) -> Result<(), String> {
-    let bytes = files.read(from).map_err(|e| e.to_string())?;
+fn copy_file(files: &Files, from: &RepoPath, to: &str, tree: &mut Tree) -> Result<(), CopyError> {
+    let bytes = files.read(from).map_err(|error| CopyError::Read {
+        path: from.clone(),
+        error,
+    })?;
     let path = sources::clean_path(to)
         .filter(|p| !p.is_root())
-        .ok_or_else(|| format!("cannot copy to '{to}'"))?;
+        .ok_or_else(|| CopyError::Destination { to: to.to_string() })?;
     tree.files.insert(path, bytes.to_vec());
     Ok(())
 }

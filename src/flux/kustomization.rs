@@ -166,7 +166,9 @@ fn build_in(ks: &Node, files: &Files, at: &Place) -> EngineOutput<Details> {
     let edited = match edit(&mut k, ks, files, &dir, &mut steps) {
         Ok(edited) => edited,
         Err(e) => {
-            return EngineOutput::failed(vec![at.finding(Finding::error(rules::FLUX_INVALID, e))])
+            return EngineOutput::failed(vec![
+                at.finding(Finding::error(rules::FLUX_INVALID, e.to_string()))
+            ])
         }
     };
     if existing.is_some() && !edited {
@@ -266,6 +268,14 @@ fn scan(
     Ok(())
 }
 
+/// A Kustomization field Flux refuses to write into the kustomization, in its words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum EditError {
+    /// A `components` entry that is absolute or a URL.
+    #[error("component path '{path}' must be local and relative")]
+    Component { path: String },
+}
+
 /// Writes Flux's fields into the kustomization `k` as `GenerateManifest` does. True when
 /// anything was written.
 fn edit(
@@ -274,7 +284,7 @@ fn edit(
     files: &Files,
     dir: &RepoPath,
     steps: &mut Vec<String>,
-) -> Result<bool, String> {
+) -> Result<bool, EditError> {
     let spec = |key: &str| ks.get_path(&["spec", key]);
     let text = |key: &str| ks.str_at(&["spec", key]).filter(|s| !s.is_empty());
     let mut edited = false;
@@ -325,9 +335,9 @@ fn edit(
         for c in components {
             let Some(path) = c.as_str() else { continue };
             if path.starts_with('/') || path.contains("://") {
-                return Err(format!(
-                    "component path '{path}' must be local and relative"
-                ));
+                return Err(EditError::Component {
+                    path: path.to_string(),
+                });
             }
             let exists = dir
                 .join(path)
@@ -638,9 +648,20 @@ fn opted_out(node: &Node) -> bool {
         .any(|k| node.str_at(&["metadata", k, SUBSTITUTE]) == Some("disabled"))
 }
 
+/// Why a substituted object does not read back.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+enum ReparseError {
+    /// The text is not YAML.
+    #[error(transparent)]
+    Syntax(#[from] yaml::YamlError),
+    /// The YAML has no JSON equivalent.
+    #[error(transparent)]
+    Json(#[from] yaml::YamlToJsonError),
+}
+
 /// The substituted text read back as `yaml.YAMLToJSON` reads it (go-yaml v2 typing).
-fn reparse(text: &str) -> Result<Node, String> {
-    let node = yaml::parse_one(text.as_bytes(), &Default::default()).map_err(|e| e.to_string())?;
-    let json = yaml::yaml_to_json(&node).map_err(|e| e.to_string())?;
+fn reparse(text: &str) -> Result<Node, ReparseError> {
+    let node = yaml::parse_one(text.as_bytes(), &Default::default())?;
+    let json = yaml::yaml_to_json(&node)?;
     Ok(yaml::from_go_json(&json))
 }
