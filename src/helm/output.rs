@@ -121,9 +121,9 @@ fn next_separator(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
 /// The fields of a document's head Helm reads (`releaseutil.SimpleHead`), or the YAML error
 /// as Helm words it. Read from the node tree: the document is parsed whole (an error anywhere
 /// fails, as in Helm) but only its head is looked at.
-fn head(doc: &str) -> Result<(String, Option<String>, Option<crate::yaml::Node>), String> {
+fn head(doc: &str) -> Result<(String, Option<String>, Option<crate::yaml::Node>), HeadError> {
     use crate::yaml::{self, Dialect, Node, NodeKind, Resolved};
-    let Some(node) = crate::template::helm_yaml_node(doc).map_err(|e| e.to_string())? else {
+    let Some(node) = crate::template::helm_yaml_node(doc)? else {
         return Ok((String::new(), None, None));
     };
     // The JSON kind sigs.k8s.io/yaml gives a node; None for null.
@@ -137,14 +137,13 @@ fn head(doc: &str) -> Result<(String, Option<String>, Option<crate::yaml::Node>)
         NodeKind::Seq(_) => Some("array"),
         NodeKind::Map(_) => Some("object"),
     };
-    let field_error = |field: &str, n: &Node, want: &str| {
-        format!(
-            "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go struct field {field} of type {want}",
-            go_type(n).unwrap_or("null")
-        )
+    let field_error = |field: &'static str, n: &Node, want: &'static str| HeadError::Field {
+        field,
+        got: go_type(n).unwrap_or("null"),
+        want,
     };
     // sigs.k8s.io/yaml reads any scalar into a string field (`name: n` is "n", not false).
-    let string_field = |n: Option<&Node>, field: &str| -> Result<String, String> {
+    let string_field = |n: Option<&Node>, field: &'static str| -> Result<String, HeadError> {
         match n {
             None => Ok(String::new()),
             Some(n) => match (&n.kind, go_type(n)) {
@@ -157,11 +156,7 @@ fn head(doc: &str) -> Result<(String, Option<String>, Option<crate::yaml::Node>)
     match go_type(&node) {
         None => return Ok((String::new(), None, None)),
         Some("object") => {}
-        Some(other) => {
-            return Err(format!(
-                "error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {other} into Go value of type releaseutil.SimpleHead"
-            ))
-        }
+        Some(other) => return Err(HeadError::NotAnObject { got: other }),
     }
     string_field(node.get("apiVersion"), "SimpleHead.apiVersion")?;
     let kind = string_field(node.get("kind"), "SimpleHead.kind")?;
@@ -204,13 +199,33 @@ fn head(doc: &str) -> Result<(String, Option<String>, Option<crate::yaml::Node>)
     Ok((kind, hook, Some(node)))
 }
 
+/// Why Helm cannot read a document's head, in its words: sigs.k8s.io/yaml's and
+/// `encoding/json`'s, with Go's JSON types of what the document has and what Helm wants.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HeadError {
+    /// The document is not YAML.
+    #[error(transparent)]
+    Yaml(#[from] crate::template::HelmYamlError),
+    /// The document is not a mapping.
+    #[error("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go value of type releaseutil.SimpleHead")]
+    NotAnObject { got: &'static str },
+    /// A field of the head with a value of another type.
+    #[error("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go struct field {field} of type {want}")]
+    Field {
+        /// The field as `encoding/json` names it (`SimpleHead.kind`).
+        field: &'static str,
+        got: &'static str,
+        want: &'static str,
+    },
+}
+
 /// A rendered document Helm cannot read: `YAML parse error on TEMPLATE: MESSAGE`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("YAML parse error on {template}: {message}")]
+#[error("YAML parse error on {template}: {error}")]
 pub struct ManifestError {
     /// The template that rendered it (`top/templates/x.yaml`).
     pub template: String,
-    pub message: String,
+    pub error: HeadError,
 }
 
 /// Sorts the documents of rendered files (`(path, text)`, any order) as `SortManifests` does.
@@ -235,9 +250,9 @@ pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, Manif
         use rayon::prelude::*;
         docs.into_par_iter()
             .map(|(path, offset, doc)| {
-                let (kind, hook, node) = head(&doc).map_err(|message| ManifestError {
+                let (kind, hook, node) = head(&doc).map_err(|error| ManifestError {
                     template: path.clone(),
-                    message,
+                    error,
                 })?;
                 Ok(Manifest {
                     source: path.clone(),
@@ -322,10 +337,18 @@ pub fn print(crds: &[(String, String)], manifests: &[Manifest], options: &Output
     out
 }
 
+/// A `--show-only` pattern no printed document's template matches, in Helm's words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("could not find template {pattern} in chart")]
+pub struct ShowOnlyError {
+    /// The pattern, with `\` made `/` as Helm does.
+    pub pattern: String,
+}
+
 /// `helm template --show-only`: the printed documents whose template (the `# Source:` path
 /// without its first segment) matches a pattern, pattern by pattern, each printed as
 /// `---\n{document}\n`; a pattern matching nothing is Helm's error.
-pub fn show_only(printed: String, patterns: &[String]) -> Result<String, String> {
+pub fn show_only(printed: String, patterns: &[String]) -> Result<String, ShowOnlyError> {
     if patterns.is_empty() {
         return Ok(printed);
     }
@@ -350,7 +373,7 @@ pub fn show_only(printed: String, patterns: &[String]) -> Result<String, String>
             missing = false;
         }
         if missing {
-            return Err(format!("could not find template {pattern} in chart"));
+            return Err(ShowOnlyError { pattern });
         }
     }
     Ok(out)

@@ -275,7 +275,7 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
         },
         || schema.map_or(Ok(()), |s| s.check()),
     );
-    checked.map_err(|e| ErrorKind::Schema.with(e))?;
+    checked.map_err(|e| ErrorKind::Schema.with(e.to_string()))?;
     let (manifests, nondeterministic, printed) = rendered?;
     let nodes = manifests
         .into_iter()
@@ -284,7 +284,7 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
     Ok(Rendered {
         nodes,
         output: output::show_only(printed, &options.output.show_only)
-            .map_err(|e| ErrorKind::ShowOnly.with(e))?,
+            .map_err(|e| ErrorKind::ShowOnly.with(e.to_string()))?,
         pruned: processed.pruned,
         non_bool: processed.non_bool,
         missing,

@@ -9,7 +9,7 @@ use crate::template::Value;
 
 /// The violations of every schema in the tree, worded as Helm's error is laid out (the
 /// messages are the validator's); `Ok` when there are none.
-pub fn validate(chart: &Chart, values: &Table) -> Result<(), String> {
+pub fn validate(chart: &Chart, values: &Table) -> Result<(), SchemaError> {
     prepare(chart, values).check()
 }
 
@@ -28,24 +28,53 @@ pub fn prepare<'c>(chart: &'c Chart, values: &Table) -> Pending<'c> {
 
 impl Pending<'_> {
     /// Checks every schema, in the tree's order.
-    pub fn check(self) -> Result<(), String> {
-        let mut out = String::new();
-        for (name, schema, instance) in &self.checks {
-            let problems = check(schema, instance);
-            if !problems.is_empty() {
-                out.push_str(&format!("{name}:\n"));
-                for p in problems {
-                    out.push_str(&format!("- {p}\n"));
-                }
-            }
-        }
-        if out.is_empty() {
+    pub fn check(self) -> Result<(), SchemaError> {
+        let charts: Vec<Violations> = self
+            .checks
+            .iter()
+            .map(|(name, schema, instance)| Violations {
+                chart: name.to_string(),
+                violations: check(schema, instance),
+            })
+            .filter(|v| !v.violations.is_empty())
+            .collect();
+        if charts.is_empty() {
             return Ok(());
         }
-        Err(format!(
-            "values don't meet the specifications of the schema(s) in the following chart(s):\n{out}"
-        ))
+        Err(SchemaError { charts })
     }
+}
+
+/// Values that break the schemas of one or more charts of the tree, laid out as Helm's error.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "values don't meet the specifications of the schema(s) in the following chart(s):\n{}",
+    listing(.charts)
+)]
+pub struct SchemaError {
+    /// The charts with violations, in the tree's order.
+    pub charts: Vec<Violations>,
+}
+
+/// One chart's violations of its `values.schema.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violations {
+    /// The chart's name.
+    pub chart: String,
+    /// `field: message`, worded as gojsonschema words them; never empty.
+    pub violations: Vec<String>,
+}
+
+/// Each chart's name, then its violations one a line.
+fn listing(charts: &[Violations]) -> String {
+    let mut out = String::new();
+    for c in charts {
+        out.push_str(&format!("{}:\n", c.chart));
+        for v in &c.violations {
+            out.push_str(&format!("- {v}\n"));
+        }
+    }
+    out
 }
 
 fn collect<'c>(
@@ -275,6 +304,10 @@ mod tests {
             r#"{"properties":{"a":{"properties":{"b":{"type":"integer"}}}},"required":["z"]}"#,
         );
         let err = validate(&c, &values("a:\n  b: x\n")).unwrap_err();
+        assert_eq!(err.charts.len(), 1);
+        assert_eq!(err.charts[0].chart, "c");
+        assert_eq!(err.charts[0].violations.len(), 2, "{err}");
+        let err = err.to_string();
         assert!(err.starts_with("values don't meet the specifications of the schema(s) in the following chart(s):\nc:\n"), "{err}");
         assert!(err.contains("- a.b: "), "{err}");
         assert!(err.contains("- (root): "), "{err}");
@@ -286,6 +319,7 @@ mod tests {
         let c = chart("{not json");
         assert!(validate(&c, &Table::new())
             .unwrap_err()
+            .to_string()
             .contains("values.schema.json is not JSON"));
         // A remote reference is never fetched.
         let c = chart(r#"{"$ref":"https://example.com/schema.json"}"#);
