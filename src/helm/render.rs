@@ -438,6 +438,10 @@ fn place_manifests(
     use crate::yaml::{FileId, Span};
     let mut files: HashMap<*const u8, FileId> = HashMap::new();
     let mut placed: HashMap<String, Vec<Span>> = HashMap::new();
+    let texts: HashMap<&str, &str> = rendered
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.as_str()))
+        .collect();
     for m in manifests.iter_mut() {
         let Some(node) = m.node.as_mut() else {
             continue;
@@ -445,7 +449,7 @@ fn place_manifests(
         let Some(lines) = written.get(m.source.as_str()) else {
             continue;
         };
-        let Some((_, text)) = rendered.iter().find(|(name, _)| *name == m.source) else {
+        let Some(text) = texts.get(m.source.as_str()) else {
             continue;
         };
         // Each line of the template's output, placed; each file interned once.
@@ -464,7 +468,8 @@ fn place_manifests(
                 })
                 .collect()
         });
-        let first_line = memchr::memchr_iter(b'\n', &text.as_bytes()[..m.offset]).count();
+        let before = text.as_bytes().get(..m.offset).unwrap_or_default();
+        let first_line = memchr::memchr_iter(b'\n', before).count();
         node.map_spans(&|span| {
             if !span.is_known() {
                 return span;

@@ -621,9 +621,10 @@ fn object_finding(
     f.in_file(file)
 }
 
-/// Gives a line to the findings at a Helm template, which name the rendered field but not
-/// where the template writes it: the one line of the template that writes the field's key
-/// (`containerPort:`), when exactly one does. `read` gives a file's text at the revision.
+/// Gives a line to the findings at a Helm template that have none (renders without positions:
+/// a kustomization's `helmCharts`, an Argo CD Helm source; the Helm engine places fields
+/// itself): the one line of the template that writes the field's key (`containerPort:`), when
+/// exactly one does. `read` gives a file's text at the revision.
 pub fn locate_in_templates(findings: &mut [Finding], read: &dyn Fn(&str) -> Option<String>) {
     let mut texts: HashMap<String, Option<String>> = HashMap::new();
     for f in findings.iter_mut() {

@@ -110,14 +110,18 @@ fn missing(op: &'static str, path: &str) -> OpError {
 /// evanphx `findObject`: the path split at `/` with its first part dropped — whatever it is,
 /// so `spec/x` means `/x` — and at least one part left (`""` and `x` are missing paths).
 fn tokens(path: &str, op: &'static str) -> Result<Vec<String>, OpError> {
-    let parts: Vec<&str> = path.split('/').collect();
-    if parts.len() < 2 {
+    if !path.contains('/') {
         return Err(missing(op, path));
     }
-    Ok(parts[1..]
-        .iter()
+    Ok(pointer_tokens(path).collect())
+}
+
+/// The tokens of a JSON pointer as evanphx reads them: the first part dropped, `~1` and `~0`
+/// unescaped.
+pub(super) fn pointer_tokens(path: &str) -> impl Iterator<Item = String> + '_ {
+    path.split('/')
+        .skip(1)
         .map(|t| t.replace("~1", "/").replace("~0", "~"))
-        .collect())
 }
 
 fn parent<'a>(

@@ -2,7 +2,7 @@
 //! applies it), which has no positions: afterwards, the fields the patch left alone take back
 //! their lines, and the fields an operation wrote take the lines of its value in the patch.
 
-use super::json6902::Op;
+use super::json6902::{pointer_tokens as tokens, Op};
 use crate::yaml::{Node, NodeKind};
 use std::collections::HashMap;
 
@@ -127,15 +127,6 @@ fn copy_spans(to: &mut Node, from: &Node) {
         }
         _ => {}
     }
-}
-
-/// The tokens of a JSON pointer as evanphx/json-patch reads them: the first part dropped,
-/// `~1` and `~0` unescaped.
-fn tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
-    pointer
-        .split('/')
-        .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
 }
 
 fn at<'a>(node: &'a Node, pointer: &str) -> Option<&'a Node> {
