@@ -170,6 +170,7 @@ impl Chart {
         let mut archives = Vec::new();
         let mut requirements_yaml = None;
         let mut subchart_files: BTreeMap<String, Vec<(String, B)>> = BTreeMap::new();
+        let mut other_files = Vec::new();
         for (path, file) in files {
             let bytes = strip_bom(file.as_ref());
             // `from_utf8` checks a word at a time; the lossy decoder, a character at a time.
@@ -216,7 +217,7 @@ impl Chart {
                     if crd {
                         chart.crds.push(path.clone());
                     }
-                    Arc::make_mut(&mut chart.files).insert(path, go_string(file));
+                    other_files.push((path, file));
                 }
             }
         }
@@ -230,26 +231,40 @@ impl Chart {
             Some(Value::String(s)) if !s.is_empty() => s.to_string(),
             _ => return Err(LoadError::NoName),
         };
-        for (name, bytes) in archives {
-            let mut sub = Chart::from_archive(bytes.as_ref())
-                .map_err(|e| LoadError::Subchart(name.clone(), Box::new(e)))?;
-            sub.set_source(&format!("charts/{name}"));
-            chart.dependencies.push(sub);
-        }
-        // Subcharts load on every core (their values files are most of a big chart's YAML);
-        // the first failure in directory order is the one reported.
-        let subcharts: Vec<Result<Chart, LoadError>> = {
-            use rayon::prelude::*;
-            subchart_files
-                .into_par_iter()
-                .map(|(dir, files)| {
+        // Subcharts load on every core (their values files are most of a big chart's YAML),
+        // beside this chart's own values and files; the first failure in Helm's order (packed
+        // subcharts, unpacked ones by directory, requirements, values) is the one reported.
+        let (subcharts, (files, values)) = rayon::join(
+            || {
+                use rayon::prelude::*;
+                let packed = archives.into_par_iter().map(|(name, bytes)| {
+                    let mut sub = Chart::from_archive(bytes.as_ref())
+                        .map_err(|e| LoadError::Subchart(name.clone(), Box::new(e)))?;
+                    sub.set_source(&format!("charts/{name}"));
+                    Ok(sub)
+                });
+                let unpacked = subchart_files.into_par_iter().map(|(dir, files)| {
                     let mut sub = Chart::load(files)
                         .map_err(|e| LoadError::Subchart(dir.clone(), Box::new(e)))?;
                     sub.set_source(&format!("charts/{dir}"));
                     Ok(sub)
-                })
-                .collect()
-        };
+                });
+                packed
+                    .chain(unpacked)
+                    .collect::<Vec<Result<Chart, LoadError>>>()
+            },
+            || {
+                use rayon::prelude::*;
+                // A binary file becomes a Go string a byte at a time: kube-prometheus-stack's
+                // 200 KB crds.bz2 alone is a millisecond.
+                let files: BTreeMap<String, Arc<str>> = other_files
+                    .into_par_iter()
+                    .map(|(path, file)| (path, go_string(file)))
+                    .collect();
+                (files, values_yaml.map(|text| helm_values(&text)))
+            },
+        );
+        chart.files = Arc::new(files);
         for sub in subcharts {
             chart.dependencies.push(sub?);
         }
@@ -273,8 +288,8 @@ impl Chart {
                 .map(|(i, d)| dependency(d, i + 1))
                 .collect();
         }
-        if let Some(text) = values_yaml {
-            chart.values = match helm_values(&text).map_err(LoadError::Values)? {
+        if let Some(values) = values {
+            chart.values = match values.map_err(LoadError::Values)? {
                 Value::Nil | Value::NoValue => Value::map(BTreeMap::new()),
                 v @ Value::Map(_) => v,
                 _ => return Err(LoadError::ValuesNotMapping),
