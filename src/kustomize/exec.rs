@@ -7,7 +7,7 @@ use super::error::KError;
 use super::loader::Loader;
 use super::res::{anno, Res};
 use super::resmap::ResMap;
-use super::transform::patch::parse_smp;
+use super::transform::patch::{parse_smp, PatchDocsError};
 use crate::finding::rules;
 use std::path::PathBuf;
 use std::process::Command;
@@ -199,7 +199,7 @@ pub fn run_plugin(
         input.is_some(),
     )?;
     let text = String::from_utf8_lossy(&output);
-    let produced = parse_smp(&text, &ldr.schema).map_err(|e| invalid_output(&text, &id, e))?;
+    let produced = parse_smp(&text, &ldr.schema).map_err(|e| invalid_output(&id, e))?;
     match input {
         None => {
             let mut rm = ResMap::new();
@@ -217,17 +217,9 @@ pub fn run_plugin(
 /// What a plugin printed that is no resources. Output that is no YAML fails as kustomize's
 /// resource factory says (`MalformedYAMLError: yaml: …`, the plugin not named); kdelta's
 /// cause names the plugin.
-fn invalid_output(text: &str, id: &super::kid::KId, e: String) -> KError {
-    let yaml_error = super::documents::read_documents(
-        text.as_bytes(),
-        &crate::yaml::ParseOptions {
-            duplicate_keys: crate::yaml::DuplicateKeys::Keep,
-            ..crate::yaml::ParseOptions::default()
-        },
-    )
-    .err();
-    match yaml_error {
-        Some(y) => KError::new(
+fn invalid_output(id: &super::kid::KId, e: PatchDocsError) -> KError {
+    match e {
+        PatchDocsError::Yaml(y) => KError::new(
             rules::KUSTOMIZE_PLUGIN_OUTPUT,
             format!(
                 "MalformedYAMLError: {}",
@@ -243,7 +235,7 @@ fn invalid_output(text: &str, id: &super::kid::KId, e: String) -> KError {
             ),
             &[],
         ),
-        None => KError::new(
+        e => KError::new(
             rules::KUSTOMIZE_PLUGIN_OUTPUT,
             format!("plugin {id} printed invalid resources: {e}"),
         ),

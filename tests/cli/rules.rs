@@ -1735,3 +1735,30 @@ fn a_krm_function_is_not_run_and_said_so() {
         .expect("the kustomization's target");
     assert_eq!(target["incomplete"], true, "{target:#}");
 }
+
+#[test]
+fn a_patch_file_document_that_is_no_object_is_an_error_at_its_line() {
+    let env = TestEnv::new();
+    env.write(
+        "patched/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n",
+    )
+    .write(
+        "patched/kustomization.yaml",
+        "resources:\n- cm.yaml\npatchesStrategicMerge:\n- patch.yaml\n",
+    )
+    // The second document of the patch file has no kind.
+    .write(
+        "patched/patch.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n---\napiVersion: v1\nmetadata:\n  name: cm\n",
+    );
+    env.commit("a patch without kind");
+    let report = check(&env, 1);
+    assert_finding(
+        the_finding(&report, "kustomize.patch"),
+        "error",
+        "patched/patch.yaml",
+        Some(6),
+        "missing kind in object in File: patch.yaml",
+    );
+}

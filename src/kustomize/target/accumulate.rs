@@ -386,8 +386,9 @@ fn resources_from_documents(
                 Some(items) if items.is_null() => continue,
                 Some(items) => match items.as_seq() {
                     Some(items) => {
-                        let items = list_items_through_json(&kind, items)
-                            .map_err(|e| KError::new(rules::RESOURCE_INVALID, e).at(&file, span))?;
+                        let items = list_items_through_json(&kind, items).map_err(|e| {
+                            KError::new(rules::RESOURCE_INVALID, e.to_string()).at(&file, e.span())
+                        })?;
                         queue.extend(items);
                         continue;
                     }
@@ -438,18 +439,50 @@ const RESOURCE_PARSE: ParseOptions = ParseOptions {
 /// kustomize's `inlineAnyEmbeddedLists`: the list is decoded (go-yaml v3) and each item
 /// encoded with Go's JSON and read back, which types every value anew (`0x1F` becomes `31`,
 /// `~` becomes `null`).
-fn list_items_through_json(kind: &str, items: &[Node]) -> Result<Vec<Node>, String> {
+fn list_items_through_json(kind: &str, items: &[Node]) -> Result<Vec<Node>, ListItemsError> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         if let Some((key, _)) = yaml::non_string_key(item) {
-            return Err(format!(
-                "trouble expanding list of {kind}: the key {:?} is not a string: json: unsupported type: map[interface {{}}]interface {{}}",
-                yaml::key_text(key)
-            ));
+            return Err(ListItemsError::KeyNotString {
+                kind: kind.to_string(),
+                key: yaml::key_text(key),
+                span: key.span,
+            });
         }
-        let value = yaml::to_value(item, Dialect::Yaml12)
-            .map_err(|e| format!("trouble expanding list of {kind}; {e}"))?;
+        let value =
+            yaml::to_value(item, Dialect::Yaml12).map_err(|error| ListItemsError::Value {
+                kind: kind.to_string(),
+                error,
+                span: item.span,
+            })?;
         out.push(yaml::from_json_text(&value).at(item.span));
     }
     Ok(out)
+}
+
+/// Why a `List`'s items cannot go through JSON, worded as kustomize's `inlineAnyEmbeddedLists`.
+#[derive(Debug, thiserror::Error)]
+enum ListItemsError {
+    /// An item's mapping has a key that is no string (JSON has none such).
+    #[error("trouble expanding list of {kind}: the key {key:?} is not a string: json: unsupported type: map[interface {{}}]interface {{}}")]
+    KeyNotString {
+        kind: String,
+        key: String,
+        span: yaml::Span,
+    },
+    /// An item holds a value JSON cannot (a number too big for float64).
+    #[error("trouble expanding list of {kind}; {error}")]
+    Value {
+        kind: String,
+        error: yaml::ValueError,
+        span: yaml::Span,
+    },
+}
+
+impl ListItemsError {
+    fn span(&self) -> yaml::Span {
+        match self {
+            ListItemsError::KeyNotString { span, .. } | ListItemsError::Value { span, .. } => *span,
+        }
+    }
 }

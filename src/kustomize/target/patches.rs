@@ -80,7 +80,7 @@ impl Builder {
                     let text = crate::kustomize::documents::patch_text(&bytes);
                     let mut loaded = patch::parse_smp(&text, &kt.ldr.schema).map_err(|e| {
                         KError::new(rules::KUSTOMIZE_PATCH, format!("{e} in File: {entry}"))
-                            .at(&file, Default::default())
+                            .at(&file, e.span())
                     })?;
                     place(loaded.iter_mut().map(|p| &mut p.node), Read::File(&file));
                     patches.extend(loaded);

@@ -61,7 +61,7 @@ pub fn yaml_limit(text: &str) -> Option<KError> {
 /// name (kustomize's `SliceFromBytes`). kyaml reads them as node trees that keep a key given
 /// twice: the merge finds the first, and a subtree it copies whole keeps both (annotations
 /// collapse to the last at the end of the build, anything else fails to print).
-pub fn parse_smp(text: &str, schema: &Arc<BuildSchema>) -> Result<Vec<Res>, String> {
+pub fn parse_smp(text: &str, schema: &Arc<BuildSchema>) -> Result<Vec<Res>, PatchDocsError> {
     let docs = super::super::documents::read_documents(
         text.as_bytes(),
         &ParseOptions {
@@ -69,25 +69,52 @@ pub fn parse_smp(text: &str, schema: &Arc<BuildSchema>) -> Result<Vec<Res>, Stri
             ..ParseOptions::default()
         },
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| PatchDocsError::Yaml(Box::new(e)))?;
     let mut out = Vec::new();
     for doc in docs {
         if doc.is_nil_or_empty() {
             continue;
         }
         if !doc.is_map() {
-            return Err("wrong node kind: expected MappingNode".into());
+            return Err(PatchDocsError::NotMapping(doc.span));
         }
         let kind = doc.str_at(&["kind"]).unwrap_or("");
         if kind.is_empty() {
-            return Err("missing kind in object".into());
+            return Err(PatchDocsError::MissingKind(doc.span));
         }
         if !kind.ends_with("List") && doc.str_at(&["metadata", "name"]).unwrap_or("").is_empty() {
-            return Err("missing metadata.name in object".into());
+            return Err(PatchDocsError::MissingName(doc.span));
         }
         out.push(Res::new(doc, Default::default(), schema.clone()));
     }
     Ok(out)
+}
+
+/// Why text is not strategic merge patch documents, worded as kustomize's `SliceFromBytes`;
+/// each knows where in the text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PatchDocsError {
+    #[error("{0}")]
+    Yaml(Box<yaml::YamlError>),
+    /// A document that is not a mapping, at its start.
+    #[error("wrong node kind: expected MappingNode")]
+    NotMapping(yaml::Span),
+    #[error("missing kind in object")]
+    MissingKind(yaml::Span),
+    #[error("missing metadata.name in object")]
+    MissingName(yaml::Span),
+}
+
+impl PatchDocsError {
+    /// Where in the text the error is.
+    pub fn span(&self) -> yaml::Span {
+        match self {
+            PatchDocsError::Yaml(e) => e.span,
+            PatchDocsError::NotMapping(span)
+            | PatchDocsError::MissingKind(span)
+            | PatchDocsError::MissingName(span) => *span,
+        }
+    }
 }
 
 /// Why patch text is no JSON patch, split where kustomize's legacy `patchesJson6902` words it
