@@ -15,7 +15,7 @@ pub fn run(c: &CommonArgs, args: &MergeReportsArgs) -> Result<i32> {
             .map_err(|e| anyhow::anyhow!("{} is not a kdelta JSON report: {e}", path.display()))?;
         reports.push(report);
     }
-    let report = merge::merge(reports).map_err(anyhow::Error::msg)?;
+    let report = merge::merge(reports)?;
     if let Some(path) = &args.html {
         if let Some(page) = common::guarded("HTML", || html::to_string(&report)) {
             std::fs::write(path, page)

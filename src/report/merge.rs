@@ -15,11 +15,26 @@ struct Written {
     summary: Summary,
 }
 
+/// Why reports cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// The text is no report (serde's message has the line and column).
+    #[error("{0}")]
+    NotJson(#[from] serde_json::Error),
+    #[error("schema {found:?} is not {REPORT_SCHEMA:?}")]
+    Schema { found: String },
+    #[error("no report to merge")]
+    Nothing,
+    /// Two reports of different runs; each described by its revisions.
+    #[error("the reports compare different revisions ({0} and {1}); only shards of one run can be merged")]
+    Revisions(String, String),
+}
+
 /// A JSON report read back; it must be of schema `kdelta/report/v1`.
-pub fn from_json(text: &str) -> Result<Report, String> {
-    let w: Written = serde_json::from_str(text).map_err(|e| e.to_string())?;
+pub fn from_json(text: &str) -> Result<Report, MergeError> {
+    let w: Written = serde_json::from_str(text)?;
     if w.schema != REPORT_SCHEMA {
-        return Err(format!("schema {:?} is not {REPORT_SCHEMA:?}", w.schema));
+        return Err(MergeError::Schema { found: w.schema });
     }
     Ok(Report {
         schema: REPORT_SCHEMA,
@@ -34,18 +49,14 @@ pub fn from_json(text: &str) -> Result<Report, String> {
 /// The shards' reports as one: the same revisions, every target in its unsharded place, the
 /// findings joined (those every shard made, such as configuration errors, once), the counts
 /// summed.
-pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
+pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
     let mut reports = reports.into_iter();
     let Some(mut out) = reports.next() else {
-        return Err("no report to merge".to_string());
+        return Err(MergeError::Nothing);
     };
     for r in reports {
         if r.base != out.base || r.head != out.head {
-            return Err(format!(
-                "the reports compare different revisions ({} and {}); only shards of one run can be merged",
-                describe(&out),
-                describe(&r)
-            ));
+            return Err(MergeError::Revisions(describe(&out), describe(&r)));
         }
         out.targets.extend(r.targets);
         out.findings.extend(r.findings);
