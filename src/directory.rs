@@ -16,6 +16,7 @@ pub struct Spec {
 impl engine::Spec for Spec {
     type Options = ();
     type Details = ();
+    type Setting = engine::NoSetting;
     const ID_PREFIXES: &'static [&'static str] = &["dir"];
     /// `.kdelta.yaml` names the directories of plain manifests.
     const CONFIG_KEYS: &'static [&'static str] = &["directories"];

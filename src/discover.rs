@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::engine::DirListing;
 use crate::finding::{rules, Finding};
 use crate::source::{EntryKind, RepoPath, Snapshot};
-use crate::target::{self, Target};
+use crate::target::{self, RevisionSettings, Target};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -16,8 +16,10 @@ pub struct Discovery {
     /// Sorted, without duplicates.
     pub targets: Vec<Target>,
     pub findings: Vec<Finding>,
-    /// What the YAML files say of Argo CD's configuration, in path order.
-    pub argocd: Vec<crate::argocd::settings::Entry>,
+    /// What the YAML files say of the tools' own configuration (see
+    /// [`crate::engine::Spec::settings_in`]), which the pipeline folds into the revision's
+    /// render options.
+    pub settings: RevisionSettings,
     /// The paths another target lists (a kustomization's bases, components and resources):
     /// what is built as part of something else, not applied as it is.
     pub included: std::collections::HashSet<RepoPath>,
@@ -63,7 +65,7 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
         }
         let (dirs, yaml) = children(&dir, &entries, config);
         if found.claims_dir {
-            // A chart's own values files may configure Argo CD (the argo-cd chart's
+            // A chart's own values files may configure a tool (the argo-cd chart's
             // `configs.cm`); its templates and vendored subcharts are not looked at.
             settings_only.extend(yaml);
             continue;
@@ -80,20 +82,22 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
         .map(|(path, tops)| {
             (
                 target::detect_file(snapshot, path, config, tops),
-                argocd_settings_in(snapshot, path),
+                settings_in(snapshot, path),
             )
         })
         .collect();
-    for ((targets, findings), argocd) in detected {
+    let mut settings = Vec::with_capacity(files.len() + settings_only.len());
+    for (path, ((targets, findings), found)) in files.iter().zip(detected) {
         out.targets.extend(targets);
         out.findings.extend(findings);
-        out.argocd.extend(argocd);
+        settings.push((path, found));
     }
-    out.argocd.extend(settings_in(snapshot, &settings_only));
-    // In path order, which decides between files that disagree (stable: a file's own order
-    // stays).
-    out.argocd
-        .sort_by(|a, b| a.place().file.cmp(&b.place().file));
+    settings.extend(
+        settings_only
+            .iter()
+            .zip(settings_of(snapshot, &settings_only)),
+    );
+    out.settings = in_path_order(settings);
     let (targets, findings) = target::settle(snapshot, std::mem::take(&mut out.targets));
     out.targets = targets;
     out.findings.extend(findings);
@@ -103,20 +107,17 @@ pub fn discover(snapshot: &dyn Snapshot, config: &Config) -> Discovery {
     out
 }
 
-/// What one YAML file says of Argo CD's configuration (argocd-cm, plugins), read at most
-/// once per blob across revisions when it says nothing.
-fn argocd_settings_in(
-    snapshot: &dyn Snapshot,
-    path: &RepoPath,
-) -> Vec<crate::argocd::settings::Entry> {
+/// What one YAML file says of the tools' own configuration (argocd-cm, plugins), read once for
+/// every engine, and at most once per blob across revisions when it says nothing.
+fn settings_in(snapshot: &dyn Snapshot, path: &RepoPath) -> RevisionSettings {
     let id = snapshot.stored_id(path);
     if id.is_some_and(|id| NoSettings::holds(&id)) {
-        return Vec::new();
+        return RevisionSettings::default();
     }
     let Ok(bytes) = snapshot.read(path) else {
-        return Vec::new();
+        return RevisionSettings::default();
     };
-    let found = crate::argocd::settings::detect(path, &bytes);
+    let found = RevisionSettings::in_file(path, &bytes);
     if found.is_empty() {
         if let Some(id) = id {
             NoSettings::add(id);
@@ -148,13 +149,10 @@ fn children(
     (dirs, yaml)
 }
 
-/// What the YAML files of a snapshot say of Argo CD's configuration, in path order: the
+/// What the YAML files of a snapshot say of the tools' own configuration, in path order: the
 /// part of [`discover`] that commands rendering one target need. The same files are read:
 /// a chart directory's own YAML files, not what lies below it.
-pub fn argocd_settings(
-    snapshot: &dyn Snapshot,
-    config: &Config,
-) -> Vec<crate::argocd::settings::Entry> {
+pub fn revision_settings(snapshot: &dyn Snapshot, config: &Config) -> RevisionSettings {
     let mut files = Vec::new();
     let mut stack = vec![RepoPath::root()];
     while let Some(dir) = stack.pop() {
@@ -169,21 +167,26 @@ pub fn argocd_settings(
         files.extend(yaml);
     }
     files.sort();
-    settings_in(snapshot, &files)
+    in_path_order(files.iter().zip(settings_of(snapshot, &files)).collect())
 }
 
-/// What `files` (sorted) say of Argo CD's configuration, read in parallel.
-fn settings_in(snapshot: &dyn Snapshot, files: &[RepoPath]) -> Vec<crate::argocd::settings::Entry> {
-    files
-        .par_iter()
-        .map(|p| argocd_settings_in(snapshot, p))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .flatten()
-        .collect()
+/// What each of `files` says of the tools' own configuration, read in parallel.
+fn settings_of(snapshot: &dyn Snapshot, files: &[RepoPath]) -> Vec<RevisionSettings> {
+    files.par_iter().map(|p| settings_in(snapshot, p)).collect()
 }
 
-/// Blob ids known to say nothing of Argo CD's configuration (see `appset::NotArgo`, the
+/// What the files say, in path order, which decides between files that disagree (a file's
+/// own order stays).
+fn in_path_order(mut found: Vec<(&RepoPath, RevisionSettings)>) -> RevisionSettings {
+    found.sort_by(|a, b| a.0.cmp(b.0));
+    let mut out = RevisionSettings::default();
+    for (_, settings) in found {
+        out.extend(settings);
+    }
+    out
+}
+
+/// Blob ids known to say nothing of any tool's configuration (see `appset::NotArgo`, the
 /// same idea for manifests).
 struct NoSettings;
 
@@ -303,10 +306,14 @@ mod tests {
             snapshot.add_file(&path(p), text.as_bytes());
         }
         let config = Config::default();
-        let found = discover(&snapshot, &config).argocd;
-        let files: Vec<&str> = found.iter().map(|e| e.place().file.as_str()).collect();
+        let found = discover(&snapshot, &config).settings;
+        let files: Vec<&str> = found
+            .argocd
+            .iter()
+            .map(|e| e.place().file.as_str())
+            .collect();
         assert_eq!(files, ["apps/argocd-cm.yaml", "argocd/values.yaml"]);
-        assert_eq!(argocd_settings(&snapshot, &config), found);
+        assert_eq!(revision_settings(&snapshot, &config), found);
     }
 
     fn includers(edges: &[(&str, &str)]) -> Includers {

@@ -116,7 +116,25 @@ pub struct Shared {
     /// sorted: an Argo CD source or a Flux GitRepository naming one reads the revision under
     /// test.
     pub repo_urls: Vec<String>,
+    /// The kustomize build options the deployment tool passes to every kustomization it
+    /// builds, offered by the engine that reads the tool's settings in
+    /// [`Spec::apply_settings`] (Argo CD's argocd-cm `kustomize.buildOptions`).
+    pub kustomize_build_options: KustomizeBuildOptions,
 }
+
+/// kustomize build options a deployment tool imposes on every kustomization it builds: the
+/// kustomize engine builds its targets with them too, as the tool would.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KustomizeBuildOptions {
+    /// `--load-restrictor LoadRestrictionsNone`.
+    pub load_restrictor_none: bool,
+    /// `--enable-managedby-label`.
+    pub add_managed_by_label: bool,
+}
+
+/// The [`Spec::Setting`] of an engine that reads no settings from the repository's files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoSetting {}
 
 impl Shared {
     /// Adds what `.kdelta.yaml` says (the command line's version wins). Applying it twice
@@ -240,6 +258,10 @@ pub trait Spec: Sized {
     type Options;
     /// What the engine reports beyond resources.
     type Details: Default + Clone + std::fmt::Debug;
+    /// What one file says of the tool's own configuration, which holds for the whole revision
+    /// (an argocd-cm key, a config management plugin): see [`Spec::settings_in`]. An engine
+    /// that reads none says [`NoSetting`].
+    type Setting: Clone + std::fmt::Debug + PartialEq + Send;
 
     /// The kind in reports and `kdelta list`: `kustomize`, `helm`, `appset`, `app`,
     /// `flux-ks`, `flux-hr`, `directory`. Every kind an engine reports is written in its line
@@ -356,14 +378,38 @@ pub trait Spec: Sized {
     /// repository, as `kubectl kustomize` and `helm template` do.
     const MARKER_FILES: &'static [&'static str] = &[];
 
-    /// True when the render reads the revision's Argo CD settings (argocd-cm's kustomize
-    /// options, plugins), which finding walks the whole revision: `kdelta render` of a
-    /// target that does not skips that walk.
+    /// True when the render reads the revision's settings (what [`Spec::settings_in`] finds,
+    /// of any engine: argocd-cm's kustomize build options apply to kustomizations too), which
+    /// finding walks the whole revision: `kdelta render` of a target that does not skips
+    /// that walk.
     const READS_REVISION_SETTINGS: bool = true;
 
     /// Takes into the engine's options what `.kdelta.yaml` and the run's [`Shared`] settings
-    /// say for it.
+    /// say for it. Applied again once the engines have offered one another settings (see
+    /// [`Spec::apply_settings`]), so applying it twice must change nothing more than once.
     fn configure(_opts: &mut Self::Options, _config: &Config, _shared: &Shared) {}
+
+    /// What the YAML file `path`, whose bytes are `bytes`, says of the tool's own
+    /// configuration (Argo CD's argocd-cm, its plugins), which holds for the whole revision.
+    /// Discovery asks every engine about every YAML file it walks, and about the YAML files
+    /// of a directory an engine claims (a chart's own values), reading each file once.
+    fn settings_in(_path: &RepoPath, _bytes: &[u8]) -> Vec<Self::Setting> {
+        Vec::new()
+    }
+
+    /// Takes into the engine's options the settings discovery found in a revision (`found`,
+    /// in path order) with what `.kdelta.yaml` says of them, and offers the other engines
+    /// what concerns them in `shared` (which every engine's [`Spec::configure`] then takes);
+    /// returns what is wrong with the settings. Called once per revision, engines in table
+    /// order.
+    fn apply_settings(
+        _opts: &mut Self::Options,
+        _config: &Config,
+        _found: Vec<Self::Setting>,
+        _shared: &mut Shared,
+    ) -> Vec<Finding> {
+        Vec::new()
+    }
 
     /// How long a render takes, roughly, for scheduling: the costliest targets start first so
     /// that no long render is left alone at the end (a Helm chart can take many times as long

@@ -27,6 +27,32 @@ macro_rules! engines {
             $($variant(<$spec as engine::Spec>::Details),)*
         }
 
+        /// What the files of a revision say of the tools' own configuration, per engine, in
+        /// path order (see [`engine::Spec::settings_in`]).
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct RevisionSettings {
+            $(pub $options: Vec<<$spec as engine::Spec>::Setting>,)*
+        }
+
+        impl RevisionSettings {
+            /// What the YAML file `path` says, to every engine.
+            pub fn in_file(path: &RepoPath, bytes: &[u8]) -> RevisionSettings {
+                RevisionSettings {
+                    $($options: <$spec as engine::Spec>::settings_in(path, bytes),)*
+                }
+            }
+
+            /// True when no engine found a setting.
+            pub fn is_empty(&self) -> bool {
+                true $(&& self.$options.is_empty())*
+            }
+
+            /// Adds what `other` says after what these say.
+            pub fn extend(&mut self, other: RevisionSettings) {
+                $(self.$options.extend(other.$options);)*
+            }
+        }
+
         /// Options that change rendered output, per engine (part of every cache key).
         #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
         pub struct RenderOptions {
@@ -73,6 +99,23 @@ macro_rules! engines {
                 out.shared.complete(config);
                 $(<$spec as engine::Spec>::configure(&mut out.$options, config, &out.shared);)*
                 out
+            }
+
+            /// These options (configured) with the settings of one revision: each engine
+            /// takes its own and offers the others theirs ([`engine::Spec::apply_settings`]),
+            /// then takes what the others offered ([`engine::Spec::configure`]); with what is
+            /// wrong with the settings, engines in table order.
+            pub fn with_settings(&self, config: &Config, settings: RevisionSettings) -> (RenderOptions, Vec<Finding>) {
+                let mut out = self.clone();
+                let mut findings = Vec::new();
+                $(findings.extend(<$spec as engine::Spec>::apply_settings(
+                    &mut out.$options,
+                    config,
+                    settings.$options,
+                    &mut out.shared,
+                ));)*
+                $(<$spec as engine::Spec>::configure(&mut out.$options, config, &out.shared);)*
+                (out, findings)
             }
         }
 
@@ -320,6 +363,83 @@ engines! {
 
 #[cfg(test)]
 mod tests {
+    use super::{RenderOptions, RevisionSettings};
+    use crate::argocd::settings::{Entry, Place, Sourced};
+    use crate::config::Config;
+
+    /// argocd-cm's `kustomize.buildOptions`, as the Argo CD engine reads it from the revision.
+    fn build_options(flags: &str) -> RevisionSettings {
+        RevisionSettings {
+            argocd: vec![Entry::Cm {
+                key: "kustomize.buildOptions".to_string(),
+                value: Sourced {
+                    value: flags.to_string(),
+                    place: Place {
+                        file: "argocd/argocd-cm.yaml".to_string(),
+                        line: 7,
+                    },
+                },
+            }],
+            ..RevisionSettings::default()
+        }
+    }
+
+    /// The Argo CD engine offers the build options argocd-cm imposes through
+    /// `engine::Shared`; the kustomize targets and the kustomizations that include Argo CD
+    /// manifests take them, beside the command line's; flags kdelta does not apply are one
+    /// finding at the setting.
+    #[test]
+    fn the_kustomize_targets_take_the_build_options_argo_cd_offers() {
+        let config = Config::default();
+        let mut opts = RenderOptions::default().configured(&config);
+        opts.kustomize.reorder_none = true;
+        opts.argocd.kustomize.reorder_none = true;
+        let (out, findings) = opts.with_settings(
+            &config,
+            build_options(
+                "--load-restrictor LoadRestrictionsNone --enable-managedby-label --frobnicate",
+            ),
+        );
+        assert!(out.kustomize.load_restrictor_none && out.kustomize.add_managed_by_label);
+        assert!(out.kustomize.reorder_none, "the command line's flags stay");
+        assert_eq!(out.argocd.kustomize, out.kustomize);
+        assert!(out.shared.kustomize_build_options.load_restrictor_none);
+        assert!(out
+            .argocd
+            .settings
+            .cm
+            .contains_key("kustomize.buildOptions"));
+        let said: Vec<_> = findings
+            .iter()
+            .map(|f| (f.rule.id, f.message.as_str(), f.file.as_deref(), f.line))
+            .collect();
+        assert_eq!(
+            said,
+            [(
+                "argocd.settings.invalid",
+                "kustomize build options kdelta does not apply: --frobnicate",
+                Some("argocd/argocd-cm.yaml"),
+                Some(7),
+            )]
+        );
+    }
+
+    /// A revision without settings leaves the configured options as they were: taking the
+    /// engines' offers applies `configure` again, which changes nothing twice.
+    #[test]
+    fn a_revision_without_settings_changes_no_option() {
+        let config = Config::default();
+        let mut opts = RenderOptions::default().configured(&config);
+        opts.kustomize.load_restrictor_none = true;
+        opts.argocd.kustomize.load_restrictor_none = true;
+        let (out, findings) = opts.with_settings(&config, RevisionSettings::default());
+        assert_eq!(out, opts);
+        assert!(findings.is_empty());
+        let (out, _) = opts.with_settings(&config, build_options("--enable-helm"));
+        assert!(!out.kustomize.add_managed_by_label);
+        assert_eq!(out.kustomize, opts.kustomize);
+    }
+
     /// Every key an engine names in [`crate::engine::Spec::CONFIG_KEYS`] is one of
     /// `.kdelta.yaml`'s.
     #[test]

@@ -577,7 +577,7 @@ impl Source<'_> {
                 opts.helm_kube_version = Some(v);
             }
         }
-        // The global options' unknown flags are said once per revision (pipeline::with_settings).
+        // The global options' unknown flags are said once per revision (`apply_settings`).
         if version.is_some() && !unknown.is_empty() {
             findings.push(super::settings::unknown_flags_finding(
                 &unknown,

@@ -117,8 +117,10 @@ pub struct Options {
     /// natively is run (in a temporary checkout of the revision).
     pub run_plugins: bool,
     /// How the top-level kustomizations whose Argo CD manifests are targets are built
-    /// ([`Spec::Kustomized`]): kdelta's kustomize flags, as `kubectl apply -k` would build
-    /// them (what an Application deploys is built as Argo CD builds it instead).
+    /// ([`Spec::Kustomized`]): kdelta's kustomize flags (the command line sets them here as
+    /// for the kustomize engine) with the build options argocd-cm imposes, as the kustomize
+    /// targets are built (what an Application deploys is built as Argo CD builds it
+    /// instead).
     pub kustomize: crate::kustomize::Options,
 }
 
@@ -160,6 +162,8 @@ impl Spec {
 impl engine::Spec for Spec {
     type Options = Options;
     type Details = Details;
+    /// argocd-cm's keys and the config management plugins, in the files that hold them.
+    type Setting = settings::Entry;
     const ID_PREFIXES: &'static [&'static str] = &["appset", "app"];
     /// The Argo CD installation the manifests are for (its namespace, tracking method,
     /// settings).
@@ -295,6 +299,38 @@ impl engine::Spec for Spec {
         // The destination cluster's version is what the repo-server renders charts for.
         opts.kube_version = shared.kube_version.clone();
         opts.kube_overrides = shared.kube_overrides.clone();
+        // The kustomizations that include Argo CD manifests build as the kustomize targets do.
+        opts.kustomize.impose(&shared.kustomize_build_options);
+    }
+
+    fn settings_in(path: &RepoPath, bytes: &[u8]) -> Vec<settings::Entry> {
+        settings::detect(path, bytes)
+    }
+
+    /// The revision's settings, `.kdelta.yaml`'s first. Argo CD builds every kustomization
+    /// with argocd-cm's `kustomize.buildOptions`, so its load restrictor and managed-by label
+    /// are offered to the kustomize targets as well; its flags kdelta does not apply are said
+    /// here, once per revision (a source's own version's options, where they apply).
+    fn apply_settings(
+        opts: &mut Options,
+        config: &Config,
+        found: Vec<settings::Entry>,
+        shared: &mut engine::Shared,
+    ) -> Vec<Finding> {
+        let (settings, mut findings) = settings::Settings::merge(config.argocd(), found);
+        findings.extend(settings.resource_filters().1);
+        let mut offered = engine::KustomizeBuildOptions::default();
+        if let Some(s) = settings.kustomize_build_options(None) {
+            let (k, unknown) = settings::kustomize_options(&s.value);
+            offered.load_restrictor_none = k.load_restrictor_none;
+            offered.add_managed_by_label = k.add_managed_by_label;
+            if !unknown.is_empty() {
+                findings.push(settings::unknown_flags_finding(&unknown, &s.place));
+            }
+        }
+        shared.kustomize_build_options = offered;
+        opts.settings = std::sync::Arc::new(settings);
+        findings
     }
 
     fn render(&self, files: &Files, opts: &Options) -> EngineOutput<Details> {

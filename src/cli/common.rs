@@ -106,27 +106,30 @@ pub fn config(common: &CommonArgs, snapshot: &dyn Snapshot) -> Result<Config, Fi
 /// Rendering options from the flags (the Helm values files they name are read here, relative
 /// to the start directory, as `helm template` reads them).
 pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
-    Ok(RenderOptions {
-        kustomize: kdelta::kustomize::Options {
-            load_restrictor_none: common.load_restrictor == LoadRestrictor::None,
-            reorder_none: common.reorder == Reorder::None,
-            enable_exec_plugins: common.enable_exec_plugins,
-            // Read only when plugins may run, so that the environment changes no other run.
-            plugin_env: if common.enable_exec_plugins {
-                kdelta::kustomize::PluginEnv::from_process()
-            } else {
-                kdelta::kustomize::PluginEnv::default()
-            },
-            add_managed_by_label: common.enable_managed_by_label,
-            trace: false,
-            helm_kube_version: None,
-            helm_api_versions: Vec::new(),
+    let kustomize = kdelta::kustomize::Options {
+        load_restrictor_none: common.load_restrictor == LoadRestrictor::None,
+        reorder_none: common.reorder == Reorder::None,
+        enable_exec_plugins: common.enable_exec_plugins,
+        // Read only when plugins may run, so that the environment changes no other run.
+        plugin_env: if common.enable_exec_plugins {
+            kdelta::kustomize::PluginEnv::from_process()
+        } else {
+            kdelta::kustomize::PluginEnv::default()
         },
+        add_managed_by_label: common.enable_managed_by_label,
+        trace: false,
+        helm_kube_version: None,
+        helm_api_versions: Vec::new(),
+    };
+    Ok(RenderOptions {
         helm: helm_options(common)?,
         argocd: kdelta::argocd::Options {
             run_plugins: common.run_plugins,
+            // The kustomizations that include Argo CD manifests build with the same flags.
+            kustomize: kustomize.clone(),
             ..Default::default()
         },
+        kustomize,
         shared: kdelta::engine::Shared {
             kube_version: common.helm.kube_version.clone(),
             api_versions: common.helm.api_versions.clone(),

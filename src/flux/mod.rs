@@ -158,6 +158,7 @@ impl Spec {
 impl engine::Spec for Spec {
     type Options = Options;
     type Details = Details;
+    type Setting = engine::NoSetting;
     const ID_PREFIXES: &'static [&'static str] = &["flux-ks", "flux-hr"];
     const DUPLICATE: (crate::finding::Rule, &'static str) =
         (crate::finding::rules::FLUX_DUPLICATE, "Flux");

@@ -104,6 +104,7 @@ pub struct Details {
 impl engine::Spec for Spec {
     type Options = Options;
     type Details = Details;
+    type Setting = engine::NoSetting;
     const ID_PREFIXES: &'static [&'static str] = &["helm"];
     /// A chart is rendered as `helm template` renders it, whatever Argo CD's settings say.
     const READS_REVISION_SETTINGS: bool = false;

@@ -78,9 +78,19 @@ pub struct Options {
     pub helm_api_versions: Vec<String>,
 }
 
+impl Options {
+    /// These options with what a deployment tool passes to every kustomization it builds
+    /// (its flags are added to kdelta's own).
+    pub fn impose(&mut self, imposed: &engine::KustomizeBuildOptions) {
+        self.load_restrictor_none |= imposed.load_restrictor_none;
+        self.add_managed_by_label |= imposed.add_managed_by_label;
+    }
+}
+
 impl engine::Spec for Spec {
     type Options = Options;
     type Details = trace::Trace;
+    type Setting = engine::NoSetting;
     const ID_PREFIXES: &'static [&'static str] = &["kustomize"];
     /// A kustomization reads files below its directory (with the default load restrictor).
     const PATH_IS_INPUT_DIR: bool = true;
@@ -117,6 +127,12 @@ impl engine::Spec for Spec {
 
     fn trace(opts: &mut Options) {
         opts.trace = true;
+    }
+
+    /// The build options the deployment tool imposes (argocd-cm's `kustomize.buildOptions`,
+    /// offered by the Argo CD engine): kustomizations build as the tool builds them.
+    fn configure(opts: &mut Options, _config: &crate::config::Config, shared: &engine::Shared) {
+        opts.impose(&shared.kustomize_build_options);
     }
 
     /// The kustomization's directory and those of every kustomization it includes (resources,

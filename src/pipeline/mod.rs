@@ -19,6 +19,7 @@ use crate::render::{
 };
 use crate::report::{Report, RevisionInfo};
 use crate::source::{EntryKind, RepoPath, Snapshot};
+use crate::target::RevisionSettings;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -251,7 +252,7 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     ) = {
         let found_and_expanded = |rev: &Revision| {
             let found = discover(rev.snapshot, &config);
-            let (rev_opts, mut findings) = with_settings(&render_opts, &config, found.argocd);
+            let (rev_opts, mut findings) = with_settings(&render_opts, &config, found.settings);
             findings.extend(found.findings);
             let expansion = expand(rev.snapshot, found.targets, &rev_opts, &cache);
             (findings, (expansion, rev_opts, found.included))
@@ -359,7 +360,7 @@ pub fn check(
     findings.extend(found.findings);
     let included = found.included;
     let (render_opts, settings_findings) =
-        with_settings(&with_config(&opts.render, &config), &config, found.argocd);
+        with_settings(&with_config(&opts.render, &config), &config, found.settings);
     findings.extend(settings_findings);
     let expansion = expand(rev.snapshot, found.targets, &render_opts, &cache);
     findings.extend(expansion.findings);
@@ -490,38 +491,20 @@ pub fn with_config(opts: &RenderOptions, config: &Config) -> RenderOptions {
     opts.configured(config)
 }
 
-/// The render options of one revision: `opts` with the Argo CD settings the revision holds
-/// (`entries`, from discovery; `.kdelta.yaml`'s `argocd` first), and what is wrong with them.
-/// Argo CD builds every kustomization with argocd-cm's `kustomize.buildOptions`, so its load
-/// restrictor and managed-by label apply to the kustomize targets as well.
+/// The render options of one revision: `opts` (configured) with the settings its files hold
+/// (`settings`, from discovery; see [`RenderOptions::with_settings`]), and what is wrong with
+/// them.
 pub fn with_settings(
     opts: &RenderOptions,
     config: &Config,
-    entries: Vec<crate::argocd::settings::Entry>,
+    settings: RevisionSettings,
 ) -> (RenderOptions, Vec<Finding>) {
-    let (settings, mut findings) =
-        crate::argocd::settings::Settings::merge(config.argocd(), entries);
-    findings.extend(settings.resource_filters().1);
-    let mut out = opts.clone();
-    if let Some(s) = settings.kustomize_build_options(None) {
-        let (k, unknown) = crate::argocd::settings::kustomize_options(&s.value);
-        out.kustomize.load_restrictor_none |= k.load_restrictor_none;
-        out.kustomize.add_managed_by_label |= k.add_managed_by_label;
-        if !unknown.is_empty() {
-            findings.push(crate::argocd::settings::unknown_flags_finding(
-                &unknown, &s.place,
-            ));
-        }
-    }
-    out.argocd.settings = Arc::new(settings);
-    // The kustomizations that include Argo CD manifests build with the same options.
-    out.argocd.kustomize = out.kustomize.clone();
-    (out, findings)
+    opts.with_settings(config, settings)
 }
 
 /// The render options of a revision whose targets are not discovered (`kdelta render`,
-/// `explain`): [`with_settings`] from a walk for Argo CD's settings alone; the findings about
-/// them are left to `check`.
+/// `explain`): [`with_settings`] from a walk for the settings alone; the findings about them
+/// are left to `check`.
 pub fn with_revision_settings(
     opts: &RenderOptions,
     config: &Config,
@@ -530,7 +513,7 @@ pub fn with_revision_settings(
     with_settings(
         opts,
         config,
-        crate::discover::argocd_settings(snapshot, config),
+        crate::discover::revision_settings(snapshot, config),
     )
     .0
 }
@@ -557,7 +540,7 @@ pub fn fetch(snapshots: &[&dyn Snapshot], config: &Config, opts: &Options) -> Fe
     let mut findings: Vec<Finding> = Vec::new();
     for snapshot in snapshots {
         let found = discover(*snapshot, config);
-        let (render_opts, _) = with_settings(&render_opts, config, found.argocd);
+        let (render_opts, _) = with_settings(&render_opts, config, found.settings);
         let expansion = expand(*snapshot, found.targets, &render_opts, &cache);
         let mut targets = expansion.targets;
         select_targets(&opts.only, &mut [&mut targets]);
@@ -585,14 +568,14 @@ pub fn list(snapshot: &dyn Snapshot, config: &Config, opts: &Options) -> Discove
     opts.configure_store(config);
     let found = discover(snapshot, config);
     let (render_opts, mut findings) =
-        with_settings(&with_config(&opts.render, config), config, found.argocd);
+        with_settings(&with_config(&opts.render, config), config, found.settings);
     let expansion = expand(snapshot, found.targets, &render_opts, &opts.parse_cache());
     findings.extend(found.findings);
     findings.extend(expansion.findings);
     Discovery {
         targets: expansion.targets,
         findings,
-        argocd: Vec::new(),
+        settings: Default::default(),
         included: found.included,
     }
 }
