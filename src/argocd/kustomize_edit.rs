@@ -192,7 +192,7 @@ fn parse_image(arg: &str) -> Result<ImageArg, EditError> {
         Some((k, v)) => (k, v),
         None => ("", arg),
     };
-    let (name, tag, digest) = crate::kustomize::transform::images::split(value);
+    let (name, tag, digest) = crate::resource::image::split(value);
     if name == arg {
         return Err(EditError::InvalidImage {
             arg: arg.to_string(),

@@ -81,7 +81,7 @@ impl ImageChange {
             match r {
                 None => "(none)".to_string(),
                 Some(r) => {
-                    let (name, tag, digest) = crate::kustomize::transform::images::split(r);
+                    let (name, tag, digest) = crate::resource::image::split(r);
                     if name != self.image {
                         return r.clone();
                     }
@@ -255,7 +255,7 @@ fn images(targets: &[TargetReport]) -> Vec<ImageChange> {
         .filter_map(|k| {
             let (targets, resources) = by_refs.remove(&k)?;
             let reference = k.1.as_deref().or(k.0.as_deref()).unwrap_or_default();
-            let (image, _, _) = crate::kustomize::transform::images::split(reference);
+            let (image, _, _) = crate::resource::image::split(reference);
             Some(ImageChange {
                 image,
                 old: k.0,

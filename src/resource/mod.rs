@@ -1,5 +1,6 @@
 //! Kubernetes resources: a YAML node plus where it came from, identified by [`ResId`].
 
+pub mod image;
 pub mod ordering;
 
 pub use ordering::{legacy_sort, LegacyOrder};
