@@ -39,6 +39,11 @@ impl engine::Spec for Spec {
         self.dir.clone()
     }
 
+    /// Any directory, when no other engine's (last in the table).
+    fn at_dir(_snapshot: &dyn Snapshot, dir: &RepoPath) -> Option<Spec> {
+        Some(Spec { dir: dir.clone() })
+    }
+
     /// The directory itself: its files are the only ones read.
     fn input_dirs(&self, _files: &Files, _opts: &()) -> Option<Vec<RepoPath>> {
         Some(vec![self.dir.clone()])

@@ -160,7 +160,7 @@ pub fn revision_settings(snapshot: &dyn Snapshot, config: &Config) -> RevisionSe
         let (dirs, yaml) = children(&dir, &entries, config);
         if !entries
             .iter()
-            .any(|e| e.name == "Chart.yaml" && e.kind != EntryKind::Dir)
+            .any(|e| e.kind != EntryKind::Dir && Target::claiming_files().any(|f| e.name == f))
         {
             stack.extend(dirs);
         }
@@ -270,16 +270,9 @@ impl Includers {
 
 /// What `kdelta render DIR` renders: the kustomization there (a component too: building it
 /// says why it cannot be built alone), else the chart, else the directory's plain manifests,
-/// whatever the configuration selects.
+/// whatever the configuration selects (see [`crate::engine::Spec::at_dir`]).
 pub fn target_at(snapshot: &dyn Snapshot, dir: RepoPath) -> Target {
-    let has = |name: &str| snapshot.kind(&dir.child(name)) == EntryKind::File;
-    if crate::kustomize::KUSTOMIZATION_FILES.iter().any(|f| has(f)) {
-        crate::kustomize::Spec { dir }.into()
-    } else if has("Chart.yaml") {
-        crate::helm::Spec::chart(dir).into()
-    } else {
-        crate::directory::Spec { dir }.into()
-    }
+    target::at_dir(snapshot, &dir).expect("the last engine of the table renders any directory")
 }
 
 #[cfg(test)]

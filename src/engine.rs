@@ -303,6 +303,13 @@ pub trait Spec: Sized {
         std::iter::empty()
     }
 
+    /// The documents of the text a render keeps as the tool printed it
+    /// ([`EngineOutput::printed`]), as the tool splits them: a Secret's is printed again,
+    /// its values redacted.
+    fn printed_documents(printed: &str) -> Vec<&str> {
+        vec![printed]
+    }
+
     /// Options that make the render record what [`Spec::history`] reads, for `kdelta
     /// explain` (off otherwise: recording every step costs).
     fn trace(_opts: &mut Self::Options) {}
@@ -378,6 +385,11 @@ pub trait Spec: Sized {
     /// repository, as `kubectl kustomize` and `helm template` do.
     const MARKER_FILES: &'static [&'static str] = &[];
 
+    /// The file names that make a directory this engine's as a whole, as
+    /// [`Detected::claims_dir`] says of it (`Chart.yaml`): the walk for a revision's settings
+    /// alone, which detects no targets, does not descend there either.
+    const CLAIMING_FILES: &'static [&'static str] = &[];
+
     /// True when the render reads the revision's settings (what [`Spec::settings_in`] finds,
     /// of any engine: argocd-cm's kustomize build options apply to kustomizations too), which
     /// finding walks the whole revision: `kdelta render` of a target that does not skips
@@ -439,6 +451,14 @@ pub trait Spec: Sized {
     /// repository applies is not a starting point) decides here, reading `snapshot`.
     fn settle(_snapshot: &dyn Snapshot, specs: Vec<Self>) -> (Vec<Self>, Vec<Finding>) {
         (specs, Vec::new())
+    }
+
+    /// The target `kdelta render DIR` renders when `dir` is one of this engine's, whatever
+    /// the configuration selects (a kustomization's directory, a component's too: building it
+    /// says why it cannot be built alone). The engines are asked in table order; the first
+    /// that answers renders the directory.
+    fn at_dir(_snapshot: &dyn Snapshot, _dir: &RepoPath) -> Option<Self> {
+        None
     }
 
     /// Targets of this kind in a directory (discovery asks every engine, in table order).

@@ -120,6 +120,12 @@ macro_rules! engines {
         }
 
         impl Details {
+            /// The documents of a render's printed text (see
+            /// [`engine::Spec::printed_documents`]).
+            pub fn printed_documents<'a>(&self, printed: &'a str) -> Vec<&'a str> {
+                match self { $(Details::$variant(_) => <$spec as engine::Spec>::printed_documents(printed),)* }
+            }
+
             /// The states the object at `index` of the render's output passed through, oldest
             /// first (see [`engine::Spec::history`]).
             pub fn history(&self, index: usize) -> Box<dyn Iterator<Item = engine::Stage<'_>> + '_> {
@@ -146,6 +152,12 @@ macro_rules! engines {
             pub fn marker_files() -> impl Iterator<Item = &'static str> {
                 std::iter::empty()
                     $(.chain(<$spec as engine::Spec>::MARKER_FILES.iter().copied()))*
+            }
+
+            /// Every engine's [`engine::Spec::CLAIMING_FILES`].
+            pub fn claiming_files() -> impl Iterator<Item = &'static str> {
+                std::iter::empty()
+                    $(.chain(<$spec as engine::Spec>::CLAIMING_FILES.iter().copied()))*
             }
 
             /// See [`engine::Spec::cost`].
@@ -331,6 +343,17 @@ macro_rules! engines {
                 findings.extend(found);
             )*
             (targets, findings)
+        }
+
+        /// What `kdelta render DIR` renders: the first engine's target there (see
+        /// [`engine::Spec::at_dir`]).
+        pub fn at_dir(snapshot: &dyn Snapshot, dir: &RepoPath) -> Option<Target> {
+            $(
+                if let Some(spec) = <$spec as engine::Spec>::at_dir(snapshot, dir) {
+                    return Some(Target::$variant(spec));
+                }
+            )*
+            None
         }
 
         /// The targets discovery keeps of those detected (see [`engine::Spec::settle`]).

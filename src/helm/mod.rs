@@ -114,6 +114,8 @@ impl engine::Spec for Spec {
     const PATH_IS_INPUT_DIR: bool = true;
     const TAKES_RELEASE_NAME: bool = true;
     const MARKER_FILES: &'static [&'static str] = &["Chart.yaml"];
+    /// A chart's templates and subcharts are part of it (see `detect_dir`).
+    const CLAIMING_FILES: &'static [&'static str] = &["Chart.yaml"];
 
     /// A chart: templates to execute, keys to generate.
     fn cost(&self) -> u8 {
@@ -232,6 +234,16 @@ impl engine::Spec for Spec {
     /// A directory with a `Chart.yaml` is a chart; its subcharts and templates are part of it,
     /// not targets of their own. Each `ci/*-values.yaml` (chart-testing's convention) is a
     /// target of its own too, and so is each values set `.kdelta.yaml` names for the chart.
+    /// `helm template`'s documents (`SplitManifests`).
+    fn printed_documents(printed: &str) -> Vec<&str> {
+        output::split_manifests(printed)
+    }
+
+    fn at_dir(snapshot: &dyn Snapshot, dir: &RepoPath) -> Option<Spec> {
+        (snapshot.kind(&dir.child("Chart.yaml")) == crate::source::EntryKind::File)
+            .then(|| Spec::chart(dir.clone()))
+    }
+
     fn detect_dir(listing: &DirListing) -> Detected<Spec> {
         if !listing.has_file("Chart.yaml") {
             return Detected::default();

@@ -129,6 +129,13 @@ impl engine::Spec for Spec {
         opts.trace = true;
     }
 
+    fn at_dir(snapshot: &dyn Snapshot, dir: &RepoPath) -> Option<Spec> {
+        KUSTOMIZATION_FILES
+            .iter()
+            .any(|f| snapshot.kind(&dir.child(f)) == EntryKind::File)
+            .then(|| Spec { dir: dir.clone() })
+    }
+
     /// The build options the deployment tool imposes (argocd-cm's `kustomize.buildOptions`,
     /// offered by the Argo CD engine): kustomizations build as the tool builds them.
     fn configure(opts: &mut Options, _config: &crate::config::Config, shared: &engine::Shared) {

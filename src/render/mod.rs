@@ -46,7 +46,11 @@ impl Rendered {
     pub fn into_yaml_redacted(self, redact: bool) -> Result<(String, usize), Finding> {
         match &self.printed {
             Some(text) if redact && self.resources.iter().any(|r| r.kind() == "Secret") => {
-                Ok(redact_printed(text))
+                let documents = match &self.details {
+                    Some(d) => d.printed_documents(text),
+                    None => vec![text.as_str()],
+                };
+                Ok(redact_printed(documents))
             }
             Some(_) => Ok((self.printed.unwrap_or_default(), 0)),
             None => self.emit(redact),
@@ -75,13 +79,13 @@ impl Rendered {
     }
 }
 
-/// `helm template`'s output with each Secret's values replaced by keyed digests: a Secret
-/// document is printed again by kdelta's writer (after its `# Source:` line), every other one
-/// as it was.
-fn redact_printed(text: &str) -> (String, usize) {
+/// The tool's printed output (`helm template`'s), split into its `documents`, with each
+/// Secret's values replaced by keyed digests: a Secret document is printed again by kdelta's
+/// writer (after its `# Source:` line), every other one as it was.
+fn redact_printed(documents: Vec<&str>) -> (String, usize) {
     let mut out = String::new();
     let mut redacted = 0;
-    for doc in crate::helm::output::split_manifests(text) {
+    for doc in documents {
         let (source, body) = match doc.strip_prefix("# Source: ") {
             Some(rest) => {
                 let (line, body) = rest.split_once('\n').unwrap_or((rest, ""));
