@@ -105,7 +105,11 @@ macro_rules! engines {
             /// takes its own and offers the others theirs ([`engine::Spec::apply_settings`]),
             /// then takes what the others offered ([`engine::Spec::configure`]); with what is
             /// wrong with the settings, engines in table order.
-            pub fn with_settings(&self, config: &Config, settings: RevisionSettings) -> (RenderOptions, Vec<Finding>) {
+            pub fn with_settings(
+                &self,
+                config: &Config,
+                settings: RevisionSettings,
+            ) -> (RenderOptions, Vec<Finding>) {
                 let mut out = self.clone();
                 let mut findings = Vec::new();
                 $(findings.extend(<$spec as engine::Spec>::apply_settings(
