@@ -33,6 +33,30 @@ impl fmt::Display for NumError {
 
 impl std::error::Error for NumError {}
 
+/// `strconv.Atoi`: a decimal integer with an optional sign, nothing else (no prefix, no
+/// underscores).
+pub fn atoi(s: &str) -> Result<i64, NumError> {
+    let err = |out_of_range| NumError {
+        func: "Atoi",
+        num: s.to_string(),
+        out_of_range,
+    };
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(err(false));
+    }
+    let magnitude = digits.bytes().try_fold(0u64, |n, b| {
+        n.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+    });
+    let magnitude = magnitude.ok_or_else(|| err(true))?;
+    if s.starts_with('-') {
+        0i64.checked_sub_unsigned(magnitude)
+            .ok_or_else(|| err(true))
+    } else {
+        i64::try_from(magnitude).map_err(|_| err(true))
+    }
+}
+
 /// `strconv.ParseUint(s, 0, 64)`.
 pub fn parse_uint(s: &str) -> Result<u64, NumError> {
     parse_unsigned(s, "ParseUint")
@@ -188,6 +212,26 @@ pub fn is_printable(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What Go's `strconv.Atoi` gives: decimal only, and its error names `Atoi`.
+    #[test]
+    fn atoi_is_decimal_only() {
+        assert_eq!(atoi("+1"), Ok(1));
+        assert_eq!(atoi("01"), Ok(1));
+        assert_eq!(atoi("-9223372036854775808"), Ok(i64::MIN));
+        for (text, why) in [
+            ("", "invalid syntax"),
+            ("-", "invalid syntax"),
+            ("0x1", "invalid syntax"),
+            ("1_0", "invalid syntax"),
+            (" 1", "invalid syntax"),
+            ("9223372036854775808", "value out of range"),
+            ("99999999999999999999", "value out of range"),
+        ] {
+            let e = atoi(text).unwrap_err();
+            assert_eq!(e.to_string(), format!("strconv.Atoi: parsing {text:?}: {why}"));
+        }
+    }
 
     /// What Go 1.23's `strconv.ParseInt(s, 0, 64)` gives (`None`: an error).
     #[test]

@@ -713,7 +713,7 @@ fn a_json_patch_operation_that_does_not_apply_points_at_its_line_in_the_patch_fi
     );
     assert_eq!(
         new["message"],
-        "Unable to remove nonexistent key: nothere: missing value"
+        "error in remove for path: '/spec/nothere': Unable to remove nonexistent key: nothere: missing value"
     );
     let legacy = finding("kustomize:legacy");
     assert_eq!(

@@ -29,25 +29,52 @@ pub enum DecodeError {
     NotAnObject { index: usize },
 }
 
-/// Why an operation does not apply, in evanphx/json-patch v4's words.
+/// Why an operation does not apply, in the words of evanphx/json-patch v4.12 (kustomize
+/// v5.5.0's): each operation wraps what its container said (`error in remove for path: …`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OpError {
-    /// The path (or its parent) is not in the document.
+    /// `add` or `remove` found no object or array to work in (the path quoted).
     #[error("{op} operation does not apply: doc is missing path: \"{path}\": missing value")]
     MissingPath { op: &'static str, path: String },
-    /// `replace` in something that is neither object nor array.
-    #[error("replace operation does not apply: doc is missing key: {path}: missing value")]
-    MissingKey { path: String },
-    /// An array index that is no number or outside the array; evanphx names the path only
-    /// for an index past the end.
-    #[error("Unable to access invalid index: {index}: invalid index referenced{}", in_path(.path))]
-    InvalidIndex { index: String, path: Option<String> },
-    /// `remove` of a key the object lacks.
+    /// `replace`, `move` or `copy` found no object or array for `what` (`path`, `key`,
+    /// `from path`, `destination path`).
+    #[error("{op} operation does not apply: doc is missing {what}: {path}: missing value")]
+    Missing {
+        op: &'static str,
+        what: &'static str,
+        path: String,
+    },
+    /// `test` found no object or array for its path.
+    #[error("test operation does not apply: is missing path: {path}: missing value")]
+    TestMissing { path: String },
+    /// What the container said, with the operation and the place (`what` is `path` or
+    /// `from`; `at` is a path, or for `move` the key of `from`).
+    #[error("error in {op} for {what}: '{at}': {error}")]
+    In {
+        op: &'static str,
+        what: &'static str,
+        at: String,
+        error: Box<OpError>,
+    },
+    /// `copy` could not add the value it read.
+    #[error("error while adding value during copy: {0}")]
+    CopyAdd(Box<OpError>),
+    /// An object lacks the key to remove.
     #[error("Unable to remove nonexistent key: {key}: missing value")]
     NonexistentKey { key: String },
-    /// `move` whose `from` cannot be removed.
-    #[error("move operation does not apply: {0}")]
-    Move(Box<OpError>),
+    /// An array index outside the array (as evanphx prints it: counted from the end for a
+    /// negative index it could resolve, as written otherwise).
+    #[error("Unable to access invalid index: {index}: invalid index referenced")]
+    InvalidIndex { index: i64 },
+    /// An array key that is no decimal integer.
+    #[error("{0}")]
+    NotAnIndex(crate::go::strconv::NumError),
+    /// `add` to an array with a key that is neither `-` nor an integer.
+    #[error("value was not a proper array index: '{key}': {error}")]
+    NotAnAddIndex {
+        key: String,
+        error: crate::go::strconv::NumError,
+    },
     /// `test` found another value (or none).
     #[error("testing value {path} failed: test failed")]
     TestFailed { path: String },
@@ -57,12 +84,6 @@ pub enum OpError {
     /// kdelta's bound on nesting (see [`MAX_DEPTH`]).
     #[error("the operation at {path} would nest the object {depth} levels deep, over the {MAX_DEPTH}-level limit")]
     TooDeep { path: String, depth: usize },
-}
-
-fn in_path(path: &Option<String>) -> String {
-    path.as_ref()
-        .map(|p| format!(" (path {p})"))
-        .unwrap_or_default()
 }
 
 /// An operation of a patch that does not apply: which one (its position in the patch, and
@@ -100,101 +121,216 @@ pub fn decode(v: &Value) -> Result<Vec<Op>, DecodeError> {
         .collect()
 }
 
-fn missing(op: &'static str, path: &str) -> OpError {
-    OpError::MissingPath {
-        op,
-        path: path.to_string(),
-    }
-}
-
-/// evanphx `findObject`: the path split at `/` with its first part dropped — whatever it is,
-/// so `spec/x` means `/x` — and at least one part left (`""` and `x` are missing paths).
-fn tokens(path: &str, op: &'static str) -> Result<Vec<String>, OpError> {
-    if !path.contains('/') {
-        return Err(missing(op, path));
-    }
-    Ok(pointer_tokens(path).collect())
-}
-
 /// The tokens of a JSON pointer as evanphx reads them: the first part dropped, `~1` and `~0`
 /// unescaped.
 pub(super) fn pointer_tokens(path: &str) -> impl Iterator<Item = String> + '_ {
-    path.split('/')
-        .skip(1)
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+    path.split('/').skip(1).map(decode_key)
 }
 
-fn parent<'a>(
-    doc: &'a mut Value,
-    toks: &[String],
-    path: &str,
-    op: &'static str,
-) -> Result<&'a mut Value, OpError> {
+fn decode_key(t: &str) -> String {
+    t.replace("~1", "/").replace("~0", "~")
+}
+
+/// evanphx `findObject`: the object or array that holds the path's last key, and that key.
+/// The path is split at `/` with its first part dropped, whatever it is (`spec/x` means
+/// `/x`); a path without `/` has none. Each part on the way must name an object or array
+/// (an index counted from the end when negative); a missing key or a null is none.
+fn find_object<'a>(doc: &'a mut Value, path: &str) -> Option<(&'a mut Value, String)> {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    if parts.len() < 2 {
+        return None;
+    }
+    let key = decode_key(parts.pop().expect("two parts or more"));
     let mut cur = doc;
-    for t in toks {
-        cur = match cur {
-            Value::Object(m) => m.get_mut(t),
-            Value::Array(a) => t.parse::<usize>().ok().and_then(move |i| a.get_mut(i)),
-            _ => None,
+    for part in &parts[1..] {
+        let part = decode_key(part);
+        let next = match cur {
+            Value::Object(m) => m.get_mut(&part)?,
+            Value::Array(a) => {
+                let i = array_index(&part, a.len()).ok()?;
+                &mut a[i]
+            }
+            _ => return None,
+        };
+        if !(next.is_object() || next.is_array()) {
+            return None;
         }
-        .ok_or_else(|| missing(op, path))?;
+        cur = next;
     }
-    Ok(cur)
+    Some((cur, key))
 }
 
-fn invalid_index(index: impl ToString, path: Option<&str>) -> OpError {
-    OpError::InvalidIndex {
-        index: index.to_string(),
-        path: path.map(str::to_string),
-    }
-}
-
-fn index(t: &str, len: usize, allow_end: bool, path: &str) -> Result<usize, OpError> {
-    if t == "-" && allow_end {
-        return Ok(len);
-    }
-    let i: i64 = t.parse().map_err(|_| invalid_index(t, None))?;
-    let max = if allow_end {
-        len as i64
+/// `partialArray.get`'s index: decimal, counted from the end when negative, inside the array.
+fn array_index(key: &str, len: usize) -> Result<usize, OpError> {
+    let written = crate::go::strconv::atoi(key).map_err(OpError::NotAnIndex)?;
+    let len = len as i64;
+    let index = if written < 0 {
+        if written < -len {
+            return Err(OpError::InvalidIndex { index: written });
+        }
+        written + len
     } else {
-        len as i64 - 1
+        written
     };
-    let i = if i < 0 {
-        if -i > len as i64 {
-            return Err(invalid_index(i, None));
-        }
-        i + len as i64
-    } else {
-        i
-    };
-    if i > max {
-        return Err(invalid_index(i, Some(path)));
+    if index >= len {
+        return Err(OpError::InvalidIndex { index });
     }
-    Ok(i as usize)
+    Ok(index as usize)
 }
 
-/// The value at `path`; a key missing from an existing object reads as null, as evanphx's
-/// `partialDoc.get` returns it.
-fn get(doc: &Value, path: &str, op: &'static str) -> Result<Value, OpError> {
-    let toks = tokens(path, op)?;
-    let (last, head) = toks.split_last().expect("tokens are never empty");
-    let missing = || missing(op, path);
-    let mut cur = doc;
-    for t in head {
-        cur = match cur {
-            Value::Object(m) => m.get(t),
-            Value::Array(a) => t.parse::<usize>().ok().and_then(|i| a.get(i)),
-            _ => None,
-        }
-        .ok_or_else(missing)?;
+/// The container's `get`: a key the object lacks reads as null (evanphx's nil node).
+fn container_get(con: &Value, key: &str) -> Result<Value, OpError> {
+    match con {
+        Value::Object(m) => Ok(m.get(key).cloned().unwrap_or(Value::Null)),
+        Value::Array(a) => Ok(a[array_index(key, a.len())?].clone()),
+        _ => unreachable!("find_object gives objects and arrays"),
     }
-    match cur {
-        Value::Object(m) => Ok(m.get(last).cloned().unwrap_or(Value::Null)),
+}
+
+/// The container's `add`: into an object, a key set; into an array, an item inserted before
+/// the index (`-` appends; a negative index counts from the end of the longer array).
+fn container_add(con: &mut Value, key: &str, value: Value) -> Result<(), OpError> {
+    match con {
+        Value::Object(m) => {
+            m.insert(key.to_string(), value);
+            Ok(())
+        }
         Value::Array(a) => {
-            let i = index(last, a.len(), false, path)?;
-            Ok(a[i].clone())
+            if key == "-" {
+                a.push(value);
+                return Ok(());
+            }
+            let written =
+                crate::go::strconv::atoi(key).map_err(|error| OpError::NotAnAddIndex {
+                    key: key.to_string(),
+                    error,
+                })?;
+            let size = a.len() as i64 + 1;
+            if written >= size || written < -size {
+                return Err(OpError::InvalidIndex { index: written });
+            }
+            let index = if written < 0 { written + size } else { written };
+            a.insert(index as usize, value);
+            Ok(())
         }
-        _ => Err(missing()),
+        _ => unreachable!("find_object gives objects and arrays"),
+    }
+}
+
+/// The container's `remove`, giving the value removed.
+fn container_remove(con: &mut Value, key: &str) -> Result<Value, OpError> {
+    match con {
+        Value::Object(m) => m.shift_remove(key).ok_or_else(|| OpError::NonexistentKey {
+            key: key.to_string(),
+        }),
+        Value::Array(a) => {
+            let written = crate::go::strconv::atoi(key).map_err(OpError::NotAnIndex)?;
+            let len = a.len() as i64;
+            if written >= len || written < -len {
+                return Err(OpError::InvalidIndex { index: written });
+            }
+            let index = if written < 0 { written + len } else { written };
+            Ok(a.remove(index as usize))
+        }
+        _ => unreachable!("find_object gives objects and arrays"),
+    }
+}
+
+/// `error in OP for path: 'AT': ERROR`.
+fn wrapped<'a>(op: &'static str, at: &'a str) -> impl FnOnce(OpError) -> OpError + 'a {
+    move |error| OpError::In {
+        op,
+        what: "path",
+        at: at.to_string(),
+        error: Box::new(error),
+    }
+}
+
+fn add(doc: &mut Value, path: &str, value: Value) -> Result<(), OpError> {
+    let (con, key) = find_object(doc, path).ok_or_else(|| OpError::MissingPath {
+        op: "add",
+        path: path.to_string(),
+    })?;
+    container_add(con, &key, value).map_err(wrapped("add", path))
+}
+
+fn remove(doc: &mut Value, path: &str) -> Result<(), OpError> {
+    let (con, key) = find_object(doc, path).ok_or_else(|| OpError::MissingPath {
+        op: "remove",
+        path: path.to_string(),
+    })?;
+    container_remove(con, &key).map_err(wrapped("remove", path))?;
+    Ok(())
+}
+
+/// evanphx v4.12 replaces a key an object lacks (its `get` finds a nil node, no error); an
+/// array's index must be inside it.
+fn replace(doc: &mut Value, path: &str, value: Value) -> Result<(), OpError> {
+    let missing = |what| OpError::Missing {
+        op: "replace",
+        what,
+        path: path.to_string(),
+    };
+    let (con, key) = find_object(doc, path).ok_or_else(|| missing("path"))?;
+    match con {
+        Value::Object(m) => {
+            m.insert(key, value);
+        }
+        Value::Array(a) => {
+            let i = array_index(&key, a.len()).map_err(|_| missing("key"))?;
+            a[i] = value;
+        }
+        _ => unreachable!("find_object gives objects and arrays"),
+    }
+    Ok(())
+}
+
+/// `move`: the value at `from` removed, then added at `path`; the errors of the removal name
+/// `from`'s last key, as evanphx does.
+fn move_value(doc: &mut Value, from: &str, path: &str) -> Result<(), OpError> {
+    let missing = |what, path: &str| OpError::Missing {
+        op: "move",
+        what,
+        path: path.to_string(),
+    };
+    let (con, key) = find_object(doc, from).ok_or_else(|| missing("from path", from))?;
+    container_get(con, &key).map_err(wrapped("move", &key))?;
+    let value = container_remove(con, &key).map_err(wrapped("move", &key))?;
+    check_depth(path, &value)?;
+    let (con, key) = find_object(doc, path).ok_or_else(|| missing("destination path", path))?;
+    container_add(con, &key, value).map_err(wrapped("move", path))
+}
+
+fn copy_value(doc: &mut Value, from: &str, path: &str) -> Result<(), OpError> {
+    let missing = |what, path: &str| OpError::Missing {
+        op: "copy",
+        what,
+        path: path.to_string(),
+    };
+    let (con, key) = find_object(doc, from).ok_or_else(|| missing("from path", from))?;
+    let value = container_get(con, &key).map_err(|error| OpError::In {
+        op: "copy",
+        what: "from",
+        at: from.to_string(),
+        error: Box::new(error),
+    })?;
+    check_depth(path, &value)?;
+    let (con, key) = find_object(doc, path).ok_or_else(|| missing("destination path", path))?;
+    container_add(con, &key, value).map_err(|e| OpError::CopyAdd(Box::new(e)))
+}
+
+fn test(doc: &mut Value, path: &str, want: &Value) -> Result<(), OpError> {
+    let failed = || OpError::TestFailed {
+        path: path.to_string(),
+    };
+    let (con, key) = find_object(doc, path).ok_or_else(|| OpError::TestMissing {
+        path: path.to_string(),
+    })?;
+    let got = container_get(con, &key).map_err(wrapped("test", path))?;
+    if json_equal(&got, want) {
+        Ok(())
+    } else {
+        Err(failed())
     }
 }
 
@@ -214,69 +350,6 @@ fn json_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn add(doc: &mut Value, path: &str, value: Value) -> Result<(), OpError> {
-    let toks = tokens(path, "add")?;
-    let (last, head) = toks.split_last().expect("tokens are never empty");
-    match parent(doc, head, path, "add")? {
-        Value::Object(m) => {
-            m.insert(last.clone(), value);
-            Ok(())
-        }
-        Value::Array(a) => {
-            // evanphx counts a negative index from the end of the array it is building, one
-            // longer: -1 appends.
-            let i = match last.parse::<i64>() {
-                Ok(n) if n < 0 => {
-                    let size = a.len() as i64 + 1;
-                    if n < -size {
-                        return Err(invalid_index(n, None));
-                    }
-                    (n + size) as usize
-                }
-                _ => index(last, a.len(), true, path)?,
-            };
-            a.insert(i, value);
-            Ok(())
-        }
-        _ => Err(missing("add", path)),
-    }
-}
-
-fn remove(doc: &mut Value, path: &str) -> Result<Value, OpError> {
-    let toks = tokens(path, "remove")?;
-    let (last, head) = toks.split_last().expect("tokens are never empty");
-    match parent(doc, head, path, "remove")? {
-        Value::Object(m) => m
-            .shift_remove(last)
-            .ok_or_else(|| OpError::NonexistentKey { key: last.clone() }),
-        Value::Array(a) => {
-            let i = index(last, a.len(), false, path)?;
-            Ok(a.remove(i))
-        }
-        _ => Err(missing("remove", path)),
-    }
-}
-
-fn replace(doc: &mut Value, path: &str, value: Value) -> Result<(), OpError> {
-    let toks = tokens(path, "replace")?;
-    let (last, head) = toks.split_last().expect("tokens are never empty");
-    match parent(doc, head, path, "replace")? {
-        // evanphx/json-patch v4 only checks that the parent object exists.
-        Value::Object(m) => {
-            m.insert(last.clone(), value);
-            Ok(())
-        }
-        Value::Array(a) => {
-            let i = index(last, a.len(), false, path)?;
-            a[i] = value;
-            Ok(())
-        }
-        _ => Err(OpError::MissingKey {
-            path: path.to_string(),
-        }),
-    }
-}
-
 /// Applies every operation in order.
 pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), ApplyError> {
     for (index, op) in ops.iter().enumerate() {
@@ -292,42 +365,24 @@ pub fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), ApplyError> {
 fn apply_op(doc: &mut Value, op: &Op) -> Result<(), OpError> {
     // An operation without `value` writes null (evanphx's nil node).
     let value = || op.value.clone().unwrap_or(Value::Null);
-    let add = |doc: &mut Value, path: &str, value: Value| {
-        check_depth(path, &value)?;
-        add(doc, path, value)
-    };
-    let replace = |doc: &mut Value, path: &str, value: Value| {
-        check_depth(path, &value)?;
-        replace(doc, path, value)
-    };
+    let from = || op.from.clone().unwrap_or_default();
     match op.op.as_str() {
-        "add" => add(doc, &op.path, value())?,
-        "remove" => {
-            remove(doc, &op.path)?;
+        "add" => {
+            let value = value();
+            check_depth(&op.path, &value)?;
+            add(doc, &op.path, value)
         }
-        "replace" => replace(doc, &op.path, value())?,
-        "move" => {
-            let from = op.from.clone().unwrap_or_default();
-            let v = remove(doc, &from).map_err(|e| OpError::Move(Box::new(e)))?;
-            add(doc, &op.path, v)?;
+        "remove" => remove(doc, &op.path),
+        "replace" => {
+            let value = value();
+            check_depth(&op.path, &value)?;
+            replace(doc, &op.path, value)
         }
-        "copy" => {
-            let from = op.from.clone().unwrap_or_default();
-            let v = get(doc, &from, "copy")?;
-            add(doc, &op.path, v)?;
-        }
-        "test" => {
-            let want = value();
-            let equal = get(doc, &op.path, "test").is_ok_and(|got| json_equal(&got, &want));
-            if !equal {
-                return Err(OpError::TestFailed {
-                    path: op.path.clone(),
-                });
-            }
-        }
-        other => return Err(OpError::UnknownOp(other.to_string())),
+        "move" => move_value(doc, &from(), &op.path),
+        "copy" => copy_value(doc, &from(), &op.path),
+        "test" => test(doc, &op.path, &value()),
+        other => Err(OpError::UnknownOp(other.to_string())),
     }
-    Ok(())
 }
 
 /// Deepest nesting a JSON patch may build. Each operation can nest a value (itself up to the
@@ -471,6 +526,56 @@ mod tests {
         assert!(run(doc, json!([{"op": "test", "path": "/a", "value": 1.0}])).is_ok());
     }
 
+    /// Each container error wrapped by its operation, as kubectl kustomize prints them
+    /// (testdata/kustomize/168 to 173 pin some of them).
+    #[test]
+    fn errors_are_worded_as_evanphx_v4_12() {
+        let doc = json!({"data": {"a": "b"}, "l": [1, 2]});
+        let cases = [
+            (json!({"op": "remove", "path": "/l/5"}), "error in remove for path: '/l/5': Unable to access invalid index: 5: invalid index referenced"),
+            (json!({"op": "remove", "path": "/l/-3"}), "error in remove for path: '/l/-3': Unable to access invalid index: -3: invalid index referenced"),
+            (json!({"op": "remove", "path": "/l/-"}), "error in remove for path: '/l/-': strconv.Atoi: parsing \"-\": invalid syntax"),
+            (json!({"op": "add", "path": "/l/x", "value": 1}), "error in add for path: '/l/x': value was not a proper array index: 'x': strconv.Atoi: parsing \"x\": invalid syntax"),
+            (json!({"op": "add", "path": "/l/-4", "value": 1}), "error in add for path: '/l/-4': Unable to access invalid index: -4: invalid index referenced"),
+            (json!({"op": "move", "from": "/nope/x", "path": "/q"}), "move operation does not apply: doc is missing from path: /nope/x: missing value"),
+            (json!({"op": "move", "from": "/l/9", "path": "/q"}), "error in move for path: '9': Unable to access invalid index: 9: invalid index referenced"),
+            (json!({"op": "copy", "from": "/l/7", "path": "/q"}), "error in copy for from: '/l/7': Unable to access invalid index: 7: invalid index referenced"),
+            (json!({"op": "test", "path": "/l/9", "value": 1}), "error in test for path: '/l/9': Unable to access invalid index: 9: invalid index referenced"),
+            (json!({"op": "replace", "path": "/data/a/b", "value": 1}), "replace operation does not apply: doc is missing path: /data/a/b: missing value"),
+        ];
+        for (op, want) in cases {
+            assert_eq!(run(doc.clone(), json!([op])).unwrap_err(), want, "{op}");
+        }
+        // Negative indices count from the end, through the path too; `+1` and `01` are
+        // decimal for Go's Atoi.
+        let ok = |op: Value| run(doc.clone(), json!([op])).unwrap();
+        assert_eq!(
+            ok(json!({"op": "remove", "path": "/l/-1"}))["l"],
+            json!([1])
+        );
+        assert_eq!(
+            ok(json!({"op": "add", "path": "/l/-3", "value": 0}))["l"],
+            json!([0, 1, 2])
+        );
+        assert_eq!(
+            ok(json!({"op": "add", "path": "/l/+1", "value": 9}))["l"],
+            json!([1, 9, 2])
+        );
+        assert_eq!(
+            ok(json!({"op": "replace", "path": "/l/-1", "value": 7}))["l"],
+            json!([1, 7])
+        );
+        let nested = json!({"l": [{"a": 1}]});
+        assert_eq!(
+            run(
+                nested,
+                json!([{"op": "add", "path": "/l/-1/b", "value": 2}])
+            )
+            .unwrap()["l"],
+            json!([{"a": 1, "b": 2}])
+        );
+    }
+
     /// The failing operation is named by its position and span; the text is evanphx's.
     #[test]
     fn a_failed_operation_says_which_and_why() {
@@ -484,11 +589,16 @@ mod tests {
         assert_eq!((e.index, e.span), (1, Span::new(4, 3)));
         assert_eq!(
             e.error,
-            OpError::Move(Box::new(OpError::NonexistentKey { key: "nope".into() }))
+            OpError::In {
+                op: "move",
+                what: "path",
+                at: "nope".into(),
+                error: Box::new(OpError::NonexistentKey { key: "nope".into() }),
+            }
         );
         assert_eq!(
             e.to_string(),
-            "move operation does not apply: Unable to remove nonexistent key: nope: missing value"
+            "error in move for path: 'nope': Unable to remove nonexistent key: nope: missing value"
         );
         let e = apply(
             &mut json!({"l": [1]}),
@@ -497,7 +607,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             e.to_string(),
-            "Unable to access invalid index: 3: invalid index referenced (path /l/3)"
+            "replace operation does not apply: doc is missing key: /l/3: missing value"
         );
         assert_eq!(
             decode(&json!([1])).unwrap_err(),
