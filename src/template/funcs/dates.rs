@@ -37,6 +37,11 @@ const DAYS: [&str; 7] = [
 ];
 
 /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
+/// Go's `daysIn`: the days of a month (1-12) in a year.
+fn days_in_month(year: i64, month: i64) -> i64 {
+    days_from_civil(year + month / 12, month % 12 + 1, 1) - days_from_civil(year, month, 1)
+}
+
 pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
@@ -300,6 +305,25 @@ impl Time {
                 "parsing time {}: extra text: {}",
                 super::super::fmt::go_quote(value),
                 super::super::fmt::go_quote(v)
+            ));
+        }
+        // Go's range checks: a field outside its range, then a day its month lacks.
+        let twelve_hour = pm.is_some();
+        let out_of_range = [
+            ("month", !(1..=12).contains(&month)),
+            ("day", !(0..=31).contains(&day)),
+            ("hour", !(0..if twelve_hour { 13 } else { 24 }).contains(&hour)),
+            ("minute", !(0..60).contains(&minute)),
+            ("second", !(0..60).contains(&second)),
+        ]
+        .into_iter()
+        .find(|(_, bad)| *bad)
+        .map(|(what, _)| what)
+        .or_else(|| (day < 1 || day > days_in_month(year, month)).then_some("day"));
+        if let Some(what) = out_of_range {
+            return Err(format!(
+                "parsing time {}: {what} out of range",
+                super::super::fmt::go_quote(value)
             ));
         }
         if let Some(pm) = pm {
