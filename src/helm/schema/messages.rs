@@ -81,8 +81,8 @@ pub enum Unusable {
         "$ref cycle: the schema applies itself to the same value without end (helm crashes with a stack overflow)"
     )]
     Cycle,
-    /// Subschemas applied deeper than kdelta follows.
-    #[error("the schema nests deeper than {0} subschemas at one value")]
+    /// Subschemas read or applied inside one another deeper than kdelta follows.
+    #[error("the schema nests subschemas and references deeper than {0} levels")]
     TooDeep(usize),
 }
 

@@ -7,6 +7,7 @@ use super::json::Json;
 use super::messages::Unusable;
 use super::number::{Decimal, Number};
 use super::reference::Reference;
+use super::validate::MAX_DEPTH;
 use crate::template::GoRegex;
 use std::collections::{HashMap, HashSet};
 
@@ -169,6 +170,7 @@ pub fn compile(mut document: Json) -> Result<Schema, Unusable> {
     }
     documents.insert(root.text(), (&document, draft));
     let mut compiler = Compiler {
+        depth: 0,
         nodes: vec![Node::default()],
         references: HashMap::new(),
         documents,
@@ -296,6 +298,8 @@ struct Context {
 }
 
 struct Compiler<'d> {
+    /// How many subschemas are being read inside one another (nesting and `$ref` chains).
+    depth: usize,
     nodes: Vec<Node>,
     /// gojsonschema's `schemaReferencePool`: the node made for each `$ref` target.
     references: HashMap<String, NodeId>,
@@ -360,8 +364,20 @@ impl<'d> Compiler<'d> {
         Ok(id)
     }
 
-    /// gojsonschema's `parseSchema`, keyword by keyword in its order.
+    /// gojsonschema's `parseSchema`, within kdelta's depth limit (Go's stack grows as far as
+    /// a chain of references goes; this thread's is sized for the limit).
     fn parse(&mut self, document: &'d Json, at: NodeId, context: &Context) -> Result<(), Unusable> {
+        if self.depth >= MAX_DEPTH {
+            return Err(Unusable::TooDeep(MAX_DEPTH));
+        }
+        self.depth += 1;
+        let parsed = self.parse_keywords(document, at, context);
+        self.depth -= 1;
+        parsed
+    }
+
+    /// gojsonschema's `parseSchema`, keyword by keyword in its order.
+    fn parse_keywords(&mut self, document: &'d Json, at: NodeId, context: &Context) -> Result<(), Unusable> {
         let draft = context.draft;
         if draft >= Draft::Draft6 {
             if let Json::Bool(b) = document {

@@ -8,9 +8,9 @@ use super::messages::{Kind, Unusable, Violation};
 use super::parse::{Additional, Dependency, Node, NodeId, Schema, Type};
 use std::collections::HashMap;
 
-/// How deep subschemas may apply inside one another before kdelta gives up (helm's Go stack
-/// grows to a gigabyte; kdelta's check runs on a thread sized for this).
-pub const MAX_DEPTH: usize = 20_000;
+/// How deep subschemas may be read or applied inside one another before kdelta gives up
+/// (helm's Go stack grows to a gigabyte; kdelta's check runs on a thread sized for this).
+pub const MAX_DEPTH: usize = 10_000;
 
 /// The violations of `value` against `schema`, in gojsonschema's order.
 pub fn validate(schema: &Schema, value: &Json) -> Result<Vec<Violation>, Unusable> {
