@@ -49,9 +49,7 @@ pub fn is_format(format: &str, s: &str) -> bool {
         "email" | "idn-email" => is_mail_address(s),
         "ipv4" => s.parse::<std::net::IpAddr>().is_ok() && s.contains('.'),
         "ipv6" => s.parse::<std::net::IpAddr>().is_ok() && s.contains(':'),
-        "uri" | "iri" => {
-            !s.contains('\\') && Url::parse(s).is_ok_and(|u| !u.scheme.is_empty())
-        }
+        "uri" | "iri" => !s.contains('\\') && Url::parse(s).is_ok_and(|u| !u.scheme.is_empty()),
         "uri-reference" | "iri-reference" => !s.contains('\\') && Url::parse(s).is_ok(),
         "uri-template" => {
             !s.contains('\\')
@@ -63,7 +61,9 @@ pub fn is_format(format: &str, s: &str) -> bool {
         "uuid" => matches(&UUID, UUID_PATTERN, s),
         "regex" => s.is_empty() || go_regex(s).is_ok(),
         "json-pointer" => matches(&JSON_POINTER, JSON_POINTER_PATTERN, s),
-        "relative-json-pointer" => matches(&RELATIVE_JSON_POINTER, RELATIVE_JSON_POINTER_PATTERN, s),
+        "relative-json-pointer" => {
+            matches(&RELATIVE_JSON_POINTER, RELATIVE_JSON_POINTER_PATTERN, s)
+        }
         _ => true,
     }
 }
@@ -174,7 +174,9 @@ impl MailParser<'_> {
     fn is_atext(c: u8, dot: bool) -> bool {
         match c {
             b'.' => dot,
-            b'(' | b')' | b'<' | b'>' | b'[' | b']' | b':' | b';' | b'@' | b'\\' | b',' | b'"' => false,
+            b'(' | b')' | b'<' | b'>' | b'[' | b']' | b':' | b';' | b'@' | b'\\' | b',' | b'"' => {
+                false
+            }
             _ => (b'!'..=b'~').contains(&c) || c >= 0x80,
         }
     }
@@ -191,7 +193,9 @@ impl MailParser<'_> {
             return false;
         }
         permissive
-            || !(atom.starts_with(b".") || atom.ends_with(b".") || atom.windows(2).any(|w| w == b".."))
+            || !(atom.starts_with(b".")
+                || atom.ends_with(b".")
+                || atom.windows(2).any(|w| w == b".."))
     }
 
     fn quoted_string(&mut self) -> bool {

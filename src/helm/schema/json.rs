@@ -274,7 +274,9 @@ impl Reader<'_> {
                 self.pos += 1;
             }
             // The input is a &str and the run stops at an ASCII byte: a whole UTF-8 slice.
-            out.push_str(std::str::from_utf8(&self.bytes[start..self.pos]).map_err(|_| Stop::Syntax)?);
+            out.push_str(
+                std::str::from_utf8(&self.bytes[start..self.pos]).map_err(|_| Stop::Syntax)?,
+            );
             match self.peek()? {
                 b'"' => {
                     self.pos += 1;
@@ -373,8 +375,8 @@ mod tests {
 
     #[test]
     fn canonical_text_is_go_marshal_after_float64() {
-        let v = decode(r#"{"b": [1.0, 1e21, "<&>"], "a": null, "c": 12345678901234567890}"#)
-            .unwrap();
+        let v =
+            decode(r#"{"b": [1.0, 1e21, "<&>"], "a": null, "c": 12345678901234567890}"#).unwrap();
         assert_eq!(
             v.canonical().unwrap(),
             r#"{"a":null,"b":[1,1e+21,"\u003c\u0026\u003e"],"c":12345678901234567000}"#

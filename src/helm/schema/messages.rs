@@ -71,9 +71,7 @@ pub enum Unusable {
     #[error("unable to validate schema: {0}")]
     Panic(String),
     /// A reference to another document: helm would fetch it, kdelta never does.
-    #[error(
-        "$ref {0} names a document outside values.schema.json, which kdelta does not fetch"
-    )]
+    #[error("$ref {0} names a document outside values.schema.json, which kdelta does not fetch")]
     Remote(String),
     /// A `$ref` cycle that comes back to the same value without descending into it: helm
     /// recurses until Go's stack overflows.

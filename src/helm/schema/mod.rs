@@ -155,7 +155,12 @@ fn check(schema_text: &str, instance: &Json) -> Result<Vec<Violation>, Unusable>
 /// Values as the JSON gojsonschema reads: Helm writes them as YAML, then JSON, and numbers
 /// keep the text `encoding/json` gives them.
 fn table_json(values: &Table) -> Json {
-    Json::Object(values.iter().map(|(k, v)| (k.clone(), to_json(v))).collect())
+    Json::Object(
+        values
+            .iter()
+            .map(|(k, v)| (k.clone(), to_json(v)))
+            .collect(),
+    )
 }
 
 fn to_json(v: &Value) -> Json {
@@ -195,7 +200,8 @@ mod tests {
     }
 
     fn values(text: &str) -> Table {
-        super::super::values::table(&crate::template::helm_values(text).unwrap()).unwrap_or_default()
+        super::super::values::table(&crate::template::helm_values(text).unwrap())
+            .unwrap_or_default()
     }
 
     #[test]
@@ -319,47 +325,230 @@ mod tests {
     #[test]
     fn keywords_are_worded_as_gojsonschema() {
         let cases: &[(&str, &str, &[&str])] = &[
-            (r##"{"properties": {"a": {"type": "integer"}}}"##, "a: 1.5", &["a: Invalid type. Expected: integer, given: number"]),
-            (r##"{"properties": {"a": {"type": "integer"}}}"##, "a: 1.0", &[]),
-            (r##"{"properties": {"a": {"type": ["string", "null"]}}}"##, "a: 3", &["a: Invalid type. Expected: [string,null], given: integer"]),
-            (r##"{"properties": {"a": {"multipleOf": 0.1}}}"##, "a: 0.3", &[]),
-            (r##"{"properties": {"a": {"multipleOf": 0.1}}}"##, "a: 0.35", &["a: Must be a multiple of 0.1"]),
-            (r##"{"properties": {"a": {"maximum": 1000000}}}"##, "a: 2000000", &["a: Must be less than or equal to 1e+06"]),
-            (r##"{"properties": {"a": {"exclusiveMinimum": 0}}}"##, "a: 0", &["a: Must be greater than 0"]),
-            (r##"{"$schema": "http://json-schema.org/draft-04/schema#", "properties": {"a": {"maximum": 10, "exclusiveMaximum": true}}}"##, "a: 10", &["a: Must be less than 10"]),
-            (r##"{"properties": {"a": {"maxLength": 3}}}"##, "a: héé", &[]),
-            (r##"{"properties": {"a": {"minLength": 3}}}"##, "a: hé", &["a: String length must be greater than or equal to 3"]),
-            (r##"{"properties": {"a": {"pattern": "^\\Qa.b\\E$"}}}"##, "a: axb", &[r"a: Does not match pattern '^\Qa.b\E$'"]),
-            (r##"{"properties": {"a": {"pattern": "\\d"}}}"##, "a: ٣", &[r"a: Does not match pattern '\d'"]),
-            (r##"{"properties": {"a": {"format": "date"}}}"##, "a: 2023-02-29", &["a: Does not match format 'date'"]),
-            (r##"{"properties": {"a": {"format": "date"}}}"##, "a: 5", &["a: Does not match format 'date'"]),
-            (r##"{"properties": {"a": {"format": "custom"}}}"##, "a: 5", &[]),
-            (r##"{"properties": {"a": {"enum": ["x", 1, null, {"b": [1.0]}, "<"]}}}"##, "a: y", &[r##"a: a must be one of the following: "x", 1, null, {"b":[1]}, "\u003c""##]),
-            (r##"{"properties": {"a": {"const": {"z": 1, "b": 2.0}}}}"##, "a: {b: 2, z: 1}", &[]),
-            (r##"{"properties": {"a": {"const": "v1"}}}"##, "a: v2", &[r##"a: a does not match: "v1""##]),
-            (r##"{"properties": {"a": {"uniqueItems": true}}}"##, "a: [1, 2, 1, 1]", &["a: array items[0,2] must be unique", "a: array items[2,3] must be unique"]),
-            (r##"{"properties": {"a": {"items": [{"type": "string"}], "additionalItems": false}}}"##, "a: [x, 1]", &["a: No additional items allowed on array"]),
-            (r##"{"properties": {"a": {"items": {"type": "string"}}}}"##, "a: [x, 1]", &["a.1: Invalid type. Expected: string, given: integer"]),
-            (r##"{"properties": {"a": {"contains": {"type": "string"}}}}"##, "a: [1]", &["a: At least one of the items must match", "a.0: Invalid type. Expected: string, given: integer"]),
-            (r##"{"properties": {"a": {"minItems": 3, "maxItems": 1}}}"##, "a: [1, 2]", &["a: Array must have at least 3 items", "a: Array must have at most 1 items"]),
-            (r##"{"properties": {"a": {"minProperties": 2, "required": ["x", "y"]}}}"##, "a: {x: 1}", &["a: Must have at least 2 properties", "a: y is required"]),
-            (r##"{"additionalProperties": false}"##, "b: 1", &["(root): Additional property b is not allowed"]),
-            (r##"{"patternProperties": {"^x": {"type": "string"}}, "additionalProperties": {"type": "string"}}"##, "x1: 1\nz: 2", &["x1: Invalid type. Expected: string, given: integer", "z: Invalid type. Expected: string, given: integer"]),
-            (r##"{"propertyNames": {"maxLength": 2}}"##, "abc: 1", &[r##"(root): Property name of "abc" does not match"##, "(root): String length must be less than or equal to 2"]),
-            (r##"{"dependencies": {"x": ["y"], "z": {"required": ["w"]}}}"##, "x: 1\nz: 1", &["(root): Has a dependency on y", "(root): w is required"]),
-            (r##"{"anyOf": [{"required": ["a", "b"]}, {"required": ["a"]}]}"##, "c: 1", &["(root): Must validate at least one schema (anyOf)", "(root): a is required"]),
-            (r##"{"oneOf": [{"required": ["c"]}, {"type": "object"}]}"##, "c: 1", &["(root): Must validate one and only one schema (oneOf)"]),
-            (r##"{"allOf": [{"required": ["a"]}, {"required": ["b"]}]}"##, "c: 1", &["(root): a is required", "(root): b is required", "(root): Must validate all the schemas (allOf)"]),
-            (r##"{"not": {"required": ["c"]}}"##, "c: 1", &["(root): Must not validate the schema (not)"]),
-            (r##"{"if": {"required": ["c"]}, "then": {"required": ["d"]}}"##, "c: 1", &["(root): Must validate \"then\" as \"if\" was valid", "(root): d is required"]),
-            (r##"{"if": {"required": ["c"]}, "else": {"required": ["d"]}}"##, "e: 1", &["(root): Must validate \"else\" as \"if\" was not valid", "(root): d is required"]),
-            (r##"{"definitions": {"p": {"maximum": 1}}, "properties": {"a": {"$ref": "#/definitions/p"}, "b": {"$ref": "#/definitions/p"}}}"##, "a: 2\nb: 3", &["a: Must be less than or equal to 1", "b: Must be less than or equal to 1"]),
-            (r##"{"$id": "http://x.io/s.json", "definitions": {"p": {"$id": "#port", "maximum": 1}}, "properties": {"a": {"$ref": "#port"}}}"##, "a: 2", &["a: Must be less than or equal to 1"]),
-            (r##"{"properties": {"c": {"$ref": "#"}, "w": {"type": "string"}}}"##, "c: {c: {w: 1}}", &["c.c.w: Invalid type. Expected: string, given: integer"]),
+            (
+                r##"{"properties": {"a": {"type": "integer"}}}"##,
+                "a: 1.5",
+                &["a: Invalid type. Expected: integer, given: number"],
+            ),
+            (
+                r##"{"properties": {"a": {"type": "integer"}}}"##,
+                "a: 1.0",
+                &[],
+            ),
+            (
+                r##"{"properties": {"a": {"type": ["string", "null"]}}}"##,
+                "a: 3",
+                &["a: Invalid type. Expected: [string,null], given: integer"],
+            ),
+            (
+                r##"{"properties": {"a": {"multipleOf": 0.1}}}"##,
+                "a: 0.3",
+                &[],
+            ),
+            (
+                r##"{"properties": {"a": {"multipleOf": 0.1}}}"##,
+                "a: 0.35",
+                &["a: Must be a multiple of 0.1"],
+            ),
+            (
+                r##"{"properties": {"a": {"maximum": 1000000}}}"##,
+                "a: 2000000",
+                &["a: Must be less than or equal to 1e+06"],
+            ),
+            (
+                r##"{"properties": {"a": {"exclusiveMinimum": 0}}}"##,
+                "a: 0",
+                &["a: Must be greater than 0"],
+            ),
+            (
+                r##"{"$schema": "http://json-schema.org/draft-04/schema#", "properties": {"a": {"maximum": 10, "exclusiveMaximum": true}}}"##,
+                "a: 10",
+                &["a: Must be less than 10"],
+            ),
+            (
+                r##"{"properties": {"a": {"maxLength": 3}}}"##,
+                "a: héé",
+                &[],
+            ),
+            (
+                r##"{"properties": {"a": {"minLength": 3}}}"##,
+                "a: hé",
+                &["a: String length must be greater than or equal to 3"],
+            ),
+            (
+                r##"{"properties": {"a": {"pattern": "^\\Qa.b\\E$"}}}"##,
+                "a: axb",
+                &[r"a: Does not match pattern '^\Qa.b\E$'"],
+            ),
+            (
+                r##"{"properties": {"a": {"pattern": "\\d"}}}"##,
+                "a: ٣",
+                &[r"a: Does not match pattern '\d'"],
+            ),
+            (
+                r##"{"properties": {"a": {"format": "date"}}}"##,
+                "a: 2023-02-29",
+                &["a: Does not match format 'date'"],
+            ),
+            (
+                r##"{"properties": {"a": {"format": "date"}}}"##,
+                "a: 5",
+                &["a: Does not match format 'date'"],
+            ),
+            (
+                r##"{"properties": {"a": {"format": "custom"}}}"##,
+                "a: 5",
+                &[],
+            ),
+            (
+                r##"{"properties": {"a": {"enum": ["x", 1, null, {"b": [1.0]}, "<"]}}}"##,
+                "a: y",
+                &[r##"a: a must be one of the following: "x", 1, null, {"b":[1]}, "\u003c""##],
+            ),
+            (
+                r##"{"properties": {"a": {"const": {"z": 1, "b": 2.0}}}}"##,
+                "a: {b: 2, z: 1}",
+                &[],
+            ),
+            (
+                r##"{"properties": {"a": {"const": "v1"}}}"##,
+                "a: v2",
+                &[r##"a: a does not match: "v1""##],
+            ),
+            (
+                r##"{"properties": {"a": {"uniqueItems": true}}}"##,
+                "a: [1, 2, 1, 1]",
+                &[
+                    "a: array items[0,2] must be unique",
+                    "a: array items[2,3] must be unique",
+                ],
+            ),
+            (
+                r##"{"properties": {"a": {"items": [{"type": "string"}], "additionalItems": false}}}"##,
+                "a: [x, 1]",
+                &["a: No additional items allowed on array"],
+            ),
+            (
+                r##"{"properties": {"a": {"items": {"type": "string"}}}}"##,
+                "a: [x, 1]",
+                &["a.1: Invalid type. Expected: string, given: integer"],
+            ),
+            (
+                r##"{"properties": {"a": {"contains": {"type": "string"}}}}"##,
+                "a: [1]",
+                &[
+                    "a: At least one of the items must match",
+                    "a.0: Invalid type. Expected: string, given: integer",
+                ],
+            ),
+            (
+                r##"{"properties": {"a": {"minItems": 3, "maxItems": 1}}}"##,
+                "a: [1, 2]",
+                &[
+                    "a: Array must have at least 3 items",
+                    "a: Array must have at most 1 items",
+                ],
+            ),
+            (
+                r##"{"properties": {"a": {"minProperties": 2, "required": ["x", "y"]}}}"##,
+                "a: {x: 1}",
+                &["a: Must have at least 2 properties", "a: y is required"],
+            ),
+            (
+                r##"{"additionalProperties": false}"##,
+                "b: 1",
+                &["(root): Additional property b is not allowed"],
+            ),
+            (
+                r##"{"patternProperties": {"^x": {"type": "string"}}, "additionalProperties": {"type": "string"}}"##,
+                "x1: 1\nz: 2",
+                &[
+                    "x1: Invalid type. Expected: string, given: integer",
+                    "z: Invalid type. Expected: string, given: integer",
+                ],
+            ),
+            (
+                r##"{"propertyNames": {"maxLength": 2}}"##,
+                "abc: 1",
+                &[
+                    r##"(root): Property name of "abc" does not match"##,
+                    "(root): String length must be less than or equal to 2",
+                ],
+            ),
+            (
+                r##"{"dependencies": {"x": ["y"], "z": {"required": ["w"]}}}"##,
+                "x: 1\nz: 1",
+                &["(root): Has a dependency on y", "(root): w is required"],
+            ),
+            (
+                r##"{"anyOf": [{"required": ["a", "b"]}, {"required": ["a"]}]}"##,
+                "c: 1",
+                &[
+                    "(root): Must validate at least one schema (anyOf)",
+                    "(root): a is required",
+                ],
+            ),
+            (
+                r##"{"oneOf": [{"required": ["c"]}, {"type": "object"}]}"##,
+                "c: 1",
+                &["(root): Must validate one and only one schema (oneOf)"],
+            ),
+            (
+                r##"{"allOf": [{"required": ["a"]}, {"required": ["b"]}]}"##,
+                "c: 1",
+                &[
+                    "(root): a is required",
+                    "(root): b is required",
+                    "(root): Must validate all the schemas (allOf)",
+                ],
+            ),
+            (
+                r##"{"not": {"required": ["c"]}}"##,
+                "c: 1",
+                &["(root): Must not validate the schema (not)"],
+            ),
+            (
+                r##"{"if": {"required": ["c"]}, "then": {"required": ["d"]}}"##,
+                "c: 1",
+                &[
+                    "(root): Must validate \"then\" as \"if\" was valid",
+                    "(root): d is required",
+                ],
+            ),
+            (
+                r##"{"if": {"required": ["c"]}, "else": {"required": ["d"]}}"##,
+                "e: 1",
+                &[
+                    "(root): Must validate \"else\" as \"if\" was not valid",
+                    "(root): d is required",
+                ],
+            ),
+            (
+                r##"{"definitions": {"p": {"maximum": 1}}, "properties": {"a": {"$ref": "#/definitions/p"}, "b": {"$ref": "#/definitions/p"}}}"##,
+                "a: 2\nb: 3",
+                &[
+                    "a: Must be less than or equal to 1",
+                    "b: Must be less than or equal to 1",
+                ],
+            ),
+            (
+                r##"{"$id": "http://x.io/s.json", "definitions": {"p": {"$id": "#port", "maximum": 1}}, "properties": {"a": {"$ref": "#port"}}}"##,
+                "a: 2",
+                &["a: Must be less than or equal to 1"],
+            ),
+            (
+                r##"{"properties": {"c": {"$ref": "#"}, "w": {"type": "string"}}}"##,
+                "c: {c: {w: 1}}",
+                &["c.c.w: Invalid type. Expected: string, given: integer"],
+            ),
             ("false", "a: 1", &["(root): False always fails validation"]),
         ];
         for (schema, values, want) in cases {
-            assert_eq!(outcome(schema, values), Ok(want.iter().map(|w| w.to_string()).collect()), "{schema} {values}");
+            assert_eq!(
+                outcome(schema, values),
+                Ok(want.iter().map(|w| w.to_string()).collect()),
+                "{schema} {values}"
+            );
         }
     }
 
@@ -371,7 +560,11 @@ mod tests {
             r##"{"allOf": [{"$ref": "#"}]}"##,
             r##"{"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}}, "$ref": "#/definitions/a"}"##,
         ] {
-            assert_eq!(outcome(schema, "a: 1"), Err(Unusable::Cycle.to_string()), "{schema}");
+            assert_eq!(
+                outcome(schema, "a: 1"),
+                Err(Unusable::Cycle.to_string()),
+                "{schema}"
+            );
         }
         // Deep nesting parses and validates on the check's own stack.
         let deep = format!("{}{{}}{}", r#"{"not": "#.repeat(4000), "}".repeat(4000));
@@ -379,20 +572,34 @@ mod tests {
         // A long chain of references, each to the next.
         let mut definitions = Vec::new();
         for i in 0..12_000 {
-            definitions.push(format!(r##""d{i}": {{"$ref": "#/definitions/d{}"}}"##, i + 1));
+            definitions.push(format!(
+                r##""d{i}": {{"$ref": "#/definitions/d{}"}}"##,
+                i + 1
+            ));
         }
         definitions.push(r#""d12000": {"type": "string"}"#.to_string());
         let chain = format!(
             r##"{{"definitions": {{{}}}, "$ref": "#/definitions/d0"}}"##,
             definitions.join(",")
         );
-        assert_eq!(outcome(&chain, "a: 1"), Err(Unusable::TooDeep(validate::MAX_DEPTH).to_string()));
+        assert_eq!(
+            outcome(&chain, "a: 1"),
+            Err(Unusable::TooDeep(validate::MAX_DEPTH).to_string())
+        );
         // A huge enum and a huge required list are read in linear time.
         let many: Vec<String> = (0..200_000).map(|i| format!("\"v{i}\"")).collect();
-        let big = format!(r##"{{"properties": {{"a": {{"enum": [{}]}}}}, "required": [{}]}}"##, many.join(","), many.join(","));
+        let big = format!(
+            r##"{{"properties": {{"a": {{"enum": [{}]}}}}, "required": [{}]}}"##,
+            many.join(","),
+            many.join(",")
+        );
         let started = std::time::Instant::now();
         let out = outcome(&big, "a: x\nv0: 1").unwrap();
         assert_eq!(out.len(), 199_999 + 1);
-        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
     }
 }

@@ -217,9 +217,15 @@ impl Ord for Decimal {
         } else {
             let shift = self.exponent - other.exponent;
             let (x, y) = if shift >= 0 {
-                (self.mantissa.magnitude() * pow10(shift).magnitude(), other.mantissa.magnitude().clone())
+                (
+                    self.mantissa.magnitude() * pow10(shift).magnitude(),
+                    other.mantissa.magnitude().clone(),
+                )
             } else {
-                (self.mantissa.magnitude().clone(), other.mantissa.magnitude() * pow10(-shift).magnitude())
+                (
+                    self.mantissa.magnitude().clone(),
+                    other.mantissa.magnitude() * pow10(-shift).magnitude(),
+                )
             };
             x.cmp(&y)
         };

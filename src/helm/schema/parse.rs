@@ -219,11 +219,12 @@ enum Step {
 }
 
 fn at_path<'d>(document: &'d Json, path: &[Step]) -> Option<&'d Json> {
-    path.iter().try_fold(document, |node, step| match (node, step) {
-        (Json::Object(m), Step::Key(k)) => m.get(k),
-        (Json::Array(items), Step::Index(i)) => items.get(*i),
-        _ => None,
-    })
+    path.iter()
+        .try_fold(document, |node, step| match (node, step) {
+            (Json::Object(m), Step::Key(k)) => m.get(k),
+            (Json::Array(items), Step::Index(i)) => items.get(*i),
+            _ => None,
+        })
 }
 
 /// `parseReferencesRecursive`: every `$id` (or `id`) registered under the URL it resolves to
@@ -353,7 +354,12 @@ impl<'d> Compiler<'d> {
     }
 
     /// Parses `value` as a new child subschema of a node read in `context`.
-    fn sub(&mut self, value: &'d Json, property: &str, context: &Context) -> Result<NodeId, Unusable> {
+    fn sub(
+        &mut self,
+        value: &'d Json,
+        property: &str,
+        context: &Context,
+    ) -> Result<NodeId, Unusable> {
         let id = self.child(property);
         let inner = Context {
             draft: context.draft,
@@ -377,7 +383,12 @@ impl<'d> Compiler<'d> {
     }
 
     /// gojsonschema's `parseSchema`, keyword by keyword in its order.
-    fn parse_keywords(&mut self, document: &'d Json, at: NodeId, context: &Context) -> Result<(), Unusable> {
+    fn parse_keywords(
+        &mut self,
+        document: &'d Json,
+        at: NodeId,
+        context: &Context,
+    ) -> Result<(), Unusable> {
         let draft = context.draft;
         if draft >= Draft::Draft6 {
             if let Json::Bool(b) = document {
@@ -592,7 +603,10 @@ impl<'d> Compiler<'d> {
         }
         if let Some(e) = m.get("enum") {
             let Json::Array(values) = kind(e)? else {
-                return Err(Unusable::MustBeOfAn { x: "enum", y: "array" });
+                return Err(Unusable::MustBeOfAn {
+                    x: "enum",
+                    y: "array",
+                });
             };
             // An empty list sets nothing: gojsonschema then checks no value against it.
             let mut listed = Enum::default();
@@ -611,7 +625,10 @@ impl<'d> Compiler<'d> {
             if let Some(list) = m.get(key) {
                 let Json::Array(list) = kind(list)? else {
                     // gojsonschema names anyOf in allOf's error too.
-                    return Err(Unusable::MustBeOfAn { x: error_key, y: "array" });
+                    return Err(Unusable::MustBeOfAn {
+                        x: error_key,
+                        y: "array",
+                    });
                 };
                 for v in list {
                     let child = self.sub(v, key, here)?;
@@ -626,7 +643,10 @@ impl<'d> Compiler<'d> {
         }
         if let Some(n) = m.get("not") {
             if !is_schema_like(n)? {
-                return Err(Unusable::MustBeOfAn { x: "not", y: "object" });
+                return Err(Unusable::MustBeOfAn {
+                    x: "not",
+                    y: "object",
+                });
             }
             let child = self.sub(n, "not", here)?;
             self.nodes[at].not = Some(child);
@@ -635,7 +655,10 @@ impl<'d> Compiler<'d> {
             for key in ["if", "then", "else"] {
                 if let Some(v) = m.get(key) {
                     if !is_schema_like(v)? {
-                        return Err(Unusable::MustBeOfAn { x: key, y: "object" });
+                        return Err(Unusable::MustBeOfAn {
+                            x: key,
+                            y: "object",
+                        });
                     }
                     let child = self.sub(v, key, here)?;
                     let node = &mut self.nodes[at];
@@ -676,7 +699,12 @@ impl<'d> Compiler<'d> {
         }
     }
 
-    fn dependencies(&mut self, value: &'d Json, at: NodeId, context: &Context) -> Result<(), Unusable> {
+    fn dependencies(
+        &mut self,
+        value: &'d Json,
+        at: NodeId,
+        context: &Context,
+    ) -> Result<(), Unusable> {
         let Json::Object(deps) = kind(value)? else {
             return Err(Unusable::MustBeOfType {
                 key: "dependencies",
@@ -716,7 +744,12 @@ impl<'d> Compiler<'d> {
         Ok(())
     }
 
-    fn numbers(&mut self, m: &indexmap::IndexMap<String, Json>, at: NodeId, draft: Draft) -> Result<(), Unusable> {
+    fn numbers(
+        &mut self,
+        m: &indexmap::IndexMap<String, Json>,
+        at: NodeId,
+        draft: Draft,
+    ) -> Result<(), Unusable> {
         if let Some(v) = m.get("multipleOf") {
             let n = must_be_number(v).ok_or(Unusable::InvalidType {
                 expected: "number",
@@ -727,16 +760,25 @@ impl<'d> Compiler<'d> {
             }
             self.nodes[at].multiple_of = Some(n);
         }
-        for (bound, exclusive) in [("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")] {
+        for (bound, exclusive) in [
+            ("minimum", "exclusiveMinimum"),
+            ("maximum", "exclusiveMaximum"),
+        ] {
             let mut limit = None;
             if let Some(v) = m.get(bound) {
-                limit = Some(must_be_number(v).ok_or(Unusable::MustBeOfA { x: bound, y: "number" })?);
+                limit = Some(must_be_number(v).ok_or(Unusable::MustBeOfA {
+                    x: bound,
+                    y: "number",
+                })?);
             }
             let mut exclusive_limit = None;
             if let Some(v) = m.get(exclusive) {
                 let boolean = |limit: &mut Option<Decimal>, b: bool| {
                     if limit.is_none() {
-                        return Err(Unusable::CannotBeUsedWithout { x: exclusive, y: bound });
+                        return Err(Unusable::CannotBeUsedWithout {
+                            x: exclusive,
+                            y: bound,
+                        });
                     }
                     Ok(if b { limit.take() } else { None })
                 };
@@ -775,7 +817,11 @@ impl<'d> Compiler<'d> {
         Ok(())
     }
 
-    fn strings(&mut self, m: &indexmap::IndexMap<String, Json>, at: NodeId) -> Result<(), Unusable> {
+    fn strings(
+        &mut self,
+        m: &indexmap::IndexMap<String, Json>,
+        at: NodeId,
+    ) -> Result<(), Unusable> {
         let min = count(m, "minLength")?;
         let max = count(m, "maxLength")?;
         if let (Some(a), Some(b)) = (min, max) {
@@ -791,7 +837,10 @@ impl<'d> Compiler<'d> {
         node.max_length = max;
         if let Some(p) = m.get("pattern") {
             let Json::String(text) = kind(p)? else {
-                return Err(Unusable::MustBeOfA { x: "pattern", y: "string" });
+                return Err(Unusable::MustBeOfA {
+                    x: "pattern",
+                    y: "string",
+                });
             };
             let regex = regex(text).ok_or(Unusable::Regex("pattern"))?;
             node.pattern = Some(Pattern {
@@ -812,7 +861,11 @@ impl<'d> Compiler<'d> {
         Ok(())
     }
 
-    fn objects(&mut self, m: &indexmap::IndexMap<String, Json>, at: NodeId) -> Result<(), Unusable> {
+    fn objects(
+        &mut self,
+        m: &indexmap::IndexMap<String, Json>,
+        at: NodeId,
+    ) -> Result<(), Unusable> {
         let min = count(m, "minProperties")?;
         let max = count(m, "maxProperties")?;
         if let (Some(a), Some(b)) = (min, max) {
@@ -828,7 +881,10 @@ impl<'d> Compiler<'d> {
         node.max_properties = max;
         if let Some(r) = m.get("required") {
             let Json::Array(list) = kind(r)? else {
-                return Err(Unusable::MustBeOfAn { x: "required", y: "array" });
+                return Err(Unusable::MustBeOfAn {
+                    x: "required",
+                    y: "array",
+                });
             };
             let mut seen = HashSet::new();
             for v in list {
@@ -847,7 +903,12 @@ impl<'d> Compiler<'d> {
         Ok(())
     }
 
-    fn arrays(&mut self, m: &'d indexmap::IndexMap<String, Json>, at: NodeId, context: &Context) -> Result<(), Unusable> {
+    fn arrays(
+        &mut self,
+        m: &'d indexmap::IndexMap<String, Json>,
+        at: NodeId,
+        context: &Context,
+    ) -> Result<(), Unusable> {
         let min = count(m, "minItems")?;
         let max = count(m, "maxItems")?;
         self.nodes[at].min_items = min;
@@ -909,7 +970,10 @@ impl<'d> Compiler<'d> {
 }
 
 fn zero() -> Decimal {
-    Number::from_json("0").value().cloned().unwrap_or_else(|| unreachable!())
+    Number::from_json("0")
+        .value()
+        .cloned()
+        .unwrap_or_else(|| unreachable!())
 }
 
 /// A non-negative integer keyword (`minLength`, `maxItems`, …).
@@ -917,7 +981,10 @@ fn count(m: &indexmap::IndexMap<String, Json>, key: &'static str) -> Result<Opti
     let Some(v) = m.get(key) else {
         return Ok(None);
     };
-    let n = must_be_integer(v).ok_or(Unusable::MustBeOfAn { x: key, y: "integer" })?;
+    let n = must_be_integer(v).ok_or(Unusable::MustBeOfAn {
+        x: key,
+        y: "integer",
+    })?;
     if n < 0 {
         return Err(Unusable::Negative(key));
     }

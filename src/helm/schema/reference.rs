@@ -265,9 +265,10 @@ fn host(authority: &str) -> Result<String, String> {
         None => (None, authority),
     };
     if let Some(u) = userinfo {
-        if !u.chars().all(|c| {
-            c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c) || !c.is_ascii()
-        }) {
+        if !u
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c) || !c.is_ascii())
+        {
             return Err("net/url: invalid userinfo".to_string());
         }
         unescape(u)?;
@@ -283,18 +284,19 @@ fn host(authority: &str) -> Result<String, String> {
             None => "",
         }
     };
-    if !port.is_empty()
-        && !(port.starts_with(':') && port[1..].bytes().all(|b| b.is_ascii_digit()))
+    if !port.is_empty() && !(port.starts_with(':') && port[1..].bytes().all(|b| b.is_ascii_digit()))
     {
         return Err(format!("invalid port {} after host", go_quote(port)));
     }
     let name = host.strip_prefix('[').map_or(host, |_| "");
     for c in name.chars() {
-        let ok = c.is_ascii_alphanumeric()
-            || "-._~!$&'()*+,;=:[]<>\"%".contains(c)
-            || !c.is_ascii();
+        let ok =
+            c.is_ascii_alphanumeric() || "-._~!$&'()*+,;=:[]<>\"%".contains(c) || !c.is_ascii();
         if !ok {
-            return Err(format!("invalid character {} in host name", go_quote(&c.to_string())));
+            return Err(format!(
+                "invalid character {} in host name",
+                go_quote(&c.to_string())
+            ));
         }
     }
     unescape(host)
@@ -421,7 +423,9 @@ mod tests {
             Url::parse("/a%zz"),
             Err(r#"parse "/a%zz": invalid URL escape "%zz""#.to_string())
         );
-        assert!(Reference::parse("http://x.io/s.json").unwrap().is_canonical());
+        assert!(Reference::parse("http://x.io/s.json")
+            .unwrap()
+            .is_canonical());
         assert!(!Reference::parse("s.json").unwrap().is_canonical());
         assert!(Reference::parse("file:///s.json").unwrap().is_canonical());
     }

@@ -81,7 +81,13 @@ struct Validator<'s> {
 
 impl Validator<'_> {
     /// `subValidateWithContext`: a fresh result.
-    fn sub(&mut self, at: NodeId, value: &Json, context: &Context, in_place: usize) -> Result<Outcome, Unusable> {
+    fn sub(
+        &mut self,
+        at: NodeId,
+        value: &Json,
+        context: &Context,
+        in_place: usize,
+    ) -> Result<Outcome, Unusable> {
         let mut result = Outcome::default();
         self.recursive(at, value, &mut result, context, in_place)?;
         Ok(result)
@@ -151,8 +157,8 @@ impl Validator<'_> {
         self.combinators(node, value, result, context, in_place)?;
         match value {
             Json::Number(_) => number(node, value, result, context),
-            Json::Array(items) => self.array(node, items, result, context, in_place)?,
-            Json::Object(map) => self.object(node, map, result, context, in_place)?,
+            Json::Array(items) => self.array(node, items, result, context)?,
+            Json::Object(map) => self.object(node, map, result, context)?,
             _ => {}
         }
         common(node, value, result, context);
@@ -287,7 +293,6 @@ impl Validator<'_> {
         items: &[Json],
         result: &mut Outcome,
         context: &Context,
-        in_place: usize,
     ) -> Result<(), Unusable> {
         let at_index = |i: usize| i.to_string();
         if node.items_single {
@@ -312,7 +317,9 @@ impl Validator<'_> {
             }
             if node.items.len() < items.len() {
                 match node.additional_items {
-                    Some(Additional::Allowed(false)) => result.add(context, Kind::NoAdditionalItems),
+                    Some(Additional::Allowed(false)) => {
+                        result.add(context, Kind::NoAdditionalItems)
+                    }
                     Some(Additional::Schema(s)) => {
                         for (i, item) in items.iter().enumerate().skip(node.items.len()) {
                             let head = at_index(i);
@@ -370,7 +377,6 @@ impl Validator<'_> {
                 }
             }
         }
-        let _ = in_place;
         result.score += 1;
         Ok(())
     }
@@ -382,7 +388,6 @@ impl Validator<'_> {
         map: &indexmap::IndexMap<String, Json>,
         result: &mut Outcome,
         context: &Context,
-        _in_place: usize,
     ) -> Result<(), Unusable> {
         let n = map.len() as i64;
         if let Some(min) = node.min_properties.filter(|&m| n < m) {

@@ -312,7 +312,10 @@ impl Time {
         let out_of_range = [
             ("month", !(1..=12).contains(&month)),
             ("day", !(0..=31).contains(&day)),
-            ("hour", !(0..if twelve_hour { 13 } else { 24 }).contains(&hour)),
+            (
+                "hour",
+                !(0..if twelve_hour { 13 } else { 24 }).contains(&hour),
+            ),
             ("minute", !(0..60).contains(&minute)),
             ("second", !(0..60).contains(&second)),
         ]
