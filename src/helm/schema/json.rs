@@ -4,10 +4,13 @@
 //! `uniqueItems` (numbers through `float64`, keys sorted, HTML escaped).
 
 use super::number::Number;
-use indexmap::IndexMap;
+use crate::fxhash::FxBuildHasher;
+
+/// An object's members, in document order.
+pub type Map = indexmap::IndexMap<String, Json, FxBuildHasher>;
 
 /// Go's `maxNestingDepth`.
-const MAX_DEPTH: usize = 10000;
+pub const GO_MAX_DEPTH: usize = 10000;
 
 /// A decoded JSON value.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,13 +21,13 @@ pub enum Json {
     String(String),
     Array(Vec<Json>),
     /// In document order (gojsonschema's Go map has none; document order is kdelta's choice).
-    Object(IndexMap<String, Json>),
+    Object(Map),
 }
 
 impl Json {
     /// The object's members, if it is one.
     #[cfg(test)]
-    pub fn as_object(&self) -> Option<&IndexMap<String, Json>> {
+    pub fn as_object(&self) -> Option<&Map> {
         match self {
             Json::Object(m) => Some(m),
             _ => None,
@@ -85,23 +88,35 @@ impl Json {
 
 /// `json.NewDecoder(r).Decode(&v)` with `UseNumber`: the first JSON value of `text`; what
 /// follows it is not read. `Err` holds Go's error text.
+#[cfg(test)]
 pub fn decode(text: &str) -> Result<Json, String> {
+    decode_within(text, GO_MAX_DEPTH).map_err(|e| e.unwrap_or_default())
+}
+
+/// [`decode`] nesting at most `max_depth` deep: `Err(None)` when the document nests deeper
+/// (below Go's own limit, which is Go's error).
+pub fn decode_within(text: &str, max_depth: usize) -> Result<Json, Option<String>> {
+    let max_depth = max_depth.min(GO_MAX_DEPTH);
     let mut reader = Reader {
         bytes: text.as_bytes(),
         pos: 0,
         depth: 0,
+        max_depth,
     };
     reader.skip_space();
     if reader.pos == reader.bytes.len() {
-        return Err("EOF".to_string());
+        return Err(Some("EOF".to_string()));
     }
     match reader.value() {
         Ok(v) => Ok(v),
-        Err(Stop::Eof) => Err("unexpected EOF".to_string()),
+        Err(Stop::Eof) => Err(Some("unexpected EOF".to_string())),
+        Err(Stop::Deep) if max_depth < GO_MAX_DEPTH => Err(None),
         // The scanner stops at the same byte and words why.
-        Err(Stop::Syntax) => Err(crate::template::go_json_check_valid(text.as_bytes())
-            .err()
-            .unwrap_or_else(|| "invalid JSON".to_string())),
+        Err(Stop::Syntax | Stop::Deep) => Err(Some(
+            crate::template::go_json_check_valid(text.as_bytes())
+                .err()
+                .unwrap_or_else(|| "invalid JSON".to_string()),
+        )),
     }
 }
 
@@ -111,12 +126,15 @@ enum Stop {
     Eof,
     /// A byte Go's scanner refuses.
     Syntax,
+    /// Nested deeper than asked.
+    Deep,
 }
 
 struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
+    max_depth: usize,
 }
 
 impl Reader<'_> {
@@ -155,8 +173,8 @@ impl Reader<'_> {
 
     fn nested(&mut self, f: fn(&mut Self) -> Result<Json, Stop>) -> Result<Json, Stop> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(Stop::Syntax);
+        if self.depth > self.max_depth {
+            return Err(Stop::Deep);
         }
         self.pos += 1;
         let v = f(self);
@@ -165,7 +183,7 @@ impl Reader<'_> {
     }
 
     fn object(&mut self) -> Result<Json, Stop> {
-        let mut map = IndexMap::new();
+        let mut map = Map::default();
         self.skip_space();
         if self.peek()? == b'}' {
             self.pos += 1;
@@ -344,7 +362,7 @@ mod tests {
 
     #[test]
     fn decodes_the_first_value_as_go_does() {
-        assert_eq!(decode("{} trailing"), Ok(Json::Object(IndexMap::new())));
+        assert_eq!(decode("{} trailing"), Ok(Json::Object(Map::default())));
         assert_eq!(decode(""), Err("EOF".to_string()));
         assert_eq!(decode("  {\"a\": "), Err("unexpected EOF".to_string()));
         assert_eq!(

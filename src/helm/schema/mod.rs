@@ -40,49 +40,55 @@ pub fn prepare<'c>(chart: &'c Chart, values: &Table) -> Pending<'c> {
     Pending { checks }
 }
 
-/// The stack of the thread a check runs on: deep schemas recurse as deep as Go's growable
-/// stack lets gojsonschema (the memory is reserved, and only touched as far as used).
-const CHECK_STACK_BYTES: usize = 256 << 20;
+/// How deep subschemas may be read and applied inside one another on the calling thread; a
+/// schema that needs more is checked again on a thread of its own (most need a dozen).
+const SHALLOW: usize = 64;
+
+/// The stack of that thread: deep schemas recurse as deep as Go's growable stack lets
+/// gojsonschema, up to [`validate::MAX_DEPTH`] (the memory is reserved, and only touched as
+/// far as used).
+const DEEP_STACK_BYTES: usize = 256 << 20;
 
 impl Pending<'_> {
     /// Checks every schema, in the tree's order.
     pub fn check(self) -> Result<(), SchemaError> {
-        if self.checks.is_empty() {
-            return Ok(());
+        let mut charts = Vec::new();
+        for (name, schema, instance) in self.checks {
+            let outcome = match check(schema, &instance, SHALLOW) {
+                Err(Unusable::TooDeep(SHALLOW)) => deep_check(schema, &instance),
+                shallow => shallow,
+            };
+            let problem = match outcome {
+                Ok(v) if v.is_empty() => continue,
+                Ok(v) => Problem::Values(v),
+                Err(e) => Problem::Schema(e),
+            };
+            charts.push(Violations {
+                chart: name.to_string(),
+                problem,
+            });
         }
-        let run = move || -> Vec<Violations> {
-            self.checks
-                .into_iter()
-                .filter_map(|(name, schema, instance)| {
-                    let problem = match check(schema, &instance) {
-                        Ok(v) if v.is_empty() => return None,
-                        Ok(v) => Problem::Values(v),
-                        Err(e) => Problem::Schema(e),
-                    };
-                    Some(Violations {
-                        chart: name.to_string(),
-                        problem,
-                    })
-                })
-                .collect()
-        };
-        let charts = std::thread::scope(|scope| {
-            std::thread::Builder::new()
-                .name("kdelta-values-schema".into())
-                .stack_size(CHECK_STACK_BYTES)
-                .spawn_scoped(scope, run)
-                .map(|handle| handle.join())
-        });
-        let charts = match charts {
-            Ok(Ok(charts)) => charts,
-            Ok(Err(panic)) => std::panic::resume_unwind(panic),
-            // No thread to be had: the schemas go unchecked rather than risk the stack.
-            Err(_) => Vec::new(),
-        };
         if charts.is_empty() {
             return Ok(());
         }
         Err(SchemaError { charts })
+    }
+}
+
+/// [`check`] up to kdelta's full depth, on a thread with the stack for it.
+fn deep_check(schema: &str, instance: &Json) -> Result<Vec<Violation>, Unusable> {
+    let outcome = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("kdelta-values-schema".into())
+            .stack_size(DEEP_STACK_BYTES)
+            .spawn_scoped(scope, || check(schema, instance, validate::MAX_DEPTH))
+            .map(|handle| handle.join())
+    });
+    match outcome {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        // No thread to be had: say how deep the calling thread could go.
+        Err(_) => Err(Unusable::TooDeep(SHALLOW)),
     }
 }
 
@@ -145,11 +151,16 @@ fn collect<'c>(chart: &'c Chart, values: &Table, out: &mut Vec<(&'c str, &'c str
     }
 }
 
-/// One schema against one chart's values: gojsonschema's `Validate`.
-fn check(schema_text: &str, instance: &Json) -> Result<Vec<Violation>, Unusable> {
-    let document = json::decode(schema_text).map_err(Unusable::Json)?;
-    let schema = parse::compile(document)?;
-    validate::validate(&schema, instance)
+/// One schema against one chart's values: gojsonschema's `Validate`, with subschemas (and
+/// the document's nesting) at most `limit` deep.
+fn check(schema_text: &str, instance: &Json, limit: usize) -> Result<Vec<Violation>, Unusable> {
+    let document = match json::decode_within(schema_text, limit) {
+        Ok(d) => d,
+        Err(Some(e)) => return Err(Unusable::Json(e)),
+        Err(None) => return Err(Unusable::TooDeep(limit)),
+    };
+    let schema = parse::compile(document, limit)?;
+    validate::validate(&schema, instance, limit)
 }
 
 /// Values as the JSON gojsonschema reads: Helm writes them as YAML, then JSON, and numbers

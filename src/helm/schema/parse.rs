@@ -3,13 +3,16 @@
 //! is read, the first problem ending the parse with gojsonschema's words. Subschemas live in
 //! an arena; a `$ref` points at the node made for its target, so cycles are indices.
 
-use super::json::Json;
+use super::json::{Json, Map};
 use super::messages::Unusable;
 use super::number::{Decimal, Number};
 use super::reference::Reference;
-use super::validate::MAX_DEPTH;
+
+use crate::fxhash::FxBuildHasher;
 use crate::template::GoRegex;
-use std::collections::{HashMap, HashSet};
+
+type HashMap<K, V> = std::collections::HashMap<K, V, FxBuildHasher>;
+type HashSet<T> = std::collections::HashSet<T, FxBuildHasher>;
 
 /// A subschema's index in [`Schema::nodes`].
 pub type NodeId = usize;
@@ -155,24 +158,20 @@ impl Schema {
     pub const ROOT: NodeId = 0;
 }
 
-/// `gojsonschema.NewSchema` on a decoded document.
-pub fn compile(mut document: Json) -> Result<Schema, Unusable> {
+/// `gojsonschema.NewSchema` on a decoded document, reading subschemas at most `limit` deep.
+pub fn compile(mut document: Json, limit: usize) -> Result<Schema, Unusable> {
     let draft = schema_draft(&document)?;
     // The bytes loader's reference is `#`, whose text is empty.
     let root = Reference::parse("#").map_err(Unusable::Go)?;
-    let mut ids = HashMap::new();
-    rewrite_references(&mut document, &root, &mut Vec::new(), &mut ids);
-    let mut documents: HashMap<String, (&Json, Option<Draft>)> = HashMap::new();
-    for (id, path) in &ids {
-        if let Some(node) = at_path(&document, path) {
-            documents.entry(id.clone()).or_insert((node, draft));
-        }
-    }
+    rewrite_references(&mut document, &root);
+    let mut documents: HashMap<String, (&Json, Option<Draft>)> = HashMap::default();
+    register_ids(&document, &root, draft, &mut documents);
     documents.insert(root.text(), (&document, draft));
     let mut compiler = Compiler {
         depth: 0,
+        limit,
         nodes: vec![Node::default()],
-        references: HashMap::new(),
+        references: HashMap::default(),
         documents,
     };
     let context = Context {
@@ -211,79 +210,97 @@ fn schema_draft(document: &Json) -> Result<Option<Draft>, Unusable> {
     })
 }
 
-/// A step into a document: an object's key or an array's index.
-#[derive(Clone, Debug)]
-enum Step {
-    Key(String),
-    Index(usize),
+/// The scope an object's `$id` (or `id`) opens, as `parseReferencesRecursive` reads it:
+/// `None` when it has none or it does not parse.
+fn scope_of(map: &Map, scope: &Reference) -> Option<Reference> {
+    let key = if map.contains_key("id") { "id" } else { "$id" };
+    match map.get(key) {
+        Some(Json::String(id)) => Reference::parse(id).and_then(|r| scope.inherits(&r)).ok(),
+        _ => None,
+    }
 }
 
-fn at_path<'d>(document: &'d Json, path: &[Step]) -> Option<&'d Json> {
-    path.iter()
-        .try_fold(document, |node, step| match (node, step) {
-            (Json::Object(m), Step::Key(k)) => m.get(k),
-            (Json::Array(items), Step::Index(i)) => items.get(*i),
-            _ => None,
-        })
+/// The values `parseReferencesRecursive` walks into: not `const` and `enum`, and the
+/// members of `properties`, `dependencies` and `patternProperties` rather than those maps.
+fn walked(map: &Map) -> impl Iterator<Item = (&String, &Json)> {
+    map.iter().flat_map(|(k, v)| {
+        let (members, own): (Option<&Map>, Option<&Json>) = match (k.as_str(), v) {
+            ("const" | "enum", _) => (None, None),
+            ("properties" | "dependencies" | "patternProperties", Json::Object(m)) => {
+                (Some(m), None)
+            }
+            ("properties" | "dependencies" | "patternProperties", _) => (None, None),
+            _ => (None, Some(v)),
+        };
+        members
+            .into_iter()
+            .flat_map(|m| m.iter())
+            .chain(own.map(|v| (k, v)))
+    })
 }
 
-/// `parseReferencesRecursive`: every `$id` (or `id`) registered under the URL it resolves to
-/// in its scope, and every `$ref` rewritten to the absolute reference it means there.
-/// Problems are left for the parse to report, as gojsonschema does.
-fn rewrite_references(
-    node: &mut Json,
-    scope: &Reference,
-    path: &mut Vec<Step>,
-    ids: &mut HashMap<String, Vec<Step>>,
-) {
+/// `parseReferencesRecursive`'s rewrite: every `$ref` becomes the absolute reference it
+/// means in its `$id` scope. Problems are left for the parse to report.
+fn rewrite_references(node: &mut Json, scope: &Reference) {
     match node {
         Json::Array(items) => {
-            for (i, item) in items.iter_mut().enumerate() {
-                path.push(Step::Index(i));
-                rewrite_references(item, scope, path, ids);
-                path.pop();
+            for item in items {
+                rewrite_references(item, scope);
             }
         }
         Json::Object(map) => {
-            let key = if map.contains_key("id") { "id" } else { "$id" };
-            let mut local = scope.clone();
-            if let Some(Json::String(id)) = map.get(key) {
-                if let Ok(resolved) = Reference::parse(id).and_then(|r| scope.inherits(&r)) {
-                    let text = resolved.text();
-                    if ids.contains_key(&text) {
-                        // "Reference already exists": gojsonschema drops the error and
-                        // skips the rest of this subtree.
-                        return;
-                    }
-                    ids.insert(text, path.clone());
-                    local = resolved;
-                }
-            }
+            let local = scope_of(map, scope).unwrap_or_else(|| scope.clone());
             if let Some(Json::String(reference)) = map.get_mut("$ref") {
                 if let Ok(resolved) = Reference::parse(reference).and_then(|r| local.inherits(&r)) {
                     *reference = resolved.text();
                 }
             }
             for (k, v) in map.iter_mut() {
-                match k.as_str() {
-                    "const" | "enum" => {}
-                    "properties" | "dependencies" | "patternProperties" => {
-                        if let Json::Object(children) = v {
-                            path.push(Step::Key(k.clone()));
-                            for (name, child) in children.iter_mut() {
-                                path.push(Step::Key(name.clone()));
-                                rewrite_references(child, &local, path, ids);
-                                path.pop();
-                            }
-                            path.pop();
+                match (k.as_str(), v) {
+                    ("const" | "enum", _) => {}
+                    ("properties" | "dependencies" | "patternProperties", Json::Object(m)) => {
+                        for child in m.values_mut() {
+                            rewrite_references(child, &local);
                         }
                     }
-                    _ => {
-                        path.push(Step::Key(k.clone()));
-                        rewrite_references(v, &local, path, ids);
-                        path.pop();
-                    }
+                    ("properties" | "dependencies" | "patternProperties", _) => {}
+                    (_, v) => rewrite_references(v, &local),
                 }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `parseReferencesRecursive`'s registry: every `$id` under the URL it resolves to, with the
+/// document's draft. A second `$id` of the same URL is gojsonschema's dropped "Reference
+/// already exists" error, which skips the rest of its subtree.
+fn register_ids<'d>(
+    node: &'d Json,
+    scope: &Reference,
+    draft: Option<Draft>,
+    documents: &mut HashMap<String, (&'d Json, Option<Draft>)>,
+) {
+    match node {
+        Json::Array(items) => {
+            for item in items {
+                register_ids(item, scope, draft, documents);
+            }
+        }
+        Json::Object(map) => {
+            let local = match scope_of(map, scope) {
+                Some(resolved) => {
+                    let text = resolved.text();
+                    if documents.contains_key(&text) {
+                        return;
+                    }
+                    documents.insert(text, (node, draft));
+                    resolved
+                }
+                None => scope.clone(),
+            };
+            for (_, v) in walked(map) {
+                register_ids(v, &local, draft, documents);
             }
         }
         _ => {}
@@ -301,6 +318,8 @@ struct Context {
 struct Compiler<'d> {
     /// How many subschemas are being read inside one another (nesting and `$ref` chains).
     depth: usize,
+    /// How many may be.
+    limit: usize,
     nodes: Vec<Node>,
     /// gojsonschema's `schemaReferencePool`: the node made for each `$ref` target.
     references: HashMap<String, NodeId>,
@@ -373,8 +392,8 @@ impl<'d> Compiler<'d> {
     /// gojsonschema's `parseSchema`, within kdelta's depth limit (Go's stack grows as far as
     /// a chain of references goes; this thread's is sized for the limit).
     fn parse(&mut self, document: &'d Json, at: NodeId, context: &Context) -> Result<(), Unusable> {
-        if self.depth >= MAX_DEPTH {
-            return Err(Unusable::TooDeep(MAX_DEPTH));
+        if self.depth >= self.limit {
+            return Err(Unusable::TooDeep(self.limit));
         }
         self.depth += 1;
         let parsed = self.parse_keywords(document, at, context);
@@ -744,12 +763,7 @@ impl<'d> Compiler<'d> {
         Ok(())
     }
 
-    fn numbers(
-        &mut self,
-        m: &indexmap::IndexMap<String, Json>,
-        at: NodeId,
-        draft: Draft,
-    ) -> Result<(), Unusable> {
+    fn numbers(&mut self, m: &Map, at: NodeId, draft: Draft) -> Result<(), Unusable> {
         if let Some(v) = m.get("multipleOf") {
             let n = must_be_number(v).ok_or(Unusable::InvalidType {
                 expected: "number",
@@ -817,11 +831,7 @@ impl<'d> Compiler<'d> {
         Ok(())
     }
 
-    fn strings(
-        &mut self,
-        m: &indexmap::IndexMap<String, Json>,
-        at: NodeId,
-    ) -> Result<(), Unusable> {
+    fn strings(&mut self, m: &Map, at: NodeId) -> Result<(), Unusable> {
         let min = count(m, "minLength")?;
         let max = count(m, "maxLength")?;
         if let (Some(a), Some(b)) = (min, max) {
@@ -861,11 +871,7 @@ impl<'d> Compiler<'d> {
         Ok(())
     }
 
-    fn objects(
-        &mut self,
-        m: &indexmap::IndexMap<String, Json>,
-        at: NodeId,
-    ) -> Result<(), Unusable> {
+    fn objects(&mut self, m: &Map, at: NodeId) -> Result<(), Unusable> {
         let min = count(m, "minProperties")?;
         let max = count(m, "maxProperties")?;
         if let (Some(a), Some(b)) = (min, max) {
@@ -886,7 +892,7 @@ impl<'d> Compiler<'d> {
                     y: "array",
                 });
             };
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::default();
             for v in list {
                 let Json::String(name) = kind(v)? else {
                     return Err(Unusable::ItemsMustBeOfType {
@@ -903,12 +909,7 @@ impl<'d> Compiler<'d> {
         Ok(())
     }
 
-    fn arrays(
-        &mut self,
-        m: &'d indexmap::IndexMap<String, Json>,
-        at: NodeId,
-        context: &Context,
-    ) -> Result<(), Unusable> {
+    fn arrays(&mut self, m: &'d Map, at: NodeId, context: &Context) -> Result<(), Unusable> {
         let min = count(m, "minItems")?;
         let max = count(m, "maxItems")?;
         self.nodes[at].min_items = min;
@@ -977,7 +978,7 @@ fn zero() -> Decimal {
 }
 
 /// A non-negative integer keyword (`minLength`, `maxItems`, …).
-fn count(m: &indexmap::IndexMap<String, Json>, key: &'static str) -> Result<Option<i64>, Unusable> {
+fn count(m: &Map, key: &'static str) -> Result<Option<i64>, Unusable> {
     let Some(v) = m.get(key) else {
         return Ok(None);
     };

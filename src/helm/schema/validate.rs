@@ -3,18 +3,24 @@
 //! errors `anyOf`, `oneOf` and `contains` report from their closest subschema.
 
 use super::format;
-use super::json::Json;
+use super::json::{Json, Map};
 use super::messages::{Kind, Unusable, Violation};
 use super::parse::{Additional, Dependency, Node, NodeId, Schema, Type};
+use crate::fxhash::FxBuildHasher;
 use std::collections::HashMap;
 
 /// How deep subschemas may be read or applied inside one another before kdelta gives up
 /// (helm's Go stack grows to a gigabyte; kdelta's check runs on a thread sized for this).
 pub const MAX_DEPTH: usize = 10_000;
 
-/// The violations of `value` against `schema`, in gojsonschema's order.
-pub fn validate(schema: &Schema, value: &Json) -> Result<Vec<Violation>, Unusable> {
-    let mut validator = Validator { schema, depth: 0 };
+/// The violations of `value` against `schema`, in gojsonschema's order, applying subschemas
+/// at most `limit` deep.
+pub fn validate(schema: &Schema, value: &Json, limit: usize) -> Result<Vec<Violation>, Unusable> {
+    let mut validator = Validator {
+        schema,
+        depth: 0,
+        limit,
+    };
     let mut result = Outcome::default();
     let root = Context {
         head: "(root)",
@@ -77,6 +83,7 @@ impl Outcome {
 struct Validator<'s> {
     schema: &'s Schema,
     depth: usize,
+    limit: usize,
 }
 
 impl Validator<'_> {
@@ -106,8 +113,8 @@ impl Validator<'_> {
         if in_place > self.schema.nodes.len() {
             return Err(Unusable::Cycle);
         }
-        if self.depth >= MAX_DEPTH {
-            return Err(Unusable::TooDeep(MAX_DEPTH));
+        if self.depth >= self.limit {
+            return Err(Unusable::TooDeep(self.limit));
         }
         self.depth += 1;
         let outcome = self.apply(at, value, result, context, in_place);
@@ -343,7 +350,7 @@ impl Validator<'_> {
             result.add(context, Kind::MaxItems(max));
         }
         if node.unique_items {
-            let mut seen: HashMap<String, usize> = HashMap::new();
+            let mut seen: HashMap<String, usize, FxBuildHasher> = HashMap::default();
             for (j, item) in items.iter().enumerate() {
                 let text = item.canonical().unwrap_or_default();
                 if let Some(&i) = seen.get(&text) {
@@ -385,7 +392,7 @@ impl Validator<'_> {
     fn object(
         &mut self,
         node: &Node,
-        map: &indexmap::IndexMap<String, Json>,
+        map: &Map,
         result: &mut Outcome,
         context: &Context,
     ) -> Result<(), Unusable> {
