@@ -284,8 +284,9 @@ fn host(authority: &str) -> Result<String, String> {
             None => "",
         }
     };
-    if !port.is_empty() && !(port.starts_with(':') && port[1..].bytes().all(|b| b.is_ascii_digit()))
-    {
+    let valid_port =
+        port.is_empty() || (port.starts_with(':') && port[1..].bytes().all(|b| b.is_ascii_digit()));
+    if !valid_port {
         return Err(format!("invalid port {} after host", go_quote(port)));
     }
     let name = host.strip_prefix('[').map_or(host, |_| "");
