@@ -6,10 +6,11 @@ use super::fmt::print_action;
 use super::parse::{
     arg_string, command_string, pipe_string, Arg, Branch, Command, Names, Node, Pipe, Tree,
 };
-use super::positions::Marks;
+use super::positions::{Marks, Read};
 use super::value::{Dict, Value};
 use super::{Error, ErrorKind, FuncError, MissingKey, Param, TemplateSet};
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// What a function gets besides its arguments: the running set (for `include`, `tpl`).
 pub struct Call<'a> {
@@ -188,6 +189,9 @@ pub(super) struct State<'a> {
     /// Dot's static type is `interface {}`: it is an element of a `[]interface {}` or a value
     /// of a `map[string]interface {}` that `range` gives (Go words field errors with it).
     dot_interface: bool,
+    /// Where dot was read, when positions are recorded and `with` or `range` made it a scalar
+    /// read from a map or list (a map or list is known by its identity).
+    dot_read: Option<Read>,
 }
 
 type Result<T> = std::result::Result<T, Error>;
@@ -223,6 +227,7 @@ pub(super) fn execute(
         depth,
         steps,
         dot_interface: false,
+        dot_read: None,
     };
     state.walk_list(dot, &tree.root).map(|_| ())
 }
@@ -276,8 +281,14 @@ impl<'a> State<'a> {
                 self.step(pipe.pos)?;
                 let v = self.eval_pipeline(dot, pipe)?;
                 if pipe.decl.is_empty() {
-                    if let Some(marks) = self.marks.as_deref_mut() {
-                        marks.push(self.out.len(), self.tree, pipe.pos, false);
+                    if self.marks.is_some() {
+                        let read = self.read_of(dot, pipe);
+                        if let Some(marks) = self.marks.as_deref_mut() {
+                            marks.push(self.out.len(), self.tree, pipe.pos, false);
+                            if let Some(read) = read {
+                                marks.read(read);
+                            }
+                        }
                     }
                     self.out.push_str(&print_action(&v));
                 }
@@ -355,8 +366,14 @@ impl<'a> State<'a> {
         let flow = if v.truth() {
             if with {
                 let outer = std::mem::replace(&mut self.dot_interface, false);
+                let read = match self.marks.is_some() && !is_container(&v) {
+                    true => self.read_of(dot, &b.pipe),
+                    false => None,
+                };
+                let outer_read = std::mem::replace(&mut self.dot_read, read);
                 let flow = self.walk_list(&v, &b.list);
                 self.dot_interface = outer;
+                self.dot_read = outer_read;
                 flow?
             } else {
                 self.walk_list(dot, &b.list)?
@@ -432,7 +449,24 @@ impl<'a> State<'a> {
             });
         }
         let text: &'a str = &self.tree.text;
+        // Where the items are, for the scalars among them, when positions are recorded.
+        let container = match &v {
+            Value::List(l) if self.marks.is_some() => Some(l.id()),
+            Value::Map(m) if self.marks.is_some() => Some(m.id()),
+            _ => None,
+        };
+        let outer_read = self.dot_read.take();
         for (key, item) in items {
+            self.dot_read = match container {
+                Some(container) if !is_container(&item) => Some(Read {
+                    container,
+                    key: Some(match &key {
+                        Value::String(k) => Arc::clone(k),
+                        k => Arc::from(super::fmt::sprint_value(k).as_str()),
+                    }),
+                }),
+                _ => None,
+            };
             self.step(b.pos)?;
             let inner = self.vars.len();
             match *b.pipe.decl {
@@ -461,8 +495,101 @@ impl<'a> State<'a> {
             // Variables of one iteration do not leak into the next.
             self.vars.truncate(mark);
         }
+        self.dot_read = outer_read;
         self.vars.truncate(mark);
         Ok(Flow::Normal)
+    }
+
+    /// Where the value of `pipe`, evaluated with `dot`, was read, when it is a value read from
+    /// a map or list and printed as it is (only asked when positions are recorded). What is
+    /// followed: field chains on dot or a variable (`.Values.a.b`, `$.Values.a`, `$v.a`),
+    /// dot itself (a map or list by identity; a scalar `with` or `range` read), parenthesized
+    /// pipelines, and the functions in [`passes_value`]; `default` follows the side that won.
+    /// The chains are read again, without calling anything: a chain through a method or an
+    /// object, a function's result or a variable holding a scalar is not followed.
+    fn read_of(&self, dot: &Value, pipe: &Pipe) -> Option<Read> {
+        self.read_of_pipe(dot, pipe).map(|(read, _)| read)
+    }
+
+    /// [`Self::read_of`], with the value read when it is printed unchanged so far (`default`
+    /// needs it to know which side won).
+    fn read_of_pipe(&self, dot: &Value, pipe: &Pipe) -> Option<(Read, Option<Value>)> {
+        if !pipe.decl.is_empty() {
+            return None;
+        }
+        let mut carried = None;
+        for (i, cmd) in pipe.cmds.iter().enumerate() {
+            let piped = match i {
+                0 => None,
+                _ => Some(carried.take()?),
+            };
+            carried = Some(self.read_of_command(dot, cmd, piped)?);
+        }
+        carried
+    }
+
+    fn read_of_command(
+        &self,
+        dot: &Value,
+        cmd: &Command,
+        piped: Option<(Read, Option<Value>)>,
+    ) -> Option<(Read, Option<Value>)> {
+        let first = cmd.args.first()?;
+        let Arg::Identifier(name) = first else {
+            // A value as a command takes no argument.
+            if cmd.args.len() > 1 || piped.is_some() {
+                return None;
+            }
+            return self.read_of_arg(dot, first);
+        };
+        let given = &cmd.args[1..];
+        let n = given.len() + usize::from(piped.is_some());
+        let (arity, keeps) = passes_value(name.of(&self.tree.text))?;
+        if n != arity {
+            return None;
+        }
+        let mut piped = piped;
+        let mut arg = |i: usize| match given.get(i) {
+            Some(a) => self.read_of_arg(dot, a),
+            None => piped.take(),
+        };
+        match keeps {
+            Passes::Default => {
+                // sprig's `default DEFAULT GIVEN`: GIVEN unless it is empty.
+                let given = arg(1);
+                match given.as_ref().and_then(|(_, v)| v.as_ref()) {
+                    Some(v) if !v.truth() => arg(0),
+                    Some(_) => given,
+                    None => None,
+                }
+            }
+            Passes::Last { unchanged } => {
+                let (read, value) = arg(n - 1)?;
+                Some((read, value.filter(|_| unchanged)))
+            }
+        }
+    }
+
+    /// Where an operand's value was read, and the value.
+    fn read_of_arg(&self, dot: &Value, arg: &Arg) -> Option<(Read, Option<Value>)> {
+        let text: &'a str = &self.tree.text;
+        match arg {
+            Arg::Dot(_) => {
+                let read = container_read(dot).or_else(|| self.dot_read.clone())?;
+                Some((read, Some(dot.clone())))
+            }
+            Arg::Field(_, names) => read_fields(dot.clone(), *names, text),
+            Arg::Variable(_, names) => {
+                let (var, fields) = names.split_first(text);
+                let v = self.var(var);
+                if fields.is_empty() {
+                    return Some((container_read(&v)?, Some(v)));
+                }
+                read_fields(v, fields, text)
+            }
+            Arg::Pipe(p) => self.read_of_pipe(dot, p),
+            _ => None,
+        }
     }
 
     fn set_or_push(&mut self, name: &'a str, v: Value, assign: bool) {
@@ -1075,6 +1202,76 @@ impl<'a> State<'a> {
             FuncError::Raw(e) => e,
         })
     }
+}
+
+/// True for a map or a list: a value known by its identity.
+fn is_container(v: &Value) -> bool {
+    matches!(v, Value::Map(_) | Value::List(_))
+}
+
+/// A map or list read as itself.
+fn container_read(v: &Value) -> Option<Read> {
+    let container = match v {
+        Value::Map(m) => m.id(),
+        Value::List(l) => l.id(),
+        _ => return None,
+    };
+    Some(Read {
+        container,
+        key: None,
+    })
+}
+
+/// Follows the field chain `names` from `v` through maps only (no method, no object), as
+/// [`State::eval_fields`] would: the entry reached and its value; None when a step is not a
+/// map's entry.
+fn read_fields(v: Value, names: Names, text: &str) -> Option<(Read, Option<Value>)> {
+    let mut v = v;
+    let mut last = None;
+    for name in names.iter(text) {
+        let next = match &v {
+            Value::Map(m) if m.method(name).is_none() => {
+                let next = m.get(name)?;
+                last = Some((m.id(), name));
+                next
+            }
+            _ => return None,
+        };
+        v = next;
+    }
+    let (container, key) = last?;
+    Some((
+        Read {
+            container,
+            key: Some(Arc::from(key)),
+        },
+        Some(v),
+    ))
+}
+
+/// How a function passes a value on to what it prints.
+enum Passes {
+    /// Its last argument's value, as it is (`unchanged`) or in another form (quoted, as YAML,
+    /// indented, cut short).
+    Last { unchanged: bool },
+    /// `default`: the given value, or the default when it is empty.
+    Default,
+}
+
+/// The functions whose result is their argument's value in printed form, with the number of
+/// arguments they take: a field they print is the field read. Others (`include`, `tpl`,
+/// `printf`, `b64enc`, `upper`…) make new text, which stays at the template.
+fn passes_value(name: &str) -> Option<(usize, Passes)> {
+    let changed = Passes::Last { unchanged: false };
+    Some(match name {
+        "quote" | "squote" | "toString" | "toYaml" | "toYamlPretty" | "mustToYaml" | "toJson"
+        | "mustToJson" | "toRawJson" | "mustToRawJson" | "toPrettyJson" | "mustToPrettyJson"
+        | "int" | "int64" | "float64" | "trim" => (1, changed),
+        "nindent" | "indent" | "trunc" | "trimSuffix" | "trimPrefix" => (2, changed),
+        "required" => (2, Passes::Last { unchanged: true }),
+        "default" => (2, Passes::Default),
+        _ => return None,
+    })
 }
 
 /// The node Go's executor last stood at after evaluating `arg`, which its type errors name:

@@ -23,7 +23,7 @@ pub use funcs::helm::{
 };
 pub use funcs::json_scan::check_valid as go_json_check_valid;
 pub use funcs::paths::clean as go_path_clean;
-pub use positions::Written;
+pub use positions::{Printed, Read, Written};
 pub use value::{
     Dict, Field, GoStruct, List, ListType, MapType, NamedMap, Object, ObjectRef, Value,
 };
@@ -325,6 +325,9 @@ pub struct Rendered {
     /// With [`Options::positions`], where each line of `text` was written (None for a blank
     /// line); empty otherwise.
     pub lines: Vec<Option<Written>>,
+    /// With [`Options::positions`], the actions that printed a value as they read it, and the
+    /// actions beside them ([`Printed`]), in order; empty otherwise.
+    pub printed: Vec<Printed>,
 }
 
 /// Parsed templates by name, sharing one function table and options; a later definition of a
@@ -604,11 +607,13 @@ impl TemplateSet {
         let mut marks = self.options.positions.then(positions::Marks::default);
         let (text, called) = exec::outermost(|| self.run(name, dot, 0, marks.as_mut()));
         let text = text?;
-        let lines = marks.map_or_else(Vec::new, |m| m.lines(&text));
+        let (lines, printed) =
+            marks.map_or_else(Default::default, |m| (m.lines(&text), m.printed(&text)));
         Ok(Rendered {
             text,
             nondeterministic: called.into_iter().collect(),
             lines,
+            printed,
         })
     }
 

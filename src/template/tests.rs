@@ -404,3 +404,130 @@ fn positions_say_which_template_line_wrote_each_output_line() {
     plain.parse("t", "a\n{{ .s }}\n").unwrap();
     assert!(plain.render("t", &dot()).unwrap().lines.is_empty());
 }
+
+/// The values path each printed action of `template` read (its container's path by identity
+/// in `values`, then its key), in order; None for an action beside them that read none.
+fn reads_of(template: &str, values: &Value) -> Vec<Option<String>> {
+    fn index(v: &Value, path: &str, out: &mut HashMap<usize, String>) {
+        match v {
+            Value::Map(m) => {
+                out.insert(m.id(), path.to_string());
+                for (k, x) in m.entries() {
+                    index(&x, &format!("{path}/{k}"), out);
+                }
+            }
+            Value::List(l) => {
+                out.insert(l.id(), path.to_string());
+                for (i, x) in l.iter().enumerate() {
+                    index(x, &format!("{path}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut paths = HashMap::new();
+    index(values, "", &mut paths);
+    let mut set = TemplateSet::new(
+        Funcs::helm(),
+        Options {
+            positions: true,
+            missing_key: MissingKey::Zero,
+            ..Options::default()
+        },
+    );
+    set.parse("c/templates/t.yaml", template).unwrap();
+    let dot = Value::map(BTreeMap::from([
+        ("Values".to_string(), chart_values(values.clone())),
+        (
+            "Release".to_string(),
+            Value::map(BTreeMap::from([("Name".to_string(), Value::str("r"))])),
+        ),
+    ]));
+    let out = set.render("c/templates/t.yaml", &dot).unwrap();
+    out.printed
+        .iter()
+        .map(|p| {
+            let read = p.read.as_ref()?;
+            let path = paths.get(&read.container).cloned().unwrap_or("?".into());
+            Some(match &read.key {
+                Some(k) => format!("{path}/{k}"),
+                None => path,
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn positions_say_which_values_an_action_printed_as_it_read_them() {
+    let values = helm_values(
+        "image: {repository: web, tag: \"1.2 \"}\nres: {limits: {cpu: 2x}}\nargs: [a, b]\n\
+         empty: \"\"\nname: web-app\nlist: [{name: x}]\n",
+    )
+    .unwrap();
+    let some = |s: &str| Some(s.to_string());
+    // Field chains on the root, on `$`, through the functions that print the value as read.
+    assert_eq!(
+        reads_of(
+            "a: {{ .Values.image.tag }}\nb: {{ $.Values.image.tag | quote }}\nc: {{ quote .Values.name }}\n\
+             d:\n  {{- toYaml .Values.res | nindent 2 }}\ne: {{ .Values.name | trunc 63 | trimSuffix \"-\" }}\n\
+             f: {{ (.Values.name) }}\n",
+            &values
+        ),
+        [
+            some("/image/tag"),
+            some("/image/tag"),
+            some("/name"),
+            some("/res"),
+            some("/name"),
+            some("/name")
+        ]
+    );
+    // `default` follows the side that won (the default literal was read from nowhere: an
+    // action alone on its line that read nothing is left out).
+    assert_eq!(
+        reads_of(
+            "a: {{ .Values.empty | default .Values.name }}\nb: {{ .Values.name | default \"x\" }}\n\
+             c: {{ default \"x\" .Values.empty }}\n",
+            &values
+        ),
+        [some("/name"), some("/name")]
+    );
+    // Inside `with` and `range` dot is no longer the root: a map is known by its identity, a
+    // scalar by where `with` or `range` read it; `$` is the root still.
+    assert_eq!(
+        reads_of(
+            "{{ with .Values.image }}a: {{ .tag }}\nb: {{ $.Values.name }}{{ end }}\n\
+             {{ with .Values.res }}c: {{ toYaml . }}{{ end }}\n\
+             {{ with .Values.name }}d: {{ . }}{{ end }}\n\
+             {{ range .Values.args }}- {{ . }}\n{{ end }}\
+             {{ range .Values.list }}- {{ .name }}\n{{ end }}\
+             {{ $img := .Values.image }}e: {{ $img.repository }}\n",
+            &values
+        ),
+        [
+            some("/image/tag"),
+            some("/name"),
+            some("/res"),
+            some("/name"),
+            some("/args/0"),
+            some("/args/1"),
+            some("/list/0/name"),
+            some("/image/repository"),
+        ]
+    );
+    // Text made from a value is not the value (`printf`, `upper`, `include`), a missing key
+    // was read from nowhere, and several actions on one line are each their own.
+    assert_eq!(
+        reads_of(
+            "a: {{ printf \"%s\" .Values.name }}\nb: {{ .Values.missing }}\n\
+             c: {{ .Values.image.repository }}:{{ .Values.image.tag }}{{ upper .Values.name }}\n",
+            &values
+        ),
+        [some("/image/repository"), some("/image/tag"), None]
+    );
+    // Not asked for: nothing recorded.
+    let mut plain = TemplateSet::new(Funcs::helm(), Options::default());
+    plain.parse("t", "{{ .Values.name }}\n").unwrap();
+    let dot = Value::map(BTreeMap::from([("Values".to_string(), values)]));
+    assert!(plain.render("t", &dot).unwrap().printed.is_empty());
+}

@@ -189,6 +189,11 @@ impl List {
     pub fn items(&self) -> &Arc<Vec<Value>> {
         &self.items
     }
+
+    /// The list's identity while it lives: the same for every copy of it (see [`Dict::id`]).
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.items) as usize
+    }
 }
 
 impl std::ops::Deref for List {
@@ -308,6 +313,13 @@ impl Dict {
     /// True when both are the same map.
     pub fn same(&self, other: &Dict) -> bool {
         Arc::ptr_eq(&self.entries, &other.entries)
+    }
+
+    /// The map's identity while it lives: the same for every holder and every type it is seen
+    /// as ([`Dict::retyped`]), so that what a template read can be traced back to a map the
+    /// caller made (a chart's values).
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.entries) as usize
     }
 }
 
