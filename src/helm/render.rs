@@ -6,10 +6,11 @@
 
 use super::chart::Chart;
 use super::objects::{self, KubeVersion};
+use super::origin::{Origins, ValuesFiles};
 use super::output::{self, OutputOptions};
 use super::values;
 use crate::template::{self, Dict, Funcs, MissingKey, TemplateSet, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// `helm template`'s options.
@@ -48,8 +49,9 @@ pub struct RenderOptions {
     /// returned in [`Rendered::missing`]); off, it is Helm's error.
     pub allow_missing_dependencies: bool,
     /// Place the nodes of [`Rendered::nodes`] at the template lines that wrote them (their
-    /// spans name the template, as Helm prints its path), for findings about fields; `kdelta
-    /// render`, which only prints, leaves it off.
+    /// spans name the template, as Helm prints its path), or at the values file lines that
+    /// set what they print ([`render_with`]), for findings about fields; `kdelta render`,
+    /// which only prints, leaves it off.
     pub positions: bool,
 }
 
@@ -199,6 +201,9 @@ pub struct Rendered {
     /// The non-deterministic functions the templates called (`randAlphaNum`, `genCA`…):
     /// another render gives other output.
     pub nondeterministic: Vec<&'static str>,
+    /// The files of the nodes' spans that are values files, named as the caller named them
+    /// (the others are templates, named as Helm prints their paths).
+    pub values_files: BTreeSet<crate::yaml::FileId>,
     /// The printed documents' node trees by their text (without the `# Source:` line), as the
     /// output stage read them; CRDs are not among them. Ordered, not hashed: a document can be
     /// hundreds of kilobytes, and comparing two mostly stops at their first lines.
@@ -215,6 +220,16 @@ pub fn render_chart(chart: &Chart, options: &RenderOptions) -> Result<String, St
 
 /// Renders `chart` as `helm template` does, saying which subcharts were pruned.
 pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, RenderError> {
+    render_with(chart, options, None)
+}
+
+/// [`render`], placing the fields printed as read from the values at the lines of
+/// `values_files` that set them (with [`RenderOptions::positions`]).
+pub fn render_with(
+    chart: &Chart,
+    options: &RenderOptions,
+    values_files: Option<&dyn ValuesFiles>,
+) -> Result<Rendered, RenderError> {
     let kube = match &options.kube_version {
         None => KubeVersion::parse(objects::DEFAULT_KUBE_VERSION).expect("a valid default"),
         Some(v) => KubeVersion::parse(v).ok_or_else(|| {
@@ -271,18 +286,24 @@ pub fn render(chart: &Chart, options: &RenderOptions) -> Result<Rendered, Render
                 release: release_value(options),
                 capabilities: objects::capabilities(kube, api_versions),
             };
-            run_templates(&chart, &values, &common, options)
+            run_templates(&chart, &values, &common, options, values_files)
         },
         || schema.map_or(Ok(()), |s| s.check()),
     );
     checked.map_err(|e| ErrorKind::Schema.with(e.to_string()))?;
-    let (manifests, nondeterministic, printed) = rendered?;
+    let Templated {
+        manifests,
+        nondeterministic,
+        printed,
+        values_files,
+    } = rendered?;
     let nodes = manifests
         .into_iter()
         .filter_map(|m| Some((m.content, m.node?)))
         .collect();
     Ok(Rendered {
         nodes,
+        values_files,
         output: output::show_only(printed, &options.output.show_only)
             .map_err(|e| ErrorKind::ShowOnly.with(e.to_string()))?,
         pruned: processed.pruned,
@@ -304,8 +325,19 @@ fn release_value(options: &RenderOptions) -> Value {
     ])
 }
 
+/// What the templates of a chart gave.
+struct Templated {
+    manifests: Vec<output::Manifest>,
+    /// The non-deterministic functions called.
+    nondeterministic: Vec<&'static str>,
+    /// What `helm template` prints.
+    printed: String,
+    /// The values files the manifests' spans name.
+    values_files: BTreeSet<crate::yaml::FileId>,
+}
+
 /// The templates of the tree parsed and run, their documents sorted, and what `helm
-/// template` prints of them: the manifests, the non-deterministic functions called, the text.
+/// template` prints of them.
 ///
 /// Helm runs the templates one after another, and a template that writes to a map another can
 /// see (`set` on `.Values`, as bitnami's charts keep a generated password, or on a chart's
@@ -316,9 +348,10 @@ fn run_templates(
     values: &values::Table,
     common: &Common,
     options: &RenderOptions,
-) -> Result<(Vec<output::Manifest>, Vec<&'static str>, String), RenderError> {
+    values_files_read: Option<&dyn ValuesFiles>,
+) -> Result<Templated, RenderError> {
     let mut templates = BTreeMap::new();
-    collect_templates(chart, None, values, common, &mut templates);
+    let root = collect_templates(chart, None, values, common, &mut templates);
 
     let mut set = TemplateSet::new(
         Funcs::helm(),
@@ -397,7 +430,13 @@ fn run_templates(
         })?;
         nondeterministic.extend(out.nondeterministic);
         if options.positions {
-            written.insert(name.as_str(), out.lines);
+            written.insert(
+                name.as_str(),
+                super::place::Recorded {
+                    lines: out.lines,
+                    printed: out.printed,
+                },
+            );
         }
         let shown = match template::gostr::display(&out.text) {
             std::borrow::Cow::Owned(shown) => Some(shown),
@@ -416,70 +455,38 @@ fn run_templates(
         };
         ErrorKind::Output.with(e.to_string()).at(Some(location))
     })?;
+    let mut values_files = BTreeSet::new();
     if options.positions {
-        place_manifests(&mut manifests, &rendered, &written);
+        let origins = values_files_read.map(|files| {
+            // What the flags alone set: a value they set is in no file.
+            let flags = user_values(&RenderOptions {
+                values: Vec::new(),
+                ..options.clone()
+            })
+            .unwrap_or_default();
+            let root = match &root {
+                Value::Map(dot) => match dot.get("Values") {
+                    Some(Value::Map(values)) => values,
+                    _ => Dict::default(),
+                },
+                _ => Dict::default(),
+            };
+            Origins::new(files, chart, &options.values, flags, root)
+        });
+        values_files =
+            super::place::place_manifests(&mut manifests, &rendered, &written, origins.as_ref());
     }
     let mut crds = Vec::new();
     if options.include_crds {
         collect_crds(chart, &chart.name, &mut crds);
     }
     let printed = output::print(&crds, &manifests, &options.output);
-    Ok((manifests, nondeterministic, printed))
-}
-
-/// Places each manifest's nodes at the template lines that wrote them: a node's line in its
-/// document is a line of its template's output, which the execution recorded. The spans name
-/// the template as Helm prints its path (`chart/templates/web.yaml`).
-fn place_manifests(
-    manifests: &mut [output::Manifest],
-    rendered: &[(String, String)],
-    written: &HashMap<&str, Vec<Option<template::Written>>>,
-) {
-    use crate::yaml::{FileId, Span};
-    let mut files: HashMap<*const u8, FileId> = HashMap::new();
-    let mut placed: HashMap<String, Vec<Span>> = HashMap::new();
-    let texts: HashMap<&str, &str> = rendered
-        .iter()
-        .map(|(name, text)| (name.as_str(), text.as_str()))
-        .collect();
-    for m in manifests.iter_mut() {
-        let Some(node) = m.node.as_mut() else {
-            continue;
-        };
-        let Some(lines) = written.get(m.source.as_str()) else {
-            continue;
-        };
-        let Some(text) = texts.get(m.source.as_str()) else {
-            continue;
-        };
-        // Each line of the template's output, placed; each file interned once.
-        let spans = placed.entry(m.source.clone()).or_insert_with(|| {
-            lines
-                .iter()
-                .map(|w| match w {
-                    Some(w) => Span {
-                        line: w.line,
-                        column: w.column,
-                        file: *files
-                            .entry(w.template.as_ptr())
-                            .or_insert_with(|| FileId::of(&w.template)),
-                    },
-                    None => Span::default(),
-                })
-                .collect()
-        });
-        let before = text.as_bytes().get(..m.offset).unwrap_or_default();
-        let first_line = memchr::memchr_iter(b'\n', before).count();
-        node.map_spans(&|span| {
-            if !span.is_known() {
-                return span;
-            }
-            spans
-                .get(first_line + span.line as usize - 1)
-                .copied()
-                .unwrap_or_default()
-        });
-    }
+    Ok(Templated {
+        manifests,
+        nondeterministic,
+        printed,
+        values_files,
+    })
 }
 
 /// `.Template` of template `name`.

@@ -93,7 +93,11 @@ fn render_loaded(
         files,
         chart_dir: &spec.chart,
     };
-    let mut first = match render::render(&chart, &options) {
+    let values_files = ValuesAt::new(spec, files, opts);
+    let values_files = options
+        .positions
+        .then_some(&values_files as &dyn super::origin::ValuesFiles);
+    let mut first = match render::render_with(&chart, &options, values_files) {
         Ok(r) => r,
         Err(e) => {
             if let Some(mut notices) = located.failed_without_missing(&chart, &e) {
@@ -119,7 +123,7 @@ fn render_loaded(
     let rerender = if first.nondeterministic.is_empty() || !opts.detect_regenerated {
         Vec::new()
     } else {
-        crate::template::probe(|| render::render(&chart, &options))
+        crate::template::probe(|| render::render_with(&chart, &options, values_files))
             .map(|mut again| located.resources(&mut again, &tree).0)
             .unwrap_or_default()
     };
@@ -558,6 +562,110 @@ fn values_file(text: &str, name: &str) -> Result<crate::template::Value, Finding
     })
 }
 
+/// A target's values files read for their positions: the user's (the target's own, then the
+/// command line's `-f` files, as [`render_options`] orders them) and each chart's
+/// `values.yaml`, parsed when first asked. Spans name a file of the repository by its path,
+/// a `-f` file as the command line named it.
+struct ValuesAt<'a> {
+    files: &'a Files<'a>,
+    chart_dir: &'a RepoPath,
+    user: Vec<(FileId, UserValues<'a>)>,
+    parsed: Vec<std::sync::OnceLock<Option<ParsedValues>>>,
+    charts: std::sync::Mutex<HashMap<String, Option<(FileId, ParsedValues)>>>,
+}
+
+/// Where a user's values file is.
+enum UserValues<'a> {
+    Repository(RepoPath),
+    Text(&'a str),
+}
+
+/// A values file's documents, as the parse cache shares them.
+type ParsedValues = std::sync::Arc<Result<Vec<yaml::Node>, yaml::YamlError>>;
+
+impl<'a> ValuesAt<'a> {
+    fn new(spec: &'a Spec, files: &'a Files<'a>, opts: &'a Options) -> ValuesAt<'a> {
+        let mut user = Vec::new();
+        for rel in &spec.values_files {
+            if let Ok(path) = spec.chart.join(rel) {
+                user.push((FileId::of(path.as_str()), UserValues::Repository(path)));
+            }
+        }
+        for (name, text) in &opts.values {
+            user.push((FileId::of(name), UserValues::Text(text)));
+        }
+        let parsed = user.iter().map(|_| std::sync::OnceLock::new()).collect();
+        ValuesAt {
+            files,
+            chart_dir: &spec.chart,
+            user,
+            parsed,
+            charts: Default::default(),
+        }
+    }
+
+    fn read(&self, path: &RepoPath) -> Option<ParsedValues> {
+        self.files.yaml_stream(path, &ParseOptions::default()).ok()
+    }
+}
+
+/// Where the first document of `docs` sets `path`: the entry's key and value (a list item's
+/// both), in `file`.
+fn placed_in(docs: &ParsedValues, file: FileId, path: &[&str]) -> Option<super::origin::Placed> {
+    let mut node = docs.as_ref().as_ref().ok()?.first()?;
+    let mut key = node.span;
+    for step in path {
+        (key, node) = match &node.kind {
+            yaml::NodeKind::Map(_) => {
+                let (k, v) = node.get_entry(step)?;
+                (k.span, v)
+            }
+            yaml::NodeKind::Seq(items) => {
+                let item = items.get(step.parse::<usize>().ok()?)?;
+                (item.span, item)
+            }
+            yaml::NodeKind::Scalar(_) => return None,
+        };
+    }
+    let named = |span: Span| Span { file, ..span };
+    Some(super::origin::Placed {
+        key: named(key),
+        value: named(node.span),
+    })
+}
+
+impl super::origin::ValuesFiles for ValuesAt<'_> {
+    fn user(&self, index: usize, path: &[&str]) -> Option<super::origin::Placed> {
+        let (file, values) = self.user.get(index)?;
+        let parsed = self.parsed.get(index)?.get_or_init(|| match values {
+            UserValues::Repository(p) => self.read(p),
+            UserValues::Text(text) => Some(std::sync::Arc::new(yaml::parse_stream(
+                text.as_bytes(),
+                &ParseOptions::default(),
+            ))),
+        });
+        placed_in(parsed.as_ref()?, *file, path)
+    }
+
+    fn chart(&self, source: &str, path: &[&str]) -> Option<super::origin::Placed> {
+        let mut charts = self.charts.lock().unwrap_or_else(|p| p.into_inner());
+        let found = charts.entry(source.to_string()).or_insert_with(|| {
+            // A packed subchart's values are inside its archive: no line of the repository.
+            if source.contains(".tgz") {
+                return None;
+            }
+            let dir = match source {
+                "" => self.chart_dir.clone(),
+                _ => self.chart_dir.join(source).ok()?,
+            };
+            let file = dir.child("values.yaml");
+            Some((FileId::of(file.as_str()), self.read(&file)?))
+        });
+        let (file, docs) = found.as_ref()?;
+        placed_in(docs, *file, path)
+    }
+}
+
 /// Maps what Helm names (template paths, dependency entries) to repository files.
 struct Locator<'a> {
     files: &'a Files<'a>,
@@ -804,7 +912,7 @@ impl Locator<'_> {
             // The output stage read the templates' documents already (a document printed twice
             // is read again the second time).
             if let Some(mut node) = rendered.nodes.remove(content) {
-                self.name_template_files(&mut node, tree, &mut files);
+                self.name_template_files(&mut node, tree, &rendered.values_files, &mut files);
                 resources.push(Resource { node, origin });
                 continue;
             }
@@ -833,15 +941,19 @@ impl Locator<'_> {
     }
 
     /// Names the files of the node's spans, templates as Helm prints their paths
-    /// (`top/charts/sub/templates/x.yaml`), as files of the repository; `files` remembers the
-    /// names given.
+    /// (`top/charts/sub/templates/x.yaml`), as files of the repository; values files are
+    /// named already. `files` remembers the names given.
     fn name_template_files(
         &self,
         node: &mut yaml::Node,
         tree: &tree::Node,
+        values_files: &std::collections::BTreeSet<FileId>,
         files: &mut HashMap<FileId, FileId>,
     ) {
         for id in node.files() {
+            if values_files.contains(&id) {
+                continue;
+            }
             files.entry(id).or_insert_with(|| {
                 let template = id.name().unwrap_or_default();
                 FileId::of(&self.repo_path(&Self::template_file(tree, &template)))
