@@ -101,6 +101,9 @@ pub struct Details {
     /// A second render's resources when the output is not deterministic: the fields that
     /// differ between the two are regenerated on every render.
     pub rerender: Vec<Resource>,
+    /// The values files the resources' fields are placed in (the fields printed as read from
+    /// the values), for `kdelta explain`.
+    pub values_files: std::collections::BTreeSet<crate::yaml::FileId>,
 }
 
 impl engine::Spec for Spec {
@@ -154,8 +157,9 @@ impl engine::Spec for Spec {
         &self.chart
     }
 
-    /// The chart, the template the object was rendered from, and the values.
-    fn explain(&self, _details: &Details, object: &Resource) -> Vec<String> {
+    /// The chart, the template the object was rendered from, and the values; then, for each
+    /// values file that set fields of the object, which fields at which lines.
+    fn explain(&self, details: &Details, object: &Resource) -> Vec<String> {
         let file = object.origin.file.to_string();
         let mut values = vec![format!("{}/values.yaml", self.chart)];
         values.extend(
@@ -163,7 +167,7 @@ impl engine::Spec for Spec {
                 .iter()
                 .map(|f| format!("{}/{f}", self.chart)),
         );
-        vec![format!(
+        let mut notes = vec![format!(
             "rendered by the chart {} from the template {file}, with the values of {}{}",
             self.chart,
             values.join(", then "),
@@ -172,7 +176,9 @@ impl engine::Spec for Spec {
             } else {
                 format!(" and --set {}", self.set.join(","))
             }
-        )]
+        )];
+        notes.extend(from_values(&object.node, &details.values_files));
+        notes
     }
 
     fn defining_file(&self, _snapshot: &dyn Snapshot) -> RepoPath {
@@ -302,6 +308,75 @@ impl engine::Spec for Spec {
             lists: Vec::new(),
         }
     }
+}
+
+/// For each values file that set fields of `node` (`files`: the values files of the render),
+/// a note naming the fields and their lines, in the file's order.
+fn from_values(
+    node: &crate::yaml::Node,
+    files: &std::collections::BTreeSet<crate::yaml::FileId>,
+) -> Vec<String> {
+    use crate::yaml::{Node, NodeKind};
+    /// The fields listed per file; more are counted.
+    const LISTED: usize = 12;
+    fn walk(
+        node: &Node,
+        path: &mut String,
+        files: &std::collections::BTreeSet<crate::yaml::FileId>,
+        out: &mut std::collections::BTreeMap<crate::yaml::FileId, Vec<(u32, String)>>,
+    ) {
+        match &node.kind {
+            NodeKind::Scalar(_) => {
+                if files.contains(&node.span.file) {
+                    let fields = out.entry(node.span.file).or_default();
+                    fields.push((node.span.line, path.clone()));
+                }
+            }
+            NodeKind::Map(entries) => {
+                for (k, v) in entries {
+                    let len = path.len();
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k.as_text().unwrap_or_default());
+                    walk(v, path, files, out);
+                    path.truncate(len);
+                }
+            }
+            NodeKind::Seq(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    walk(item, path, files, out);
+                    path.truncate(len);
+                }
+            }
+        }
+    }
+    if files.is_empty() {
+        return Vec::new();
+    }
+    let mut found = std::collections::BTreeMap::new();
+    walk(node, &mut String::new(), files, &mut found);
+    let mut notes: Vec<(String, String)> = found
+        .into_iter()
+        .map(|(file, mut fields)| {
+            fields.sort();
+            let name = file.name().map(|n| n.to_string()).unwrap_or_default();
+            let mut listed: Vec<String> = fields
+                .iter()
+                .take(LISTED)
+                .map(|(line, path)| format!("{path} (line {line})"))
+                .collect();
+            if fields.len() > LISTED {
+                listed.push(format!("and {} more", fields.len() - LISTED));
+            }
+            let note = format!("fields set by {name}: {}", listed.join(", "));
+            (name, note)
+        })
+        .collect();
+    notes.sort();
+    notes.into_iter().map(|(_, note)| note).collect()
 }
 
 /// True when the `Chart.yaml` at `path` declares `type: library`.

@@ -133,6 +133,7 @@ fn render_loaded(
         tree: Some(Box::new(tree)),
         nondeterministic: first.nondeterministic,
         rerender,
+        values_files: first.values_files,
     })
 }
 

@@ -560,3 +560,168 @@ fn a_subchart_value_that_is_not_a_table_points_at_its_line() {
         "{ci}"
     );
 }
+
+/// A chart `chart` whose Deployment prints values through the usual patterns (a field chain,
+/// `with`, `toYaml | nindent`, entries added to a map the template starts), with a subchart
+/// `db` whose replicas the parent sets.
+fn write_values_chart(env: &TestEnv) {
+    env.write(
+        "chart/Chart.yaml",
+        "apiVersion: v2\nname: web\nversion: 1.0.0\n",
+    )
+    .write(
+        "chart/values.yaml",
+        "replicas: 2\nimage:\n  repository: nginx\n  tag: \"1.27\"\npodLabels:\n  tier: web\nprobe:\n  timeout: soon\nresources:\n  limits:\n    cpu: 2x\n    memory: 1Gi\ndb:\n  replicas: lots\n",
+    )
+    .write(
+        "chart/templates/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {{ .Values.replicas }}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n        {{- with .Values.podLabels }}\n        {{- toYaml . | nindent 8 }}\n        {{- end }}\n    spec:\n      containers:\n      - name: web\n        image: \"{{ .Values.image.repository }}:{{ .Values.image.tag }}\"\n        {{- with .Values.probe }}\n        readinessProbe:\n          timeoutSeconds: {{ .timeout }}\n        {{- end }}\n        resources:\n          {{- toYaml .Values.resources | nindent 10 }}\n",
+    )
+    .write(
+        "chart/charts/db/Chart.yaml",
+        "apiVersion: v2\nname: db\nversion: 1.0.0\n",
+    )
+    .write("chart/charts/db/values.yaml", "replicas: 1\n")
+    .write(
+        "chart/charts/db/templates/db.yaml",
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\nspec:\n  serviceName: db\n  replicas: {{ .Values.replicas }}\n  selector:\n    matchLabels:\n      app: db\n  template:\n    metadata:\n      labels:\n        app: db\n    spec:\n      containers:\n      - name: db\n        image: postgres\n",
+    );
+}
+
+/// The findings of a report as `(target, field, file, line)`, sorted; the field is the path
+/// the message names.
+fn located(report: &Value) -> Vec<(String, String, String, u64)> {
+    let mut out: Vec<(String, String, String, u64)> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"].as_str().is_some_and(|r| r.starts_with("schema.")))
+        .map(|f| {
+            let message = f["message"].as_str().unwrap_or_default();
+            (
+                f["target"].as_str().unwrap_or_default().to_string(),
+                message.split(": ").nth(1).unwrap_or_default().to_string(),
+                f["file"].as_str().unwrap_or_default().to_string(),
+                f["line"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn at(target: &str, field: &str, file: &str, line: u64) -> (String, String, String, u64) {
+    (target.into(), field.into(), file.into(), line)
+}
+
+/// A field whose value a template printed as read from the values points at the values file
+/// line that set it: the chart's `values.yaml`, a subchart's value its parent sets, a field
+/// nested in a `toYaml` block, a scalar inside `with .Values.x` (dot is a map of the values
+/// there: its fields are traced too).
+#[test]
+fn a_field_printed_from_the_values_points_at_the_values_line_that_set_it() {
+    let env = TestEnv::new();
+    write_values_chart(&env);
+    env.commit("chart");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    let t = "helm:chart";
+    assert_eq!(
+        located(&report),
+        [
+            // The subchart's value (a StatefulSet's), set by the parent's values under the
+            // subchart's name.
+            at(t, "spec.replicas", "chart/values.yaml", 14),
+            // `{{ .timeout }}` inside `with .Values.probe`.
+            at(
+                t,
+                "spec.template.spec.containers[0].readinessProbe.timeoutSeconds",
+                "chart/values.yaml",
+                8
+            ),
+            // Inside `toYaml .Values.resources | nindent 10`: the same key under the value.
+            at(
+                t,
+                "spec.template.spec.containers[0].resources.limits[cpu]",
+                "chart/values.yaml",
+                11
+            ),
+        ],
+        "{report:#}"
+    );
+}
+
+/// The user's values files win over the chart's, last first: a `.kdelta.yaml` values set's
+/// files (repository paths) and `-f` files (as the command line names them, outside the
+/// repository too); a value a `--set` flag gives is in no file, and stays at its template line.
+#[test]
+fn a_value_overridden_by_a_values_file_points_at_that_file_and_a_flag_at_the_template() {
+    let env = TestEnv::new();
+    write_values_chart(&env);
+    env.write(
+        ".kdelta.yaml",
+        "charts:\n  chart:\n    valuesSets:\n      prod: [values-prod.yaml]\n",
+    )
+    .write(
+        "chart/values-prod.yaml",
+        "# production\nresources:\n  limits:\n    cpu: 3x\n",
+    );
+    env.commit("chart with a values set");
+    std::fs::write(env.root().join("outside.yaml"), "db:\n  replicas: plenty\n").unwrap();
+    let report = env
+        .kdelta(&["check", "--format", "json", "-f", "../outside.yaml"])
+        .code(1)
+        .json();
+    let cpu = "spec.template.spec.containers[0].resources.limits[cpu]";
+    let found = located(&report);
+    for f in [
+        at("helm:chart#prod", cpu, "chart/values-prod.yaml", 4),
+        at("helm:chart", cpu, "chart/values.yaml", 11),
+        at("helm:chart", "spec.replicas", "../outside.yaml", 2),
+        at("helm:chart#prod", "spec.replicas", "../outside.yaml", 2),
+    ] {
+        assert!(found.contains(&f), "{f:?} in {found:#?}");
+    }
+    let report = env
+        .kdelta(&[
+            "check",
+            "--format",
+            "json",
+            "--set",
+            "resources.limits.cpu=4x",
+            "--set",
+            "replicas=some",
+        ])
+        .code(1)
+        .json();
+    let found = located(&report);
+    for f in [
+        // The toYaml action's line: the flag set the value, no file did.
+        at("helm:chart", cpu, "chart/templates/deploy.yaml", 26),
+        at("helm:chart#prod", cpu, "chart/templates/deploy.yaml", 26),
+        at(
+            "helm:chart",
+            "spec.replicas",
+            "chart/templates/deploy.yaml",
+            6,
+        ),
+    ] {
+        assert!(found.contains(&f), "{f:?} in {found:#?}");
+    }
+}
+
+/// `kdelta explain` says which fields of an object values files set, at which lines.
+#[test]
+fn explain_names_the_fields_values_files_set() {
+    let env = TestEnv::new();
+    write_values_chart(&env);
+    env.commit("chart");
+    let out = env
+        .kdelta(&["explain", "Deployment/web", "--format", "json"])
+        .success()
+        .json();
+    let notes = out["objects"][0]["notes"].to_string();
+    assert!(
+        notes.contains("fields set by chart/values.yaml: spec.replicas (line 1), spec.template.metadata.labels.tier (line 6), spec.template.spec.containers[0].readinessProbe.timeoutSeconds (line 8), spec.template.spec.containers[0].resources.limits.cpu (line 11)"),
+        "{out:#}"
+    );
+}

@@ -386,7 +386,7 @@ fn a_finding_in_a_chart_points_at_the_template_line_that_writes_the_field() {
         .write("chart/values.yaml", "port: \"80\"\n")
         .write(
             "chart/templates/svc.yaml",
-            "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  ports:\n  - port: 80\n    targetPort: 8080\n    protocl: TCP\n  - port: 81\n    nodePort: {{ .Values.port | quote }}\n",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  ports:\n  - port: 80\n    targetPort: 8080\n    protocl: TCP\n  - port: 81\n    nodePort: {{ \"80\" | quote }}\n",
         );
     env.commit("chart");
     let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
@@ -837,7 +837,7 @@ fn a_finding_in_a_chart_points_at_the_line_that_wrote_the_field_even_when_others
              app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      \
              containers:\n      - name: a\n        image: nginx\n        ports:\n        \
              - containerPort: 80\n      - name: b\n        image: nginx\n        ports:\n        \
-             - containerPort: {{ .Values.port | quote }}\n",
+             - containerPort: {{ .Release.Name | quote }}\n",
         );
     env.commit("chart");
     let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
