@@ -353,3 +353,109 @@ impl Doc<'_> {
             })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::chart::Chart;
+    use super::super::origin::{Placed, ValuesFiles};
+    use super::super::render::{render_with, RenderOptions};
+    use crate::yaml::{parse_one, Node, ParseOptions, Span};
+
+    const VALUES: &str = "labels:\n  tier: web\nrepo: nginx\ntag: \"1.27\"\ncpu: 250\n\
+                          text: \"a\\nb\"\nitems:\n- one\n- two\n";
+
+    /// The chart's `values.yaml`, read with positions.
+    struct Own(Node);
+
+    impl ValuesFiles for Own {
+        fn user(&self, _: usize, _: &[&str]) -> Option<Placed> {
+            None
+        }
+        fn chart(&self, _: &str, path: &[&str]) -> Option<Placed> {
+            let mut node = &self.0;
+            let mut key = node.span;
+            for step in path {
+                (key, node) = match node.as_seq() {
+                    Some(items) => {
+                        let item = items.get(step.parse::<usize>().ok()?)?;
+                        (item.span, item)
+                    }
+                    None => node.get_entry(step).map(|(k, v)| (k.span, v))?,
+                };
+            }
+            let file = |s: Span| s.in_file("values.yaml");
+            Some(Placed {
+                key: file(key),
+                value: file(node.span),
+            })
+        }
+    }
+
+    /// Where `path` of the rendered ConfigMap was placed: file and line.
+    fn at(node: &Node, path: &[&str]) -> (String, u32) {
+        let mut n = node;
+        for step in path {
+            n = match n.as_seq() {
+                Some(items) => &items[step.parse::<usize>().unwrap()],
+                None => n.get(step).unwrap_or_else(|| panic!("{step} in {path:?}")),
+            };
+        }
+        let file = n
+            .span
+            .file
+            .name()
+            .map(|f| f.to_string())
+            .unwrap_or_default();
+        (file, n.span.line)
+    }
+
+    #[test]
+    fn fields_printed_from_the_values_are_placed_at_their_lines() {
+        let template = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    \
+                        app: x\n    {{- with .Values.labels }}\n    {{- toYaml . | nindent 4 }}\n    \
+                        {{- end }}\ndata:\n  image: {{ .Values.repo }}:{{ .Values.tag }}\n  \
+                        quoted: \"{{ .Values.tag }}\"\n  unit: {{ .Values.cpu }}m\n  block: |\n    \
+                        {{- .Values.text | nindent 4 }}\n  list:\n  - fixed\n  \
+                        {{- toYaml .Values.items | nindent 2 }}\n";
+        let chart = Chart::from_files(
+            [
+                ("Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n"),
+                ("values.yaml", VALUES),
+                ("templates/cm.yaml", template),
+            ]
+            .map(|(p, t)| (p.to_string(), t.as_bytes().to_vec())),
+        )
+        .unwrap();
+        let own = Own(parse_one(VALUES.as_bytes(), &ParseOptions::default()).unwrap());
+        let options = RenderOptions {
+            positions: true,
+            ..RenderOptions::default()
+        };
+        let rendered = render_with(&chart, &options, Some(&own)).unwrap();
+        let node = rendered.nodes.values().next().expect("one document");
+        let values = |line: u32| ("values.yaml".to_string(), line);
+        let template = |line: u32| ("c/templates/cm.yaml".to_string(), line);
+        // Entries a `with` block adds to a map the template started: their keys' lines.
+        assert_eq!(at(node, &["metadata", "labels", "tier"]), values(2));
+        assert_eq!(at(node, &["metadata", "labels", "app"]), template(6));
+        // Two actions make one scalar: no one line set it.
+        assert_eq!(at(node, &["data", "image"]), template(11));
+        // One action's text, with the template's quotes or unit around it.
+        assert_eq!(at(node, &["data", "quoted"]), values(4));
+        assert_eq!(at(node, &["data", "unit"]), values(5));
+        // A block scalar's content.
+        assert_eq!(at(node, &["data", "block"]), values(6));
+        // Items an action adds to a list the template started, counted from its first.
+        assert_eq!(at(node, &["data", "list", "0"]), template(17));
+        assert_eq!(at(node, &["data", "list", "1"]), values(8));
+        assert_eq!(at(node, &["data", "list", "2"]), values(9));
+        assert_eq!(
+            rendered
+                .values_files
+                .iter()
+                .map(|f| f.name().unwrap().to_string())
+                .collect::<Vec<_>>(),
+            ["values.yaml"]
+        );
+    }
+}

@@ -93,10 +93,11 @@ fn render_loaded(
         files,
         chart_dir: &spec.chart,
     };
-    let values_files = ValuesAt::new(spec, files, opts);
-    let values_files = options
-        .positions
-        .then_some(&values_files as &dyn super::origin::ValuesFiles);
+    // Fields printed from the values are placed at the values files' lines.
+    let values_at = options.positions.then(|| ValuesAt::new(spec, files, opts));
+    let values_files = values_at
+        .as_ref()
+        .map(|v| v as &dyn super::origin::ValuesFiles);
     let mut first = match render::render_with(&chart, &options, values_files) {
         Ok(r) => r,
         Err(e) => {
