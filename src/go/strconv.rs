@@ -229,7 +229,10 @@ mod tests {
             ("99999999999999999999", "value out of range"),
         ] {
             let e = atoi(text).unwrap_err();
-            assert_eq!(e.to_string(), format!("strconv.Atoi: parsing {text:?}: {why}"));
+            assert_eq!(
+                e.to_string(),
+                format!("strconv.Atoi: parsing {text:?}: {why}")
+            );
         }
     }
 
