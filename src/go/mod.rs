@@ -1,5 +1,6 @@
 //! What kdelta's output must share with Go's standard library, implemented once: `strconv`'s
-//! integer parsing, `encoding/json`'s string quoting and the float formatting of both. Helm,
+//! integer parsing, `encoding/json`'s string quoting, the float formatting of both and
+//! `net/url`. Helm,
 //! kustomize and Argo CD are Go programs; every copy of these rules that drifted gave wrong
 //! output (a kustomize hash suffix, sprig's `int64`), so each lives here alone and is tested
 //! against what Go prints.
@@ -7,3 +8,4 @@
 pub mod float;
 pub mod json;
 pub mod strconv;
+pub mod url;
