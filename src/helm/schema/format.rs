@@ -2,7 +2,7 @@
 //! for dates and times, `net.ParseIP`, `net/mail.ParseAddress`, `net/url.Parse`, and its
 //! regular expressions. A format it does not know always passes.
 
-use super::reference::{unescape, Url};
+use crate::go::url::Url;
 use crate::template::{go_regex, GoRegex};
 use std::sync::OnceLock;
 
@@ -53,10 +53,8 @@ pub fn is_format(format: &str, s: &str) -> bool {
         "uri-reference" | "iri-reference" => !s.contains('\\') && Url::parse(s).is_ok(),
         "uri-template" => {
             !s.contains('\\')
-                && Url::parse(s).is_ok_and(|u| {
-                    let path = unescape(u.path()).unwrap_or_default();
-                    matches(&URI_TEMPLATE, URI_TEMPLATE_PATTERN, &path)
-                })
+                && Url::parse(s)
+                    .is_ok_and(|u| matches(&URI_TEMPLATE, URI_TEMPLATE_PATTERN, &u.path))
         }
         "uuid" => matches(&UUID, UUID_PATTERN, s),
         "regex" => s.is_empty() || go_regex(s).is_ok(),
