@@ -672,6 +672,11 @@ mod tests {
                 "https://é@x/",
                 r#"parse "https://é@x/": net/url: invalid userinfo"#,
             ),
+            // Brackets hold a host that is checked like any other.
+            (
+                "http://[a b]/",
+                r#"parse "http://[a b]/": invalid character " " in host name"#,
+            ),
             // The host is checked before the userinfo.
             (
                 "https://é@a b/",
@@ -705,6 +710,8 @@ mod tests {
             Some(r#"parse "https://example.com:x/": invalid port ":x" after host"#)
         );
         assert_eq!(request("https://example.com").unwrap().escaped_path(), "");
+        // The last `]` closes the literal.
+        assert_eq!(request("http://[::1]]/").unwrap().host, "[::1]]");
         assert_eq!(request("https://h:/").unwrap().port(), "");
         assert_eq!(request("https://h:/").unwrap().hostname(), "h");
         // RFC 6874 zones may escape what a host may not.
