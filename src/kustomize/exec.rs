@@ -195,7 +195,7 @@ pub fn run_plugin(
         &config,
         &args,
         stdin.as_bytes(),
-        ldr.root().as_str(),
+        ldr,
         input.is_some(),
     )?;
     let text = String::from_utf8_lossy(&output);
@@ -240,6 +240,72 @@ fn invalid_output(id: &super::kid::KId, e: PatchDocsError) -> KError {
             format!("plugin {id} printed invalid resources: {e}"),
         ),
     }
+}
+
+/// The most a plugin's copy of its kustomization directory may hold (files and directories:
+/// a link back up the tree ends there, not in a loop).
+const MAX_COPIED_FILES: usize = 10_000;
+const MAX_COPIED_BYTES: usize = 256 << 20;
+
+/// Writes the kustomization directory's files (the revision's, read through the loader, so
+/// they are in the render's read set) below `into`, for a plugin to run in. A plugin reads
+/// the files its config names relative to where it runs (ksops reads its encrypted files so);
+/// kdelta reads a revision from git, and a plugin must not write into the repository, so the
+/// plugin gets a copy. Links are followed within the snapshot; a directory too big to copy
+/// is an error, not a partial copy.
+fn copy_root(ldr: &Loader, into: &std::path::Path) -> Result<(), KError> {
+    use crate::source::EntryKind;
+    let fail = |m: String| KError::new(rules::KUSTOMIZE_PLUGIN_FAILED, m);
+    let (mut files, mut bytes) = (0usize, 0usize);
+    let mut stack = vec![(ldr.root().clone(), into.to_path_buf())];
+    while let Some((dir, out)) = stack.pop() {
+        std::fs::create_dir_all(&out)
+            .map_err(|e| fail(format!("copying {dir} for the plugin: {e}")))?;
+        let entries = ldr
+            .files
+            .list(&dir)
+            .map_err(|e| fail(format!("copying {dir} for the plugin: {e}")))?;
+        for e in entries {
+            let child = dir.child(&e.name);
+            let kind = match e.kind {
+                EntryKind::Symlink => ldr.files.kind(&child),
+                k => k,
+            };
+            let too_much = |files: usize, bytes: usize| {
+                (files > MAX_COPIED_FILES || bytes > MAX_COPIED_BYTES).then(|| {
+                    fail(format!(
+                        "{} holds more than {MAX_COPIED_FILES} files or {} MB: too much to copy for an exec plugin to run in",
+                        ldr.root(),
+                        MAX_COPIED_BYTES >> 20
+                    ))
+                })
+            };
+            match kind {
+                EntryKind::Dir => {
+                    files += 1;
+                    if let Some(e) = too_much(files, bytes) {
+                        return Err(e);
+                    }
+                    stack.push((child, out.join(&e.name)));
+                }
+                EntryKind::File => {
+                    let content = ldr
+                        .files
+                        .read(&child)
+                        .map_err(|e| fail(format!("copying {child} for the plugin: {e}")))?;
+                    files += 1;
+                    bytes += content.len();
+                    if let Some(e) = too_much(files, bytes) {
+                        return Err(e);
+                    }
+                    std::fs::write(out.join(&e.name), &content)
+                        .map_err(|e| fail(format!("copying {child} for the plugin: {e}")))?;
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 fn yaml_of(r: &Res) -> String {
@@ -331,14 +397,16 @@ fn shell_words(s: &str) -> Vec<String> {
 }
 
 /// Runs the plugin at `path` with its config file as the first argument, as kustomize's
-/// `ExecPlugin.invokePlugin` does, and returns what it printed.
+/// `ExecPlugin.invokePlugin` does, and returns what it printed. kustomize runs the plugin in
+/// the kustomization's directory, named by `KUSTOMIZE_PLUGIN_CONFIG_ROOT` as well; kdelta
+/// runs it in a copy of that directory ([`copy_root`]).
 fn invoke(
     path: &PathBuf,
     cfg: &Res,
     config: &str,
     args: &[String],
     stdin: &[u8],
-    root: &str,
+    ldr: &Loader,
     transformer: bool,
 ) -> Result<Vec<u8>, KError> {
     let fail = |m: String| KError::new(rules::KUSTOMIZE_PLUGIN_FAILED, m);
@@ -346,13 +414,15 @@ fn invoke(
         .map_err(|e| fail(format!("cannot create a temporary directory: {e}")))?;
     dir.write("kust-plugin-config.yaml", config.as_bytes())
         .map_err(|e| fail(format!("writing plugin config: {e}")))?;
+    let root = dir.path().join("root");
+    copy_root(ldr, &root)?;
     let done = crate::process::run(
         Command::new(path)
             .arg(dir.path().join("kust-plugin-config.yaml"))
             .args(args)
-            .current_dir(dir.path())
+            .current_dir(&root)
             .env("KUSTOMIZE_PLUGIN_CONFIG_STRING", config)
-            .env("KUSTOMIZE_PLUGIN_CONFIG_ROOT", root),
+            .env("KUSTOMIZE_PLUGIN_CONFIG_ROOT", &root),
         stdin,
         TIMEOUT,
     )
