@@ -176,7 +176,7 @@ pub fn compile(mut document: Json, limit: usize) -> Result<Schema, Unusable> {
     };
     let context = Context {
         draft: draft.unwrap_or(Draft::Hybrid),
-        id: root,
+        id: std::rc::Rc::new(root),
         is_root: true,
     };
     compiler.parse(&document, Schema::ROOT, &context)?;
@@ -249,7 +249,9 @@ fn rewrite_references(node: &mut Json, scope: &Reference) {
             }
         }
         Json::Object(map) => {
-            let local = scope_of(map, scope).unwrap_or_else(|| scope.clone());
+            // Most objects have no `$id`: their scope is their parent's, not a copy of it.
+            let own = scope_of(map, scope);
+            let local = own.as_ref().unwrap_or(scope);
             if let Some(Json::String(reference)) = map.get_mut("$ref") {
                 if let Ok(resolved) = Reference::parse(reference).and_then(|r| local.inherits(&r)) {
                     *reference = resolved.text();
@@ -260,11 +262,11 @@ fn rewrite_references(node: &mut Json, scope: &Reference) {
                     ("const" | "enum", _) => {}
                     ("properties" | "dependencies" | "patternProperties", Json::Object(m)) => {
                         for child in m.values_mut() {
-                            rewrite_references(child, &local);
+                            rewrite_references(child, local);
                         }
                     }
                     ("properties" | "dependencies" | "patternProperties", _) => {}
-                    (_, v) => rewrite_references(v, &local),
+                    (_, v) => rewrite_references(v, local),
                 }
             }
         }
@@ -288,19 +290,17 @@ fn register_ids<'d>(
             }
         }
         Json::Object(map) => {
-            let local = match scope_of(map, scope) {
-                Some(resolved) => {
-                    let text = resolved.text();
-                    if documents.contains_key(&text) {
-                        return;
-                    }
-                    documents.insert(text, (node, draft));
-                    resolved
+            let own = scope_of(map, scope);
+            if let Some(resolved) = &own {
+                let text = resolved.text();
+                if documents.contains_key(&text) {
+                    return;
                 }
-                None => scope.clone(),
-            };
+                documents.insert(text, (node, draft));
+            }
+            let local = own.as_ref().unwrap_or(scope);
             for (_, v) in walked(map) {
-                register_ids(v, &local, draft, documents);
+                register_ids(v, local, draft, documents);
             }
         }
         _ => {}
@@ -310,8 +310,9 @@ fn register_ids<'d>(
 /// What a subschema inherits from where it sits.
 struct Context {
     draft: Draft,
-    /// The `$id` scope (only checked, as gojsonschema uses it for nothing else).
-    id: Reference,
+    /// The `$id` scope (only checked, as gojsonschema uses it for nothing else); shared, as
+    /// nearly every subschema has its parent's.
+    id: std::rc::Rc<Reference>,
     is_root: bool,
 }
 
@@ -432,11 +433,11 @@ impl<'d> Compiler<'d> {
                 });
             };
             let reference = Reference::parse(text).map_err(Unusable::Go)?;
-            scope = if context.is_root {
+            scope = std::rc::Rc::new(if context.is_root {
                 reference
             } else {
                 context.id.inherits(&reference).map_err(Unusable::Go)?
-            };
+            });
         }
         let here = Context {
             draft,
@@ -944,7 +945,7 @@ impl<'d> Compiler<'d> {
         }
         let context = Context {
             draft: document_draft.unwrap_or(draft),
-            id: reference.clone(),
+            id: std::rc::Rc::new(reference.clone()),
             is_root: false,
         };
         self.parse(document, target, &context)?;
