@@ -1,6 +1,7 @@
-//! The little of RFC 3986 the fetch layer needs: split an absolute URL, resolve a reference
-//! against a base as Go's `net/url` does (Helm's `ResolveReferenceURL`), and print a URL
-//! without its credentials.
+//! The URLs the fetch layer requests: absolute `http`/`https` only, split into what requests,
+//! credentials and the loopback rule need; a reference resolved against a base as Go's
+//! `net/url` does (Helm's `ResolveReferenceURL`, redirects) through [`crate::go::url`]; and
+//! printed without credentials.
 
 use std::fmt;
 
@@ -116,42 +117,42 @@ impl Url {
         Some((percent_decode(u), percent_decode(p)))
     }
 
-    /// Go's `URL.ResolveReference` (RFC 3986 section 5.2) of `reference` against `self`.
+    /// Go's `URL.ResolveReference` (RFC 3986 section 5.2) of `reference` against `self`, as
+    /// a redirect's `Location` is followed: through [`crate::go::url`], the one port of Go's
+    /// `net/url`.
     pub fn join(&self, reference: &str) -> Result<Url, UrlError> {
-        if reference.contains("://") {
-            return Url::parse(reference);
+        let err = |why| UrlError {
+            text: redact_text(reference),
+            why,
+        };
+        let base = crate::go::url::Url::parse(&self.written()).map_err(|_| err("no base"))?;
+        let reference =
+            crate::go::url::Url::parse(reference).map_err(|_| err("not a URL reference"))?;
+        Url::parse(&base.resolve_reference(&reference).to_string())
+    }
+
+    /// The URL as written, credentials and fragment too: what [`Url::join`] resolves
+    /// against. Never printed.
+    fn written(&self) -> String {
+        let mut text = format!("{}://", self.scheme);
+        if let Some(info) = &self.userinfo {
+            text.push_str(info);
+            text.push('@');
         }
-        let (reference, fragment) = match reference.split_once('#') {
-            Some((r, f)) => (r, Some(f.to_string())),
-            None => (reference, None),
-        };
-        let (ref_path, ref_query) = match reference.split_once('?') {
-            Some((p, q)) => (p, Some(q.to_string())),
-            None => (reference, None),
-        };
-        let mut out = Url {
-            fragment,
-            ..self.clone()
-        };
-        if let Some(authority) = ref_path.strip_prefix("//") {
-            return Url::parse(&format!("{}://{authority}", self.scheme));
+        text.push_str(&self.host);
+        if let Some(p) = self.port {
+            text.push_str(&format!(":{p}"));
         }
-        if ref_path.is_empty() {
-            out.query = ref_query.or_else(|| self.query.clone());
-            return Ok(out);
+        text.push_str(&self.path);
+        if let Some(q) = &self.query {
+            text.push('?');
+            text.push_str(q);
         }
-        let merged = if ref_path.starts_with('/') {
-            ref_path.to_string()
-        } else {
-            let dir = match self.path.rfind('/') {
-                Some(i) => &self.path[..=i],
-                None => "/",
-            };
-            format!("{dir}{ref_path}")
-        };
-        out.path = remove_dot_segments(&merged);
-        out.query = ref_query;
-        Ok(out)
+        if let Some(f) = &self.fragment {
+            text.push('#');
+            text.push_str(f);
+        }
+        text
     }
 }
 
@@ -222,53 +223,9 @@ pub fn redact_text(text: &str) -> String {
     }
 }
 
-fn remove_dot_segments(path: &str) -> String {
-    let mut out: Vec<&str> = Vec::new();
-    let segments: Vec<&str> = path.split('/').collect();
-    for (i, seg) in segments.iter().enumerate() {
-        let last = i + 1 == segments.len();
-        match *seg {
-            "." => {
-                if last {
-                    out.push("");
-                }
-            }
-            ".." => {
-                if out.len() > 1 {
-                    out.pop();
-                }
-                if last {
-                    out.push("");
-                }
-            }
-            s => out.push(s),
-        }
-    }
-    let joined = out.join("/");
-    if joined.starts_with('/') {
-        joined
-    } else {
-        format!("/{joined}")
-    }
-}
-
+/// Userinfo percent-decoded as Go's `url.User` holds it; an escape Go refuses stays as written.
 fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(b);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    crate::go::url::path_unescape(s).unwrap_or_else(|_| s.to_string())
 }
 
 #[cfg(test)]
@@ -307,6 +264,21 @@ mod tests {
             r("https://x.io/a", "https://cdn.io/web.tgz"),
             "https://cdn.io/web.tgz"
         );
+    }
+
+    /// A redirect's `Location` resolved as Go's `ResolveReference` resolves it.
+    #[test]
+    fn redirects_resolve_as_go_does() {
+        let base = Url::parse("https://x.io/v2/a/blobs/sha256:1?n=1").unwrap();
+        let j = |reference: &str| base.join(reference).unwrap().to_string();
+        assert_eq!(j("https://cdn.io/b/../c?s=2"), "https://cdn.io/c?s=2");
+        assert_eq!(j("//cdn.io/x"), "https://cdn.io/x");
+        assert_eq!(j("/y/./z"), "https://x.io/y/z");
+        assert_eq!(j("../c"), "https://x.io/v2/a/c");
+        assert_eq!(j("?m=3"), "https://x.io/v2/a/blobs/sha256:1?m=3");
+        assert_eq!(j(""), "https://x.io/v2/a/blobs/sha256:1?n=1");
+        assert!(base.join("http://[bad").is_err());
+        assert!(base.join("ftp://x.io/y").is_err());
     }
 
     #[test]
