@@ -508,12 +508,23 @@ impl<'a> State<'a> {
     /// The chains are read again, without calling anything: a chain through a method or an
     /// object, a function's result or a variable holding a scalar is not followed.
     fn read_of(&self, dot: &Value, pipe: &Pipe) -> Option<Read> {
-        self.read_of_pipe(dot, pipe).map(|(read, _)| read)
+        let scope = ReadScope {
+            tree: self.tree,
+            dollar: None,
+            dot_read: self.dot_read.clone(),
+            includes: 0,
+        };
+        self.read_of_pipe(&scope, dot, pipe).map(|(read, _)| read)
     }
 
     /// [`Self::read_of`], with the value read when it is printed unchanged so far (`default`
     /// needs it to know which side won).
-    fn read_of_pipe(&self, dot: &Value, pipe: &Pipe) -> Option<(Read, Option<Value>)> {
+    fn read_of_pipe(
+        &self,
+        scope: &ReadScope,
+        dot: &Value,
+        pipe: &Pipe,
+    ) -> Option<(Read, Option<Value>)> {
         if !pipe.decl.is_empty() {
             return None;
         }
@@ -523,13 +534,14 @@ impl<'a> State<'a> {
                 0 => None,
                 _ => Some(carried.take()?),
             };
-            carried = Some(self.read_of_command(dot, cmd, piped)?);
+            carried = Some(self.read_of_command(scope, dot, cmd, piped)?);
         }
         carried
     }
 
     fn read_of_command(
         &self,
+        scope: &ReadScope,
         dot: &Value,
         cmd: &Command,
         piped: Option<(Read, Option<Value>)>,
@@ -540,17 +552,21 @@ impl<'a> State<'a> {
             if cmd.args.len() > 1 || piped.is_some() {
                 return None;
             }
-            return self.read_of_arg(dot, first);
+            return self.read_of_arg(scope, dot, first);
         };
         let given = &cmd.args[1..];
         let n = given.len() + usize::from(piped.is_some());
-        let (arity, keeps) = passes_value(name.of(&self.tree.text))?;
+        let name = name.of(&scope.tree.text);
+        if name == "include" {
+            return self.read_of_include(scope, dot, given, piped);
+        }
+        let (arity, keeps) = passes_value(name)?;
         if n != arity {
             return None;
         }
         let mut piped = piped;
         let mut arg = |i: usize| match given.get(i) {
-            Some(a) => self.read_of_arg(dot, a),
+            Some(a) => self.read_of_arg(scope, dot, a),
             None => piped.take(),
         };
         match keeps {
@@ -570,24 +586,92 @@ impl<'a> State<'a> {
         }
     }
 
+    /// `include "NAME" ARG` whose template prints one action and nothing else (a helper such
+    /// as `{{- .Values.namespaceOverride | default .Release.Namespace -}}`): where that
+    /// action's value was read, the helper run with ARG as dot and `$`.
+    fn read_of_include(
+        &self,
+        scope: &ReadScope,
+        dot: &Value,
+        given: &[Arg],
+        piped: Option<(Read, Option<Value>)>,
+    ) -> Option<(Read, Option<Value>)> {
+        // Helpers that include helpers are followed a few levels, not without end.
+        if scope.includes >= 8 {
+            return None;
+        }
+        let (name, arg) = match (given, piped) {
+            ([Arg::String(_, name), arg], None) => (name, self.arg_value(scope, dot, arg)?),
+            ([Arg::String(_, name)], Some((read, Some(value)))) => (name, (Some(read), value)),
+            _ => return None,
+        };
+        let tree = self.set.trees.get(name)?;
+        let mut actions = tree.root.iter().filter(|n| match n {
+            Node::Text(span) => !span.of(&tree.text).is_empty(),
+            _ => true,
+        });
+        let (Some(Node::Action(pipe)), None) = (actions.next(), actions.next()) else {
+            return None;
+        };
+        let (dot_read, dot) = arg;
+        let inner = ReadScope {
+            tree,
+            dollar: Some(dot.clone()),
+            dot_read: dot_read.filter(|_| !is_container(&dot)),
+            includes: scope.includes + 1,
+        };
+        let (read, value) = self.read_of_pipe(&inner, &dot, pipe)?;
+        // What the helper printed is a string: the value as read only when it was one.
+        Some((read, value.filter(|v| matches!(v, Value::String(_)))))
+    }
+
+    /// An operand's value when it is read without calling anything (dot, `$`, a variable, a
+    /// field chain through maps), with where it was read when it is a scalar read so.
+    fn arg_value(
+        &self,
+        scope: &ReadScope,
+        dot: &Value,
+        arg: &Arg,
+    ) -> Option<(Option<Read>, Value)> {
+        match arg {
+            Arg::Dot(_) => Some((scope.dot_read.clone(), dot.clone())),
+            _ => {
+                let (read, value) = self.read_of_arg(scope, dot, arg)?;
+                let value = value?;
+                let read = (!is_container(&value)).then_some(read);
+                Some((read, value))
+            }
+        }
+    }
+
     /// Where an operand's value was read, and the value.
-    fn read_of_arg(&self, dot: &Value, arg: &Arg) -> Option<(Read, Option<Value>)> {
-        let text: &'a str = &self.tree.text;
+    fn read_of_arg(
+        &self,
+        scope: &ReadScope,
+        dot: &Value,
+        arg: &Arg,
+    ) -> Option<(Read, Option<Value>)> {
+        let text: &str = &scope.tree.text;
         match arg {
             Arg::Dot(_) => {
-                let read = container_read(dot).or_else(|| self.dot_read.clone())?;
+                let read = container_read(dot).or_else(|| scope.dot_read.clone())?;
                 Some((read, Some(dot.clone())))
             }
             Arg::Field(_, names) => read_fields(dot.clone(), *names, text),
             Arg::Variable(_, names) => {
                 let (var, fields) = names.split_first(text);
-                let v = self.var(var);
+                let v = match &scope.dollar {
+                    // In an included helper only `$` is set: its dot.
+                    Some(dollar) if var == "$" => dollar.clone(),
+                    Some(_) => return None,
+                    None => self.var(var),
+                };
                 if fields.is_empty() {
                     return Some((container_read(&v)?, Some(v)));
                 }
                 read_fields(v, fields, text)
             }
-            Arg::Pipe(p) => self.read_of_pipe(dot, p),
+            Arg::Pipe(p) => self.read_of_pipe(scope, dot, p),
             _ => None,
         }
     }
@@ -1202,6 +1286,19 @@ impl<'a> State<'a> {
             FuncError::Raw(e) => e,
         })
     }
+}
+
+/// The template whose operands [`State::read_of`] reads: the running one, or a helper an
+/// `include` runs.
+struct ReadScope<'t> {
+    tree: &'t Tree,
+    /// `$` of an included helper (its dot); None in the running template, whose variables
+    /// are the state's.
+    dollar: Option<Value>,
+    /// Where dot was read, when it is a scalar read from a map or list.
+    dot_read: Option<Read>,
+    /// How many includes deep.
+    includes: usize,
 }
 
 /// True for a map or a list: a value known by its identity.

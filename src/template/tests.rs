@@ -515,7 +515,7 @@ fn positions_say_which_values_an_action_printed_as_it_read_them() {
             some("/image/repository"),
         ]
     );
-    // Text made from a value is not the value (`printf`, `upper`, `include`), a missing key
+    // Text made from a value is not the value (`printf`, `upper`), a missing key
     // was read from nowhere, and several actions on one line are each their own.
     assert_eq!(
         reads_of(
@@ -524,6 +524,34 @@ fn positions_say_which_values_an_action_printed_as_it_read_them() {
             &values
         ),
         [some("/image/repository"), some("/image/tag"), None]
+    );
+    // A helper that prints one action and nothing else is followed through `include`, with
+    // its argument as dot and `$`; one that prints more text, or makes its own, is not.
+    assert_eq!(
+        reads_of(
+            "{{- define \"ns\" -}}{{ .Values.empty | default .Values.name | trunc 63 }}{{- end -}}\n             {{- define \"tag\" -}}{{ $.Values.image.tag }}{{- end -}}\n             {{- define \"of\" -}}{{ .tag }}{{- end -}}\n             {{- define \"outer\" -}}{{ include \"ns\" . }}{{- end -}}\n             {{- define \"more\" -}}v{{ .Values.name }}{{- end -}}\n             {{- define \"made\" -}}{{ printf \"%s\" .Values.name }}{{- end -}}\n             a: {{ include \"ns\" . }}\nb: {{ include \"tag\" . | quote }}\n             c: {{ include \"of\" .Values.image }}\nd: {{ include \"outer\" $ }}\n             e: {{ include \"more\" . }}\nf: {{ include \"made\" . }}\n",
+            &values
+        ),
+        [
+            some("/name"),
+            some("/image/tag"),
+            some("/image/tag"),
+            some("/name"),
+        ]
+    );
+    // A helper that prints one action and nothing else is followed through `include`, with
+    // its argument as dot and `$`; one that prints more text, or makes its own, is not.
+    assert_eq!(
+        reads_of(
+            "{{- define \"ns\" -}}{{ .Values.empty | default .Values.name | trunc 63 }}{{- end -}}\n             {{- define \"tag\" -}}{{ $.Values.image.tag }}{{- end -}}\n             {{- define \"of\" -}}{{ .tag }}{{- end -}}\n             {{- define \"outer\" -}}{{ include \"ns\" . }}{{- end -}}\n             {{- define \"more\" -}}v{{ .Values.name }}{{- end -}}\n             {{- define \"made\" -}}{{ printf \"%s\" .Values.name }}{{- end -}}\n             a: {{ include \"ns\" . }}\nb: {{ include \"tag\" . | quote }}\n             c: {{ include \"of\" .Values.image }}\nd: {{ include \"outer\" $ }}\n             e: {{ include \"more\" . }}\nf: {{ include \"made\" . }}\n",
+            &values
+        ),
+        [
+            some("/name"),
+            some("/image/tag"),
+            some("/image/tag"),
+            some("/name"),
+        ]
     );
     // Not asked for: nothing recorded.
     let mut plain = TemplateSet::new(Funcs::helm(), Options::default());
