@@ -38,6 +38,18 @@ use util::{run, TestEnv};
 
 const CONFIG: &str = "directories: [manifests]\n";
 
+/// The first finding of `target` in a JSON report.
+#[track_caller]
+fn finding_for(report: &Value, target: &str) -> Value {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["target"] == target)
+        .unwrap_or_else(|| panic!("no finding for {target}: {report}"))
+        .clone()
+}
+
 fn deployment(replicas: u32) -> String {
     format!(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: prod\n\

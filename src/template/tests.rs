@@ -529,21 +529,15 @@ fn positions_say_which_values_an_action_printed_as_it_read_them() {
     // its argument as dot and `$`; one that prints more text, or makes its own, is not.
     assert_eq!(
         reads_of(
-            "{{- define \"ns\" -}}{{ .Values.empty | default .Values.name | trunc 63 }}{{- end -}}\n             {{- define \"tag\" -}}{{ $.Values.image.tag }}{{- end -}}\n             {{- define \"of\" -}}{{ .tag }}{{- end -}}\n             {{- define \"outer\" -}}{{ include \"ns\" . }}{{- end -}}\n             {{- define \"more\" -}}v{{ .Values.name }}{{- end -}}\n             {{- define \"made\" -}}{{ printf \"%s\" .Values.name }}{{- end -}}\n             a: {{ include \"ns\" . }}\nb: {{ include \"tag\" . | quote }}\n             c: {{ include \"of\" .Values.image }}\nd: {{ include \"outer\" $ }}\n             e: {{ include \"more\" . }}\nf: {{ include \"made\" . }}\n",
-            &values
-        ),
-        [
-            some("/name"),
-            some("/image/tag"),
-            some("/image/tag"),
-            some("/name"),
-        ]
-    );
-    // A helper that prints one action and nothing else is followed through `include`, with
-    // its argument as dot and `$`; one that prints more text, or makes its own, is not.
-    assert_eq!(
-        reads_of(
-            "{{- define \"ns\" -}}{{ .Values.empty | default .Values.name | trunc 63 }}{{- end -}}\n             {{- define \"tag\" -}}{{ $.Values.image.tag }}{{- end -}}\n             {{- define \"of\" -}}{{ .tag }}{{- end -}}\n             {{- define \"outer\" -}}{{ include \"ns\" . }}{{- end -}}\n             {{- define \"more\" -}}v{{ .Values.name }}{{- end -}}\n             {{- define \"made\" -}}{{ printf \"%s\" .Values.name }}{{- end -}}\n             a: {{ include \"ns\" . }}\nb: {{ include \"tag\" . | quote }}\n             c: {{ include \"of\" .Values.image }}\nd: {{ include \"outer\" $ }}\n             e: {{ include \"more\" . }}\nf: {{ include \"made\" . }}\n",
+            "{{- define \"ns\" -}}{{ .Values.empty | default .Values.name | trunc 63 }}{{- end -}}\n\
+             {{- define \"tag\" -}}{{ $.Values.image.tag }}{{- end -}}\n\
+             {{- define \"of\" -}}{{ .tag }}{{- end -}}\n\
+             {{- define \"outer\" -}}{{ include \"ns\" . }}{{- end -}}\n\
+             {{- define \"more\" -}}v{{ .Values.name }}{{- end -}}\n\
+             {{- define \"made\" -}}{{ printf \"%s\" .Values.name }}{{- end -}}\n\
+             a: {{ include \"ns\" . }}\nb: {{ include \"tag\" . | quote }}\n\
+             c: {{ include \"of\" .Values.image }}\nd: {{ include \"outer\" $ }}\n\
+             e: {{ include \"more\" . }}\nf: {{ include \"made\" . }}\n",
             &values
         ),
         [

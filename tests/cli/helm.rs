@@ -533,15 +533,7 @@ fn a_subchart_value_that_is_not_a_table_points_at_its_line() {
         .write("charts/app/ci/bad-values.yaml", "mode: b\n\nredis: [1]\n");
     env.commit("chart");
     let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
-    let finding = |target: &str| {
-        report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["target"] == target)
-            .unwrap_or_else(|| panic!("no finding for {target}: {report}"))
-            .clone()
-    };
+    let finding = |target: &str| finding_for(&report, target);
     let top = finding("helm:charts/app");
     assert_eq!(top["rule"], "helm.values", "{top}");
     assert_eq!(

@@ -344,15 +344,7 @@ fn errors_lead_with_the_innermost_cause_and_keep_kustomizes_message() {
         r.stdout
     );
     let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
-    let finding = |target: &str| {
-        report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["target"] == target)
-            .unwrap_or_else(|| panic!("no finding for {target}: {report}"))
-            .clone()
-    };
+    let finding = |target: &str| finding_for(&report, target);
     let app = finding("kustomize:app");
     // kustomize's exact text stays in the report.
     assert_eq!(
@@ -695,15 +687,7 @@ fn a_json_patch_operation_that_does_not_apply_points_at_its_line_in_the_patch_fi
         );
     env.commit("patches");
     let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
-    let finding = |target: &str| {
-        report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["target"] == target)
-            .unwrap_or_else(|| panic!("no finding for {target}: {report}"))
-            .clone()
-    };
+    let finding = |target: &str| finding_for(&report, target);
     let new = finding("kustomize:new");
     assert_eq!(new["rule"], "kustomize.patch");
     assert_eq!(
