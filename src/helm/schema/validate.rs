@@ -200,19 +200,11 @@ impl Validator<'_> {
     ) -> Result<(), Unusable> {
         let next = in_place + 1;
         if !node.any_of.is_empty() {
-            let mut best: Option<Outcome> = None;
-            let mut matched = false;
-            for &s in &node.any_of {
-                let r = self.sub(s, value, context, next)?;
-                if r.valid() {
-                    matched = true;
-                    break;
-                }
-                if best.as_ref().is_none_or(|b| r.score > b.score) {
-                    best = Some(r);
-                }
-            }
-            if !matched {
+            let tries = node
+                .any_of
+                .iter()
+                .map(|&s| self.sub(s, value, context, next));
+            if let Some(best) = closest_miss(tries)? {
                 result.add(context, Kind::AnyOf);
                 if let Some(b) = best {
                     result.merge(b);
@@ -360,24 +352,15 @@ impl Validator<'_> {
             }
         }
         if let Some(contains) = node.contains {
-            let mut best: Option<Outcome> = None;
-            let mut matched = false;
-            for (i, item) in items.iter().enumerate() {
+            let tries = items.iter().enumerate().map(|(i, item)| {
                 let head = at_index(i);
                 let inner = Context {
                     head: &head,
                     tail: Some(context),
                 };
-                let r = self.sub(contains, item, &inner, 0)?;
-                if r.valid() {
-                    matched = true;
-                    break;
-                }
-                if best.as_ref().is_none_or(|b| r.score > b.score) {
-                    best = Some(r);
-                }
-            }
-            if !matched {
+                self.sub(contains, item, &inner, 0)
+            });
+            if let Some(best) = closest_miss(tries)? {
                 result.add(context, Kind::Contains);
                 if let Some(b) = best {
                     result.merge(b);
@@ -521,4 +504,22 @@ fn number(node: &Node, value: &Json, result: &mut Outcome, context: &Context) {
         result.add(context, Kind::Format(f.clone()));
     }
     result.score += 1;
+}
+
+/// gojsonschema's `anyOf` and `contains`: None when a try passes (the tries after it are not
+/// made), else the miss with the best score (the first of equals), which the error reports.
+fn closest_miss(
+    tries: impl Iterator<Item = Result<Outcome, Unusable>>,
+) -> Result<Option<Option<Outcome>>, Unusable> {
+    let mut best: Option<Outcome> = None;
+    for r in tries {
+        let r = r?;
+        if r.valid() {
+            return Ok(None);
+        }
+        if best.as_ref().is_none_or(|b| r.score > b.score) {
+            best = Some(r);
+        }
+    }
+    Ok(Some(best))
 }
