@@ -141,6 +141,10 @@ fn find_object<'a>(doc: &'a mut Value, path: &str) -> Option<(&'a mut Value, Str
         return None;
     }
     let key = decode_key(parts.pop().expect("two parts or more"));
+    // Go decodes only an object or an array as the document; anything else holds no key.
+    if !(doc.is_object() || doc.is_array()) {
+        return None;
+    }
     let mut cur = doc;
     for part in &parts[1..] {
         let part = decode_key(part);
@@ -546,6 +550,15 @@ mod tests {
         for (op, want) in cases {
             assert_eq!(run(doc.clone(), json!([op])).unwrap_err(), want, "{op}");
         }
+        // A document that is no object or array holds nothing (no panic).
+        assert_eq!(
+            run(
+                json!("text"),
+                json!([{"op": "add", "path": "/x", "value": 1}])
+            )
+            .unwrap_err(),
+            "add operation does not apply: doc is missing path: \"/x\": missing value"
+        );
         // Negative indices count from the end, through the path too; `+1` and `01` are
         // decimal for Go's Atoi.
         let ok = |op: Value| run(doc.clone(), json!([op])).unwrap();
