@@ -309,7 +309,10 @@ impl<'a> Release<'a> {
                         Err(f) => return EngineOutput::failed(vec![f]),
                     }
                 }
-                match crate::helm::chart::Chart::load(archive) {
+                let files = archive
+                    .into_iter()
+                    .map(|(path, data)| (path, crate::source::Contents::Read(data.into())));
+                match crate::helm::chart::Chart::load(files) {
                     Ok(c) => {
                         crate::helm::target::render_outside(&spec, c, &self.at, self.files, &helm)
                     }

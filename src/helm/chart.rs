@@ -2,6 +2,8 @@
 //! (the metadata `.Chart` shows), `values.yaml`, the templates, `crds/`, and every other file
 //! for `.Files`. Subcharts (`charts/`) are recognised but not loaded yet.
 
+use super::files::ChartFiles;
+use crate::source::{Bytes, Contents};
 use crate::template::{helm_values, Dict, Field, GoStruct, HelmYamlError, MapType, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,9 +20,9 @@ pub struct Chart {
     /// `templates/…` by path relative to the chart (`templates/deployment.yaml`). Shared by
     /// the chart's clones, as are `files`.
     pub templates: Arc<BTreeMap<String, Arc<str>>>,
-    /// Every other file, for `.Files` (relative paths; a UTF-8 BOM removed), as the Go
-    /// strings templates read: converted once at load, so each render's `.Files` shares them.
-    pub files: Arc<BTreeMap<String, Arc<str>>>,
+    /// Every other file, for `.Files` (relative paths), each read and made the Go string
+    /// templates see when one first asks for it. Shared by the chart's clones and renders.
+    pub files: Arc<ChartFiles>,
     /// The paths of `crds/*.yaml|yml|json` in `files`, printed only with `--include-crds`.
     pub crds: Vec<String>,
     /// The subcharts loaded from `charts/<dir>/`.
@@ -83,6 +85,9 @@ pub enum LoadError {
     Subchart(String, Box<LoadError>),
     #[error("{0}")]
     Archive(String),
+    /// A file the loader needs could not be read.
+    #[error("{0}")]
+    Unreadable(String),
 }
 
 /// A `dependencies:` entry as Helm reads it.
@@ -128,7 +133,7 @@ impl Chart {
     /// Builds a chart from the files of its directory (paths relative to it), as Helm's
     /// `LoadDir` does: the top chart's `.helmignore` (and Helm's default `templates/.?*`)
     /// applies to the whole tree.
-    pub fn from_files<B: AsRef<[u8]> + Into<Arc<[u8]>> + Send>(
+    pub fn from_files<B: AsRef<[u8]> + Into<Arc<[u8]>>>(
         files: impl IntoIterator<Item = (String, B)>,
     ) -> Result<Chart, LoadError> {
         let files: Vec<(String, B)> = files.into_iter().collect();
@@ -137,21 +142,43 @@ impl Chart {
             .find(|(p, _)| p == ".helmignore")
             .map(|(_, b)| super::ignore::Rules::parse(&String::from_utf8_lossy(b.as_ref())))
             .unwrap_or_default();
-        Chart::load(files.into_iter().filter(|(p, _)| !rules.ignores_file(p)))
+        Chart::load(
+            files
+                .into_iter()
+                .filter(|(p, _)| !rules.ignores_file(p))
+                .map(|(p, b)| (p, Contents::Read(b.into()))),
+        )
     }
 
     /// Builds a chart from files its `.helmignore` was already applied to (a walk that skipped
-    /// what it ignores).
-    pub fn from_walked_files<B: AsRef<[u8]> + Into<Arc<[u8]>> + Send>(
-        files: impl IntoIterator<Item = (String, B)>,
+    /// what it ignores). Files the loader does not read itself may come as reads for later
+    /// (see [`ChartFiles`]); the rest must be read.
+    pub fn from_walked_files(
+        files: impl IntoIterator<Item = (String, Contents)>,
     ) -> Result<Chart, LoadError> {
         Chart::load(files)
     }
 
+    /// Whether the loader reads the file at `path` (relative to the top chart) itself: a
+    /// chart's `Chart.yaml`, values, schema, `requirements.yaml` and templates, and packed
+    /// subcharts, at any depth. The others are `.Files`, read when a template asks.
+    pub fn reads_at_load(path: &str) -> bool {
+        let mut rest = path;
+        // Down through `charts/<dir>/` to the chart the file belongs to.
+        while let Some(inner) = rest.strip_prefix("charts/") {
+            match inner.split_once('/') {
+                Some((_, below)) => rest = below,
+                None => return true,
+            }
+        }
+        matches!(
+            rest,
+            "Chart.yaml" | "values.yaml" | "values.schema.json" | "requirements.yaml"
+        ) || rest.starts_with("templates/")
+    }
+
     /// Builds a chart from its files, no ignore rules applied (subcharts, archives).
-    pub fn load<B: AsRef<[u8]> + Into<Arc<[u8]>> + Send>(
-        files: impl IntoIterator<Item = (String, B)>,
-    ) -> Result<Chart, LoadError> {
+    pub fn load(files: impl IntoIterator<Item = (String, Contents)>) -> Result<Chart, LoadError> {
         let mut chart_yaml = None;
         let mut values_yaml = None;
         let mut chart = Chart {
@@ -169,27 +196,26 @@ impl Chart {
         };
         let mut archives = Vec::new();
         let mut requirements_yaml = None;
-        let mut subchart_files: BTreeMap<String, Vec<(String, B)>> = BTreeMap::new();
+        let mut subchart_files: BTreeMap<String, Vec<(String, Contents)>> = BTreeMap::new();
         let mut other_files = Vec::new();
         for (path, file) in files {
-            let bytes = strip_bom(file.as_ref());
-            // `from_utf8` checks a word at a time; the lossy decoder, a character at a time.
-            let text = || match std::str::from_utf8(bytes) {
-                Ok(text) => text.to_owned(),
-                Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+            // What the loader reads itself.
+            let read = |file: Contents| match file {
+                Contents::Read(bytes) => Ok(bytes),
+                Contents::Later(later) => later().map_err(|e| LoadError::Unreadable(e.to_string())),
             };
             match path.as_str() {
-                "Chart.yaml" => chart_yaml = Some(text()),
-                "values.yaml" => values_yaml = Some(text()),
-                "requirements.yaml" => requirements_yaml = Some(text()),
-                "values.schema.json" => chart.schema = Some(text()),
+                "Chart.yaml" => chart_yaml = Some(text(&read(file)?)),
+                "values.yaml" => values_yaml = Some(text(&read(file)?)),
+                "requirements.yaml" => requirements_yaml = Some(text(&read(file)?)),
+                "values.schema.json" => chart.schema = Some(text(&read(file)?)),
                 "requirements.lock" | "Chart.lock" => {}
                 p if p.starts_with("templates/") => {
                     // Helm's default ignore rule: `templates/.?*`.
                     let name = p.rsplit('/').next().unwrap_or_default();
                     if !name.starts_with('.') {
-                        Arc::make_mut(&mut chart.templates)
-                            .insert(path.clone(), template_text(file));
+                        let text = template_text(read(file)?);
+                        Arc::make_mut(&mut chart.templates).insert(path.clone(), text);
                     }
                 }
                 p if p.starts_with("charts/") => {
@@ -200,7 +226,7 @@ impl Chart {
                     }
                     if inner.is_empty() {
                         if entry.ends_with(".tgz") {
-                            archives.push((entry.to_string(), file));
+                            archives.push((entry.to_string(), read(file)?));
                         }
                         continue;
                     }
@@ -234,7 +260,8 @@ impl Chart {
         // Subcharts load on every core (their values files are most of a big chart's YAML),
         // beside this chart's own values and files; the first failure in Helm's order (packed
         // subcharts, unpacked ones by directory, requirements, values) is the one reported.
-        let (subcharts, (files, values)) = rayon::join(
+        chart.files = Arc::new(ChartFiles::new(other_files));
+        let (subcharts, values) = rayon::join(
             || {
                 use rayon::prelude::*;
                 let packed = archives.into_par_iter().map(|(name, bytes)| {
@@ -253,18 +280,8 @@ impl Chart {
                     .chain(unpacked)
                     .collect::<Vec<Result<Chart, LoadError>>>()
             },
-            || {
-                use rayon::prelude::*;
-                // A binary file becomes a Go string a byte at a time: kube-prometheus-stack's
-                // 200 KB crds.bz2 alone is a millisecond.
-                let files: BTreeMap<String, Arc<str>> = other_files
-                    .into_par_iter()
-                    .map(|(path, file)| (path, go_string(file)))
-                    .collect();
-                (files, values_yaml.map(|text| helm_values(&text)))
-            },
+            || values_yaml.map(|text| helm_values(&text)),
         );
-        chart.files = Arc::new(files);
         for sub in subcharts {
             chart.dependencies.push(sub?);
         }
@@ -301,7 +318,12 @@ impl Chart {
     /// Loads a packed chart (`.tgz`) as Helm's `LoadArchive` does: the first path component
     /// (the chart's directory) dropped, paths outside the chart refused, Helm's size limits.
     pub fn from_archive(bytes: &[u8]) -> Result<Chart, LoadError> {
-        Chart::load(Chart::archive_files(bytes)?)
+        let files = Chart::archive_files(bytes)?;
+        Chart::load(
+            files
+                .into_iter()
+                .map(|(path, data)| (path, Contents::Read(data.into()))),
+        )
     }
 
     /// The files of a packed chart, relative to the chart (`values.yaml`,
@@ -546,24 +568,24 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(&[0xef, 0xbb, 0xbf]).unwrap_or(bytes)
 }
 
-/// A template's text, its BOM removed and bytes that are not UTF-8 replaced (U+FFFD), sharing
-/// the file's bytes when it has neither.
-fn template_text<B: AsRef<[u8]> + Into<Arc<[u8]>>>(file: B) -> Arc<str> {
-    let bytes = file.as_ref();
-    if bytes.len() != strip_bom(bytes).len() {
-        return Arc::from(String::from_utf8_lossy(strip_bom(bytes)));
+/// A file the loader reads as text: its BOM removed, bytes that are not UTF-8 replaced.
+fn text(bytes: &[u8]) -> String {
+    let bytes = strip_bom(bytes);
+    // `from_utf8` checks a word at a time; the lossy decoder, a character at a time.
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
-    crate::template::gostr::shared_utf8(file.into())
-        .unwrap_or_else(|bytes| Arc::from(String::from_utf8_lossy(&bytes)))
 }
 
-/// The Go string of a file, its BOM removed, sharing the file's bytes when it has none.
-fn go_string<B: AsRef<[u8]> + Into<Arc<[u8]>>>(file: B) -> Arc<str> {
-    let bytes = file.as_ref();
-    if bytes.len() != strip_bom(bytes).len() {
-        return Arc::from(crate::template::gostr::from_bytes(strip_bom(bytes)));
+/// A template's text, its BOM removed and bytes that are not UTF-8 replaced (U+FFFD), sharing
+/// the file's bytes when it has neither.
+fn template_text(file: Bytes) -> Arc<str> {
+    if file.len() != strip_bom(&file).len() {
+        return Arc::from(String::from_utf8_lossy(strip_bom(&file)));
     }
-    crate::template::gostr::from_shared(file.into())
+    crate::template::gostr::shared_utf8(file)
+        .unwrap_or_else(|bytes| Arc::from(String::from_utf8_lossy(&bytes)))
 }
 
 #[cfg(test)]
@@ -576,8 +598,11 @@ mod tests {
         let plain: Arc<[u8]> = Arc::from(&b"a: {{ .x }}\n"[..]);
         let shared = template_text(plain.clone());
         assert_eq!(shared.as_ptr(), plain.as_ptr());
-        assert_eq!(&*template_text(&b"\xef\xbb\xbfa: 1"[..]), "a: 1");
-        assert_eq!(&*template_text(&b"a: \xff"[..]), "a: \u{fffd}");
+        assert_eq!(
+            &*template_text(Bytes::from(&b"\xef\xbb\xbfa: 1"[..])),
+            "a: 1"
+        );
+        assert_eq!(&*template_text(Bytes::from(&b"a: \xff"[..])), "a: \u{fffd}");
     }
 
     fn tgz(entries: &[(&str, &[u8])]) -> Vec<u8> {

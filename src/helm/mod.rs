@@ -7,6 +7,7 @@
 mod annotate;
 pub mod chart;
 pub mod deps;
+pub mod files;
 pub mod glob;
 pub mod ignore;
 pub mod lock;

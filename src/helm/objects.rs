@@ -2,6 +2,7 @@
 //! files with Helm's methods), `.Capabilities` (the Kubernetes and Helm versions `helm
 //! template` assumes, v3.17.3's defaults) and their values.
 
+use super::files::ChartFiles;
 use super::glob;
 use crate::template::{
     Dict, Field, FuncError, GoStruct, MapType, NamedMap, Object, ObjectRef, Value,
@@ -82,13 +83,10 @@ pub static FILES: NamedMap = NamedMap {
     call: files_method,
 };
 
-/// `.Files` for a chart's files.
-pub fn files_value(files: &BTreeMap<String, std::sync::Arc<str>>) -> Value {
-    let entries = files
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-        .collect();
-    Value::Map(Dict::typed(entries, MapType::Named(&FILES)))
+/// `.Files` for a chart's files: a map whose entries are read when a template first looks
+/// at it; `Get`, `GetBytes`, `Lines` and `Glob` read only the files they name.
+pub fn files_value(files: &std::sync::Arc<ChartFiles>) -> Value {
+    Value::Map(Dict::lazy(files.clone(), MapType::Named(&FILES)))
 }
 
 fn files_method(d: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
@@ -114,18 +112,32 @@ fn files_method(d: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
             .collect();
         Value::str(crate::template::helm_to_yaml(&Value::map(m)).unwrap_or_default())
     };
+    // A chart's `.Files` reads only the files named; any other `engine.files` map (a
+    // `Glob`'s) holds its contents.
+    let chart_files = d.source::<ChartFiles>();
+    let get = |path: &str| match &chart_files {
+        Some(files) => files.get(path).map(Value::String),
+        None => d.get(path),
+    };
     Ok(match name {
-        "Get" | "GetBytes" => d.get(&arg()).unwrap_or_else(|| Value::str("")),
+        "Get" | "GetBytes" => get(&arg()).unwrap_or_else(|| Value::str("")),
         "Glob" => {
             let pattern = arg();
-            let matching = d
-                .entries()
-                .into_iter()
-                .filter(|(k, _)| glob::matches(glob::Syntax::Gobwas, &pattern, k))
-                .collect();
+            let matching = match &chart_files {
+                Some(files) => files
+                    .names()
+                    .filter(|k| glob::matches(glob::Syntax::Gobwas, &pattern, k))
+                    .map(|k| (k.to_string(), get(k).unwrap_or_else(|| Value::str(""))))
+                    .collect(),
+                None => d
+                    .entries()
+                    .into_iter()
+                    .filter(|(k, _)| glob::matches(glob::Syntax::Gobwas, &pattern, k))
+                    .collect(),
+            };
             Value::Map(Dict::typed(matching, MapType::Named(&FILES)))
         }
-        "Lines" => match d.get(&arg()) {
+        "Lines" => match get(&arg()) {
             Some(Value::String(s)) if !s.is_empty() => {
                 let s = s.strip_suffix('\n').unwrap_or(&s);
                 Value::strings(s.split('\n'))

@@ -148,6 +148,8 @@ pub enum ErrorKind {
     Output,
     /// A `--show-only` pattern matches no template.
     ShowOnly,
+    /// A file of a chart's `.Files` that a template read could not be read.
+    Files,
 }
 
 impl ErrorKind {
@@ -314,6 +316,15 @@ pub fn render_with(
         printed,
         values_files,
     } = rendered?;
+    if let Some((file, error)) = unreadable(&chart, &chart.name) {
+        return Err(ErrorKind::Files
+            .with(format!("cannot read {error}"))
+            .at(Some(TemplateLocation {
+                template: file,
+                line: None,
+                column: None,
+            })));
+    }
     let nodes = manifests
         .into_iter()
         .filter_map(|m| Some((m.content, m.node?)))
@@ -614,6 +625,18 @@ fn collect_templates<'c>(
     Value::Map(dot)
 }
 
+/// The first file of the `.Files` of the tree at `full_path` whose read failed (its path as a
+/// template's, `top/charts/sub/files/x`), and the error.
+fn unreadable(chart: &Chart, full_path: &str) -> Option<(String, String)> {
+    if let Some((file, error)) = chart.files.failure() {
+        return Some((format!("{full_path}/{file}"), error));
+    }
+    chart
+        .dependencies
+        .iter()
+        .find_map(|child| unreadable(child, &format!("{full_path}/charts/{}", child.name)))
+}
+
 /// `crds/` files, the chart's own first, then its subcharts', depth first.
 fn collect_crds(chart: &Chart, full_path: &str, out: &mut Vec<(String, String)>) {
     // In path order, as Helm's loader reads them.
@@ -623,7 +646,7 @@ fn collect_crds(chart: &Chart, full_path: &str, out: &mut Vec<(String, String)>)
         let text = chart
             .files
             .get(p)
-            .map(|s| String::from_utf8_lossy(&crate::template::gostr::to_bytes(s)).into_owned());
+            .map(|s| String::from_utf8_lossy(&crate::template::gostr::to_bytes(&s)).into_owned());
         out.push((format!("{full_path}/{p}"), text.unwrap_or_default()));
     }
     for child in &chart.dependencies {
@@ -801,6 +824,76 @@ mod tests {
         )
         .expect("the chart loads");
         render(&chart, &RenderOptions::default()).expect_err("the render fails")
+    }
+
+    /// A chart `top` with a subchart `sub` whose `files/a.txt` and `files/b.txt` are read
+    /// later: `a.txt` gives `alpha`, `b.txt` fails. Counts the reads that ran.
+    fn chart_with_later_files(
+        template: &str,
+        reads: &Arc<std::sync::atomic::AtomicUsize>,
+    ) -> Chart {
+        use crate::source::{Contents, SourceError};
+        let read = |path: &'static str, text: Option<&'static str>| {
+            let reads = reads.clone();
+            Contents::Later(Box::new(move || {
+                reads.fetch_add(1, Ordering::SeqCst);
+                text.map(|t| crate::source::Bytes::from(t.as_bytes()))
+                    .ok_or_else(|| SourceError::Io {
+                        path: path.to_string(),
+                        message: "Permission denied".to_string(),
+                    })
+            }))
+        };
+        let text = |t: &str| Contents::Read(crate::source::Bytes::from(t.as_bytes()));
+        Chart::load([
+            (
+                "Chart.yaml".to_string(),
+                text("apiVersion: v2\nname: top\nversion: 1.0.0\n"),
+            ),
+            (
+                "charts/sub/Chart.yaml".to_string(),
+                text("apiVersion: v2\nname: sub\nversion: 1.0.0\n"),
+            ),
+            ("charts/sub/templates/x.yaml".to_string(), text(template)),
+            (
+                "charts/sub/files/a.txt".to_string(),
+                read("top/charts/sub/files/a.txt", Some("alpha")),
+            ),
+            (
+                "charts/sub/files/b.txt".to_string(),
+                read("top/charts/sub/files/b.txt", None),
+            ),
+        ])
+        .expect("the chart loads")
+    }
+
+    #[test]
+    fn files_are_read_when_a_template_asks_for_them() {
+        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let chart = chart_with_later_files(
+            "a: {{ .Files.Get \"files/a.txt\" }}\nn: {{ len (.Files.Glob \"files/a*\") }}\n",
+            &reads,
+        );
+        let out = render(&chart, &RenderOptions::default()).expect("renders");
+        assert!(out.output.contains("a: alpha\nn: 1\n"), "{}", out.output);
+        // Once, and b.txt (which would fail) never.
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
+        let quiet = chart_with_later_files("a: 1\n", &reads);
+        render(&quiet, &RenderOptions::default()).expect("renders");
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_fails_the_render_at_the_file() {
+        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let chart = chart_with_later_files("b: {{ .Files.Get \"files/b.txt\" | quote }}\n", &reads);
+        let e = render(&chart, &RenderOptions::default()).expect_err("fails");
+        assert_eq!(e.kind, ErrorKind::Files);
+        assert_eq!(
+            e.message,
+            "cannot read top/charts/sub/files/b.txt: Permission denied"
+        );
+        assert_eq!(e.location, at("top/charts/sub/files/b.txt", None, None));
     }
 
     fn at(template: &str, line: Option<u32>, column: Option<u32>) -> Option<TemplateLocation> {

@@ -10,7 +10,7 @@ use crate::engine::EngineOutput;
 use crate::fetch::{ChartRequest, FetchedChart, Unavailable};
 use crate::finding::{rules, Finding, Incomplete, Rule};
 use crate::resource::{Origin, Resource};
-use crate::source::{source_finding, EntryKind, Files, RepoPath};
+use crate::source::{source_finding, Contents, EntryKind, Files, RepoPath};
 use crate::yaml::{self, FileId, ParseOptions, Span};
 use std::collections::HashMap;
 
@@ -436,15 +436,21 @@ pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
             }
         }
     }
-    let loaded: Vec<(String, crate::source::Bytes)> = {
+    let loaded: Vec<(String, Contents)> = {
         use rayon::prelude::*;
         steps
             .into_par_iter()
             .map(|step| match step {
-                Step::Read(child, rel) => files
-                    .read(&child)
-                    .map(|bytes| (rel, bytes))
-                    .map_err(|e| source_finding(&e, &child)),
+                Step::Read(child, rel) => {
+                    let contents = if Chart::reads_at_load(&rel) {
+                        files.read(&child).map(Contents::Read)
+                    } else {
+                        files.read_later(&child)
+                    };
+                    contents
+                        .map(|c| (rel, c))
+                        .map_err(|e| source_finding(&e, &child))
+                }
                 Step::Fail(finding) => Err(finding),
             })
             .collect::<Vec<_>>()
@@ -467,7 +473,7 @@ fn load_error_location(e: &super::chart::LoadError) -> (String, u32) {
         E::ValuesNotMapping => ("values.yaml".into(), 0),
         E::ChartYaml(e) => ("Chart.yaml".into(), e.line.unwrap_or(0)),
         E::ChartYamlNotMapping | E::NoChartYaml | E::NoName => ("Chart.yaml".into(), 0),
-        E::Archive(_) => (String::new(), 0),
+        E::Archive(_) | E::Unreadable(_) => (String::new(), 0),
         E::Subchart(entry, inner) => {
             let (file, line) = load_error_location(inner);
             if entry.ends_with(".tgz") || file.is_empty() {
@@ -753,6 +759,7 @@ impl Locator<'_> {
             ErrorKind::Parse | ErrorKind::Execute => (rules::HELM_TEMPLATE, None),
             ErrorKind::Output => (rules::HELM_OUTPUT, None),
             ErrorKind::ShowOnly => (rules::HELM_SHOW_ONLY, None),
+            ErrorKind::Files => (rules::SOURCE_READ, None),
         };
         let mut f = Finding::error(rule, e.message.clone());
         if let Some(h) = help {
@@ -760,7 +767,7 @@ impl Locator<'_> {
         }
         let tree = tree::build(chart, &[], &[]);
         match e.kind {
-            ErrorKind::Parse | ErrorKind::Execute | ErrorKind::Output => {
+            ErrorKind::Parse | ErrorKind::Execute | ErrorKind::Output | ErrorKind::Files => {
                 // Every template's path starts with the top chart's name.
                 let prefix = format!("{}/", chart.name);
                 match e

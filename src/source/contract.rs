@@ -212,6 +212,7 @@ contract! {
     describes_itself: [commit, index, worktree, memory];
     refuses_files_over_the_size_limit: [commit, index, worktree, memory];
     reads_agree_across_threads: [commit, index, worktree, memory];
+    reads_later_as_now: [commit, index, worktree, memory];
     // A memory snapshot cannot change after it is built.
     reads_are_stable_within_a_snapshot: [commit, index, worktree];
     // A memory snapshot holds only files and links.
@@ -610,6 +611,33 @@ fn refuses_files_over_the_size_limit(kind: Kind) {
         Kind::Commit | Kind::Index => assert!(too_large(16), "{link:?}"),
         Kind::Worktree => assert!(too_large(7), "{link:?}"),
         Kind::Memory => assert_eq!(text(s, "apps/web/deploy"), "deploy\n"),
+    }
+}
+
+/// A read deferred with [`Snapshot::read_later`] gives what [`Snapshot::read`] gives, and its
+/// errors (checked at once or when it runs) are the read's.
+fn reads_later_as_now(kind: Kind) {
+    let f = Fixture::new();
+    let s = f.open(kind);
+    let mut paths: Vec<&str> = CONTENTS.iter().map(entry_path).collect();
+    paths.extend(["apps", "", "missing.yaml", "base/deploy.yaml/x"]);
+    for path in paths {
+        // A snapshot holding the file already (a memory snapshot, a work tree that read it
+        // before, through a link) has it read now.
+        let later = match s.read_later(&p(path)) {
+            Ok(Some(read)) => read(),
+            Ok(None) => {
+                assert!(matches!(kind, Kind::Memory | Kind::Worktree), "{path}");
+                s.read(&p(path))
+            }
+            Err(e) => Err(e),
+        };
+        let now = s.read(&p(path));
+        match (now, later) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{path}"),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{path}"),
+            (a, b) => panic!("{path}: {a:?} now, {b:?} later"),
+        }
     }
 }
 

@@ -19,8 +19,8 @@ pub use memory::MemorySnapshot;
 pub use mentions::read_if_mentions;
 pub use paths::{PathError, RepoPath};
 pub use recording::{
-    source_finding, yaml_finding, Documents, Files, LoadError, ParseCache, ReadSet, RemoteSnapshot,
-    Seen,
+    source_finding, yaml_finding, Contents, Documents, Files, LoadError, ParseCache, ReadSet,
+    RemoteSnapshot, Seen,
 };
 pub use worktree::WorktreeSnapshot;
 
@@ -118,10 +118,20 @@ pub enum SourceError {
 /// stray 50 MB blob cannot stall a run.
 pub const MAX_FILE_SIZE: u64 = 16 * 1024 * 1024;
 
+/// A read of one file that runs later, after the borrow of its snapshot ended (a chart's
+/// `.Files`, read only when a template asks for them).
+pub type LaterRead = Box<dyn FnOnce() -> Result<Bytes, SourceError> + Send>;
+
 /// A read-only file view of one revision.
 pub trait Snapshot: Send + Sync {
     /// The contents of a file, following symbolic links inside the snapshot.
     fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError>;
+    /// A read of the file at `path` for later: what can be checked without reading it (that
+    /// it is there, a regular file, not too large) is checked now. `Ok(None)` when the
+    /// snapshot cannot defer a read (then [`Snapshot::read`] it now).
+    fn read_later(&self, _path: &RepoPath) -> Result<Option<LaterRead>, SourceError> {
+        Ok(None)
+    }
     /// The entries of a directory, sorted by name (bytewise).
     fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError>;
     /// What the path names, following symbolic links (a dangling or escaping link is `Missing`;

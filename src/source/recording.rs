@@ -3,7 +3,7 @@
 //! [`ReadSet`] (for the content-addressed cache), and YAML is parsed once per content id and
 //! parse options, shared between targets, threads and revisions.
 
-use super::{Bytes, DirEntry, EntryKind, ObjectId, RepoPath, Snapshot, SourceError};
+use super::{Bytes, DirEntry, EntryKind, LaterRead, ObjectId, RepoPath, Snapshot, SourceError};
 use crate::fetch::{ChartRequest, FetchedChart, Store, Unavailable};
 use crate::finding::{rules, Finding};
 use crate::yaml::{self, Frozen, Node, ParseOptions, YamlError};
@@ -422,6 +422,22 @@ pub struct Files<'a> {
     last_read: Mutex<Option<RepoPath>>,
     /// Files an engine sees with other contents for a while (see [`Files::with_replaced`]).
     replaced: Mutex<HashMap<RepoPath, Bytes>>,
+    /// The reads deferred by [`Files::read_later`] that ran.
+    late: Arc<Mutex<LateReads>>,
+}
+
+/// Reads that ran after the walk that asked for them ([`Files::read_later`]).
+#[derive(Default)]
+struct LateReads {
+    files: Vec<(RepoPath, Seen)>,
+    /// One failed: the render saw nothing of that file, so its read set proves nothing.
+    failed: bool,
+}
+
+/// A file's contents, read now or to be read later ([`Files::read_later`]).
+pub enum Contents {
+    Read(Bytes),
+    Later(LaterRead),
 }
 
 impl<'a> Files<'a> {
@@ -433,6 +449,7 @@ impl<'a> Files<'a> {
             read_set: Mutex::new(ReadSet::default()),
             last_read: Mutex::new(None),
             replaced: Mutex::new(HashMap::new()),
+            late: Arc::default(),
         }
     }
 
@@ -469,9 +486,14 @@ impl<'a> Files<'a> {
 
     /// What was read so far.
     pub fn into_read_set(self) -> ReadSet {
-        self.read_set
+        let mut read_set = self
+            .read_set
             .into_inner()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(|p| p.into_inner());
+        let late = std::mem::take(&mut *self.late.lock().unwrap_or_else(|p| p.into_inner()));
+        read_set.files.extend(late.files);
+        read_set.partial |= late.failed;
+        read_set
     }
 
     /// The snapshot being read.
@@ -492,6 +514,37 @@ impl<'a> Files<'a> {
             }
             Err(e) => Err(self.record_failed_read(path, e)),
         }
+    }
+
+    /// Reads a file now, or prepares its read for later when the snapshot can defer it (a
+    /// chart's `.Files`, which most templates never look at). What can be checked without the
+    /// contents (the file is there, regular, not too large) is checked now. A snapshot that
+    /// names the contents' id (git's trees, the index) has the read recorded now; a work tree's
+    /// file is recorded when its read runs, which must be before [`Files::into_read_set`]: a
+    /// file never read is no input of the render.
+    pub fn read_later(&self, path: &RepoPath) -> Result<Contents, SourceError> {
+        if let Some(bytes) = self.replacements().get(path) {
+            return Ok(Contents::Read(bytes.clone()));
+        }
+        let later = match self.snapshot.read_later(path) {
+            Ok(Some(later)) => later,
+            Ok(None) => return self.read(path).map(Contents::Read),
+            Err(e) => return Err(self.record_failed_read(path, e)),
+        };
+        if let Some(id) = self.snapshot.stored_id(path) {
+            self.record().files.insert(path.clone(), Seen::Id(id));
+            return Ok(Contents::Later(later));
+        }
+        let (late, path) = (self.late.clone(), path.clone());
+        Ok(Contents::Later(Box::new(move || {
+            let read = later();
+            let mut late = late.lock().unwrap_or_else(|p| p.into_inner());
+            match &read {
+                Ok(bytes) => late.files.push((path, Seen::Contents(bytes.clone()))),
+                Err(_) => late.failed = true,
+            }
+            read
+        })))
     }
 
     /// Records the kind of a path whose read failed (a missing file may appear).
@@ -955,6 +1008,37 @@ mod tests {
             &cache.get_or_parse(id, bytes, &strict_depth),
             &parsed[0]
         ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_later_read_of_a_work_tree_file_is_recorded_when_it_runs() {
+        let dir = tempfile::TempDir::new().unwrap();
+        crate::source::testing::write(dir.path(), "README.md", "read me\n");
+        crate::source::testing::write(dir.path(), "NOTES.md", "notes\n");
+        let snapshot = crate::source::WorktreeSnapshot::new(dir.path().to_path_buf()).unwrap();
+        let cache = ParseCache::default();
+        let files = Files::new(&snapshot, &cache);
+        let readme = RepoPath::new("README.md").unwrap();
+        let notes = RepoPath::new("NOTES.md").unwrap();
+        fn later(files: &Files, path: &RepoPath) -> LaterRead {
+            match files.read_later(path).unwrap() {
+                Contents::Later(read) => read,
+                Contents::Read(_) => panic!("{path} read at once"),
+            }
+        }
+        let (read_readme, _never) = (later(&files, &readme), later(&files, &notes));
+        assert_eq!(&*read_readme().unwrap(), b"read me\n");
+        let reads = files.into_read_set();
+        // The file never read is no input: its contents changing changes nothing rendered.
+        assert_eq!(reads.files.keys().collect::<Vec<_>>(), [&readme]);
+        assert!(!reads.partial);
+        // A file that vanished before its read: the read set proves nothing.
+        let files = Files::new(&snapshot, &cache);
+        let read_notes = later(&files, &notes);
+        std::fs::remove_file(dir.path().join("NOTES.md")).unwrap();
+        assert!(read_notes().is_err());
+        assert!(files.into_read_set().partial);
     }
 
     #[test]

@@ -7,7 +7,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use super::{Bytes, DirEntry, EntryKind, ObjectId, RepoPath, Snapshot, SourceError, MAX_FILE_SIZE};
+use super::{
+    Bytes, DirEntry, EntryKind, LaterRead, ObjectId, RepoPath, Snapshot, SourceError, MAX_FILE_SIZE,
+};
 
 /// Files under a directory, read on demand and kept, so every read of a path in one run sees
 /// the same contents. `.git` is never part of it.
@@ -131,18 +133,9 @@ impl WorktreeSnapshot {
         Ok(resolved)
     }
 
-    fn cached(&self, path: &RepoPath) -> Option<Bytes> {
-        let files = self.files.read().unwrap_or_else(PoisonError::into_inner);
-        files.get(path).cloned()
-    }
-}
-
-impl Snapshot for WorktreeSnapshot {
-    fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
-        let target = self.resolve(path)?;
-        if let Some(bytes) = self.cached(&target.path) {
-            return Ok(bytes);
-        }
+    /// The size of the regular file `target` (at `path`), refused when it is a directory,
+    /// not a regular file or over the limit.
+    fn checked_size(&self, path: &RepoPath, target: &Resolved) -> Result<u64, SourceError> {
         let meta = fs::metadata(&target.disk).map_err(|e| io_error(path, &e))?;
         if meta.is_dir() {
             return Err(SourceError::IsDir {
@@ -162,17 +155,37 @@ impl Snapshot for WorktreeSnapshot {
                 limit: self.max_file_size,
             });
         }
-        let bytes = read_shared(&target.disk, meta.len()).map_err(|e| io_error(path, &e))?;
-        // The file may have grown between the size check and the read.
-        if bytes.len() as u64 > self.max_file_size {
-            return Err(SourceError::TooLarge {
-                path: path.to_string(),
-                size: bytes.len() as u64,
-                limit: self.max_file_size,
-            });
+        Ok(meta.len())
+    }
+
+    fn cached(&self, path: &RepoPath) -> Option<Bytes> {
+        let files = self.files.read().unwrap_or_else(PoisonError::into_inner);
+        files.get(path).cloned()
+    }
+}
+
+impl Snapshot for WorktreeSnapshot {
+    fn read(&self, path: &RepoPath) -> Result<Bytes, SourceError> {
+        let target = self.resolve(path)?;
+        if let Some(bytes) = self.cached(&target.path) {
+            return Ok(bytes);
         }
+        let size = self.checked_size(path, &target)?;
+        let bytes = read_checked(path, &target.disk, size, self.max_file_size)?;
         let mut files = self.files.write().unwrap_or_else(PoisonError::into_inner);
         Ok(files.entry(target.path).or_insert(bytes).clone())
+    }
+
+    fn read_later(&self, path: &RepoPath) -> Result<Option<LaterRead>, SourceError> {
+        let target = self.resolve(path)?;
+        if self.cached(&target.path).is_some() {
+            return Ok(None);
+        }
+        let size = self.checked_size(path, &target)?;
+        let (path, limit) = (path.clone(), self.max_file_size);
+        Ok(Some(Box::new(move || {
+            read_checked(&path, &target.disk, size, limit)
+        })))
     }
 
     fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError> {
@@ -249,6 +262,20 @@ impl Snapshot for WorktreeSnapshot {
     fn describe(&self) -> String {
         "work tree".to_string()
     }
+}
+
+/// The file at `disk` (`path`), of `size` bytes when checked, refused when it grew over
+/// `limit` since.
+fn read_checked(path: &RepoPath, disk: &Path, size: u64, limit: u64) -> Result<Bytes, SourceError> {
+    let bytes = read_shared(disk, size).map_err(|e| io_error(path, &e))?;
+    if bytes.len() as u64 > limit {
+        return Err(SourceError::TooLarge {
+            path: path.to_string(),
+            size: bytes.len() as u64,
+            limit,
+        });
+    }
+    Ok(bytes)
 }
 
 /// The contents of a file, read straight into the shared buffer when it has the `expected`

@@ -18,6 +18,21 @@ pub struct Dict {
 struct Entries {
     made_by: u32,
     map: RwLock<BTreeMap<String, Value>>,
+    /// Where the entries come from when the map is first looked at ([`Dict::lazy`]).
+    lazy: Option<Lazy>,
+}
+
+/// The source of a map's entries, made once, when the map is first read or written.
+struct Lazy {
+    filled: std::sync::Once,
+    source: Arc<dyn LazyEntries>,
+}
+
+/// What makes the entries of a map made when first looked at ([`Dict::lazy`]): a chart's
+/// `.Files`, whose contents are read only when a template asks for them.
+pub trait LazyEntries: std::any::Any + Send + Sync {
+    /// The map's entries.
+    fn entries(&self) -> BTreeMap<String, Value>;
 }
 
 impl Default for Dict {
@@ -215,8 +230,42 @@ impl Dict {
             entries: Arc::new(Entries {
                 made_by: EXECUTION.with(|e| e.get()),
                 map: RwLock::new(entries),
+                lazy: None,
             }),
             ty,
+        }
+    }
+
+    /// A map of type `ty` whose entries `source` makes when the map is first read or written.
+    /// A method of the type may answer from the source without them ([`Dict::source`]).
+    pub fn lazy(source: Arc<dyn LazyEntries>, ty: MapType) -> Dict {
+        Dict {
+            entries: Arc::new(Entries {
+                made_by: EXECUTION.with(|e| e.get()),
+                map: RwLock::new(BTreeMap::new()),
+                lazy: Some(Lazy {
+                    filled: std::sync::Once::new(),
+                    source,
+                }),
+            }),
+            ty,
+        }
+    }
+
+    /// The source of a [`Dict::lazy`] map, when it is a `T`.
+    pub fn source<T: LazyEntries>(&self) -> Option<Arc<T>> {
+        let source: Arc<dyn std::any::Any + Send + Sync> =
+            self.entries.lazy.as_ref()?.source.clone();
+        source.downcast::<T>().ok()
+    }
+
+    /// Makes a lazy map's entries, once.
+    fn fill(&self) {
+        if let Some(lazy) = &self.entries.lazy {
+            lazy.filled.call_once(|| {
+                let entries = lazy.source.entries();
+                *self.entries.map.write().unwrap_or_else(|p| p.into_inner()) = entries;
+            });
         }
     }
 
@@ -243,6 +292,7 @@ impl Dict {
 
     /// Read access (a panic elsewhere never leaves the map unusable).
     pub fn read(&self) -> RwLockReadGuard<'_, BTreeMap<String, Value>> {
+        self.fill();
         self.entries.map.read().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -284,6 +334,7 @@ impl Dict {
     }
 
     fn write(&self) -> RwLockWriteGuard<'_, BTreeMap<String, Value>> {
+        self.fill();
         self.entries.map.write().unwrap_or_else(|p| p.into_inner())
     }
 

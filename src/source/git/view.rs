@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::blobs::BlobStore;
 use super::tree::{Node, Table};
 use crate::source::links::{self, LinkTable, RawKind};
-use crate::source::{Bytes, DirEntry, EntryKind, ObjectId, RepoPath, SourceError};
+use crate::source::{Bytes, DirEntry, EntryKind, LaterRead, ObjectId, RepoPath, SourceError};
 
 /// The table of one snapshot plus the shared blob store.
 pub(super) struct ObjectView {
@@ -63,6 +63,22 @@ impl ObjectView {
                 Ok((bytes, node.id))
             }
         }
+    }
+
+    /// A read of the blob at `path` for later: the links are resolved and the blob named
+    /// now, the store (shared, not borrowed) decodes it when asked.
+    pub(super) fn read_later(&self, path: &RepoPath) -> Result<LaterRead, SourceError> {
+        let resolved = match links::resolve(self, path)? {
+            (_, RawKind::Dir) => {
+                return Err(SourceError::IsDir {
+                    path: path.to_string(),
+                })
+            }
+            (resolved, _) => resolved,
+        };
+        let id = self.node(&resolved)?.id;
+        let (blobs, path, limit) = (self.blobs.clone(), path.clone(), self.max_file_size);
+        Ok(Box::new(move || blobs.read_blob(id, &path, limit)))
     }
 
     pub(super) fn list(&self, dir: &RepoPath) -> Result<Vec<DirEntry>, SourceError> {
@@ -160,6 +176,12 @@ macro_rules! snapshot_via_view {
             {
                 let (bytes, id) = self.view.read_with_id(path)?;
                 Ok((bytes, $crate::source::Seen::Id(id)))
+            }
+            fn read_later(
+                &self,
+                path: &$crate::source::RepoPath,
+            ) -> Result<Option<$crate::source::LaterRead>, $crate::source::SourceError> {
+                self.view.read_later(path).map(Some)
             }
             fn object_id(
                 &self,
