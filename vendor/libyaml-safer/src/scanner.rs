@@ -222,6 +222,21 @@ impl<R: BufRead> Scanner<R> {
         self.mark.column += n as u64;
     }
 
+    /// kdelta: `read_char` for each of the blanks (spaces and tabs) at the front of the
+    /// buffer, at once (at least one: the caller saw one).
+    fn read_blank_run(&mut self, string: &mut String) {
+        let (front, _) = self.buffer.as_slices();
+        let n = front.iter().take_while(|&&c| is_blank(c)).count();
+        if n == 0 {
+            self.read_char(string);
+            return;
+        }
+        string.extend(&front[..n]);
+        self.buffer.drain(..n);
+        self.mark.index += n as u64;
+        self.mark.column += n as u64;
+    }
+
     /// kdelta: `read_char` for each of the characters at the front of the buffer up to the
     /// next line break, at once (at least one: the caller saw one that is not a break): a
     /// block scalar's line, which `scan_block_scalar` would read one by one.
@@ -1958,9 +1973,13 @@ impl<R: BufRead> Scanner<R> {
                             "found a tab character that violates indentation",
                         );
                     } else if !leading_blanks {
-                        self.read_char(&mut whitespaces);
-                    } else {
+                        // kdelta: the run of blanks at once.
+                        self.read_blank_run(&mut whitespaces);
+                    } else if IS_TAB!(self.buffer) {
                         self.skip_char();
+                    } else {
+                        // kdelta: the run of spaces at once (a tab is checked above).
+                        self.skip_run(|c| c == ' ');
                     }
                 } else {
                     self.cache(2)?;

@@ -329,6 +329,8 @@ fn characters_read_in_runs_give_the_events_of_reading_them_one_by_one() {
         "plain: first words\n        continued here\n\n          after a blank\n\t  \tand tabs\nnext: 2\n",
         "- a plain\n    scalar in a list\n  \t  with tabs\n- b\n",
         "k:\n  a\n \tb\n",
+        "words: x \t  y\t\tz   \n  then  \t more\n",
+        "deep:\n  k: a\n       \t   \n        b\n  bad: a\n  \t b\n",
     ];
     for input in inputs {
         let whole = events(input.as_bytes());
