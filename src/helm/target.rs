@@ -117,7 +117,7 @@ fn render_loaded(
     let tree = located.tree(&chart, &first.pruned, &first.non_bool);
     let mut findings = cached;
     findings.extend(tree_findings(&tree, &located));
-    let (resources, parse_findings) = located.resources(&mut first, &tree);
+    let (resources, parse_findings) = located.resources(&mut first, &tree, options.positions);
     findings.extend(parse_findings);
     // A second render says which values the non-deterministic functions regenerate; the diff
     // shows those as such, not as changes.
@@ -125,7 +125,7 @@ fn render_loaded(
         Vec::new()
     } else {
         crate::template::probe(|| render::render_with(&chart, &options, values_files))
-            .map(|mut again| located.resources(&mut again, &tree).0)
+            .map(|mut again| located.resources(&mut again, &tree, options.positions).0)
             .unwrap_or_default()
     };
     let mut out = EngineOutput::new(resources, findings, true);
@@ -898,11 +898,13 @@ impl Locator<'_> {
         node.map(|n| n.span).unwrap_or_default()
     }
 
-    /// The resources of `helm template`'s output, each from its template's file.
+    /// The resources of `helm template`'s output, each from its template's file (its fields
+    /// at the lines of the files that wrote them when they were `placed`).
     fn resources(
         &self,
         rendered: &mut render::Rendered,
         tree: &tree::Node,
+        placed: bool,
     ) -> (Vec<Resource>, Vec<Finding>) {
         let mut resources = Vec::new();
         let mut findings = Vec::new();
@@ -921,7 +923,9 @@ impl Locator<'_> {
             // The output stage read the templates' documents already (a document printed twice
             // is read again the second time).
             if let Some(mut node) = rendered.nodes.remove(content) {
-                self.name_template_files(&mut node, tree, &rendered.values_files, &mut files);
+                if placed {
+                    self.name_template_files(&mut node, tree, &rendered.values_files, &mut files);
+                }
                 resources.push(Resource { node, origin });
                 continue;
             }
