@@ -231,44 +231,64 @@ pub struct ManifestError {
 /// Sorts the documents of rendered files (`(path, text)`, any order) as `SortManifests` does.
 /// Partials (`_*`) and empty files are skipped; a document that is not YAML fails.
 pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, ManifestError> {
-    let mut files: Vec<&(String, String)> = files.iter().collect();
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut docs = Vec::new();
-    for (path, text) in files {
-        let base = path.rsplit('/').next().unwrap_or_default();
-        if base.starts_with('_') || trim(text).is_empty() {
-            continue;
-        }
-        docs.extend(split_manifests(text).into_iter().map(|doc| {
-            let offset = doc.as_ptr() as usize - text.as_ptr() as usize;
-            (path, offset, doc.to_string())
-        }));
-    }
     // Every document is parsed (a YAML error anywhere in one fails, as in Helm), each on its
-    // own, so on every core; the first error in file order is the one reported.
-    let parsed: Vec<Result<Manifest, ManifestError>> = {
+    // own, so on every core.
+    let read: Vec<(String, Documents)> = {
         use rayon::prelude::*;
-        docs.into_par_iter()
-            .map(|(path, offset, doc)| {
-                let (kind, hook, node) = head(&doc).map_err(|error| ManifestError {
-                    template: path.clone(),
-                    error,
-                })?;
-                Ok(Manifest {
-                    source: path.clone(),
-                    kind,
-                    content: doc,
-                    offset,
-                    hook: hook.is_some(),
-                    hook_events: hook.unwrap_or_default(),
-                    node,
-                })
-            })
+        files
+            .par_iter()
+            .map(|(path, text)| (path.clone(), documents(path, text)))
             .collect()
     };
+    sort_documents(read)
+}
+
+/// The documents of one rendered file, each read for its head: none for a partial (`_*`) or
+/// an empty file.
+pub type Documents = Vec<Result<Manifest, ManifestError>>;
+
+/// [`Documents`] of the file `path` that rendered `text`.
+pub fn documents(path: &str, text: &str) -> Documents {
+    let base = path.rsplit('/').next().unwrap_or_default();
+    if base.starts_with('_') || trim(text).is_empty() {
+        return Vec::new();
+    }
+    let read = |doc: &str| {
+        let offset = doc.as_ptr() as usize - text.as_ptr() as usize;
+        let (kind, hook, node) = head(doc).map_err(|error| ManifestError {
+            template: path.to_string(),
+            error,
+        })?;
+        Ok(Manifest {
+            source: path.to_string(),
+            kind,
+            content: doc.to_string(),
+            offset,
+            hook: hook.is_some(),
+            hook_events: hook.unwrap_or_default(),
+            node,
+        })
+    };
+    let docs = split_manifests(text);
+    // A big file's documents (a chart's CRDs) on every core.
+    if docs.len() > 1 && text.len() > PARALLEL_BYTES {
+        use rayon::prelude::*;
+        docs.into_par_iter().map(read).collect()
+    } else {
+        docs.into_iter().map(read).collect()
+    }
+}
+
+/// A rendered file larger than this has its documents read on every core.
+const PARALLEL_BYTES: usize = 64 << 10;
+
+/// Sorts the documents of rendered files (`(path, documents)`, any order) as `SortManifests`
+/// does; the first document that is not YAML, in path order, is the error.
+pub fn sort_documents(mut files: Vec<(String, Documents)>) -> Result<Vec<Manifest>, ManifestError> {
+    files.sort_by(|a, b| a.0.cmp(&b.0));
     let mut generic = Vec::new();
     let mut hooks = Vec::new();
-    for m in parsed {
+    for m in files.into_iter().flat_map(|(_, docs)| docs) {
         let m = m?;
         if m.hook {
             hooks.push(m);

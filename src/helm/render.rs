@@ -410,15 +410,31 @@ fn run_templates(
     let finished = |outputs: &Vec<_>| {
         outputs.len() == names.len() || outputs.last().is_some_and(Result::is_err)
     };
+    // Each output is printed and its documents read on the core that rendered it, while the
+    // other templates still run.
+    let printed = |name: &str, out: &mut template::Rendered| {
+        let text = printed_text(std::mem::take(&mut out.text));
+        let documents = if name.ends_with("NOTES.txt") {
+            Vec::new()
+        } else {
+            output::documents(name, &text)
+        };
+        (text, documents)
+    };
     while !finished(&outputs) {
         let left = &names[outputs.len()..];
-        let side_by_side = set.render_independent(left, |i| {
-            // Each its own copy of its chart's dot (a write to it is a write to a shared map).
-            let t = &templates[left[i]];
-            let mut dot = t.dot.entries().into_iter().collect::<BTreeMap<_, _>>();
-            dot.insert("Template".to_string(), template_value(left[i], t));
-            template::chart_values(Value::map(dot))
-        });
+        let side_by_side = set.render_independent(
+            left,
+            |i| {
+                // Each its own copy of its chart's dot (a write to it is a write to a shared
+                // map).
+                let t = &templates[left[i]];
+                let mut dot = t.dot.entries().into_iter().collect::<BTreeMap<_, _>>();
+                dot.insert("Template".to_string(), template_value(left[i], t));
+                template::chart_values(Value::map(dot))
+            },
+            |i, out| printed(left[i], out),
+        );
         in_order = if side_by_side.is_empty() {
             in_order * 2
         } else {
@@ -435,14 +451,19 @@ fn run_templates(
             t.dot
                 .insert("Template".to_string(), template_value(name, t))
                 .expect("not an isolated execution");
-            outputs.push(set.render(name, &template::chart_values(Value::Map(t.dot.clone()))));
+            let out = set.render(name, &template::chart_values(Value::Map(t.dot.clone())));
+            outputs.push(out.map(|mut out| {
+                let made = printed(name, &mut out);
+                (out, made)
+            }));
         }
     }
     let mut rendered = Vec::new();
+    let mut documents = Vec::new();
     let mut nondeterministic = Vec::new();
     let mut written = HashMap::new();
     for (name, out) in runnable.into_iter().zip(outputs) {
-        let out = out.map_err(|e| {
+        let (out, (text, docs)) = out.map_err(|e| {
             ErrorKind::Execute
                 .with(template::helm_error(&e.to_string()))
                 .at(TemplateLocation::of(&e))
@@ -457,16 +478,14 @@ fn run_templates(
                 },
             );
         }
-        let shown = match template::gostr::display(&out.text) {
-            std::borrow::Cow::Owned(shown) => Some(shown),
-            std::borrow::Cow::Borrowed(_) => None,
-        };
-        rendered.push((name.clone(), without_no_value(shown.unwrap_or(out.text))));
+        if !name.ends_with("NOTES.txt") {
+            rendered.push((name.clone(), text));
+            documents.push((name.clone(), docs));
+        }
     }
     nondeterministic.sort_unstable();
     nondeterministic.dedup();
-    rendered.retain(|(name, _)| !name.ends_with("NOTES.txt"));
-    let mut manifests = output::sort_manifests(&rendered).map_err(|e| {
+    let mut manifests = output::sort_documents(documents).map_err(|e| {
         let location = TemplateLocation {
             template: e.template.clone(),
             line: None,
@@ -506,6 +525,16 @@ fn run_templates(
         printed,
         values_files,
     })
+}
+
+/// What `helm template` prints of a template's output: its bytes as text, and Helm's
+/// replacement of `<no value>`.
+fn printed_text(text: String) -> String {
+    let shown = match template::gostr::display(&text) {
+        std::borrow::Cow::Owned(shown) => shown,
+        std::borrow::Cow::Borrowed(_) => text,
+    };
+    without_no_value(shown)
 }
 
 /// The template set Helm's engine runs a chart's templates in.

@@ -624,23 +624,32 @@ impl TemplateSet {
     /// make (`dot_of` runs before the execution, so the dot and what it holds are not its
     /// own; such a write is refused, so no run changes them). The caller runs the templates
     /// after the prefix in order, where writes are allowed. Templates past the end of the
-    /// prefix found so far are not started.
-    pub fn render_independent(
+    /// prefix found so far are not started. `then` makes what the caller wants of each output
+    /// (taking what it needs of it) on the core that rendered it, while the others still run.
+    pub fn render_independent<T: Send>(
         &self,
         names: &[&str],
         dot_of: impl Fn(usize) -> Value + Sync,
-    ) -> Vec<Result<Rendered, Error>> {
+        then: impl Fn(usize, &mut Rendered) -> T + Sync,
+    ) -> Vec<Result<(Rendered, T), Error>> {
         use rayon::prelude::*;
         use std::sync::atomic::{AtomicUsize, Ordering};
         let end = AtomicUsize::new(usize::MAX);
         // Probing is this thread's; the executions take it along.
         let probing = funcs::crypto::probing();
-        let runs: Vec<Option<(Result<Rendered, Error>, bool)>> = names
+        /// One template's run: not started, refused a write (it runs again in order), or
+        /// done.
+        enum Run<T> {
+            Skipped,
+            Wrote,
+            Done(Result<(Rendered, T), Error>),
+        }
+        let runs: Vec<Run<T>> = names
             .par_iter()
             .enumerate()
             .map(|(i, name)| {
                 if i > end.load(Ordering::Relaxed) {
-                    return None;
+                    return Run::Skipped;
                 }
                 let dot = dot_of(i);
                 let run = || value::isolated(|| self.render(name, &dot));
@@ -648,14 +657,20 @@ impl TemplateSet {
                 if wrote_shared || out.is_err() {
                     end.fetch_min(i, Ordering::Relaxed);
                 }
-                Some((out, wrote_shared))
+                if wrote_shared {
+                    return Run::Wrote;
+                }
+                Run::Done(out.map(|mut r| {
+                    let made = then(i, &mut r);
+                    (r, made)
+                }))
             })
             .collect();
         let mut prefix = Vec::new();
         for run in runs {
             match run {
-                Some((_, true)) | None => break,
-                Some((out, false)) => {
+                Run::Skipped | Run::Wrote => break,
+                Run::Done(out) => {
                     let failed = out.is_err();
                     prefix.push(out);
                     if failed {

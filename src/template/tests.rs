@@ -314,10 +314,27 @@ fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
         "shared".to_string(),
         Value::Map(shared.clone()),
     )]));
-    let side_by_side = |names: &[&str]| set.render_independent(names, |_| dot.clone());
-    let texts = |outs: Vec<Result<Rendered, Error>>| -> Vec<String> {
+    // `then` sees each output on its core; what it makes comes back with it.
+    let side_by_side = |names: &[&str]| {
+        set.render_independent(
+            names,
+            |_| dot.clone(),
+            |i, r: &mut Rendered| (i, r.text.len()),
+        )
+    };
+    type Outcome = Result<(Rendered, (usize, usize)), Error>;
+    let texts = |outs: Vec<Outcome>| -> Vec<String> {
         outs.into_iter()
-            .map(|o| o.map_or_else(|e| format!("error: {e}"), |r| r.text))
+            .enumerate()
+            .map(|(at, o)| {
+                o.map_or_else(
+                    |e| format!("error: {e}"),
+                    |(r, made)| {
+                        assert_eq!(made, (at, r.text.len()));
+                        r.text
+                    },
+                )
+            })
             .collect()
     };
 
