@@ -80,7 +80,8 @@ fn processed_chart(
     let user = values::table(&kdelta::template::helm_values(user).map_err(|e| e.to_string())?)
         .unwrap_or_default();
     deps::process(&mut c, &user).map_err(|e| e.to_string())?;
-    let vals = values::coalesce_values_for(&c, &user).map_err(|e| e.to_string())?;
+    let vals =
+        values::coalesce_values_for(&c, &user, values::Copies::Deep).map_err(|e| e.to_string())?;
     Ok((c, vals))
 }
 
@@ -125,7 +126,7 @@ fn run_helm_case(case: &HelmCase) -> Outcome {
                 let table = if tables.is_empty() {
                     Some(vals)
                 } else {
-                    kdelta::helm::values::table_at(&vals, tables)
+                    kdelta::helm::values::table_at_shared(&vals, tables)
                 };
                 let got = table.and_then(|t| t.get(key).cloned()).map(|v| match v {
                     kdelta::template::Value::Nil => None,

@@ -92,7 +92,8 @@ fn process_enabled(
         }
     }
     chart.dependencies = kept;
-    let cvals = values::coalesce_values_for(chart, v)?;
+    // Read only, for conditions and tags.
+    let cvals = values::coalesce_values_for(chart, v, values::Copies::Shared)?;
     let mut enabled: Vec<(bool, Option<String>)> = chart
         .requirements
         .iter()
@@ -184,7 +185,9 @@ fn process_import_values(chart: &mut Chart) -> Result<(), CoalesceError> {
     if chart.requirements.is_empty() {
         return Ok(());
     }
-    let cvals = values::merge_values_for(chart, &Table::new())?;
+    // What becomes the chart's values, copied by the render's coalesce before any template
+    // sees it.
+    let cvals = values::merge_values_for(chart, &Table::new(), values::Copies::Shared)?;
     let mut imported = Table::new();
     for r in &mut chart.requirements {
         let mut normalised = Vec::new();
@@ -198,13 +201,13 @@ fn process_import_values(chart: &mut Chart) -> Result<(), CoalesceError> {
                 parent: parent.clone(),
             });
             // A missing table is skipped (Helm warns).
-            if let Some(t) = values::table_at(&cvals, &format!("{}.{child}", r.name)) {
-                imported = values::merge_tables(imported, &values::path_to_map(&parent, t));
+            if let Some(t) = values::table_at_shared(&cvals, &format!("{}.{child}", r.name)) {
+                imported = values::merge_tables_shared(imported, &values::path_to_map(&parent, t));
             }
         }
         r.import_values = normalised;
     }
-    chart.values = Value::map(values::merge_tables(cvals, &imported));
+    chart.values = Value::map(values::merge_tables_shared(cvals, &imported));
     Ok(())
 }
 

@@ -287,7 +287,7 @@ pub fn render_with(
         || {
             let mut chart = chart.clone();
             let coalesced = super::deps::process(&mut chart, &user).and_then(|processed| {
-                let values = values::coalesce_values_for(&chart, &user)?;
+                let values = values::coalesce_values_for(&chart, &user, values::Copies::Deep)?;
                 Ok((chart, processed, values))
             });
             values_done.store(true, Ordering::Relaxed);

@@ -1,8 +1,10 @@
 //! Helm's values arithmetic (`pkg/chartutil/coalesce.go`): coalescing a chart's defaults and
 //! its subcharts' under the user's values (a user `null` deletes a key, tables merge, `global`
 //! flows down), merging values files, and the same with `merge` on (nulls kept), which
-//! dependency processing and import-values use. Maps here are owned copies: nothing is shared
-//! with a chart's own values.
+//! dependency processing and import-values use. No map is changed in place: each step makes
+//! new ones. What goes to the templates (which may write to maps) is a copy sharing no map
+//! with a chart's own values; what dependency processing only reads, or hands on to be
+//! copied later, shares them ([`Copies::Shared`]).
 
 use super::chart::Chart;
 use crate::template::Value;
@@ -11,17 +13,41 @@ use std::collections::BTreeMap;
 /// A table of values.
 pub type Table = BTreeMap<String, Value>;
 
+/// How a coalesce takes the values it does not own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Copies {
+    /// Copied: the result goes to the templates, which may write to its maps.
+    Deep,
+    /// Shared: the result is only read, or copied before templates see it (Helm's
+    /// dependency processing coalesces the whole tree's values at every level for that).
+    Shared,
+}
+
+impl Copies {
+    fn of(self, v: &Value) -> Value {
+        match self {
+            Copies::Deep => deep_copy(v),
+            Copies::Shared => v.clone(),
+        }
+    }
+
+    /// The table inside `v`; `None` when `v` is not a table.
+    fn table(self, v: &Value) -> Option<Table> {
+        match v {
+            Value::Map(m) => Some(
+                m.read()
+                    .iter()
+                    .map(|(k, v)| (k.clone(), self.of(v)))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+}
+
 /// The table inside `v`, copied; `None` when `v` is not a table.
 pub fn table(v: &Value) -> Option<Table> {
-    match v {
-        Value::Map(m) => Some(
-            m.entries()
-                .into_iter()
-                .map(|(k, v)| (k, deep_copy(&v)))
-                .collect(),
-        ),
-        _ => None,
-    }
+    Copies::Deep.table(v)
 }
 
 /// The entries of the table `v`, not copied: for reading a table, or taking apart one this
@@ -41,9 +67,9 @@ fn is_table(v: &Value) -> bool {
 pub fn deep_copy(v: &Value) -> Value {
     match v {
         Value::Map(m) => Value::map(
-            m.entries()
-                .into_iter()
-                .map(|(k, v)| (k, deep_copy(&v)))
+            m.read()
+                .iter()
+                .map(|(k, v)| (k.clone(), deep_copy(v)))
                 .collect(),
         ),
         Value::List(l) => Value::typed_list(l.iter().map(deep_copy).collect(), l.ty),
@@ -65,19 +91,26 @@ pub fn merge_maps(mut base: Table, over: Table) -> Table {
 
 /// `coalesceTablesFullKey`: `src` under `dst` (`dst` wins); without `merge` a `null` in `dst`
 /// deletes the key.
-pub fn coalesce_tables(mut dst: Table, src: &Table, merge: bool) -> Table {
+pub fn coalesce_tables(dst: Table, src: &Table, merge: bool) -> Table {
+    coalesce_tables_in(dst, src, merge, Copies::Deep)
+}
+
+fn coalesce_tables_in(mut dst: Table, src: &Table, merge: bool, copies: Copies) -> Table {
     for (key, val) in src {
         match dst.get(key) {
             Some(Value::Nil) if !merge => {
                 dst.remove(key);
             }
             None => {
-                dst.insert(key.clone(), deep_copy(val));
+                dst.insert(key.clone(), copies.of(val));
             }
             Some(dv) => {
                 // `dst` is owned, and `src` only read: neither needs a copy to recurse.
                 if let (Some(d), Some(s)) = (entries_of(dv), entries_of(val)) {
-                    dst.insert(key.clone(), Value::map(coalesce_tables(d, &s, merge)));
+                    dst.insert(
+                        key.clone(),
+                        Value::map(coalesce_tables_in(d, &s, merge, copies)),
+                    );
                 }
             }
         }
@@ -85,9 +118,10 @@ pub fn coalesce_tables(mut dst: Table, src: &Table, merge: bool) -> Table {
     dst
 }
 
-/// `MergeTables`: [`coalesce_tables`] keeping nulls.
-pub fn merge_tables(dst: Table, src: &Table) -> Table {
-    coalesce_tables(dst, src, true)
+/// `MergeTables`: [`coalesce_tables`] keeping nulls, sharing what it takes from `src` (for
+/// dependency processing, whose values are copied before templates see them).
+pub fn merge_tables_shared(dst: Table, src: &Table) -> Table {
+    coalesce_tables_in(dst, src, true, Copies::Shared)
 }
 
 /// A subchart's values that are not a table (Helm's `coalesceDeps`), in Helm's words.
@@ -105,35 +139,49 @@ pub struct CoalesceError {
 }
 
 /// `coalesce`: the chart's values, then its subcharts', under `dest`.
-pub fn coalesce(chart: &Chart, dest: Table, merge: bool) -> Result<Table, CoalesceError> {
-    let dest = coalesce_values(chart, dest, merge);
-    coalesce_deps(chart, dest, merge)
+fn coalesce(
+    chart: &Chart,
+    dest: Table,
+    merge: bool,
+    copies: Copies,
+) -> Result<Table, CoalesceError> {
+    let dest = coalesce_values(chart, dest, merge, copies);
+    coalesce_deps(chart, dest, merge, copies)
 }
 
-/// `CoalesceValues`: the user's values over the chart's (nulls delete).
-pub fn coalesce_values_for(chart: &Chart, user: &Table) -> Result<Table, CoalesceError> {
-    coalesce(chart, copy_table(user), false)
+/// `CoalesceValues`: the user's values over the chart's (nulls delete), taken as `copies`
+/// says.
+pub fn coalesce_values_for(
+    chart: &Chart,
+    user: &Table,
+    copies: Copies,
+) -> Result<Table, CoalesceError> {
+    coalesce(chart, copy_table(user, copies), false, copies)
 }
 
 /// `MergeValues`: as [`coalesce_values_for`], nulls kept.
-pub fn merge_values_for(chart: &Chart, user: &Table) -> Result<Table, CoalesceError> {
-    coalesce(chart, copy_table(user), true)
+pub fn merge_values_for(
+    chart: &Chart,
+    user: &Table,
+    copies: Copies,
+) -> Result<Table, CoalesceError> {
+    coalesce(chart, copy_table(user, copies), true, copies)
 }
 
-fn copy_table(t: &Table) -> Table {
-    t.iter().map(|(k, v)| (k.clone(), deep_copy(v))).collect()
+fn copy_table(t: &Table, copies: Copies) -> Table {
+    t.iter().map(|(k, v)| (k.clone(), copies.of(v))).collect()
 }
 
 /// `coalesceValues`: the chart's own values under `v`.
-fn coalesce_values(chart: &Chart, mut v: Table, merge: bool) -> Table {
-    // The chart's values are only read; what is taken from them is copied.
+fn coalesce_values(chart: &Chart, mut v: Table, merge: bool, copies: Copies) -> Table {
+    // The chart's values are only read; what is taken from them is copied (or shared).
     let Some(defaults) = entries_of(&chart.values) else {
         return v;
     };
     for (key, val) in defaults {
         match v.get(&key) {
             None => {
-                v.insert(key, deep_copy(&val));
+                v.insert(key, copies.of(&val));
             }
             Some(Value::Nil) if !merge => {
                 v.remove(&key);
@@ -142,7 +190,10 @@ fn coalesce_values(chart: &Chart, mut v: Table, merge: bool) -> Table {
                 if let (Some(d), Some(s)) = (entries_of(dest), entries_of(&val)) {
                     // A subchart's table keeps its nulls until the subchart's own pass.
                     let child = chart.dependencies.iter().any(|c| c.name == key);
-                    v.insert(key, Value::map(coalesce_tables(d, &s, merge || child)));
+                    v.insert(
+                        key,
+                        Value::map(coalesce_tables_in(d, &s, merge || child, copies)),
+                    );
                 }
             }
         }
@@ -151,19 +202,24 @@ fn coalesce_values(chart: &Chart, mut v: Table, merge: bool) -> Table {
 }
 
 /// `coalesceDeps`: each subchart's values, with the globals copied down, at `dest[name]`.
-fn coalesce_deps(chart: &Chart, mut dest: Table, merge: bool) -> Result<Table, CoalesceError> {
+fn coalesce_deps(
+    chart: &Chart,
+    mut dest: Table,
+    merge: bool,
+    copies: Copies,
+) -> Result<Table, CoalesceError> {
     for sub in &chart.dependencies {
         let mine = match dest.get(&sub.name) {
             None => Table::new(),
-            Some(v) => table(v).ok_or_else(|| CoalesceError {
+            Some(v) => copies.table(v).ok_or_else(|| CoalesceError {
                 chart: chart.name.clone(),
                 subchart: sub.name.clone(),
                 type_name: v.type_name(),
                 value: crate::template::sprint(std::slice::from_ref(v)),
             })?,
         };
-        let mine = coalesce_globals(mine, &dest);
-        let done = coalesce(sub, mine, merge)?;
+        let mine = coalesce_globals(mine, &dest, copies);
+        let done = coalesce(sub, mine, merge, copies)?;
         dest.insert(sub.name.clone(), Value::map(done));
     }
     Ok(dest)
@@ -171,7 +227,8 @@ fn coalesce_deps(chart: &Chart, mut dest: Table, merge: bool) -> Result<Table, C
 
 /// `coalesceGlobals`: `src.global` into `dest.global`, the parent's winning, tables merged
 /// top-down.
-fn coalesce_globals(mut dest: Table, src: &Table) -> Table {
+fn coalesce_globals(mut dest: Table, src: &Table, copies: Copies) -> Table {
+    let table = |v: &Value| copies.table(v);
     let mut dg = match dest.get("global") {
         None => Table::new(),
         Some(v) => match table(v) {
@@ -194,7 +251,10 @@ fn coalesce_globals(mut dest: Table, src: &Table) -> Table {
                 }
                 Some(existing) => {
                     if let Some(destv) = table(existing) {
-                        dg.insert(key, Value::map(coalesce_tables(vv, &destv, true)));
+                        dg.insert(
+                            key,
+                            Value::map(coalesce_tables_in(vv, &destv, true, copies)),
+                        );
                     }
                 }
             },
@@ -236,11 +296,12 @@ pub fn value_at(values: &Table, path: &str) -> Option<Value> {
     Some(current)
 }
 
-/// `Values.Table`: the table at a dotted path, copied.
-pub fn table_at(values: &Table, path: &str) -> Option<Table> {
+/// `Values.Table`: the table at a dotted path, shared, not copied (for import-values, whose
+/// result is copied before templates see it).
+pub fn table_at_shared(values: &Table, path: &str) -> Option<Table> {
     let mut current = values.clone();
     for key in path.split('.') {
-        current = table(current.get(key)?)?;
+        current = entries_of(current.get(key)?)?;
     }
     Some(current)
 }
@@ -262,7 +323,7 @@ mod tests {
             crate::template::sprint(&[Value::map(coalesced)]),
             "map[b:map[d:3]]"
         );
-        let merged = merge_tables(dst, &src);
+        let merged = merge_tables_shared(dst, &src);
         assert_eq!(
             crate::template::sprint(&[Value::map(merged)]),
             "map[a:<nil> b:map[c:<nil> d:3]]"
