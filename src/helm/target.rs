@@ -393,49 +393,7 @@ pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
     };
     // The walk names the files in Helm's order; they are read on every core (each read is a
     // copy from the page cache and a hash), and the first failure in walk order is reported.
-    enum Step {
-        Read(RepoPath, String),
-        Fail(Finding),
-    }
-    let mut steps = Vec::new();
-    let mut stack = vec![(dir.clone(), String::new())];
-    'walk: while let Some((path, rel)) = stack.pop() {
-        let entries = match files.list(&path) {
-            Ok(entries) => entries,
-            Err(e) => {
-                steps.push(Step::Fail(source_finding(&e, &path)));
-                break;
-            }
-        };
-        for e in entries {
-            let child = path.child(&e.name);
-            let child_rel = if rel.is_empty() {
-                e.name.clone()
-            } else {
-                format!("{rel}/{}", e.name)
-            };
-            let kind = match e.kind {
-                EntryKind::Symlink => files.kind(&child),
-                k => k,
-            };
-            match kind {
-                EntryKind::Dir if !rules.ignores(&child_rel, true) => {
-                    stack.push((child, child_rel))
-                }
-                EntryKind::File if !rules.ignores(&child_rel, false) => {
-                    steps.push(Step::Read(child, child_rel))
-                }
-                EntryKind::Missing => {
-                    // A dangling or escaping link: Helm fails on it too.
-                    if let Some(err) = files.why_missing(&child) {
-                        steps.push(Step::Fail(source_finding(&err, &child)));
-                        break 'walk;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
+    let steps = walk(files, &rules, dir.clone(), String::new(), 0);
     let loaded: Vec<(String, Contents)> = {
         use rayon::prelude::*;
         steps
@@ -462,6 +420,119 @@ pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
         let file = dir.join(&file).unwrap_or_else(|_| dir.child("Chart.yaml"));
         Finding::error(rules::HELM_CHART_INVALID, e.to_string()).at(file.to_string(), line, 0)
     })
+}
+
+/// One step of a chart directory's walk: a file to read (its path, and relative to the
+/// chart), or why the walk stops.
+enum Step {
+    Read(RepoPath, String),
+    Fail(Finding),
+}
+
+/// An entry of a listed directory: a step, or a subdirectory to walk.
+enum Entry {
+    Step(Step),
+    Dir(RepoPath, String),
+}
+
+/// Directories this far below the chart's are walked on every core (the chart's own
+/// `templates/`, `charts/`, and each subchart's); deeper ones each on one, without recursion.
+const PARALLEL_DEPTH: usize = 3;
+
+/// The steps of the walk of `path` (`rel` below the chart) in Helm's order (`filepath.Walk`:
+/// lexical, each directory's entries where its name falls), ending at the first failure.
+fn walk(
+    files: &Files,
+    rules: &super::ignore::Rules,
+    path: RepoPath,
+    rel: String,
+    depth: usize,
+) -> Vec<Step> {
+    if depth >= PARALLEL_DEPTH {
+        return walk_below(files, rules, path, rel);
+    }
+    use rayon::prelude::*;
+    let parts: Vec<Vec<Step>> = list(files, rules, &path, &rel)
+        .into_par_iter()
+        .map(|entry| match entry {
+            Entry::Step(step) => vec![step],
+            Entry::Dir(path, rel) => walk(files, rules, path, rel, depth + 1),
+        })
+        .collect();
+    let mut steps = Vec::new();
+    for part in parts {
+        let failed = matches!(part.last(), Some(Step::Fail(_)));
+        steps.extend(part);
+        if failed {
+            break;
+        }
+    }
+    steps
+}
+
+/// [`walk`] on one core, with a stack instead of recursion (a directory tree may be deep).
+fn walk_below(
+    files: &Files,
+    rules: &super::ignore::Rules,
+    path: RepoPath,
+    rel: String,
+) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut stack = vec![Entry::Dir(path, rel)];
+    while let Some(entry) = stack.pop() {
+        match entry {
+            Entry::Step(step) => {
+                let failed = matches!(step, Step::Fail(_));
+                steps.push(step);
+                if failed {
+                    break;
+                }
+            }
+            Entry::Dir(path, rel) => {
+                stack.extend(list(files, rules, &path, &rel).into_iter().rev())
+            }
+        }
+    }
+    steps
+}
+
+/// The entries of `path` (`rel` below the chart) in name order, those the ignore rules keep,
+/// up to the first that fails (a listing that fails is that failure).
+fn list(files: &Files, rules: &super::ignore::Rules, path: &RepoPath, rel: &str) -> Vec<Entry> {
+    let entries = match files.list(path) {
+        Ok(entries) => entries,
+        Err(e) => return vec![Entry::Step(Step::Fail(source_finding(&e, path)))],
+    };
+    let mut out = Vec::new();
+    for e in entries {
+        let child = path.child(&e.name);
+        let child_rel = if rel.is_empty() {
+            e.name.clone()
+        } else {
+            format!("{rel}/{}", e.name)
+        };
+        let kind = match e.kind {
+            EntryKind::Symlink => files.kind(&child),
+            k => k,
+        };
+        match kind {
+            EntryKind::Dir if !rules.ignores(&child_rel, true) => {
+                out.push(Entry::Dir(child, child_rel))
+            }
+            EntryKind::File if !rules.ignores(&child_rel, false) => {
+                out.push(Entry::Step(Step::Read(child, child_rel)))
+            }
+            EntryKind::Missing => {
+                // A dangling or escaping link: Helm fails on it too.
+                if let Some(err) = files.why_missing(&child) {
+                    out.push(Entry::Step(Step::Fail(source_finding(&err, &child))));
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The file (relative to the chart) and line a load error is about: a subchart's own file for
@@ -1053,6 +1124,38 @@ fn tree_findings(tree: &tree::Node, located: &Locator) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The walk runs on every core, but reports the failure Helm's walk meets first: in
+    /// lexical order, each directory's entries where its name falls.
+    #[test]
+    fn the_walk_reports_its_first_failure_in_helms_order() {
+        let mut s = crate::source::MemorySnapshot::new();
+        let p = |path: &str| RepoPath::new(path).unwrap();
+        s.add_file(
+            &p("c/Chart.yaml"),
+            b"apiVersion: v2\nname: c\nversion: 1.0.0\n",
+        );
+        // Each leaves the repository.
+        for (link, target) in [
+            ("c/charts/sub/files/a", "../../../../../etc"),
+            ("c/files/b", "../../../etc"),
+            ("c/templates/x/c", "../../../../etc"),
+            ("c/templates/z", "../../../etc"),
+        ] {
+            s.add_symlink(&p(link), target);
+        }
+        let cache = crate::source::ParseCache::default();
+        let failure = |files: &Files| load(files, &p("c")).unwrap_err().file;
+        for (first, then) in [
+            ("c/charts/sub/files/a", "c/files/b"),
+            ("c/files/b", "c/templates/x/c"),
+            ("c/templates/x/c", "c/templates/z"),
+        ] {
+            assert_eq!(failure(&Files::new(&s, &cache)).as_deref(), Some(first));
+            s.add_file(&p(first), b"");
+            assert_eq!(failure(&Files::new(&s, &cache)).as_deref(), Some(then));
+        }
+    }
 
     #[test]
     fn values_file_errors_carry_their_line() {
