@@ -30,35 +30,8 @@ pub const EXIT_USAGE: i32 = 2;
 /// Stack of each rendering thread (the size of a Linux main thread's).
 const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
 
-/// Builds rayon's global pool, of `jobs` workers (default: one per core).
-fn build_pool(jobs: Option<usize>) {
-    // Node trees are walked recursively (parse depth is limited to 1,000 levels, but patches
-    // and replacements can nest a value under another): give the workers the main thread's
-    // stack rather than rayon's 2 MiB. The memory is only reserved, not used.
-    let mut pool = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK_BYTES);
-    if let Some(jobs) = jobs {
-        pool = pool.num_threads(jobs.max(1));
-    }
-    // Fails only if a pool was already built, which cannot happen this early.
-    let _ = pool.build_global();
-}
-
-/// True when `args` may set `--jobs` (`-j`, also among other short flags): then the pool
-/// waits for the parse. Errs on the side of waiting.
-fn jobs_may_be_given(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
-    args.into_iter().any(|arg| {
-        let arg = arg.to_string_lossy();
-        arg.starts_with("--jobs")
-            || (arg.starts_with('-') && !arg.starts_with("--") && arg.contains('j'))
-    })
-}
-
 /// Parses the process arguments, runs the command and returns the exit code.
 pub fn run() -> i32 {
-    // Starting the workers takes half a millisecond, as long as parsing the arguments: the
-    // pool is built beside the parse, unless the arguments may set its size.
-    let early_pool = (!jobs_may_be_given(std::env::args_os().skip(1)))
-        .then(|| std::thread::spawn(|| build_pool(None)));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -70,11 +43,15 @@ pub fn run() -> i32 {
     if !matches!(cli.command, args::Command::Render(_)) {
         huge_pages::disable();
     }
-    match early_pool {
-        // A builder that panicked built no pool; rayon then makes its default one.
-        Some(building) => drop(building.join()),
-        None => build_pool(cli.common.jobs),
+    // Node trees are walked recursively (parse depth is limited to 1,000 levels, but patches
+    // and replacements can nest a value under another): give the workers the main thread's
+    // stack rather than rayon's 2 MiB. The memory is only reserved, not used.
+    let mut pool = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK_BYTES);
+    if let Some(jobs) = cli.common.jobs {
+        pool = pool.num_threads(jobs.max(1));
     }
+    // Fails only if a pool was already built, which cannot happen this early.
+    let _ = pool.build_global();
     kdelta::panic::install_hook();
     if !cli.common.show_secrets {
         redaction_key::install();
@@ -117,27 +94,4 @@ pub fn internal_error(what: &str, caught: &kdelta::panic::Caught) -> String {
         "error[internal.panic]: {what} crashed: {caught}\n  = help: this is a bug in kdelta, \
          not in your repository; please report it with this message and the command you ran"
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::jobs_may_be_given;
-
-    #[test]
-    fn the_pool_waits_for_the_parse_when_jobs_may_be_given() {
-        let given = |args: &[&str]| jobs_may_be_given(args.iter().map(|a| a.into()));
-        assert!(!given(&[
-            "render",
-            "--show-secrets",
-            "chart",
-            "-f",
-            "values.yaml"
-        ]));
-        assert!(given(&["render", "-j", "2", "chart"]));
-        assert!(given(&["render", "-j2", "chart"]));
-        assert!(given(&["render", "--jobs=2", "chart"]));
-        assert!(given(&["diff", "-aj", "4"]));
-        // A path with a `j` is no flag.
-        assert!(!given(&["render", "charts/jenkins"]));
-    }
 }
