@@ -86,12 +86,13 @@ impl ChartFiles {
         )
     }
 
-    /// Every file's contents, read now where they were not (on every core).
+    /// Every file's contents, read now where they were not. On this core: it runs inside the
+    /// `.Files` map's one-time fill, and a core waiting on other cores may take up a template
+    /// that fills the same map, which would wait on itself.
     pub fn all(&self) -> BTreeMap<String, Arc<str>> {
-        use rayon::prelude::*;
         self.files
-            .par_iter()
-            .map(|(path, _)| (path.clone(), self.get(path).unwrap_or_default()))
+            .keys()
+            .map(|path| (path.clone(), self.get(path).unwrap_or_default()))
             .collect()
     }
 

@@ -310,12 +310,8 @@ pub fn render_with(
         || schema.map_or(Ok(()), |s| s.check()),
     );
     checked.map_err(|e| ErrorKind::Schema.with(e.to_string()))?;
-    let Templated {
-        manifests,
-        nondeterministic,
-        printed,
-        values_files,
-    } = rendered?;
+    // A file a template read but could not be read is what went wrong, whatever the
+    // templates made of its empty text.
     if let Some((file, error)) = unreadable(&chart, &chart.name) {
         return Err(ErrorKind::Files
             .with(format!("cannot read {error}"))
@@ -325,6 +321,12 @@ pub fn render_with(
                 column: None,
             })));
     }
+    let Templated {
+        manifests,
+        nondeterministic,
+        printed,
+        values_files,
+    } = rendered?;
     let nodes = manifests
         .into_iter()
         .filter_map(|m| Some((m.content, m.node?)))
@@ -552,8 +554,8 @@ fn template_set(options: &RenderOptions) -> TemplateSet {
 }
 
 /// Parses the templates of `chart`'s tree into the parse cache on every core until `stop`:
-/// the ones the run needs are then found parsed. Subcharts the dependencies disable may be
-/// parsed for nothing, the top chart's templates come first.
+/// the ones the run needs are then found parsed (those of subcharts the dependencies disable
+/// may be parsed for nothing).
 fn parse_early(set: &TemplateSet, chart: &Chart, stop: &AtomicBool) {
     fn texts<'c>(chart: &'c Chart, path: &str, out: &mut Vec<(String, &'c Arc<str>)>) {
         for (name, text) in chart.templates.iter() {
@@ -915,7 +917,11 @@ mod tests {
     #[test]
     fn a_file_that_cannot_be_read_fails_the_render_at_the_file() {
         let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let chart = chart_with_later_files("b: {{ .Files.Get \"files/b.txt\" | quote }}\n", &reads);
+        // The template fails on the empty text it got; the read is the error.
+        let chart = chart_with_later_files(
+            "b: {{ .Files.Get \"files/b.txt\" | required \"b.txt is empty\" }}\n",
+            &reads,
+        );
         let e = render(&chart, &RenderOptions::default()).expect_err("fails");
         assert_eq!(e.kind, ErrorKind::Files);
         assert_eq!(

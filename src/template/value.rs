@@ -29,7 +29,9 @@ struct Lazy {
 }
 
 /// What makes the entries of a map made when first looked at ([`Dict::lazy`]): a chart's
-/// `.Files`, whose contents are read only when a template asks for them.
+/// `.Files`, whose contents are read only when a template asks for them. It runs once, and
+/// every other reader of the map waits for it: it must not wait on other cores (a core that
+/// waits may take up work that reads the same map).
 pub trait LazyEntries: std::any::Any + Send + Sync {
     /// The map's entries.
     fn entries(&self) -> BTreeMap<String, Value>;
