@@ -228,21 +228,6 @@ pub struct ManifestError {
     pub error: HeadError,
 }
 
-/// Sorts the documents of rendered files (`(path, text)`, any order) as `SortManifests` does.
-/// Partials (`_*`) and empty files are skipped; a document that is not YAML fails.
-pub fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, ManifestError> {
-    // Every document is parsed (a YAML error anywhere in one fails, as in Helm), each on its
-    // own, so on every core.
-    let read: Vec<(String, Documents)> = {
-        use rayon::prelude::*;
-        files
-            .par_iter()
-            .map(|(path, text)| (path.clone(), documents(path, text)))
-            .collect()
-    };
-    sort_documents(read)
-}
-
 /// The documents of one rendered file, each read for its head: none for a partial (`_*`) or
 /// an empty file.
 pub type Documents = Vec<Result<Manifest, ManifestError>>;
@@ -402,6 +387,16 @@ pub fn show_only(printed: String, patterns: &[String]) -> Result<String, ShowOnl
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rendered files' (`(path, text)`) documents, sorted as `SortManifests` does.
+    fn sort_manifests(files: &[(String, String)]) -> Result<Vec<Manifest>, ManifestError> {
+        sort_documents(
+            files
+                .iter()
+                .map(|(path, text)| (path.clone(), documents(path, text)))
+                .collect(),
+        )
+    }
 
     #[test]
     fn documents_split_as_the_separator_expression_splits_them() {
