@@ -3,6 +3,7 @@
 
 pub mod de;
 pub mod emit;
+mod fast;
 mod frozen;
 mod node;
 mod parse;
@@ -15,8 +16,8 @@ pub use crate::go::float::{format_g, format_json};
 pub use frozen::Frozen;
 pub use node::{FileId, Node, NodeKind, Scalar, ScalarStyle, Span};
 pub use parse::{
-    parse_first, parse_one, parse_stream, DuplicateKey, DuplicateKeys, Limits, Otherwise,
-    ParseOptions, YamlError, YamlErrorKind,
+    parse_first, parse_one, parse_stream, parse_stream_subset, DuplicateKey, DuplicateKeys, Limits,
+    Otherwise, ParseOptions, Reader, YamlError, YamlErrorKind,
 };
 pub use resolve::{
     plain_is_surely_string, plain_tag, resolve_plain, resolve_scalar, Dialect, Resolved,

@@ -40,6 +40,18 @@ pub struct ParseOptions {
     /// Comments as go-yaml v3 reads them (kyaml): the comment lines after a comment belong to
     /// it even when a tab starts them, where go-yaml v2 (and libyaml) fail.
     pub go_yaml_v3_comments: bool,
+    /// Which reader reads the input.
+    pub reader: Reader,
+}
+
+/// Which reader reads YAML. Both give the same nodes and errors; the choice is for tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Reader {
+    /// The block subset without libyaml (`fast.rs`), libyaml for the rest.
+    #[default]
+    Fast,
+    /// libyaml for everything.
+    Libyaml,
 }
 
 /// What a mapping key that appears twice means.
@@ -160,6 +172,19 @@ pub fn parse_stream(input: &[u8], opts: &ParseOptions) -> Result<Vec<Node>, Yaml
     parse_documents(input, opts, false)
 }
 
+/// The documents of `input` as the block-subset reader alone reads them (`fast.rs`); None
+/// where it leaves the input to libyaml. For the tests that compare the two readers.
+#[doc(hidden)]
+pub fn parse_stream_subset(
+    input: &[u8],
+    opts: &ParseOptions,
+) -> Option<Result<Vec<Node>, YamlError>> {
+    let mut builder = Builder::new(opts);
+    let mut sink = |event, span| builder.handle(event, span).is_ok();
+    super::fast::read(input, false, &mut sink).ok()?;
+    Some(builder.finish())
+}
+
 /// Parses only the first document of a stream, as one go-yaml `Decoder.Decode` call does: what
 /// follows it is not read (`None` for an empty stream).
 pub fn parse_first(input: &[u8], opts: &ParseOptions) -> Result<Option<Node>, YamlError> {
@@ -182,6 +207,13 @@ fn parse_documents(
             ),
         ));
     }
+    if opts.reader == Reader::Fast {
+        let mut builder = Builder::new(opts);
+        let mut sink = |event, span| builder.handle(event, span).is_ok();
+        if super::fast::read(input, first_only, &mut sink).is_ok() {
+            return builder.finish();
+        }
+    }
     let mut builder = Builder::new(opts);
     let mut parser = Parser::new();
     parser.set_input(Chunked(input));
@@ -197,10 +229,7 @@ fn parse_documents(
             break;
         }
     }
-    match builder.duplicate {
-        Some(error) => Err(error),
-        None => Ok(builder.docs),
-    }
+    builder.finish()
 }
 
 /// The input as go-yaml's reader takes it, 512 bytes at a time (`input_raw_buffer_size`).
@@ -380,6 +409,14 @@ impl<'o> Builder<'o> {
             alias_nodes: 0,
             duplicate: None,
             docs: Vec::new(),
+        }
+    }
+
+    /// The documents read, or the first duplicate key.
+    fn finish(self) -> Result<Vec<Node>, YamlError> {
+        match self.duplicate {
+            Some(error) => Err(error),
+            None => Ok(self.docs),
         }
     }
 

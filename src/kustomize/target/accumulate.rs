@@ -434,6 +434,7 @@ const RESOURCE_PARSE: ParseOptions = ParseOptions {
         otherwise: yaml::Otherwise::Error,
     },
     go_yaml_v3_comments: true,
+    reader: yaml::Reader::Fast,
 };
 
 /// kustomize's `inlineAnyEmbeddedLists`: the list is decoded (go-yaml v3) and each item
