@@ -241,9 +241,10 @@ impl Reader<'_, '_> {
             explicit = true;
         }
         loop {
-            let Next::Line(column) = next else {
-                return Err(Unsupported);
-            };
+            if next == Next::End && !explicit {
+                // Nothing but comments and blank lines: no document.
+                break;
+            }
             let span = self.span();
             self.emit(
                 EventData::DocumentStart {
@@ -253,7 +254,16 @@ impl Reader<'_, '_> {
                 },
                 span,
             )?;
-            next = self.block_node(column, -1)?;
+            match next {
+                Next::Line(column) => next = self.block_node(column, -1)?,
+                // `---` and nothing: a null at the next token (the stream's end starts a line).
+                Next::End => {
+                    let line = self.line + u32::from(self.pos != self.line_start);
+                    self.empty_scalar(Span::new(line + 1, 1))?;
+                }
+                Next::Document => self.empty_scalar(self.span())?,
+                Next::Here => return Err(Unsupported),
+            }
             // libyaml ends a document when it has read the token after it: anything but the
             // end or `---` is for libyaml to read (or to fail on), even when only the first
             // document is wanted.
@@ -284,9 +294,6 @@ impl Reader<'_, '_> {
         }
         if let Some(key) = self.key()? {
             return self.mapping(column, key);
-        }
-        if indent < 0 {
-            return Err(Unsupported);
         }
         self.flow_node(indent)?;
         self.after_inline()
@@ -452,34 +459,7 @@ impl Reader<'_, '_> {
     fn flow_node(&mut self, indent: i64) -> Read<()> {
         let span = self.span();
         match self.cur() {
-            b'[' | b'{' => {
-                let sequence = self.cur() == b'[';
-                if self.at(1) != if sequence { b']' } else { b'}' } {
-                    return Err(Unsupported);
-                }
-                self.pos += 2;
-                let (start, end) = if sequence {
-                    let style = SequenceStyle::Flow;
-                    let start = EventData::SequenceStart {
-                        anchor: None,
-                        tag: None,
-                        implicit: true,
-                        style,
-                    };
-                    (start, EventData::SequenceEnd)
-                } else {
-                    let style = MappingStyle::Flow;
-                    let start = EventData::MappingStart {
-                        anchor: None,
-                        tag: None,
-                        implicit: true,
-                        style,
-                    };
-                    (start, EventData::MappingEnd)
-                };
-                self.emit(start, span)?;
-                self.emit(end, span)
-            }
+            b'[' | b'{' => self.flow_collection(),
             b'"' | b'\'' => {
                 let style = if self.cur() == b'"' {
                     ScalarStyle::DoubleQuoted
@@ -500,17 +480,124 @@ impl Reader<'_, '_> {
                 self.scalar(value, style, span)
             }
             c if plain_start(c, self.at(1)) => {
-                let value = self.plain(indent)?;
+                let value = self.plain(indent, false)?;
                 self.scalar(value, ScalarStyle::Plain, span)
             }
             _ => Err(Unsupported),
         }
     }
 
+    /// A flow sequence or mapping at the cursor, up to its closing bracket. Its entries are
+    /// scalars and flow collections; a mapping's keys are scalars on the line of their `:`,
+    /// and every key has a value.
+    fn flow_collection(&mut self) -> Read<()> {
+        self.enter()?;
+        let span = self.span();
+        let sequence = self.cur() == b'[';
+        let (start, end, close) = if sequence {
+            let style = SequenceStyle::Flow;
+            let start = EventData::SequenceStart {
+                anchor: None,
+                tag: None,
+                implicit: true,
+                style,
+            };
+            (start, EventData::SequenceEnd, b']')
+        } else {
+            let style = MappingStyle::Flow;
+            let start = EventData::MappingStart {
+                anchor: None,
+                tag: None,
+                implicit: true,
+                style,
+            };
+            (start, EventData::MappingEnd, b'}')
+        };
+        self.emit(start, span)?;
+        self.pos += 1;
+        loop {
+            self.flow_space()?;
+            if self.cur() == close {
+                break;
+            }
+            if sequence {
+                self.flow_entry()?;
+            } else {
+                let (line, key) = (self.line, self.pos);
+                if matches!(self.cur(), b'[' | b'{') {
+                    return Err(Unsupported);
+                }
+                self.flow_entry()?;
+                self.flow_space()?;
+                if self.cur() != b':' || self.line != line || self.pos - key > MAX_KEY_BYTES {
+                    return Err(Unsupported);
+                }
+                self.pos += 1;
+                self.flow_space()?;
+                if matches!(self.cur(), b',' | b'}') {
+                    return Err(Unsupported);
+                }
+                self.flow_entry()?;
+            }
+            self.flow_space()?;
+            match self.cur() {
+                b',' => self.pos += 1,
+                c if c == close => break,
+                _ => return Err(Unsupported),
+            }
+        }
+        self.pos += 1;
+        self.emit(end, END)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// A scalar or a flow collection inside a flow collection.
+    fn flow_entry(&mut self) -> Read<()> {
+        let span = self.span();
+        match self.cur() {
+            b'[' | b'{' => self.flow_collection(),
+            b'"' | b'\'' => {
+                let style = if self.cur() == b'"' {
+                    ScalarStyle::DoubleQuoted
+                } else {
+                    ScalarStyle::SingleQuoted
+                };
+                let value = self.quoted()?;
+                self.scalar(value, style, span)
+            }
+            c if plain_start(c, self.at(1)) => {
+                let value = self.plain(-1, true)?;
+                self.scalar(value, ScalarStyle::Plain, span)
+            }
+            _ => Err(Unsupported),
+        }
+    }
+
+    /// Blanks, line breaks and comments between the tokens of a flow collection.
+    fn flow_space(&mut self) -> Read<()> {
+        loop {
+            match self.cur() {
+                b' ' => self.pos += 1,
+                b'\n' => self.newline(),
+                b'#' => {
+                    self.pos = memchr::memchr(b'\n', &self.b[self.pos..])
+                        .map_or(self.b.len(), |i| self.pos + i);
+                }
+                _ if self.pos == self.line_start
+                    && (self.document_indicator(b'-') || self.document_indicator(b'.')) =>
+                {
+                    return Err(Unsupported)
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
     /// libyaml's `scan_plain_scalar` in block context, the cursor at its first character.
     /// It stops where libyaml does: before `: `, a comment, a less indented line, a document
     /// indicator or the end.
-    fn plain(&mut self, indent: i64) -> Read<String> {
+    fn plain(&mut self, indent: i64, flow: bool) -> Read<String> {
         let min = indent + 1;
         let mut string = String::new();
         let mut trailing_breaks = 0usize;
@@ -522,7 +609,8 @@ impl Reader<'_, '_> {
             {
                 break;
             }
-            if self.cur() == b'#' || self.value_indicator() {
+            if self.cur() == b'#' || self.value_indicator() || (flow && flow_indicator(self.cur()))
+            {
                 break;
             }
             if !blankz(self.cur()) {
@@ -540,6 +628,16 @@ impl Reader<'_, '_> {
                 }
                 let run = self.pos;
                 while !blankz(self.cur()) && !self.value_indicator() {
+                    if flow && flow_indicator(self.cur()) {
+                        break;
+                    }
+                    // libyaml: "found unexpected ':'".
+                    if flow
+                        && self.cur() == b':'
+                        && matches!(self.at(1), b',' | b'?' | b'[' | b']' | b'{' | b'}')
+                    {
+                        return Err(Unsupported);
+                    }
                     self.pos += 1;
                 }
                 string.push_str(&self.text[run..self.pos]);
@@ -564,7 +662,7 @@ impl Reader<'_, '_> {
                 }
             }
             // Only a line break moves the column below where the scalar started.
-            if leading_blanks && ((self.pos - self.line_start) as i64) < min {
+            if !flow && leading_blanks && ((self.pos - self.line_start) as i64) < min {
                 break;
             }
         }
@@ -811,6 +909,11 @@ impl Reader<'_, '_> {
         }
         breaks
     }
+}
+
+/// `,`, `[`, `]`, `{` or `}`: what ends a plain scalar in a flow collection.
+fn flow_indicator(c: u8) -> bool {
+    matches!(c, b',' | b'[' | b']' | b'{' | b'}')
 }
 
 /// Whether `c` (followed by `next`) starts a plain scalar in block context. `?` and `:`
