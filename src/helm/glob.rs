@@ -37,24 +37,43 @@ pub fn matches(syntax: Syntax, pattern: &str, name: &str) -> bool {
 /// A compiled pattern, for matching many names.
 #[derive(Clone, Debug)]
 pub struct Glob {
-    /// Each alternative: its literal text when it has no wildcard, else its tokens.
-    alternatives: Vec<Result<String, Vec<Token>>>,
+    alternatives: Vec<Alternative>,
+}
+
+/// One alternative of a pattern, in the cheapest form that matches the same names.
+#[derive(Clone, Debug)]
+enum Alternative {
+    /// No wildcard.
+    Literal(String),
+    /// `*` and then no wildcard (`*.bak`, the common `.helmignore` line).
+    Suffix(String),
+    Tokens(Vec<Token>),
 }
 
 impl Glob {
     pub fn new(syntax: Syntax, pattern: &str) -> Glob {
+        let literal = |t: &[Token]| -> Option<String> {
+            t.iter()
+                .map(|t| match t {
+                    Token::Literal(c) => Some(*c),
+                    _ => None,
+                })
+                .collect()
+        };
         let alternatives = alternatives(syntax, pattern)
             .iter()
             .map(|alt| {
                 let t = tokens(syntax, alt);
-                let literal: Option<String> = t
-                    .iter()
-                    .map(|t| match t {
-                        Token::Literal(c) => Some(*c),
-                        _ => None,
-                    })
-                    .collect();
-                literal.ok_or(t)
+                if let Some(text) = literal(&t) {
+                    return Alternative::Literal(text);
+                }
+                match t.split_first() {
+                    Some((Token::Star, rest)) => match literal(rest) {
+                        Some(suffix) => Alternative::Suffix(suffix),
+                        None => Alternative::Tokens(t),
+                    },
+                    _ => Alternative::Tokens(t),
+                }
             })
             .collect();
         Glob { alternatives }
@@ -64,8 +83,11 @@ impl Glob {
     pub fn is_match(&self, name: &str) -> bool {
         let mut chars: Option<Vec<char>> = None;
         self.alternatives.iter().any(|alt| match alt {
-            Ok(literal) => literal == name,
-            Err(tokens) => {
+            Alternative::Literal(literal) => literal == name,
+            Alternative::Suffix(suffix) => name
+                .strip_suffix(suffix.as_str())
+                .is_some_and(|run| !run.contains('/')),
+            Alternative::Tokens(tokens) => {
                 match_tokens(tokens, chars.get_or_insert_with(|| name.chars().collect()))
             }
         })
@@ -224,6 +246,31 @@ mod tests {
         assert!(!m("*", "a/b"));
         assert!(m("[^x]b", "ab"));
         assert!(!m("{a,b}", "a"));
+    }
+
+    #[test]
+    fn a_star_and_a_suffix_match_as_the_tokens_do() {
+        let names = [
+            "a.bak", ".bak", "bak", "x/a.bak", "a.bak/x", "a.bakk", "é.bak", "~", "a~",
+        ];
+        for syntax in [Syntax::Gobwas, Syntax::GoFilepath] {
+            for pattern in ["*.bak", "*~", "*", "*/a.bak", "*\\*"] {
+                let glob = Glob::new(syntax, pattern);
+                let t = tokens(syntax, pattern);
+                for name in names {
+                    let chars: Vec<char> = name.chars().collect();
+                    assert_eq!(
+                        glob.is_match(name),
+                        match_tokens(&t, &chars),
+                        "{syntax:?} {pattern} {name}"
+                    );
+                }
+            }
+        }
+        assert!(matches!(
+            Glob::new(Syntax::GoFilepath, "*.bak").alternatives[..],
+            [Alternative::Suffix(_)]
+        ));
     }
 
     #[test]
