@@ -8,6 +8,7 @@ use super::resolve::{is_yaml_style_float, plain_tag, resolve_plain, Dialect, Res
 use crate::go::float;
 use libyaml_safer::{Emitter, Encoding, Event, MappingStyle, ScalarStyle, SequenceStyle};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 /// Serialises one document (no `---`), ending in a newline.
@@ -22,6 +23,21 @@ pub fn to_string_v3(value: &Value) -> String {
 }
 
 fn write(value: &Value, indentless_sequences: bool) -> String {
+    let escape_astral = can_escape_astral(value);
+    let text = super::emitter::document(
+        value,
+        indentless_sequences,
+        &|v| scalar_of(v, escape_astral),
+        &sorted_keys,
+        &|k| string(k, escape_astral),
+    );
+    finish_text(text, escape_astral)
+}
+
+/// [`to_string`] through libyaml-safer's emitter, which `emitter.rs` reimplements: for the
+/// tests that compare the two.
+#[doc(hidden)]
+pub fn to_string_libyaml(value: &Value, indentless_sequences: bool) -> String {
     let escape_astral = can_escape_astral(value);
     let mut out = Vec::new();
     {
@@ -39,7 +55,14 @@ fn write(value: &Value, indentless_sequences: bool) -> String {
         emit(Event::document_end(true));
         emit(Event::stream_end());
     }
-    let text = finish(out);
+    let text = String::from_utf8(out).expect("the emitter writes UTF-8");
+    finish_text(text, escape_astral)
+}
+
+/// The written text as go-yaml's encoder leaves it (see [`finish`]), astral characters
+/// spelled.
+fn finish_text(text: String, escape_astral: bool) -> String {
+    let text = finish(text.into_bytes());
     if escape_astral {
         text.chars().map(from_placeholder).collect()
     } else {
@@ -70,10 +93,6 @@ pub fn to_stream<'a>(values: impl IntoIterator<Item = &'a Value>) -> String {
 
 fn emit_value(value: &Value, escape_astral: bool, emit: &mut impl FnMut(Event)) {
     match value {
-        Value::Null => plain("null", emit),
-        Value::Bool(b) => plain(if *b { "true" } else { "false" }, emit),
-        Value::Number(n) => plain(&number_text(n), emit),
-        Value::String(s) => string(s, escape_astral, emit),
         Value::Array(items) => {
             emit(Event::sequence_start(
                 None,
@@ -88,26 +107,39 @@ fn emit_value(value: &Value, escape_astral: bool, emit: &mut impl FnMut(Event)) 
         }
         Value::Object(map) => {
             emit(Event::mapping_start(None, None, true, MappingStyle::Block));
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| go_key_order(a, b));
-            for k in keys {
-                string(k, escape_astral, emit);
+            for k in sorted_keys(map) {
+                let (text, style) = string(k, escape_astral);
+                emit(Event::scalar(None, None, &text, true, true, style));
                 emit_value(&map[k.as_str()], escape_astral, emit);
             }
             emit(Event::mapping_end());
         }
+        scalar => {
+            let (text, style) = scalar_of(scalar, escape_astral);
+            emit(Event::scalar(None, None, &text, true, true, style));
+        }
     }
 }
 
-fn plain(text: &str, emit: &mut impl FnMut(Event)) {
-    emit(Event::scalar(
-        None,
-        None,
-        text,
-        true,
-        true,
-        ScalarStyle::Plain,
-    ));
+/// A mapping's keys in go-yaml's order.
+fn sorted_keys(map: &serde_json::Map<String, Value>) -> Vec<&String> {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort_by(|a, b| go_key_order(a, b));
+    keys
+}
+
+/// The text and style a scalar value is written in (collections are not scalars).
+fn scalar_of(value: &Value, escape_astral: bool) -> (Cow<'_, str>, ScalarStyle) {
+    match value {
+        Value::Null => ("null".into(), ScalarStyle::Plain),
+        Value::Bool(b) => (
+            (if *b { "true" } else { "false" }).into(),
+            ScalarStyle::Plain,
+        ),
+        Value::Number(n) => (number_text(n).into(), ScalarStyle::Plain),
+        Value::String(s) => string(s, escape_astral),
+        Value::Array(_) | Value::Object(_) => unreachable!("a collection is not a scalar"),
+    }
 }
 
 /// A number as it comes out of Go's JSON → go-yaml v2 round trip: floats are written by
@@ -129,21 +161,13 @@ fn number_text(n: &serde_json::Number) -> String {
 /// float), literal block when it contains a newline; the emitter may still quote a plain scalar
 /// that cannot be written plain. The string is first what go-yaml reads back from Go's JSON
 /// (see [`fold_nel`]).
-fn string(s: &str, escape_astral: bool, emit: &mut impl FnMut(Event)) {
+fn string(s: &str, escape_astral: bool) -> (Cow<'_, str>, ScalarStyle) {
     let s = fold_nel(s);
     // A value starting with U+FEFF is escaped throughout by the emitter itself (go-yaml's
     // `is_bom` looks at the start of the value), astral characters included.
     if escape_astral && !s.starts_with('\u{feff}') && s.chars().any(is_astral) {
         let spelled: String = s.chars().flat_map(spell_astral).collect();
-        emit(Event::scalar(
-            None,
-            None,
-            &spelled,
-            true,
-            true,
-            ScalarStyle::DoubleQuoted,
-        ));
-        return;
+        return (spelled.into(), ScalarStyle::DoubleQuoted);
     }
     let style = if s.contains('\n') {
         ScalarStyle::Literal
@@ -152,7 +176,7 @@ fn string(s: &str, escape_astral: bool, emit: &mut impl FnMut(Event)) {
     } else {
         ScalarStyle::DoubleQuoted
     };
-    emit(Event::scalar(None, None, &s, true, true, style));
+    (s, style)
 }
 
 /// kustomize prints through Go's JSON and go-yaml v2 reading that JSON back. JSON leaves a NEL

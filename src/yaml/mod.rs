@@ -3,6 +3,7 @@
 
 pub mod de;
 pub mod emit;
+mod emitter;
 mod fast;
 mod frozen;
 mod node;
