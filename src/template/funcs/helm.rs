@@ -256,9 +256,41 @@ fn to_yaml_pretty(v: &Value) -> String {
         .unwrap_or_default()
 }
 
+/// What Go's JSON encoder writes of `v`, read back (Helm's `toYaml` goes through
+/// sigs.k8s.io/yaml, which marshals to JSON first). Built directly for the values templates
+/// hold; objects, complex numbers and non-finite floats go through the encoder's text.
 fn json_value(v: &Value) -> Result<serde_json::Value, String> {
-    let text = json::marshal(v, false, None)?;
-    serde_json::from_str(&text).map_err(|e| e.to_string())
+    use serde_json::Value as J;
+    Ok(match v {
+        Value::NoValue | Value::Nil => J::Null,
+        Value::Bool(b) => J::Bool(*b),
+        Value::Int(i) | Value::Int64(i) => J::from(*i),
+        Value::Uint64(u) => J::from(*u),
+        // The number as the text the encoder writes reads back (an integral float is an
+        // integer then).
+        Value::Float(f) if f.is_finite() => {
+            serde_json::from_str(&crate::yaml::format_json(*f)).map_err(|e| e.to_string())?
+        }
+        // The encoder's escapes read back as the characters they stand for.
+        Value::String(s) => J::String(s.to_string()),
+        Value::List(items) => J::Array(
+            items
+                .items()
+                .iter()
+                .map(json_value)
+                .collect::<Result<_, _>>()?,
+        ),
+        Value::Map(m) => J::Object(
+            m.entries()
+                .into_iter()
+                .map(|(k, v)| Ok((k, json_value(&v)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+        Value::Float(_) | Value::Complex(..) | Value::Object(_) => {
+            let text = json::marshal(v, false, None)?;
+            serde_json::from_str(&text).map_err(|e| e.to_string())?
+        }
+    })
 }
 
 /// YAML text Helm cannot read, as sigs.k8s.io/yaml words it: `error converting YAML to JSON:
@@ -468,4 +500,73 @@ pub(in crate::template) fn take_included() -> HashMap<String, usize> {
 /// Gives this thread the include counts of the execution it continues.
 pub(in crate::template) fn restore_included(counts: HashMap<String, usize>) {
     INCLUDED.with(|m| *m.borrow_mut() = counts);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// The encoder's text read back, as `json_value` stood before it was built directly.
+    fn through_text(v: &Value) -> Result<serde_json::Value, String> {
+        let text = json::marshal(v, false, None)?;
+        serde_json::from_str(&text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn json_values_are_what_the_encoders_text_reads_back_as() {
+        let floats = [
+            0.0,
+            -0.0,
+            1.0,
+            -3.0,
+            1.5,
+            0.1 + 0.2,
+            1e20,
+            1e21,
+            -1e21,
+            123456789012345678.0,
+            5e-324,
+            1.7976931348623157e308,
+            2f64.powi(63),
+            2f64.powi(64),
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        let strings = [
+            "",
+            "a",
+            "\"quoted\" \\ back",
+            "line\nbreak\ttab\r",
+            "\u{1}\u{1f}\u{7f}",
+            "\u{2028}\u{2029}",
+            "<html> & co",
+            "é𝄞",
+            "\u{10ff80}bytes",
+        ];
+        let mut values: Vec<Value> = floats.iter().map(|f| Value::Float(*f)).collect();
+        values.extend(strings.iter().map(|s| Value::str(*s)));
+        values.extend([
+            Value::NoValue,
+            Value::Nil,
+            Value::Bool(true),
+            Value::Int(-7),
+            Value::Int64(i64::MIN),
+            Value::Uint64(u64::MAX),
+            Value::Complex(1.0, 2.0),
+        ]);
+        let mut map = BTreeMap::new();
+        for (i, v) in values.iter().enumerate() {
+            if !matches!(v, Value::Float(f) if !f.is_finite()) && !matches!(v, Value::Complex(..)) {
+                map.insert(format!("k{i}"), v.clone());
+            }
+        }
+        let nested = Value::map(map);
+        values.push(Value::list(vec![nested.clone(), Value::list(vec![])]));
+        values.push(nested);
+        values.push(Value::list(vec![Value::Int(1), Value::Float(f64::NAN)]));
+        for v in &values {
+            assert_eq!(json_value(v), through_text(v), "{v:?}");
+        }
+    }
 }
