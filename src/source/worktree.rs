@@ -35,6 +35,9 @@ struct Resolved {
     path: RepoPath,
     /// The absolute, link-free file system path.
     disk: PathBuf,
+    /// Its metadata, when the resolution read it (an `lstat` of what is no link is the
+    /// file's own).
+    meta: Option<fs::Metadata>,
 }
 
 impl WorktreeSnapshot {
@@ -96,6 +99,7 @@ impl WorktreeSnapshot {
         Ok(Resolved {
             path: resolved,
             disk,
+            meta: None,
         })
     }
 
@@ -115,6 +119,7 @@ impl WorktreeSnapshot {
         Some(Resolved {
             path: parent.path.child(path.file_name()),
             disk,
+            meta: Some(meta),
         })
     }
 
@@ -136,7 +141,10 @@ impl WorktreeSnapshot {
     /// The size of the regular file `target` (at `path`), refused when it is a directory,
     /// not a regular file or over the limit.
     fn checked_size(&self, path: &RepoPath, target: &Resolved) -> Result<u64, SourceError> {
-        let meta = fs::metadata(&target.disk).map_err(|e| io_error(path, &e))?;
+        let meta = match &target.meta {
+            Some(meta) => meta.clone(),
+            None => fs::metadata(&target.disk).map_err(|e| io_error(path, &e))?,
+        };
         if meta.is_dir() {
             return Err(SourceError::IsDir {
                 path: path.to_string(),
@@ -227,7 +235,10 @@ impl Snapshot for WorktreeSnapshot {
         }
         // A FIFO, socket or device counts as a file, so that using it reports it: `read`
         // refuses it.
-        let kind = match self.resolve(path).map(|t| fs::metadata(&t.disk)) {
+        let kind = match self.resolve(path).map(|t| match t.meta {
+            Some(meta) => Ok(meta),
+            None => fs::metadata(&t.disk),
+        }) {
             Ok(Ok(meta)) if meta.is_dir() => EntryKind::Dir,
             Ok(Ok(_)) => EntryKind::File,
             _ => EntryKind::Missing,
