@@ -334,7 +334,7 @@ fn unsupported_float(v: &Value) -> Option<f64> {
     match v {
         Value::Float(f) if !f.is_finite() => Some(*f),
         Value::List(l) => l.items().iter().find_map(unsupported_float),
-        Value::Map(m) => m.entries().iter().find_map(|(_, v)| unsupported_float(v)),
+        Value::Map(m) => m.read().values().find_map(unsupported_float),
         _ => None,
     }
 }
