@@ -2,16 +2,17 @@
 //!
 //! Nearly all YAML kdelta reads is block mappings and sequences of plain, quoted and block
 //! scalars, as `toYaml`, kubebuilder and people write them; libyaml-safer reads it a character
-//! at a time through a queue, and a chart's CRDs were a third of its render. This reader takes
+//! at a time through a queue, and parsing a chart's CRDs was a third of its render. This reader takes
 //! that subset a line at a time from the bytes and hands the builder the events libyaml would,
 //! with the same positions: its scalar scanning is libyaml's (`scan_plain_scalar`,
 //! `scan_flow_scalar`, `scan_block_scalar`), its structure the block rules of libyaml's scanner
 //! and parser for the inputs it accepts.
 //!
-//! It gives up ([`Unsupported`]) on anything else: tabs, carriage returns, control and
-//! non-printable characters, a byte order mark, anchors, aliases, tags, directives, `...`,
-//! flow collections with content, complex and multi-line keys, a root scalar, an empty
-//! document, and every syntax error. The caller then reads the input with libyaml from the
+//! Flow collections of scalars and flow collections are read too, as are a root scalar and
+//! a `---` with nothing after it. It gives up ([`Unsupported`]) on anything else: tabs,
+//! carriage returns, control and non-printable characters, a byte order mark, anchors,
+//! aliases, tags, directives, `...`, complex and multi-line keys, flow keys without a value,
+//! and every syntax error. The caller then reads the input with libyaml from the
 //! start, so libyaml stays the definition of what is YAML and of each error. The equivalence is
 //! tested on every YAML file of `testdata/` and on mutations of them (`tests/yaml_fast.rs`).
 
@@ -295,7 +296,7 @@ impl Reader<'_, '_> {
         if let Some(key) = self.key()? {
             return self.mapping(column, key);
         }
-        self.flow_node(indent)?;
+        self.inline_node(indent)?;
         self.after_inline()
     }
 
@@ -343,7 +344,7 @@ impl Reader<'_, '_> {
         let empty = self.span();
         match self.next()? {
             Next::Here => {
-                self.flow_node(column as i64)?;
+                self.inline_node(column as i64)?;
                 self.after_inline()
             }
             Next::Line(c) if c > column => self.block_node(c, column as i64),
@@ -454,9 +455,9 @@ impl Reader<'_, '_> {
         }
     }
 
-    /// A scalar or an empty flow collection at the cursor, inside a collection indented
+    /// A scalar or a flow collection at the cursor, inside a block collection indented
     /// `indent`.
-    fn flow_node(&mut self, indent: i64) -> Read<()> {
+    fn inline_node(&mut self, indent: i64) -> Read<()> {
         let span = self.span();
         match self.cur() {
             b'[' | b'{' => self.flow_collection(),
