@@ -199,8 +199,9 @@ impl Validator<'_> {
         in_place: usize,
     ) -> Result<(), Unusable> {
         let next = in_place + 1;
-        if !node.any_of.is_empty() {
+        if !node.more().any_of.is_empty() {
             let tries = node
+                .more()
                 .any_of
                 .iter()
                 .map(|&s| self.sub(s, value, context, next));
@@ -211,10 +212,10 @@ impl Validator<'_> {
                 }
             }
         }
-        if !node.one_of.is_empty() {
+        if !node.more().one_of.is_empty() {
             let mut best: Option<Outcome> = None;
             let mut matched = 0;
-            for &s in &node.one_of {
+            for &s in &node.more().one_of {
                 let r = self.sub(s, value, context, next)?;
                 if r.valid() {
                     matched += 1;
@@ -231,26 +232,26 @@ impl Validator<'_> {
                 }
             }
         }
-        if !node.all_of.is_empty() {
+        if !node.more().all_of.is_empty() {
             let mut matched = 0;
-            for &s in &node.all_of {
+            for &s in &node.more().all_of {
                 let r = self.sub(s, value, context, next)?;
                 if r.valid() {
                     matched += 1;
                 }
                 result.merge(r);
             }
-            if matched != node.all_of.len() {
+            if matched != node.more().all_of.len() {
                 result.add(context, Kind::AllOf);
             }
         }
-        if let Some(not) = node.not {
+        if let Some(not) = node.more().not {
             if self.sub(not, value, context, next)?.valid() {
                 result.add(context, Kind::Not);
             }
         }
         if let Json::Object(map) = value {
-            for (key, dependency) in &node.dependencies {
+            for (key, dependency) in &node.more().dependencies {
                 if !map.contains_key(key) {
                     continue;
                 }
@@ -266,12 +267,12 @@ impl Validator<'_> {
                 }
             }
         }
-        if let Some(condition) = node.if_ {
+        if let Some(condition) = node.more().if_ {
             let holds = self.sub(condition, value, context, next)?.valid();
             let (branch, kind) = if holds {
-                (node.then, Kind::Then)
+                (node.more().then, Kind::Then)
             } else {
-                (node.else_, Kind::Else)
+                (node.more().else_, Kind::Else)
             };
             if let Some(branch) = branch {
                 let r = self.sub(branch, value, context, next)?;
@@ -315,7 +316,7 @@ impl Validator<'_> {
                 result.merge(r);
             }
             if node.items.len() < items.len() {
-                match node.additional_items {
+                match node.more().additional_items {
                     Some(Additional::Allowed(false)) => {
                         result.add(context, Kind::NoAdditionalItems)
                     }
@@ -335,13 +336,13 @@ impl Validator<'_> {
             }
         }
         let n = items.len() as i64;
-        if let Some(min) = node.min_items.filter(|&m| n < m) {
+        if let Some(min) = node.more().min_items.filter(|&m| n < m) {
             result.add(context, Kind::MinItems(min));
         }
-        if let Some(max) = node.max_items.filter(|&m| n > m) {
+        if let Some(max) = node.more().max_items.filter(|&m| n > m) {
             result.add(context, Kind::MaxItems(max));
         }
-        if node.unique_items {
+        if node.more().unique_items {
             let mut seen: HashMap<String, usize, FxBuildHasher> = HashMap::default();
             for (j, item) in items.iter().enumerate() {
                 let text = item.canonical().unwrap_or_default();
@@ -351,7 +352,7 @@ impl Validator<'_> {
                 seen.insert(text, j);
             }
         }
-        if let Some(contains) = node.contains {
+        if let Some(contains) = node.more().contains {
             let tries = items.iter().enumerate().map(|(i, item)| {
                 let head = at_index(i);
                 let inner = Context {
@@ -380,10 +381,10 @@ impl Validator<'_> {
         context: &Context,
     ) -> Result<(), Unusable> {
         let n = map.len() as i64;
-        if let Some(min) = node.min_properties.filter(|&m| n < m) {
+        if let Some(min) = node.more().min_properties.filter(|&m| n < m) {
             result.add(context, Kind::MinProperties(min));
         }
-        if let Some(max) = node.max_properties.filter(|&m| n > m) {
+        if let Some(max) = node.more().max_properties.filter(|&m| n > m) {
             result.add(context, Kind::MaxProperties(max));
         }
         for name in &node.required {
@@ -399,7 +400,7 @@ impl Validator<'_> {
                 tail: Some(context),
             };
             let mut matched = false;
-            for (pattern, s) in &node.pattern_properties {
+            for (pattern, s) in &node.more().pattern_properties {
                 if pattern.regex.re.is_match(key) {
                     matched = true;
                     let r = self.sub(*s, v, &inner, 0)?;
@@ -423,7 +424,7 @@ impl Validator<'_> {
                 _ => {}
             }
         }
-        if let Some(names) = node.property_names {
+        if let Some(names) = node.more().property_names {
             for key in map.keys() {
                 // The name is a value of its own: a fresh count of subschemas in a row.
                 let r = self.sub(names, &Json::String(key.clone()), context, 0)?;
@@ -450,12 +451,17 @@ fn type_list(node: &Node) -> String {
 
 /// `validateCommon`: const and enum, compared as gojsonschema writes values.
 fn common(node: &Node, value: &Json, result: &mut Outcome, context: &Context) {
-    if node.constant.is_some() || node.enumeration.is_some() {
+    if node.more().constant.is_some() || node.more().enumeration.is_some() {
         let text = value.canonical().unwrap_or_default();
-        if let Some(constant) = node.constant.as_ref().filter(|c| **c != text) {
+        if let Some(constant) = node.more().constant.as_ref().filter(|c| **c != text) {
             result.add(context, Kind::Const(constant.clone()));
         }
-        if let Some(e) = node.enumeration.as_ref().filter(|e| !e.set.contains(&text)) {
+        if let Some(e) = node
+            .more()
+            .enumeration
+            .as_ref()
+            .filter(|e| !e.set.contains(&text))
+        {
             result.add(context, Kind::Enum(e.listed.join(", ")));
         }
     }
@@ -465,16 +471,26 @@ fn common(node: &Node, value: &Json, result: &mut Outcome, context: &Context) {
 /// `validateString`.
 fn string(node: &Node, s: &str, result: &mut Outcome, context: &Context) {
     let runes = || s.chars().count() as i64;
-    if let Some(min) = node.min_length.filter(|&m| runes() < m) {
+    if let Some(min) = node.more().min_length.filter(|&m| runes() < m) {
         result.add(context, Kind::MinLength(min));
     }
-    if let Some(max) = node.max_length.filter(|&m| runes() > m) {
+    if let Some(max) = node.more().max_length.filter(|&m| runes() > m) {
         result.add(context, Kind::MaxLength(max));
     }
-    if let Some(p) = node.pattern.as_ref().filter(|p| !p.regex.re.is_match(s)) {
+    if let Some(p) = node
+        .more()
+        .pattern
+        .as_ref()
+        .filter(|p| !p.regex.re.is_match(s))
+    {
         result.add(context, Kind::Pattern(p.text.clone()));
     }
-    if let Some(f) = node.format.as_ref().filter(|f| !format::is_format(f, s)) {
+    if let Some(f) = node
+        .more()
+        .format
+        .as_ref()
+        .filter(|f| !format::is_format(f, s))
+    {
         result.add(context, Kind::Format(f.clone()));
     }
     result.score += 1;
@@ -484,23 +500,28 @@ fn string(node: &Node, s: &str, result: &mut Outcome, context: &Context) {
 fn number(node: &Node, value: &Json, result: &mut Outcome, context: &Context) {
     let Json::Number(n) = value else { return };
     let Some(v) = n.value() else { return };
-    if let Some(m) = node.multiple_of.as_ref().filter(|m| !v.is_multiple_of(m)) {
+    if let Some(m) = node
+        .more()
+        .multiple_of
+        .as_ref()
+        .filter(|m| !v.is_multiple_of(m))
+    {
         result.add(context, Kind::MultipleOf(m.go_text()));
     }
-    if let Some(m) = node.maximum.as_ref().filter(|m| v > *m) {
+    if let Some(m) = node.more().maximum.as_ref().filter(|m| v > *m) {
         result.add(context, Kind::Maximum(m.go_text()));
     }
-    if let Some(m) = node.exclusive_maximum.as_ref().filter(|m| v >= *m) {
+    if let Some(m) = node.more().exclusive_maximum.as_ref().filter(|m| v >= *m) {
         result.add(context, Kind::ExclusiveMaximum(m.go_text()));
     }
-    if let Some(m) = node.minimum.as_ref().filter(|m| v < *m) {
+    if let Some(m) = node.more().minimum.as_ref().filter(|m| v < *m) {
         result.add(context, Kind::Minimum(m.go_text()));
     }
-    if let Some(m) = node.exclusive_minimum.as_ref().filter(|m| v <= *m) {
+    if let Some(m) = node.more().exclusive_minimum.as_ref().filter(|m| v <= *m) {
         result.add(context, Kind::ExclusiveMinimum(m.go_text()));
     }
     // gojsonschema v1.2.0 hands the number to the string checkers, which refuse it.
-    if let Some(f) = node.format.as_ref().filter(|f| format::is_known(f)) {
+    if let Some(f) = node.more().format.as_ref().filter(|f| format::is_known(f)) {
         result.add(context, Kind::Format(f.clone()));
     }
     result.score += 1;
