@@ -632,45 +632,54 @@ impl TemplateSet {
         dot_of: impl Fn(usize) -> Value + Sync,
         then: impl Fn(usize, &mut Rendered) -> T + Sync,
     ) -> Vec<Result<(Rendered, T), Error>> {
-        use rayon::prelude::*;
         use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::{Mutex, PoisonError};
+        // Each core takes the next template in order (not a half of the list, as a parallel
+        // iterator splits it): when one writes, the others are a template or two past it,
+        // not half a chart of runs that its write makes void.
+        let next = AtomicUsize::new(0);
         let end = AtomicUsize::new(usize::MAX);
         // Probing is this thread's; the executions take it along.
         let probing = funcs::crypto::probing();
-        /// One template's run: not started, refused a write (it runs again in order), or
-        /// done.
+        /// One template's run: refused a write (it runs again in order), or done.
         enum Run<T> {
-            Skipped,
             Wrote,
             Done(Result<(Rendered, T), Error>),
         }
-        let runs: Vec<Run<T>> = names
-            .par_iter()
-            .enumerate()
-            .map(|(i, name)| {
-                if i > end.load(Ordering::Relaxed) {
-                    return Run::Skipped;
-                }
-                let dot = dot_of(i);
-                let run = || value::isolated(|| self.render(name, &dot));
-                let (out, wrote_shared) = if probing { probe(run) } else { run() };
-                if wrote_shared || out.is_err() {
-                    end.fetch_min(i, Ordering::Relaxed);
-                }
-                if wrote_shared {
-                    return Run::Wrote;
-                }
+        let runs: Vec<Mutex<Option<Run<T>>>> = names.iter().map(|_| Mutex::new(None)).collect();
+        let work = || loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= names.len() || i > end.load(Ordering::Relaxed) {
+                return;
+            }
+            let name = names[i];
+            let dot = dot_of(i);
+            let run = || value::isolated(|| self.render(name, &dot));
+            let (out, wrote_shared) = if probing { probe(run) } else { run() };
+            if wrote_shared || out.is_err() {
+                end.fetch_min(i, Ordering::Relaxed);
+            }
+            let run = if wrote_shared {
+                Run::Wrote
+            } else {
                 Run::Done(out.map(|mut r| {
                     let made = then(i, &mut r);
                     (r, made)
                 }))
-            })
-            .collect();
+            };
+            *runs[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(run);
+        };
+        rayon::scope(|s| {
+            for _ in 1..rayon::current_num_threads().min(names.len()) {
+                s.spawn(|_| work());
+            }
+            work();
+        });
         let mut prefix = Vec::new();
         for run in runs {
-            match run {
-                Run::Skipped | Run::Wrote => break,
-                Run::Done(out) => {
+            match run.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                None | Some(Run::Wrote) => break,
+                Some(Run::Done(out)) => {
                     let failed = out.is_err();
                     prefix.push(out);
                     if failed {
