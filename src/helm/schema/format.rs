@@ -81,7 +81,7 @@ static RELATIVE_JSON_POINTER: OnceLock<Option<GoRegex>> = OnceLock::new();
 fn matches(cell: &OnceLock<Option<GoRegex>>, pattern: &str, s: &str) -> bool {
     cell.get_or_init(|| go_regex(pattern).ok())
         .as_ref()
-        .is_some_and(|re| re.re.is_match(s))
+        .is_some_and(|re| re.is_match(s))
 }
 
 /// `net/mail.ParseAddress` succeeds: one address, `addr-spec` or `[phrase] <addr-spec>`, with

@@ -401,7 +401,7 @@ impl Validator<'_> {
             };
             let mut matched = false;
             for (pattern, s) in &node.more().pattern_properties {
-                if pattern.regex.re.is_match(key) {
+                if pattern.regex.is_match(key) {
                     matched = true;
                     let r = self.sub(*s, v, &inner, 0)?;
                     result.merge(r);
@@ -481,7 +481,7 @@ fn string(node: &Node, s: &str, result: &mut Outcome, context: &Context) {
         .more()
         .pattern
         .as_ref()
-        .filter(|p| !p.regex.re.is_match(s))
+        .filter(|p| !p.regex.is_match(s))
     {
         result.add(context, Kind::Pattern(p.text.clone()));
     }

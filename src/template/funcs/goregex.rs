@@ -4,8 +4,9 @@
 //! item by item, `\d \s \w \b` as ASCII (Go's are, the crate's are Unicode). Finding, replacing
 //! and splitting follow Go's rules for empty matches.
 
-use regex::{Captures, Regex};
+use regex::Regex;
 use std::fmt::Write as _;
+use std::sync::{Arc, OnceLock};
 
 /// A pattern Go's `regexp/syntax` rejects: its error code's text and the offending part.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -38,13 +39,120 @@ fn err(code: &'static str, expr: &str) -> SyntaxError {
     }
 }
 
-/// A compiled Go pattern: the crate's regex (its groups numbered as Go numbers them, all
-/// unnamed) and Go's group names (`""` for an unnamed group; index 0 is the whole match).
-/// Cloning shares the compiled program.
+/// A compiled Go pattern (its groups numbered as Go numbers them, all unnamed) and Go's
+/// group names (`""` for an unnamed group; index 0 is the whole match). Cloning shares the
+/// compiled programs.
 #[derive(Clone)]
 pub struct GoRegex {
-    pub re: Regex,
+    engines: Arc<Engines>,
     pub names: Vec<String>,
+}
+
+/// The programs of one translated pattern. The regex crate takes 0.1–0.3 ms to compile even
+/// `[^A-Za-z0-9]+$` (a render of one chart compiles a handful, each before its first
+/// template can go on); regex-lite takes microseconds and matches a short text as fast. It
+/// reads the translation alike unless flags are set (its case folding is ASCII's), so it runs
+/// the patterns without them on short texts; the crate's program is compiled when a pattern
+/// meets a long text, or has flags.
+struct Engines {
+    /// The translation, in the regex crate's syntax.
+    rust: String,
+    lite: Option<regex_lite::Regex>,
+    full: OnceLock<Option<Regex>>,
+}
+
+/// The longest text regex-lite matches (a bounded backtracker and a PikeVM, without the
+/// crate's literal search and DFAs).
+const LITE_TEXT: usize = 1024;
+
+impl GoRegex {
+    fn new(rust: String, names: Vec<String>) -> Result<GoRegex, ()> {
+        let flagless = rust
+            .match_indices("(?")
+            .all(|(at, _)| rust[at + 2..].starts_with(':'));
+        let lite = flagless
+            .then(|| {
+                regex_lite::RegexBuilder::new(&rust)
+                    .nest_limit(4000)
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        let engines = Engines {
+            full: OnceLock::new(),
+            lite,
+            rust,
+        };
+        // Without regex-lite's program, the crate's says whether the pattern can be used.
+        if engines.lite.is_none() && engines.full().is_none() {
+            return Err(());
+        }
+        Ok(GoRegex {
+            engines: Arc::new(engines),
+            names,
+        })
+    }
+
+    /// The program for a text of `len` bytes.
+    fn engine(&self, len: usize) -> Engine<'_> {
+        match &self.engines.lite {
+            Some(lite) if len <= LITE_TEXT => Engine::Lite(lite),
+            // The crate refuses what regex-lite accepted only by its size limit, which is
+            // regex-lite's tighter one.
+            lite => match (self.engines.full(), lite) {
+                (Some(full), _) => Engine::Full(full),
+                (None, Some(lite)) => Engine::Lite(lite),
+                (None, None) => unreachable!("GoRegex::new checked that one compiles"),
+            },
+        }
+    }
+
+    pub fn is_match(&self, s: &str) -> bool {
+        match self.engine(s.len()) {
+            Engine::Lite(re) => re.is_match(s),
+            Engine::Full(re) => re.is_match(s),
+        }
+    }
+
+    /// The first match at or after byte `start`: its start and end.
+    pub fn find_at(&self, s: &str, start: usize) -> Option<(usize, usize)> {
+        match self.engine(s.len()) {
+            Engine::Lite(re) => re.find_at(s, start).map(|m| (m.start(), m.end())),
+            Engine::Full(re) => re.find_at(s, start).map(|m| (m.start(), m.end())),
+        }
+    }
+
+    /// The first match at or after byte `start`: where each group matched (index 0 is the
+    /// whole match; None for a group that took no part).
+    pub fn captures_at(&self, s: &str, start: usize) -> Option<Vec<Option<(usize, usize)>>> {
+        match self.engine(s.len()) {
+            Engine::Lite(re) => re
+                .captures_at(s, start)
+                .map(|c| c.iter().map(|m| m.map(|m| (m.start(), m.end()))).collect()),
+            Engine::Full(re) => re
+                .captures_at(s, start)
+                .map(|c| c.iter().map(|m| m.map(|m| (m.start(), m.end()))).collect()),
+        }
+    }
+}
+
+impl Engines {
+    fn full(&self) -> Option<&Regex> {
+        self.full
+            .get_or_init(|| {
+                regex::RegexBuilder::new(&self.rust)
+                    .nest_limit(4000)
+                    .size_limit(64 << 20)
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+    }
+}
+
+enum Engine<'a> {
+    Lite(&'a regex_lite::Regex),
+    Full(&'a Regex),
 }
 
 /// Patterns kept compiled for the process: charts call `regexReplaceAll` with the same few
@@ -74,13 +182,8 @@ pub fn compile(pattern: &str) -> Result<GoRegex, String> {
 
 fn compile_uncached(pattern: &str) -> Result<GoRegex, String> {
     let (rust, names) = translate(pattern).map_err(|e| e.to_string())?;
-    let re = regex::RegexBuilder::new(&rust)
-        .nest_limit(4000)
-        .size_limit(64 << 20)
-        .build()
-        // What the crate still refuses of a translated pattern is its size.
-        .map_err(|_| err(TOO_LARGE, pattern).to_string())?;
-    Ok(GoRegex { re, names })
+    // What the engines still refuse of a translated pattern is its size.
+    GoRegex::new(rust, names).map_err(|()| err(TOO_LARGE, pattern).to_string())
 }
 
 /// Go's `regexp.QuoteMeta`: a backslash before each of `\.+*?()|[]{}^$`.
@@ -632,21 +735,21 @@ pub fn find_all(re: &GoRegex, s: &str, n: i64) -> Vec<(usize, usize)> {
     let mut pos = 0;
     let mut prev_end: Option<usize> = None;
     while out.len() < limit && pos <= s.len() {
-        let Some(m) = re.re.find_at(s, pos) else {
+        let Some((start, end)) = re.find_at(s, pos) else {
             break;
         };
         let mut accept = true;
-        if m.end() == pos {
-            if Some(m.start()) == prev_end {
+        if end == pos {
+            if Some(start) == prev_end {
                 accept = false;
             }
             pos += s[pos..].chars().next().map_or(1, char::len_utf8);
         } else {
-            pos = m.end();
+            pos = end;
         }
-        prev_end = Some(m.end());
+        prev_end = Some(end);
         if accept {
-            out.push((m.start(), m.end()));
+            out.push((start, end));
         }
     }
     out
@@ -658,27 +761,33 @@ pub fn replace_all(re: &GoRegex, src: &str, repl: &str, literal: bool) -> String
     let mut last_end = 0;
     let mut search = 0;
     while search <= src.len() {
-        let Some(caps) = re.re.captures_at(src, search) else {
+        // A literal replacement needs no groups.
+        let groups = if literal {
+            re.find_at(src, search).map(|m| vec![Some(m)])
+        } else {
+            re.captures_at(src, search)
+        };
+        let Some(groups) = groups else {
             break;
         };
-        let m = caps.get(0).expect("group 0 is the match");
-        out.push_str(&src[last_end..m.start()]);
+        let (start, end) = groups[0].expect("group 0 is the match");
+        out.push_str(&src[last_end..start]);
         // No replacement for an empty match right after another match.
-        if m.end() > last_end || m.start() == 0 {
+        if end > last_end || start == 0 {
             if literal {
                 out.push_str(repl);
             } else {
-                expand(re, &caps, repl, &mut out);
+                expand(re, src, &groups, repl, &mut out);
             }
         }
-        last_end = m.end();
+        last_end = end;
         let width = src[search..].chars().next().map_or(0, char::len_utf8);
-        search = if search + width > m.end() {
+        search = if search + width > end {
             search + width
-        } else if search + 1 > m.end() {
+        } else if search + 1 > end {
             search + 1
         } else {
-            m.end()
+            end
         };
     }
     out.push_str(&src[last_end..]);
@@ -688,7 +797,14 @@ pub fn replace_all(re: &GoRegex, src: &str, repl: &str, literal: bool) -> String
 /// Go's `Regexp.Expand`: `$$` is `$`; `$name` and `${name}` (letters, digits, `_`) are a
 /// group by number, or the first group of that name that took part in the match; a `$` that
 /// starts neither is itself.
-fn expand(re: &GoRegex, caps: &Captures, mut template: &str, out: &mut String) {
+fn expand(
+    re: &GoRegex,
+    src: &str,
+    groups: &[Option<(usize, usize)>],
+    mut template: &str,
+    out: &mut String,
+) {
+    let group = |i: usize| groups.get(i).copied().flatten();
     while let Some((before, after)) = template.split_once('$') {
         out.push_str(before);
         template = after;
@@ -702,17 +818,17 @@ fn expand(re: &GoRegex, caps: &Captures, mut template: &str, out: &mut String) {
             continue;
         };
         template = rest;
-        let group = match group_number(name) {
-            Some(n) => caps.get(n),
+        let matched = match group_number(name) {
+            Some(n) => group(n),
             None => re
                 .names
                 .iter()
                 .enumerate()
                 .filter(|(_, n)| *n == name)
-                .find_map(|(i, _)| caps.get(i)),
+                .find_map(|(i, _)| group(i)),
         };
-        if let Some(m) = group {
-            out.push_str(m.as_str());
+        if let Some((start, end)) = matched {
+            out.push_str(&src[start..end]);
         }
     }
     out.push_str(template);
@@ -794,8 +910,86 @@ mod tests {
             (r"\141", "a", true),
         ] {
             let re = compile(pattern).unwrap_or_else(|e| panic!("{pattern}: {e}"));
-            assert_eq!(re.re.is_match(text), want, "{pattern} on {text:?}");
+            assert_eq!(re.is_match(text), want, "{pattern} on {text:?}");
         }
+    }
+
+    #[test]
+    fn regex_lite_and_the_regex_crate_find_the_same() {
+        // Patterns charts use and the shapes the translation writes; texts with and without
+        // matches, Unicode, line breaks and empty matches.
+        let patterns = [
+            r"[^A-Za-z0-9]+$",
+            r"-r\d+$|sha256:",
+            r"(-?[^a-z\d\-])+-?",
+            r"@sha.*",
+            r"^[0-9]+\.[0-9]+(\.[0-9]+)?([-.+][0-9A-Za-z.-]+)?$",
+            r"[^a-zA-Z0-9._-]",
+            r"^[\w-\.]+$",
+            r"(a|ab)(c|bcd)(d*)",
+            r"x*",
+            r"(?P<first>\w+)\s(?P<second>\w+)",
+            r"[[:alpha:]]+|[[:^digit:]]",
+            r"a{2,3}?b|c{,2}",
+            r"^$|^\s*#",
+            r"\.(yaml|yml|json)$",
+            r"[\x{100}-\x{10FFFF}]+",
+            r"(\d+)(?:ms|s)?",
+            r".",
+            r"",
+        ];
+        let texts = [
+            "",
+            "a",
+            "redis-7.2.4-debian-12-r13",
+            "sha256:abc@sha1",
+            "--x--",
+            "1.22.3-rc.1+b",
+            "ab c",
+            "abcd bcd",
+            "héllo wörld ☃",
+            "line1\nline2\n",
+            "  # comment",
+            "x.yaml",
+            "xxx",
+            "a_b-c.d",
+            "日本語 text 42ms",
+            "aab aaab c cc",
+        ];
+        for pattern in patterns {
+            let (rust, names) = translate(pattern).unwrap();
+            let re = GoRegex::new(rust, names).unwrap();
+            let lite = re
+                .engines
+                .lite
+                .as_ref()
+                .unwrap_or_else(|| panic!("{pattern}: lite"));
+            let full = re.engines.full().expect("compiles");
+            for text in texts {
+                assert_eq!(
+                    lite.is_match(text),
+                    full.is_match(text),
+                    "{pattern} on {text:?}"
+                );
+                for at in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+                    let l = lite
+                        .captures_at(text, at)
+                        .map(|c| c.iter().map(|m| m.map(|m| m.range())).collect::<Vec<_>>());
+                    let f = full
+                        .captures_at(text, at)
+                        .map(|c| c.iter().map(|m| m.map(|m| m.range())).collect::<Vec<_>>());
+                    assert_eq!(l, f, "{pattern} on {text:?} at {at}");
+                }
+            }
+        }
+        // A long text goes to the crate's program.
+        let re = compile("b+").unwrap();
+        let long = "ab".repeat(LITE_TEXT);
+        assert!(matches!(re.engine(long.len()), Engine::Full(_)));
+        assert_eq!(find_all(&re, &long, -1).len(), LITE_TEXT);
+        // Flags go to the regex crate: its case folding is Unicode's, as Go's is.
+        let (rust, names) = translate("(?i)K").unwrap();
+        assert!(GoRegex::new(rust, names).unwrap().engines.lite.is_none());
     }
 
     #[test]

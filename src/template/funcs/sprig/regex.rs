@@ -12,11 +12,11 @@ pub(super) const FUNCS: &[FuncDef] = &[
     // regexMatch alone reports a bad pattern as no match.
     FuncDef::new("regexMatch", &[S, S], |_, a| {
         Ok(Value::Bool(
-            compile(s(a, 0)).is_ok_and(|r| r.re.is_match(s(a, 1))),
+            compile(s(a, 0)).is_ok_and(|r| r.is_match(s(a, 1))),
         ))
     }),
     FuncDef::new("mustRegexMatch", &[S, S], |_, a| {
-        Ok(Value::Bool(re(a, 0, true)?.re.is_match(s(a, 1))))
+        Ok(Value::Bool(re(a, 0, true)?.is_match(s(a, 1))))
     }),
     FuncDef::new("regexFind", &[S, S], |_, a| regex_find(a, false)),
     FuncDef::new("mustRegexFind", &[S, S], |_, a| regex_find(a, true)),
@@ -62,7 +62,10 @@ fn re(a: &[Value], i: usize, must: bool) -> Result<goregex::GoRegex, FuncError> 
 
 fn regex_find(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
-    Ok(Value::str(r.re.find(s(a, 1)).map_or("", |m| m.as_str())))
+    Ok(Value::str(
+        r.find_at(s(a, 1), 0)
+            .map_or("", |(start, end)| &s(a, 1)[start..end]),
+    ))
 }
 
 fn regex_find_all(a: &[Value], must: bool) -> Result<Value, FuncError> {
