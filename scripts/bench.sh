@@ -14,14 +14,16 @@
 # Helm (with --helm-charts DIR), against `helm template` (v3.17.3: $HELM, else `helm` on PATH):
 #   (e) for each chart directory in DIR (dependencies vendored in charts/, e.g. by
 #       scripts/vendor-chart.py; docs/performance.md lists the set and how to build it),
-#       `helm template CHART` against `kdelta render --show-secrets CHART`, whole processes, with
-#       the ratio of the mean wall times. DIR/<chart>.args, when present, holds extra
+#       `helm template CHART` against `kdelta render --show-secrets CHART`, whole processes
+#       started without a shell, in alternating blocks (scripts/time-alternating.py), with
+#       the ratio of the median wall times. DIR/<chart>.args, when present, holds extra
 #       arguments for both. It first checks that both print the same documents (the same
 #       `# Source:` lines and kinds, in order; random values such as generated passwords
 #       differ by design).
 #
 # Usage: scripts/bench.sh [--runs N] [--helm-charts DIR [--helm-only]]
-# Uses hyperfine when installed (apt-get install -y hyperfine), else a loop timed with date.
+# The kustomize sections use hyperfine when installed (apt-get install -y hyperfine), else a
+# loop timed with date.
 set -euo pipefail
 
 runs=5
@@ -87,12 +89,16 @@ print("%.4f" % m)' "$work/$name.json" "$work/$name.txt"
 
 ratio() { python3 -c 'import sys; print("%.1f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
 
-# bench_helm: section (e), one line per chart of $helm_charts.
+# bench_helm: section (e), one line per chart of $helm_charts. Each tool is started directly,
+# without a shell (whose start would add milliseconds to both), in alternating blocks
+# (scripts/time-alternating.py), so that a drifting machine slows both alike.
 bench_helm() {
-  local dir name args t_helm t_kdelta same
+  local dir name args same timing
+  local blocks=$(( runs < 4 ? 2 : runs / 2 ))
   echo
   echo "kdelta render vs helm template ($("$helm" version --short)): whole processes, $(nproc 2>/dev/null || echo '?') cores,"
-  echo "load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'), $runs runs each, mean ± standard deviation of the wall time"
+  echo "load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'), $blocks alternating blocks of $runs runs each,"
+  echo "median of the block medians (lowest-highest block)"
   for dir in "$helm_charts"/*/; do
     dir="${dir%/}"
     [ -f "$dir/Chart.yaml" ] || continue
@@ -110,10 +116,16 @@ bench_helm() {
       same="DIFFERENT DOCUMENTS"
     fi
     echo "timing (e) $name..." >&2
-    t_helm=$(measure "helm-$name" "cd '$helm_charts' && '$helm' template '$name' $args >/dev/null 2>&1")
-    t_kdelta=$(measure "kdelta-$name" "cd '$helm_charts' && '$kdelta' render --show-secrets '$name' $args >/dev/null 2>&1")
-    printf '  %-26s helm %-16s kdelta %-16s %5sx   %s\n' "$name" "$(cat "$work/helm-$name.txt")" \
-      "$(cat "$work/kdelta-$name.txt")" "$(ratio "$t_helm" "$t_kdelta")" "$same"
+    # shellcheck disable=SC2086
+    timing=$(python3 "$root/scripts/time-alternating.py" --blocks "$blocks" --runs "$runs" \
+      --cwd "$helm_charts" -- "$helm" template "$name" $args -- \
+      "$kdelta" render --show-secrets "$name" $args)
+    python3 -c '
+import sys
+(h, hlo, hhi), (k, klo, khi) = [[float(x) for x in l.split()] for l in sys.argv[2:4]]
+print("  %-24s helm %5.1f ms (%5.1f-%5.1f)  kdelta %5.1f ms (%4.1f-%4.1f)  %5.1fx   %s"
+      % (sys.argv[1], h * 1e3, hlo * 1e3, hhi * 1e3, k * 1e3, klo * 1e3, khi * 1e3, h / k, sys.argv[4]))
+' "$name" "$(sed -n 1p <<<"$timing")" "$(sed -n 2p <<<"$timing")" "$same"
   done
 }
 
