@@ -14,7 +14,10 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Each subcommand's own arguments are built when it runs (or its help is asked for), not
+// for all eleven on every start: clap spent 0.6 ms of a 10 ms render building them.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Print the rendered manifests of targets, exactly as the reference tool prints them.
     Render(RenderArgs),
@@ -51,7 +54,8 @@ pub enum Command {
     MergeReports(MergeReportsArgs),
 }
 
-/// Where to read a single revision from.
+// Where to read a single revision from (a plain comment: a doc comment would become the
+// about of the deferred subcommands that flatten it).
 #[derive(Debug, Args, Clone, Default)]
 pub struct RevisionArgs {
     /// Read this git revision (commit, branch, tag, `HEAD~2`…) instead of the work tree.
