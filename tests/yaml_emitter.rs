@@ -4,8 +4,11 @@
 //! its folding (indicators, blanks, line breaks, non-printable and astral characters, long
 //! lines), with go-yaml v2's and v3's sequence indentation.
 
+mod rng;
+
 use kdelta::yaml::emit::{to_string, to_string_libyaml, to_string_v3};
 use kdelta::yaml::{parse_stream, yaml_to_json, ParseOptions};
+use rng::Rng;
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -58,22 +61,6 @@ fn every_document_of_the_testdata_is_written_the_same() {
         }
     }
     assert!(documents > 1000, "only {documents} documents compared");
-}
-
-/// A small deterministic generator (xorshift), so that a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// Pieces of strings that decide how a scalar is written.

@@ -3,9 +3,12 @@
 //! reader first (the default) gives the same nodes, positions and errors as libyaml alone, and
 //! the subset reader takes most of the real files by itself.
 
+mod rng;
+
 use kdelta::yaml::{
     parse_first, parse_stream, parse_stream_subset, DuplicateKeys, ParseOptions, Reader,
 };
+use rng::Rng;
 use std::path::{Path, PathBuf};
 
 fn options(reader: Reader, duplicate_keys: DuplicateKeys) -> ParseOptions {
@@ -98,22 +101,6 @@ fn every_yaml_file_of_the_testdata_reads_the_same() {
         "the subset reader took only {taken} of {} files",
         corpus.len()
     );
-}
-
-/// A small deterministic generator (xorshift), so that a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 /// `bytes` with one edit a person or a template might make: a character of YAML's syntax

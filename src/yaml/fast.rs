@@ -461,15 +461,7 @@ impl Reader<'_, '_> {
         let span = self.span();
         match self.cur() {
             b'[' | b'{' => self.flow_collection(),
-            b'"' | b'\'' => {
-                let style = if self.cur() == b'"' {
-                    ScalarStyle::DoubleQuoted
-                } else {
-                    ScalarStyle::SingleQuoted
-                };
-                let value = self.quoted()?;
-                self.scalar(value, style, span)
-            }
+            b'"' | b'\'' => self.quoted_scalar(span),
             b'|' | b'>' => {
                 let literal = self.cur() == b'|';
                 let value = self.block_scalar(literal, indent)?;
@@ -553,20 +545,23 @@ impl Reader<'_, '_> {
         Ok(())
     }
 
+    /// A double- or single-quoted scalar at the cursor, which starts at `span`.
+    fn quoted_scalar(&mut self, span: Span) -> Read<()> {
+        let style = if self.cur() == b'"' {
+            ScalarStyle::DoubleQuoted
+        } else {
+            ScalarStyle::SingleQuoted
+        };
+        let value = self.quoted()?;
+        self.scalar(value, style, span)
+    }
+
     /// A scalar or a flow collection inside a flow collection.
     fn flow_entry(&mut self) -> Read<()> {
         let span = self.span();
         match self.cur() {
             b'[' | b'{' => self.flow_collection(),
-            b'"' | b'\'' => {
-                let style = if self.cur() == b'"' {
-                    ScalarStyle::DoubleQuoted
-                } else {
-                    ScalarStyle::SingleQuoted
-                };
-                let value = self.quoted()?;
-                self.scalar(value, style, span)
-            }
+            b'"' | b'\'' => self.quoted_scalar(span),
             c if plain_start(c, self.at(1)) => {
                 let value = self.plain(-1, true)?;
                 self.scalar(value, ScalarStyle::Plain, span)
