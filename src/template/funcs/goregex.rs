@@ -70,13 +70,10 @@ impl GoRegex {
         let flagless = rust
             .match_indices("(?")
             .all(|(at, _)| rust[at + 2..].starts_with(':'));
+        // regex-lite's own nesting limit (250) keeps its recursive parser off the stack's end;
+        // a deeper pattern goes to the crate, whose parser is not recursive.
         let lite = flagless
-            .then(|| {
-                regex_lite::RegexBuilder::new(&rust)
-                    .nest_limit(4000)
-                    .build()
-                    .ok()
-            })
+            .then(|| regex_lite::Regex::new(&rust).ok())
             .flatten();
         let engines = Engines {
             full: OnceLock::new(),
@@ -987,6 +984,11 @@ mod tests {
         let long = "ab".repeat(LITE_TEXT);
         assert!(matches!(re.engine(long.len()), Engine::Full(_)));
         assert_eq!(find_all(&re, &long, -1).len(), LITE_TEXT);
+        // Nesting deeper than regex-lite's limit goes to the crate.
+        let deep = format!("{}a{}", "(".repeat(500), ")".repeat(500));
+        let re = compile(&deep).unwrap();
+        assert!(re.engines.lite.is_none());
+        assert_eq!(re.find_at("xa", 0), Some((1, 2)));
         // Flags go to the regex crate: its case folding is Unicode's, as Go's is.
         let (rust, names) = translate("(?i)K").unwrap();
         assert!(GoRegex::new(rust, names).unwrap().engines.lite.is_none());
