@@ -4,13 +4,13 @@
 //! its folding (indicators, blanks, line breaks, non-printable and astral characters, long
 //! lines), with go-yaml v2's and v3's sequence indentation.
 
-mod rng;
+mod yaml_corpus;
 
 use kdelta::yaml::emit::{to_string, to_string_libyaml, to_string_v3};
 use kdelta::yaml::{parse_stream, yaml_to_json, ParseOptions};
-use rng::Rng;
 use serde_json::{json, Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use yaml_corpus::{yaml_files, Rng};
 
 fn same(value: &Value, what: &str) {
     assert_eq!(
@@ -23,21 +23,6 @@ fn same(value: &Value, what: &str) {
         to_string_libyaml(value, false),
         "{what}: go-yaml v3 layout"
     );
-}
-
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            yaml_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-            out.push(path);
-        }
-    }
 }
 
 #[test]

@@ -3,13 +3,13 @@
 //! reader first (the default) gives the same nodes, positions and errors as libyaml alone, and
 //! the subset reader takes most of the real files by itself.
 
-mod rng;
+mod yaml_corpus;
 
 use kdelta::yaml::{
     parse_first, parse_stream, parse_stream_subset, DuplicateKeys, ParseOptions, Reader,
 };
-use rng::Rng;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use yaml_corpus::{yaml_files, Rng};
 
 fn options(reader: Reader, duplicate_keys: DuplicateKeys) -> ParseOptions {
     ParseOptions {
@@ -48,21 +48,6 @@ fn agree(input: &[u8], what: &str) -> bool {
             true
         }
         None => false,
-    }
-}
-
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            yaml_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-            out.push(path);
-        }
     }
 }
 
