@@ -6,8 +6,8 @@
 Each command is started directly (no shell, whose own start would add milliseconds to both),
 with stdout and stderr to /dev/null. The commands run in alternating blocks of R runs (after
 one unrecorded run), so that a machine whose speed drifts slows both alike. Prints one line
-per command: the median of the blocks' medians and the spread of the block medians, in
-seconds, then helm-style `A/B` ratio of the medians.
+per command (the median of the blocks' medians, then the lowest and the highest block median,
+in seconds), then the ratio A/B of the medians.
 """
 import argparse
 import os

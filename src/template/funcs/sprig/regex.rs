@@ -62,9 +62,10 @@ fn re(a: &[Value], i: usize, must: bool) -> Result<goregex::GoRegex, FuncError> 
 
 fn regex_find(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
+    let text = s(a, 1);
     Ok(Value::str(
-        r.find_at(s(a, 1), 0)
-            .map_or("", |(start, end)| &s(a, 1)[start..end]),
+        r.find_at(text, 0)
+            .map_or("", |(start, end)| &text[start..end]),
     ))
 }
 
