@@ -278,23 +278,15 @@ pub fn render_with(
         }
     }
     let set = template_set(options);
-    // The templates do not depend on the values: they are parsed on the other cores while
-    // this one processes the dependencies and coalesces the values (a big chart's tree is
-    // milliseconds of each), until that is done; the run finds them in the parse cache. A
-    // chart without subcharts coalesces in microseconds, less than waking another core takes.
-    let values_done = AtomicBool::new(chart.dependencies.is_empty());
-    let (coalesced, ()) = rayon::join(
-        || {
-            let mut chart = chart.clone();
-            let coalesced = super::deps::process(&mut chart, &user).and_then(|processed| {
-                let values = values::coalesce_values_for(&chart, &user, values::Copies::Deep)?;
-                Ok((chart, processed, values))
-            });
-            values_done.store(true, Ordering::Relaxed);
-            coalesced
-        },
-        || parse_early(&set, chart, &values_done),
-    );
+    let behind = Behind::start(&set, chart, !options.skip_schema_validation);
+    let coalesced = {
+        let mut chart = chart.clone();
+        super::deps::process(&mut chart, &user).and_then(|processed| {
+            let values = values::coalesce_values_for(&chart, &user, values::Copies::Deep)?;
+            Ok((chart, processed, values))
+        })
+    };
+    drop(behind);
     let (chart, processed, values) = coalesced?;
     // Helm checks the schemas before it runs the templates; the check reads a copy of the
     // values taken now, so it runs beside them, and its error comes first.
@@ -553,27 +545,60 @@ fn template_set(options: &RenderOptions) -> TemplateSet {
     )
 }
 
-/// Parses the templates of `chart`'s tree into the parse cache on every core until `stop`:
-/// the ones the run needs are then found parsed (those of subcharts the dependencies disable
-/// may be parsed for nothing).
-fn parse_early(set: &TemplateSet, chart: &Chart, stop: &AtomicBool) {
-    fn texts<'c>(chart: &'c Chart, path: &str, out: &mut Vec<(String, &'c Arc<str>)>) {
-        for (name, text) in chart.templates.iter() {
-            out.push((format!("{path}/{name}"), text));
+/// Work on a chart's tree that does not depend on its values, done on another core while
+/// this one processes the dependencies and coalesces the values (a big chart's tree is
+/// milliseconds of each): its schemas compiled, then its templates parsed, into the
+/// process's caches, where the run finds them. The templates stop when the run starts
+/// parsing the ones it needs (it knows then which subcharts are disabled), or when it
+/// drops this, whichever comes first.
+struct Behind {
+    stop: Arc<AtomicBool>,
+}
+
+impl Behind {
+    fn start(set: &TemplateSet, chart: &Chart, schemas: bool) -> Behind {
+        fn walk(chart: &Chart, path: &str, out: &mut Work) {
+            for (name, text) in chart.templates.iter() {
+                out.templates.push((format!("{path}/{name}"), text.clone()));
+            }
+            out.schemas.extend(chart.schema.clone());
+            for child in &chart.dependencies {
+                walk(child, &format!("{path}/charts/{}", child.name), out);
+            }
         }
-        for child in &chart.dependencies {
-            texts(child, &format!("{path}/charts/{}", child.name), out);
+        #[derive(Default)]
+        struct Work {
+            templates: Vec<(String, Arc<str>)>,
+            schemas: Vec<String>,
         }
+        let mut work = Work::default();
+        walk(chart, &chart.name, &mut work);
+        if !schemas {
+            work.schemas.clear();
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let parser = set.parser();
+        rayon::spawn(move || {
+            // A panic is the run's to meet, and report, when it does the same work.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                super::schema::compile_ahead(&work.schemas);
+                for (name, text) in &work.templates {
+                    if stopped.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    parser.parse_unclaimed(name, text);
+                }
+            }));
+        });
+        Behind { stop }
     }
-    let mut all = Vec::new();
-    texts(chart, &chart.name, &mut all);
-    use rayon::prelude::*;
-    set.parse_ahead(
-        all.par_iter()
-            .with_max_len(1)
-            .filter(|_| !stop.load(Ordering::Relaxed))
-            .map(|(name, text)| (name.as_str(), *text)),
-    );
+}
+
+impl Drop for Behind {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
 }
 
 /// `.Template` of template `name`.

@@ -30,7 +30,7 @@ pub use value::{
 
 use parse::Tree;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// What a missing map key gives (`missingkey=`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -397,22 +397,32 @@ struct ParseKey {
     funcs: u64,
 }
 
-/// One cached parse: the text, the name it was parsed as, and what it gave.
+/// One cached parse: the text, the name it is parsed as, and what it gave once parsed. A
+/// parse under way on another core is waited for, not done twice.
 struct CachedParse {
     text: Arc<str>,
     name: String,
-    result: Arc<ParseResult>,
+    result: Arc<OnceLock<Arc<ParseResult>>>,
 }
 
-impl CachedParse {
+/// A text's entry in the parse cache, taken out of the lock: the name it is parsed as, and
+/// the parse, done or under way.
+struct CacheCell {
+    name: String,
+    result: Arc<OnceLock<Arc<ParseResult>>>,
+    /// True when the caller made the entry (no other core has parsed or is parsing it).
+    claimed: bool,
+}
+
+impl CacheCell {
     /// The parse as if of `name`: the same trees, the main one under `name`, all naming it as
     /// their text's name. None when the name changes what parses (an error names the
     /// template; a `define` of either name collides with the main tree).
-    fn renamed(&self, name: &str) -> Option<Arc<ParseResult>> {
+    fn renamed(&self, result: &Arc<ParseResult>, name: &str) -> Option<Arc<ParseResult>> {
         if self.name == name {
-            return Some(self.result.clone());
+            return Some(result.clone());
         }
-        let trees = self.result.as_ref().as_ref().ok()?;
+        let trees = result.as_ref().as_ref().ok()?;
         if trees.iter().filter(|(n, _)| *n == self.name).count() != 1
             || trees.iter().any(|(n, _)| n == name)
         {
@@ -523,42 +533,80 @@ impl TemplateSet {
         Ok(own.expect("a parse always gives the tree of the name it parsed"))
     }
 
-    /// `text` parsed as `name`, from the process's parse cache when it was parsed before.
+    /// `text` parsed as `name`, from the process's parse cache when it was parsed before. A
+    /// parse under way on another core is not waited for but done again (a template parses
+    /// in microseconds; a thread put to sleep can take milliseconds to wake).
     fn parse_cached(&self, name: &str, text: &Arc<str>) -> Arc<ParseResult> {
+        let Some(cell) = self.cache_cell(name, text) else {
+            return self.parse_result(name, text);
+        };
+        let result = match cell.result.get() {
+            Some(done) => done.clone(),
+            None => {
+                let result = self.parse_result(&cell.name, text);
+                let _ = cell.result.set(result.clone());
+                result
+            }
+        };
+        cell.renamed(&result, name)
+            .unwrap_or_else(|| self.parse_result(name, text))
+    }
+
+    /// Parses `text` as `name` into the parse cache, unless it is there (parsed, or being
+    /// parsed on another core) already.
+    pub(crate) fn parse_unclaimed(&self, name: &str, text: &Arc<str>) {
+        if let Some(cell) = self.cache_cell(name, text).filter(|c| c.claimed) {
+            let _ = cell.result.set(self.parse_result(&cell.name, text));
+        }
+    }
+
+    /// The parse cache's entry for `text`, made (as `name`'s) if there is none; None when the
+    /// cache is full.
+    fn cache_cell(&self, name: &str, text: &Arc<str>) -> Option<CacheCell> {
         let key = ParseKey {
             text_hash: text_key(text),
             left: self.options.left_delim.clone(),
             right: self.options.right_delim.clone(),
             funcs: self.funcs_fingerprint,
         };
-        let cache = || PARSE_CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        let mut cache = PARSE_CACHE.lock().unwrap_or_else(|p| p.into_inner());
         // A chart's own text is found by its address: the parse ahead and the ordered adds
         // look up the same shared text.
         let same = |c: &&CachedParse| Arc::ptr_eq(&c.text, text) || c.text == *text;
-        if let Some(hit) = cache()
+        if let Some(hit) = cache
             .map
             .get(&key)
             .and_then(|entries| entries.iter().find(same))
-            .and_then(|c| c.renamed(name))
         {
-            return hit;
+            return Some(CacheCell {
+                name: hit.name.clone(),
+                result: hit.result.clone(),
+                claimed: false,
+            });
         }
-        let result: Arc<ParseResult> = Arc::new(
+        if cache.bytes + text.len() > PARSE_CACHE_BYTES {
+            return None;
+        }
+        cache.bytes += text.len();
+        let result = Arc::new(OnceLock::new());
+        cache.map.entry(key).or_default().push(CachedParse {
+            text: text.clone(),
+            name: name.to_string(),
+            result: result.clone(),
+        });
+        Some(CacheCell {
+            name: name.to_string(),
+            result,
+            claimed: true,
+        })
+    }
+
+    /// `text` parsed as `name`, without the cache.
+    fn parse_result(&self, name: &str, text: &Arc<str>) -> Arc<ParseResult> {
+        Arc::new(
             self.parse_fresh(name, text)
                 .map(|p| p.trees.into_iter().map(|(n, t)| (n, Arc::new(t))).collect()),
-        );
-        let mut c = cache();
-        let full = c.bytes + text.len() > PARSE_CACHE_BYTES;
-        let entries = c.map.entry(key).or_default();
-        if !full && !entries.iter().any(|c| same(&c)) {
-            entries.push(CachedParse {
-                text: text.clone(),
-                name: name.to_string(),
-                result: result.clone(),
-            });
-            c.bytes += text.len();
-        }
-        result
+        )
     }
 
     /// Parses `text` as `name` without the parse cache and keeps nothing: what parsing costs,
@@ -590,6 +638,18 @@ impl TemplateSet {
         texts.for_each(|(name, text)| {
             self.parse_cached(name, text);
         });
+    }
+
+    /// A set that parses as this one does, without its templates: for parsing ahead on
+    /// another thread.
+    pub(crate) fn parser(&self) -> TemplateSet {
+        TemplateSet {
+            trees: Trees::default(),
+            funcs: self.funcs.clone(),
+            funcs_fingerprint: self.funcs_fingerprint,
+            options: self.options.clone(),
+            root: String::new(),
+        }
     }
 
     /// True when a template of that name exists.

@@ -280,6 +280,32 @@ fn texts_the_parse_cache_samples_alike_keep_their_own_parses() {
     }
 }
 
+#[test]
+fn a_parse_ahead_is_found_by_the_run_and_one_under_way_is_not_waited_for() {
+    let set = TemplateSet::new(Funcs::sprig(), Options::default());
+    let parser = set.parser();
+    let ahead: Arc<str> = Arc::from("{{ define \"ahead.x\" }}{{ .a }}{{ end }}ahead");
+    parser.parse_unclaimed("ahead", &ahead);
+    let found = set.parse_cached("ahead", &ahead);
+    assert!(Arc::ptr_eq(&found, &set.parse_cached("ahead", &ahead)));
+    // Parsed ahead once: a second parse ahead finds the entry and leaves it.
+    parser.parse_unclaimed("ahead", &ahead);
+    assert!(Arc::ptr_eq(&found, &set.parse_cached("ahead", &ahead)));
+    // An entry claimed on another core that never finished (it is parsing still, or its
+    // parse panicked): the run parses the text itself rather than wait.
+    let stuck: Arc<str> = Arc::from("{{ .b }}stuck");
+    let cell = set.cache_cell("stuck", &stuck).expect("the cache has room");
+    assert!(cell.claimed);
+    let mut run = TemplateSet::new(Funcs::sprig(), Options::default());
+    run.parse_shared("stuck", &stuck).unwrap();
+    let dot = Value::map([("b".to_string(), Value::str("B"))].into_iter().collect());
+    assert_eq!(run.execute("stuck", &dot).unwrap(), "Bstuck");
+    assert!(
+        cell.result.get().is_some(),
+        "the run's parse fills the entry"
+    );
+}
+
 /// A missing value passed to a function that takes `reflect.Value` (`not`, `and`, `or`) is
 /// accepted, as Go's `canBeNil` accepts it for that type: `not (or .missing)` is true, under
 /// Go's default and under Helm's `missingkey=zero` alike.

@@ -20,6 +20,8 @@ use super::values::Table;
 use crate::template::Value;
 use json::Json;
 pub use messages::{Kind, Unusable, Violation};
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError};
 
 /// The problems of every schema in the tree, laid out as Helm's error; `Ok` when there are
 /// none.
@@ -154,13 +156,93 @@ fn collect<'c>(chart: &'c Chart, values: &Table, out: &mut Vec<(&'c str, &'c str
 /// One schema against one chart's values: gojsonschema's `Validate`, with subschemas (and
 /// the document's nesting) at most `limit` deep.
 fn check(schema_text: &str, instance: &Json, limit: usize) -> Result<Vec<Violation>, Unusable> {
-    let document = match json::decode_within(schema_text, limit) {
+    let schema = if limit == SHALLOW {
+        compiled(schema_text)?
+    } else {
+        Arc::new(compile(schema_text, limit)?)
+    };
+    validate::validate(&schema, instance, limit)
+}
+
+/// The schema `text` describes, with subschemas (and the document's nesting) at most
+/// `limit` deep.
+fn compile(text: &str, limit: usize) -> Result<parse::Schema, Unusable> {
+    let document = match json::decode_within(text, limit) {
         Ok(d) => d,
         Err(Some(e)) => return Err(Unusable::Json(e)),
         Err(None) => return Err(Unusable::TooDeep(limit)),
     };
-    let schema = parse::compile(document, limit)?;
-    validate::validate(&schema, instance, limit)
+    parse::compile(document, limit)
+}
+
+/// A schema compiled (within [`SHALLOW`]), or why it cannot be used.
+type Compiled = Result<Arc<parse::Schema>, Unusable>;
+
+/// A schema's entry in the compile cache: empty until compiled.
+type CompileCell = Arc<OnceLock<Compiled>>;
+
+/// The schemas compiled in this process, by their text: a chart's schema is compiled on
+/// another core while its values are coalesced, and once for both revisions of a diff.
+#[derive(Default)]
+struct CompileCache {
+    /// By a hash of the text; a hit compares the text.
+    map: HashMap<u64, Vec<(Arc<str>, CompileCell)>>,
+    bytes: usize,
+}
+
+/// Schema text the cache holds at most; beyond it, schemas are compiled every time.
+const COMPILE_CACHE_BYTES: usize = 64 << 20;
+
+static COMPILE_CACHE: LazyLock<Mutex<CompileCache>> = LazyLock::new(Default::default);
+
+/// `text`'s entry in the compile cache, made if there is none (then `true`: no other core
+/// has compiled or is compiling it); None when the cache is full.
+fn cache_cell(text: &str) -> Option<(CompileCell, bool)> {
+    let key = std::hash::BuildHasher::hash_one(&crate::fxhash::FxBuildHasher::default(), text);
+    let mut cache = COMPILE_CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, cell)) = cache
+        .map
+        .get(&key)
+        .and_then(|entries| entries.iter().find(|(t, _)| **t == *text))
+    {
+        return Some((cell.clone(), false));
+    }
+    if cache.bytes + text.len() > COMPILE_CACHE_BYTES {
+        return None;
+    }
+    cache.bytes += text.len();
+    let cell = Arc::new(OnceLock::new());
+    cache
+        .map
+        .entry(key)
+        .or_default()
+        .push((Arc::from(text), cell.clone()));
+    Some((cell, true))
+}
+
+/// The schema `text` describes, from the compile cache when it was compiled before. A
+/// compile under way on another core is done again rather than waited for (a thread put to
+/// sleep can take milliseconds to wake).
+fn compiled(text: &str) -> Compiled {
+    let Some((cell, _)) = cache_cell(text) else {
+        return compile(text, SHALLOW).map(Arc::new);
+    };
+    if let Some(done) = cell.get() {
+        return done.clone();
+    }
+    let result = compile(text, SHALLOW).map(Arc::new);
+    let _ = cell.set(result.clone());
+    result
+}
+
+/// Compiles `schemas` (their texts) into the compile cache, except those compiled, or being
+/// compiled, already.
+pub fn compile_ahead(schemas: &[String]) {
+    for text in schemas {
+        if let Some((cell, true)) = cache_cell(text) {
+            let _ = cell.set(compile(text, SHALLOW).map(Arc::new));
+        }
+    }
 }
 
 /// Values as the JSON gojsonschema reads: Helm writes them as YAML, then JSON, and numbers
@@ -232,6 +314,23 @@ mod tests {
         assert!(err.contains("- a.b: "), "{err}");
         assert!(err.contains("- (root): "), "{err}");
         assert!(validate(&c, &values("z: 1\na:\n  b: 2\n")).is_ok());
+    }
+
+    #[test]
+    fn a_schema_is_compiled_once_for_the_process() {
+        let text = r#"{"properties":{"compiled_once":{"type":"string"}}}"#;
+        compile_ahead(&[text.to_string()]);
+        let first = compiled(text).unwrap();
+        assert!(Arc::ptr_eq(&first, &compiled(text).unwrap()));
+        // Its check uses it: the values still meet (or break) it.
+        let c = chart(text);
+        assert!(validate(&c, &values("compiled_once: x\n")).is_ok());
+        assert!(validate(&c, &values("compiled_once: 1\n")).is_err());
+        // A broken schema's error is kept too.
+        assert_eq!(
+            compiled("{nope").unwrap_err(),
+            compiled("{nope").unwrap_err()
+        );
     }
 
     #[test]
