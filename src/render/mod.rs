@@ -93,8 +93,12 @@ fn redact_printed(documents: Vec<&str>) -> (String, usize) {
             }
             None => (None, doc),
         };
-        let parsed = crate::yaml::parse_one(body.as_bytes(), &Default::default())
-            .ok()
+        // A document whose kind is Secret holds the word, or writes it with an escape (a
+        // backslash): the others, most of a chart, are not parsed.
+        let maybe_secret = body.contains("Secret") || body.contains('\\');
+        let parsed = maybe_secret
+            .then(|| crate::yaml::parse_one(body.as_bytes(), &Default::default()).ok())
+            .flatten()
             .filter(|n| n.str_at(&["kind"]) == Some("Secret"))
             .and_then(|n| crate::yaml::to_value(&n, crate::yaml::Dialect::Yaml12).ok());
         out.push_str("---\n");
@@ -205,6 +209,25 @@ fn panic_finding(id: &str, caught: &crate::panic::Caught, last_read: Option<Repo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_way_of_writing_a_secret_is_redacted_and_nothing_else() {
+        let docs = [
+            "# Source: c/templates/plain.yaml\nkind: Secret\ndata:\n  a: c2VjcmV0\n",
+            "kind: \"\\x53ecret\"\nstringData:\n  b: hunter2\n",
+            "kind: \"S\\u0065cret\"\nstringData:\n  c: hunter3\n",
+            "x: &k Secret\nkind: *k\nstringData:\n  d: hunter4\n",
+            "{kind: Secret, stringData: {e: hunter5}}\n",
+            "kind: ConfigMap\ndata:\n  f: not-a-secret\n",
+        ];
+        let (out, redacted) = redact_printed(docs.to_vec());
+        assert_eq!(redacted, 5, "{out}");
+        for hidden in ["c2VjcmV0", "hunter2", "hunter3", "hunter4", "hunter5"] {
+            assert!(!out.contains(hidden), "{hidden} printed:\n{out}");
+        }
+        assert!(out.contains("f: not-a-secret"), "{out}");
+        assert!(out.contains("# Source: c/templates/plain.yaml"), "{out}");
+    }
 
     #[test]
     fn an_object_no_engine_typed_is_a_finding_of_the_writer_at_its_file() {
