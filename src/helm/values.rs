@@ -66,12 +66,17 @@ fn is_table(v: &Value) -> bool {
 /// A copy sharing no map.
 pub fn deep_copy(v: &Value) -> Value {
     match v {
-        Value::Map(m) => Value::map(
-            m.read()
-                .iter()
-                .map(|(k, v)| (k.clone(), deep_copy(v)))
-                .collect(),
-        ),
+        // The tree is cloned as it is (a rebuild from its entries sorts and links them
+        // again), then each map and list in it copied.
+        Value::Map(m) => {
+            let mut entries = m.read().clone();
+            for v in entries.values_mut() {
+                if matches!(v, Value::Map(_) | Value::List(_)) {
+                    *v = deep_copy(v);
+                }
+            }
+            Value::map(entries)
+        }
         Value::List(l) => Value::typed_list(l.iter().map(deep_copy).collect(), l.ty),
         other => other.clone(),
     }
@@ -312,6 +317,33 @@ mod tests {
 
     fn t(text: &str) -> Table {
         table(&crate::template::helm_values(text).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_deep_copy_shares_no_map() {
+        let text = "a:\n  b: 1\n  l:\n  - m: x\nc: s\n";
+        let original = crate::template::helm_values(text).unwrap();
+        let copy = deep_copy(&original);
+        fn map(v: &Value) -> &crate::template::Dict {
+            match v {
+                Value::Map(m) => m,
+                _ => panic!("not a map"),
+            }
+        }
+        let a = map(&copy).get("a").unwrap();
+        map(&a).insert("b".into(), Value::str("changed")).unwrap();
+        let Some(Value::List(items)) = map(&a).get("l") else {
+            panic!("not a list")
+        };
+        let first = items.iter().next().unwrap().clone();
+        map(&first)
+            .insert("m".into(), Value::str("changed"))
+            .unwrap();
+        map(&copy)
+            .insert("c".into(), Value::str("changed"))
+            .unwrap();
+        assert_eq!(original, crate::template::helm_values(text).unwrap());
+        assert_ne!(copy, original);
     }
 
     #[test]
