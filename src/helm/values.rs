@@ -31,17 +31,22 @@ impl Copies {
         }
     }
 
-    /// The table inside `v`; `None` when `v` is not a table.
+    /// The table inside `v`; `None` when `v` is not a table. The map's tree is cloned as it
+    /// is (a rebuild from its entries sorts and links them again), then, for a deep copy, each
+    /// map and list in it copied.
     fn table(self, v: &Value) -> Option<Table> {
-        match v {
-            Value::Map(m) => Some(
-                m.read()
-                    .iter()
-                    .map(|(k, v)| (k.clone(), self.of(v)))
-                    .collect(),
-            ),
-            _ => None,
+        let Value::Map(m) = v else {
+            return None;
+        };
+        let mut table = m.read().clone();
+        if let Copies::Deep = self {
+            for v in table.values_mut() {
+                if matches!(v, Value::Map(_) | Value::List(_)) {
+                    *v = deep_copy(v);
+                }
+            }
         }
+        Some(table)
     }
 }
 
@@ -54,7 +59,7 @@ pub fn table(v: &Value) -> Option<Table> {
 /// module owns.
 fn entries_of(v: &Value) -> Option<Table> {
     match v {
-        Value::Map(m) => Some(m.entries().into_iter().collect()),
+        Value::Map(m) => Some(m.read().clone()),
         _ => None,
     }
 }
@@ -66,17 +71,7 @@ fn is_table(v: &Value) -> bool {
 /// A copy sharing no map.
 pub fn deep_copy(v: &Value) -> Value {
     match v {
-        // The tree is cloned as it is (a rebuild from its entries sorts and links them
-        // again), then each map and list in it copied.
-        Value::Map(m) => {
-            let mut entries = m.read().clone();
-            for v in entries.values_mut() {
-                if matches!(v, Value::Map(_) | Value::List(_)) {
-                    *v = deep_copy(v);
-                }
-            }
-            Value::map(entries)
-        }
+        Value::Map(_) => Value::map(Copies::Deep.table(v).unwrap_or_default()),
         Value::List(l) => Value::typed_list(l.iter().map(deep_copy).collect(), l.ty),
         other => other.clone(),
     }
