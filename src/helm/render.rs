@@ -393,11 +393,12 @@ fn run_templates(
         .filter(|n| !n.rsplit('/').next().unwrap_or_default().starts_with('_'))
         .collect();
     // Rounds: the templates left run side by side up to the first that writes to a map it did
-    // not make; that one runs alone, its writes made; the next round sees them. A chart's
-    // writers are few (bitnami's set a generated password once; the templates after read it).
-    // When a round finds its first template a writer, writers likely follow one another: the
-    // next ones run in order too, twice as many each time this happens, so that a chart whose
-    // every template writes costs a few rounds, not one per template.
+    // not make; that one's run goes on in order once the templates before it have run (or, when
+    // one of them still ran it could not, it runs alone after the round), its writes made; the
+    // next round sees them. A chart's writers are few (bitnami's set a generated password once;
+    // the templates after read it). When a round's first template is a writer, writers likely
+    // follow one another: the next ones run in order, twice as many each time this happens, so
+    // that a chart whose every template writes costs a few rounds, not one per template.
     let names: Vec<&str> = runnable.iter().map(|n| n.as_str()).collect();
     let mut outputs = Vec::new();
     let mut in_order = 1;
@@ -417,7 +418,10 @@ fn run_templates(
     };
     while !finished(&outputs) {
         let left = &names[outputs.len()..];
-        let side_by_side = set.render_independent(
+        let template::Independent {
+            outcomes: side_by_side,
+            last_wrote,
+        } = set.render_independent(
             left,
             |i| {
                 // Each its own copy of its chart's dot (a write to it is a write to a shared
@@ -429,10 +433,13 @@ fn run_templates(
             },
             |i, out| printed(left[i], out),
         );
-        in_order = if side_by_side.is_empty() {
-            in_order * 2
-        } else {
-            1
+        in_order = match (side_by_side.len(), last_wrote) {
+            // The round's first template wrote: writers likely follow one another.
+            (0, _) | (1, true) => in_order.max(1) * 2,
+            // The round ended with a writer whose run went on in order.
+            (_, true) => 0,
+            // The template after the round is a writer, refused: it runs in order.
+            _ => 1,
         };
         outputs.extend(side_by_side);
         for _ in 0..in_order {

@@ -63,7 +63,7 @@ struct Carried {
     nondeterministic: BTreeSet<&'static str>,
     included: HashMap<String, usize>,
     probing: bool,
-    isolation: (u32, bool),
+    isolation: super::value::Isolation,
     segment: usize,
 }
 

@@ -378,6 +378,14 @@ impl Trees {
 /// What parsing one template text gave: its trees, or Go's error.
 type ParseResult = Result<Vec<(String, Arc<Tree>)>, Error>;
 
+/// What [`TemplateSet::render_independent`] gives: the outcomes of the prefix of the
+/// templates that running them in order would give too.
+pub struct Independent<T> {
+    pub outcomes: Vec<Result<(Rendered, T), Error>>,
+    /// The prefix's last template wrote to a map it did not make: its run went on in order.
+    pub last_wrote: bool,
+}
+
 /// Parses shared by every set of the process, so that a chart rendered with several values
 /// sets, or at both revisions of a diff, is parsed once, and a text that several charts
 /// vendor (bitnami's `common` in each subchart) once for all of them. Keyed by everything a
@@ -679,26 +687,72 @@ impl TemplateSet {
 
     /// Runs the templates `names` (in the order Go would run them, each with the dot
     /// `dot_of` its index makes) side by side on every core, each an isolated execution, and
-    /// gives the outcomes of the longest prefix that running them in order would give too: it
-    /// ends at the first error, or before the first template that wrote to a map it did not
-    /// make (`dot_of` runs before the execution, so the dot and what it holds are not its
-    /// own; such a write is refused, so no run changes them). The caller runs the templates
-    /// after the prefix in order, where writes are allowed. Templates past the end of the
-    /// prefix found so far are not started. `then` makes what the caller wants of each output
+    /// gives the outcomes of the longest prefix that running them in order would give too,
+    /// and whether its last template wrote to a map it did not make.
+    ///
+    /// A write to a map the execution did not make (`dot_of` runs before the execution, so
+    /// the dot and what it holds are not its own) could change what the templates after it
+    /// read. At the first, the execution waits for the templates before it: when all ran
+    /// without writing or failing, nothing it read would have been different in order, so it
+    /// goes on as the run in order, its writes made (not to the dot itself, which is a copy),
+    /// and the prefix ends with it. Otherwise the write is refused (no run changes a shared
+    /// map) and the prefix ends before it; the caller runs it in order. The prefix also ends
+    /// at the first error. Templates past the end of the prefix found so far are not started;
+    /// those running meanwhile are void. `then` makes what the caller wants of each output
     /// (taking what it needs of it) on the core that rendered it, while the others still run.
     pub fn render_independent<T: Send>(
         &self,
         names: &[&str],
         dot_of: impl Fn(usize) -> Value + Sync,
         then: impl Fn(usize, &mut Rendered) -> T + Sync,
-    ) -> Vec<Result<(Rendered, T), Error>> {
-        use std::sync::atomic::{AtomicUsize, Ordering};
+    ) -> Independent<T> {
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
         use std::sync::{Mutex, PoisonError};
-        // Each core takes the next template in order (not a half of the list, as a parallel
-        // iterator splits it): when one writes, the others are a template or two past it,
-        // not half a chart of runs that its write makes void.
-        let next = AtomicUsize::new(0);
-        let end = AtomicUsize::new(usize::MAX);
+        /// What the runs of one call share.
+        struct Round {
+            /// The next template to start: each core takes the next in order (not a half of
+            /// the list, as a parallel iterator splits it), so when one writes, the others are
+            /// a template or two past it, not half a chart of runs that its write makes void.
+            next: AtomicUsize,
+            /// The prefix ends at or before this template.
+            end: AtomicUsize,
+            /// Each template's run has ended (its outcome is stored, `end` updated).
+            ended: Vec<AtomicBool>,
+            /// The template that went on as the run in order, if one did.
+            committed: AtomicUsize,
+        }
+        let round = Arc::new(Round {
+            next: AtomicUsize::new(0),
+            end: AtomicUsize::new(usize::MAX),
+            ended: names.iter().map(|_| AtomicBool::new(false)).collect(),
+            committed: AtomicUsize::new(usize::MAX),
+        });
+        let commit_at = |i: usize, dot: &Value| -> value::Commit {
+            let round = round.clone();
+            let dot = match dot {
+                Value::Map(d) => Some(d.clone()),
+                _ => None,
+            };
+            Arc::new(move |written: &Dict| {
+                if dot.as_ref().is_some_and(|d| d.same(written)) {
+                    return false;
+                }
+                // The templates before this one have all started (they are taken in order):
+                // each ends soon, on another core.
+                while !round.ended[..i].iter().all(|e| e.load(Ordering::Acquire)) {
+                    if round.end.load(Ordering::Acquire) < i {
+                        return false;
+                    }
+                    std::thread::yield_now();
+                }
+                if round.end.load(Ordering::Acquire) < i {
+                    return false;
+                }
+                round.end.fetch_min(i, Ordering::AcqRel);
+                round.committed.store(i, Ordering::Release);
+                true
+            })
+        };
         // Probing is this thread's; the executions take it along.
         let probing = funcs::crypto::probing();
         /// One template's run: refused a write (it runs again in order), or done.
@@ -708,16 +762,17 @@ impl TemplateSet {
         }
         let runs: Vec<Mutex<Option<Run<T>>>> = names.iter().map(|_| Mutex::new(None)).collect();
         let work = || loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= names.len() || i > end.load(Ordering::Relaxed) {
+            let i = round.next.fetch_add(1, Ordering::Relaxed);
+            if i >= names.len() || i > round.end.load(Ordering::Acquire) {
                 return;
             }
             let name = names[i];
             let dot = dot_of(i);
-            let run = || value::isolated(|| self.render(name, &dot));
+            let commit = commit_at(i, &dot);
+            let run = || value::isolated(Some(commit), || self.render(name, &dot));
             let (out, wrote_shared) = if probing { probe(run) } else { run() };
             if wrote_shared || out.is_err() {
-                end.fetch_min(i, Ordering::Relaxed);
+                round.end.fetch_min(i, Ordering::AcqRel);
             }
             let run = if wrote_shared {
                 Run::Wrote
@@ -728,6 +783,7 @@ impl TemplateSet {
                 }))
             };
             *runs[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(run);
+            round.ended[i].store(true, Ordering::Release);
         };
         rayon::scope(|s| {
             for _ in 1..rayon::current_num_threads().min(names.len()) {
@@ -735,20 +791,24 @@ impl TemplateSet {
             }
             work();
         });
+        let committed = round.committed.load(Ordering::Acquire);
         let mut prefix = Vec::new();
-        for run in runs {
+        for (i, run) in runs.into_iter().enumerate() {
             match run.into_inner().unwrap_or_else(PoisonError::into_inner) {
                 None | Some(Run::Wrote) => break,
                 Some(Run::Done(out)) => {
                     let failed = out.is_err();
                     prefix.push(out);
-                    if failed {
+                    if failed || i == committed {
                         break;
                     }
                 }
             }
         }
-        prefix
+        Independent {
+            last_wrote: committed != usize::MAX && prefix.len() == committed + 1,
+            outcomes: prefix,
+        }
     }
 
     /// Runs template `name` from a function at nesting `depth` (for `include`).

@@ -327,10 +327,12 @@ fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
     let templates = [
         ("reads", "{{ .shared.k | default \"unset\" }}"),
         ("local", "{{ $m := dict }}{{ $_ := set $m \"k\" 1 }}{{ $_ := merge $m (dict \"j\" 2) }}{{ $m.k }}{{ $m.j }}"),
-        ("writes", "{{ $_ := set .shared \"k\" \"v\" }}written"),
+        ("writes", "{{ $_ := set .shared \"k\" \"v\" }}written{{ .shared.k }}"),
+        ("writes-too", "{{ $_ := set .shared \"j\" \"w\" }}written too"),
         ("after", "{{ .shared.k }}"),
         ("fails", "{{ fail \"no\" }}"),
         ("map", "{{ $_ := set .shared \"k\" (dict) }}map"),
+        ("dot", "{{ $_ := set . \"k\" \"v\" }}dot"),
     ];
     for (name, text) in templates {
         set.parse(name, text).unwrap();
@@ -348,9 +350,10 @@ fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
             |i, r: &mut Rendered| (i, r.text.len()),
         )
     };
-    type Outcome = Result<(Rendered, (usize, usize)), Error>;
-    let texts = |outs: Vec<Outcome>| -> Vec<String> {
-        outs.into_iter()
+    let texts = |independent: Independent<(usize, usize)>| -> (Vec<String>, bool) {
+        let texts = independent
+            .outcomes
+            .into_iter()
             .enumerate()
             .map(|(at, o)| {
                 o.map_or_else(
@@ -361,35 +364,59 @@ fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
                     },
                 )
             })
-            .collect()
+            .collect();
+        (texts, independent.last_wrote)
     };
 
-    // The prefix ends before the writer; its write was refused, so no run changed the map.
-    let outs = side_by_side(&["reads", "local", "writes", "after"]);
-    assert_eq!(texts(outs), ["unset", "12"]);
-    assert!(
-        shared.is_empty(),
-        "a refused write leaves the shared map as it was"
-    );
-
     // Nothing shared written: every outcome; an error ends the prefix, as it ends Go's run.
-    assert_eq!(texts(side_by_side(&["local", "reads"])), ["12", "unset"]);
-    let outs = texts(side_by_side(&["reads", "fails", "local"]));
+    assert_eq!(
+        texts(side_by_side(&["local", "reads"])),
+        (vec!["12".to_string(), "unset".to_string()], false)
+    );
+    let (outs, wrote) = texts(side_by_side(&["reads", "fails", "local"]));
+    assert!(!wrote);
     assert_eq!(outs.len(), 2);
     assert!(
         outs[1].starts_with("error: ") && outs[1].contains("no"),
         "{outs:?}"
     );
 
-    // Outside an isolated execution the same write is made.
-    assert_eq!(set.execute("writes", &dot).unwrap(), "written");
-    assert_eq!(shared.get("k"), Some(Value::str("v")));
+    // A write to the dot, the execution's own copy, is refused (it runs again in order, on
+    // the chart's dot): the prefix ends before it, and no run changed a shared map.
+    assert_eq!(
+        texts(side_by_side(&["reads", "dot", "after"])),
+        (vec!["unset".to_string()], false)
+    );
+    assert!(
+        shared.is_empty(),
+        "a refused write leaves the map as it was"
+    );
 
-    // Writing the scalar that is there already changes nothing, so it is not refused (bitnami
-    // sets the password every template computes alike); a map in its place would be.
-    assert_eq!(texts(side_by_side(&["writes", "after"])), ["written", "v"]);
-    assert_eq!(texts(side_by_side(&["after", "map"])), ["v"]);
+    // The first writer goes on as the run in order once the templates before it have run:
+    // its write is made (and seen by the rest of its run), and the prefix ends with it. The
+    // next writer, running beside it, is refused and runs in a later round.
+    let (outs, wrote) = texts(side_by_side(&[
+        "reads",
+        "local",
+        "writes",
+        "writes-too",
+        "after",
+    ]));
+    assert_eq!(outs, ["unset", "12", "writtenv"]);
+    assert!(wrote);
     assert_eq!(shared.get("k"), Some(Value::str("v")));
+    assert_eq!(shared.get("j"), None, "the second writer's run was refused");
+
+    // Writing the scalar that is there already changes nothing, so it is no write (bitnami
+    // sets the password every template computes alike); a map in its place would be.
+    assert_eq!(
+        texts(side_by_side(&["writes", "after"])),
+        (vec!["writtenv".to_string(), "v".to_string()], false)
+    );
+    let (outs, wrote) = texts(side_by_side(&["after", "map", "reads"]));
+    assert_eq!(outs, ["v", "map"]);
+    assert!(wrote);
+    assert!(matches!(shared.get("k"), Some(Value::Map(_))));
 }
 
 #[test]

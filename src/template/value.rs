@@ -48,6 +48,22 @@ thread_local! {
     static EXECUTION: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
     /// Whether that execution wrote to a map it did not make.
     static WROTE_SHARED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How that execution may become the run in order at its first such write.
+    static COMMIT: std::cell::RefCell<Option<Commit>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Asked at an isolated execution's first write to a map it did not make, with that map:
+/// whether the execution may become the run in order from there on (every template Go runs
+/// before it has run, none of them writing, so nothing it read would have been different).
+/// Then it is no longer isolated and its writes are made.
+pub(super) type Commit = Arc<dyn Fn(&Dict) -> bool + Send + Sync>;
+
+/// The isolation of the execution on a thread, carried to the thread it continues on.
+#[derive(Clone, Default)]
+pub(super) struct Isolation {
+    execution: u32,
+    wrote_shared: bool,
+    commit: Option<Commit>,
 }
 
 /// Notes that the isolated execution on this thread was refused a write.
@@ -83,31 +99,53 @@ impl From<SharedWrite> for super::FuncError {
 
 /// Runs `f` as an isolated execution: maps made during it are its own, and a write to another
 /// map (one another execution could see, so the order of executions would matter, as sprig's
-/// `set` on `.Values` in one template is seen by the next) is refused; the answer says whether
-/// one was.
-pub(super) fn isolated<T>(f: impl FnOnce() -> T) -> (T, bool) {
+/// `set` on `.Values` in one template is seen by the next) is refused, unless `commit` lets
+/// the execution become the run in order there; the answer says whether one was refused.
+pub(super) fn isolated<T>(commit: Option<Commit>, f: impl FnOnce() -> T) -> (T, bool) {
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
     // 0 is none; ids repeat after 2^32 executions, when the maps of the first are long gone.
     let id = NEXT
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         .max(1);
     let outer = isolation();
-    set_isolation((id, false));
+    set_isolation(Isolation {
+        execution: id,
+        wrote_shared: false,
+        commit,
+    });
     let out = f();
-    let (_, wrote_shared) = isolation();
+    let wrote_shared = WROTE_SHARED.with(|w| w.get());
     set_isolation(outer);
     (out, wrote_shared)
 }
 
-/// The isolated execution on this thread and whether it wrote to a shared map (carried to the
-/// thread an execution continues on).
-pub(super) fn isolation() -> (u32, bool) {
-    (EXECUTION.with(|e| e.get()), WROTE_SHARED.with(|w| w.get()))
+/// The isolation of the execution on this thread.
+pub(super) fn isolation() -> Isolation {
+    Isolation {
+        execution: EXECUTION.with(|e| e.get()),
+        wrote_shared: WROTE_SHARED.with(|w| w.get()),
+        commit: COMMIT.with(|c| c.borrow().clone()),
+    }
 }
 
-pub(super) fn set_isolation((execution, wrote_shared): (u32, bool)) {
-    EXECUTION.with(|e| e.set(execution));
-    WROTE_SHARED.with(|w| w.set(wrote_shared));
+pub(super) fn set_isolation(isolation: Isolation) {
+    EXECUTION.with(|e| e.set(isolation.execution));
+    WROTE_SHARED.with(|w| w.set(isolation.wrote_shared));
+    COMMIT.with(|c| *c.borrow_mut() = isolation.commit);
+}
+
+/// At an isolated execution's first write to `map`, which it did not make: true when the
+/// execution became the run in order (it is not isolated any more; the write is to be
+/// made). Asked once: a refused write ends the execution.
+fn committed_at(map: &Dict) -> bool {
+    let Some(commit) = COMMIT.with(|c| c.borrow_mut().take()) else {
+        return false;
+    };
+    if commit(map) {
+        EXECUTION.with(|e| e.set(0));
+        return true;
+    }
+    false
 }
 
 /// A Go map type: sprig and Helm return more than `map[string]interface {}`, and `%T`,
@@ -308,10 +346,12 @@ impl Dict {
                 .read()
                 .get(&key)
                 .is_some_and(|old| same_scalar(old, &value));
-            if !unchanged {
+            if unchanged {
+                return Ok(());
+            }
+            if !committed_at(self) {
                 return Err(refused());
             }
-            return Ok(());
         }
         self.write().insert(key, value);
         Ok(())
@@ -320,10 +360,12 @@ impl Dict {
     /// Removes `key`; refused as [`Dict::insert`] is, unless the key is not there.
     pub fn remove(&self, key: &str) -> Result<(), SharedWrite> {
         if self.shared_with_others() {
-            if self.read().contains_key(key) {
+            if !self.read().contains_key(key) {
+                return Ok(());
+            }
+            if !committed_at(self) {
                 return Err(refused());
             }
-            return Ok(());
         }
         self.write().remove(key);
         Ok(())
