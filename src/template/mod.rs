@@ -405,8 +405,8 @@ struct ParseKey {
     funcs: u64,
 }
 
-/// One cached parse: the text, the name it is parsed as, and what it gave once parsed. A
-/// parse under way on another core is waited for, not done twice.
+/// One cached parse: the text, the name it is parsed as, and what it gave once parsed (the
+/// entry is made before the parse, so that a parse ahead on another core skips the text).
 struct CachedParse {
     text: Arc<str>,
     name: String,

@@ -623,3 +623,19 @@ fn positions_say_which_values_an_action_printed_as_it_read_them() {
     let dot = Value::map(BTreeMap::from([("Values".to_string(), values)]));
     assert!(plain.render("t", &dot).unwrap().printed.is_empty());
 }
+
+#[test]
+fn a_panic_in_an_isolated_execution_leaves_the_thread_as_it_was() {
+    let shared = Dict::new(BTreeMap::new());
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        value::isolated(None, || {
+            if shared.is_empty() {
+                panic!("a bug in a function");
+            }
+        })
+    }));
+    assert!(caught.is_err());
+    // Not isolated any more: a write to a map made outside is made, not refused.
+    shared.insert("k".into(), Value::str("v")).unwrap();
+    assert_eq!(shared.get("k"), Some(Value::str("v")));
+}

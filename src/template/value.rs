@@ -107,7 +107,17 @@ pub(super) fn isolated<T>(commit: Option<Commit>, f: impl FnOnce() -> T) -> (T, 
     let id = NEXT
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         .max(1);
-    let outer = isolation();
+    /// Puts the outer isolation back, also when the execution panics (the thread goes on to
+    /// other work).
+    struct Restore(Option<Isolation>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(outer) = self.0.take() {
+                set_isolation(outer);
+            }
+        }
+    }
+    let restore = Restore(Some(isolation()));
     set_isolation(Isolation {
         execution: id,
         wrote_shared: false,
@@ -115,7 +125,7 @@ pub(super) fn isolated<T>(commit: Option<Commit>, f: impl FnOnce() -> T) -> (T, 
     });
     let out = f();
     let wrote_shared = WROTE_SHARED.with(|w| w.get());
-    set_isolation(outer);
+    drop(restore);
     (out, wrote_shared)
 }
 
