@@ -20,6 +20,7 @@ pub mod fxhash;
 pub mod go;
 pub mod helm;
 pub mod kustomize;
+pub mod once;
 pub mod panic;
 pub mod pipeline;
 pub mod process;

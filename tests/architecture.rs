@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// layer do not use each other (engines may, where the domain needs it: kustomize's
 /// `helmCharts` inflate through the Helm engine; ApplicationSets use their globs and patches).
 const LAYERS: &[&[&str]] = &[
-    &["fxhash", "go"],
+    &["fxhash", "go", "once"],
     &[
         "panic", "process", "finding", "redact", "yaml", "semver", "testing",
     ],

@@ -555,9 +555,9 @@ fn template_set(options: &RenderOptions) -> TemplateSet {
 /// Work on a chart's tree that does not depend on its values, done on another core while
 /// this one processes the dependencies and coalesces the values (a big chart's tree is
 /// milliseconds of each): its schemas compiled, then its templates parsed, into the
-/// process's caches, where the run finds them. The templates stop when the run starts
-/// parsing the ones it needs (it knows then which subcharts are disabled), or when it
-/// drops this, whichever comes first.
+/// process's caches, where the run finds them. The templates stop when this is dropped:
+/// with the values coalesced the run knows which subcharts are disabled, and parses the
+/// templates it needs itself.
 struct Behind {
     stop: Arc<AtomicBool>,
 }

@@ -28,9 +28,10 @@ pub use value::{
     Dict, Field, GoStruct, LazyEntries, List, ListType, MapType, NamedMap, Object, ObjectRef, Value,
 };
 
+use crate::once::Shared;
 use parse::Tree;
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// What a missing map key gives (`missingkey=`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -410,14 +411,14 @@ struct ParseKey {
 struct CachedParse {
     text: Arc<str>,
     name: String,
-    result: Arc<OnceLock<Arc<ParseResult>>>,
+    result: Shared<Arc<ParseResult>>,
 }
 
 /// A text's entry in the parse cache, taken out of the lock: the name it is parsed as, and
 /// the parse, done or under way.
 struct CacheCell {
     name: String,
-    result: Arc<OnceLock<Arc<ParseResult>>>,
+    result: Shared<Arc<ParseResult>>,
     /// True when the caller made the entry (no other core has parsed or is parsing it).
     claimed: bool,
 }
@@ -541,21 +542,15 @@ impl TemplateSet {
         Ok(own.expect("a parse always gives the tree of the name it parsed"))
     }
 
-    /// `text` parsed as `name`, from the process's parse cache when it was parsed before. A
-    /// parse under way on another core is not waited for but done again (a template parses
-    /// in microseconds; a thread put to sleep can take milliseconds to wake).
+    /// `text` parsed as `name`, from the process's parse cache when it was parsed before (a
+    /// parse under way on another core is done again: [`Shared`]).
     fn parse_cached(&self, name: &str, text: &Arc<str>) -> Arc<ParseResult> {
         let Some(cell) = self.cache_cell(name, text) else {
             return self.parse_result(name, text);
         };
-        let result = match cell.result.get() {
-            Some(done) => done.clone(),
-            None => {
-                let result = self.parse_result(&cell.name, text);
-                let _ = cell.result.set(result.clone());
-                result
-            }
-        };
+        let result = cell
+            .result
+            .get_or_make(|| self.parse_result(&cell.name, text));
         cell.renamed(&result, name)
             .unwrap_or_else(|| self.parse_result(name, text))
     }
@@ -564,7 +559,8 @@ impl TemplateSet {
     /// parsed on another core) already.
     pub(crate) fn parse_unclaimed(&self, name: &str, text: &Arc<str>) {
         if let Some(cell) = self.cache_cell(name, text).filter(|c| c.claimed) {
-            let _ = cell.result.set(self.parse_result(&cell.name, text));
+            cell.result
+                .get_or_make(|| self.parse_result(&cell.name, text));
         }
     }
 
@@ -596,7 +592,7 @@ impl TemplateSet {
             return None;
         }
         cache.bytes += text.len();
-        let result = Arc::new(OnceLock::new());
+        let result = Shared::default();
         cache.map.entry(key).or_default().push(CachedParse {
             text: text.clone(),
             name: name.to_string(),

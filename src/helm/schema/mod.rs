@@ -17,11 +17,12 @@ mod validate;
 
 use super::chart::Chart;
 use super::values::Table;
+use crate::once::Shared;
 use crate::template::Value;
 use json::Json;
 pub use messages::{Kind, Unusable, Violation};
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 /// The problems of every schema in the tree, laid out as Helm's error; `Ok` when there are
 /// none.
@@ -179,7 +180,7 @@ fn compile(text: &str, limit: usize) -> Result<parse::Schema, Unusable> {
 type Compiled = Result<Arc<parse::Schema>, Unusable>;
 
 /// A schema's entry in the compile cache: empty until compiled.
-type CompileCell = Arc<OnceLock<Compiled>>;
+type CompileCell = Shared<Compiled>;
 
 /// The schemas compiled in this process, by their text: a chart's schema is compiled on
 /// another core while its values are coalesced, and once for both revisions of a diff.
@@ -211,7 +212,7 @@ fn cache_cell(text: &str) -> Option<(CompileCell, bool)> {
         return None;
     }
     cache.bytes += text.len();
-    let cell = Arc::new(OnceLock::new());
+    let cell = CompileCell::default();
     cache
         .map
         .entry(key)
@@ -220,19 +221,14 @@ fn cache_cell(text: &str) -> Option<(CompileCell, bool)> {
     Some((cell, true))
 }
 
-/// The schema `text` describes, from the compile cache when it was compiled before. A
-/// compile under way on another core is done again rather than waited for (a thread put to
-/// sleep can take milliseconds to wake).
+/// The schema `text` describes, from the compile cache when it was compiled before (a
+/// compile under way on another core is done again: [`Shared`]).
 fn compiled(text: &str) -> Compiled {
-    let Some((cell, _)) = cache_cell(text) else {
-        return compile(text, SHALLOW).map(Arc::new);
-    };
-    if let Some(done) = cell.get() {
-        return done.clone();
+    let make = || compile(text, SHALLOW).map(Arc::new);
+    match cache_cell(text) {
+        Some((cell, _)) => cell.get_or_make(make),
+        None => make(),
     }
-    let result = compile(text, SHALLOW).map(Arc::new);
-    let _ = cell.set(result.clone());
-    result
 }
 
 /// Compiles `schemas` (their texts) into the compile cache, except those compiled, or being
@@ -240,7 +236,8 @@ fn compiled(text: &str) -> Compiled {
 pub fn compile_ahead(schemas: &[String]) {
     for text in schemas {
         if let Some((cell, true)) = cache_cell(text) {
-            let _ = cell.set(compile(text, SHALLOW).map(Arc::new));
+            // Kept for the check; a broken schema's error is the check's to report.
+            let _ = cell.get_or_make(|| compile(text, SHALLOW).map(Arc::new));
         }
     }
 }
