@@ -1470,3 +1470,119 @@ fn a_kustomize_resource_url_that_fails_is_an_error_and_the_rest_renders() {
         run.stderr
     );
 }
+
+/// A chart whose `values.schema.json` names its definitions at URLs, as bjw-s's app-template
+/// does: one by an absolute `$ref`, one relative to that document's `$id`.
+fn write_schema_chart(env: &TestEnv, url: &str, replicas: u32) {
+    env.write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    );
+    env.write("charts/app/values.yaml", format!("replicas: {replicas}\n"));
+    env.write(
+        "charts/app/values.schema.json",
+        format!(r#"{{"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "{url}/schemas/root.json"}}"#),
+    );
+    env.write(
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  replicas: \"{{ .Values.replicas }}\"\n",
+    );
+}
+
+fn serve_schemas(server: &Server) {
+    server.route(
+        "/schemas/root.json",
+        Route::ok(format!(
+            r##"{{"$id": "{}/schemas/root.json", "type": "object", "properties": {{"replicas": {{"$ref": "defs.json#/definitions/replicas"}}}}}}"##,
+            server.url()
+        )),
+    );
+    server.route(
+        "/schemas/defs.json",
+        Route::ok(r#"{"definitions": {"replicas": {"type": "integer", "minimum": 1}}}"#),
+    );
+}
+
+#[test]
+fn a_values_schema_naming_documents_at_urls_is_checked_with_them_once_fetched() {
+    let server = Server::start();
+    serve_schemas(&server);
+    let env = TestEnv::new();
+    write_schema_chart(&env, &server.url(), 1);
+    env.commit("v1");
+    // Not fetched: a notice says which document, the values are not checked, and the output
+    // is incomplete.
+    let offline = env.kdelta(&["check", "--format", "json"]).json();
+    let notice = offline["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|f| f["rule"] == "helm.schema.not-fetched")
+        .unwrap_or_else(|| panic!("{offline:#}"));
+    assert_eq!(notice["incomplete"], true, "{notice:#}");
+    assert_eq!(
+        notice["file"], "charts/app/values.schema.json",
+        "{notice:#}"
+    );
+    assert!(
+        notice["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("/schemas/root.json")),
+        "{notice:#}"
+    );
+    assert_eq!(server.requests().len(), 0);
+    // Fetched: the chart renders complete, each document fetched once.
+    write_schema_chart(&env, &server.url(), 2);
+    env.commit("v2");
+    let fetched = diff_fetched(&env);
+    let report = fetched.json();
+    assert_eq!(
+        field_changes(&report, "helm:charts/app", "data.replicas"),
+        ["\"1\" → \"2\""],
+        "{report:#}"
+    );
+    assert!(
+        report["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|f| f["incomplete"] != true),
+        "{report:#}"
+    );
+    assert_eq!(server.count("/schemas/root.json"), 1);
+    assert_eq!(server.count("/schemas/defs.json"), 1);
+    // Values that break the fetched definition are helm's error (helm v3.17.3's words).
+    write_schema_chart(&env, &server.url(), 0);
+    env.commit("v3");
+    let broken = env.kdelta(&["render", "--fetch", "charts/app"]);
+    assert_eq!(broken.code, 1, "{}", broken.stderr);
+    assert!(
+        broken.stderr.contains("helm.values.schema")
+            && broken
+                .stderr
+                .contains("app:\n- replicas: Must be greater than or equal to 1"),
+        "{}",
+        broken.stderr
+    );
+    env.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    drop(server);
+    assert_offline_replay(&env, &fetched);
+}
+
+#[test]
+fn a_schema_document_that_fails_to_fetch_is_an_error_and_the_chart_still_renders() {
+    let server = Server::start();
+    let env = TestEnv::new();
+    write_schema_chart(&env, &server.url(), 1);
+    env.commit("v1");
+    let run = env.kdelta(&["render", "--fetch", "--allow-incomplete", "charts/app"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.contains("replicas: \"1\""), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("fetch.failed")
+            && run.stderr.contains("/schemas/root.json")
+            && run.stderr.contains("404"),
+        "{}",
+        run.stderr
+    );
+}

@@ -100,6 +100,7 @@ rules! {
     HELM_CHART_LIBRARY = "helm.chart.library", Error, "a library chart rendered on its own; helm template refuses it";
     HELM_VALUES = "helm.values", Error, "a values file or --set flag cannot be read";
     HELM_VALUES_SCHEMA = "helm.values.schema", Error, "the values break a chart's values.schema.json";
+    HELM_SCHEMA_NOT_FETCHED = "helm.schema.not-fetched", Notice, "a values.schema.json references a document at a URL that is not fetched; that chart's values are not checked";
     HELM_KUBE_VERSION = "helm.kube-version", Error, "the chart's kubeVersion excludes the Kubernetes version rendered for";
     HELM_TEMPLATE = "helm.template", Error, "a template does not parse or fails (fail, required, a bad call)";
     HELM_OUTPUT = "helm.output", Error, "a template's output is not valid YAML";

@@ -31,6 +31,9 @@ pub struct Chart {
     pub requirements: Vec<Dependency>,
     /// `values.schema.json`.
     pub schema: Option<String>,
+    /// The documents at URLs `schema` references, as the fetch step downloaded them (see
+    /// `schema::remote_documents`); empty until the target attaches them.
+    pub schema_documents: Vec<super::schema::RemoteDocument>,
     /// Where the chart was loaded from, relative to the top chart's directory: empty for the
     /// top chart, `charts/sub` for an unpacked subchart, `charts/sub-1.0.0.tgz` for a packed
     /// one (and `charts/sub-1.0.0.tgz/charts/dep` below it). Findings point there.
@@ -191,6 +194,7 @@ impl Chart {
             dependencies: Vec::new(),
             requirements: Vec::new(),
             schema: None,
+            schema_documents: Vec::new(),
             source: String::new(),
             requirements_file: "Chart.yaml",
         };

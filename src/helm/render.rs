@@ -568,7 +568,10 @@ impl Behind {
             for (name, text) in chart.templates.iter() {
                 out.templates.push((format!("{path}/{name}"), text.clone()));
             }
-            out.schemas.extend(chart.schema.clone());
+            // A schema with remote documents is compiled with them, at its check.
+            if chart.schema_documents.is_empty() {
+                out.schemas.extend(chart.schema.clone());
+            }
             for child in &chart.dependencies {
                 walk(child, &format!("{path}/charts/{}", child.name), out);
             }

@@ -80,11 +80,14 @@ fn anchor_at(findings: &mut [Finding], at: &RepoPath) {
 
 fn render_loaded(
     spec: &Spec,
-    chart: Chart,
-    cached: Vec<Finding>,
+    mut chart: Chart,
+    mut cached: Vec<Finding>,
     files: &Files,
     opts: &Options,
 ) -> EngineOutput<Details> {
+    if !opts.skip_schema_validation {
+        attach_schema_documents(&mut chart, files, &spec.chart, &mut cached);
+    }
     let options = match render_options(spec, files, opts) {
         Ok(o) => for_chart(o, &chart),
         Err(f) => return EngineOutput::failed(vec![f]),
@@ -146,7 +149,10 @@ pub fn template(
     opts: &Options,
 ) -> Result<(String, Vec<Finding>), Finding> {
     let spec = Spec::chart(dir.clone());
-    let (chart, mut notices) = load_with_cache(files, dir, opts)?;
+    let (mut chart, mut notices) = load_with_cache(files, dir, opts)?;
+    if !opts.skip_schema_validation {
+        attach_schema_documents(&mut chart, files, dir, &mut notices);
+    }
     let options = for_chart(render_options(&spec, files, opts)?, &chart);
     let located = Locator {
         files,
@@ -175,9 +181,14 @@ pub fn template_fetched(
     at: &RepoPath,
     opts: &Options,
 ) -> Result<(String, Vec<Finding>), Finding> {
-    let chart = Chart::from_archive(&fetched.bytes).map_err(|e| archive_error(fetched, &e, at))?;
+    let mut chart =
+        Chart::from_archive(&fetched.bytes).map_err(|e| archive_error(fetched, &e, at))?;
     let dir = at.parent();
     let spec = Spec::chart(dir.clone());
+    let mut fetch_notices = Vec::new();
+    if !opts.skip_schema_validation {
+        attach_schema_documents(&mut chart, files, &dir, &mut fetch_notices);
+    }
     let options = for_chart(render_options(&spec, files, opts)?, &chart);
     let located = Locator {
         files,
@@ -197,9 +208,102 @@ pub fn template_fetched(
         }
     };
     let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
-    let mut notices = tree_findings(&tree, &located);
+    let mut notices = fetch_notices;
+    notices.extend(tree_findings(&tree, &located));
     anchor_at(&mut notices, at);
     Ok((rendered.output, notices))
+}
+
+/// Keeps on each chart of the tree the documents at http(s) URLs its `values.schema.json`
+/// references (directly or through one another), from the fetch store: the fetch step
+/// downloads them, a render reads them from the cache. A chart whose schema names one the
+/// store cannot give is not checked (Helm would fetch it): a notice when it is not fetched,
+/// an error when the fetch failed, and either way the render is incomplete.
+fn attach_schema_documents(
+    chart: &mut Chart,
+    files: &Files,
+    dir: &RepoPath,
+    findings: &mut Vec<Finding>,
+) {
+    for sub in &mut chart.dependencies {
+        attach_schema_documents(sub, files, dir, findings);
+    }
+    let Some(text) = chart.schema.as_deref().filter(|t| names_url(t)) else {
+        return;
+    };
+    let (documents, missing) = super::schema::remote_documents(text, |url| {
+        files
+            .remote_file(url)
+            .map(|body| std::sync::Arc::from(String::from_utf8_lossy(&body)))
+    });
+    chart.schema_documents = documents;
+    let Some((url, why)) = missing else {
+        return;
+    };
+    let file = schema_file(dir, &chart.source);
+    let unchecked = format!("{}'s values are not checked against its schema", chart.name);
+    let incomplete = why.incomplete();
+    let finding = match why {
+        Unavailable::NotCached(_) => Finding::notice(
+            rules::HELM_SCHEMA_NOT_FETCHED,
+            format!(
+                "values.schema.json references {}, which is not fetched; {unchecked}",
+                crate::fetch::url::redact_text(&url)
+            ),
+        )
+        .with_help("run `kdelta fetch` (or pass --fetch) to download it, as helm would"),
+        Unavailable::Failed(e) => Finding::error(
+            rules::FETCH_FAILED,
+            format!(
+                "values.schema.json references {}: {e}; {unchecked}",
+                crate::fetch::url::redact_text(&url)
+            ),
+        ),
+    };
+    findings.push(finding.in_file(file).incomplete(incomplete));
+    chart.schema = None;
+    chart.schema_documents.clear();
+}
+
+/// Whether a schema's text may reference a document at a URL: a `$ref`, `$id` or `id` whose
+/// value is an http(s) URL (the `$schema` of nearly every schema does not count). Only such
+/// a schema is compiled to find the documents it needs.
+fn names_url(schema: &str) -> bool {
+    let bytes = schema.as_bytes();
+    memchr::memmem::find_iter(bytes, b"://").any(|at| {
+        // Back over the URL's scheme to the opening quote, then the key before the colon.
+        let before = &schema[..at];
+        let Some(quote) = before.rfind('"') else {
+            return false;
+        };
+        let scheme = &before[quote + 1..];
+        if scheme != "http" && scheme != "https" {
+            return false;
+        }
+        let key = before[..quote].trim_end();
+        let Some(key) = key.strip_suffix(':') else {
+            return false;
+        };
+        let key = key.trim_end();
+        ["\"$ref\"", "\"$id\"", "\"id\""]
+            .iter()
+            .any(|k| key.ends_with(k))
+    })
+}
+
+/// The `values.schema.json` of the chart at `source` below `dir` (its archive for a packed
+/// subchart).
+fn schema_file(dir: &RepoPath, source: &str) -> String {
+    let chart_dir = if source.is_empty() {
+        dir.clone()
+    } else {
+        dir.join(source).unwrap_or_else(|_| dir.clone())
+    };
+    if source.contains(".tgz") {
+        chart_dir.to_string()
+    } else {
+        chart_dir.child("values.schema.json").to_string()
+    }
 }
 
 /// The dependency tree of `spec` with `opts`' values (what `kdelta tree` prints), without
@@ -1123,6 +1227,26 @@ fn tree_findings(tree: &tree::Node, located: &Locator) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn only_references_to_urls_send_a_schema_to_be_searched() {
+        for text in [
+            r##"{"$ref": "https://example.com/s.json"}"##,
+            r##"{"properties": {"a": {"$ref":"http://h/s.json#/x"}}}"##,
+            r##"{"$id": "https://example.com/root.json", "$ref": "other.json"}"##,
+            r##"{"id" :  "http://example.com/root.json"}"##,
+        ] {
+            assert!(names_url(text), "{text}");
+        }
+        for text in [
+            r##"{"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "#/definitions/a"}"##,
+            r##"{"description": "see https://example.com", "$ref": "file:///s.json"}"##,
+            r##"{"properties": {"id": {"type": "string", "default": "https://x"}}}"##,
+            "{}",
+        ] {
+            assert!(!names_url(text), "{text}");
+        }
+    }
     use super::*;
 
     /// The walk runs on every core, but reports the failure Helm's walk meets first: in

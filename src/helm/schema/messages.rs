@@ -70,8 +70,11 @@ pub enum Unusable {
     /// gojsonschema panicked; Helm recovers and says so.
     #[error("unable to validate schema: {0}")]
     Panic(String),
-    /// A reference to another document: helm would fetch it, kdelta never does.
-    #[error("$ref {0} names a document outside values.schema.json, which kdelta does not fetch")]
+    /// A reference to another document that is not among those fetched: helm would read it
+    /// (an http(s) URL, or a file relative to its working directory).
+    #[error(
+        "$ref {0} names a document outside values.schema.json that kdelta has not fetched (it fetches http(s) URLs only)"
+    )]
     Remote(String),
     /// A `$ref` cycle that comes back to the same value without descending into it: helm
     /// recurses until Go's stack overflows.

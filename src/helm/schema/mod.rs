@@ -4,8 +4,9 @@
 //! gojsonschema v1.2.0; this is a port of it: `json` (documents as Go decodes them),
 //! `number` (`json.Number` as `big.Rat`), `reference` (`$ref`/`$id` URLs and pointers),
 //! `parse` (the schema's structure checked as it is read), `validate`, `format` and
-//! `messages` (gojsonschema's English). References are resolved within the document only:
-//! kdelta never fetches.
+//! `messages` (gojsonschema's English). A reference to a document at an http(s) URL (bjw-s's
+//! app-template names its library's schemas so) is resolved in the documents the fetch step
+//! downloaded ([`remote_documents`], kept on the chart): rendering never fetches.
 
 mod format;
 mod json;
@@ -33,8 +34,15 @@ pub fn validate(chart: &Chart, values: &Table) -> Result<(), SchemaError> {
 /// Each schema of the tree with the values it checks, as the JSON it sees: taken before the
 /// templates run (they may change `.Values` in place), so the check can run beside them.
 pub struct Pending<'c> {
-    checks: Vec<(&'c str, &'c str, Json)>,
+    checks: Vec<Check<'c>>,
 }
+
+/// One schema to check: the chart's name, its schema, the documents at URLs the schema
+/// references, and the values.
+type Check<'c> = (&'c str, &'c str, &'c [RemoteDocument], Json);
+
+/// A document a schema references by URL: the URL (without fragment) and the text fetched.
+pub type RemoteDocument = (String, Arc<str>);
 
 /// The schemas of `chart` and its subcharts, and the values each checks.
 pub fn prepare<'c>(chart: &'c Chart, values: &Table) -> Pending<'c> {
@@ -56,9 +64,9 @@ impl Pending<'_> {
     /// Checks every schema, in the tree's order.
     pub fn check(self) -> Result<(), SchemaError> {
         let mut charts = Vec::new();
-        for (name, schema, instance) in self.checks {
-            let outcome = match check(schema, &instance, SHALLOW) {
-                Err(Unusable::TooDeep(SHALLOW)) => deep_check(schema, &instance),
+        for (name, schema, remote, instance) in self.checks {
+            let outcome = match check(schema, remote, &instance, SHALLOW) {
+                Err(Unusable::TooDeep(SHALLOW)) => deep_check(schema, remote, &instance),
                 shallow => shallow,
             };
             let problem = match outcome {
@@ -79,12 +87,18 @@ impl Pending<'_> {
 }
 
 /// [`check`] up to kdelta's full depth, on a thread with the stack for it.
-fn deep_check(schema: &str, instance: &Json) -> Result<Vec<Violation>, Unusable> {
+fn deep_check(
+    schema: &str,
+    remote: &[RemoteDocument],
+    instance: &Json,
+) -> Result<Vec<Violation>, Unusable> {
     let outcome = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("kdelta-values-schema".into())
             .stack_size(DEEP_STACK_BYTES)
-            .spawn_scoped(scope, || check(schema, instance, validate::MAX_DEPTH))
+            .spawn_scoped(scope, || {
+                check(schema, remote, instance, validate::MAX_DEPTH)
+            })
             .map(|handle| handle.join())
     });
     match outcome {
@@ -141,9 +155,14 @@ fn listing(charts: &[Violations]) -> String {
     out
 }
 
-fn collect<'c>(chart: &'c Chart, values: &Table, out: &mut Vec<(&'c str, &'c str, Json)>) {
+fn collect<'c>(chart: &'c Chart, values: &Table, out: &mut Vec<Check<'c>>) {
     if let Some(schema) = &chart.schema {
-        out.push((&chart.name, schema, table_json(values)));
+        out.push((
+            &chart.name,
+            schema,
+            &chart.schema_documents,
+            table_json(values),
+        ));
     }
     for sub in &chart.dependencies {
         let mine = values
@@ -156,24 +175,74 @@ fn collect<'c>(chart: &'c Chart, values: &Table, out: &mut Vec<(&'c str, &'c str
 
 /// One schema against one chart's values: gojsonschema's `Validate`, with subschemas (and
 /// the document's nesting) at most `limit` deep.
-fn check(schema_text: &str, instance: &Json, limit: usize) -> Result<Vec<Violation>, Unusable> {
-    let schema = if limit == SHALLOW {
+fn check(
+    schema_text: &str,
+    remote: &[RemoteDocument],
+    instance: &Json,
+    limit: usize,
+) -> Result<Vec<Violation>, Unusable> {
+    // The compile cache is keyed by the schema's text alone: one with remote documents is
+    // compiled for each check.
+    let schema = if limit == SHALLOW && remote.is_empty() {
         compiled(schema_text)?
     } else {
-        Arc::new(compile(schema_text, limit)?)
+        Arc::new(compile(schema_text, remote, limit)?)
     };
     validate::validate(&schema, instance, limit)
 }
 
-/// The schema `text` describes, with subschemas (and the document's nesting) at most
-/// `limit` deep.
-fn compile(text: &str, limit: usize) -> Result<parse::Schema, Unusable> {
-    let document = match json::decode_within(text, limit) {
-        Ok(d) => d,
-        Err(Some(e)) => return Err(Unusable::Json(e)),
-        Err(None) => return Err(Unusable::TooDeep(limit)),
+/// The schema `text` describes, with the `remote` documents it references, and subschemas
+/// (and the documents' nesting) at most `limit` deep.
+fn compile(text: &str, remote: &[RemoteDocument], limit: usize) -> Result<parse::Schema, Unusable> {
+    let decode = |text: &str| match json::decode_within(text, limit) {
+        Ok(d) => Ok(d),
+        Err(Some(e)) => Err(Unusable::Json(e)),
+        Err(None) => Err(Unusable::TooDeep(limit)),
     };
-    parse::compile(document, limit)
+    let document = decode(text)?;
+    let remote = remote
+        .iter()
+        .map(|(url, text)| Ok((url.clone(), decode(text)?)))
+        .collect::<Result<Vec<_>, Unusable>>()?;
+    parse::compile(document, remote, limit)
+}
+
+/// Documents a schema may reference by URL at most: each is fetched, and compiled with it.
+const MAX_REMOTE_DOCUMENTS: usize = 32;
+
+/// The documents at http(s) URLs that the schema `text` references, directly or through one
+/// another, as `fetch` gives them (in the order the compile meets them), and the first that
+/// `fetch` could not give (its URL and why). The references are found as gojsonschema's
+/// pool meets them: by compiling with the documents had so far, until the compile needs no
+/// other (or fails for another reason, which the check reports).
+pub fn remote_documents<E>(
+    text: &str,
+    mut fetch: impl FnMut(&str) -> Result<Arc<str>, E>,
+) -> (Vec<RemoteDocument>, Option<(String, E)>) {
+    let mut documents: Vec<RemoteDocument> = Vec::new();
+    while documents.len() < MAX_REMOTE_DOCUMENTS {
+        // The first compile, without documents, is the one the check of a schema that names
+        // none would make: it is cached for that check.
+        let outcome = match documents.is_empty() {
+            true => compiled(text).map(drop),
+            false => compile(text, &documents, SHALLOW).map(drop),
+        };
+        let Err(Unusable::Remote(reference)) = outcome else {
+            break;
+        };
+        let Ok(url) = reference::Reference::parse(&reference).map(|r| r.document()) else {
+            break;
+        };
+        let fetchable = ["https://", "http://"].iter().any(|s| url.starts_with(s));
+        if !fetchable || documents.iter().any(|(known, _)| *known == url) {
+            break;
+        }
+        match fetch(&url) {
+            Ok(body) => documents.push((url, body)),
+            Err(e) => return (documents, Some((url, e))),
+        }
+    }
+    (documents, None)
 }
 
 /// A schema compiled (within [`SHALLOW`]), or why it cannot be used.
@@ -224,7 +293,7 @@ fn cache_cell(text: &str) -> Option<(CompileCell, bool)> {
 /// The schema `text` describes, from the compile cache when it was compiled before (a
 /// compile under way on another core is done again: [`Shared`]).
 fn compiled(text: &str) -> Compiled {
-    let make = || compile(text, SHALLOW).map(Arc::new);
+    let make = || compile(text, &[], SHALLOW).map(Arc::new);
     match cache_cell(text) {
         Some((cell, _)) => cell.get_or_make(make),
         None => make(),
@@ -237,7 +306,7 @@ pub fn compile_ahead(schemas: &[String]) {
     for text in schemas {
         if let Some((cell, true)) = cache_cell(text) {
             // Kept for the check; a broken schema's error is the check's to report.
-            let _ = cell.get_or_make(|| compile(text, SHALLOW).map(Arc::new));
+            let _ = cell.get_or_make(|| compile(text, &[], SHALLOW).map(Arc::new));
         }
     }
 }
@@ -337,11 +406,117 @@ mod tests {
             .unwrap_err()
             .to_string()
             .ends_with("c:\ninvalid character 'n' looking for beginning of object key string"));
-        // A remote reference is never fetched.
+        // A remote reference is not fetched by the check (the target attaches what the fetch
+        // step downloaded).
         let c = chart(r#"{"$ref":"https://example.com/schema.json"}"#);
         assert_eq!(
             validate(&c, &Table::new()).unwrap_err().charts[0].problem,
             Problem::Schema(Unusable::Remote("https://example.com/schema.json".into()))
+        );
+    }
+
+    /// Documents at URLs for [`remote_documents`]: a root that names a definition in another
+    /// document relative to its `$id`, and two documents that reference each other.
+    fn served(url: &str) -> Result<Arc<str>, String> {
+        let body = match url.strip_prefix("http://127.0.0.1:18777/t/") {
+            Some("root.json") => {
+                r#"{"$id": "http://127.0.0.1:18777/t/root.json", "type": "object", "properties": {"replicas": {"$ref": "defs.json#/definitions/replicas"}, "child": {"$ref": "a.json"}}}"#
+            }
+            Some("defs.json") => {
+                r#"{"definitions": {"replicas": {"type": "integer", "minimum": 1}}}"#
+            }
+            Some("a.json") => {
+                r#"{"type": "object", "properties": {"b": {"$ref": "b.json"}, "name": {"type": "string"}}}"#
+            }
+            Some("b.json") => r#"{"type": "object", "properties": {"a": {"$ref": "a.json"}}}"#,
+            _ => return Err(format!("404 {url}")),
+        };
+        Ok(Arc::from(body))
+    }
+
+    const REMOTE_ROOT: &str = r#"{"$schema": "http://json-schema.org/draft-07/schema#", "$ref": "http://127.0.0.1:18777/t/root.json"}"#;
+
+    #[test]
+    fn documents_at_urls_are_found_through_one_another_and_checked_as_helm_does() {
+        let mut asked = Vec::new();
+        let (documents, missing) = remote_documents(REMOTE_ROOT, |url| {
+            asked.push(url.to_string());
+            served(url)
+        });
+        assert!(missing.is_none());
+        let urls: Vec<&str> = documents.iter().map(|(u, _)| u.as_str()).collect();
+        let expected = ["root.json", "defs.json", "a.json", "b.json"]
+            .map(|f| format!("http://127.0.0.1:18777/t/{f}"));
+        assert_eq!(urls, expected);
+        // Each once, though a.json and b.json name each other.
+        assert_eq!(asked, expected);
+        let mut c = chart(REMOTE_ROOT);
+        c.schema_documents = documents;
+        assert_eq!(
+            validate(&c, &values("replicas: 2\nchild:\n  name: x\n")),
+            Ok(())
+        );
+        // helm v3.17.3 with these documents served on 127.0.0.1:18777.
+        let e = validate(
+            &c,
+            &values("replicas: 0\nchild:\n  name: 3\n  b:\n    a:\n      name: 4\n"),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "values don't meet the specifications of the schema(s) in the following chart(s):\nc:\n- replicas: Must be greater than or equal to 1\n- child.b.a.name: Invalid type. Expected: string, given: integer\n- child.name: Invalid type. Expected: string, given: integer\n"
+        );
+    }
+
+    #[test]
+    fn a_document_that_cannot_be_had_stops_the_search_and_says_which() {
+        let schema = r#"{"properties": {"a": {"$ref": "https://example.com/one.json"}}}"#;
+        let (documents, missing) = remote_documents(schema, served);
+        assert!(documents.is_empty());
+        assert_eq!(
+            missing,
+            Some((
+                "https://example.com/one.json".to_string(),
+                "404 https://example.com/one.json".to_string()
+            ))
+        );
+        // Only http(s) is fetched: a file the schema names is the check's error, as before.
+        let schema = r#"{"$ref": "file:///etc/schema.json"}"#;
+        let (documents, missing) = remote_documents(schema, |url| -> Result<Arc<str>, ()> {
+            panic!("fetched {url}")
+        });
+        assert!(documents.is_empty() && missing.is_none());
+        // A schema that names none is compiled once, and nothing is fetched.
+        let (documents, missing) = remote_documents(r#"{"type": "object"}"#, |url| {
+            panic!("fetched {url}") as Result<Arc<str>, ()>
+        });
+        assert!(documents.is_empty() && missing.is_none());
+    }
+
+    #[test]
+    fn a_chain_of_documents_is_followed_only_so_far() {
+        // Each document names the next: the search stops at the limit, and the check says
+        // which document it lacks.
+        let next = |i: usize| format!("https://example.com/{i}.json");
+        let schema = format!(r#"{{"$ref": "{}"}}"#, next(0));
+        let mut fetched = 0;
+        let (documents, missing) = remote_documents(&schema, |url| -> Result<Arc<str>, ()> {
+            fetched += 1;
+            let i: usize = url
+                .trim_start_matches("https://example.com/")
+                .trim_end_matches(".json")
+                .parse()
+                .unwrap();
+            Ok(Arc::from(format!(r#"{{"$ref": "{}"}}"#, next(i + 1))))
+        });
+        assert!(missing.is_none());
+        assert_eq!(documents.len(), MAX_REMOTE_DOCUMENTS);
+        assert_eq!(fetched, MAX_REMOTE_DOCUMENTS);
+        let mut c = chart(&schema);
+        c.schema_documents = documents;
+        assert_eq!(
+            validate(&c, &Table::new()).unwrap_err().charts[0].problem,
+            Problem::Schema(Unusable::Remote(next(MAX_REMOTE_DOCUMENTS)))
         );
     }
 

@@ -211,14 +211,35 @@ impl Schema {
 }
 
 /// `gojsonschema.NewSchema` on a decoded document, reading subschemas at most `limit` deep.
-pub fn compile(mut document: Json, limit: usize) -> Result<Schema, Unusable> {
+/// `remote` holds the documents at URLs its references name (fetched by the caller), each
+/// with its URL: gojsonschema's pool, which loads them when a reference reaches them.
+pub fn compile(
+    mut document: Json,
+    mut remote: Vec<(String, Json)>,
+    limit: usize,
+) -> Result<Schema, Unusable> {
     let draft = schema_draft(&document)?;
     // The bytes loader's reference is `#`, whose text is empty.
     let root = Reference::parse("#").map_err(Unusable::Go)?;
     rewrite_references(&mut document, &root);
+    let mut scopes = Vec::with_capacity(remote.len());
+    for (url, remote_document) in &mut remote {
+        // The pool's `parseReferences` of a loaded document: its references are rewritten in
+        // the scope of its own URL.
+        let scope = Reference::parse(url).map_err(Unusable::Go)?;
+        rewrite_references(remote_document, &scope);
+        scopes.push(scope);
+    }
     let mut documents: HashMap<String, (&Json, Option<Draft>)> = HashMap::default();
     register_ids(&document, &root, draft, &mut documents);
     documents.insert(root.text(), (&document, draft));
+    for ((_, remote_document), scope) in remote.iter().zip(&scopes) {
+        let draft = schema_draft(remote_document).unwrap_or(None);
+        register_ids(remote_document, scope, draft, &mut documents);
+        documents
+            .entry(scope.text())
+            .or_insert((remote_document, draft));
+    }
     let mut compiler = Compiler {
         depth: 0,
         limit,
