@@ -898,10 +898,10 @@ fn sources_in_other_git_repositories_render_at_the_revision_named() {
     assert!(
         fetched
             .stderr
-            .contains("2 git references; refreshed 0 indexes/tags; 1 from cache")
+            .contains("2 git references, 0 files; refreshed 0 indexes/tags; 1 from cache")
             || fetched
                 .stderr
-                .contains("3 git references; refreshed 0 indexes/tags; 0 from cache"),
+                .contains("3 git references, 0 files; refreshed 0 indexes/tags; 0 from cache"),
         "{}",
         fetched.stderr
     );
@@ -1551,6 +1551,7 @@ fn a_values_schema_naming_documents_at_urls_is_checked_with_them_once_fetched() 
     );
     assert_eq!(server.count("/schemas/root.json"), 1);
     assert_eq!(server.count("/schemas/defs.json"), 1);
+    assert!(fetched.stderr.contains(", 2 files;"), "{}", fetched.stderr);
     // Values that break the fetched definition are helm's error (helm v3.17.3's words).
     write_schema_chart(&env, &server.url(), 0);
     env.commit("v3");

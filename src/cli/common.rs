@@ -276,7 +276,8 @@ pub fn fetch_first(
     Ok(fetched)
 }
 
-/// `kdelta: fetched 3 charts (1.2 MiB), 1 git reference; refreshed 2 indexes/tags; 4 from cache`.
+/// `kdelta: fetched 3 charts (1.2 MiB), 1 git reference, 2 files; refreshed 2 indexes/tags; 4
+/// from cache`.
 pub fn fetch_summary(s: &kdelta::fetch::Stats) -> String {
     let size = if s.chart_bytes >= 1 << 20 {
         format!("{:.1} MiB", s.chart_bytes as f64 / f64::from(1 << 20))
@@ -286,9 +287,10 @@ pub fn fetch_summary(s: &kdelta::fetch::Stats) -> String {
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     format!(
-        "kdelta: fetched {} ({size}), {}; refreshed {}; {} from cache",
+        "kdelta: fetched {} ({size}), {}, {}; refreshed {}; {} from cache",
         plural(s.charts, "chart", "charts"),
         plural(s.git, "git reference", "git references"),
+        plural(s.files, "file", "files"),
         plural(s.refreshed, "index/tag", "indexes/tags"),
         s.from_cache
     )

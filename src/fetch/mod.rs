@@ -175,6 +175,9 @@ pub struct Stats {
     pub from_cache: usize,
     /// Git references fetched.
     pub git: usize,
+    /// Files at URLs fetched (kustomize resources, schema documents), again on every fetch
+    /// step.
+    pub files: usize,
 }
 
 /// A commit of another git repository, fetched into the cache.

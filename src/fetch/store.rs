@@ -55,6 +55,8 @@ pub type Progress = Box<dyn Fn(&str) + Send + Sync>;
 enum Kind {
     /// It can change (an index, a tag, a tag list): fetched again on every fetch step.
     Moving,
+    /// A file at a URL (a kustomize resource, a schema document): it can change too.
+    File,
     /// A chart archive or layer: never fetched again once cached.
     Chart,
 }
@@ -213,7 +215,7 @@ impl Store {
         let (index_digest, fetched_at) = match self.body(
             &index_url,
             auth.as_ref(),
-            true,
+            Kind::Moving,
             helm_repo::MAX_INDEX_BYTES,
         ) {
             Ok(found) => found,
@@ -266,7 +268,7 @@ impl Store {
         let chart_url = url::resolve_reference(&source, &settings.rewrite(&entry.urls[0]))
             .map_err(|e| Unavailable::Failed(FetchError::Url(e)))?;
         // A chart version is immutable: once cached it is not fetched again.
-        let (digest, _) = self.body(&chart_url, auth.as_ref(), false, http::MAX_BODY)?;
+        let (digest, _) = self.body(&chart_url, auth.as_ref(), Kind::Chart, http::MAX_BODY)?;
         let bytes = self
             .cache
             .blob(&digest)
@@ -473,7 +475,7 @@ impl Store {
         let auth = url
             .credentials()
             .map(|(user, password)| http::Auth::Basic { user, password });
-        let (digest, _) = self.body(&url, auth.as_ref(), true, MAX_REMOTE_FILE_BYTES)?;
+        let (digest, _) = self.body(&url, auth.as_ref(), Kind::File, MAX_REMOTE_FILE_BYTES)?;
         let bytes = self
             .cache
             .blob(&digest)
@@ -487,16 +489,16 @@ impl Store {
         &self,
         url: &url::Url,
         auth: Option<&http::Auth>,
-        moving: bool,
+        kind: Kind,
         limit: u64,
     ) -> Result<(Digest, Option<String>), Unavailable> {
         let key = url.without_credentials().to_string();
-        let kind = if moving { Kind::Moving } else { Kind::Chart };
         self.resolve(&key, auth, kind, |client| {
-            let accept = if moving {
-                "application/x-yaml,application/yaml,application/json,*/*"
-            } else {
-                "application/gzip,application/octet-stream"
+            let accept = match kind {
+                Kind::Moving | Kind::File => {
+                    "application/x-yaml,application/yaml,application/json,*/*"
+                }
+                Kind::Chart => "application/gzip,application/octet-stream",
             };
             Ok(client.get_ok(url, accept, auth, limit)?.body)
         })
@@ -530,7 +532,7 @@ impl Store {
                     .ok_or_else(|| Unavailable::NotCached(key.to_string()))
             }
         };
-        if kind != Kind::Moving {
+        if kind == Kind::Chart {
             if let Some((d, _)) = cached {
                 self.found_in_cache(key);
                 return Ok((d, None));
@@ -544,6 +546,7 @@ impl Store {
             let size = body.len() as u64;
             self.count(|s| match kind {
                 Kind::Moving => s.refreshed += 1,
+                Kind::File => s.files += 1,
                 Kind::Chart => {
                     s.charts += 1;
                     s.chart_bytes += size;

@@ -73,7 +73,7 @@ pub enum Unusable {
     /// A reference to another document that is not among those fetched: helm would read it
     /// (an http(s) URL, or a file relative to its working directory).
     #[error(
-        "$ref {0} names a document outside values.schema.json that kdelta has not fetched (it fetches http(s) URLs only)"
+        "$ref {0} names a document outside values.schema.json that kdelta has not fetched (it fetches http(s) URLs, at most 32 for a schema)"
     )]
     Remote(String),
     /// A `$ref` cycle that comes back to the same value without descending into it: helm
