@@ -181,10 +181,8 @@ fn check(
     instance: &Json,
     limit: usize,
 ) -> Result<Vec<Violation>, Unusable> {
-    // The compile cache is keyed by the schema's text alone: one with remote documents is
-    // compiled for each check.
-    let schema = if limit == SHALLOW && remote.is_empty() {
-        compiled(schema_text)?
+    let schema = if limit == SHALLOW {
+        compiled(schema_text, remote)?
     } else {
         Arc::new(compile(schema_text, remote, limit)?)
     };
@@ -221,13 +219,10 @@ pub fn remote_documents<E>(
 ) -> (Vec<RemoteDocument>, Option<(String, E)>) {
     let mut documents: Vec<RemoteDocument> = Vec::new();
     while documents.len() < MAX_REMOTE_DOCUMENTS {
-        // The first compile, without documents, is the one the check of a schema that names
-        // none would make: it is cached for that check.
-        let outcome = match documents.is_empty() {
-            true => compiled(text).map(drop),
-            false => compile(text, &documents, SHALLOW).map(drop),
-        };
-        let Err(Unusable::Remote(reference)) = outcome else {
+        // Each compile is cached: the first, without documents, is the check's of a schema
+        // that names none, the last the check's of this one, and a chart rendered again (at
+        // the other revision, or a chart that many releases deploy) finds them all.
+        let Err(Unusable::Remote(reference)) = compiled(text, &documents) else {
             break;
         };
         let Ok(url) = reference::Reference::parse(&reference).map(|r| r.document()) else {
@@ -251,12 +246,14 @@ type Compiled = Result<Arc<parse::Schema>, Unusable>;
 /// A schema's entry in the compile cache: empty until compiled.
 type CompileCell = Shared<Compiled>;
 
-/// The schemas compiled in this process, by their text: a chart's schema is compiled on
-/// another core while its values are coalesced, and once for both revisions of a diff.
+/// The schemas compiled in this process, by their text (and the remote documents compiled
+/// with it): a chart's schema is compiled on another core while its values are coalesced,
+/// and once for both revisions of a diff.
 #[derive(Default)]
 struct CompileCache {
-    /// By a hash of the text; a hit compares the text.
-    map: HashMap<u64, Vec<(Arc<str>, CompileCell)>>,
+    /// By a hash of the text; a hit compares the text, and whether it is a schema compiled
+    /// with remote documents (the key then holds them too).
+    map: HashMap<u64, Vec<(bool, Arc<str>, CompileCell)>>,
     bytes: usize,
 }
 
@@ -267,14 +264,14 @@ static COMPILE_CACHE: LazyLock<Mutex<CompileCache>> = LazyLock::new(Default::def
 
 /// `text`'s entry in the compile cache, made if there is none (then `true`: no other core
 /// has compiled or is compiling it); None when the cache is full.
-fn cache_cell(text: &str) -> Option<(CompileCell, bool)> {
+fn cache_cell(text: &str, with_remote: bool) -> Option<(CompileCell, bool)> {
     let key = std::hash::BuildHasher::hash_one(&crate::fxhash::FxBuildHasher::default(), text);
     let mut cache = COMPILE_CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, cell)) = cache
-        .map
-        .get(&key)
-        .and_then(|entries| entries.iter().find(|(t, _)| **t == *text))
-    {
+    if let Some((_, _, cell)) = cache.map.get(&key).and_then(|entries| {
+        entries
+            .iter()
+            .find(|(r, t, _)| *r == with_remote && **t == *text)
+    }) {
         return Some((cell.clone(), false));
     }
     if cache.bytes + text.len() > COMPILE_CACHE_BYTES {
@@ -286,15 +283,27 @@ fn cache_cell(text: &str) -> Option<(CompileCell, bool)> {
         .map
         .entry(key)
         .or_default()
-        .push((Arc::from(text), cell.clone()));
+        .push((with_remote, Arc::from(text), cell.clone()));
     Some((cell, true))
 }
 
-/// The schema `text` describes, from the compile cache when it was compiled before (a
-/// compile under way on another core is done again: [`Shared`]).
-fn compiled(text: &str) -> Compiled {
-    let make = || compile(text, &[], SHALLOW).map(Arc::new);
-    match cache_cell(text) {
+/// The schema `text` describes, with the `remote` documents it references, from the compile
+/// cache when it was compiled before (a compile under way on another core is done again:
+/// [`Shared`]).
+fn compiled(text: &str, remote: &[RemoteDocument]) -> Compiled {
+    let make = || compile(text, remote, SHALLOW).map(Arc::new);
+    let cell = if remote.is_empty() {
+        cache_cell(text, false)
+    } else {
+        // The documents are part of the key, each part after its length.
+        let mut key = String::new();
+        for part in std::iter::once(text).chain(remote.iter().flat_map(|(u, d)| [&**u, &**d])) {
+            key.push_str(&format!("{}:", part.len()));
+            key.push_str(part);
+        }
+        cache_cell(&key, true)
+    };
+    match cell {
         Some((cell, _)) => cell.get_or_make(make),
         None => make(),
     }
@@ -304,7 +313,7 @@ fn compiled(text: &str) -> Compiled {
 /// compiled, already.
 pub fn compile_ahead(schemas: &[String]) {
     for text in schemas {
-        if let Some((cell, true)) = cache_cell(text) {
+        if let Some((cell, true)) = cache_cell(text, false) {
             // Kept for the check; a broken schema's error is the check's to report.
             let _ = cell.get_or_make(|| compile(text, &[], SHALLOW).map(Arc::new));
         }
@@ -386,16 +395,16 @@ mod tests {
     fn a_schema_is_compiled_once_for_the_process() {
         let text = r#"{"properties":{"compiled_once":{"type":"string"}}}"#;
         compile_ahead(&[text.to_string()]);
-        let first = compiled(text).unwrap();
-        assert!(Arc::ptr_eq(&first, &compiled(text).unwrap()));
+        let first = compiled(text, &[]).unwrap();
+        assert!(Arc::ptr_eq(&first, &compiled(text, &[]).unwrap()));
         // Its check uses it: the values still meet (or break) it.
         let c = chart(text);
         assert!(validate(&c, &values("compiled_once: x\n")).is_ok());
         assert!(validate(&c, &values("compiled_once: 1\n")).is_err());
         // A broken schema's error is kept too.
         assert_eq!(
-            compiled("{nope").unwrap_err(),
-            compiled("{nope").unwrap_err()
+            compiled("{nope", &[]).unwrap_err(),
+            compiled("{nope", &[]).unwrap_err()
         );
     }
 
@@ -450,6 +459,18 @@ mod tests {
         assert_eq!(urls, expected);
         // Each once, though a.json and b.json name each other.
         assert_eq!(asked, expected);
+        // Compiled once with them, whoever asks again (the check, a render of the chart at
+        // the other revision); a text that spells the key out is another schema.
+        let once = compiled(REMOTE_ROOT, &documents).unwrap();
+        assert!(Arc::ptr_eq(
+            &once,
+            &compiled(REMOTE_ROOT, &documents).unwrap()
+        ));
+        let mut spelled = format!("{}:{REMOTE_ROOT}", REMOTE_ROOT.len());
+        for (url, text) in &documents {
+            spelled.push_str(&format!("{}:{url}{}:{text}", url.len(), text.len()));
+        }
+        assert!(compiled(&spelled, &[]).is_err());
         let mut c = chart(REMOTE_ROOT);
         c.schema_documents = documents;
         assert_eq!(
