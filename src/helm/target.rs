@@ -291,19 +291,23 @@ fn names_url(schema: &str) -> bool {
     })
 }
 
-/// The `values.schema.json` of the chart at `source` below `dir` (its archive for a packed
-/// subchart).
+/// The `values.schema.json` of the chart at `source` below `dir`, or the archive that holds
+/// it for a packed subchart (`charts/sub-1.0.0.tgz`, and the charts packed inside it).
 fn schema_file(dir: &RepoPath, source: &str) -> String {
-    let chart_dir = if source.is_empty() {
-        dir.clone()
-    } else {
-        dir.join(source).unwrap_or_else(|_| dir.clone())
-    };
-    if source.contains(".tgz") {
-        chart_dir.to_string()
-    } else {
-        chart_dir.child("values.schema.json").to_string()
+    if let Some(end) = source.find(".tgz") {
+        let archive = &source[..end + ".tgz".len()];
+        return dir
+            .join(archive)
+            .unwrap_or_else(|_| dir.clone())
+            .to_string();
     }
+    if source.is_empty() {
+        return dir.child("values.schema.json").to_string();
+    }
+    dir.join(source)
+        .map(|d| d.child("values.schema.json"))
+        .unwrap_or_else(|_| dir.child("values.schema.json"))
+        .to_string()
 }
 
 /// The dependency tree of `spec` with `opts`' values (what `kdelta tree` prints), without
@@ -1227,6 +1231,20 @@ fn tree_findings(tree: &tree::Node, located: &Locator) -> Vec<Finding> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_schema_finding_points_at_the_schema_or_the_archive_that_holds_it() {
+        let dir = RepoPath::new("apps/web").unwrap();
+        assert_eq!(schema_file(&dir, ""), "apps/web/values.schema.json");
+        assert_eq!(
+            schema_file(&dir, "charts/common"),
+            "apps/web/charts/common/values.schema.json"
+        );
+        assert_eq!(
+            schema_file(&dir, "charts/db-1.0.0.tgz/charts/lib"),
+            "apps/web/charts/db-1.0.0.tgz"
+        );
+    }
 
     #[test]
     fn only_references_to_urls_send_a_schema_to_be_searched() {
