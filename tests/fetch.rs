@@ -138,6 +138,28 @@ fn assert_offline_replay(env: &TestEnv, fetched: &util::Run) {
     assert_eq!(replay.stdout, fetched.stdout);
 }
 
+/// The first finding of `rule` in a JSON report, which must have one.
+fn finding<'r>(report: &'r serde_json::Value, rule: &str) -> &'r serde_json::Value {
+    report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|f| f["rule"] == rule)
+        .unwrap_or_else(|| panic!("no {rule} in {report:#}"))
+}
+
+/// No finding of a JSON report leaves its target's output incomplete.
+fn assert_complete(report: &serde_json::Value) {
+    assert!(
+        report["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|f| f["incomplete"] != true),
+        "{report:#}"
+    );
+}
+
 /// The image changes the JSON report lists for a target.
 fn image_changes(report: &serde_json::Value, target: &str) -> Vec<String> {
     field_changes(report, target, ".image")
@@ -1408,12 +1430,7 @@ fn a_kustomize_resource_at_a_url_is_fetched_and_replays_offline() {
     env.commit("v1");
     // Not fetched: the local objects render, and a notice says what is missing.
     let offline = env.kdelta(&["check", "--format", "json"]).json();
-    let notice = offline["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|f| f["rule"] == "kustomize.remote-resource")
-        .unwrap_or_else(|| panic!("{offline:#}"));
+    let notice = finding(&offline, "kustomize.remote-resource");
     assert_eq!(notice["incomplete"], true);
     assert!(
         notice["message"]
@@ -1430,14 +1447,7 @@ fn a_kustomize_resource_at_a_url_is_fetched_and_replays_offline() {
         ["\"operator:1\" → \"operator:2\""],
         "{report:#}"
     );
-    assert!(
-        report["findings"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .all(|f| f["incomplete"] != true),
-        "{report:#}"
-    );
+    assert_complete(&report);
     // Each URL once, whichever revision and target asks.
     assert_eq!(server.count("/releases/v1/install.yaml"), 1);
     assert_eq!(server.count("/releases/v2/install.yaml"), 1);
@@ -1513,12 +1523,7 @@ fn a_values_schema_naming_documents_at_urls_is_checked_with_them_once_fetched() 
     // Not fetched: a notice says which document, the values are not checked, and the output
     // is incomplete.
     let offline = env.kdelta(&["check", "--format", "json"]).json();
-    let notice = offline["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|f| f["rule"] == "helm.schema.not-fetched")
-        .unwrap_or_else(|| panic!("{offline:#}"));
+    let notice = finding(&offline, "helm.schema.not-fetched");
     assert_eq!(notice["incomplete"], true, "{notice:#}");
     assert_eq!(
         notice["file"], "charts/app/values.schema.json",
@@ -1541,14 +1546,7 @@ fn a_values_schema_naming_documents_at_urls_is_checked_with_them_once_fetched() 
         ["\"1\" → \"2\""],
         "{report:#}"
     );
-    assert!(
-        report["findings"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .all(|f| f["incomplete"] != true),
-        "{report:#}"
-    );
+    assert_complete(&report);
     assert_eq!(server.count("/schemas/root.json"), 1);
     assert_eq!(server.count("/schemas/defs.json"), 1);
     assert!(fetched.stderr.contains(", 2 files;"), "{}", fetched.stderr);
