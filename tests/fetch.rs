@@ -1585,3 +1585,50 @@ fn a_schema_document_that_fails_to_fetch_is_an_error_and_the_chart_still_renders
         run.stderr
     );
 }
+
+#[test]
+fn a_pruned_subchart_needs_no_schema_documents() {
+    // Helm checks the schemas of the charts dependency processing keeps: a disabled
+    // subchart's remote documents are not missing.
+    let env = TestEnv::new();
+    env.write(
+        "charts/app/Chart.yaml",
+        "apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: sub\n  version: 1.0.0\n  condition: sub.enabled\n",
+    );
+    env.write("charts/app/values.yaml", "sub:\n  enabled: false\n");
+    env.write(
+        "charts/app/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n",
+    );
+    env.write(
+        "charts/app/charts/sub/Chart.yaml",
+        "apiVersion: v2\nname: sub\nversion: 1.0.0\n",
+    );
+    env.write(
+        "charts/app/charts/sub/values.schema.json",
+        r#"{"$ref": "https://example.invalid/schemas/sub.json"}"#,
+    );
+    env.write(
+        "charts/app/charts/sub/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sub\n",
+    );
+    env.commit("v1");
+    let pruned = env.kdelta(&["render", "charts/app"]);
+    assert_eq!(pruned.code, 0, "{}", pruned.stderr);
+    assert!(pruned.stdout.contains("name: app"), "{}", pruned.stdout);
+    assert!(
+        !pruned.stderr.contains("helm.schema.not-fetched"),
+        "{}",
+        pruned.stderr
+    );
+    let enabled = env.kdelta(&["render", "charts/app", "--set", "sub.enabled=true"]);
+    assert_eq!(enabled.code, 1, "{}", enabled.stderr);
+    assert!(
+        enabled.stderr.contains(
+            "helm.schema.not-fetched] charts/app/charts/sub/values.schema.json: values.schema.json references https://example.invalid/schemas/sub.json"
+        ),
+        "{}",
+        enabled.stderr
+    );
+    assert!(enabled.stdout.is_empty(), "{}", enabled.stdout);
+}

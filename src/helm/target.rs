@@ -85,9 +85,7 @@ fn render_loaded(
     files: &Files,
     opts: &Options,
 ) -> EngineOutput<Details> {
-    if !opts.skip_schema_validation {
-        attach_schema_documents(&mut chart, files, &spec.chart, &mut cached);
-    }
+    let schema_notices = attach_schema_documents(&mut chart, files, &spec.chart, opts);
     let options = match render_options(spec, files, opts) {
         Ok(o) => for_chart(o, &chart),
         Err(f) => return EngineOutput::failed(vec![f]),
@@ -107,6 +105,7 @@ fn render_loaded(
             if let Some(mut notices) = located.failed_without_missing(&chart, &e) {
                 let tree = located.tree(&chart, &[], &[]);
                 let mut findings = cached;
+                findings.extend(SchemaNotice::kept(schema_notices, &[]));
                 findings.append(&mut notices);
                 let out = EngineOutput::new(Vec::new(), findings, true);
                 return out.map_details(|()| Details {
@@ -118,6 +117,7 @@ fn render_loaded(
         }
     };
     let tree = located.tree(&chart, &first.pruned, &first.non_bool);
+    cached.extend(SchemaNotice::kept(schema_notices, &first.pruned));
     let mut findings = cached;
     findings.extend(tree_findings(&tree, &located));
     let (resources, parse_findings) = located.resources(&mut first, &tree, options.positions);
@@ -150,9 +150,7 @@ pub fn template(
 ) -> Result<(String, Vec<Finding>), Finding> {
     let spec = Spec::chart(dir.clone());
     let (mut chart, mut notices) = load_with_cache(files, dir, opts)?;
-    if !opts.skip_schema_validation {
-        attach_schema_documents(&mut chart, files, dir, &mut notices);
-    }
+    let schema_notices = attach_schema_documents(&mut chart, files, dir, opts);
     let options = for_chart(render_options(&spec, files, opts)?, &chart);
     let located = Locator {
         files,
@@ -162,6 +160,7 @@ pub fn template(
         Ok(r) => r,
         Err(e) => match located.failed_without_missing(&chart, &e) {
             Some(more) => {
+                notices.extend(SchemaNotice::kept(schema_notices, &[]));
                 notices.extend(more);
                 return Ok((String::new(), notices));
             }
@@ -169,6 +168,7 @@ pub fn template(
         },
     };
     let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
+    notices.extend(SchemaNotice::kept(schema_notices, &rendered.pruned));
     notices.extend(tree_findings(&tree, &located));
     Ok((rendered.output, notices))
 }
@@ -185,10 +185,7 @@ pub fn template_fetched(
         Chart::from_archive(&fetched.bytes).map_err(|e| archive_error(fetched, &e, at))?;
     let dir = at.parent();
     let spec = Spec::chart(dir.clone());
-    let mut fetch_notices = Vec::new();
-    if !opts.skip_schema_validation {
-        attach_schema_documents(&mut chart, files, &dir, &mut fetch_notices);
-    }
+    let schema_notices = attach_schema_documents(&mut chart, files, &dir, opts);
     let options = for_chart(render_options(&spec, files, opts)?, &chart);
     let located = Locator {
         files,
@@ -197,7 +194,9 @@ pub fn template_fetched(
     let rendered = match render::render(&chart, &options) {
         Ok(r) => r,
         Err(e) => {
-            if let Some(mut notices) = located.failed_without_missing(&chart, &e) {
+            if let Some(more) = located.failed_without_missing(&chart, &e) {
+                let mut notices: Vec<Finding> = SchemaNotice::kept(schema_notices, &[]).collect();
+                notices.extend(more);
                 anchor_at(&mut notices, at);
                 return Ok((String::new(), notices));
             }
@@ -208,7 +207,7 @@ pub fn template_fetched(
         }
     };
     let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
-    let mut notices = fetch_notices;
+    let mut notices: Vec<Finding> = SchemaNotice::kept(schema_notices, &rendered.pruned).collect();
     notices.extend(tree_findings(&tree, &located));
     anchor_at(&mut notices, at);
     Ok((rendered.output, notices))
@@ -218,15 +217,75 @@ pub fn template_fetched(
 /// references (directly or through one another), from the fetch store: the fetch step
 /// downloads them, a render reads them from the cache. A chart whose schema names one the
 /// store cannot give is not checked (Helm would fetch it): a notice when it is not fetched,
-/// an error when the fetch failed, and either way the render is incomplete.
+/// an error when the fetch failed, and either way the render is incomplete — unless the
+/// values prune that chart, whose schema Helm does not check (see [`SchemaNotice::kept`]).
 fn attach_schema_documents(
     chart: &mut Chart,
     files: &Files,
     dir: &RepoPath,
-    findings: &mut Vec<Finding>,
+    opts: &Options,
+) -> Vec<SchemaNotice> {
+    let mut notices = Vec::new();
+    if !opts.skip_schema_validation {
+        let path = chart.name.clone();
+        attach_below(chart, files, dir, Some(&path), &mut notices);
+    }
+    notices
+}
+
+/// A finding about a chart's schema documents, with the chart's path (`top.sub`, by the
+/// names its charts were loaded under) when dependency processing names it so.
+struct SchemaNotice {
+    path: Option<String>,
+    finding: Finding,
+}
+
+impl SchemaNotice {
+    /// The findings about the charts dependency processing kept: not those of a pruned
+    /// chart or of a chart below one. A chart its parent also takes under an alias (where
+    /// the pruned path names the alias) keeps its finding.
+    fn kept(
+        notices: Vec<SchemaNotice>,
+        pruned: &[super::deps::Pruned],
+    ) -> impl Iterator<Item = Finding> + '_ {
+        notices
+            .into_iter()
+            .filter(move |n| {
+                !n.path.as_deref().is_some_and(|path| {
+                    pruned.iter().any(|p| {
+                        path == p.path
+                            || path
+                                .strip_prefix(p.path.as_str())
+                                .is_some_and(|rest| rest.starts_with('.'))
+                    })
+                })
+            })
+            .map(|n| n.finding)
+    }
+}
+
+/// [`attach_schema_documents`] of `chart` (at `path`, when pruning names it so) and below.
+fn attach_below(
+    chart: &mut Chart,
+    files: &Files,
+    dir: &RepoPath,
+    path: Option<&str>,
+    notices: &mut Vec<SchemaNotice>,
 ) {
-    for sub in &mut chart.dependencies {
-        attach_schema_documents(sub, files, dir, findings);
+    for i in 0..chart.dependencies.len() {
+        let name = chart.dependencies[i].name.clone();
+        let aliased = chart
+            .requirements
+            .iter()
+            .any(|r| r.name == name && !r.alias.is_empty());
+        let sub_path = path.filter(|_| !aliased).map(|p| format!("{p}.{name}"));
+        attach_below(
+            &mut chart.dependencies[i],
+            files,
+            dir,
+            sub_path.as_deref(),
+            notices,
+        );
     }
     let Some(text) = chart.schema.as_deref().filter(|t| names_url(t)) else {
         return;
@@ -260,7 +319,10 @@ fn attach_schema_documents(
             ),
         ),
     };
-    findings.push(finding.in_file(file).incomplete(incomplete));
+    notices.push(SchemaNotice {
+        path: path.map(str::to_string),
+        finding: finding.in_file(file).incomplete(incomplete),
+    });
     chart.schema = None;
     chart.schema_documents.clear();
 }
