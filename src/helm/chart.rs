@@ -30,7 +30,7 @@ pub struct Chart {
     /// `Chart.yaml`'s `dependencies` (or `requirements.yaml`'s, apiVersion v1).
     pub requirements: Vec<Dependency>,
     /// `values.schema.json`.
-    pub schema: Option<String>,
+    pub schema: Option<Arc<str>>,
     /// The documents at URLs `schema` references, as the fetch step downloaded them (see
     /// `schema::remote_documents`); empty until the target attaches them.
     pub schema_documents: Vec<super::schema::RemoteDocument>,
@@ -212,7 +212,7 @@ impl Chart {
                 "Chart.yaml" => chart_yaml = Some(text(&read(file)?)),
                 "values.yaml" => values_yaml = Some(text(&read(file)?)),
                 "requirements.yaml" => requirements_yaml = Some(text(&read(file)?)),
-                "values.schema.json" => chart.schema = Some(text(&read(file)?)),
+                "values.schema.json" => chart.schema = Some(Arc::from(text(&read(file)?))),
                 "requirements.lock" | "Chart.lock" => {}
                 p if p.starts_with("templates/") => {
                     // Helm's default ignore rule: `templates/.?*`.

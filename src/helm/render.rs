@@ -579,7 +579,7 @@ impl Behind {
         #[derive(Default)]
         struct Work {
             templates: Vec<(String, Arc<str>)>,
-            schemas: Vec<String>,
+            schemas: Vec<Arc<str>>,
         }
         let mut work = Work::default();
         walk(chart, &chart.name, &mut work);

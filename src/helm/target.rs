@@ -287,7 +287,7 @@ fn attach_below(
             notices,
         );
     }
-    let Some(text) = chart.schema.as_deref().filter(|t| names_url(t)) else {
+    let Some(text) = chart.schema.as_ref().filter(|t| names_url(t)) else {
         return;
     };
     let (documents, missing) = super::schema::remote_documents(text, |url| {

@@ -39,7 +39,7 @@ pub struct Pending<'c> {
 
 /// One schema to check: the chart's name, its schema, the documents at URLs the schema
 /// references, and the values.
-type Check<'c> = (&'c str, &'c str, &'c [RemoteDocument], Json);
+type Check<'c> = (&'c str, &'c Arc<str>, &'c [RemoteDocument], Json);
 
 /// A document a schema references by URL: the URL (without fragment) and the text fetched.
 pub type RemoteDocument = (String, Arc<str>);
@@ -88,7 +88,7 @@ impl Pending<'_> {
 
 /// [`check`] up to kdelta's full depth, on a thread with the stack for it.
 fn deep_check(
-    schema: &str,
+    schema: &Arc<str>,
     remote: &[RemoteDocument],
     instance: &Json,
 ) -> Result<Vec<Violation>, Unusable> {
@@ -176,7 +176,7 @@ fn collect<'c>(chart: &'c Chart, values: &Table, out: &mut Vec<Check<'c>>) {
 /// One schema against one chart's values: gojsonschema's `Validate`, with subschemas (and
 /// the document's nesting) at most `limit` deep.
 fn check(
-    schema_text: &str,
+    schema_text: &Arc<str>,
     remote: &[RemoteDocument],
     instance: &Json,
     limit: usize,
@@ -214,7 +214,7 @@ const MAX_REMOTE_DOCUMENTS: usize = 32;
 /// pool meets them: by compiling with the documents had so far, until the compile needs no
 /// other (or fails for another reason, which the check reports).
 pub fn remote_documents<E>(
-    text: &str,
+    text: &Arc<str>,
     mut fetch: impl FnMut(&str) -> Result<Arc<str>, E>,
 ) -> (Vec<RemoteDocument>, Option<(String, E)>) {
     let mut documents: Vec<RemoteDocument> = Vec::new();
@@ -264,13 +264,13 @@ static COMPILE_CACHE: LazyLock<Mutex<CompileCache>> = LazyLock::new(Default::def
 
 /// `text`'s entry in the compile cache, made if there is none (then `true`: no other core
 /// has compiled or is compiling it); None when the cache is full.
-fn cache_cell(text: &str, with_remote: bool) -> Option<(CompileCell, bool)> {
+fn cache_cell(text: &Arc<str>, with_remote: bool) -> Option<(CompileCell, bool)> {
     let key = std::hash::BuildHasher::hash_one(&crate::fxhash::FxBuildHasher::default(), text);
     let mut cache = COMPILE_CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some((_, _, cell)) = cache.map.get(&key).and_then(|entries| {
         entries
             .iter()
-            .find(|(r, t, _)| *r == with_remote && **t == *text)
+            .find(|(r, t, _)| *r == with_remote && **t == **text)
     }) {
         return Some((cell.clone(), false));
     }
@@ -283,25 +283,25 @@ fn cache_cell(text: &str, with_remote: bool) -> Option<(CompileCell, bool)> {
         .map
         .entry(key)
         .or_default()
-        .push((with_remote, Arc::from(text), cell.clone()));
+        .push((with_remote, text.clone(), cell.clone()));
     Some((cell, true))
 }
 
 /// The schema `text` describes, with the `remote` documents it references, from the compile
 /// cache when it was compiled before (a compile under way on another core is done again:
 /// [`Shared`]).
-fn compiled(text: &str, remote: &[RemoteDocument]) -> Compiled {
+fn compiled(text: &Arc<str>, remote: &[RemoteDocument]) -> Compiled {
     let make = || compile(text, remote, SHALLOW).map(Arc::new);
     let cell = if remote.is_empty() {
         cache_cell(text, false)
     } else {
         // The documents are part of the key, each part after its length.
         let mut key = String::new();
-        for part in std::iter::once(text).chain(remote.iter().flat_map(|(u, d)| [&**u, &**d])) {
+        for part in std::iter::once(&**text).chain(remote.iter().flat_map(|(u, d)| [&**u, &**d])) {
             key.push_str(&format!("{}:", part.len()));
             key.push_str(part);
         }
-        cache_cell(&key, true)
+        cache_cell(&Arc::from(key), true)
     };
     match cell {
         Some((cell, _)) => cell.get_or_make(make),
@@ -311,7 +311,7 @@ fn compiled(text: &str, remote: &[RemoteDocument]) -> Compiled {
 
 /// Compiles `schemas` (their texts) into the compile cache, except those compiled, or being
 /// compiled, already.
-pub fn compile_ahead(schemas: &[String]) {
+pub fn compile_ahead(schemas: &[Arc<str>]) {
     for text in schemas {
         if let Some((cell, true)) = cache_cell(text, false) {
             // Kept for the check; a broken schema's error is the check's to report.
@@ -394,17 +394,20 @@ mod tests {
     #[test]
     fn a_schema_is_compiled_once_for_the_process() {
         let text = r#"{"properties":{"compiled_once":{"type":"string"}}}"#;
-        compile_ahead(&[text.to_string()]);
-        let first = compiled(text, &[]).unwrap();
-        assert!(Arc::ptr_eq(&first, &compiled(text, &[]).unwrap()));
+        compile_ahead(&[Arc::from(text)]);
+        let first = compiled(&Arc::from(text), &[]).unwrap();
+        assert!(Arc::ptr_eq(
+            &first,
+            &compiled(&Arc::from(text), &[]).unwrap()
+        ));
         // Its check uses it: the values still meet (or break) it.
         let c = chart(text);
         assert!(validate(&c, &values("compiled_once: x\n")).is_ok());
         assert!(validate(&c, &values("compiled_once: 1\n")).is_err());
         // A broken schema's error is kept too.
         assert_eq!(
-            compiled("{nope", &[]).unwrap_err(),
-            compiled("{nope", &[]).unwrap_err()
+            compiled(&Arc::from("{nope"), &[]).unwrap_err(),
+            compiled(&Arc::from("{nope"), &[]).unwrap_err()
         );
     }
 
@@ -448,7 +451,7 @@ mod tests {
     #[test]
     fn documents_at_urls_are_found_through_one_another_and_checked_as_helm_does() {
         let mut asked = Vec::new();
-        let (documents, missing) = remote_documents(REMOTE_ROOT, |url| {
+        let (documents, missing) = remote_documents(&Arc::from(REMOTE_ROOT), |url| {
             asked.push(url.to_string());
             served(url)
         });
@@ -461,16 +464,16 @@ mod tests {
         assert_eq!(asked, expected);
         // Compiled once with them, whoever asks again (the check, a render of the chart at
         // the other revision); a text that spells the key out is another schema.
-        let once = compiled(REMOTE_ROOT, &documents).unwrap();
+        let once = compiled(&Arc::from(REMOTE_ROOT), &documents).unwrap();
         assert!(Arc::ptr_eq(
             &once,
-            &compiled(REMOTE_ROOT, &documents).unwrap()
+            &compiled(&Arc::from(REMOTE_ROOT), &documents).unwrap()
         ));
         let mut spelled = format!("{}:{REMOTE_ROOT}", REMOTE_ROOT.len());
         for (url, text) in &documents {
             spelled.push_str(&format!("{}:{url}{}:{text}", url.len(), text.len()));
         }
-        assert!(compiled(&spelled, &[]).is_err());
+        assert!(compiled(&Arc::from(spelled), &[]).is_err());
         let mut c = chart(REMOTE_ROOT);
         c.schema_documents = documents;
         assert_eq!(
@@ -492,7 +495,7 @@ mod tests {
     #[test]
     fn a_document_that_cannot_be_had_stops_the_search_and_says_which() {
         let schema = r#"{"properties": {"a": {"$ref": "https://example.com/one.json"}}}"#;
-        let (documents, missing) = remote_documents(schema, served);
+        let (documents, missing) = remote_documents(&Arc::from(schema), served);
         assert!(documents.is_empty());
         assert_eq!(
             missing,
@@ -503,12 +506,13 @@ mod tests {
         );
         // Only http(s) is fetched: a file the schema names is the check's error, as before.
         let schema = r#"{"$ref": "file:///etc/schema.json"}"#;
-        let (documents, missing) = remote_documents(schema, |url| -> Result<Arc<str>, ()> {
-            panic!("fetched {url}")
-        });
+        let (documents, missing) =
+            remote_documents(&Arc::from(schema), |url| -> Result<Arc<str>, ()> {
+                panic!("fetched {url}")
+            });
         assert!(documents.is_empty() && missing.is_none());
         // A schema that names none is compiled once, and nothing is fetched.
-        let (documents, missing) = remote_documents(r#"{"type": "object"}"#, |url| {
+        let (documents, missing) = remote_documents(&Arc::from(r#"{"type": "object"}"#), |url| {
             panic!("fetched {url}") as Result<Arc<str>, ()>
         });
         assert!(documents.is_empty() && missing.is_none());
@@ -521,15 +525,16 @@ mod tests {
         let next = |i: usize| format!("https://example.com/{i}.json");
         let schema = format!(r#"{{"$ref": "{}"}}"#, next(0));
         let mut fetched = 0;
-        let (documents, missing) = remote_documents(&schema, |url| -> Result<Arc<str>, ()> {
-            fetched += 1;
-            let i: usize = url
-                .trim_start_matches("https://example.com/")
-                .trim_end_matches(".json")
-                .parse()
-                .unwrap();
-            Ok(Arc::from(format!(r#"{{"$ref": "{}"}}"#, next(i + 1))))
-        });
+        let (documents, missing) =
+            remote_documents(&Arc::from(schema.as_str()), |url| -> Result<Arc<str>, ()> {
+                fetched += 1;
+                let i: usize = url
+                    .trim_start_matches("https://example.com/")
+                    .trim_end_matches(".json")
+                    .parse()
+                    .unwrap();
+                Ok(Arc::from(format!(r#"{{"$ref": "{}"}}"#, next(i + 1))))
+            });
         assert!(missing.is_none());
         assert_eq!(documents.len(), MAX_REMOTE_DOCUMENTS);
         assert_eq!(fetched, MAX_REMOTE_DOCUMENTS);
