@@ -252,7 +252,9 @@ impl FuncDef {
 /// A set of named functions.
 #[derive(Clone, Default)]
 pub struct Funcs {
-    map: HashMap<&'static str, FuncDef>,
+    /// By name; the names are the tables' own (no chart chooses them), so FxHash: every
+    /// call of a function in a template looks its name up here, as the parser does.
+    map: HashMap<&'static str, FuncDef, crate::fxhash::FxBuildHasher>,
 }
 
 impl Funcs {
