@@ -101,6 +101,10 @@ fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\r' | '\n')
 }
 
+fn is_space_byte(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
 impl<'a> Lexer<'a> {
     /// A lexer of `input` whose token buffer starts with room for `ahead` tokens.
     pub fn new(input: &'a str, left: &'a str, right: &'a str, ahead: usize) -> Lexer<'a> {
@@ -286,95 +290,94 @@ impl<'a> Lexer<'a> {
         self.pos += skipped;
     }
 
-    /// Tokens inside an action, up to and including the right delimiter.
+    /// Go's `atRightDelim` at `pos`: whether the right delimiter is there, and whether with a
+    /// trim marker before it (one space character, `-`).
+    fn at_right_delim(&self, pos: usize) -> (bool, bool) {
+        let bytes = self.input.as_bytes();
+        // Asked before every token: the first byte is compared inline.
+        let at = |pos: usize| match self.right.as_bytes().first() {
+            Some(first) => {
+                bytes.get(pos) == Some(first) && bytes[pos..].starts_with(self.right.as_bytes())
+            }
+            None => true,
+        };
+        let trim = bytes.get(pos).is_some_and(|&b| is_space_byte(b))
+            && bytes.get(pos + 1) == Some(&b'-')
+            && at(pos + 2);
+        (trim || at(pos), trim)
+    }
+
+    /// Tokens inside an action, up to and including the right delimiter (Go's
+    /// `lexInsideAction`, one byte at a time: every token starts with an ASCII byte but a name
+    /// in another script, and only then is a character decoded).
     fn lex_inside_action(&mut self) -> bool {
+        let bytes = self.input.as_bytes();
         loop {
-            let rest = self.rest();
-            // A right trim marker: one space character, `-`, the delimiter.
-            let at_trim_right = rest.starts_with(is_space)
-                && rest[1..].starts_with('-')
-                && at_delim(&rest[2..], self.right);
-            if self.paren_depth == 0 && at_trim_right {
-                self.trim_right_marker(self.pos);
+            let start = self.pos;
+            let (delim, trim) = self.at_right_delim(start);
+            if delim {
+                if self.paren_depth > 0 {
+                    self.error("unclosed left paren");
+                    return false;
+                }
+                if trim {
+                    self.trim_right_marker(start);
+                } else {
+                    self.pos += self.right.len();
+                    self.emit(Kind::RightDelim, start);
+                }
                 return true;
             }
-            if self.paren_depth > 0 && at_delim(rest, self.right) {
-                self.error("unclosed left paren");
-                return false;
-            }
-            if self.paren_depth == 0 && at_delim(rest, self.right) {
-                let start = self.pos;
-                self.pos += self.right.len();
-                self.emit(Kind::RightDelim, start);
-                return true;
-            }
-            let Some(c) = rest.chars().next() else {
+            let Some(&b) = bytes.get(start) else {
                 self.error("unclosed action");
                 return false;
             };
-            let start = self.pos;
-            match c {
-                c if is_space(c) => {
-                    let n = rest.len() - rest.trim_start_matches(is_space).len();
-                    self.pos += n;
-                    // The last space of a run before `-}}` belongs to the trim marker.
-                    if self.paren_depth == 0
-                        && n > 1
-                        && self.rest().starts_with('-')
-                        && at_delim(&self.rest()[1..], self.right)
-                    {
+            match b {
+                b' ' | b'\t' | b'\r' | b'\n' => {
+                    let mut end = start + 1;
+                    while bytes.get(end).is_some_and(|&b| is_space_byte(b)) {
+                        end += 1;
+                    }
+                    self.pos = end;
+                    // The last space of a run before `-}}` belongs to the trim marker (Go's
+                    // `lexSpace`): a run of one is the marker's alone.
+                    if self.at_right_delim(end - 1).1 {
                         self.pos -= 1;
-                    } else if self.paren_depth == 0
-                        && n == 1
-                        && self.rest().starts_with('-')
-                        && at_delim(&self.rest()[1..], self.right)
-                    {
-                        // Only the marker's own space.
-                        self.trim_right_marker(start);
-                        return true;
+                        if end - start == 1 {
+                            continue;
+                        }
                     }
                     self.emit(Kind::Space, start);
                 }
-                '=' => {
-                    self.pos += 1;
-                    self.emit(Kind::Assign, start);
-                }
-                ':' => {
-                    if !rest.starts_with(":=") {
+                b'=' => self.punctuation(Kind::Assign),
+                b':' => {
+                    if bytes.get(start + 1) != Some(&b'=') {
                         self.error("expected :=");
                         return false;
                     }
                     self.pos += 2;
                     self.emit(Kind::Declare, start);
                 }
-                '|' => {
-                    self.pos += 1;
-                    self.emit(Kind::Pipe, start);
-                }
-                ',' => {
-                    self.pos += 1;
-                    self.emit(Kind::Comma, start);
-                }
-                '(' => {
-                    self.pos += 1;
+                b'|' => self.punctuation(Kind::Pipe),
+                b',' => self.punctuation(Kind::Comma),
+                b'(' => {
                     self.paren_depth += 1;
-                    self.emit(Kind::LeftParen, start);
+                    self.punctuation(Kind::LeftParen);
                 }
-                ')' => {
+                b')' => {
                     if self.paren_depth == 0 {
                         self.error("unexpected right paren");
                         return false;
                     }
-                    self.pos += 1;
                     self.paren_depth -= 1;
-                    self.emit(Kind::RightParen, start);
+                    self.punctuation(Kind::RightParen);
                 }
-                '"' => {
-                    if !self.lex_quoted('"', Kind::String, "unterminated quoted string") {
+                b'"' => {
+                    if !self.lex_quoted(b'"', Kind::String, "unterminated quoted string") {
                         return false;
                     }
                 }
-                '`' => match rest[1..].find('`') {
+                b'`' => match memchr::memchr(b'`', &bytes[start + 1..]) {
                     Some(i) => {
                         self.pos += i + 2;
                         self.emit(Kind::RawString, start);
@@ -384,63 +387,83 @@ impl<'a> Lexer<'a> {
                         return false;
                     }
                 },
-                '\'' => {
-                    if !self.lex_quoted('\'', Kind::Char, "unterminated character constant") {
+                b'\'' => {
+                    if !self.lex_quoted(b'\'', Kind::Char, "unterminated character constant") {
                         return false;
                     }
                 }
-                '$' => {
+                b'$' => {
                     self.pos += 1;
                     self.take_alphanumeric();
                     self.emit(Kind::Variable, start);
                 }
-                '.' => {
-                    let next = rest[1..].chars().next();
-                    if next.is_some_and(|c| c.is_ascii_digit()) {
+                b'.' => match bytes.get(start + 1) {
+                    Some(b'0'..=b'9') => {
                         if !self.lex_number() {
                             return false;
                         }
-                    } else if next.is_some_and(is_alphanumeric) {
+                    }
+                    Some(&next) if next == b'_' || next.is_ascii_alphanumeric() => {
                         self.pos += 1;
                         self.take_alphanumeric();
                         self.emit(Kind::Field, start);
-                    } else {
-                        self.pos += 1;
-                        self.emit(Kind::Dot, start);
                     }
-                }
-                '+' | '-' | '0'..='9' => {
+                    Some(&next)
+                        if !next.is_ascii()
+                            && self.input[start + 1..]
+                                .chars()
+                                .next()
+                                .is_some_and(is_alphanumeric) =>
+                    {
+                        self.pos += 1;
+                        self.take_alphanumeric();
+                        self.emit(Kind::Field, start);
+                    }
+                    _ => self.punctuation(Kind::Dot),
+                },
+                b'+' | b'-' | b'0'..=b'9' => {
                     if !self.lex_number() {
                         return false;
                     }
                 }
-                c if is_alphanumeric(c) => {
-                    self.take_alphanumeric();
-                    let word = &self.input[start..self.pos];
-                    let kind = match word {
-                        "true" | "false" => Kind::Bool,
-                        "nil" => Kind::Nil,
-                        "block" | "break" | "continue" | "define" | "else" | "end" | "if"
-                        | "range" | "template" | "with" => Kind::Keyword,
-                        _ => Kind::Identifier,
-                    };
-                    // An identifier must be followed by a space, a delimiter or punctuation.
-                    self.emit(kind, start);
-                }
+                b if b == b'_' || b.is_ascii_alphabetic() => self.lex_word(start),
                 // Other printable ASCII is a token of its own that the parser rejects.
-                c if c.is_ascii_graphic() => {
-                    self.pos += 1;
-                    self.emit(Kind::Punct, start);
-                }
-                c => {
-                    self.error(format!(
-                        "unrecognized character in action: {}",
-                        quote_rune(c)
-                    ));
-                    return false;
+                b if b.is_ascii_graphic() => self.punctuation(Kind::Punct),
+                _ => {
+                    let c = self.input[start..].chars().next().unwrap_or_default();
+                    if is_alphanumeric(c) {
+                        self.lex_word(start);
+                    } else {
+                        self.error(format!(
+                            "unrecognized character in action: {}",
+                            quote_rune(c)
+                        ));
+                        return false;
+                    }
                 }
             }
         }
+    }
+
+    /// A one-byte token.
+    fn punctuation(&mut self, kind: Kind) {
+        let start = self.pos;
+        self.pos += 1;
+        self.emit(kind, start);
+    }
+
+    /// A name at `start`: a keyword, `true`, `false`, `nil` or an identifier.
+    fn lex_word(&mut self, start: usize) {
+        self.take_alphanumeric();
+        let word = &self.input[start..self.pos];
+        let kind = match word {
+            "true" | "false" => Kind::Bool,
+            "nil" => Kind::Nil,
+            "block" | "break" | "continue" | "define" | "else" | "end" | "if" | "range"
+            | "template" | "with" => Kind::Keyword,
+            _ => Kind::Identifier,
+        };
+        self.emit(kind, start);
     }
 
     fn take_alphanumeric(&mut self) {
@@ -448,7 +471,7 @@ impl<'a> Lexer<'a> {
         // ASCII first (nearly every name), then characters from the first other byte.
         let ascii = rest
             .bytes()
-            .position(|b| !(b == b'_' || b.is_ascii_alphanumeric()))
+            .position(|b| !ASCII_WORD[usize::from(b)])
             .unwrap_or(rest.len());
         let n = match rest.as_bytes().get(ascii) {
             Some(b) if !b.is_ascii() => rest[ascii..]
@@ -460,28 +483,25 @@ impl<'a> Lexer<'a> {
         self.pos += n;
     }
 
-    /// A `"…"` string or `'…'` character constant (escapes allowed, no newline).
-    fn lex_quoted(&mut self, quote: char, kind: Kind, unterminated: &str) -> bool {
+    /// A `"…"` string or `'…'` character constant (escapes allowed, no newline). Read by bytes:
+    /// the quote, `\\` and newline are ASCII, never part of another character's bytes.
+    fn lex_quoted(&mut self, quote: u8, kind: Kind, unterminated: &str) -> bool {
+        let bytes = self.input.as_bytes();
         let start = self.pos;
-        let mut chars = self.rest().char_indices().skip(1);
+        let mut i = start + 1;
         loop {
-            match chars.next() {
-                Some((i, c)) if c == quote => {
-                    self.pos = start + i + 1;
+            match bytes.get(i) {
+                Some(&b) if b == quote => {
+                    self.pos = i + 1;
                     self.emit(kind, start);
                     return true;
                 }
-                Some((_, '\\')) => {
-                    if matches!(chars.next(), None | Some((_, '\n'))) {
-                        self.error(unterminated);
-                        return false;
-                    }
-                }
-                Some((_, '\n')) | None => {
+                Some(b'\\') if !matches!(bytes.get(i + 1), None | Some(b'\n')) => i += 2,
+                Some(b'\\' | b'\n') | None => {
                     self.error(unterminated);
                     return false;
                 }
-                Some(_) => {}
+                Some(_) => i += 1,
             }
         }
     }
@@ -577,6 +597,17 @@ impl<'a> Lexer<'a> {
         }
     }
 }
+
+/// The ASCII bytes of names: letters, digits and `_`.
+static ASCII_WORD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = b == b'_' as usize || (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    table
+};
 
 fn is_alphanumeric(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
