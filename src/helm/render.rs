@@ -421,6 +421,7 @@ fn run_templates(
         let template::Independent {
             outcomes: side_by_side,
             last_wrote,
+            last_dot,
         } = set.render_independent(
             left,
             |i| {
@@ -441,6 +442,10 @@ fn run_templates(
             // The template after the round is a writer, refused: it runs in order.
             _ => 1,
         };
+        if let Some(dot) = last_dot {
+            let name = left[side_by_side.len() - 1];
+            keep_dot_writes(&dot, &templates[name].dot);
+        }
         outputs.extend(side_by_side);
         for _ in 0..in_order {
             if finished(&outputs) {
@@ -608,6 +613,30 @@ impl Behind {
 impl Drop for Behind {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Makes on `shared`, a chart's dot, the writes a template's run made to `copy`, the copy of
+/// it that run had: Helm runs a chart's templates on one map, so after `set $ "Values" …`
+/// (istio's charts replace `.Values` so, after a `set` on it) its later templates see the
+/// new entry. Only a run that went on in order can have written to its copy (a first write
+/// to it is refused, and the template runs in order on `shared`).
+fn keep_dot_writes(copy: &Value, shared: &Dict) {
+    let Value::Map(copy) = copy else {
+        return;
+    };
+    let written = copy.entries();
+    for (key, _) in shared.entries() {
+        if key != "Template" && !written.iter().any(|(k, _)| *k == key) {
+            shared.remove(&key).expect("not an isolated execution");
+        }
+    }
+    for (key, value) in written {
+        if key != "Template" {
+            shared
+                .insert(key, value)
+                .expect("not an isolated execution");
+        }
     }
 }
 

@@ -387,6 +387,10 @@ pub struct Independent<T> {
     pub outcomes: Vec<Result<(Rendered, T), Error>>,
     /// The prefix's last template wrote to a map it did not make: its run went on in order.
     pub last_wrote: bool,
+    /// The dot that run had (`dot_of`'s copy): a write to it after the run went on in order
+    /// (`set $ "Values" …` after a `set` on `.Values`) is the caller's to make where the
+    /// templates after it see it.
+    pub last_dot: Option<Value>,
 }
 
 /// Parses shared by every set of the process, so that a chart rendered with several values
@@ -759,6 +763,7 @@ impl TemplateSet {
             Done(Result<(Rendered, T), Error>),
         }
         let runs: Vec<Mutex<Option<Run<T>>>> = names.iter().map(|_| Mutex::new(None)).collect();
+        let committed_dot = Mutex::new(None);
         let work = || loop {
             let i = round.next.fetch_add(1, Ordering::Relaxed);
             if i >= names.len() || i > round.end.load(Ordering::Acquire) {
@@ -771,6 +776,9 @@ impl TemplateSet {
             let (out, wrote_shared) = if probing { probe(run) } else { run() };
             if wrote_shared || out.is_err() {
                 round.end.fetch_min(i, Ordering::AcqRel);
+            }
+            if round.committed.load(Ordering::Acquire) == i {
+                *committed_dot.lock().unwrap_or_else(PoisonError::into_inner) = Some(dot);
             }
             let run = if wrote_shared {
                 Run::Wrote
@@ -803,8 +811,13 @@ impl TemplateSet {
                 }
             }
         }
+        let last_wrote = committed != usize::MAX && prefix.len() == committed + 1;
         Independent {
-            last_wrote: committed != usize::MAX && prefix.len() == committed + 1,
+            last_wrote,
+            last_dot: committed_dot
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner)
+                .filter(|_| last_wrote),
             outcomes: prefix,
         }
     }
