@@ -837,11 +837,13 @@ mod der {
         tlv(0x06, &content)
     }
 
-    /// A string as Go's asn1 writes one: PrintableString when it can be, else UTF8String.
+    /// A string as Go's asn1 `Marshal` writes one: PrintableString when it can be, else
+    /// UTF8String. `Marshal` rejects `*` and `&` (only parsing accepts them), so a wildcard
+    /// name such as `*.default.svc` is a UTF8String.
     pub fn string(s: &str) -> Vec<u8> {
         let printable = s
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b" '()+,-./:=?*&".contains(&b));
+            .all(|b| b.is_ascii_alphanumeric() || b" '()+,-./:=?".contains(&b));
         tlv(if printable { 0x13 } else { 0x0c }, s.as_bytes())
     }
 
@@ -995,6 +997,17 @@ mod tests {
         // KeyEncipherment | DigitalSignature: bits 0 and 2 → 0xa0 with 5 unused bits.
         assert_eq!(der::key_usage(0b101), [3, 2, 5, 0xa0]);
         assert_eq!(der::tlv(4, &[0; 200])[..3], [4, 0x81, 200]);
+    }
+
+    #[test]
+    fn names_are_printable_strings_as_go_marshals_them() {
+        // Go's asn1.Marshal: PrintableString for its character set without `*` and `&`
+        // (kyverno's `*.default.svc` certificates, checked with helm v3.17.3 and openssl).
+        assert_eq!(der::string("web.default.svc")[0], 0x13);
+        assert_eq!(der::string("a-b (c) d='e'?+,/:")[0], 0x13);
+        for utf8 in ["*.default.svc", "a&b", "a_b", "a@b", "é"] {
+            assert_eq!(der::string(utf8)[0], 0x0c, "{utf8}");
+        }
     }
 }
 
