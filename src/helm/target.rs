@@ -800,10 +800,10 @@ fn for_chart(options: RenderOptions, chart: &Chart) -> RenderOptions {
 /// `include`s (bitnami's common library) need a few.
 const TEMPLATE_STACK: usize = 4 << 20;
 
-/// A values file read as Helm reads one.
+/// A values file read as Helm reads one (its error worded as `helm template -f` words it).
 fn values_file(text: &str, name: &str) -> Result<crate::template::Value, Finding> {
     crate::template::helm_values(text).map_err(|e| {
-        Finding::error(rules::HELM_VALUES, format!("cannot read values file: {e}")).at(
+        Finding::error(rules::HELM_VALUES, format!("failed to parse {name}: {e}")).at(
             name,
             e.line.unwrap_or(0),
             0,
@@ -1375,7 +1375,7 @@ mod tests {
             (
                 Some("env/values.yaml"),
                 Some(2),
-                "cannot read values file: error converting YAML to JSON: yaml: line 2: mapping values are not allowed in this context"
+                "failed to parse env/values.yaml: error converting YAML to JSON: yaml: line 2: mapping values are not allowed in this context"
             )
         );
         // encoding/json's refusal names no line.
@@ -1390,5 +1390,39 @@ mod tests {
             load_error_location(&e),
             ("charts/sub/values.yaml".to_string(), line)
         );
+    }
+
+    #[test]
+    fn values_sigs_yaml_cannot_make_json_of_are_errors() {
+        // Each as helm v3.17.3 words it (`failed to parse F: ` before), at its line.
+        for (text, line, message) in [
+            (
+                "a: 1\n[x]: 2\n",
+                2,
+                "yaml: invalid map key: []interface {}{\"x\"}",
+            ),
+            (
+                "a: 1\n9223372036854775808: 2\n",
+                2,
+                "unsupported map key of type: uint64, key: 0x8000000000000000, value: 2",
+            ),
+            (
+                "a:\n  b: !!int 1.5\n",
+                2,
+                "yaml: cannot decode !!float `1.5` as a !!int",
+            ),
+            (
+                "a: !!bool 1\n",
+                1,
+                "yaml: cannot decode !!int `1` as a !!bool",
+            ),
+        ] {
+            let e = crate::template::helm_values(text).unwrap_err();
+            assert_eq!(e.line, Some(line), "{text}");
+            assert_eq!(
+                e.to_string(),
+                format!("error converting YAML to JSON: {message}")
+            );
+        }
     }
 }

@@ -10,7 +10,7 @@ mod node;
 mod parse;
 mod resolve;
 pub mod roundtrip;
-mod to_json;
+pub mod to_json;
 mod value;
 
 pub use crate::go::float::{format_g, format_json};

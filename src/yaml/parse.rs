@@ -40,6 +40,10 @@ pub struct ParseOptions {
     /// Comments as go-yaml v3 reads them (kyaml): the comment lines after a comment belong to
     /// it even when a tab starts them, where go-yaml v2 (and libyaml) fail.
     pub go_yaml_v3_comments: bool,
+    /// The line of a syntax error as go-yaml v2 names it (sigs.k8s.io/yaml, so Helm's values,
+    /// `fromYaml` and rendered manifests): the problem's line first, where v3 (kyaml) names
+    /// the context's ([`YamlError::go_line`]).
+    pub go_yaml_v2_errors: bool,
     /// Which reader reads the input.
     pub reader: Reader,
 }
@@ -219,7 +223,9 @@ fn parse_documents(
     parser.set_input(Chunked(input));
     parser.set_go_yaml_v3_comments(opts.go_yaml_v3_comments);
     loop {
-        let event = parser.parse().map_err(|e| syntax_error(&e, input))?;
+        let event = parser
+            .parse()
+            .map_err(|e| syntax_error(&e, input, opts.go_yaml_v2_errors))?;
         let span = Span::new(
             event.start_mark.line as u32 + 1,
             event.start_mark.column as u32 + 1,
@@ -275,7 +281,7 @@ pub fn parse_one(input: &[u8], opts: &ParseOptions) -> Result<Node, YamlError> {
     }
 }
 
-fn syntax_error(e: &libyaml_safer::Error, input: &[u8]) -> YamlError {
+fn syntax_error(e: &libyaml_safer::Error, input: &[u8], go_yaml_v2: bool) -> YamlError {
     let span = match e.problem_mark() {
         Some(m) => Span::new(m.line as u32 + 1, m.column as u32 + 1),
         None => Span::default(),
@@ -291,25 +297,37 @@ fn syntax_error(e: &libyaml_safer::Error, input: &[u8]) -> YamlError {
         let _ = input;
     }
     let mut error = YamlError::new(YamlErrorKind::Syntax, span, message);
-    let (go_line, go_message) = go_yaml_message(e);
+    let (go_line, go_message) = go_yaml_message(e, go_yaml_v2);
     error.go_message = Some(go_message);
     error.go_line = go_line;
     error
 }
 
-/// yaml.v3 `parser.fail`: the line is the context mark's (0-based, so usually the line before
-/// the one with the problem), else the problem mark's; scanner errors add one; line 0 is left
-/// out. The context ("while parsing a block mapping") is not part of the message. Returns the
-/// line with the message.
-fn go_yaml_message(e: &libyaml_safer::Error) -> (Option<u32>, String) {
+/// go-yaml's `parser.fail`. yaml.v3: the line is the context mark's (0-based, so usually the
+/// line before the one with the problem), else the problem mark's; scanner errors add one.
+/// yaml.v2: the problem mark's, scanner errors adding one, else the context mark's as it is
+/// (a simple key left without its `:` is named at the line after it: `a: b\nc` is line 3).
+/// Line 0 is left out. The context ("while parsing a block mapping") is not part of the
+/// message. Returns the line with the message.
+fn go_yaml_message(e: &libyaml_safer::Error, go_yaml_v2: bool) -> (Option<u32>, String) {
     let zero_based = |m: Option<libyaml_safer::Mark>| m.map_or(0, |m| m.line);
-    let mut line = match zero_based(e.context_mark()) {
-        0 => zero_based(e.problem_mark()),
-        l => l,
+    let (context, problem) = (zero_based(e.context_mark()), zero_based(e.problem_mark()));
+    // "Scanner errors don't iterate line before returning error" (go-yaml).
+    let scanner = e.kind() == libyaml_safer::ErrorKind::Scanner;
+    let plus = |line: u64| if scanner { line + 1 } else { line };
+    let line = if go_yaml_v2 {
+        if problem != 0 {
+            plus(problem)
+        } else {
+            context
+        }
+    } else if context != 0 {
+        plus(context)
+    } else if problem != 0 {
+        plus(problem)
+    } else {
+        0
     };
-    if line != 0 && e.kind() == libyaml_safer::ErrorKind::Scanner {
-        line += 1;
-    }
     match line {
         0 => (None, format!("yaml: {}", e.problem())),
         l => (

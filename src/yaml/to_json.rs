@@ -54,6 +54,15 @@ pub fn yaml_to_json(node: &Node) -> Result<Value, YamlToJsonError> {
     convert(node)
 }
 
+/// The error go-yaml v2 meets first in a document whose mapping has a collection key (it fails
+/// while decoding, before any key is converted), if one does.
+pub fn collection_key_error(node: &Node) -> Option<YamlToJsonError> {
+    collection_key(node).map(|key| YamlToJsonError::CollectionKey {
+        line: key.span.line,
+        key: go_syntax(key, false),
+    })
+}
+
 fn collection_key(node: &Node) -> Option<&Node> {
     match &node.kind {
         NodeKind::Scalar(_) => None,
@@ -85,7 +94,7 @@ fn convert(node: &Node) -> Result<Value, YamlToJsonError> {
 }
 
 /// The JSON text of a scalar key, by the Go type go-yaml v2 decodes it to.
-fn key_string(key: &Node, value: &Node) -> Result<String, YamlToJsonError> {
+pub fn key_string(key: &Node, value: &Node) -> Result<String, YamlToJsonError> {
     let unsupported = |go_type: &'static str, key_text: String| YamlToJsonError::UnsupportedKey {
         line: key.span.line,
         go_type,

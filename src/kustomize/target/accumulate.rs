@@ -434,6 +434,7 @@ const RESOURCE_PARSE: ParseOptions = ParseOptions {
         otherwise: yaml::Otherwise::Error,
     },
     go_yaml_v3_comments: true,
+    go_yaml_v2_errors: false,
     reader: yaml::Reader::Fast,
 };
 

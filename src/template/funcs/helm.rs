@@ -8,7 +8,7 @@ use super::super::fmt;
 use super::super::value::{Dict, MapType, NamedMap, Value};
 use super::super::{FuncDef, FuncError, MissingKey, Param};
 use super::json;
-use crate::yaml::{self, Dialect, NodeKind, Resolved};
+use crate::yaml::{self, Dialect, NodeKind, Resolved, YamlToJsonError};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -307,7 +307,13 @@ pub struct HelmYamlError {
 /// Helm's reading of YAML text, for `fromYaml` and values files alike (sigs.k8s.io/yaml:
 /// go-yaml v2 typing, then JSON, so every number is a float64 and keys are strings).
 pub fn from_yaml(text: &str) -> Result<Value, HelmYamlError> {
-    let value = yaml_node(text)?.map_or(Value::Nil, |node| helm_value(&node));
+    let value = match yaml_node(text)? {
+        None => Value::Nil,
+        Some(node) => match yaml::to_json::collection_key_error(&node) {
+            Some(e) => return Err(e.into()),
+            None => helm_value(&node)?,
+        },
+    };
     // JSON has no infinity or NaN: encoding/json refuses the first one it meets (maps in
     // key order).
     match unsupported_float(&value) {
@@ -329,6 +335,15 @@ pub fn from_yaml(text: &str) -> Result<Value, HelmYamlError> {
     }
 }
 
+impl From<YamlToJsonError> for HelmYamlError {
+    fn from(e: YamlToJsonError) -> HelmYamlError {
+        HelmYamlError {
+            line: Some(e.line()).filter(|&l| l > 0),
+            message: e.to_string(),
+        }
+    }
+}
+
 /// The first float JSON cannot hold, in `encoding/json`'s order.
 fn unsupported_float(v: &Value) -> Option<f64> {
     match v {
@@ -344,6 +359,7 @@ fn unsupported_float(v: &Value) -> Option<f64> {
 pub fn yaml_node(text: &str) -> Result<Option<yaml::Node>, HelmYamlError> {
     let options = yaml::ParseOptions {
         duplicate_keys: yaml::DuplicateKeys::LastWins,
+        go_yaml_v2_errors: true,
         ..yaml::ParseOptions::default()
     };
     match yaml::parse_stream(text.as_bytes(), &options) {
@@ -361,9 +377,12 @@ pub fn yaml_node(text: &str) -> Result<Option<yaml::Node>, HelmYamlError> {
     }
 }
 
-/// A YAML node as Helm's values see it.
-pub fn helm_value(node: &yaml::Node) -> Value {
-    match &node.kind {
+/// A YAML node as Helm's values see it: go-yaml v2's types, then sigs.k8s.io/yaml's JSON
+/// (every number a float64; a key by its Go type: `1.20:` is `"1.2"`, `0x1F:` is `"31"`; a
+/// null, uint64 or collection key, or a tag its value does not fit, is an error). Collection
+/// keys are found first ([`yaml::to_json::collection_key_error`]).
+fn helm_value(node: &yaml::Node) -> Result<Value, HelmYamlError> {
+    Ok(match &node.kind {
         NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
             Ok(Resolved::Null) => Value::Nil,
             Ok(Resolved::Bool(b)) => Value::Bool(b),
@@ -371,25 +390,25 @@ pub fn helm_value(node: &yaml::Node) -> Value {
             Ok(Resolved::Uint(u)) => Value::Float(u as f64),
             Ok(Resolved::Float(f)) => Value::Float(f),
             Ok(Resolved::Str(s)) | Ok(Resolved::Timestamp(s)) => Value::str(s),
-            Err(_) => Value::str(s.text.as_str()),
+            // go-yaml v2 words it without a line.
+            Err(source) => {
+                return Err(HelmYamlError {
+                    line: Some(node.span.line),
+                    message: format!("yaml: {source}"),
+                })
+            }
         },
-        NodeKind::Seq(items) => Value::list(items.iter().map(helm_value).collect()),
+        NodeKind::Seq(items) => {
+            Value::list(items.iter().map(helm_value).collect::<Result<_, _>>()?)
+        }
         NodeKind::Map(entries) => {
             let mut m = BTreeMap::new();
             for (k, v) in entries {
-                let key = match &k.kind {
-                    NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
-                        Ok(Resolved::Bool(b)) => b.to_string(),
-                        Ok(Resolved::Null) => "null".to_string(),
-                        _ => s.text.clone(),
-                    },
-                    _ => continue,
-                };
-                m.insert(key, helm_value(v));
+                m.insert(yaml::to_json::key_string(k, v)?, helm_value(v)?);
             }
             Value::map(m)
         }
-    }
+    })
 }
 
 /// How Helm's engine words an execution error that a `fail` or `required` caused:
