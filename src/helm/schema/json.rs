@@ -98,6 +98,7 @@ pub fn decode(text: &str) -> Result<Json, String> {
 pub fn decode_within(text: &str, max_depth: usize) -> Result<Json, Option<String>> {
     let max_depth = max_depth.min(GO_MAX_DEPTH);
     let mut reader = Reader {
+        text,
         bytes: text.as_bytes(),
         pos: 0,
         depth: 0,
@@ -131,6 +132,8 @@ enum Stop {
 }
 
 struct Reader<'a> {
+    /// The input, and its bytes: a piece between two ASCII bytes is text already.
+    text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
@@ -276,7 +279,7 @@ impl Reader<'_> {
                 return Err(Stop::Syntax);
             }
         }
-        let text = std::str::from_utf8(&self.bytes[start..self.pos]).map_err(|_| Stop::Syntax)?;
+        let text = self.text.get(start..self.pos).ok_or(Stop::Syntax)?;
         Ok(Json::Number(Number::from_json(text)))
     }
 
@@ -292,9 +295,7 @@ impl Reader<'_> {
                 self.pos += 1;
             }
             // The input is a &str and the run stops at an ASCII byte: a whole UTF-8 slice.
-            out.push_str(
-                std::str::from_utf8(&self.bytes[start..self.pos]).map_err(|_| Stop::Syntax)?,
-            );
+            out.push_str(self.text.get(start..self.pos).ok_or(Stop::Syntax)?);
             match self.peek()? {
                 b'"' => {
                     self.pos += 1;
