@@ -74,6 +74,7 @@ struct Writer {
 }
 
 /// libyaml's `yaml_emitter_analyze_scalar`: which styles the text allows.
+#[derive(Debug, PartialEq)]
 struct Analysis {
     multiline: bool,
     flow_plain_allowed: bool,
@@ -116,6 +117,29 @@ fn analyze(value: &str) -> Analysis {
             block_allowed: false,
         };
     }
+    // Most scalars of a chart's values are names, versions and paths: ASCII letters, digits
+    // and `_./-`, which allow every style (`-` first would be an indicator, and `...` an
+    // end of document).
+    let bytes = value.as_bytes();
+    if bytes[0] != b'-'
+        && bytes
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
+        && !value.starts_with("...")
+    {
+        return Analysis {
+            multiline: false,
+            flow_plain_allowed: true,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: true,
+        };
+    }
+    analyze_chars(value)
+}
+
+/// [`analyze`], character by character.
+fn analyze_chars(value: &str) -> Analysis {
     let mut block_indicators = value.starts_with("---") || value.starts_with("...");
     let mut flow_indicators = block_indicators;
     let (mut line_breaks, mut special_characters) = (false, false);
@@ -570,6 +594,38 @@ impl Writer {
                 self.indention = false;
                 breaks = false;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_versions_and_paths_are_analyzed_as_the_full_analysis_does() {
+        for value in [
+            "a",
+            "nginx",
+            "v1.2.3",
+            "1.20",
+            "docker.io/bitnami/redis",
+            "a-b_c",
+            "..a",
+            ".a",
+            "a...",
+            "a--",
+            "0",
+            "true",
+            "null",
+            "a/b/",
+            "/",
+        ] {
+            assert_eq!(analyze(value), analyze_chars(value), "{value}");
+        }
+        // Outside the fast set, the full analysis answers.
+        for value in ["-", "-a", "...", "---", "a b", "a:b"] {
+            assert_eq!(analyze(value), analyze_chars(value), "{value}");
         }
     }
 }
