@@ -78,6 +78,13 @@ pub enum LoadError {
     ChartYaml(HelmYamlError),
     #[error("cannot load Chart.yaml: Chart.yaml is not a mapping")]
     ChartYamlNotMapping,
+    /// A field of another JSON type than `chart.Metadata`'s (`description: [a]`).
+    #[error("cannot load Chart.yaml: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go struct field {field} of type {want}")]
+    ChartYamlField {
+        got: &'static str,
+        field: String,
+        want: &'static str,
+    },
     #[error("cannot load values.yaml: {0}")]
     Values(HelmYamlError),
     #[error("cannot load values.yaml: values.yaml is not a mapping")]
@@ -257,10 +264,15 @@ impl Chart {
             Value::Nil => {}
             _ => return Err(LoadError::ChartYamlNotMapping),
         }
+        metadata_types(&chart.metadata)?;
         chart.name = match chart.metadata.get("name") {
-            Some(Value::String(s)) if !s.is_empty() => s.to_string(),
-            _ => return Err(LoadError::NoName),
+            // A string field takes any scalar's text: `name: yes` is "true".
+            Some(v) if is_scalar(v) => scalar_text(v),
+            _ => String::new(),
         };
+        if chart.name.is_empty() {
+            return Err(LoadError::NoName);
+        }
         // Subcharts load on every core (their values files are most of a big chart's YAML),
         // beside this chart's own values and files; the first failure in Helm's order (packed
         // subcharts, unpacked ones by directory, requirements, values) is the one reported.
@@ -560,6 +572,141 @@ fn field(name: &'static str, json: &'static str, value: Value) -> Field {
 
 /// A scalar as Go's JSON-into-string would have it (numbers as YAML wrote them is what a
 /// chart author means by `version: 1.0`; Helm would refuse a number there).
+fn is_scalar(v: &Value) -> bool {
+    !matches!(
+        v,
+        Value::List(_) | Value::Map(_) | Value::Nil | Value::NoValue
+    )
+}
+
+/// The JSON type `encoding/json` names a value by in its errors; None for null, which no
+/// field refuses.
+fn json_type(v: &Value) -> Option<&'static str> {
+    match v {
+        Value::Nil | Value::NoValue => None,
+        Value::Bool(_) => Some("bool"),
+        Value::String(_) => Some("string"),
+        Value::List(_) => Some("array"),
+        Value::Map(_) => Some("object"),
+        _ => Some("number"),
+    }
+}
+
+/// Helm's decoding of Chart.yaml into `chart.Metadata` (sigs.k8s.io/yaml, then
+/// `encoding/json`): a string field takes any scalar (as its text), a bool field a bool, a
+/// list or map field its kind; the first field of another type, in the JSON's key order (a
+/// Go map's JSON is sorted, as a BTreeMap iterates), is the error. Unknown keys are ignored.
+fn metadata_types(metadata: &BTreeMap<String, Value>) -> Result<(), LoadError> {
+    #[derive(Clone, Copy)]
+    enum Kind {
+        Str,
+        Bool,
+        Strings,
+        StringMap,
+        Anys,
+        Structs(&'static str, &'static [(&'static str, Kind)]),
+    }
+    const MAINTAINER: &[(&str, Kind)] = &[
+        ("email", Kind::Str),
+        ("name", Kind::Str),
+        ("url", Kind::Str),
+    ];
+    const DEPENDENCY: &[(&str, Kind)] = &[
+        ("alias", Kind::Str),
+        ("condition", Kind::Str),
+        ("enabled", Kind::Bool),
+        ("import-values", Kind::Anys),
+        ("name", Kind::Str),
+        ("repository", Kind::Str),
+        ("tags", Kind::Strings),
+        ("version", Kind::Str),
+    ];
+    const METADATA: &[(&str, Kind)] = &[
+        ("annotations", Kind::StringMap),
+        ("apiVersion", Kind::Str),
+        ("appVersion", Kind::Str),
+        ("condition", Kind::Str),
+        (
+            "dependencies",
+            Kind::Structs("chart.Dependency", DEPENDENCY),
+        ),
+        ("deprecated", Kind::Bool),
+        ("description", Kind::Str),
+        ("home", Kind::Str),
+        ("icon", Kind::Str),
+        ("keywords", Kind::Strings),
+        ("kubeVersion", Kind::Str),
+        ("maintainers", Kind::Structs("chart.Maintainer", MAINTAINER)),
+        ("name", Kind::Str),
+        ("sources", Kind::Strings),
+        ("tags", Kind::Str),
+        ("type", Kind::Str),
+        ("version", Kind::Str),
+    ];
+    /// `field` is Go's `Struct.path.to.field`.
+    fn check(v: &Value, kind: Kind, field: &str) -> Result<(), LoadError> {
+        let Some(got) = json_type(v) else {
+            return Ok(());
+        };
+        let wrong = |want: &'static str| {
+            Err(LoadError::ChartYamlField {
+                got,
+                field: field.to_string(),
+                want,
+            })
+        };
+        match (kind, v) {
+            (Kind::Str, v) if is_scalar(v) => Ok(()),
+            (Kind::Str, _) => wrong("string"),
+            (Kind::Bool, Value::Bool(_)) => Ok(()),
+            (Kind::Bool, _) => wrong("bool"),
+            (Kind::Strings, Value::List(l)) => {
+                l.iter().try_for_each(|item| check(item, Kind::Str, field))
+            }
+            (Kind::Strings, _) => wrong("[]string"),
+            (Kind::StringMap, Value::Map(m)) => m
+                .entries()
+                .iter()
+                .try_for_each(|(_, item)| check(item, Kind::Str, field)),
+            (Kind::StringMap, _) => wrong("map[string]string"),
+            (Kind::Anys, Value::List(_)) => Ok(()),
+            (Kind::Anys, _) => wrong("[]interface {}"),
+            (Kind::Structs(type_name, fields), Value::List(l)) => {
+                let (_, path) = field.split_once('.').unwrap_or(("", field));
+                let inner = type_name.trim_start_matches("chart.");
+                l.iter().try_for_each(|item| match item {
+                    Value::Map(m) => fields.iter().try_for_each(|(key, kind)| match m.get(key) {
+                        Some(v) => check(&v, *kind, &format!("{inner}.{path}.{key}")),
+                        None => Ok(()),
+                    }),
+                    item => match json_type(item) {
+                        None => Ok(()),
+                        Some(got) => Err(LoadError::ChartYamlField {
+                            got,
+                            field: field.to_string(),
+                            want: type_name,
+                        }),
+                    },
+                })
+            }
+            (Kind::Structs(type_name, _), _) => Err(LoadError::ChartYamlField {
+                got,
+                field: field.to_string(),
+                want: match type_name {
+                    "chart.Dependency" => "[]*chart.Dependency",
+                    _ => "[]*chart.Maintainer",
+                },
+            }),
+        }
+    }
+    for (key, kind) in METADATA {
+        if let Some(v) = metadata.get(*key) {
+            check(v, *kind, &format!("Metadata.{key}"))?;
+        }
+    }
+    Ok(())
+}
+
 fn scalar_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.to_string(),

@@ -713,7 +713,9 @@ fn load_error_location(e: &super::chart::LoadError) -> (String, u32) {
         E::Values(e) => ("values.yaml".into(), e.line.unwrap_or(0)),
         E::ValuesNotMapping => ("values.yaml".into(), 0),
         E::ChartYaml(e) => ("Chart.yaml".into(), e.line.unwrap_or(0)),
-        E::ChartYamlNotMapping | E::NoChartYaml | E::NoName => ("Chart.yaml".into(), 0),
+        E::ChartYamlNotMapping | E::ChartYamlField { .. } | E::NoChartYaml | E::NoName => {
+            ("Chart.yaml".into(), 0)
+        }
         E::Archive(_) | E::Unreadable(_) => (String::new(), 0),
         E::Subchart(entry, inner) => {
             let (file, line) = load_error_location(inner);
