@@ -1252,7 +1252,22 @@ impl<'a> State<'a> {
             args.push(v);
         }
         if let Some(l) = last {
-            let v = self.validate(|| (cmd.pos, node()), l, param(given.len()))?;
+            // Go's pipeline makes a nil interface an invalid value between commands (`invalid
+            // value; expected string`, where an argument's nil is `got interface {}`), and the
+            // error names the node evaluated last: the last argument, else the function.
+            let l = match (l, param(given.len())) {
+                (
+                    Value::Nil,
+                    Param::String | Param::Int | Param::Int64 | Param::Float64 | Param::Bool,
+                ) => Value::NoValue,
+                (l, _) => l,
+            };
+            let text = &self.tree.text;
+            let at = || match given.last() {
+                Some(a) => last_evaluated(a, text),
+                None => (cmd.pos, node()),
+            };
+            let v = self.validate(at, l, param(given.len()))?;
             args.push(v);
         }
         if name == "call" {

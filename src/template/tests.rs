@@ -68,6 +68,74 @@ fn errors_are_worded_as_go_words_them() {
 }
 
 #[test]
+fn actions_are_lexed_as_go_lexes_them() {
+    let d = dot();
+    let err = |t: &str| run(t, &d, MissingKey::Default).unwrap_err().to_string();
+    // Go looks for the right delimiter, with or without its trim marker, before anything
+    // else (helm v3.17.3: `parse error at (…:1): unclosed left paren`).
+    assert_eq!(err("{{ (len . -}}"), "template: t:1: unclosed left paren");
+    assert_eq!(err("{{ (len .  -}}"), "template: t:1: unclosed left paren");
+    assert_eq!(err("{{ (len . }}"), "template: t:1: unclosed left paren");
+    assert_eq!(
+        err("{{ \"a\\\" }}"),
+        "template: t:1: unterminated quoted string"
+    );
+    assert_eq!(
+        err("{{ \"a\nb\" }}"),
+        "template: t:1: unterminated quoted string"
+    );
+    // Escapes and other scripts in strings, names in other scripts, trim markers.
+    assert_eq!(
+        run(
+            "{{ \"é\\\"ü\" }}|{{- 'ß' -}}  |{{ $ñ := 1 }}{{ $ñ }}{{ `raw\"` }}",
+            &d,
+            MissingKey::Default
+        )
+        .unwrap(),
+        "é\"ü|223|1raw\""
+    );
+}
+
+#[test]
+fn a_piped_value_of_the_wrong_type_is_worded_as_go_words_it() {
+    // Recorded with helm v3.17.3 (`--set num=5`, missingkey=zero): the error names the node
+    // evaluated last, the command's last argument; a nil piped is an invalid value.
+    let err = |text: &str| {
+        let mut set = TemplateSet::new(
+            Funcs::helm(),
+            Options {
+                missing_key: MissingKey::Zero,
+                ..Options::default()
+            },
+        );
+        set.parse("t", text).unwrap();
+        let dot = Value::from(serde_json::json!({"num": 5.0}));
+        set.execute("t", &dot).unwrap_err().to_string()
+    };
+    assert_eq!(
+        err("a: {{ .missing | trunc 63 }}"),
+        "template: t:1:23: executing \"t\" at <63>: invalid value; expected string"
+    );
+    assert_eq!(
+        err("a: {{ .num | trunc 63 }}"),
+        "template: t:1:19: executing \"t\" at <63>: wrong type for value; expected string; got float64"
+    );
+    assert_eq!(
+        err("a: {{ .missing | trunc (len \"abc\") }}"),
+        "template: t:1:28: executing \"t\" at <\"abc\">: invalid value; expected string"
+    );
+    // No argument: the function's own node; an argument's nil is still `interface {}`.
+    assert_eq!(
+        err("a: {{ .missing | upper }}"),
+        "template: t:1:17: executing \"t\" at <upper>: invalid value; expected string"
+    );
+    assert_eq!(
+        err("a: {{ trunc 63 .missing }}"),
+        "template: t:1:15: executing \"t\" at <.missing>: wrong type for value; expected string; got interface {}"
+    );
+}
+
+#[test]
 fn errors_carry_their_location_as_fields() {
     let at = |template: &str, line, column| Location {
         template: template.into(),
