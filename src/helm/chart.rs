@@ -604,7 +604,10 @@ fn metadata_types(metadata: &BTreeMap<String, Value>) -> Result<(), LoadError> {
         Strings,
         StringMap,
         Anys,
-        Structs(&'static str, &'static [(&'static str, Kind)]),
+        /// An item of a list of structs that is not an object (its Go type).
+        Item(&'static str),
+        /// A list of structs: its Go type, its item's, and the item's fields.
+        Structs(&'static str, &'static str, &'static [(&'static str, Kind)]),
     }
     const MAINTAINER: &[(&str, Kind)] = &[
         ("email", Kind::Str),
@@ -628,7 +631,7 @@ fn metadata_types(metadata: &BTreeMap<String, Value>) -> Result<(), LoadError> {
         ("condition", Kind::Str),
         (
             "dependencies",
-            Kind::Structs("chart.Dependency", DEPENDENCY),
+            Kind::Structs("[]*chart.Dependency", "chart.Dependency", DEPENDENCY),
         ),
         ("deprecated", Kind::Bool),
         ("description", Kind::Str),
@@ -636,7 +639,10 @@ fn metadata_types(metadata: &BTreeMap<String, Value>) -> Result<(), LoadError> {
         ("icon", Kind::Str),
         ("keywords", Kind::Strings),
         ("kubeVersion", Kind::Str),
-        ("maintainers", Kind::Structs("chart.Maintainer", MAINTAINER)),
+        (
+            "maintainers",
+            Kind::Structs("[]*chart.Maintainer", "chart.Maintainer", MAINTAINER),
+        ),
         ("name", Kind::Str),
         ("sources", Kind::Strings),
         ("tags", Kind::Str),
@@ -671,32 +677,20 @@ fn metadata_types(metadata: &BTreeMap<String, Value>) -> Result<(), LoadError> {
             (Kind::StringMap, _) => wrong("map[string]string"),
             (Kind::Anys, Value::List(_)) => Ok(()),
             (Kind::Anys, _) => wrong("[]interface {}"),
-            (Kind::Structs(type_name, fields), Value::List(l)) => {
+            (Kind::Structs(_, item_type, fields), Value::List(l)) => {
                 let (_, path) = field.split_once('.').unwrap_or(("", field));
-                let inner = type_name.trim_start_matches("chart.");
+                let item_struct = item_type.trim_start_matches("chart.");
                 l.iter().try_for_each(|item| match item {
                     Value::Map(m) => fields.iter().try_for_each(|(key, kind)| match m.get(key) {
-                        Some(v) => check(&v, *kind, &format!("{inner}.{path}.{key}")),
+                        Some(v) => check(&v, *kind, &format!("{item_struct}.{path}.{key}")),
                         None => Ok(()),
                     }),
-                    item => match json_type(item) {
-                        None => Ok(()),
-                        Some(got) => Err(LoadError::ChartYamlField {
-                            got,
-                            field: field.to_string(),
-                            want: type_name,
-                        }),
-                    },
+                    item => check(item, Kind::Item(item_type), field),
                 })
             }
-            (Kind::Structs(type_name, _), _) => Err(LoadError::ChartYamlField {
-                got,
-                field: field.to_string(),
-                want: match type_name {
-                    "chart.Dependency" => "[]*chart.Dependency",
-                    _ => "[]*chart.Maintainer",
-                },
-            }),
+            (Kind::Structs(list_type, ..), _) => wrong(list_type),
+            // A list's item that is not an object.
+            (Kind::Item(item_type), _) => wrong(item_type),
         }
     }
     for (key, kind) in METADATA {

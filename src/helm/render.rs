@@ -421,7 +421,6 @@ fn run_templates(
         let template::Independent {
             outcomes: side_by_side,
             last_wrote,
-            last_dot,
         } = set.render_independent(
             left,
             |i| {
@@ -434,7 +433,7 @@ fn run_templates(
             },
             |i, out| printed(left[i], out),
         );
-        in_order = match (side_by_side.len(), last_wrote) {
+        in_order = match (side_by_side.len(), last_wrote.is_some()) {
             // The round's first template wrote: writers likely follow one another.
             (0, _) | (1, true) => in_order.max(1) * 2,
             // The round ended with a writer whose run went on in order.
@@ -442,7 +441,7 @@ fn run_templates(
             // The template after the round is a writer, refused: it runs in order.
             _ => 1,
         };
-        if let Some(dot) = last_dot {
+        if let Some(dot) = last_wrote {
             let name = left[side_by_side.len() - 1];
             keep_dot_writes(&dot, &templates[name].dot);
         }

@@ -294,12 +294,10 @@ impl<'a> Lexer<'a> {
     /// trim marker before it (one space character, `-`).
     fn at_right_delim(&self, pos: usize) -> (bool, bool) {
         let bytes = self.input.as_bytes();
-        // Asked before every token: the first byte is compared inline.
-        let at = |pos: usize| match self.right.as_bytes().first() {
-            Some(first) => {
-                bytes.get(pos) == Some(first) && bytes[pos..].starts_with(self.right.as_bytes())
-            }
-            None => true,
+        let at = |pos: usize| {
+            self.input
+                .get(pos..)
+                .is_some_and(|rest| at_delim(rest, self.right))
         };
         let trim = bytes.get(pos).is_some_and(|&b| is_space_byte(b))
             && bytes.get(pos + 1) == Some(&b'-')
@@ -397,24 +395,13 @@ impl<'a> Lexer<'a> {
                     self.take_alphanumeric();
                     self.emit(Kind::Variable, start);
                 }
-                b'.' => match bytes.get(start + 1) {
-                    Some(b'0'..=b'9') => {
+                b'.' => match self.input[start + 1..].chars().next() {
+                    Some('0'..='9') => {
                         if !self.lex_number() {
                             return false;
                         }
                     }
-                    Some(&next) if next == b'_' || next.is_ascii_alphanumeric() => {
-                        self.pos += 1;
-                        self.take_alphanumeric();
-                        self.emit(Kind::Field, start);
-                    }
-                    Some(&next)
-                        if !next.is_ascii()
-                            && self.input[start + 1..]
-                                .chars()
-                                .next()
-                                .is_some_and(is_alphanumeric) =>
-                    {
+                    Some(next) if is_alphanumeric(next) => {
                         self.pos += 1;
                         self.take_alphanumeric();
                         self.emit(Kind::Field, start);

@@ -385,12 +385,11 @@ type ParseResult = Result<Vec<(String, Arc<Tree>)>, Error>;
 /// templates that running them in order would give too.
 pub struct Independent<T> {
     pub outcomes: Vec<Result<(Rendered, T), Error>>,
-    /// The prefix's last template wrote to a map it did not make: its run went on in order.
-    pub last_wrote: bool,
-    /// The dot that run had (`dot_of`'s copy): a write to it after the run went on in order
+    /// When the prefix's last template wrote to a map it did not make (its run went on in
+    /// order), the dot that run had (`dot_of`'s copy): a write to it after the run went on
     /// (`set $ "Values" …` after a `set` on `.Values`) is the caller's to make where the
     /// templates after it see it.
-    pub last_dot: Option<Value>,
+    pub last_wrote: Option<Value>,
 }
 
 /// Parses shared by every set of the process, so that a chart rendered with several values
@@ -813,8 +812,7 @@ impl TemplateSet {
         }
         let last_wrote = committed != usize::MAX && prefix.len() == committed + 1;
         Independent {
-            last_wrote,
-            last_dot: committed_dot
+            last_wrote: committed_dot
                 .into_inner()
                 .unwrap_or_else(PoisonError::into_inner)
                 .filter(|_| last_wrote),

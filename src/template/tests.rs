@@ -433,7 +433,7 @@ fn templates_run_side_by_side_up_to_the_first_that_writes_a_shared_map() {
                 )
             })
             .collect();
-        (texts, independent.last_wrote)
+        (texts, independent.last_wrote.is_some())
     };
 
     // Nothing shared written: every outcome; an error ends the prefix, as it ends Go's run.
