@@ -119,13 +119,14 @@ fn next_separator(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
 }
 
 /// The fields of a document's head Helm reads (`releaseutil.SimpleHead`), or the YAML error
-/// as Helm words it. Read from the node tree: the document is parsed whole (an error anywhere
-/// fails, as in Helm) but only its head is looked at.
+/// as Helm words it. Read from the node tree: the document is parsed and made JSON whole (an
+/// error anywhere fails, as in Helm) but only its head is looked at.
 fn head(doc: &str) -> Result<(String, Option<String>, Option<crate::yaml::Node>), HeadError> {
     use crate::yaml::{self, Dialect, Node, NodeKind, Resolved};
     let Some(node) = crate::template::helm_yaml_node(doc)? else {
         return Ok((String::new(), None, None));
     };
+    crate::template::helm_check_json(&node)?;
     // The JSON kind sigs.k8s.io/yaml gives a node; None for null.
     let go_type = |n: &Node| match &n.kind {
         NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {

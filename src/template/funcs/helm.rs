@@ -307,13 +307,29 @@ pub struct HelmYamlError {
 /// Helm's reading of YAML text, for `fromYaml` and values files alike (sigs.k8s.io/yaml:
 /// go-yaml v2 typing, then JSON, so every number is a float64 and keys are strings).
 pub fn from_yaml(text: &str) -> Result<Value, HelmYamlError> {
-    let value = match yaml_node(text)? {
-        None => Value::Nil,
-        Some(node) => match yaml::to_json::collection_key_error(&node) {
-            Some(e) => return Err(e.into()),
-            None => helm_value(&node)?,
-        },
-    };
+    match yaml_node(text)? {
+        None => Ok(Value::Nil),
+        Some(node) => helm_json_value(&node),
+    }
+}
+
+/// Whether sigs.k8s.io/yaml makes JSON of a parsed document, as Helm's `SortManifests` asks
+/// of every rendered one: its error when it cannot. A document of untagged strings and
+/// numbers under plain keys cannot fail; only one with a node that might is converted.
+pub fn check_json(node: &yaml::Node) -> Result<(), HelmYamlError> {
+    if might_fail_json(node) {
+        helm_json_value(node)?;
+    }
+    Ok(())
+}
+
+/// A document's value as sigs.k8s.io/yaml gives it, or its error: a collection key first (go-yaml
+/// v2 fails on it while decoding), then tags and keys, then a float JSON cannot hold.
+fn helm_json_value(node: &yaml::Node) -> Result<Value, HelmYamlError> {
+    if let Some(e) = yaml::to_json::collection_key_error(node) {
+        return Err(e.into());
+    }
+    let value = helm_value(node)?;
     // JSON has no infinity or NaN: encoding/json refuses the first one it meets (maps in
     // key order).
     match unsupported_float(&value) {
@@ -332,6 +348,30 @@ pub fn from_yaml(text: &str) -> Result<Value, HelmYamlError> {
             ),
         }),
         None => Ok(value),
+    }
+}
+
+/// True when a node holds something sigs.k8s.io/yaml might refuse: a tag, a collection key, a
+/// plain key that may be null or a uint64, a plain value that may be infinite or NaN.
+fn might_fail_json(node: &yaml::Node) -> bool {
+    let plain = |s: &yaml::Scalar| s.style == yaml::ScalarStyle::Plain;
+    match &node.kind {
+        NodeKind::Scalar(s) => {
+            s.tag.is_some() || (plain(s) && s.text.trim_start_matches(['+', '-']).starts_with('.'))
+        }
+        NodeKind::Seq(items) => items.iter().any(might_fail_json),
+        NodeKind::Map(entries) => entries.iter().any(|(k, v)| {
+            let key_may_fail = match &k.kind {
+                NodeKind::Scalar(s) => {
+                    s.tag.is_some()
+                        || (plain(s)
+                            && (matches!(s.text.as_str(), "" | "~" | "null" | "Null" | "NULL")
+                                || s.text.starts_with(|c: char| c.is_ascii_digit() || c == '+')))
+                }
+                _ => true,
+            };
+            key_may_fail || might_fail_json(v)
+        }),
     }
 }
 
