@@ -1012,7 +1012,10 @@ impl<'a> State<'a> {
                     ),
                 ))
             }
-            (Param::Any | Param::Value | Param::Map, Arg::Nil(_)) => return Ok(Value::Nil),
+            (Param::Any | Param::Map, Arg::Nil(_)) => return Ok(Value::Nil),
+            // `reflect.Zero` of `reflect.Value`: the builtin gets an invalid value (`len nil`
+            // is Go's "call of reflect.Value.Type on zero Value").
+            (Param::Value, Arg::Nil(_)) => return Ok(Value::NoValue),
             _ => {}
         }
         let v = self.eval_arg(dot, arg)?;
@@ -1258,7 +1261,12 @@ impl<'a> State<'a> {
             let l = match (l, param(given.len())) {
                 (
                     Value::Nil,
-                    Param::String | Param::Int | Param::Int64 | Param::Float64 | Param::Bool,
+                    Param::String
+                    | Param::Int
+                    | Param::Int64
+                    | Param::Float64
+                    | Param::Bool
+                    | Param::Value,
                 ) => Value::NoValue,
                 (l, _) => l,
             };

@@ -70,8 +70,10 @@ fn len(_: &Call, a: &[Value]) -> R {
         Value::Object(o) if o.0.items().is_some() => {
             Ok(Value::Int(o.0.items().map_or(0, |i| i.len()) as i64))
         }
-        Value::NoValue => Err(FuncError::Plain(
-            "invalid value; expected reflect.Value".into(),
+        // An invalid value (`nil`, a missing value piped or held by a variable): Go's
+        // `length` asks it for its type, which panics.
+        Value::NoValue => Err(FuncError::Call(
+            "reflect: call of reflect.Value.Type on zero Value".into(),
         )),
         Value::Nil => Err(FuncError::Call("len of nil pointer".into())),
         other => Err(FuncError::Call(format!(
