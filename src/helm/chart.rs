@@ -1,6 +1,7 @@
 //! A chart in memory, as Helm's loader makes one from a chart directory's files: `Chart.yaml`
 //! (the metadata `.Chart` shows), `values.yaml`, the templates, `crds/`, and every other file
-//! for `.Files`. Subcharts (`charts/`) are recognised but not loaded yet.
+//! for `.Files`; the subcharts in `charts/`, each a chart of its own. Loading checks what Helm's
+//! loader checks, in its order, with its words.
 
 use super::files::ChartFiles;
 use crate::source::{Bytes, Contents};
@@ -69,35 +70,65 @@ pub enum ImportValue {
     Exports(String),
 }
 
-/// Why a chart cannot be loaded.
+/// Why a chart cannot be loaded, in Helm's loader's words.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
     #[error("Chart.yaml file is missing")]
     NoChartYaml,
-    #[error("cannot load Chart.yaml: {0}")]
-    ChartYaml(HelmYamlError),
-    #[error("cannot load Chart.yaml: Chart.yaml is not a mapping")]
-    ChartYamlNotMapping,
-    /// A field of another JSON type than `chart.Metadata`'s (`description: [a]`).
-    #[error("cannot load Chart.yaml: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go struct field {field} of type {want}")]
-    ChartYamlField {
+    /// A file the loader decodes (Chart.yaml, values.yaml, requirements.yaml, a lock file)
+    /// that is not YAML sigs.k8s.io/yaml reads.
+    #[error("cannot load {file}: {error}")]
+    Yaml {
+        file: &'static str,
+        error: HelmYamlError,
+    },
+    /// A file whose document is not an object (`go_type` is the Go type it decodes into).
+    #[error("cannot load {file}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go value of type {go_type}")]
+    NotAnObject {
+        file: &'static str,
+        got: &'static str,
+        go_type: &'static str,
+    },
+    /// A field of another JSON type than its Go struct's (`description: [a]`).
+    #[error("cannot load {file}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go struct field {field} of type {want}")]
+    Field {
+        file: &'static str,
         got: &'static str,
         field: String,
         want: &'static str,
     },
-    #[error("cannot load values.yaml: {0}")]
-    Values(HelmYamlError),
-    #[error("cannot load values.yaml: values.yaml is not a mapping")]
-    ValuesNotMapping,
-    #[error("validation: chart.metadata.name is required")]
-    NoName,
-    #[error("subchart charts/{0}: {1}")]
-    Subchart(String, Box<LoadError>),
+    /// A field's own decoder refused it (`time.Time`'s).
+    #[error("cannot load {file}: error unmarshaling JSON: while decoding JSON: {message}")]
+    Decode { file: &'static str, message: String },
+    /// `chart.Metadata.Validate`'s refusal (`chart.metadata.name is required`).
+    #[error("validation: {0}")]
+    Validation(String),
+    /// A subchart (`charts/` entry) that cannot be loaded; `parent` is the chart's name.
+    #[error("error unpacking subchart {entry} in {parent}: {error}")]
+    Subchart {
+        entry: String,
+        parent: String,
+        error: Box<LoadError>,
+    },
     #[error("{0}")]
     Archive(String),
     /// A file the loader needs could not be read.
     #[error("{0}")]
     Unreadable(String),
+}
+
+impl LoadError {
+    /// The file (relative to the chart) the error is about, when it is one file.
+    pub fn file(&self) -> Option<&'static str> {
+        match self {
+            LoadError::NoChartYaml | LoadError::Validation(_) => Some("Chart.yaml"),
+            LoadError::Yaml { file, .. }
+            | LoadError::NotAnObject { file, .. }
+            | LoadError::Field { file, .. }
+            | LoadError::Decode { file, .. } => Some(file),
+            LoadError::Subchart { .. } | LoadError::Archive(_) | LoadError::Unreadable(_) => None,
+        }
+    }
 }
 
 /// A `dependencies:` entry as Helm reads it.
@@ -170,7 +201,7 @@ impl Chart {
     }
 
     /// Whether the loader reads the file at `path` (relative to the top chart) itself: a
-    /// chart's `Chart.yaml`, values, schema, `requirements.yaml` and templates, and packed
+    /// chart's `Chart.yaml`, lock files, values, schema, `requirements.yaml` and templates, and packed
     /// subcharts, at any depth. The others are `.Files`, read when a template asks.
     pub fn reads_at_load(path: &str) -> bool {
         let mut rest = path;
@@ -183,7 +214,12 @@ impl Chart {
         }
         matches!(
             rest,
-            "Chart.yaml" | "values.yaml" | "values.schema.json" | "requirements.yaml"
+            "Chart.yaml"
+                | "Chart.lock"
+                | "values.yaml"
+                | "values.schema.json"
+                | "requirements.yaml"
+                | "requirements.lock"
         ) || rest.starts_with("templates/")
     }
 
@@ -207,6 +243,7 @@ impl Chart {
         };
         let mut archives = Vec::new();
         let mut requirements_yaml = None;
+        let (mut chart_lock, mut requirements_lock) = (None, None);
         let mut subchart_files: BTreeMap<String, Vec<(String, Contents)>> = BTreeMap::new();
         let mut other_files = Vec::new();
         for (path, file) in files {
@@ -218,9 +255,10 @@ impl Chart {
             match path.as_str() {
                 "Chart.yaml" => chart_yaml = Some(text(&read(file)?)),
                 "values.yaml" => values_yaml = Some(text(&read(file)?)),
-                "requirements.yaml" => requirements_yaml = Some(text(&read(file)?)),
+                "requirements.yaml" => requirements_yaml = Some(read(file)?),
                 "values.schema.json" => chart.schema = Some(Arc::from(text(&read(file)?))),
-                "requirements.lock" | "Chart.lock" => {}
+                "Chart.lock" => chart_lock = Some(text(&read(file)?)),
+                "requirements.lock" => requirements_lock = Some(read(file)?),
                 p if p.starts_with("templates/") => {
                     // Helm's default ignore rule: `templates/.?*`.
                     let name = p.rsplit('/').next().unwrap_or_default();
@@ -258,75 +296,114 @@ impl Chart {
                 }
             }
         }
-        let chart_yaml = chart_yaml.ok_or(LoadError::NoChartYaml)?;
-        match helm_values(&chart_yaml).map_err(LoadError::ChartYaml)? {
-            Value::Map(m) => chart.metadata = m.read().clone(),
-            Value::Nil => {}
-            _ => return Err(LoadError::ChartYamlNotMapping),
+        // Helm's loader decodes Chart.yaml first, then the other files it reads in name
+        // order (Chart.lock, requirements.lock, requirements.yaml, values.yaml); then it
+        // validates the metadata, then loads the subcharts. The first error is reported.
+        let has_metadata = chart_yaml.is_some() || requirements_yaml.is_some();
+        if let Some(text) = &chart_yaml {
+            chart.metadata = decode_object(text, "Chart.yaml", "chart.Metadata")?;
+            go_types::metadata("Chart.yaml", &chart.metadata)?;
+            // Helm 2 charts had no apiVersion: Helm takes them as v1.
+            let api_version = chart.metadata.get("apiVersion").map(scalar_text);
+            if api_version.is_none_or(|v| v.is_empty()) {
+                chart.metadata.insert("apiVersion".into(), Value::str("v1"));
+            }
         }
-        metadata_types(&chart.metadata)?;
-        chart.name = match chart.metadata.get("name") {
-            // A string field takes any scalar's text: `name: yes` is "true".
-            Some(v) if is_scalar(v) => scalar_text(v),
-            _ => String::new(),
-        };
-        if chart.name.is_empty() {
-            return Err(LoadError::NoName);
+        let v1 = chart.api_version() == "v1";
+        if let Some(text) = &chart_lock {
+            go_types::lock(
+                "Chart.lock",
+                &decode_object(text, "Chart.lock", "chart.Lock")?,
+            )?;
+        }
+        if let Some(bytes) = requirements_lock {
+            let lock = decode_object(&text(&bytes), "requirements.lock", "chart.Lock")?;
+            go_types::lock("requirements.lock", &lock)?;
+            // apiVersion v1 keeps its requirements files in `.Files` too.
+            if v1 {
+                other_files.push(("requirements.lock".into(), Contents::Read(bytes)));
+            }
+        }
+        if let Some(bytes) = requirements_yaml {
+            let fields = decode_object(&text(&bytes), "requirements.yaml", "chart.Metadata")?;
+            go_types::metadata("requirements.yaml", &fields)?;
+            // Decoded into the same `chart.Metadata`: its fields replace Chart.yaml's (a
+            // map's keys are added to it).
+            for (key, value) in fields {
+                let value = match (chart.metadata.get(&key), value) {
+                    (Some(Value::Map(old)), Value::Map(new)) => {
+                        let mut merged = old.read().clone();
+                        merged.extend(new.read().iter().map(|(k, v)| (k.clone(), v.clone())));
+                        Value::map(merged)
+                    }
+                    (_, value) => value,
+                };
+                chart.metadata.insert(key, value);
+            }
+            chart.requirements_file = "requirements.yaml";
+            if v1 {
+                other_files.push(("requirements.yaml".into(), Contents::Read(bytes)));
+            }
         }
         // Subcharts load on every core (their values files are most of a big chart's YAML),
-        // beside this chart's own values and files; the first failure in Helm's order (packed
-        // subcharts, unpacked ones by directory, requirements, values) is the one reported.
+        // beside this chart's own values and files.
         chart.files = Arc::new(ChartFiles::new(other_files));
         let (subcharts, values) = rayon::join(
             || {
                 use rayon::prelude::*;
                 let packed = archives.into_par_iter().map(|(name, bytes)| {
-                    let mut sub = Chart::from_archive(bytes.as_ref())
-                        .map_err(|e| LoadError::Subchart(name.clone(), Box::new(e)))?;
+                    let mut sub =
+                        Chart::from_archive(bytes.as_ref()).map_err(|e| (name.clone(), e))?;
                     sub.set_source(&format!("charts/{name}"));
                     Ok(sub)
                 });
                 let unpacked = subchart_files.into_par_iter().map(|(dir, files)| {
-                    let mut sub = Chart::load(files)
-                        .map_err(|e| LoadError::Subchart(dir.clone(), Box::new(e)))?;
+                    let mut sub = Chart::load(files).map_err(|e| (dir.clone(), e))?;
                     sub.set_source(&format!("charts/{dir}"));
                     Ok(sub)
                 });
                 packed
                     .chain(unpacked)
-                    .collect::<Vec<Result<Chart, LoadError>>>()
+                    .collect::<Vec<Result<Chart, (String, LoadError)>>>()
             },
             || values_yaml.map(|text| helm_values(&text)),
         );
-        for sub in subcharts {
-            chart.dependencies.push(sub?);
+        if let Some(values) = values {
+            chart.values = match values.map_err(|error| LoadError::Yaml {
+                file: "values.yaml",
+                error,
+            })? {
+                Value::Nil | Value::NoValue => Value::map(BTreeMap::new()),
+                v @ Value::Map(_) => v,
+                other => {
+                    return Err(LoadError::NotAnObject {
+                        file: "values.yaml",
+                        got: json_type(&other).unwrap_or("null"),
+                        go_type: "map[string]interface {}",
+                    })
+                }
+            };
         }
-        // requirements.yaml (apiVersion v1's place) is read over Chart.yaml's metadata, as
-        // Helm's loader does for any apiVersion.
-        if requirements_yaml.is_some() {
-            chart.requirements_file = "requirements.yaml";
+        if !has_metadata {
+            return Err(LoadError::NoChartYaml);
         }
-        let from_requirements = match requirements_yaml {
-            Some(text) => match helm_values(&text).map_err(LoadError::ChartYaml)? {
-                Value::Map(m) => m.get("dependencies"),
-                _ => None,
-            },
-            None => None,
-        };
-        let list = from_requirements.or_else(|| chart.metadata.get("dependencies").cloned());
-        if let Some(Value::List(items)) = list {
+        validate(&mut chart.metadata)?;
+        chart.name = scalar_text(chart.metadata.get("name").unwrap_or(&Value::Nil));
+        if let Some(Value::List(items)) = chart.metadata.get("dependencies") {
             chart.requirements = items
                 .iter()
                 .enumerate()
                 .map(|(i, d)| dependency(d, i + 1))
                 .collect();
         }
-        if let Some(values) = values {
-            chart.values = match values.map_err(LoadError::Values)? {
-                Value::Nil | Value::NoValue => Value::map(BTreeMap::new()),
-                v @ Value::Map(_) => v,
-                _ => return Err(LoadError::ValuesNotMapping),
-            };
+        for sub in subcharts {
+            chart
+                .dependencies
+                .push(sub.map_err(|(entry, error)| LoadError::Subchart {
+                    entry,
+                    parent: chart.name.clone(),
+                    error: Box::new(error),
+                })?);
         }
         Ok(chart)
     }
@@ -539,16 +616,28 @@ impl Chart {
                 GoStruct {
                     type_name: "*chart.Dependency",
                     fields: vec![
-                        field("Name", "name", Value::str(d.name.as_str())),
+                        // `name` and `repository` have no `omitempty`.
+                        Field {
+                            omit_empty: false,
+                            ..field("Name", "name", Value::str(d.name.as_str()))
+                        },
                         field("Version", "version", Value::str(d.version.as_str())),
-                        field(
-                            "Repository",
-                            "repository",
-                            Value::str(d.repository.as_str()),
-                        ),
+                        Field {
+                            omit_empty: false,
+                            ..field(
+                                "Repository",
+                                "repository",
+                                Value::str(d.repository.as_str()),
+                            )
+                        },
                         field("Condition", "condition", Value::str(d.condition.as_str())),
                         field("Tags", "tags", Value::strings(d.tags.clone())),
                         field("Enabled", "enabled", Value::Bool(true)),
+                        field(
+                            "ImportValues",
+                            "import-values",
+                            import_values(&d.import_values),
+                        ),
                         field("Alias", "alias", Value::str(d.alias.as_str())),
                     ],
                 }
@@ -557,6 +646,26 @@ impl Chart {
             .collect();
         Value::list(items)
     }
+}
+
+/// A dependency's `import-values` as Helm's `processImportValues` leaves them: each a
+/// `{child, parent}` map, `S` as `{child: exports.S, parent: .}`.
+fn import_values(values: &[ImportValue]) -> Value {
+    let pair = |child: String, parent: &str| {
+        Value::map(BTreeMap::from([
+            ("child".to_string(), Value::str(child)),
+            ("parent".to_string(), Value::str(parent)),
+        ]))
+    };
+    Value::list(
+        values
+            .iter()
+            .map(|iv| match iv {
+                ImportValue::Map { child, parent } => pair(child.clone(), parent),
+                ImportValue::Exports(s) => pair(format!("exports.{s}"), "."),
+            })
+            .collect(),
+    )
 }
 
 /// A `json:"NAME,omitempty"` field.
@@ -592,11 +701,17 @@ fn json_type(v: &Value) -> Option<&'static str> {
     }
 }
 
-/// Helm's decoding of Chart.yaml into `chart.Metadata` (sigs.k8s.io/yaml, then
-/// `encoding/json`): a string field takes any scalar (as its text), a bool field a bool, a
-/// list or map field its kind; the first field of another type, in the JSON's key order (a
-/// Go map's JSON is sorted, as a BTreeMap iterates), is the error. Unknown keys are ignored.
-fn metadata_types(metadata: &BTreeMap<String, Value>) -> Result<(), LoadError> {
+/// The Go structs Helm decodes a chart's YAML files into (sigs.k8s.io/yaml, then
+/// `encoding/json`): `chart.Metadata` (Chart.yaml, requirements.yaml) and `chart.Lock`
+/// (Chart.lock, requirements.lock). A string field takes any scalar (as its text), a bool field
+/// a bool, a list or map field its kind; the first field of another type, in the JSON's key
+/// order (a Go map's JSON is sorted, as a BTreeMap iterates), is the error. Unknown keys are
+/// ignored.
+mod go_types {
+    use super::{is_scalar, json_type, LoadError};
+    use crate::template::{GoTime, Value};
+    use std::collections::BTreeMap;
+
     #[derive(Clone, Copy)]
     enum Kind {
         Str,
@@ -604,6 +719,8 @@ fn metadata_types(metadata: &BTreeMap<String, Value>) -> Result<(), LoadError> {
         Strings,
         StringMap,
         Anys,
+        /// `time.Time`: an RFC 3339 string (its own `UnmarshalJSON`).
+        Time,
         /// An item of a list of structs that is not an object (its Go type).
         Item(&'static str),
         /// A list of structs: its Go type, its item's, and the item's fields.
@@ -624,15 +741,13 @@ fn metadata_types(metadata: &BTreeMap<String, Value>) -> Result<(), LoadError> {
         ("tags", Kind::Strings),
         ("version", Kind::Str),
     ];
+    const DEPENDENCIES: Kind = Kind::Structs("[]*chart.Dependency", "chart.Dependency", DEPENDENCY);
     const METADATA: &[(&str, Kind)] = &[
         ("annotations", Kind::StringMap),
         ("apiVersion", Kind::Str),
         ("appVersion", Kind::Str),
         ("condition", Kind::Str),
-        (
-            "dependencies",
-            Kind::Structs("[]*chart.Dependency", "chart.Dependency", DEPENDENCY),
-        ),
+        ("dependencies", DEPENDENCIES),
         ("deprecated", Kind::Bool),
         ("description", Kind::Str),
         ("home", Kind::Str),
@@ -649,13 +764,44 @@ fn metadata_types(metadata: &BTreeMap<String, Value>) -> Result<(), LoadError> {
         ("type", Kind::Str),
         ("version", Kind::Str),
     ];
+    const LOCK: &[(&str, Kind)] = &[
+        ("dependencies", DEPENDENCIES),
+        ("digest", Kind::Str),
+        ("generated", Kind::Time),
+    ];
+
+    /// `chart.Metadata` read from `file`.
+    pub fn metadata(file: &'static str, map: &BTreeMap<String, Value>) -> Result<(), LoadError> {
+        check_struct(file, "Metadata", METADATA, map)
+    }
+
+    /// `chart.Lock` read from `file`.
+    pub fn lock(file: &'static str, map: &BTreeMap<String, Value>) -> Result<(), LoadError> {
+        check_struct(file, "Lock", LOCK, map)
+    }
+
+    fn check_struct(
+        file: &'static str,
+        name: &str,
+        fields: &[(&str, Kind)],
+        map: &BTreeMap<String, Value>,
+    ) -> Result<(), LoadError> {
+        for (key, kind) in fields {
+            if let Some(v) = map.get(*key) {
+                check(file, v, *kind, &format!("{name}.{key}"))?;
+            }
+        }
+        Ok(())
+    }
+
     /// `field` is Go's `Struct.path.to.field`.
-    fn check(v: &Value, kind: Kind, field: &str) -> Result<(), LoadError> {
+    fn check(file: &'static str, v: &Value, kind: Kind, field: &str) -> Result<(), LoadError> {
         let Some(got) = json_type(v) else {
             return Ok(());
         };
         let wrong = |want: &'static str| {
-            Err(LoadError::ChartYamlField {
+            Err(LoadError::Field {
+                file,
                 got,
                 field: field.to_string(),
                 want,
@@ -666,26 +812,36 @@ fn metadata_types(metadata: &BTreeMap<String, Value>) -> Result<(), LoadError> {
             (Kind::Str, _) => wrong("string"),
             (Kind::Bool, Value::Bool(_)) => Ok(()),
             (Kind::Bool, _) => wrong("bool"),
-            (Kind::Strings, Value::List(l)) => {
-                l.iter().try_for_each(|item| check(item, Kind::Str, field))
-            }
+            (Kind::Strings, Value::List(l)) => l
+                .iter()
+                .try_for_each(|item| check(file, item, Kind::Str, field)),
             (Kind::Strings, _) => wrong("[]string"),
             (Kind::StringMap, Value::Map(m)) => m
                 .entries()
                 .iter()
-                .try_for_each(|(_, item)| check(item, Kind::Str, field)),
+                .try_for_each(|(_, item)| check(file, item, Kind::Str, field)),
             (Kind::StringMap, _) => wrong("map[string]string"),
             (Kind::Anys, Value::List(_)) => Ok(()),
             (Kind::Anys, _) => wrong("[]interface {}"),
+            (Kind::Time, Value::String(s)) => {
+                // `parseStrictRFC3339`; the layout is time.RFC3339.
+                GoTime::parse("2006-01-02T15:04:05Z07:00", s)
+                    .map(|_| ())
+                    .map_err(|message| LoadError::Decode { file, message })
+            }
+            (Kind::Time, _) => Err(LoadError::Decode {
+                file,
+                message: "Time.UnmarshalJSON: input is not a JSON string".into(),
+            }),
             (Kind::Structs(_, item_type, fields), Value::List(l)) => {
                 let (_, path) = field.split_once('.').unwrap_or(("", field));
                 let item_struct = item_type.trim_start_matches("chart.");
                 l.iter().try_for_each(|item| match item {
                     Value::Map(m) => fields.iter().try_for_each(|(key, kind)| match m.get(key) {
-                        Some(v) => check(&v, *kind, &format!("{item_struct}.{path}.{key}")),
+                        Some(v) => check(file, &v, *kind, &format!("{item_struct}.{path}.{key}")),
                         None => Ok(()),
                     }),
-                    item => check(item, Kind::Item(item_type), field),
+                    item => check(file, item, Kind::Item(item_type), field),
                 })
             }
             (Kind::Structs(list_type, ..), _) => wrong(list_type),
@@ -693,12 +849,166 @@ fn metadata_types(metadata: &BTreeMap<String, Value>) -> Result<(), LoadError> {
             (Kind::Item(item_type), _) => wrong(item_type),
         }
     }
-    for (key, kind) in METADATA {
-        if let Some(v) = metadata.get(*key) {
-            check(v, *kind, &format!("Metadata.{key}"))?;
+}
+
+/// A file the loader decodes into a Go struct: its top-level fields (none for an empty file).
+fn decode_object(
+    text: &str,
+    file: &'static str,
+    go_type: &'static str,
+) -> Result<BTreeMap<String, Value>, LoadError> {
+    match helm_values(text).map_err(|error| LoadError::Yaml { file, error })? {
+        Value::Map(m) => Ok(m.read().clone()),
+        Value::Nil | Value::NoValue => Ok(BTreeMap::new()),
+        other => Err(LoadError::NotAnObject {
+            file,
+            got: json_type(&other).unwrap_or("null"),
+            go_type,
+        }),
+    }
+}
+
+/// `chart.Metadata.Validate`: the strings `.Chart` shows sanitized, then Helm's checks in
+/// its order (`chart.metadata.version "x" is invalid`, …).
+fn validate(md: &mut BTreeMap<String, Value>) -> Result<(), LoadError> {
+    let invalid = |m: String| Err(LoadError::Validation(m));
+    let quote = crate::go::strconv::quote;
+    for key in [
+        "name",
+        "description",
+        "home",
+        "icon",
+        "condition",
+        "tags",
+        "appVersion",
+        "kubeVersion",
+        "sources",
+        "keywords",
+    ] {
+        if let Some(v) = md.get_mut(key) {
+            *v = sanitized(v);
+        }
+    }
+    let text =
+        |md: &BTreeMap<String, Value>, key: &str| md.get(key).map(scalar_text).unwrap_or_default();
+    if text(md, "apiVersion").is_empty() {
+        return invalid("chart.metadata.apiVersion is required".into());
+    }
+    let name = text(md, "name");
+    if name.is_empty() {
+        return invalid("chart.metadata.name is required".into());
+    }
+    if name != go_base(&name) {
+        return invalid(format!("chart.metadata.name {} is invalid", quote(&name)));
+    }
+    let version = text(md, "version");
+    if version.is_empty() {
+        return invalid("chart.metadata.version is required".into());
+    }
+    if crate::semver::Version::parse(&version).is_err() {
+        return invalid(format!(
+            "chart.metadata.version {} is invalid",
+            quote(&version)
+        ));
+    }
+    if !matches!(text(md, "type").as_str(), "" | "application" | "library") {
+        return invalid("chart.metadata.type must be application or library".into());
+    }
+    // The structs of a list are sanitized field by field; a null item is refused.
+    let structs = |md: &mut BTreeMap<String, Value>, key: &str, fields: &[&str]| {
+        let Some(Value::List(items)) = md.get(key) else {
+            return Ok(());
+        };
+        let items = items
+            .iter()
+            .map(|item| match item {
+                Value::Nil | Value::NoValue => Err(LoadError::Validation(format!(
+                    "{key} must not contain empty or null nodes"
+                ))),
+                Value::Map(m) => {
+                    let mut m = m.read().clone();
+                    for field in fields {
+                        if let Some(v) = m.get_mut(*field) {
+                            *v = sanitized(v);
+                        }
+                    }
+                    Ok(Value::map(m))
+                }
+                other => Ok(other.clone()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        md.insert(key.to_string(), Value::list(items));
+        Ok(())
+    };
+    structs(md, "maintainers", &["name", "email", "url"])?;
+    structs(
+        md,
+        "dependencies",
+        &["name", "version", "repository", "condition", "tags"],
+    )?;
+    let mut seen = std::collections::HashSet::new();
+    if let Some(Value::List(items)) = md.get("dependencies") {
+        for item in items.iter() {
+            let field = |key: &str| match item {
+                Value::Map(m) => m.get(key).map(|v| scalar_text(&v)).unwrap_or_default(),
+                _ => String::new(),
+            };
+            let (name, alias) = (field("name"), field("alias"));
+            let alias_ok = alias
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            if !alias_ok {
+                return invalid(format!(
+                    "dependency {} has disallowed characters in the alias",
+                    quote(&name)
+                ));
+            }
+            let key = if alias.is_empty() { name } else { alias };
+            if !seen.insert(key.clone()) {
+                return invalid(format!(
+                    "more than one dependency with name or alias {}",
+                    quote(&key)
+                ));
+            }
         }
     }
     Ok(())
+}
+
+/// Go's `sanitizeString` of a string (each of a list's strings): a space for every space
+/// character, unprintable characters dropped. Other values as they are.
+fn sanitized(v: &Value) -> Value {
+    match v {
+        Value::String(s)
+            if s.chars().any(|c| {
+                c != ' ' && (c.is_whitespace() || !crate::go::strconv::is_printable(c))
+            }) =>
+        {
+            Value::str(
+                s.chars()
+                    .filter_map(|c| match c {
+                        c if c.is_whitespace() => Some(' '),
+                        c if crate::go::strconv::is_printable(c) => Some(c),
+                        _ => None,
+                    })
+                    .collect::<String>(),
+            )
+        }
+        Value::List(l) => Value::list(l.iter().map(sanitized).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Go's `filepath.Base` (Unix).
+fn go_base(path: &str) -> &str {
+    if path.is_empty() {
+        return ".";
+    }
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return "/";
+    }
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
 }
 
 fn scalar_text(v: &Value) -> String {

@@ -710,21 +710,16 @@ fn list(files: &Files, rules: &super::ignore::Rules, path: &RepoPath, rel: &str)
 fn load_error_location(e: &super::chart::LoadError) -> (String, u32) {
     use super::chart::LoadError as E;
     match e {
-        E::Values(e) => ("values.yaml".into(), e.line.unwrap_or(0)),
-        E::ValuesNotMapping => ("values.yaml".into(), 0),
-        E::ChartYaml(e) => ("Chart.yaml".into(), e.line.unwrap_or(0)),
-        E::ChartYamlNotMapping | E::ChartYamlField { .. } | E::NoChartYaml | E::NoName => {
-            ("Chart.yaml".into(), 0)
-        }
-        E::Archive(_) | E::Unreadable(_) => (String::new(), 0),
-        E::Subchart(entry, inner) => {
-            let (file, line) = load_error_location(inner);
+        E::Yaml { file, error } => (file.to_string(), error.line.unwrap_or(0)),
+        E::Subchart { entry, error, .. } => {
+            let (file, line) = load_error_location(error);
             if entry.ends_with(".tgz") || file.is_empty() {
                 (format!("charts/{entry}"), 0)
             } else {
                 (format!("charts/{entry}/{file}"), line)
             }
         }
+        other => (other.file().unwrap_or_default().to_string(), 0),
     }
 }
 
@@ -1387,7 +1382,14 @@ mod tests {
         use super::super::chart::LoadError;
         let inner = crate::template::helm_values("x:\n- a\n b: c\n").unwrap_err();
         let line = inner.line.expect("go-yaml names the line");
-        let e = LoadError::Subchart("sub".into(), Box::new(LoadError::Values(inner)));
+        let e = LoadError::Subchart {
+            entry: "sub".into(),
+            parent: "top".into(),
+            error: Box::new(LoadError::Yaml {
+                file: "values.yaml",
+                error: inner,
+            }),
+        };
         assert_eq!(
             load_error_location(&e),
             ("charts/sub/values.yaml".to_string(), line)

@@ -202,12 +202,29 @@ impl Time {
         while !l.is_empty() {
             let (chunk, len) = std_chunk(l);
             let Some(c) = chunk else {
-                let ch = l.chars().next().expect("not empty");
-                if !v.starts_with(ch) {
-                    return Err(err(l, v));
+                // Go's `skip` of the literal text up to the next element: a space matches any
+                // run of spaces; the error names that whole text and the value where it failed.
+                let literal = l
+                    .char_indices()
+                    .find(|&(i, _)| std_chunk(&l[i..]).0.is_some())
+                    .map_or(l, |(i, _)| &l[..i]);
+                let mut prefix = literal;
+                while let Some(p) = prefix.chars().next() {
+                    if p == ' ' {
+                        if v.starts_with(|c: char| c != ' ') {
+                            return Err(err(literal, v));
+                        }
+                        prefix = prefix.trim_start_matches(' ');
+                        v = v.trim_start_matches(' ');
+                        continue;
+                    }
+                    if !v.starts_with(p) {
+                        return Err(err(literal, v));
+                    }
+                    prefix = &prefix[p.len_utf8()..];
+                    v = &v[p.len_utf8()..];
                 }
-                l = &l[ch.len_utf8()..];
-                v = &v[ch.len_utf8()..];
+                l = &l[literal.len()..];
                 continue;
             };
             let before = v;
@@ -224,7 +241,25 @@ impl Time {
                 "15" => num(&mut v, 2, 2).map(|x| hour = x),
                 "03" | "3" => num(&mut v, 1, 2).map(|x| hour = x),
                 "04" | "4" => num(&mut v, 1, 2).map(|x| minute = x),
-                "05" | "5" => num(&mut v, 1, 2).map(|x| second = x),
+                "05" | "5" => num(&mut v, 1, 2).map(|x| {
+                    second = x;
+                    // A fraction the layout does not have is read after the seconds.
+                    let fraction_next = std_chunk(&l[len..])
+                        .0
+                        .is_some_and(|n| n.starts_with(['.', ',']));
+                    let b = v.as_bytes();
+                    if b.len() >= 2
+                        && matches!(b[0], b'.' | b',')
+                        && b[1].is_ascii_digit()
+                        && !fraction_next
+                    {
+                        let digits = v[1..].bytes().take_while(|b| b.is_ascii_digit()).count();
+                        nanos = format!("{:0<9}", &v[1..1 + digits.min(9)])
+                            .parse()
+                            .unwrap_or(0);
+                        v = &v[1 + digits..];
+                    }
+                }),
                 "PM" | "pm" => {
                     let s = v.get(..2).unwrap_or("").to_ascii_uppercase();
                     v = v.get(2..).unwrap_or("");
