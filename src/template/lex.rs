@@ -72,7 +72,7 @@ fn find(s: &str, delim: &str) -> Option<usize> {
     let bytes = s.as_bytes();
     let mut from = 0;
     while let Some(i) = memchr::memchr(first, &bytes[from..]) {
-        if bytes[from + i..].starts_with(delim.as_bytes()) {
+        if starts_with(&bytes[from + i..], delim.as_bytes()) {
             return Some(from + i);
         }
         from += i + 1;
@@ -83,9 +83,18 @@ fn find(s: &str, delim: &str) -> Option<usize> {
 /// `s.starts_with(delim)`, comparing the first byte inline: it is asked at every token.
 fn at_delim(s: &str, delim: &str) -> bool {
     match delim.as_bytes().first() {
-        Some(first) => s.as_bytes().first() == Some(first) && s.starts_with(delim),
+        Some(first) => {
+            s.as_bytes().first() == Some(first) && starts_with(s.as_bytes(), delim.as_bytes())
+        }
         None => true,
     }
+}
+
+/// `hay.starts_with(needle)` for a delimiter (two bytes, usually): compared inline, where
+/// the slice method calls `memcmp`.
+#[inline(always)]
+fn starts_with(hay: &[u8], needle: &[u8]) -> bool {
+    hay.len() >= needle.len() && hay.iter().zip(needle).all(|(a, b)| a == b)
 }
 
 /// Newlines in a token (most are short: a call to memchr costs more than a loop over them).
@@ -131,6 +140,7 @@ impl<'a> Lexer<'a> {
         &self.input[self.pos..]
     }
 
+    #[inline]
     fn emit(&mut self, kind: Kind, start: usize) {
         let text = &self.input[start..self.pos];
         let line = self.line;
@@ -291,18 +301,25 @@ impl<'a> Lexer<'a> {
     }
 
     /// Go's `atRightDelim` at `pos`: whether the right delimiter is there, and whether with a
-    /// trim marker before it (one space character, `-`).
+    /// trim marker before it (one space character, `-`). Asked before every token: by bytes,
+    /// and the delimiter compared only where its first byte is.
+    #[inline(always)]
     fn at_right_delim(&self, pos: usize) -> (bool, bool) {
         let bytes = self.input.as_bytes();
+        let right = self.right.as_bytes();
         let at = |pos: usize| {
-            self.input
+            bytes
                 .get(pos..)
-                .is_some_and(|rest| at_delim(rest, self.right))
+                .is_some_and(|rest| starts_with(rest, right))
         };
-        let trim = bytes.get(pos).is_some_and(|&b| is_space_byte(b))
-            && bytes.get(pos + 1) == Some(&b'-')
-            && at(pos + 2);
-        (trim || at(pos), trim)
+        match (bytes.get(pos), right.first()) {
+            (Some(&b), _) if is_space_byte(b) => {
+                let trim = bytes.get(pos + 1) == Some(&b'-') && at(pos + 2);
+                (trim || at(pos), trim)
+            }
+            (Some(&b), Some(&first)) if b != first => (false, false),
+            _ => (at(pos), false),
+        }
     }
 
     /// Tokens inside an action, up to and including the right delimiter (Go's
@@ -443,7 +460,15 @@ impl<'a> Lexer<'a> {
     fn lex_word(&mut self, start: usize) {
         self.take_alphanumeric();
         let word = &self.input[start..self.pos];
+        // Every keyword starts with a letter in `bcdeinrtfw` and is 2–8 bytes long: most
+        // names (function names) are decided by those two alone.
+        let maybe_keyword = (2..=8).contains(&word.len())
+            && matches!(
+                word.as_bytes()[0],
+                b'b' | b'c' | b'd' | b'e' | b'i' | b'n' | b'r' | b't' | b'f' | b'w'
+            );
         let kind = match word {
+            _ if !maybe_keyword => Kind::Identifier,
             "true" | "false" => Kind::Bool,
             "nil" => Kind::Nil,
             "block" | "break" | "continue" | "define" | "else" | "end" | "if" | "range"
@@ -453,18 +478,21 @@ impl<'a> Lexer<'a> {
         self.emit(kind, start);
     }
 
+    #[inline]
     fn take_alphanumeric(&mut self) {
-        let rest = self.rest();
+        let bytes = &self.input.as_bytes()[self.pos..];
         // ASCII first (nearly every name), then characters from the first other byte.
-        let ascii = rest
-            .bytes()
-            .position(|b| !ASCII_WORD[usize::from(b)])
-            .unwrap_or(rest.len());
-        let n = match rest.as_bytes().get(ascii) {
-            Some(b) if !b.is_ascii() => rest[ascii..]
-                .char_indices()
-                .find(|(_, c)| !is_alphanumeric(*c))
-                .map_or(rest.len(), |(i, _)| ascii + i),
+        let mut ascii = 0;
+        while ascii < bytes.len() && ASCII_WORD[usize::from(bytes[ascii])] {
+            ascii += 1;
+        }
+        let n = match bytes.get(ascii) {
+            Some(b) if !b.is_ascii() => {
+                let rest = &self.input[self.pos + ascii..];
+                rest.char_indices()
+                    .find(|(_, c)| !is_alphanumeric(*c))
+                    .map_or(ascii + rest.len(), |(i, _)| ascii + i)
+            }
             _ => ascii,
         };
         self.pos += n;
