@@ -21,6 +21,9 @@ pub enum SemverError {
     /// `semver.ErrInvalidSemVer`.
     #[error("Invalid Semantic Version")]
     InvalidVersion { text: String },
+    /// `semver.ErrSegmentStartsZero`: a numeric prerelease identifier with a leading zero.
+    #[error("version segment starts with 0")]
+    SegmentStartsZero,
     /// `NewConstraint`'s error for a constraint it cannot read.
     #[error("improper constraint: {constraint}")]
     ImproperConstraint { constraint: String },
@@ -39,7 +42,16 @@ impl Version {
             None => (t, None),
         };
         let (nums, pre) = match t.split_once('-') {
-            Some((n, p)) if valid_idents(p) => (n, p.split('.').map(String::from).collect()),
+            Some((n, p)) if valid_idents(p) => {
+                // `validatePrerelease`: a number identifier has no leading zero.
+                let leading_zero = |id: &str| {
+                    id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit())
+                };
+                if p.split('.').any(leading_zero) {
+                    return Err(SemverError::SegmentStartsZero);
+                }
+                (n, p.split('.').map(String::from).collect())
+            }
             Some(_) => return Err(invalid()),
             None => (t, Vec::new()),
         };
@@ -326,6 +338,18 @@ impl Term {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `validatePrerelease`: a number identifier of the prerelease has no leading zero; build
+    /// metadata may have one.
+    #[test]
+    fn a_prerelease_number_has_no_leading_zero() {
+        for text in ["1.2.3-alpha.01", "1.0.0-01"] {
+            assert_eq!(Version::parse(text), Err(SemverError::SegmentStartsZero), "{text}");
+        }
+        for text in ["1.2.3-alpha.0", "1.2.3-0a", "1.0.0+01", "1.0.0-alpha.10"] {
+            assert!(Version::parse(text).is_ok(), "{text}");
+        }
+    }
 
     /// The vectors of Masterminds/semver v3.3.0's `constraints_test.go` (TestConstraintCheck,
     /// TestConstraintsCheck, TestConstraintsValidate), deduplicated.

@@ -277,7 +277,11 @@ pub fn sort_documents(mut files: Vec<(String, Documents)>) -> Result<Vec<Manifes
     for m in files.into_iter().flat_map(|(_, docs)| docs) {
         let m = m?;
         if m.hook {
-            hooks.push(m);
+            // Helm skips a hook with an event it does not know ("info: skipping unknown
+            // hook"): Helm 2's `crd-install`, `test-failure`, an empty one.
+            if m.hook_events.split(',').all(is_hook_event) {
+                hooks.push(m);
+            }
         } else {
             generic.push(m);
         }
@@ -299,12 +303,29 @@ fn sort_by_kind(manifests: &mut [Manifest]) {
     });
 }
 
-/// True for a test hook (`helm.sh/hook: test`, or the old `test-success`/`test-failure`).
+/// An event of `helm.sh/hook` Helm knows (`releaseutil`'s `events`, case and spaces aside).
+fn is_hook_event(event: &str) -> bool {
+    matches!(
+        event.trim().to_ascii_lowercase().as_str(),
+        "pre-install"
+            | "post-install"
+            | "pre-delete"
+            | "post-delete"
+            | "pre-upgrade"
+            | "post-upgrade"
+            | "pre-rollback"
+            | "post-rollback"
+            | "test"
+            | "test-success"
+    )
+}
+
+/// True for a test hook (`helm.sh/hook: test`, or Helm 2's `test-success`).
 fn is_test_hook(m: &Manifest) -> bool {
     m.hook_events
         .split(',')
         .map(|e| e.trim().to_ascii_lowercase())
-        .any(|e| e == "test" || e == "test-success" || e == "test-failure")
+        .any(|e| e == "test" || e == "test-success")
 }
 
 /// `helm template`'s stdout for the sorted documents (and CRDs first, when given).

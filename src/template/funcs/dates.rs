@@ -238,10 +238,12 @@ impl Time {
                     v = v.trim_start_matches(' ');
                     num(&mut v, 1, 2).map(|x| day = x)
                 }
-                "15" => num(&mut v, 2, 2).map(|x| hour = x),
-                "03" | "3" => num(&mut v, 1, 2).map(|x| hour = x),
-                "04" | "4" => num(&mut v, 1, 2).map(|x| minute = x),
-                "05" | "5" => num(&mut v, 1, 2).map(|x| {
+                // Go's `getnum`: a zero-padded element wants two digits, the others one or two.
+                "15" | "3" => num(&mut v, 1, 2).map(|x| hour = x),
+                "03" => num(&mut v, 2, 2).map(|x| hour = x),
+                "04" => num(&mut v, 2, 2).map(|x| minute = x),
+                "4" => num(&mut v, 1, 2).map(|x| minute = x),
+                "05" | "5" => num(&mut v, if c == "05" { 2 } else { 1 }, 2).map(|x| {
                     second = x;
                     // A fraction the layout does not have is read after the seconds.
                     let fraction_next = std_chunk(&l[len..])
@@ -301,21 +303,64 @@ impl Time {
                         v = &v[1..];
                         Some(())
                     } else {
-                        let sign = match v.as_bytes().first() {
-                            Some(b'+') => 1,
-                            Some(b'-') => -1,
-                            _ => 0,
+                        // The offset's length and where its hours, minutes and seconds are,
+                        // by the element's form (`-07:00`, `-07`, `-07:00:00`, `-0700`).
+                        let b = v.as_bytes();
+                        let colon = |i: usize| b.get(i) == Some(&b':');
+                        let form: Option<(usize, usize, Option<usize>, Option<usize>)> = match z
+                            .trim_start_matches(['Z', '-'])
+                        {
+                            "07:00" => (b.len() >= 6 && colon(3)).then_some((6, 1, Some(4), None)),
+                            "07" => (b.len() >= 3).then_some((3, 1, None, None)),
+                            "07:00:00" => (b.len() >= 9 && colon(3) && colon(6)).then_some((
+                                9,
+                                1,
+                                Some(4),
+                                Some(7),
+                            )),
+                            _ => (b.len() >= 5).then_some((5, 1, Some(3), None)),
                         };
-                        if sign == 0 {
-                            None
-                        } else {
-                            v = &v[1..];
-                            let h = num(&mut v, 2, 2);
-                            if v.starts_with(':') {
-                                v = &v[1..];
-                            }
-                            let m = num(&mut v, 2, 2).unwrap_or(0);
-                            h.map(|h| offset = sign * (h * 3600 + m * 60))
+                        let two = |i: Option<usize>| match i {
+                            None => Some(0),
+                            Some(i) => match (b.get(i), b.get(i + 1)) {
+                                (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                                    Some(i64::from(x - b'0') * 10 + i64::from(y - b'0'))
+                                }
+                                _ => None,
+                            },
+                        };
+                        match form {
+                            None => None,
+                            Some((n, h, m, sec)) => match (two(Some(h)), two(m), two(sec)) {
+                                (Some(hh), Some(mm), Some(ss)) => {
+                                    // Go's range test, the last failing one named.
+                                    let range = if ss > 60 {
+                                        Some("time zone offset second")
+                                    } else if mm > 60 {
+                                        Some("time zone offset minute")
+                                    } else if hh > 24 {
+                                        Some("time zone offset hour")
+                                    } else {
+                                        None
+                                    };
+                                    if let Some(what) = range {
+                                        return Err(format!(
+                                            "parsing time {}: {what} out of range",
+                                            super::super::fmt::go_quote(value)
+                                        ));
+                                    }
+                                    let sign = match b[0] {
+                                        b'+' => 1,
+                                        b'-' => -1,
+                                        _ => 0,
+                                    };
+                                    (sign != 0).then(|| {
+                                        v = &v[n..];
+                                        offset = sign * (hh * 3600 + mm * 60 + ss);
+                                    })
+                                }
+                                _ => None,
+                            },
                         }
                     }
                 }
