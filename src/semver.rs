@@ -344,7 +344,11 @@ mod tests {
     #[test]
     fn a_prerelease_number_has_no_leading_zero() {
         for text in ["1.2.3-alpha.01", "1.0.0-01"] {
-            assert_eq!(Version::parse(text), Err(SemverError::SegmentStartsZero), "{text}");
+            assert_eq!(
+                Version::parse(text),
+                Err(SemverError::SegmentStartsZero),
+                "{text}"
+            );
         }
         for text in ["1.2.3-alpha.0", "1.2.3-0a", "1.0.0+01", "1.0.0-alpha.10"] {
             assert!(Version::parse(text).is_ok(), "{text}");

@@ -946,9 +946,11 @@ impl<'a> State<'a> {
                 let v = self.var(var);
                 self.eval_fields(*pos, v, fields, &node)?
             }
-            Arg::Chain(pos, base, fields) => {
+            Arg::Chain(_, base, fields) => {
                 let v = self.eval_arg(dot, base)?;
-                self.eval_fields(*pos, v, *fields, &node)?
+                // As a command's chain: a field error is at the node evaluated last.
+                let (at, at_node) = last_evaluated(base, &self.tree.text);
+                self.eval_fields(at, v, *fields, &|| at_node.clone())?
             }
             Arg::Pipe(p) => {
                 let mark = self.vars.len();
