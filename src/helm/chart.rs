@@ -424,15 +424,33 @@ impl Chart {
     pub fn archive_files(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, LoadError> {
         use std::io::Read;
         let fail = |m: &str| LoadError::Archive(m.to_string());
+        // Go's `gzip.NewReader` reads a 10-byte header first (a Git LFS pointer committed in
+        // place of the archive is "gzip: invalid header").
+        if bytes.is_empty() {
+            return Err(fail("EOF"));
+        }
+        if bytes.len() < 10 {
+            return Err(fail("unexpected EOF"));
+        }
+        if bytes[..3] != [0x1f, 0x8b, 8] {
+            return Err(fail("gzip: invalid header"));
+        }
+        // An archive that ends early is Go's io.ErrUnexpectedEOF, whichever layer meets it.
+        let read_error = |e: std::io::Error| {
+            let message = e.to_string();
+            if e.kind() == std::io::ErrorKind::UnexpectedEof || message.contains("incomplete") {
+                LoadError::Archive("unexpected EOF".into())
+            } else {
+                LoadError::Archive(message)
+            }
+        };
         let gz = flate2::read::GzDecoder::new(bytes);
         let mut archive = tar::Archive::new(gz.take(MAX_ARCHIVE_BYTES + 1));
         let mut files = Vec::new();
         let mut total = 0u64;
-        let entries = archive
-            .entries()
-            .map_err(|e| LoadError::Archive(e.to_string()))?;
+        let entries = archive.entries().map_err(read_error)?;
         for entry in entries {
-            let mut entry = entry.map_err(|e| LoadError::Archive(e.to_string()))?;
+            let mut entry = entry.map_err(read_error)?;
             if !entry.header().entry_type().is_file() {
                 continue;
             }
@@ -465,7 +483,7 @@ impl Chart {
             let n = (&mut entry)
                 .take(MAX_ARCHIVE_FILE_BYTES + 1)
                 .read_to_end(&mut data)
-                .map_err(|e| LoadError::Archive(e.to_string()))? as u64;
+                .map_err(read_error)? as u64;
             if n > MAX_ARCHIVE_FILE_BYTES {
                 return Err(LoadError::Archive(format!(
                     "decompressed chart file \"{clean}\" is larger than the maximum file size {MAX_ARCHIVE_FILE_BYTES}"
