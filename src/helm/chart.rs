@@ -309,7 +309,6 @@ impl Chart {
                 chart.metadata.insert("apiVersion".into(), Value::str("v1"));
             }
         }
-        let v1 = chart.api_version() == "v1";
         if let Some(text) = &chart_lock {
             go_types::lock(
                 "Chart.lock",
@@ -320,7 +319,7 @@ impl Chart {
             let lock = decode_object(&text(&bytes), "requirements.lock", "chart.Lock")?;
             go_types::lock("requirements.lock", &lock)?;
             // apiVersion v1 keeps its requirements files in `.Files` too.
-            if v1 {
+            if chart.api_version() == "v1" {
                 other_files.push(("requirements.lock".into(), Contents::Read(bytes)));
             }
         }
@@ -341,7 +340,8 @@ impl Chart {
                 chart.metadata.insert(key, value);
             }
             chart.requirements_file = "requirements.yaml";
-            if v1 {
+            // Asked after the decoding, which may have set the apiVersion.
+            if chart.api_version() == "v1" {
                 other_files.push(("requirements.yaml".into(), Contents::Read(bytes)));
             }
         }
