@@ -107,6 +107,7 @@ rules! {
     HELM_SHOW_ONLY = "helm.show-only", Error, "a --show-only pattern matches no template";
     HELM_SUBCHART_PRUNED = "helm.subchart.pruned", Notice, "a subchart is switched off by tags or a condition";
     HELM_CONDITION_NOT_BOOL = "helm.condition.not-bool", Warning, "a dependency's condition path holds a value that is not a bool";
+    HELM_HOOK_UNKNOWN_EVENT = "helm.hook.unknown-event", Warning, "a rendered hook names an event Helm 3 does not know, so Helm skips the document";
     HELM_SUBCHART_TOGGLED = "helm.subchart.toggled", Warning, "a subchart is enabled at one revision and pruned at the other";
     HELM_DEPENDENCY_MISSING = "helm.dependency.missing", Notice, "a declared dependency is not vendored in charts/; its resources are missing";
     HELM_DEPENDENCY_OUTSIDE_CONSTRAINT = "helm.dependency.outside-constraint", Warning, "a dependency vendored in charts/ in a version its constraint rejects; Helm renders it anyway";

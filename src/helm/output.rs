@@ -268,12 +268,26 @@ pub fn documents(path: &str, text: &str) -> Documents {
 /// A rendered file larger than this has its documents read on every core.
 const PARALLEL_BYTES: usize = 64 << 10;
 
+/// A hook document Helm skips: its `helm.sh/hook` names an event Helm 3 does not know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedHook {
+    /// The template that rendered it (`top/templates/crd.yaml`).
+    pub template: String,
+    pub kind: String,
+    /// The annotation as written.
+    pub events: String,
+}
+
 /// Sorts the documents of rendered files (`(path, documents)`, any order) as `SortManifests`
-/// does; the first document that is not YAML, in path order, is the error.
-pub fn sort_documents(mut files: Vec<(String, Documents)>) -> Result<Vec<Manifest>, ManifestError> {
+/// does, and says which hooks it skipped; the first document that is not YAML, in path
+/// order, is the error.
+pub fn sort_documents(
+    mut files: Vec<(String, Documents)>,
+) -> Result<(Vec<Manifest>, Vec<SkippedHook>), ManifestError> {
     files.sort_by(|a, b| a.0.cmp(&b.0));
     let mut generic = Vec::new();
     let mut hooks = Vec::new();
+    let mut skipped = Vec::new();
     for m in files.into_iter().flat_map(|(_, docs)| docs) {
         let m = m?;
         if m.hook {
@@ -281,6 +295,12 @@ pub fn sort_documents(mut files: Vec<(String, Documents)>) -> Result<Vec<Manifes
             // hook"): Helm 2's `crd-install`, `test-failure`, an empty one.
             if m.hook_events.split(',').all(is_hook_event) {
                 hooks.push(m);
+            } else {
+                skipped.push(SkippedHook {
+                    template: m.source,
+                    kind: m.kind,
+                    events: m.hook_events,
+                });
             }
         } else {
             generic.push(m);
@@ -289,7 +309,7 @@ pub fn sort_documents(mut files: Vec<(String, Documents)>) -> Result<Vec<Manifes
     sort_by_kind(&mut generic);
     sort_by_kind(&mut hooks);
     generic.extend(hooks);
-    Ok(generic)
+    Ok((generic, skipped))
 }
 
 /// A stable sort by install order: unknown kinds after known ones, alphabetically.
@@ -418,6 +438,7 @@ mod tests {
                 .map(|(path, text)| (path.clone(), documents(path, text)))
                 .collect(),
         )
+        .map(|(manifests, _)| manifests)
     }
 
     #[test]

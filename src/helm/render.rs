@@ -204,6 +204,8 @@ pub struct Rendered {
     /// The non-deterministic functions the templates called (`randAlphaNum`, `genCA`…):
     /// another render gives other output.
     pub nondeterministic: Vec<&'static str>,
+    /// The hooks Helm skips, their events unknown to it (not in `output`).
+    pub skipped_hooks: Vec<super::output::SkippedHook>,
     /// The files of the nodes' spans that are values files, named as the caller named them
     /// (the others are templates, named as Helm prints their paths).
     pub values_files: BTreeSet<crate::yaml::FileId>,
@@ -318,6 +320,7 @@ pub fn render_with(
         nondeterministic,
         printed,
         values_files,
+        skipped_hooks,
     } = rendered?;
     let nodes = manifests
         .into_iter()
@@ -332,6 +335,7 @@ pub fn render_with(
         non_bool: processed.non_bool,
         missing,
         nondeterministic,
+        skipped_hooks,
     })
 }
 
@@ -356,6 +360,7 @@ struct Templated {
     printed: String,
     /// The values files the manifests' spans name.
     values_files: BTreeSet<crate::yaml::FileId>,
+    skipped_hooks: Vec<output::SkippedHook>,
 }
 
 /// The templates of the tree parsed and run, their documents sorted, and what `helm
@@ -490,7 +495,7 @@ fn run_templates(
     }
     nondeterministic.sort_unstable();
     nondeterministic.dedup();
-    let mut manifests = output::sort_documents(documents).map_err(|e| {
+    let (mut manifests, skipped_hooks) = output::sort_documents(documents).map_err(|e| {
         let location = TemplateLocation {
             template: e.template.clone(),
             line: None,
@@ -529,6 +534,7 @@ fn run_templates(
         nondeterministic,
         printed,
         values_files,
+        skipped_hooks,
     })
 }
 

@@ -120,6 +120,7 @@ fn render_loaded(
     cached.extend(SchemaNotice::kept(schema_notices, &first.pruned));
     let mut findings = cached;
     findings.extend(tree_findings(&tree, &located));
+    findings.extend(skipped_hook_findings(&first.skipped_hooks, &located));
     let (resources, parse_findings) = located.resources(&mut first, &tree, options.positions);
     findings.extend(parse_findings);
     // A second render says which values the non-deterministic functions regenerate; the diff
@@ -170,6 +171,7 @@ pub fn template(
     let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
     notices.extend(SchemaNotice::kept(schema_notices, &rendered.pruned));
     notices.extend(tree_findings(&tree, &located));
+    notices.extend(skipped_hook_findings(&rendered.skipped_hooks, &located));
     Ok((rendered.output, notices))
 }
 
@@ -209,6 +211,7 @@ pub fn template_fetched(
     let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
     let mut notices: Vec<Finding> = SchemaNotice::kept(schema_notices, &rendered.pruned).collect();
     notices.extend(tree_findings(&tree, &located));
+    notices.extend(skipped_hook_findings(&rendered.skipped_hooks, &located));
     anchor_at(&mut notices, at);
     Ok((rendered.output, notices))
 }
@@ -1227,6 +1230,26 @@ impl Locator<'_> {
         let span = self.span(&path, &["dependencies", &(index - 1).to_string()]);
         Some((path, span))
     }
+}
+
+/// Warnings for the hooks Helm skips (`helm.hook.unknown-event`), at their templates.
+fn skipped_hook_findings<'a>(
+    skipped: &'a [super::output::SkippedHook],
+    located: &'a Locator,
+) -> impl Iterator<Item = Finding> + 'a {
+    skipped.iter().map(|h| {
+        // `top/templates/x.yaml`: the path below the top chart's directory.
+        let file = h.template.split_once('/').map_or(h.template.as_str(), |(_, rest)| rest);
+        Finding::warning(
+            rules::HELM_HOOK_UNKNOWN_EVENT,
+            format!(
+                "Helm skips this {}: its helm.sh/hook \"{}\" names an event Helm 3 does not know, so it is not rendered",
+                h.kind, h.events
+            ),
+        )
+        .with_help("use Helm 3's hook events (pre-install, post-upgrade, test, ...); a CRD belongs in crds/")
+        .in_file(located.repo_path(file))
+    })
 }
 
 /// Notices for the subcharts that do not render: pruned ones (`helm.subchart.pruned`) and

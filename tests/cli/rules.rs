@@ -201,6 +201,42 @@ fn a_condition_that_is_not_a_bool_is_a_warning_and_the_subchart_renders() {
         .stdout_has("# Source: app/charts/sub/templates/cm.yaml\n");
 }
 
+#[test]
+fn a_hook_with_an_event_helm_does_not_know_is_skipped_with_a_warning() {
+    let env = TestEnv::new();
+    env.write(
+        "charts/legacy/Chart.yaml",
+        "apiVersion: v1\nname: legacy\nversion: 0.1.0\n",
+    )
+    .write(
+        "charts/legacy/templates/crd.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\n  annotations:\n    helm.sh/hook: crd-install\n",
+    )
+    .write(
+        "charts/legacy/templates/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: legacy\n",
+    );
+    env.commit("a Helm 2 chart");
+    let report = check(&env, 0);
+    // Helm 3 logs "info: skipping unknown hook: \"crd-install\"" and leaves the CRD out.
+    assert_finding(
+        the_finding(&report, "helm.hook.unknown-event"),
+        "warning",
+        "charts/legacy/templates/crd.yaml",
+        None,
+        "Helm skips this CustomResourceDefinition: its helm.sh/hook \"crd-install\"",
+    );
+    let out = env
+        .kdelta(&["render", "charts/legacy"])
+        .success()
+        .stdout_has("# Source: legacy/templates/cm.yaml\n");
+    assert!(
+        !out.stdout.contains("CustomResourceDefinition"),
+        "{}",
+        out.stdout
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Argo CD
 
