@@ -70,6 +70,16 @@ pub enum ImportValue {
     Exports(String),
 }
 
+impl ImportValue {
+    /// `(child, parent)`, as Helm's `processImportValues` rewrites every entry.
+    pub fn child_parent(&self) -> (String, String) {
+        match self {
+            ImportValue::Map { child, parent } => (child.clone(), parent.clone()),
+            ImportValue::Exports(s) => (format!("exports.{s}"), ".".to_string()),
+        }
+    }
+}
+
 /// Why a chart cannot be loaded, in Helm's loader's words.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
@@ -201,8 +211,8 @@ impl Chart {
     }
 
     /// Whether the loader reads the file at `path` (relative to the top chart) itself: a
-    /// chart's `Chart.yaml`, lock files, values, schema, `requirements.yaml` and templates, and packed
-    /// subcharts, at any depth. The others are `.Files`, read when a template asks.
+    /// chart's `Chart.yaml`, lock files, values, schema, `requirements.yaml` and templates,
+    /// and packed subcharts, at any depth. The others are `.Files`, read when a template asks.
     pub fn reads_at_load(path: &str) -> bool {
         let mut rest = path;
         // Down through `charts/<dir>/` to the chart the file belongs to.
@@ -667,20 +677,17 @@ impl Chart {
 }
 
 /// A dependency's `import-values` as Helm's `processImportValues` leaves them: each a
-/// `{child, parent}` map, `S` as `{child: exports.S, parent: .}`.
+/// `{child, parent}` map.
 fn import_values(values: &[ImportValue]) -> Value {
-    let pair = |child: String, parent: &str| {
-        Value::map(BTreeMap::from([
-            ("child".to_string(), Value::str(child)),
-            ("parent".to_string(), Value::str(parent)),
-        ]))
-    };
     Value::list(
         values
             .iter()
-            .map(|iv| match iv {
-                ImportValue::Map { child, parent } => pair(child.clone(), parent),
-                ImportValue::Exports(s) => pair(format!("exports.{s}"), "."),
+            .map(|iv| {
+                let (child, parent) = iv.child_parent();
+                Value::map(BTreeMap::from([
+                    ("child".to_string(), Value::str(child)),
+                    ("parent".to_string(), Value::str(parent)),
+                ]))
             })
             .collect(),
     )

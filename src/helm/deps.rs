@@ -192,10 +192,7 @@ fn process_import_values(chart: &mut Chart) -> Result<(), CoalesceError> {
     for r in &mut chart.requirements {
         let mut normalised = Vec::new();
         for iv in &r.import_values {
-            let (child, parent) = match iv {
-                ImportValue::Map { child, parent } => (child.clone(), parent.clone()),
-                ImportValue::Exports(s) => (format!("exports.{s}"), ".".to_string()),
-            };
+            let (child, parent) = iv.child_parent();
             normalised.push(ImportValue::Map {
                 child: child.clone(),
                 parent: parent.clone(),

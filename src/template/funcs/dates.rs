@@ -307,19 +307,19 @@ impl Time {
                         // by the element's form (`-07:00`, `-07`, `-07:00:00`, `-0700`).
                         let b = v.as_bytes();
                         let colon = |i: usize| b.get(i) == Some(&b':');
-                        let form: Option<(usize, usize, Option<usize>, Option<usize>)> = match z
-                            .trim_start_matches(['Z', '-'])
-                        {
-                            "07:00" => (b.len() >= 6 && colon(3)).then_some((6, 1, Some(4), None)),
-                            "07" => (b.len() >= 3).then_some((3, 1, None, None)),
-                            "07:00:00" => (b.len() >= 9 && colon(3) && colon(6)).then_some((
-                                9,
-                                1,
-                                Some(4),
-                                Some(7),
-                            )),
-                            _ => (b.len() >= 5).then_some((5, 1, Some(3), None)),
-                        };
+                        // After the sign: hours at byte 1, then minutes and seconds where the
+                        // form puts them (`(length, minutes, seconds)`).
+                        let form: Option<(usize, Option<usize>, Option<usize>)> =
+                            match z.trim_start_matches(['Z', '-']) {
+                                "07:00" => (b.len() >= 6 && colon(3)).then_some((6, Some(4), None)),
+                                "07" => (b.len() >= 3).then_some((3, None, None)),
+                                "07:00:00" => (b.len() >= 9 && colon(3) && colon(6)).then_some((
+                                    9,
+                                    Some(4),
+                                    Some(7),
+                                )),
+                                _ => (b.len() >= 5).then_some((5, Some(3), None)),
+                            };
                         let two = |i: Option<usize>| match i {
                             None => Some(0),
                             Some(i) => match (b.get(i), b.get(i + 1)) {
@@ -331,7 +331,7 @@ impl Time {
                         };
                         match form {
                             None => None,
-                            Some((n, h, m, sec)) => match (two(Some(h)), two(m), two(sec)) {
+                            Some((n, m, sec)) => match (two(Some(1)), two(m), two(sec)) {
                                 (Some(hh), Some(mm), Some(ss)) => {
                                     // Go's range test, the last failing one named.
                                     let range = if ss > 60 {
