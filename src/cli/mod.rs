@@ -57,6 +57,9 @@ pub fn run() -> i32 {
     if let Some(jobs) = cli.common.jobs {
         pool = pool.num_threads(jobs.max(1));
     }
+    if matches!(cli.command, args::Command::Render(_)) {
+        pool = pool.start_handler(huge_pages::prefault_on_first_worker());
+    }
     // Fails only if a pool was already built, which cannot happen this early.
     let _ = pool.build_global();
     kdelta::panic::install_hook();

@@ -75,6 +75,7 @@ pub fn run(c: &CommonArgs, args: &RenderArgs) -> Result<i32> {
     let mut out = String::new();
     let many = targets.len() > 1;
     for (i, (t, rendered)) in pipeline::render(snapshot, &targets, &opts).enumerate() {
+        super::huge_pages::stop_prefaulting();
         // kustomize prints its deprecation warnings verbatim; kdelta does the same on stderr.
         let (warnings, others): (Vec<_>, Vec<_>) = rendered
             .findings
