@@ -17,8 +17,8 @@ pub use crate::go::float::{format_g, format_json};
 pub use frozen::Frozen;
 pub use node::{FileId, Node, NodeKind, Scalar, ScalarStyle, Span};
 pub use parse::{
-    parse_first, parse_one, parse_stream, parse_stream_subset, DuplicateKey, DuplicateKeys, Limits,
-    Otherwise, ParseOptions, Reader, YamlError, YamlErrorKind,
+    parse_first, parse_one, parse_stream, parse_stream_subset, read_subset, DuplicateKey,
+    DuplicateKeys, Limits, Otherwise, ParseOptions, Reader, SubsetEvent, YamlError, YamlErrorKind,
 };
 pub use resolve::{
     plain_is_surely_string, plain_tag, resolve_plain, resolve_scalar, Dialect, Resolved,

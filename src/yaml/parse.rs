@@ -189,6 +189,55 @@ pub fn parse_stream_subset(
     Some(builder.finish())
 }
 
+/// An event of the block-subset reader ([`read_subset`]), which reads no tags, anchors or
+/// aliases.
+#[derive(Debug, PartialEq)]
+pub enum SubsetEvent {
+    DocumentStart,
+    MappingStart,
+    SequenceStart,
+    /// The end of the innermost mapping or sequence.
+    CollectionEnd,
+    Scalar(String, ScalarStyle),
+}
+
+/// Reads the whole stream `input` with the block-subset reader alone (`fast.rs`), handing
+/// `sink` its events: for a caller that builds its own values in the common case and reads
+/// the rest with [`parse_stream`], whose nodes and errors stay the definition. False when
+/// the input is outside the subset (or over the size limit), or `sink` returned false.
+pub fn read_subset(input: &[u8], sink: &mut dyn FnMut(SubsetEvent) -> bool) -> bool {
+    if input.len() > Limits::DEFAULT.max_bytes {
+        return false;
+    }
+    let mut each = |event: EventData, _: Span| {
+        let event = match event {
+            EventData::StreamStart { .. } | EventData::StreamEnd => return true,
+            EventData::DocumentStart { .. } => SubsetEvent::DocumentStart,
+            EventData::DocumentEnd { .. } => return true,
+            EventData::MappingStart { .. } => SubsetEvent::MappingStart,
+            EventData::SequenceStart { .. } => SubsetEvent::SequenceStart,
+            EventData::MappingEnd | EventData::SequenceEnd => SubsetEvent::CollectionEnd,
+            EventData::Scalar { value, style, .. } => {
+                SubsetEvent::Scalar(value, scalar_style(style))
+            }
+            // Not in the subset.
+            EventData::Alias { .. } => return false,
+        };
+        sink(event)
+    };
+    super::fast::read(input, false, &mut each).is_ok()
+}
+
+fn scalar_style(style: libyaml_safer::ScalarStyle) -> ScalarStyle {
+    match style {
+        libyaml_safer::ScalarStyle::SingleQuoted => ScalarStyle::SingleQuoted,
+        libyaml_safer::ScalarStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
+        libyaml_safer::ScalarStyle::Literal => ScalarStyle::Literal,
+        libyaml_safer::ScalarStyle::Folded => ScalarStyle::Folded,
+        _ => ScalarStyle::Plain,
+    }
+}
+
 /// Parses only the first document of a stream, as one go-yaml `Decoder.Decode` call does: what
 /// follows it is not read (`None` for an empty stream).
 pub fn parse_first(input: &[u8], opts: &ParseOptions) -> Result<Option<Node>, YamlError> {
@@ -485,16 +534,9 @@ impl<'o> Builder<'o> {
                 style,
                 ..
             } => {
-                let style = match style {
-                    libyaml_safer::ScalarStyle::SingleQuoted => ScalarStyle::SingleQuoted,
-                    libyaml_safer::ScalarStyle::DoubleQuoted => ScalarStyle::DoubleQuoted,
-                    libyaml_safer::ScalarStyle::Literal => ScalarStyle::Literal,
-                    libyaml_safer::ScalarStyle::Folded => ScalarStyle::Folded,
-                    _ => ScalarStyle::Plain,
-                };
                 let node = Node::new(NodeKind::Scalar(Scalar {
                     text: value,
-                    style,
+                    style: scalar_style(style),
                     tag: tag.map(|t| short_tag(t).into_boxed_str()),
                 }))
                 .at(span);

@@ -307,10 +307,144 @@ pub struct HelmYamlError {
 /// Helm's reading of YAML text, for `fromYaml` and values files alike (sigs.k8s.io/yaml:
 /// go-yaml v2 typing, then JSON, so every number is a float64 and keys are strings).
 pub fn from_yaml(text: &str) -> Result<Value, HelmYamlError> {
+    match subset_value(text) {
+        Some(value) => Ok(value),
+        None => from_yaml_nodes(text),
+    }
+}
+
+/// [`from_yaml`] through the node tree alone (the tests check the way without it against it).
+#[doc(hidden)]
+pub fn from_yaml_nodes(text: &str) -> Result<Value, HelmYamlError> {
     match yaml_node(text)? {
         None => Ok(Value::Nil),
         Some(node) => helm_json_value(&node),
     }
+}
+
+/// [`from_yaml`] of the common case, built from the block-subset reader's events without a
+/// node tree (a chart's `values.yaml` was a tenth of its render). `None` where the way
+/// through nodes could give anything else, which then decides: input outside the subset, a
+/// key given twice (which of them wins depends on the nodes' order), a merge key, a key Go
+/// cannot make a string of (null, uint64, a collection), a scalar its resolution refuses, a
+/// float JSON cannot hold (an error there).
+fn subset_value(text: &str) -> Option<Value> {
+    enum Frame {
+        Map(BTreeMap<String, Value>, Option<String>),
+        Seq(Vec<Value>),
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut first: Option<Value> = None;
+    let mut documents = 0;
+    let mut unsupported = false;
+    let mut sink = |event: yaml::SubsetEvent| {
+        if let yaml::SubsetEvent::DocumentStart = event {
+            documents += 1;
+        }
+        // Later documents are read for their syntax only.
+        if documents > 1 {
+            return true;
+        }
+        let key_expected = matches!(stack.last(), Some(Frame::Map(_, None)));
+        let value = match event {
+            yaml::SubsetEvent::DocumentStart => return true,
+            yaml::SubsetEvent::MappingStart | yaml::SubsetEvent::SequenceStart if key_expected => {
+                unsupported = true;
+                return false;
+            }
+            yaml::SubsetEvent::MappingStart => {
+                stack.push(Frame::Map(BTreeMap::new(), None));
+                return true;
+            }
+            yaml::SubsetEvent::SequenceStart => {
+                stack.push(Frame::Seq(Vec::new()));
+                return true;
+            }
+            yaml::SubsetEvent::CollectionEnd => match stack.pop() {
+                Some(Frame::Map(map, _)) => Value::map(map),
+                Some(Frame::Seq(items)) => Value::list(items),
+                None => return true,
+            },
+            yaml::SubsetEvent::Scalar(text, style) if key_expected => {
+                let Some(Frame::Map(map, key)) = stack.last_mut() else {
+                    unreachable!("a key is expected in a mapping");
+                };
+                match subset_key(text, style) {
+                    Some(k) if !map.contains_key(&k) => {
+                        *key = Some(k);
+                        return true;
+                    }
+                    _ => {
+                        unsupported = true;
+                        return false;
+                    }
+                }
+            }
+            yaml::SubsetEvent::Scalar(text, style) => match subset_scalar(text, style) {
+                Some(v) => v,
+                None => {
+                    unsupported = true;
+                    return false;
+                }
+            },
+        };
+        match stack.last_mut() {
+            None => first = Some(value),
+            Some(Frame::Seq(items)) => items.push(value),
+            Some(Frame::Map(map, key)) => {
+                if let Some(key) = key.take() {
+                    map.insert(key, value);
+                }
+            }
+        }
+        true
+    };
+    let read = yaml::read_subset(text.as_bytes(), &mut sink);
+    (read && !unsupported).then(|| first.unwrap_or(Value::Nil))
+}
+
+/// A mapping key as sigs.k8s.io/yaml makes a string of it (`yaml::to_json::key_string`);
+/// `None` for a merge key and the keys that are errors there.
+fn subset_key(text: String, style: yaml::ScalarStyle) -> Option<String> {
+    if style != yaml::ScalarStyle::Plain {
+        return Some(text);
+    }
+    if text == "<<" {
+        return None;
+    }
+    let scalar = yaml::Scalar {
+        text,
+        style,
+        tag: None,
+    };
+    match yaml::resolve_scalar(&scalar, Dialect::Yaml11).ok()? {
+        Resolved::Str(t) | Resolved::Timestamp(t) => Some(t),
+        Resolved::Int(i) => Some(i.to_string()),
+        Resolved::Float(f) => Some(crate::go::float::format_g32(f)),
+        Resolved::Bool(b) => Some(b.to_string()),
+        Resolved::Null | Resolved::Uint(_) => None,
+    }
+}
+
+/// A scalar as [`helm_value`] reads it; `None` where that is an error.
+fn subset_scalar(text: String, style: yaml::ScalarStyle) -> Option<Value> {
+    if style != yaml::ScalarStyle::Plain {
+        return Some(Value::str(text));
+    }
+    let scalar = yaml::Scalar {
+        text,
+        style,
+        tag: None,
+    };
+    Some(match yaml::resolve_scalar(&scalar, Dialect::Yaml11).ok()? {
+        Resolved::Null => Value::Nil,
+        Resolved::Bool(b) => Value::Bool(b),
+        Resolved::Int(i) => Value::Float(i as f64),
+        Resolved::Uint(u) => Value::Float(u as f64),
+        Resolved::Float(f) if f.is_finite() => Value::Float(f),
+        Resolved::Float(_) => return None,
+        Resolved::Str(s) | Resolved::Timestamp(s) => Value::str(s),
+    })
 }
 
 /// Whether sigs.k8s.io/yaml makes JSON of a parsed document, as Helm's `SortManifests` asks
