@@ -12,7 +12,7 @@
 //! on the virtual machines CI uses, where the host faults it in too). A render's first
 //! milliseconds touch a few huge pages of each thread's mimalloc segment, while the pool's
 //! second thread has nothing to do yet: [`prefault_on_first_worker`] has it fault them in
-//! ahead of use (redis 8.6 → 8.2 ms, opentelemetry-operator and mastodon 3–5%).
+//! ahead of use (redis 8.6 → 8.2 ms, opentelemetry-operator and mastodon 2–5%).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -214,14 +214,26 @@ pub fn read_subset(input: &[u8], sink: &mut dyn FnMut(SubsetEvent) -> bool) -> b
             EventData::StreamStart { .. } | EventData::StreamEnd => return true,
             EventData::DocumentStart { .. } => SubsetEvent::DocumentStart,
             EventData::DocumentEnd { .. } => return true,
-            EventData::MappingStart { .. } => SubsetEvent::MappingStart,
-            EventData::SequenceStart { .. } => SubsetEvent::SequenceStart,
+            EventData::MappingStart {
+                anchor: None,
+                tag: None,
+                ..
+            } => SubsetEvent::MappingStart,
+            EventData::SequenceStart {
+                anchor: None,
+                tag: None,
+                ..
+            } => SubsetEvent::SequenceStart,
             EventData::MappingEnd | EventData::SequenceEnd => SubsetEvent::CollectionEnd,
-            EventData::Scalar { value, style, .. } => {
-                SubsetEvent::Scalar(value, scalar_style(style))
-            }
-            // Not in the subset.
-            EventData::Alias { .. } => return false,
+            EventData::Scalar {
+                value,
+                style,
+                anchor: None,
+                tag: None,
+                ..
+            } => SubsetEvent::Scalar(value, scalar_style(style)),
+            // Anchors, tags and aliases are not in the subset.
+            _ => return false,
         };
         sink(event)
     };
