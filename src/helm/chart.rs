@@ -5,7 +5,9 @@
 
 use super::files::ChartFiles;
 use crate::source::{Bytes, Contents};
-use crate::template::{helm_values, Dict, Field, GoStruct, HelmYamlError, MapType, Value};
+use crate::template::{
+    helm_values, Dict, Field, GoStruct, HelmYamlError, ListType, MapType, Value,
+};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -547,12 +549,13 @@ impl Chart {
     }
 
     /// `.Chart`: Helm's `struct { chart.Metadata; IsRoot bool }` — every `Metadata` field
-    /// (zero when unset, printed and marshalled as Go does) and `IsRoot`.
+    /// (zero when unset, printed and marshalled as Go does: a list or map Chart.yaml does not
+    /// give, or gives as null, is a nil slice or map, `null` in JSON) and `IsRoot`.
     pub fn dot_value(&self, is_root: bool) -> Value {
         let text = |key: &str| Value::str(self.text_field(key).unwrap_or_default());
         let list = |key: &str| match self.metadata.get(key) {
             Some(Value::List(l)) => Value::strings(l.iter().map(scalar_text)),
-            _ => Value::strings(Vec::<String>::new()),
+            _ => Value::nil_list(ListType::String),
         };
         let annotations = match self.metadata.get("annotations") {
             Some(Value::Map(m)) => Value::Map(Dict::typed(
@@ -562,7 +565,7 @@ impl Chart {
                     .collect(),
                 MapType::String,
             )),
-            _ => Value::Map(Dict::typed(BTreeMap::new(), MapType::String)),
+            _ => Value::Map(Dict::nil(MapType::String)),
         };
         let maintainers = match self.metadata.get("maintainers") {
             Some(Value::List(l)) => Value::list(
@@ -586,7 +589,7 @@ impl Chart {
                     })
                     .collect(),
             ),
-            _ => Value::list(Vec::new()),
+            _ => Value::nil_list(ListType::Any),
         };
         let deprecated = matches!(self.metadata.get("deprecated"), Some(Value::Bool(true)));
         let metadata = GoStruct {
@@ -635,8 +638,12 @@ impl Chart {
 }
 
 impl Chart {
-    /// `.Chart.Dependencies`: the entries that survived dependency processing.
+    /// `.Chart.Dependencies`: the entries that survived dependency processing; a nil slice
+    /// when none did (`processDependencyEnabled` appends them to nil).
     fn dependencies_value(&self) -> Value {
+        if self.requirements.is_empty() {
+            return Value::nil_list(ListType::Any);
+        }
         let items = self
             .requirements
             .iter()

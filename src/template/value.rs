@@ -17,6 +17,8 @@ pub struct Dict {
 /// A map's entries, and the isolated execution that made the map (0: none).
 struct Entries {
     made_by: u32,
+    /// A nil map ([`Dict::nil`]).
+    nil: bool,
     map: RwLock<BTreeMap<String, Value>>,
     /// Where the entries come from when the map is first looked at ([`Dict::lazy`]).
     lazy: Option<Lazy>,
@@ -247,9 +249,17 @@ impl ListType {
 pub struct List {
     items: Arc<Vec<Value>>,
     pub ty: ListType,
+    /// A nil slice ([`Value::nil_list`]): empty, but `null` in JSON (and unequal to an empty
+    /// one for `deepEqual`, as Go's `reflect.DeepEqual` has it).
+    nil: bool,
 }
 
 impl List {
+    /// Whether this is a nil slice.
+    pub fn is_nil(&self) -> bool {
+        self.nil
+    }
+
     /// The items, shared.
     pub fn items(&self) -> &Arc<Vec<Value>> {
         &self.items
@@ -276,14 +286,32 @@ impl Dict {
 
     /// A map of type `ty` holding `entries`.
     pub fn typed(entries: BTreeMap<String, Value>, ty: MapType) -> Dict {
+        Dict::made(entries, ty, false)
+    }
+
+    fn made(entries: BTreeMap<String, Value>, ty: MapType, nil: bool) -> Dict {
         Dict {
             entries: Arc::new(Entries {
                 made_by: EXECUTION.with(|e| e.get()),
+                nil,
                 map: RwLock::new(entries),
                 lazy: None,
             }),
             ty,
         }
+    }
+
+    /// A nil map of type `ty`: what a Go struct holds in a map field nothing set
+    /// (`.Chart.Annotations` when Chart.yaml has none). Empty to every function; `null` in
+    /// JSON. (Go panics on a write to one; the only nil maps made, `map[string]string`
+    /// fields, are refused by `set` and `merge` for their type first.)
+    pub fn nil(ty: MapType) -> Dict {
+        Dict::made(BTreeMap::new(), ty, true)
+    }
+
+    /// Whether this is a nil map.
+    pub fn is_nil(&self) -> bool {
+        self.entries.nil
     }
 
     /// A map of type `ty` whose entries `source` makes when the map is first read or written.
@@ -292,6 +320,7 @@ impl Dict {
         Dict {
             entries: Arc::new(Entries {
                 made_by: EXECUTION.with(|e| e.get()),
+                nil: false,
                 map: RwLock::new(BTreeMap::new()),
                 lazy: Some(Lazy {
                     filled: std::sync::Once::new(),
@@ -616,6 +645,17 @@ impl Value {
         Value::List(List {
             items: Arc::new(items),
             ty,
+            nil: false,
+        })
+    }
+
+    /// A nil slice of element type `ty`: what a Go struct holds in a slice field nothing set
+    /// (`.Chart.Keywords` when Chart.yaml has none). Empty to every function; `null` in JSON.
+    pub fn nil_list(ty: ListType) -> Value {
+        Value::List(List {
+            items: Arc::new(Vec::new()),
+            ty,
+            nil: true,
         })
     }
 

@@ -238,7 +238,7 @@ fn tpl(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
 /// Helm's `toYaml`: Go's JSON of the value, read back and written as go-yaml v2 writes it
 /// (sigs.k8s.io/yaml), without the final newline.
 pub fn to_yaml(v: &Value) -> Result<String, String> {
-    let value = json_value(v)?;
+    let value = json_value(v, Nil::Null)?;
     let out = yaml::emit::to_string(&value);
     Ok(out.strip_suffix('\n').unwrap_or(&out).to_string())
 }
@@ -248,7 +248,7 @@ pub fn to_yaml(v: &Value) -> Result<String, String> {
 fn to_yaml_pretty(v: &Value) -> String {
     // go-yaml v3 writes Go values directly; for the values templates hold (maps, lists,
     // strings, bools, numbers printed with 'g'), that is what Go's JSON read back gives.
-    json_value(v)
+    json_value(v, Nil::Empty)
         .map(|value| {
             let out = yaml::emit::to_string_v3(&value);
             out.strip_suffix('\n').unwrap_or(&out).to_string()
@@ -256,13 +256,25 @@ fn to_yaml_pretty(v: &Value) -> String {
         .unwrap_or_default()
 }
 
+/// What a nil slice or map becomes in [`json_value`].
+#[derive(Clone, Copy)]
+enum Nil {
+    /// `null`, as Go's JSON encoder writes it.
+    Null,
+    /// Empty, as go-yaml v3 writes it (`[]`, `{}`).
+    Empty,
+}
+
 /// What Go's JSON encoder writes of `v`, read back (Helm's `toYaml` goes through
-/// sigs.k8s.io/yaml, which marshals to JSON first). Built directly for the values templates
-/// hold; objects, complex numbers and non-finite floats go through the encoder's text.
-fn json_value(v: &Value) -> Result<serde_json::Value, String> {
+/// sigs.k8s.io/yaml, which marshals to JSON first), with nil slices and maps as `nil` says.
+/// Built directly for the values templates hold; objects, complex numbers and non-finite
+/// floats go through the encoder's text.
+fn json_value(v: &Value, nil: Nil) -> Result<serde_json::Value, String> {
     use serde_json::Value as J;
     Ok(match v {
         Value::NoValue | Value::Nil => J::Null,
+        Value::List(l) if l.is_nil() && matches!(nil, Nil::Null) => J::Null,
+        Value::Map(m) if m.is_nil() && matches!(nil, Nil::Null) => J::Null,
         Value::Bool(b) => J::Bool(*b),
         Value::Int(i) | Value::Int64(i) => J::from(*i),
         Value::Uint64(u) => J::from(*u),
@@ -277,13 +289,13 @@ fn json_value(v: &Value) -> Result<serde_json::Value, String> {
             items
                 .items()
                 .iter()
-                .map(json_value)
+                .map(|item| json_value(item, nil))
                 .collect::<Result<_, _>>()?,
         ),
         Value::Map(m) => J::Object(
             m.entries()
                 .into_iter()
-                .map(|(k, v)| Ok((k, json_value(&v)?)))
+                .map(|(k, v)| Ok((k, json_value(&v, nil)?)))
                 .collect::<Result<_, String>>()?,
         ),
         Value::Float(_) | Value::Complex(..) | Value::Object(_) => {
@@ -754,12 +766,20 @@ mod tests {
                 map.insert(format!("k{i}"), v.clone());
             }
         }
+        map.insert(
+            "nil_slice".into(),
+            Value::nil_list(crate::template::ListType::String),
+        );
+        map.insert(
+            "nil_map".into(),
+            Value::Map(Dict::nil(crate::template::MapType::String)),
+        );
         let nested = Value::map(map);
         values.push(Value::list(vec![nested.clone(), Value::list(vec![])]));
         values.push(nested);
         values.push(Value::list(vec![Value::Int(1), Value::Float(f64::NAN)]));
         for v in &values {
-            assert_eq!(json_value(v), through_text(v), "{v:?}");
+            assert_eq!(json_value(v, Nil::Null), through_text(v), "{v:?}");
         }
     }
 }

@@ -59,6 +59,9 @@ fn write(
             Some(fields) => write_object(out, &fields, html, indent, depth)?,
             None => quote(out, &o.0.text(), html),
         },
+        // A nil slice or map.
+        Value::List(items) if items.is_nil() => out.push_str("null"),
+        Value::Map(m) if m.is_nil() => out.push_str("null"),
         Value::List(items) => {
             out.push('[');
             if items.is_empty() {
