@@ -92,7 +92,8 @@ struct Encoder {
     out: String,
 }
 
-/// What kind of TOML a value is, as `tomlTypeOfGo` decides (None: nil, skipped).
+/// What kind of TOML a value is, as `tomlTypeOfGo` decides (None: nil, a nil slice or map
+/// too, skipped).
 #[derive(PartialEq)]
 enum Kind {
     Plain,
@@ -103,6 +104,8 @@ enum Kind {
 fn kind(v: &Value) -> Option<Kind> {
     match v {
         Value::Nil | Value::NoValue => None,
+        Value::List(l) if l.is_nil() => None,
+        Value::Map(m) if m.is_nil() => None,
         Value::Map(_) => Some(Kind::Table),
         Value::List(items) => {
             let all_tables =
@@ -209,7 +212,7 @@ impl Encoder {
             Value::List(items) => {
                 self.out.push('[');
                 for (i, item) in items.iter().enumerate() {
-                    if matches!(item, Value::Nil | Value::NoValue) {
+                    if kind(item).is_none() {
                         return Err("toml: cannot encode array with nil element".into());
                     }
                     if i > 0 {
