@@ -120,7 +120,11 @@ fn render_loaded(
     cached.extend(SchemaNotice::kept(schema_notices, &first.pruned));
     let mut findings = cached;
     findings.extend(tree_findings(&tree, &located));
-    findings.extend(skipped_hook_findings(&first.skipped_hooks, &located));
+    findings.extend(skipped_hook_findings(
+        &first.skipped_hooks,
+        &chart,
+        &located,
+    ));
     let (resources, parse_findings) = located.resources(&mut first, &tree, options.positions);
     findings.extend(parse_findings);
     // A second render says which values the non-deterministic functions regenerate; the diff
@@ -171,7 +175,11 @@ pub fn template(
     let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
     notices.extend(SchemaNotice::kept(schema_notices, &rendered.pruned));
     notices.extend(tree_findings(&tree, &located));
-    notices.extend(skipped_hook_findings(&rendered.skipped_hooks, &located));
+    notices.extend(skipped_hook_findings(
+        &rendered.skipped_hooks,
+        &chart,
+        &located,
+    ));
     Ok((rendered.output, notices))
 }
 
@@ -211,7 +219,11 @@ pub fn template_fetched(
     let tree = located.tree(&chart, &rendered.pruned, &rendered.non_bool);
     let mut notices: Vec<Finding> = SchemaNotice::kept(schema_notices, &rendered.pruned).collect();
     notices.extend(tree_findings(&tree, &located));
-    notices.extend(skipped_hook_findings(&rendered.skipped_hooks, &located));
+    notices.extend(skipped_hook_findings(
+        &rendered.skipped_hooks,
+        &chart,
+        &located,
+    ));
     anchor_at(&mut notices, at);
     Ok((rendered.output, notices))
 }
@@ -1235,21 +1247,42 @@ impl Locator<'_> {
 /// Warnings for the hooks Helm skips (`helm.hook.unknown-event`), at their templates.
 fn skipped_hook_findings<'a>(
     skipped: &'a [super::output::SkippedHook],
+    chart: &'a Chart,
     located: &'a Locator,
 ) -> impl Iterator<Item = Finding> + 'a {
     skipped.iter().map(|h| {
         // `top/templates/x.yaml`: the path below the top chart's directory.
         let file = h.template.split_once('/').map_or(h.template.as_str(), |(_, rest)| rest);
-        Finding::warning(
+        let finding = Finding::warning(
             rules::HELM_HOOK_UNKNOWN_EVENT,
             format!(
                 "Helm skips this {}: its helm.sh/hook \"{}\" names an event Helm 3 does not know, so it is not rendered",
                 h.kind, h.events
             ),
         )
-        .with_help("use Helm 3's hook events (pre-install, post-upgrade, test, ...); a CRD belongs in crds/")
-        .in_file(located.repo_path(file))
+        .with_help("use Helm 3's hook events (pre-install, post-upgrade, test, ...); a CRD belongs in crds/");
+        match hook_line(chart, file, &h.events) {
+            Some(line) => finding.at(located.repo_path(file), line, 0),
+            None => finding.in_file(located.repo_path(file)),
+        }
     })
+}
+
+/// The line of the template at `file` (below the top chart: `templates/x.yaml`,
+/// `charts/sub/templates/y.yaml`) that writes a `helm.sh/hook` annotation with `events` as
+/// written; `None` where the template writes it some other way (from a value, a helper).
+fn hook_line(chart: &Chart, file: &str, events: &str) -> Option<u32> {
+    let (mut chart, mut rest) = (chart, file);
+    while let Some(below) = rest.strip_prefix("charts/") {
+        let (name, after) = below.split_once('/')?;
+        chart = chart.dependencies.iter().find(|c| c.name == name)?;
+        rest = after;
+    }
+    let text = chart.templates.get(rest)?;
+    let line = text.lines().position(|l| {
+        l.contains("helm.sh/hook") && !l.contains("helm.sh/hook-") && l.contains(events)
+    })?;
+    u32::try_from(line + 1).ok()
 }
 
 /// Notices for the subcharts that do not render: pruned ones (`helm.subchart.pruned`) and

@@ -219,11 +219,12 @@ fn a_hook_with_an_event_helm_does_not_know_is_skipped_with_a_warning() {
     env.commit("a Helm 2 chart");
     let report = check(&env, 0);
     // Helm 3 logs "info: skipping unknown hook: \"crd-install\"" and leaves the CRD out.
+    // At the line that writes the annotation.
     assert_finding(
         the_finding(&report, "helm.hook.unknown-event"),
         "warning",
         "charts/legacy/templates/crd.yaml",
-        None,
+        Some(6),
         "Helm skips this CustomResourceDefinition: its helm.sh/hook \"crd-install\"",
     );
     let out = env
