@@ -132,7 +132,13 @@ impl Encoder {
     }
 
     fn encode(&mut self, key: &[String], v: &Value) -> Result<(), String> {
-        match kind(v) {
+        // A slice is written whatever `tomlTypeOfGo` makes of it: a nil one only in a table
+        // is left out (`toToml` of a nil slice itself writes `[]`).
+        let kind = match v {
+            Value::List(l) if l.is_nil() => Some(Kind::Plain),
+            _ => kind(v),
+        };
+        match kind {
             None => Ok(()),
             Some(Kind::Table) => {
                 let Value::Map(m) = v else { unreachable!() };
