@@ -41,13 +41,16 @@ fn agree(input: &[u8], what: &str) -> bool {
     let first = parse_first(input, &options(Reader::Fast, DuplicateKeys::Error));
     let first_libyaml = parse_first(input, &options(Reader::Libyaml, DuplicateKeys::Error));
     assert_eq!(first, first_libyaml, "{what}: the first documents differ");
-    // Helm's values from the subset reader's events, as through the nodes (errors too).
+    // Helm's values from the subset reader's events, where it takes them, are those made
+    // through the nodes.
     if let Ok(text) = std::str::from_utf8(input) {
-        assert_eq!(
-            kdelta::template::helm_values(text),
-            kdelta::template::helm_values_by_nodes(text),
-            "{what}: Helm's values differ"
-        );
+        if let Some(by_events) = kdelta::template::helm_values_by_events(text) {
+            assert_eq!(
+                Ok(by_events),
+                kdelta::template::helm_values_by_nodes(text),
+                "{what}: Helm's values differ"
+            );
+        }
     }
     match parse_stream_subset(input, &options(Reader::Fast, DuplicateKeys::Error)) {
         Some(subset) => {
@@ -332,26 +335,17 @@ fn corner_cases_read_the_same() {
 }
 
 /// What Helm's values make of keys and scalars in the subset: the values built from the
-/// subset reader's events are those built through the nodes, and their errors the same.
+/// subset reader's events are those built through the nodes; what could differ (or fail)
+/// is left to the nodes.
 #[test]
 fn helm_values_from_events_are_those_from_nodes() {
-    const CASES: &[&str] = &[
-        "a: 1\nb: 1.5\nc: 0x1F\nd: 0o17\ne: 1_000\nf: .inf\n",
-        "a: -.inf\n",
-        "a: .nan\n",
-        "a: [.inf]\n",
+    // Built from the events.
+    const TAKEN: &[&str] = &[
+        "a: 1\nb: 1.5\nc: 0x1F\nd: 0o17\ne: 1_000\n",
         "a: ~\nb: null\nc:\nd: true\ne: yes\nf: off\ng: 2001-12-14\n",
         "1: a\n1.20: b\n0x1F: c\ntrue: d\n2001-12-14: e\n'x': f\n",
-        "~: a\n",
-        "null: a\n",
-        "18446744073709551615: a\n",
         "9223372036854775807: a\n",
         "1e400: a\n",
-        "a: 1\na: 2\n",
-        "1: x\n'1': y\n1: z\n",
-        "a:\n  b: 1\n  b:\n    c: 2\n",
-        "<<: {a: 1}\nb: 2\n",
-        "a:\n  <<:\n    b: 1\n",
         "'<<': 1\n",
         "a: |\n  text\n  more\nb: >-\n  folded\n",
         "a: \"quoted: \\u00e9\"\n",
@@ -361,13 +355,44 @@ fn helm_values_from_events_are_those_from_nodes() {
         "---\n",
         "# only a comment\n",
         "a: 1\n---\nb: 2\n",
-        "a: 1\n---\nb: [\n",
         "a: 1\n---\nb: 1\nb: 2\n",
         "a: [1, 2, {c: d}]\nb: {}\nc: []\n",
         "a: 12345678901234567890\n",
         "a: +12\nb: -0\nc: 0b101\nd: 1:30\n",
     ];
-    for case in CASES {
+    // Left to the nodes: an infinite float, a null or uint64 key, a key given twice, a
+    // merge key, a later document that is no YAML.
+    const LEFT: &[&str] = &[
+        "a: .inf\n",
+        "a: -.inf\n",
+        "a: .nan\n",
+        "a: [.inf]\n",
+        "~: a\n",
+        "null: a\n",
+        "18446744073709551615: a\n",
+        "a: 1\na: 2\n",
+        "1: x\n'1': y\n1: z\n",
+        "a:\n  b: 1\n  b:\n    c: 2\n",
+        "<<: {a: 1}\nb: 2\n",
+        "a:\n  <<:\n    b: 1\n",
+        "a: 1\n---\nb: [\n",
+    ];
+    for case in TAKEN {
+        let by_events = kdelta::template::helm_values_by_events(case)
+            .unwrap_or_else(|| panic!("{case:?} is not built from the events"));
+        assert_eq!(
+            Ok(by_events),
+            kdelta::template::helm_values_by_nodes(case),
+            "{case:?}"
+        );
+    }
+    for case in LEFT {
+        assert_eq!(
+            kdelta::template::helm_values_by_events(case),
+            None,
+            "{case:?}"
+        );
+        // And the way Helm's values are read gives the nodes' answer.
         assert_eq!(
             kdelta::template::helm_values(case),
             kdelta::template::helm_values_by_nodes(case),

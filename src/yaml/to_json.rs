@@ -113,14 +113,22 @@ pub fn key_string(key: &Node, value: &Node) -> Result<String, YamlToJsonError> {
             source,
         })
         .map_err(YamlToJsonError::from)?;
+    resolved_key(resolved).map_err(|refused| match refused {
+        Resolved::Uint(u) => unsupported("uint64", format!("{u:#x}")),
+        // `reflect.TypeOf(nil)` printed with `%s`.
+        _ => unsupported("%!s(<nil>)", "<nil>".into()),
+    })
+}
+
+/// [`key_string`] of a scalar key resolved: its text, or the key back when Go cannot make a
+/// string of it (null, uint64).
+pub fn resolved_key(resolved: Resolved) -> Result<String, Resolved> {
     Ok(match resolved {
         Resolved::Str(t) | Resolved::Timestamp(t) => t,
         Resolved::Int(i) => i.to_string(),
         Resolved::Float(f) => float::format_g32(f),
         Resolved::Bool(b) => b.to_string(),
-        // `reflect.TypeOf(nil)` printed with `%s`.
-        Resolved::Null => return Err(unsupported("%!s(<nil>)", "<nil>".into())),
-        Resolved::Uint(u) => return Err(unsupported("uint64", format!("{u:#x}"))),
+        refused @ (Resolved::Null | Resolved::Uint(_)) => return Err(refused),
     })
 }
 

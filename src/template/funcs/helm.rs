@@ -334,6 +334,13 @@ pub fn from_yaml_nodes(text: &str) -> Result<Value, HelmYamlError> {
     }
 }
 
+/// [`from_yaml`] by the block-subset reader's events alone: `None` where it leaves the text to
+/// the nodes (the tests check that it is taken, and agrees, where it should be).
+#[doc(hidden)]
+pub fn from_yaml_events(text: &str) -> Option<Value> {
+    subset_value(text)
+}
+
 /// [`from_yaml`] of the common case, built from the block-subset reader's events without a
 /// node tree (a chart's `values.yaml` was a tenth of its render). `None` where the way
 /// through nodes could give anything else, which then decides: input outside the subset, a
@@ -418,45 +425,41 @@ fn subset_value(text: &str) -> Option<Value> {
 /// A mapping key as sigs.k8s.io/yaml makes a string of it (`yaml::to_json::key_string`);
 /// `None` for a merge key and the keys that are errors there.
 fn subset_key(text: String, style: yaml::ScalarStyle) -> Option<String> {
-    if style != yaml::ScalarStyle::Plain {
-        return Some(text);
-    }
-    if text == "<<" {
+    if style == yaml::ScalarStyle::Plain && text == "<<" {
         return None;
     }
-    let scalar = yaml::Scalar {
-        text,
-        style,
-        tag: None,
-    };
-    match yaml::resolve_scalar(&scalar, Dialect::Yaml11).ok()? {
-        Resolved::Str(t) | Resolved::Timestamp(t) => Some(t),
-        Resolved::Int(i) => Some(i.to_string()),
-        Resolved::Float(f) => Some(crate::go::float::format_g32(f)),
-        Resolved::Bool(b) => Some(b.to_string()),
-        Resolved::Null | Resolved::Uint(_) => None,
-    }
+    yaml::to_json::resolved_key(subset_resolved(text, style)?).ok()
 }
 
-/// A scalar as [`helm_value`] reads it; `None` where that is an error.
+/// A scalar as [`helm_value`] reads it; `None` where that is an error (a float JSON cannot
+/// hold is one later).
 fn subset_scalar(text: String, style: yaml::ScalarStyle) -> Option<Value> {
-    if style != yaml::ScalarStyle::Plain {
-        return Some(Value::str(text));
-    }
+    Some(helm_scalar(subset_resolved(text, style)?)).filter(|v| match v {
+        Value::Float(f) => f.is_finite(),
+        _ => true,
+    })
+}
+
+/// An untagged scalar resolved as go-yaml v2 does; `None` where that fails.
+fn subset_resolved(text: String, style: yaml::ScalarStyle) -> Option<Resolved> {
     let scalar = yaml::Scalar {
         text,
         style,
         tag: None,
     };
-    Some(match yaml::resolve_scalar(&scalar, Dialect::Yaml11).ok()? {
+    yaml::resolve_scalar(&scalar, Dialect::Yaml11).ok()
+}
+
+/// A resolved scalar as Helm's values hold it (every number a float64).
+fn helm_scalar(resolved: Resolved) -> Value {
+    match resolved {
         Resolved::Null => Value::Nil,
         Resolved::Bool(b) => Value::Bool(b),
         Resolved::Int(i) => Value::Float(i as f64),
         Resolved::Uint(u) => Value::Float(u as f64),
-        Resolved::Float(f) if f.is_finite() => Value::Float(f),
-        Resolved::Float(_) => return None,
+        Resolved::Float(f) => Value::Float(f),
         Resolved::Str(s) | Resolved::Timestamp(s) => Value::str(s),
-    })
+    }
 }
 
 /// Whether sigs.k8s.io/yaml makes JSON of a parsed document, as Helm's `SortManifests` asks
@@ -570,12 +573,7 @@ pub fn yaml_node(text: &str) -> Result<Option<yaml::Node>, HelmYamlError> {
 fn helm_value(node: &yaml::Node) -> Result<Value, HelmYamlError> {
     Ok(match &node.kind {
         NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
-            Ok(Resolved::Null) => Value::Nil,
-            Ok(Resolved::Bool(b)) => Value::Bool(b),
-            Ok(Resolved::Int(i)) => Value::Float(i as f64),
-            Ok(Resolved::Uint(u)) => Value::Float(u as f64),
-            Ok(Resolved::Float(f)) => Value::Float(f),
-            Ok(Resolved::Str(s)) | Ok(Resolved::Timestamp(s)) => Value::str(s),
+            Ok(resolved) => helm_scalar(resolved),
             // go-yaml v2 words it without a line.
             Err(source) => {
                 return Err(HelmYamlError {
