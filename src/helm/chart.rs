@@ -235,6 +235,13 @@ impl Chart {
         ) || rest.starts_with("templates/")
     }
 
+    /// Whether `path` (relative to a chart) is one of the chart's own templates: a file below
+    /// `templates/` that Helm's default ignore rule (`templates/.?*`) keeps.
+    pub fn is_template(path: &str) -> bool {
+        path.starts_with("templates/")
+            && !path.rsplit('/').next().unwrap_or_default().starts_with('.')
+    }
+
     /// Builds a chart from its files, no ignore rules applied (subcharts, archives).
     pub fn load(files: impl IntoIterator<Item = (String, Contents)>) -> Result<Chart, LoadError> {
         let mut chart_yaml = None;
@@ -272,9 +279,7 @@ impl Chart {
                 "Chart.lock" => chart_lock = Some(text(&read(file)?)),
                 "requirements.lock" => requirements_lock = Some(read(file)?),
                 p if p.starts_with("templates/") => {
-                    // Helm's default ignore rule: `templates/.?*`.
-                    let name = p.rsplit('/').next().unwrap_or_default();
-                    if !name.starts_with('.') {
+                    if Chart::is_template(p) {
                         let text = template_text(read(file)?);
                         Arc::make_mut(&mut chart.templates).insert(path.clone(), text);
                     }
@@ -1067,7 +1072,7 @@ fn text(bytes: &[u8]) -> String {
 
 /// A template's text, its BOM removed and bytes that are not UTF-8 replaced (U+FFFD), sharing
 /// the file's bytes when it has neither.
-fn template_text(file: Bytes) -> Arc<str> {
+pub(crate) fn template_text(file: Bytes) -> Arc<str> {
     if file.len() != strip_bom(&file).len() {
         return Arc::from(String::from_utf8_lossy(strip_bom(&file)));
     }

@@ -562,12 +562,35 @@ fn template_set(options: &RenderOptions) -> TemplateSet {
     )
 }
 
+/// Parses a chart's own templates (name and text) into the process's parse cache, each as a
+/// job for a core that has nothing else to do, while the caller goes on loading the chart:
+/// reading its values is most of a load, on one core. The run finds them parsed (under another
+/// name: the cache renames). [`Behind`] takes the rest of the tree once the chart is loaded.
+pub(crate) fn parse_ahead(templates: impl IntoIterator<Item = (String, Arc<str>)>) {
+    let parser = Arc::new(template_set(&RenderOptions::default()).parser());
+    for (name, text) in templates {
+        let parser = parser.clone();
+        rayon::spawn(move || {
+            // A panic is the run's to meet, and report, when it parses the same text.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                parser.parse_unclaimed(&name, &text)
+            }));
+        });
+    }
+}
+
+/// Whether `text` was parsed as a Helm template ([`parse_ahead`]).
+#[cfg(test)]
+pub(crate) fn has_parsed(text: &Arc<str>) -> bool {
+    template_set(&RenderOptions::default()).has_parsed(text)
+}
+
 /// Work on a chart's tree that does not depend on its values, done on another core while
 /// this one processes the dependencies and coalesces the values (a big chart's tree is
-/// milliseconds of each): its schemas compiled, then its templates parsed, into the
-/// process's caches, where the run finds them. The templates stop when this is dropped:
-/// with the values coalesced the run knows which subcharts are disabled, and parses the
-/// templates it needs itself.
+/// milliseconds of each): its schemas compiled, then its templates parsed (skipping those its
+/// load parsed ahead, [`parse_ahead`]), into the process's caches, where the run finds them.
+/// The templates stop when this is dropped: with the values coalesced the run knows which
+/// subcharts are disabled, and parses the templates it needs itself.
 struct Behind {
     stop: Arc<AtomicBool>,
 }

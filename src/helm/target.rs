@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 /// Renders `spec` as `helm template` does with `opts`.
 pub fn render(spec: &Spec, files: &Files, opts: &Options) -> EngineOutput<Details> {
-    let (chart, cached) = match load_with_cache(files, &spec.chart, opts) {
+    let (chart, cached) = match load_with_cache(files, &spec.chart, opts, true) {
         Ok(c) => c,
         Err(f) => return EngineOutput::failed(vec![f]),
     };
@@ -154,7 +154,7 @@ pub fn template(
     opts: &Options,
 ) -> Result<(String, Vec<Finding>), Finding> {
     let spec = Spec::chart(dir.clone());
-    let (mut chart, mut notices) = load_with_cache(files, dir, opts)?;
+    let (mut chart, mut notices) = load_with_cache(files, dir, opts, true)?;
     let schema_notices = attach_schema_documents(&mut chart, files, dir, opts);
     let options = for_chart(render_options(&spec, files, opts)?, &chart);
     let located = Locator {
@@ -390,7 +390,7 @@ fn schema_file(dir: &RepoPath, source: &str) -> String {
 /// The dependency tree of `spec` with `opts`' values (what `kdelta tree` prints), without
 /// rendering the templates.
 pub fn dependency_tree(spec: &Spec, files: &Files, opts: &Options) -> Result<tree::Node, Finding> {
-    let (chart, _) = load_with_cache(files, &spec.chart, opts)?;
+    let (chart, _) = load_with_cache(files, &spec.chart, opts, false)?;
     let options = render_options(spec, files, opts)?;
     let values_error = |e: &dyn std::fmt::Display| {
         Finding::error(rules::HELM_VALUES, e.to_string())
@@ -404,13 +404,15 @@ pub fn dependency_tree(spec: &Spec, files: &Files, opts: &Options) -> Result<tre
 
 /// The chart in `dir`, with the top chart's dependencies that `charts/` lacks taken from this
 /// repository (`file://` entries) or from Helm's repository cache where it holds a version the
-/// entry accepts (the highest; a notice names each one taken).
+/// entry accepts (the highest; a notice names each one taken). `parse_ahead`: the chart is
+/// about to be rendered ([`load`]).
 fn load_with_cache(
     files: &Files,
     dir: &RepoPath,
     opts: &Options,
+    parse_ahead: bool,
 ) -> Result<(Chart, Vec<Finding>), Finding> {
-    let mut chart = load(files, dir)?;
+    let mut chart = load(files, dir, parse_ahead)?;
     let compatible = |constraint: &str, version: &str| {
         crate::template::semver_satisfies(constraint, version).unwrap_or(false)
     };
@@ -430,7 +432,7 @@ fn load_with_cache(
             if files.kind(&dep_dir) != EntryKind::Dir {
                 continue;
             }
-            let mut dep = load(files, &dep_dir)?;
+            let mut dep = load(files, &dep_dir, false)?;
             if dep.name == r.name && compatible(&r.version, &dep.version()) {
                 dep.set_source(&dep_dir.relative_to(dir));
                 chart.dependencies.push(dep);
@@ -564,8 +566,9 @@ fn out_of_sync(lock: &super::lock::Lock, dir: &RepoPath, deps_file: &str) -> Fin
 }
 
 /// Reads the chart directory (as Helm's `LoadDir`: `.helmignore`d paths skipped, whole
-/// directories at once) and loads it.
-pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
+/// directories at once) and loads it; for a chart about to be rendered, its templates are
+/// parsed ahead on idle cores while it loads ([`render::parse_ahead`]).
+pub fn load(files: &Files, dir: &RepoPath, parse_ahead: bool) -> Result<Chart, Finding> {
     let ignore_file = dir.child(".helmignore");
     let rules = match files.kind(&ignore_file) {
         EntryKind::File => {
@@ -600,6 +603,14 @@ pub fn load(files: &Files, dir: &RepoPath) -> Result<Chart, Finding> {
             .into_iter()
             .collect::<Result<_, _>>()?
     };
+    if parse_ahead {
+        super::render::parse_ahead(loaded.iter().filter_map(|(rel, contents)| match contents {
+            Contents::Read(bytes) if Chart::is_template(rel) => {
+                Some((rel.clone(), super::chart::template_text(bytes.clone())))
+            }
+            _ => None,
+        }));
+    }
     Chart::from_walked_files(loaded).map_err(|e| {
         let (file, line) = load_error_location(&e);
         let file = dir.join(&file).unwrap_or_else(|_| dir.child("Chart.yaml"));
@@ -1402,7 +1413,7 @@ mod tests {
             s.add_symlink(&p(link), target);
         }
         let cache = crate::source::ParseCache::default();
-        let failure = |files: &Files| load(files, &p("c")).unwrap_err().file;
+        let failure = |files: &Files| load(files, &p("c"), false).unwrap_err().file;
         for (first, then) in [
             ("c/charts/sub/files/a", "c/files/b"),
             ("c/files/b", "c/templates/x/c"),
@@ -1411,6 +1422,35 @@ mod tests {
             assert_eq!(failure(&Files::new(&s, &cache)).as_deref(), Some(first));
             s.add_file(&p(first), b"");
             assert_eq!(failure(&Files::new(&s, &cache)).as_deref(), Some(then));
+        }
+    }
+
+    /// A chart about to be rendered has its own templates parsed while it loads, by jobs that
+    /// run on whichever core of the pool is idle.
+    #[test]
+    fn a_chart_loaded_to_render_has_its_templates_parsed_ahead() {
+        let mut s = crate::source::MemorySnapshot::new();
+        let p = |path: &str| RepoPath::new(path).unwrap();
+        s.add_file(
+            &p("c/Chart.yaml"),
+            b"apiVersion: v2\nname: c\nversion: 1.0.0\n",
+        );
+        s.add_file(
+            &p("c/templates/ahead.yaml"),
+            b"{{/* parsed ahead of the load's end */}}a: {{ .Values.a }}\n",
+        );
+        let cache = crate::source::ParseCache::default();
+        let chart = load(&Files::new(&s, &cache), &p("c"), true).unwrap();
+        let text = chart.templates["templates/ahead.yaml"].clone();
+        // The job may wait for a core while other tests run; a generous bound catches one that
+        // never runs.
+        let start = std::time::Instant::now();
+        while !render::has_parsed(&text) {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(120),
+                "the template was not parsed ahead"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
 

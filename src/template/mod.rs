@@ -570,6 +570,24 @@ impl TemplateSet {
         }
     }
 
+    /// Whether the process's parse cache holds a finished parse of `text` with this set's
+    /// delimiters and functions (what a parse ahead leaves there).
+    #[cfg(test)]
+    pub(crate) fn has_parsed(&self, text: &Arc<str>) -> bool {
+        let key = ParseKey {
+            text_hash: text_key(text),
+            left: self.options.left_delim.clone(),
+            right: self.options.right_delim.clone(),
+            funcs: self.funcs_fingerprint,
+        };
+        let cache = PARSE_CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        cache.map.get(&key).is_some_and(|entries| {
+            entries
+                .iter()
+                .any(|c| c.text == *text && c.result.get().is_some())
+        })
+    }
+
     /// The parse cache's entry for `text`, made (as `name`'s) if there is none; None when the
     /// cache is full.
     fn cache_cell(&self, name: &str, text: &Arc<str>) -> Option<CacheCell> {
