@@ -13,9 +13,16 @@ pub type FxBuildHasher = BuildHasherDefault<FxHasher>;
 
 impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
+        // Whole words read directly: a copy of a piece whose length is not known at compile
+        // time is a call to `memcpy`, once per word.
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.add(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
             let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
+            word[..rest.len()].copy_from_slice(rest);
             self.add(u64::from_le_bytes(word));
         }
     }
