@@ -562,18 +562,19 @@ fn template_set(options: &RenderOptions) -> TemplateSet {
     )
 }
 
-/// Parses a chart's own templates (name and text) into the process's parse cache, each as a
+/// Parses a chart's own templates (name and file) into the process's parse cache, each as a
 /// job for a core that has nothing else to do, while the caller goes on loading the chart:
-/// reading its values is most of a load, on one core. The run finds them parsed (under another
-/// name: the cache renames). [`Behind`] takes the rest of the tree once the chart is loaded.
-pub(crate) fn parse_ahead(templates: impl IntoIterator<Item = (String, Arc<str>)>) {
+/// reading its values is most of a load, on one core. The run finds them parsed (its text
+/// shares the file's bytes as the job's does; the cache renames them to the run's names).
+/// [`Behind`] takes the rest of the tree once the chart is loaded.
+pub(crate) fn parse_ahead(templates: impl IntoIterator<Item = (String, crate::source::Bytes)>) {
     let parser = Arc::new(template_set(&RenderOptions::default()).parser());
-    for (name, text) in templates {
+    for (name, file) in templates {
         let parser = parser.clone();
         rayon::spawn(move || {
             // A panic is the run's to meet, and report, when it parses the same text.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                parser.parse_unclaimed(&name, &text)
+                parser.parse_unclaimed(&name, &super::chart::template_text(file))
             }));
         });
     }

@@ -605,9 +605,7 @@ pub fn load(files: &Files, dir: &RepoPath, parse_ahead: bool) -> Result<Chart, F
     };
     if parse_ahead {
         super::render::parse_ahead(loaded.iter().filter_map(|(rel, contents)| match contents {
-            Contents::Read(bytes) if Chart::is_template(rel) => {
-                Some((rel.clone(), super::chart::template_text(bytes.clone())))
-            }
+            Contents::Read(bytes) if Chart::is_template(rel) => Some((rel.clone(), bytes.clone())),
             _ => None,
         }));
     }
