@@ -63,8 +63,8 @@ pub struct Lexer<'a> {
     done: bool,
 }
 
-/// Where `delim` first occurs in `s` (a left delimiter is rare in a template's text: looking
-/// for its first byte is the fast part).
+/// Where `delim` first occurs in `s` (a left delimiter is rare in a template's text, as `*` in
+/// a comment: looking for its first byte is the fast part).
 fn find(s: &str, delim: &str) -> Option<usize> {
     let Some(&first) = delim.as_bytes().first() else {
         return Some(0);
@@ -95,6 +95,33 @@ fn at_delim(s: &str, delim: &str) -> bool {
 #[inline(always)]
 fn starts_with(hay: &[u8], needle: &[u8]) -> bool {
     hay.len() >= needle.len() && hay.iter().zip(needle).all(|(a, b)| a == b)
+}
+
+/// What a name is: a keyword, `true`, `false`, `nil` or an identifier. Its length and first
+/// byte leave at most two words it could be, so a function name is compared with one word at
+/// most (a `match` on the whole name compares it with every word of its length).
+fn word_kind(word: &[u8]) -> Kind {
+    let (candidate, kind) = match (word.len(), word.first()) {
+        (2, Some(b'i')) => ("if", Kind::Keyword),
+        (3, Some(b'e')) => ("end", Kind::Keyword),
+        (3, Some(b'n')) => ("nil", Kind::Nil),
+        (4, Some(b'e')) => ("else", Kind::Keyword),
+        (4, Some(b't')) => ("true", Kind::Bool),
+        (4, Some(b'w')) => ("with", Kind::Keyword),
+        (5, Some(b'b')) if word == b"break" => ("break", Kind::Keyword),
+        (5, Some(b'b')) => ("block", Kind::Keyword),
+        (5, Some(b'f')) => ("false", Kind::Bool),
+        (5, Some(b'r')) => ("range", Kind::Keyword),
+        (6, Some(b'd')) => ("define", Kind::Keyword),
+        (8, Some(b'c')) => ("continue", Kind::Keyword),
+        (8, Some(b't')) => ("template", Kind::Keyword),
+        _ => return Kind::Identifier,
+    };
+    if word == candidate.as_bytes() {
+        kind
+    } else {
+        Kind::Identifier
+    }
 }
 
 /// Newlines in a token (most are short: a call to memchr costs more than a loop over them).
@@ -242,7 +269,7 @@ impl<'a> Lexer<'a> {
 
     fn lex_comment(&mut self, start: usize) -> bool {
         let body_start = self.pos;
-        let Some(close) = self.rest().find("*/") else {
+        let Some(close) = find(self.rest(), "*/") else {
             self.error("unclosed comment");
             return false;
         };
@@ -459,22 +486,7 @@ impl<'a> Lexer<'a> {
     /// A name at `start`: a keyword, `true`, `false`, `nil` or an identifier.
     fn lex_word(&mut self, start: usize) {
         self.take_alphanumeric();
-        let word = &self.input[start..self.pos];
-        // Every keyword starts with a letter in `bcdeinrtfw` and is 2–8 bytes long: most
-        // names (function names) are decided by those two alone.
-        let maybe_keyword = (2..=8).contains(&word.len())
-            && matches!(
-                word.as_bytes()[0],
-                b'b' | b'c' | b'd' | b'e' | b'i' | b'n' | b'r' | b't' | b'f' | b'w'
-            );
-        let kind = match word {
-            _ if !maybe_keyword => Kind::Identifier,
-            "true" | "false" => Kind::Bool,
-            "nil" => Kind::Nil,
-            "block" | "break" | "continue" | "define" | "else" | "end" | "if" | "range"
-            | "template" | "with" => Kind::Keyword,
-            _ => Kind::Identifier,
-        };
+        let kind = word_kind(&self.input.as_bytes()[start..self.pos]);
         self.emit(kind, start);
     }
 
@@ -630,4 +642,60 @@ fn is_alphanumeric(c: char) -> bool {
 
 fn quote_rune(c: char) -> String {
     format!("U+{:04X} '{c}'", c as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_keywords_only_when_they_are_the_word() {
+        for (word, kind) in [
+            ("if", Kind::Keyword),
+            ("end", Kind::Keyword),
+            ("nil", Kind::Nil),
+            ("else", Kind::Keyword),
+            ("true", Kind::Bool),
+            ("with", Kind::Keyword),
+            ("break", Kind::Keyword),
+            ("block", Kind::Keyword),
+            ("false", Kind::Bool),
+            ("range", Kind::Keyword),
+            ("define", Kind::Keyword),
+            ("continue", Kind::Keyword),
+            ("template", Kind::Keyword),
+        ] {
+            assert_eq!(word_kind(word.as_bytes()), kind, "{word}");
+            // The same length and first letter, another word: a function's name.
+            let mut other = word.to_string();
+            other.replace_range(word.len() - 1.., "X");
+            assert_eq!(word_kind(other.as_bytes()), Kind::Identifier, "{other}");
+            assert_eq!(
+                word_kind(word.to_uppercase().as_bytes()),
+                Kind::Identifier,
+                "{word}"
+            );
+        }
+        for name in [
+            "in", "empty", "trunc", "default", "include", "tpl", "i", "é", "",
+        ] {
+            assert_eq!(word_kind(name.as_bytes()), Kind::Identifier, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_comment_ends_at_the_first_star_slash() {
+        let mut lexer = Lexer::new("a{{/* b * c / d */}}e{{/* f */ -}} g", "{{", "}}", 16);
+        while lexer.lex_more() {}
+        let comments: Vec<&str> = lexer
+            .tokens
+            .iter()
+            .filter(|t| t.kind == Kind::Comment)
+            .map(|t| t.text)
+            .collect();
+        assert_eq!(comments, ["/* b * c / d */", "/* f */"]);
+        let mut open = Lexer::new("{{/* a * / b }}", "{{", "}}", 16);
+        while open.lex_more() {}
+        assert_eq!(open.error, "unclosed comment");
+    }
 }
