@@ -309,10 +309,7 @@ impl<'a> Release<'a> {
                         Err(f) => return EngineOutput::failed(vec![f]),
                     }
                 }
-                let files = archive
-                    .into_iter()
-                    .map(|(path, data)| (path, crate::source::Contents::Read(data.into())));
-                match crate::helm::chart::Chart::load(files) {
+                match crate::helm::target::load_fetched(archive) {
                     Ok(c) => {
                         crate::helm::target::render_outside(&spec, c, &self.at, self.files, &helm)
                     }

@@ -562,15 +562,22 @@ fn template_set(options: &RenderOptions) -> TemplateSet {
     )
 }
 
-/// Parses a chart's own templates (name and file) into the process's parse cache, each as a
-/// job for a core that has nothing else to do, while the caller goes on loading the chart:
-/// reading its values is most of a load, on one core. The run finds them parsed (its text
-/// shares the file's bytes as the job's does; the cache renames them to the run's names).
-/// [`Behind`] takes the rest of the tree once the chart is loaded.
-pub(crate) fn parse_ahead(templates: impl IntoIterator<Item = (String, crate::source::Bytes)>) {
+/// Parses a chart's own templates, found among the files it is about to be loaded from (paths
+/// relative to the chart), into the process's parse cache, each as a job for a core that has
+/// nothing else to do, while the caller goes on loading the chart: reading its values is most
+/// of a load, on one core. The run finds them parsed (its text shares the file's bytes as the
+/// job's does; the cache renames them to the run's names). [`Behind`] takes the rest of the
+/// tree once the chart is loaded.
+pub(crate) fn parse_ahead(files: &[(String, crate::source::Contents)]) {
     let parser = Arc::new(template_set(&RenderOptions::default()).parser());
-    for (name, file) in templates {
-        let parser = parser.clone();
+    for (path, contents) in files {
+        let crate::source::Contents::Read(file) = contents else {
+            continue;
+        };
+        if !Chart::is_template(path) {
+            continue;
+        }
+        let (name, file, parser) = (path.clone(), file.clone(), parser.clone());
         rayon::spawn(move || {
             // A panic is the run's to meet, and report, when it parses the same text.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -2,7 +2,7 @@
 //! the cache knows every input), `helm template` run on it, Helm's errors turned into findings
 //! at the file and line they name, and its output read back into resources.
 
-use super::chart::Chart;
+use super::chart::{Chart, LoadError};
 use super::render::{self, ErrorKind, RenderError, RenderOptions};
 use super::tree::{self, State};
 use super::{Details, Options, Spec};
@@ -33,11 +33,23 @@ pub fn render_fetched(
     files: &Files,
     opts: &Options,
 ) -> EngineOutput<Details> {
-    let chart = match Chart::from_archive(&fetched.bytes) {
+    let chart = match Chart::archive_files(&fetched.bytes).and_then(load_fetched) {
         Ok(c) => c,
         Err(e) => return EngineOutput::failed(vec![archive_error(fetched, &e, at)]),
     };
     render_outside(spec, chart, at, files, opts)
+}
+
+/// Loads a fetched chart from its archive's files ([`Chart::archive_files`], which a caller
+/// may have changed) to render it: its own templates are parsed ahead on idle cores while it
+/// loads ([`render::parse_ahead`]).
+pub fn load_fetched(files: Vec<(String, Vec<u8>)>) -> Result<Chart, LoadError> {
+    let files: Vec<(String, Contents)> = files
+        .into_iter()
+        .map(|(path, data)| (path, Contents::Read(data.into())))
+        .collect();
+    render::parse_ahead(&files);
+    Chart::load(files)
 }
 
 /// Renders a chart that is not in the snapshot, already loaded (a fetched archive whose files
@@ -191,8 +203,9 @@ pub fn template_fetched(
     at: &RepoPath,
     opts: &Options,
 ) -> Result<(String, Vec<Finding>), Finding> {
-    let mut chart =
-        Chart::from_archive(&fetched.bytes).map_err(|e| archive_error(fetched, &e, at))?;
+    let mut chart = Chart::archive_files(&fetched.bytes)
+        .and_then(load_fetched)
+        .map_err(|e| archive_error(fetched, &e, at))?;
     let dir = at.parent();
     let spec = Spec::chart(dir.clone());
     let schema_notices = attach_schema_documents(&mut chart, files, &dir, opts);
@@ -604,10 +617,7 @@ pub fn load(files: &Files, dir: &RepoPath, parse_ahead: bool) -> Result<Chart, F
             .collect::<Result<_, _>>()?
     };
     if parse_ahead {
-        super::render::parse_ahead(loaded.iter().filter_map(|(rel, contents)| match contents {
-            Contents::Read(bytes) if Chart::is_template(rel) => Some((rel.clone(), bytes.clone())),
-            _ => None,
-        }));
+        render::parse_ahead(&loaded);
     }
     Chart::from_walked_files(loaded).map_err(|e| {
         let (file, line) = load_error_location(&e);
@@ -1423,33 +1433,43 @@ mod tests {
         }
     }
 
-    /// A chart about to be rendered has its own templates parsed while it loads, by jobs that
-    /// run on whichever core of the pool is idle.
+    /// A chart about to be rendered, from the repository or fetched, has its own templates
+    /// parsed while it loads, by jobs that run on whichever core of the pool is idle.
     #[test]
     fn a_chart_loaded_to_render_has_its_templates_parsed_ahead() {
+        // The job may wait for a core while other tests run; a generous bound catches one that
+        // never runs.
+        let parsed_ahead = |text: &std::sync::Arc<str>| {
+            let start = std::time::Instant::now();
+            while !render::has_parsed(text) {
+                assert!(
+                    start.elapsed() < std::time::Duration::from_secs(120),
+                    "{text} was not parsed ahead"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        };
+        let chart_yaml = b"apiVersion: v2\nname: c\nversion: 1.0.0\n";
         let mut s = crate::source::MemorySnapshot::new();
         let p = |path: &str| RepoPath::new(path).unwrap();
-        s.add_file(
-            &p("c/Chart.yaml"),
-            b"apiVersion: v2\nname: c\nversion: 1.0.0\n",
-        );
+        s.add_file(&p("c/Chart.yaml"), chart_yaml);
         s.add_file(
             &p("c/templates/ahead.yaml"),
             b"{{/* parsed ahead of the load's end */}}a: {{ .Values.a }}\n",
         );
         let cache = crate::source::ParseCache::default();
         let chart = load(&Files::new(&s, &cache), &p("c"), true).unwrap();
-        let text = chart.templates["templates/ahead.yaml"].clone();
-        // The job may wait for a core while other tests run; a generous bound catches one that
-        // never runs.
-        let start = std::time::Instant::now();
-        while !render::has_parsed(&text) {
-            assert!(
-                start.elapsed() < std::time::Duration::from_secs(120),
-                "the template was not parsed ahead"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
+        parsed_ahead(&chart.templates["templates/ahead.yaml"]);
+
+        let fetched = load_fetched(vec![
+            ("Chart.yaml".into(), chart_yaml.to_vec()),
+            (
+                "templates/fetched.yaml".into(),
+                b"{{/* fetched, parsed ahead */}}b: {{ .Values.b }}\n".to_vec(),
+            ),
+        ])
+        .unwrap();
+        parsed_ahead(&fetched.templates["templates/fetched.yaml"]);
     }
 
     #[test]
