@@ -569,7 +569,11 @@ fn template_set(options: &RenderOptions) -> TemplateSet {
 /// job's does; the cache renames them to the run's names). [`Behind`] takes the rest of the
 /// tree once the chart is loaded.
 pub(crate) fn parse_ahead(files: &[(String, crate::source::Contents)]) {
-    let parser = Arc::new(template_set(&RenderOptions::default()).parser());
+    // Helm's function table and its fingerprint, made once for the process rather than on
+    // this thread for every chart it loads.
+    static PARSER: std::sync::LazyLock<Arc<TemplateSet>> =
+        std::sync::LazyLock::new(|| Arc::new(template_set(&RenderOptions::default()).parser()));
+    let parser = &*PARSER;
     for (path, contents) in files {
         let crate::source::Contents::Read(file) = contents else {
             continue;

@@ -570,16 +570,21 @@ impl TemplateSet {
         }
     }
 
-    /// Whether the process's parse cache holds a finished parse of `text` with this set's
-    /// delimiters and functions (what a parse ahead leaves there).
-    #[cfg(test)]
-    pub(crate) fn has_parsed(&self, text: &Arc<str>) -> bool {
-        let key = ParseKey {
+    /// The parse cache's key of `text` parsed with this set's delimiters and functions.
+    fn parse_key(&self, text: &str) -> ParseKey {
+        ParseKey {
             text_hash: text_key(text),
             left: self.options.left_delim.clone(),
             right: self.options.right_delim.clone(),
             funcs: self.funcs_fingerprint,
-        };
+        }
+    }
+
+    /// Whether the process's parse cache holds a finished parse of `text` with this set's
+    /// delimiters and functions (what a parse ahead leaves there).
+    #[cfg(test)]
+    pub(crate) fn has_parsed(&self, text: &Arc<str>) -> bool {
+        let key = self.parse_key(text);
         let cache = PARSE_CACHE.lock().unwrap_or_else(|p| p.into_inner());
         cache.map.get(&key).is_some_and(|entries| {
             entries
@@ -591,12 +596,7 @@ impl TemplateSet {
     /// The parse cache's entry for `text`, made (as `name`'s) if there is none; None when the
     /// cache is full.
     fn cache_cell(&self, name: &str, text: &Arc<str>) -> Option<CacheCell> {
-        let key = ParseKey {
-            text_hash: text_key(text),
-            left: self.options.left_delim.clone(),
-            right: self.options.right_delim.clone(),
-            funcs: self.funcs_fingerprint,
-        };
+        let key = self.parse_key(text);
         let mut cache = PARSE_CACHE.lock().unwrap_or_else(|p| p.into_inner());
         // A chart's own text is found by its address: the parse ahead and the ordered adds
         // look up the same shared text.
