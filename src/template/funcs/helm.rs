@@ -463,11 +463,56 @@ fn helm_scalar(resolved: Resolved) -> Value {
 }
 
 /// Whether sigs.k8s.io/yaml makes JSON of a parsed document, as Helm's `SortManifests` asks
-/// of every rendered one: its error when it cannot. A document of untagged strings and
-/// numbers under plain keys cannot fail; only one with a node that might is converted.
+/// of every rendered one: its error when it cannot. Only the scalars and keys that might fail
+/// are resolved, and the document is converted whole (for `encoding/json`'s order) only when
+/// it holds a float JSON cannot: a big CRD is checked without a copy of its text.
 pub fn check_json(node: &yaml::Node) -> Result<(), HelmYamlError> {
-    if might_fail_json(node) {
+    if !might_fail_json(node) {
+        return Ok(());
+    }
+    if let Some(e) = yaml::to_json::collection_key_error(node) {
+        return Err(e.into());
+    }
+    let mut non_finite = false;
+    first_conversion_error(node, &mut non_finite)?;
+    if non_finite {
         helm_json_value(node)?;
+    }
+    Ok(())
+}
+
+/// The first error [`helm_value`] meets in `node` (a tag its scalar does not fit, a null or
+/// uint64 key), in its order, without building the value; `non_finite` is set when a scalar
+/// is an infinite or NaN float.
+fn first_conversion_error(node: &yaml::Node, non_finite: &mut bool) -> Result<(), HelmYamlError> {
+    match &node.kind {
+        NodeKind::Scalar(s) => {
+            if scalar_may_fail(s) {
+                match yaml::resolve_scalar(s, Dialect::Yaml11) {
+                    Ok(Resolved::Float(f)) => *non_finite |= !f.is_finite(),
+                    Ok(_) => {}
+                    Err(source) => {
+                        return Err(HelmYamlError {
+                            line: Some(node.span.line),
+                            message: format!("yaml: {source}"),
+                        })
+                    }
+                }
+            }
+        }
+        NodeKind::Seq(items) => {
+            for item in items {
+                first_conversion_error(item, non_finite)?;
+            }
+        }
+        NodeKind::Map(entries) => {
+            for (k, v) in entries {
+                if !matches!(&k.kind, NodeKind::Scalar(s) if !key_may_fail(s)) {
+                    yaml::to_json::key_string(k, v)?;
+                }
+                first_conversion_error(v, non_finite)?;
+            }
+        }
     }
     Ok(())
 }
@@ -503,25 +548,33 @@ fn helm_json_value(node: &yaml::Node) -> Result<Value, HelmYamlError> {
 /// True when a node holds something sigs.k8s.io/yaml might refuse: a tag, a collection key, a
 /// plain key that may be null or a uint64, a plain value that may be infinite or NaN.
 fn might_fail_json(node: &yaml::Node) -> bool {
-    let plain = |s: &yaml::Scalar| s.style == yaml::ScalarStyle::Plain;
     match &node.kind {
-        NodeKind::Scalar(s) => {
-            s.tag.is_some() || (plain(s) && s.text.trim_start_matches(['+', '-']).starts_with('.'))
-        }
+        NodeKind::Scalar(s) => scalar_may_fail(s),
         NodeKind::Seq(items) => items.iter().any(might_fail_json),
         NodeKind::Map(entries) => entries.iter().any(|(k, v)| {
             let key_may_fail = match &k.kind {
-                NodeKind::Scalar(s) => {
-                    s.tag.is_some()
-                        || (plain(s)
-                            && (matches!(s.text.as_str(), "" | "~" | "null" | "Null" | "NULL")
-                                || s.text.starts_with(|c: char| c.is_ascii_digit() || c == '+')))
-                }
+                NodeKind::Scalar(s) => key_may_fail(s),
                 _ => true,
             };
             key_may_fail || might_fail_json(v)
         }),
     }
+}
+
+/// A scalar value JSON might refuse: a tag it may not fit, or a plain one that may be an
+/// infinite or NaN float (`.inf`, `-.NaN`).
+fn scalar_may_fail(s: &yaml::Scalar) -> bool {
+    s.tag.is_some()
+        || (s.style == yaml::ScalarStyle::Plain
+            && s.text.trim_start_matches(['+', '-']).starts_with('.'))
+}
+
+/// A scalar key Go might not make a string of: tagged, or plain and maybe null or a uint64.
+fn key_may_fail(s: &yaml::Scalar) -> bool {
+    s.tag.is_some()
+        || (s.style == yaml::ScalarStyle::Plain
+            && (matches!(s.text.as_str(), "" | "~" | "null" | "Null" | "NULL")
+                || s.text.starts_with(|c: char| c.is_ascii_digit() || c == '+')))
 }
 
 impl From<YamlToJsonError> for HelmYamlError {
@@ -779,5 +832,61 @@ mod tests {
         for v in &values {
             assert_eq!(json_value(v, Nil::Null), through_text(v), "{v:?}");
         }
+    }
+
+    /// The check of a rendered document gives what converting it whole gives, on documents
+    /// that mix every part that can fail (tags, null, uint64 and collection keys, infinite
+    /// floats in and out of key order, keys given twice) with parts that cannot.
+    #[test]
+    fn checking_a_document_is_converting_it_whole() {
+        let parts = [
+            "a: 1",
+            "b: .inf",
+            "c: -.Inf",
+            "d: .nan",
+            "e: '.inf'",
+            "f: !!float 1",
+            "g: !!int x",
+            "h: !!str 1",
+            "~: 1",
+            "null: 2",
+            "'null': 3",
+            "0xFFFFFFFFFFFFFFFF: 4",
+            "1: 5",
+            "+1: 6",
+            "[x]: 7",
+            "{k: v}: 8",
+            "i: [1, .inf, !!bool yes]",
+            "j: {z: .inf, a: -.inf}",
+            "a: .nan",
+            ".5: x",
+            "k: .description text",
+            "!!int 5: v",
+            "!!int x: v",
+        ];
+        let options = yaml::ParseOptions {
+            duplicate_keys: yaml::DuplicateKeys::LastWins,
+            ..yaml::ParseOptions::default()
+        };
+        let (mut checked, mut failed) = (0, 0);
+        for (i, first) in parts.iter().enumerate() {
+            for second in &parts[i..] {
+                for (x, y) in [(first, second), (second, first)] {
+                    let doc = format!("{x}\nl:\n  - n: 1\n    {y}\n");
+                    let Ok(docs) = yaml::parse_stream(doc.as_bytes(), &options) else {
+                        continue;
+                    };
+                    let node = &docs[0];
+                    let whole = helm_json_value(node).map(|_| ());
+                    assert_eq!(check_json(node), whole, "{doc}");
+                    checked += 1;
+                    failed += usize::from(whole.is_err());
+                }
+            }
+        }
+        assert!(
+            checked > 400 && failed > 200 && checked - failed > 50,
+            "{checked} documents, {failed} failed"
+        );
     }
 }
