@@ -43,10 +43,12 @@ pub fn shared_utf8(bytes: Arc<[u8]>) -> Result<Arc<str>, Arc<[u8]>> {
 }
 
 /// True when `s` carries bytes that are not UTF-8 (their characters encode as F4 8F BC..BF).
+/// Every template's output is asked: the lead byte is looked for with memchr, which skips
+/// text without it many bytes at a time.
 fn carries_bytes(s: &str) -> bool {
-    s.as_bytes()
-        .windows(3)
-        .any(|w| w[0] == 0xF4 && w[1] == 0x8F && (0xBC..=0xBF).contains(&w[2]))
+    let b = s.as_bytes();
+    memchr::memchr_iter(0xF4, b)
+        .any(|i| b.get(i + 1) == Some(&0x8F) && matches!(b.get(i + 2), Some(0xBC..=0xBF)))
 }
 
 /// The bytes of a Go string.
@@ -90,6 +92,16 @@ mod tests {
         assert_eq!(s.as_ptr(), at, "the allocation is shared");
         let binary = from_shared(Arc::from(&b"BZh\xff"[..]));
         assert_eq!(to_bytes(&binary).as_ref(), b"BZh\xff");
+    }
+
+    #[test]
+    fn only_the_carrying_characters_are_carried_bytes() {
+        assert!(carries_bytes(&from_bytes(b"\xff")));
+        assert!(carries_bytes(&from_bytes(b"text \xf4 then \x80")));
+        // Other characters of the plane, and of the lead byte F4: real text.
+        for real in ["\u{10FE00}", "\u{100000}", "\u{10FEFF} é", "plain", ""] {
+            assert!(!carries_bytes(real), "{real:?}");
+        }
     }
 
     #[test]
