@@ -189,6 +189,7 @@ fn helm_options(common: &CommonArgs) -> Result<kdelta::helm::Options> {
         repository_cache: kdelta::fetch::helm_cache::repository_dir(),
         detect_regenerated: false,
         positions: true,
+        only_printed: false,
     })
 }
 

@@ -9,6 +9,7 @@ pub mod chart;
 pub mod deps;
 pub mod files;
 pub mod glob;
+mod head;
 pub mod ignore;
 pub mod lock;
 pub mod objects;
@@ -90,6 +91,9 @@ pub struct Options {
     /// Place the rendered objects' fields at the template lines that wrote them, for findings
     /// (printing does not need it).
     pub positions: bool,
+    /// The render is only printed (`kdelta render`): its documents are read for their heads,
+    /// not kept as objects (see [`render::RenderOptions::objects`]).
+    pub only_printed: bool,
 }
 
 /// What a chart's render knows beyond its resources.
@@ -132,6 +136,7 @@ impl engine::Spec for Spec {
     fn printing(opts: &mut Options) {
         opts.positions = false;
         opts.detect_regenerated = false;
+        opts.only_printed = true;
     }
 
     fn without_regenerated_probe(opts: &mut Options) {

@@ -56,8 +56,9 @@ pub struct Manifest {
     pub hook: bool,
     /// The `helm.sh/hook` value (`test`, `pre-install,post-install`…).
     pub hook_events: String,
-    /// The document as read for its head (a mapping; none for a null or empty document), kept
-    /// so that the output is not parsed again.
+    /// The document as read for its head (a mapping; none for a null or empty document, and
+    /// for any but a Secret when the render keeps no objects), kept so that the output is not
+    /// parsed again.
     pub node: Option<crate::yaml::Node>,
 }
 
@@ -118,107 +119,7 @@ fn next_separator(bytes: &[u8], from: usize) -> Option<(usize, usize)> {
     Some((start, end))
 }
 
-/// The fields of a document's head Helm reads (`releaseutil.SimpleHead`), or the YAML error
-/// as Helm words it. Read from the node tree: the document is parsed and made JSON whole (an
-/// error anywhere fails, as in Helm) but only its head is looked at.
-fn head(doc: &str) -> Result<(String, Option<String>, Option<crate::yaml::Node>), HeadError> {
-    use crate::yaml::{self, Dialect, Node, NodeKind, Resolved};
-    let Some(node) = crate::template::helm_yaml_node(doc)? else {
-        return Ok((String::new(), None, None));
-    };
-    crate::template::helm_check_json(&node)?;
-    // The JSON kind sigs.k8s.io/yaml gives a node; None for null.
-    let go_type = |n: &Node| match &n.kind {
-        NodeKind::Scalar(s) => match yaml::resolve_scalar(s, Dialect::Yaml11) {
-            Ok(Resolved::Null) => None,
-            Ok(Resolved::Bool(_)) => Some("bool"),
-            Ok(Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_)) => Some("number"),
-            _ => Some("string"),
-        },
-        NodeKind::Seq(_) => Some("array"),
-        NodeKind::Map(_) => Some("object"),
-    };
-    let field_error = |field: &'static str, n: &Node, want: &'static str| HeadError::Field {
-        field,
-        got: go_type(n).unwrap_or("null"),
-        want,
-    };
-    // sigs.k8s.io/yaml reads any scalar into a string field (`name: n` is "n", not false).
-    let string_field = |n: Option<&Node>, field: &'static str| -> Result<String, HeadError> {
-        match n {
-            None => Ok(String::new()),
-            Some(n) => match (&n.kind, go_type(n)) {
-                (_, None) => Ok(String::new()),
-                (NodeKind::Scalar(s), _) => Ok(s.text.clone()),
-                _ => Err(field_error(field, n, "string")),
-            },
-        }
-    };
-    match go_type(&node) {
-        None => return Ok((String::new(), None, None)),
-        Some("object") => {}
-        Some(other) => return Err(HeadError::NotAnObject { got: other }),
-    }
-    string_field(node.get("apiVersion"), "SimpleHead.apiVersion")?;
-    let kind = string_field(node.get("kind"), "SimpleHead.kind")?;
-    let mut hook = None;
-    if let Some(meta) = node.get("metadata") {
-        match go_type(meta) {
-            None => {}
-            Some("object") => {
-                string_field(meta.get("name"), "SimpleHead.metadata.name")?;
-                if let Some(a) = meta.get("annotations") {
-                    match (&a.kind, go_type(a)) {
-                        (_, None) => {}
-                        (NodeKind::Map(entries), _) => {
-                            for (k, v) in entries {
-                                let text = string_field(Some(v), ".metadata.annotations")?;
-                                if k.as_str() == Some("helm.sh/hook") {
-                                    hook = Some(text);
-                                }
-                            }
-                        }
-                        _ => {
-                            return Err(field_error(
-                                ".metadata.annotations",
-                                a,
-                                "map[string]string",
-                            ))
-                        }
-                    }
-                }
-            }
-            Some(_) => {
-                return Err(field_error(
-                    "SimpleHead.metadata",
-                    meta,
-                    "struct { Name string \"json:\\\"name\\\"\"; Annotations map[string]string \"json:\\\"annotations\\\"\" }",
-                ))
-            }
-        }
-    }
-    Ok((kind, hook, Some(node)))
-}
-
-/// Why Helm cannot read a document's head, in its words: sigs.k8s.io/yaml's and
-/// `encoding/json`'s, with Go's JSON types of what the document has and what Helm wants.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum HeadError {
-    /// The document is not YAML.
-    #[error(transparent)]
-    Yaml(#[from] crate::template::HelmYamlError),
-    /// The document is not a mapping.
-    #[error("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go value of type releaseutil.SimpleHead")]
-    NotAnObject { got: &'static str },
-    /// A field of the head with a value of another type.
-    #[error("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go struct field {field} of type {want}")]
-    Field {
-        /// The field as `encoding/json` names it (`SimpleHead.kind`).
-        field: &'static str,
-        got: &'static str,
-        want: &'static str,
-    },
-}
+pub use super::head::HeadError;
 
 /// A rendered document Helm cannot read: `YAML parse error on TEMPLATE: MESSAGE`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -233,15 +134,25 @@ pub struct ManifestError {
 /// an empty file.
 pub type Documents = Vec<Result<Manifest, ManifestError>>;
 
-/// [`Documents`] of the file `path` that rendered `text`.
-pub fn documents(path: &str, text: &str) -> Documents {
+/// [`Documents`] of the file `path` that rendered `text`, each with its node when `objects`
+/// are kept; else only a Secret's (see [`super::head`]).
+pub fn documents(path: &str, text: &str, objects: bool) -> Documents {
     let base = path.rsplit('/').next().unwrap_or_default();
     if base.starts_with('_') || trim(text).is_empty() {
         return Vec::new();
     }
     let read = |doc: &str| {
         let offset = doc.as_ptr() as usize - text.as_ptr() as usize;
-        let (kind, hook, node) = head(doc).map_err(|error| ManifestError {
+        let head = if objects {
+            super::head::read(doc)
+        } else {
+            match super::head::read_streamed(doc) {
+                // Printing redacts a Secret: it is kept as an object.
+                Ok((kind, _)) if kind == "Secret" => super::head::read(doc),
+                streamed => streamed.map(|(kind, hook)| (kind, hook, None)),
+            }
+        };
+        let (kind, hook, node) = head.map_err(|error| ManifestError {
             template: path.to_string(),
             error,
         })?;
@@ -435,7 +346,7 @@ mod tests {
         sort_documents(
             files
                 .iter()
-                .map(|(path, text)| (path.clone(), documents(path, text)))
+                .map(|(path, text)| (path.clone(), documents(path, text, true)))
                 .collect(),
         )
         .map(|(manifests, _)| manifests)

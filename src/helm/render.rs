@@ -54,6 +54,10 @@ pub struct RenderOptions {
     /// set what they print ([`render_with`]), for findings about fields; `kdelta render`,
     /// which only prints, leaves it off.
     pub positions: bool,
+    /// Keep each rendered document's node ([`Rendered::nodes`]), the objects a diff and the
+    /// checks read; off for a render that is only printed, whose documents are then read for
+    /// their heads alone (as Helm reads them: a YAML error still fails the render).
+    pub objects: bool,
 }
 
 impl Default for RenderOptions {
@@ -76,6 +80,7 @@ impl Default for RenderOptions {
             template_stack: template::Options::default().max_stack,
             allow_missing_dependencies: false,
             positions: false,
+            objects: true,
         }
     }
 }
@@ -417,7 +422,7 @@ fn run_templates(
         let documents = if name.ends_with("NOTES.txt") {
             Vec::new()
         } else {
-            output::documents(name, &text)
+            output::documents(name, &text, options.objects)
         };
         (text, documents)
     };

@@ -137,7 +137,7 @@ fn render_loaded(
         &chart,
         &located,
     ));
-    let (resources, parse_findings) = located.resources(&mut first, &tree, options.positions);
+    let (resources, parse_findings) = located.resources(&mut first, &tree, &options);
     findings.extend(parse_findings);
     // A second render says which values the non-deterministic functions regenerate; the diff
     // shows those as such, not as changes.
@@ -145,7 +145,7 @@ fn render_loaded(
         Vec::new()
     } else {
         crate::template::probe(|| render::render_with(&chart, &options, values_files))
-            .map(|mut again| located.resources(&mut again, &tree, options.positions).0)
+            .map(|mut again| located.resources(&mut again, &tree, &options).0)
             .unwrap_or_default()
     };
     let mut out = EngineOutput::new(resources, findings, true);
@@ -168,7 +168,7 @@ pub fn template(
     let spec = Spec::chart(dir.clone());
     let (mut chart, mut notices) = load_with_cache(files, dir, opts, true)?;
     let schema_notices = attach_schema_documents(&mut chart, files, dir, opts);
-    let options = for_chart(render_options(&spec, files, opts)?, &chart);
+    let options = text_only(for_chart(render_options(&spec, files, opts)?, &chart));
     let located = Locator {
         files,
         chart_dir: dir,
@@ -209,7 +209,7 @@ pub fn template_fetched(
     let dir = at.parent();
     let spec = Spec::chart(dir.clone());
     let schema_notices = attach_schema_documents(&mut chart, files, &dir, opts);
-    let options = for_chart(render_options(&spec, files, opts)?, &chart);
+    let options = text_only(for_chart(render_options(&spec, files, opts)?, &chart));
     let located = Locator {
         files,
         chart_dir: &dir,
@@ -239,6 +239,15 @@ pub fn template_fetched(
     ));
     anchor_at(&mut notices, at);
     Ok((rendered.output, notices))
+}
+
+/// `options` for a render whose printed output is all that is used (kustomize reads it
+/// again): its documents are read for their heads only.
+fn text_only(options: RenderOptions) -> RenderOptions {
+    RenderOptions {
+        objects: false,
+        ..options
+    }
 }
 
 /// Keeps on each chart of the tree the documents at http(s) URLs its `values.schema.json`
@@ -789,6 +798,7 @@ fn render_options(spec: &Spec, files: &Files, opts: &Options) -> Result<RenderOp
         template_stack: TEMPLATE_STACK,
         allow_missing_dependencies: false,
         positions: opts.positions,
+        objects: !opts.only_printed,
         ..RenderOptions::default()
     };
     // The target's own values file comes first; the command line's `-f` files override it,
@@ -1171,13 +1181,15 @@ impl Locator<'_> {
     }
 
     /// The resources of `helm template`'s output, each from its template's file (its fields
-    /// at the lines of the files that wrote them when they were `placed`).
+    /// at the lines of the files that wrote them when they were placed by `options`); only
+    /// its Secrets when the render kept no other objects.
     fn resources(
         &self,
         rendered: &mut render::Rendered,
         tree: &tree::Node,
-        placed: bool,
+        options: &RenderOptions,
     ) -> (Vec<Resource>, Vec<Finding>) {
+        let placed = options.positions;
         let mut resources = Vec::new();
         let mut findings = Vec::new();
         let mut files = HashMap::new();
@@ -1199,6 +1211,9 @@ impl Locator<'_> {
                     self.name_template_files(&mut node, tree, &rendered.values_files, &mut files);
                 }
                 resources.push(Resource { node, origin });
+                continue;
+            }
+            if !options.objects {
                 continue;
             }
             match yaml::parse_stream(content.as_bytes(), &ParseOptions::default()) {
