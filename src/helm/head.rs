@@ -229,14 +229,23 @@ fn streamed(doc: &str) -> Option<(String, Option<String>)> {
                     {
                         return false;
                     }
-                    let is_null = null(&text, style);
                     match open.value_of.take() {
-                        Some(Field::Kind) => kind = if is_null { String::new() } else { text },
+                        Some(Field::Kind) => {
+                            kind = if null(&text, style) {
+                                String::new()
+                            } else {
+                                text
+                            }
+                        }
                         Some(Field::Hook) => {
-                            hook = Some(if is_null { String::new() } else { text })
+                            hook = Some(if null(&text, style) {
+                                String::new()
+                            } else {
+                                text
+                            })
                         }
                         // A metadata or annotations field must be an object, or null.
-                        Some(Field::Metadata | Field::Annotations) => return is_null,
+                        Some(Field::Metadata | Field::Annotations) => return null(&text, style),
                         _ => {}
                     }
                     true
