@@ -315,7 +315,9 @@ pub trait Spec: Sized {
     fn trace(_opts: &mut Self::Options) {}
 
     /// Options for a render whose output is only printed (`kdelta render`): off with what only
-    /// findings about fields and diffs need.
+    /// findings about fields and diffs need. An engine that keeps its tool's stdout
+    /// ([`EngineOutput::printed`]) may then return as resources only the Secrets, which
+    /// printing redacts.
     fn printing(_opts: &mut Self::Options) {}
 
     /// Options for a render whose regenerated values are not looked for (the second render of
