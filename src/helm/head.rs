@@ -322,6 +322,7 @@ mod tests {
             "kind: {a: b}\n",
             "kind: A\nkind: B\n",
             "kind: A\n'kind': B\n",
+            "'kind': B\n\"apiVersion\": v1\n\"metadata\": {'annotations': {\"helm.sh/hook\": t}}\n",
             "apiVersion: [v1]\nkind: A\n",
             "apiVersion:\n  x: y\nkind: A\n",
             "metadata:\n  name: a\nmetadata:\n  annotations:\n    helm.sh/hook: test\n",
