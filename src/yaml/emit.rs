@@ -314,16 +314,52 @@ pub fn go_key_order(a: &str, b: &str) -> Ordering {
 }
 
 fn go_key_less(a: &str, b: &str) -> bool {
-    let ar: Vec<char> = a.chars().collect();
-    let br: Vec<char> = b.chars().collect();
+    // Most keys are ASCII, whose bytes are its runes: compared without collecting them (a
+    // chart's `toYaml` sorts every map it prints).
+    if a.is_ascii() && b.is_ascii() {
+        runes_less(a.as_bytes(), b.as_bytes())
+    } else {
+        let ar: Vec<char> = a.chars().collect();
+        let br: Vec<char> = b.chars().collect();
+        runes_less(&ar, &br)
+    }
+}
+
+/// A rune as `keyList.Less` asks about it: a byte of ASCII text, or a char.
+trait Rune: Copy + PartialEq + PartialOrd {
+    fn is_letter(self) -> bool;
+    /// The value of an ASCII digit; None for any other rune.
+    fn digit(self) -> Option<i64>;
+}
+
+impl Rune for u8 {
+    fn is_letter(self) -> bool {
+        self.is_ascii_alphabetic()
+    }
+    fn digit(self) -> Option<i64> {
+        self.is_ascii_digit().then(|| i64::from(self - b'0'))
+    }
+}
+
+impl Rune for char {
+    fn is_letter(self) -> bool {
+        self.is_alphabetic()
+    }
+    fn digit(self) -> Option<i64> {
+        self.is_ascii_digit().then(|| i64::from(self as u8 - b'0'))
+    }
+}
+
+/// `keyList.Less` on two keys' runes.
+fn runes_less<R: Rune>(ar: &[R], br: &[R]) -> bool {
     let mut i = 0;
     while i < ar.len() && i < br.len() {
         if ar[i] == br[i] {
             i += 1;
             continue;
         }
-        let al = ar[i].is_alphabetic();
-        let bl = br[i].is_alphabetic();
+        let al = ar[i].is_letter();
+        let bl = br[i].is_letter();
         if al && bl {
             return ar[i] < br[i];
         }
@@ -331,11 +367,11 @@ fn go_key_less(a: &str, b: &str) -> bool {
             return bl;
         }
         let (mut an, mut bn): (i64, i64) = (0, 0);
-        if ar[i] == '0' || br[i] == '0' {
+        if ar[i].digit() == Some(0) || br[i].digit() == Some(0) {
             let mut j = i;
-            while j > 0 && ar[j - 1].is_ascii_digit() {
+            while j > 0 && ar[j - 1].digit().is_some() {
                 j -= 1;
-                if ar[j] != '0' {
+                if ar[j].digit() != Some(0) {
                     an = 1;
                     bn = 1;
                     break;
@@ -343,13 +379,13 @@ fn go_key_less(a: &str, b: &str) -> bool {
             }
         }
         let mut ai = i;
-        while ai < ar.len() && ar[ai].is_ascii_digit() {
-            an = an.wrapping_mul(10).wrapping_add(ar[ai] as i64 - '0' as i64);
+        while let Some(d) = ar.get(ai).and_then(|r| r.digit()) {
+            an = an.wrapping_mul(10).wrapping_add(d);
             ai += 1;
         }
         let mut bi = i;
-        while bi < br.len() && br[bi].is_ascii_digit() {
-            bn = bn.wrapping_mul(10).wrapping_add(br[bi] as i64 - '0' as i64);
+        while let Some(d) = br.get(bi).and_then(|r| r.digit()) {
+            bn = bn.wrapping_mul(10).wrapping_add(d);
             bi += 1;
         }
         if an != bn {
@@ -464,6 +500,38 @@ fn emit_node(node: &super::Node, emit: &mut impl FnMut(Event)) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// ASCII keys compared as bytes order as they do compared as chars, on every key of up
+    /// to three runes from an alphabet of letters, digits (zeros too) and punctuation.
+    #[test]
+    fn ascii_keys_order_as_their_runes_do() {
+        let alphabet = ["a", "Z", "0", "1", "9", "-", "_", "."];
+        let mut keys = vec![String::new()];
+        for _ in 0..3 {
+            let longer: Vec<String> = keys
+                .iter()
+                .flat_map(|k| alphabet.iter().map(move |c| format!("{k}{c}")))
+                .collect();
+            keys.extend(longer);
+        }
+        keys.sort();
+        keys.dedup();
+        for a in &keys {
+            let ar: Vec<char> = a.chars().collect();
+            for b in &keys {
+                let br: Vec<char> = b.chars().collect();
+                assert_eq!(
+                    runes_less(a.as_bytes(), b.as_bytes()),
+                    runes_less(&ar, &br),
+                    "{a:?} < {b:?}"
+                );
+            }
+        }
+        // And the order itself: numbers by value, non-letters before letters.
+        let mut sorted = vec!["b", "a10", "a9", "A", "_x", "a09"];
+        sorted.sort_by(|a, b| go_key_order(a, b));
+        assert_eq!(sorted, ["_x", "A", "a9", "a09", "a10", "b"]);
+    }
 
     fn y(v: Value) -> String {
         to_string(&v)
