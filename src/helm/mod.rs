@@ -9,7 +9,7 @@ pub mod chart;
 pub mod deps;
 pub mod files;
 pub mod glob;
-mod head;
+pub mod head;
 pub mod ignore;
 pub mod lock;
 pub mod objects;
