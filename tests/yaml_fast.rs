@@ -55,7 +55,7 @@ fn agree(input: &[u8], what: &str) -> bool {
     // A rendered document's head as the reader's events give it, where they decide it, is
     // the one read from its node tree (Helm's `SortManifests`).
     if let Ok(text) = std::str::from_utf8(input) {
-        if let Some(head) = kdelta::helm::head::streamed_only(text) {
+        if let Some(head) = kdelta::helm::head::streamed(text) {
             assert_eq!(
                 Ok(head),
                 kdelta::helm::head::read(text).map(|(kind, hook, _)| (kind, hook)),

@@ -123,13 +123,6 @@ pub fn read_streamed(doc: &str) -> Result<(String, Option<String>), HeadError> {
     }
 }
 
-/// The head as the reader's events alone give it (None where [`read_streamed`] asks
-/// [`read`]): for the tests that compare the two readers.
-#[doc(hidden)]
-pub fn streamed_only(doc: &str) -> Option<(String, Option<String>)> {
-    streamed(doc)
-}
-
 /// Where a mapping is in the document, for the fields of the head.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Place {
@@ -184,8 +177,9 @@ struct Open {
 /// it: input outside the subset, a second document, a merge key, a collection key, a key Go
 /// may not make a string of (null, uint64), a float JSON cannot hold, a head field of another
 /// type or given twice, a document that is not a mapping. Each is an error or needs the
-/// node tree's rules ([`read`] decides).
-fn streamed(doc: &str) -> Option<(String, Option<String>)> {
+/// node tree's rules ([`read`] decides). Public for the tests that compare the two readers.
+#[doc(hidden)]
+pub fn streamed(doc: &str) -> Option<(String, Option<String>)> {
     let mut stack: Vec<Open> = Vec::new();
     let mut documents = 0;
     let mut kind = String::new();
@@ -209,8 +203,7 @@ fn streamed(doc: &str) -> Option<(String, Option<String>)> {
                         return false;
                     }
                     if plain
-                        && (matches!(text.as_str(), "" | "~" | "null" | "Null" | "NULL")
-                            || text.starts_with(|c: char| c.is_ascii_digit() || c == '+'))
+                        && crate::template::helm_plain_key_may_fail(&text)
                         && matches!(
                             yaml::resolve_plain(&text, Dialect::Yaml11),
                             Resolved::Null | Resolved::Uint(_)
@@ -230,7 +223,7 @@ fn streamed(doc: &str) -> Option<(String, Option<String>)> {
                 }
                 Some(open) => {
                     if style == ScalarStyle::Plain
-                        && text.trim_start_matches(['+', '-']).starts_with('.')
+                        && crate::template::helm_plain_may_be_non_finite(&text)
                         && matches!(yaml::resolve_plain(&text, Dialect::Yaml11),
                             Resolved::Float(f) if !f.is_finite())
                     {

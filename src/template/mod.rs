@@ -20,7 +20,9 @@ pub use funcs::goregex::{compile as go_regex, GoRegex};
 pub use funcs::helm::{
     chart_values, check_json as helm_check_json, from_yaml as helm_values,
     from_yaml_events as helm_values_by_events, from_yaml_nodes as helm_values_by_nodes, helm_error,
-    to_yaml as helm_to_yaml, yaml_node as helm_yaml_node, HelmYamlError, CHART_VALUES,
+    plain_key_may_fail as helm_plain_key_may_fail,
+    plain_may_be_non_finite as helm_plain_may_be_non_finite, to_yaml as helm_to_yaml,
+    yaml_node as helm_yaml_node, HelmYamlError, CHART_VALUES,
 };
 pub use funcs::json_scan::check_valid as go_json_check_valid;
 pub use funcs::paths::clean as go_path_clean;

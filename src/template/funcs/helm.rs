@@ -562,19 +562,25 @@ fn might_fail_json(node: &yaml::Node) -> bool {
 }
 
 /// A scalar value JSON might refuse: a tag it may not fit, or a plain one that may be an
-/// infinite or NaN float (`.inf`, `-.NaN`).
+/// infinite or NaN float.
 fn scalar_may_fail(s: &yaml::Scalar) -> bool {
-    s.tag.is_some()
-        || (s.style == yaml::ScalarStyle::Plain
-            && s.text.trim_start_matches(['+', '-']).starts_with('.'))
+    s.tag.is_some() || (s.style == yaml::ScalarStyle::Plain && plain_may_be_non_finite(&s.text))
+}
+
+/// A plain scalar that may be an infinite or NaN float (`.inf`, `-.NaN`).
+pub fn plain_may_be_non_finite(text: &str) -> bool {
+    text.trim_start_matches(['+', '-']).starts_with('.')
 }
 
 /// A scalar key Go might not make a string of: tagged, or plain and maybe null or a uint64.
 fn key_may_fail(s: &yaml::Scalar) -> bool {
-    s.tag.is_some()
-        || (s.style == yaml::ScalarStyle::Plain
-            && (matches!(s.text.as_str(), "" | "~" | "null" | "Null" | "NULL")
-                || s.text.starts_with(|c: char| c.is_ascii_digit() || c == '+')))
+    s.tag.is_some() || (s.style == yaml::ScalarStyle::Plain && plain_key_may_fail(&s.text))
+}
+
+/// A plain key that may be null or a uint64, which Go cannot make a string of.
+pub fn plain_key_may_fail(text: &str) -> bool {
+    matches!(text, "" | "~" | "null" | "Null" | "NULL")
+        || text.starts_with(|c: char| c.is_ascii_digit() || c == '+')
 }
 
 impl From<YamlToJsonError> for HelmYamlError {
