@@ -11,6 +11,9 @@ pub struct FxHasher(u64);
 /// A `BuildHasher` for `HashMap`/`HashSet` with [`FxHasher`].
 pub type FxBuildHasher = BuildHasherDefault<FxHasher>;
 
+/// A `HashMap` with [`FxHasher`].
+pub type FxHashMap<K, V> = std::collections::HashMap<K, V, FxBuildHasher>;
+
 impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
         // Whole words read directly: a copy of a piece whose length is not known at compile

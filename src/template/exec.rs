@@ -9,7 +9,8 @@ use super::parse::{
 use super::positions::{Marks, Read};
 use super::value::{Dict, Value};
 use super::{Error, ErrorKind, FuncError, MissingKey, Param, TemplateSet};
-use std::collections::{BTreeSet, HashMap};
+use crate::fxhash::FxHashMap;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// What a function gets besides its arguments: the running set (for `include`, `tpl`).
@@ -61,7 +62,7 @@ fn stack_spent(set: &TemplateSet) -> bool {
 /// The thread-local state of one execution, which goes with it to another thread.
 struct Carried {
     nondeterministic: BTreeSet<&'static str>,
-    included: HashMap<String, usize>,
+    included: FxHashMap<String, usize>,
     probing: bool,
     isolation: super::value::Isolation,
     segment: usize,
@@ -123,7 +124,7 @@ fn on_new_segment<T: Send>(set: &TemplateSet, f: impl FnOnce() -> T + Send) -> O
         Ok(out) => {
             let back = restore.unwrap_or(Carried {
                 nondeterministic: BTreeSet::new(),
-                included: HashMap::new(),
+                included: FxHashMap::default(),
                 probing: false,
                 isolation: super::value::isolation(),
                 segment,

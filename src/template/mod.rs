@@ -31,6 +31,7 @@ pub use value::{
     Dict, Field, GoStruct, LazyEntries, List, ListType, MapType, NamedMap, Object, ObjectRef, Value,
 };
 
+use crate::fxhash::FxHashMap;
 use crate::once::Shared;
 use parse::Tree;
 use std::collections::HashMap;
@@ -353,8 +354,8 @@ pub struct TemplateSet {
 /// library vendored into each subchart has thousands of definitions: a clone copies none.
 #[derive(Clone, Default)]
 struct Trees {
-    shared: Arc<HashMap<String, Arc<Tree>>>,
-    own: HashMap<String, Arc<Tree>>,
+    shared: Arc<FxHashMap<String, Arc<Tree>>>,
+    own: FxHashMap<String, Arc<Tree>>,
 }
 
 impl Trees {
@@ -402,7 +403,7 @@ pub struct Independent<T> {
 #[derive(Default)]
 struct ParseCache {
     /// The parses of the texts whose key is the same (a key samples its text).
-    map: HashMap<ParseKey, Vec<CachedParse>>,
+    map: FxHashMap<ParseKey, Vec<CachedParse>>,
     bytes: usize,
 }
 

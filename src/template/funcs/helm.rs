@@ -8,9 +8,10 @@ use super::super::fmt;
 use super::super::value::{Dict, MapType, NamedMap, Value};
 use super::super::{FuncDef, FuncError, MissingKey, Param};
 use super::json;
+use crate::fxhash::FxHashMap;
 use crate::yaml::{self, Dialect, NodeKind, Resolved, YamlToJsonError};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// How many times a template may include itself (Helm's `recursionMaxNums`).
@@ -25,7 +26,7 @@ thread_local! {
     /// Helm's `includedNames`: how deep each template is included now, for the execution
     /// running on this thread (an execution that continues on another thread takes them
     /// along: `exec::on_new_segment`).
-    static INCLUDED: RefCell<HashMap<String, usize>> = RefCell::new(HashMap::new());
+    static INCLUDED: RefCell<FxHashMap<String, usize>> = RefCell::new(FxHashMap::default());
 }
 
 const A: Param = Param::Any;
@@ -175,7 +176,11 @@ pub(super) fn json_kind(v: &Value) -> &'static str {
 fn counted<T>(name: &str, f: impl FnOnce() -> Result<T, FuncError>) -> Result<T, FuncError> {
     let over = INCLUDED.with(|m| {
         let mut m = m.borrow_mut();
-        let n = m.entry(name.to_string()).or_insert(0);
+        // A name is included again and again: its entry is made once.
+        let n = match m.get_mut(name) {
+            Some(n) => n,
+            None => m.entry(name.to_string()).or_insert(0),
+        };
         if *n > RECURSION_MAX {
             return true;
         }
@@ -755,12 +760,12 @@ pub(in crate::template) fn reset() {
 }
 
 /// Takes this thread's include counts (an execution continuing on another thread).
-pub(in crate::template) fn take_included() -> HashMap<String, usize> {
+pub(in crate::template) fn take_included() -> FxHashMap<String, usize> {
     INCLUDED.with(|m| std::mem::take(&mut *m.borrow_mut()))
 }
 
 /// Gives this thread the include counts of the execution it continues.
-pub(in crate::template) fn restore_included(counts: HashMap<String, usize>) {
+pub(in crate::template) fn restore_included(counts: FxHashMap<String, usize>) {
     INCLUDED.with(|m| *m.borrow_mut() = counts);
 }
 
