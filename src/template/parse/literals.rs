@@ -9,7 +9,7 @@ use std::sync::Arc;
 pub(super) fn unquote_shared(text: &str) -> Result<Arc<str>, String> {
     let inside = |q: char| text.strip_prefix(q).and_then(|t| t.strip_suffix(q));
     let plain = match (inside('"'), inside('`')) {
-        (Some(body), _) if !body.contains('\\') => Some(body),
+        (Some(body), _) if !has_escape(body) => Some(body),
         (_, Some(raw)) if !raw.contains('\r') => Some(raw),
         _ => None,
     };
@@ -17,6 +17,12 @@ pub(super) fn unquote_shared(text: &str) -> Result<Arc<str>, String> {
         Some(body) => Ok(Arc::from(body)),
         None => unquote(text).map(Arc::from),
     }
+}
+
+/// Whether a quoted string's body holds a backslash (memchr's search, not `str::contains`'s
+/// char searcher: every string constant of a template asks).
+fn has_escape(body: &str) -> bool {
+    memchr::memchr(b'\\', body.as_bytes()).is_some()
 }
 
 /// Go's `strconv.Unquote` for the three quote forms.
@@ -30,6 +36,10 @@ pub(super) fn unquote(text: &str) -> Result<String, String> {
         .strip_prefix(quote)
         .and_then(|t| t.strip_suffix(quote))
         .ok_or_else(bad)?;
+    // A name (`define`, `template`) has no escape: what the loop below would copy char by char.
+    if quote == '"' && !has_escape(body) {
+        return Ok(body.to_string());
+    }
     let mut out = String::new();
     let mut chars = body.chars().peekable();
     while let Some(c) = chars.next() {
