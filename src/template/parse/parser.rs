@@ -733,10 +733,8 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// A token as Go's `item.String` prints it: keywords in angle brackets, the rest quoted (cut
-/// after 10 characters). An error token is never described: its message is the error.
 /// The items of a parser's stack from `base` on, taken off it: moved in one copy, where
-/// collecting a drain moves them one at a time (a tenth of parsing a chart's templates). The
+/// collecting a drain moves them one at a time (a twentieth of parsing a chart's templates). The
 /// stack keeps its capacity for the next node.
 fn take_from<T>(stack: &mut Vec<T>, base: usize) -> Box<[T]> {
     if base == 0 {
@@ -749,6 +747,8 @@ fn take_from<T>(stack: &mut Vec<T>, base: usize) -> Box<[T]> {
     }
 }
 
+/// A token as Go's `item.String` prints it: keywords in angle brackets, the rest quoted (cut
+/// after 10 characters). An error token is never described: its message is the error.
 fn describe(t: &Token) -> String {
     match t.kind {
         Kind::Eof => "EOF".into(),
