@@ -14,6 +14,9 @@ pub type FxBuildHasher = BuildHasherDefault<FxHasher>;
 /// A `HashMap` with [`FxHasher`].
 pub type FxHashMap<K, V> = std::collections::HashMap<K, V, FxBuildHasher>;
 
+/// A `HashSet` with [`FxHasher`].
+pub type FxHashSet<T> = std::collections::HashSet<T, FxBuildHasher>;
+
 impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
         // Whole words read directly: a copy of a piece whose length is not known at compile

@@ -34,7 +34,6 @@ pub use value::{
 use crate::fxhash::FxHashMap;
 use crate::once::Shared;
 use parse::Tree;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// What a missing map key gives (`missingkey=`).
@@ -258,7 +257,7 @@ impl FuncDef {
 pub struct Funcs {
     /// By name; the names are the tables' own (no chart chooses them), so FxHash: every
     /// call of a function in a template looks its name up here, as the parser does.
-    map: HashMap<&'static str, FuncDef, crate::fxhash::FxBuildHasher>,
+    map: FxHashMap<&'static str, FuncDef>,
 }
 
 impl Funcs {

@@ -1,7 +1,7 @@
 //! Unit tests of the engine on its own (the probe corpora run in tests/template_probes.rs).
 
 use super::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 fn run(text: &str, dot: &Value, missing: MissingKey) -> Result<String, Error> {
     let mut set = TemplateSet::new(

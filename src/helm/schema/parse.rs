@@ -8,11 +8,8 @@ use super::messages::Unusable;
 use super::number::{Decimal, Number};
 use super::reference::Reference;
 
-use crate::fxhash::FxBuildHasher;
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::template::GoRegex;
-
-type HashMap<K, V> = std::collections::HashMap<K, V, FxBuildHasher>;
-type HashSet<T> = std::collections::HashSet<T, FxBuildHasher>;
 
 /// A subschema's index in [`Schema::nodes`].
 pub type NodeId = usize;

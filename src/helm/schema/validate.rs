@@ -6,8 +6,7 @@ use super::format;
 use super::json::{Json, Map};
 use super::messages::{Kind, Unusable, Violation};
 use super::parse::{Additional, Dependency, Node, NodeId, Schema, Type};
-use crate::fxhash::FxBuildHasher;
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap;
 
 /// How deep subschemas may be read or applied inside one another before kdelta gives up
 /// (helm's Go stack grows to a gigabyte; kdelta's check runs on a thread sized for this).
@@ -343,7 +342,7 @@ impl Validator<'_> {
             result.add(context, Kind::MaxItems(max));
         }
         if node.more().unique_items {
-            let mut seen: HashMap<String, usize, FxBuildHasher> = HashMap::default();
+            let mut seen: FxHashMap<String, usize> = FxHashMap::default();
             for (j, item) in items.iter().enumerate() {
                 let text = item.canonical().unwrap_or_default();
                 if let Some(&i) = seen.get(&text) {
