@@ -311,7 +311,7 @@ fn rsa_key(bits: usize) -> Result<rsa::PrivateKey, String> {
     if probing() {
         return probe_key(bits);
     }
-    rsa::PrivateKey::new(&mut getrandom::SysRng, bits).map_err(|e| e.to_string())
+    super::rsa_keygen::generate(bits)
 }
 
 thread_local! {
@@ -349,7 +349,7 @@ fn probe_key(bits: usize) -> Result<rsa::PrivateKey, String> {
     let primes: &[&str] = match bits {
         2048 => &PROBE_PRIMES_1024,
         4096 => &PROBE_PRIMES_2048,
-        _ => return rsa::PrivateKey::new(&mut getrandom::SysRng, bits).map_err(|e| e.to_string()),
+        _ => return super::rsa_keygen::generate(bits),
     };
     let (half, lines) = ((bits / 2) as u32, primes.len() / 2);
     let prime = |i: usize| {

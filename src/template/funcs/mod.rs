@@ -10,6 +10,7 @@ pub mod json;
 pub mod json_scan;
 pub mod paths;
 pub mod random;
+pub mod rsa_keygen;
 pub mod semver;
 pub mod sprig;
 pub mod toml;
