@@ -6,9 +6,10 @@
 //! 1 s with the rsa crate's generator (1.4 s in helm), so that bitnami's etcd chart rendered only
 //! 1.6× faster than `helm template`. Here a random odd start is sieved by the odd primes below
 //! 2^16, the survivors are tested by Miller–Rabin to base 2 in fixed-width Montgomery arithmetic
-//! (to base 2 that is squarings and doublings only), and the first to pass is confirmed by
-//! crypto-primes' `is_prime` (Baillie–PSW, the test the rsa crate's generator confirms with).
-//! The two primes are looked for on two threads.
+//! (to base 2 that is squarings and doublings only; on x86-64 the rows of a square are added
+//! with `mulx`/`adcx`/`adox`), and the first to pass is confirmed by crypto-primes' `is_prime`
+//! (Baillie–PSW, the test the rsa crate's generator confirms with). Each prime is raced for by
+//! as many threads as the pool has.
 
 use num_bigint::BigUint;
 use rsa::BoxedUint;
@@ -213,6 +214,7 @@ struct Montgomery<const N: usize> {
     p: [u64; N],
     /// −p⁻¹ mod 2^64.
     neg_inv: u64,
+    rows: Rows,
 }
 
 impl<const N: usize> Montgomery<N> {
@@ -225,6 +227,7 @@ impl<const N: usize> Montgomery<N> {
         Montgomery {
             p: *p,
             neg_inv: inv.wrapping_neg(),
+            rows: Rows::fastest(),
         }
     }
 
@@ -276,19 +279,15 @@ impl<const N: usize> Montgomery<N> {
     }
 
     /// a² · R⁻¹ mod p. (Summing column by column in registers, Koç's product scanning, was
-    /// no faster.)
+    /// no faster; nor was the whole product a · a, with rows of one length, instead of twice
+    /// the products of distinct limbs.)
     fn square(&self, a: &[u64; N]) -> [u64; N] {
         // Twice the products of distinct limbs, then the square of each on the diagonal.
         let mut t = [0u64; 2 * MAX_LIMBS];
         for i in 0..N {
-            let mut carry = 0u64;
-            for j in i + 1..N {
-                let s =
-                    u128::from(t[i + j]) + u128::from(a[i]) * u128::from(a[j]) + u128::from(carry);
-                t[i + j] = s as u64;
-                carry = (s >> 64) as u64;
-            }
-            t[i + N] = carry;
+            t[i + N] = self
+                .rows
+                .add_product(&mut t[2 * i + 1..i + N], &a[i + 1..], a[i]);
         }
         let mut top = 0;
         for limb in &mut t[..2 * N] {
@@ -305,21 +304,11 @@ impl<const N: usize> Montgomery<N> {
             t[2 * i + 1] = high as u64;
             carry = (high >> 64) as u64;
         }
-        self.reduce(&mut t)
-    }
-
-    /// t · R⁻¹ mod p, for t < p · R: N times, the multiple of p that clears t's lowest word
-    /// left.
-    fn reduce(&self, t: &mut [u64; 2 * MAX_LIMBS]) -> [u64; N] {
+        // Reduction: N times, the multiple of p that clears t's lowest word left.
         let mut top_carry = 0u64;
         for i in 0..N {
-            let m = u128::from(t[i].wrapping_mul(self.neg_inv));
-            let mut carry = 0u64;
-            for j in 0..N {
-                let s = u128::from(t[i + j]) + m * u128::from(self.p[j]) + u128::from(carry);
-                t[i + j] = s as u64;
-                carry = (s >> 64) as u64;
-            }
+            let m = t[i].wrapping_mul(self.neg_inv);
+            let carry = self.rows.add_product(&mut t[i..i + N], &self.p, m);
             let s = u128::from(t[i + N]) + u128::from(carry) + u128::from(top_carry);
             t[i + N] = s as u64;
             top_carry = (s >> 64) as u64;
@@ -331,6 +320,117 @@ impl<const N: usize> Montgomery<N> {
         }
         out
     }
+}
+
+/// How a row `acc += a · v` is added: the one operation of a square and its reduction.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Rows {
+    Portable,
+    /// x86-64 with BMI2 and ADX: `mulx` and two carry chains (`adcx`, `adox`) side by side.
+    /// The base-2 test of a 2048-bit prime (a 4096-bit key's) takes 2.1 ms instead of the
+    /// portable loop's 3.5; of a 1024-bit one, 0.36 instead of 0.44.
+    #[cfg(target_arch = "x86_64")]
+    MulxAdx,
+}
+
+impl Rows {
+    fn fastest() -> Rows {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("bmi2") && std::arch::is_x86_feature_detected!("adx")
+        {
+            return Rows::MulxAdx;
+        }
+        Rows::Portable
+    }
+
+    /// acc ← acc + a · v over `acc.len()` limbs; returns the carry limb.
+    fn add_product(self, acc: &mut [u64], a: &[u64], v: u64) -> u64 {
+        let len = acc.len().min(a.len());
+        match self {
+            Rows::Portable => {
+                let mut carry = 0u64;
+                for (x, &y) in acc[..len].iter_mut().zip(a) {
+                    let s = u128::from(*x) + u128::from(y) * u128::from(v) + u128::from(carry);
+                    *x = s as u64;
+                    carry = (s >> 64) as u64;
+                }
+                carry
+            }
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `fastest` chose this only where the CPU has BMI2 and ADX; both slices
+            // hold `len` limbs.
+            Rows::MulxAdx => unsafe { add_product_mulx_adx(acc.as_mut_ptr(), a.as_ptr(), len, v) },
+        }
+    }
+}
+
+/// acc[..len] += a[..len] · v with `mulx`, `adcx` and `adox`; the carry limb. The low words
+/// go into acc on the carry flag's chain and the high words into the next limb on the
+/// overflow flag's, so nothing in the loop may touch the flags (`lea`, `jrcxz`, `mov` only):
+/// `len % 4` limbs one at a time, then four at a time.
+///
+/// # Safety
+/// The CPU has BMI2 and ADX; `acc` and `a` are valid for `len` limbs.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2,adx")]
+unsafe fn add_product_mulx_adx(acc: *mut u64, a: *const u64, len: usize, v: u64) -> u64 {
+    let carry: u64;
+    // SAFETY: reads `a[..len]`, reads and writes `acc[..len]`, as the caller guarantees.
+    unsafe {
+        std::arch::asm!(
+            "xor {high_before:e}, {high_before:e}", // also clears CF and OF
+            "2:",
+            "jrcxz 3f",
+            "mulx {high}, {low}, qword ptr [{a}]",
+            "adcx {low}, qword ptr [{acc}]",
+            "adox {low}, {high_before}",
+            "mov qword ptr [{acc}], {low}",
+            "mov {high_before}, {high}",
+            "lea {a}, [{a} + 8]",
+            "lea {acc}, [{acc} + 8]",
+            "lea rcx, [rcx - 1]",
+            "jmp 2b",
+            "3:",
+            "mov rcx, {quads}",
+            "4:",
+            "jrcxz 5f",
+            "mulx {high}, {low}, qword ptr [{a}]",
+            "adcx {low}, qword ptr [{acc}]",
+            "adox {low}, {high_before}",
+            "mov qword ptr [{acc}], {low}",
+            "mulx {high_before}, {low}, qword ptr [{a} + 8]",
+            "adcx {low}, qword ptr [{acc} + 8]",
+            "adox {low}, {high}",
+            "mov qword ptr [{acc} + 8], {low}",
+            "mulx {high}, {low}, qword ptr [{a} + 16]",
+            "adcx {low}, qword ptr [{acc} + 16]",
+            "adox {low}, {high_before}",
+            "mov qword ptr [{acc} + 16], {low}",
+            "mulx {high_before}, {low}, qword ptr [{a} + 24]",
+            "adcx {low}, qword ptr [{acc} + 24]",
+            "adox {low}, {high}",
+            "mov qword ptr [{acc} + 24], {low}",
+            "lea {a}, [{a} + 32]",
+            "lea {acc}, [{acc} + 32]",
+            "lea rcx, [rcx - 1]",
+            "jmp 4b",
+            "5:",
+            // The last high word and both chains' carries: the sum is below 2^64.
+            "mov {low:e}, 0",
+            "adcx {high_before}, {low}",
+            "adox {high_before}, {low}",
+            a = inout(reg) a => _,
+            acc = inout(reg) acc => _,
+            quads = in(reg) len / 4,
+            in("rdx") v,
+            inout("rcx") len % 4 => _,
+            high = out(reg) _,
+            low = out(reg) _,
+            high_before = out(reg) carry,
+            options(nostack),
+        );
+    }
+    carry
 }
 
 /// The widest modulus: a 2048-bit prime.
@@ -406,14 +506,49 @@ mod tests {
     }
 
     fn check_squares<const N: usize>(p: [u64; N]) {
-        let m = Montgomery::new(&p);
         let p_big = big(&p);
         let r_inv = (BigUint::from(1u32) << (64 * N))
             .modinv(&p_big)
             .expect("p is odd");
-        for a in samples(&p) {
-            let expected = big(&a) * big(&a) * &r_inv % &p_big;
-            assert_eq!(big(&m.square(&a)), expected, "{N} limbs, a = {a:x?}");
+        for rows in [Rows::Portable, Rows::fastest()] {
+            let m = Montgomery {
+                rows,
+                ..Montgomery::new(&p)
+            };
+            for a in samples(&p) {
+                let expected = big(&a) * big(&a) * &r_inv % &p_big;
+                assert_eq!(
+                    big(&m.square(&a)),
+                    expected,
+                    "{rows:?}, {N} limbs, a = {a:x?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn rows_agree_with_the_portable_loop() {
+        // On a CPU without BMI2 and ADX both are the portable loop; CI's has them.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for len in 0..=33 {
+            for v in [0, 1, u64::MAX, next()] {
+                let a: Vec<u64> = (0..len)
+                    .map(|i| if i % 3 == 0 { u64::MAX } else { next() })
+                    .collect();
+                let acc: Vec<u64> = (0..len)
+                    .map(|i| if i % 2 == 0 { u64::MAX } else { next() })
+                    .collect();
+                let (mut portable, mut fastest) = (acc.clone(), acc);
+                let c1 = Rows::Portable.add_product(&mut portable, &a, v);
+                let c2 = Rows::fastest().add_product(&mut fastest, &a, v);
+                assert_eq!((c1, &portable), (c2, &fastest), "{len} limbs, v = {v:x}");
+            }
         }
     }
 
