@@ -8,13 +8,13 @@
 //! 2^16, the survivors are tested by Miller–Rabin to base 2 in fixed-width Montgomery arithmetic
 //! (to base 2 that is squarings and doublings only; on x86-64 the rows of a square are added
 //! with `mulx`/`adcx`/`adox`), and the first to pass is confirmed by crypto-primes' `is_prime`
-//! (Baillie–PSW, the test the rsa crate's generator confirms with). Each prime is raced for by
-//! as many threads as the pool has.
+//! (Baillie–PSW, the test the rsa crate's generator confirms with). As many threads as the
+//! pool has search for the two primes together.
 
 use num_bigint::BigUint;
 use rsa::BoxedUint;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// Go's public exponent.
 const E: u64 = 65_537;
@@ -33,10 +33,7 @@ pub fn generate(bits: usize) -> Result<rsa::PrivateKey, String> {
 fn generate_with<const N: usize>() -> Result<rsa::PrivateKey, String> {
     let bits = 128 * N as u32;
     loop {
-        let (p, q) = (random_prime::<N>()?, random_prime::<N>()?);
-        if p == q {
-            continue;
-        }
+        let [p, q] = two_primes::<N>()?;
         let big = |limbs: &[u64; N]| BigUint::from_slice(&to_u32_digits(limbs));
         let (p_big, q_big) = (big(&p), big(&q));
         let one = BigUint::from(1u32);
@@ -71,67 +68,93 @@ fn to_u32_digits<const N: usize>(limbs: &[u64; N]) -> Vec<u32> {
 /// the mean gap between primes is 710 and 1,420, so a start runs out a few times in a thousand.
 const WINDOW: usize = 4096;
 
-/// A random prime of `64 N` bits whose top two bits are set (so that the product of two has
-/// exactly `128 N` bits), little-endian limbs: the first found by this thread and one helper
-/// for each other thread of the pool, each searching from random starts of its own. Finding
-/// a prime is memoryless, so the race halves the wait on two cores at no cost in work (the
-/// losers' candidates were as likely to be prime), where looking for p and q side by side
-/// would take only a quarter off. The helpers are threads of their own rather than the pool's:
-/// a pool thread waiting for them would take up another template's execution in the middle
-/// of this one's.
-fn random_prime<const N: usize>() -> Result<[u64; N], String> {
-    let found = AtomicBool::new(false);
+/// Two distinct random primes of `64 N` bits whose top two bits are set (so that their product
+/// has exactly `128 N` bits), little-endian limbs, in the order found. This thread and a helper
+/// for each other thread of the pool search from random starts of their own, and each
+/// confirms what it finds while the others search on. Finding a prime is memoryless, so
+/// sharing the search halves the wait on two cores at no cost in work (the candidates of a
+/// search that finds nothing were as likely to be prime). The helpers are threads of their
+/// own rather than the pool's: a pool thread waiting for them would take up another
+/// template's execution in the middle of this one's.
+fn two_primes<const N: usize>() -> Result<[[u64; N]; 2], String> {
+    let search = Search::<N> {
+        done: AtomicBool::new(false),
+        found: Mutex::new(Vec::new()),
+        error: Mutex::new(None),
+    };
     let helpers = rayon::current_num_threads().saturating_sub(1);
     std::thread::scope(|scope| {
-        let spawned: Vec<_> = (0..helpers)
-            .filter_map(|_| {
-                std::thread::Builder::new()
-                    .name("kdelta-prime".into())
-                    .spawn_scoped(scope, || search::<N>(&found))
-                    .ok()
-            })
-            .collect();
-        let own = search::<N>(&found);
-        let others = spawned
-            .into_iter()
-            .filter_map(|helper| helper.join().ok().flatten());
-        own.into_iter().chain(others).next()
-    })
-    .unwrap_or_else(|| Err("no prime found".to_string()))
+        for _ in 0..helpers {
+            // A helper that cannot start leaves the search to the others.
+            let _ = std::thread::Builder::new()
+                .name("kdelta-prime".into())
+                .spawn_scoped(scope, || search.run());
+        }
+        search.run();
+    });
+    if let Some(error) = lock(&search.error).take() {
+        return Err(error);
+    }
+    let found = lock(&search.found);
+    match found[..] {
+        [p, q, ..] => Ok([p, q]),
+        _ => Err("no prime found".to_string()),
+    }
 }
 
-/// Searches until it finds a prime or another search has (`found` says which, first).
-fn search<const N: usize>(found: &AtomicBool) -> Option<Result<[u64; N], String>> {
-    let mut sieve = vec![true; WINDOW];
-    while !found.load(Ordering::Relaxed) {
-        let mut start = match random_limbs::<N>() {
-            Ok(start) => start,
-            Err(e) => {
-                found.store(true, Ordering::Relaxed);
-                return Some(Err(e));
-            }
-        };
-        start[N - 1] |= 0b11 << 62;
-        start[0] |= 1;
-        cross_out_small_factors(&start, &mut sieve);
-        for k in (0..WINDOW).filter(|&k| sieve[k]) {
-            let Some(candidate) = add_small(&start, 2 * k as u64) else {
-                break;
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The state the searching threads share.
+struct Search<const N: usize> {
+    /// Two primes are found, or the search failed.
+    done: AtomicBool,
+    found: Mutex<Vec<[u64; N]>>,
+    error: Mutex<Option<String>>,
+}
+
+impl<const N: usize> Search<N> {
+    /// Searches until the search is done, from a new random start after each prime found
+    /// (so that p and q are independent, as Go draws them).
+    fn run(&self) {
+        let mut sieve = vec![true; WINDOW];
+        while !self.done.load(Ordering::Relaxed) {
+            let mut start = match random_limbs::<N>() {
+                Ok(start) => start,
+                Err(e) => {
+                    *lock(&self.error) = Some(e);
+                    self.done.store(true, Ordering::Relaxed);
+                    return;
+                }
             };
-            if candidate[N - 1] >> 62 != 0b11 {
-                break;
-            }
-            if found.load(Ordering::Relaxed) {
-                return None;
-            }
-            if Montgomery::new(&candidate).strong_probable_prime_base_two() && confirmed(&candidate)
-            {
-                found.store(true, Ordering::Relaxed);
-                return Some(Ok(candidate));
+            start[N - 1] |= 0b11 << 62;
+            start[0] |= 1;
+            cross_out_small_factors(&start, &mut sieve);
+            for k in (0..WINDOW).filter(|&k| sieve[k]) {
+                let Some(candidate) = add_small(&start, 2 * k as u64) else {
+                    break;
+                };
+                if candidate[N - 1] >> 62 != 0b11 || self.done.load(Ordering::Relaxed) {
+                    break;
+                }
+                if Montgomery::new(&candidate).strong_probable_prime_base_two()
+                    && confirmed(&candidate)
+                {
+                    let mut found = lock(&self.found);
+                    if !found.contains(&candidate) {
+                        found.push(candidate);
+                    }
+                    if found.len() >= 2 {
+                        self.done.store(true, Ordering::Relaxed);
+                    }
+                    break;
+                }
             }
         }
     }
-    None
 }
 
 /// Clears `sieve[k]` where a prime below 2^16 divides `start + 2k` (`start` odd).
