@@ -64,25 +64,30 @@ fn to_u32_digits<const N: usize>(limbs: &[u64; N]) -> Vec<u32> {
         .collect()
 }
 
+/// The most threads that search for one key's primes.
+const MAX_SEARCHERS: usize = 4;
+
 /// Candidates looked at from one random start before drawing another: at 1024 and 2048 bits
 /// the mean gap between primes is 710 and 1,420, so a start runs out a few times in a thousand.
 const WINDOW: usize = 4096;
 
 /// Two distinct random primes of `64 N` bits whose top two bits are set (so that their product
 /// has exactly `128 N` bits), little-endian limbs, in the order found. This thread and a helper
-/// for each other thread of the pool search from random starts of their own, and each
-/// confirms what it finds while the others search on. Finding a prime is memoryless, so
-/// sharing the search halves the wait on two cores at no cost in work (the candidates of a
-/// search that finds nothing were as likely to be prime). The helpers are threads of their
-/// own rather than the pool's: a pool thread waiting for them would take up another
-/// template's execution in the middle of this one's.
+/// for each other thread of the pool (up to [`MAX_SEARCHERS`] in all) search from random
+/// starts of their own, and each confirms what it finds while the others search on. Finding a
+/// prime is memoryless, so sharing the search halves the wait on two cores at no cost in work
+/// (the candidates of a search that finds nothing were as likely to be prime). The helpers are
+/// threads of their own rather than the pool's: a pool thread waiting for them would take up
+/// another template's execution in the middle of this one's.
 fn two_primes<const N: usize>() -> Result<[[u64; N]; 2], String> {
     let search = Search::<N> {
         done: AtomicBool::new(false),
         found: Mutex::new(Vec::new()),
         error: Mutex::new(None),
     };
-    let helpers = rayon::current_num_threads().saturating_sub(1);
+    // With `--jobs 1` none; past three the wait for the last confirmation dominates, and a
+    // repository's diff on many cores may have a key made in every pool thread at once.
+    let helpers = rayon::current_num_threads().clamp(1, MAX_SEARCHERS) - 1;
     std::thread::scope(|scope| {
         for _ in 0..helpers {
             // A helper that cannot start leaves the search to the others.
