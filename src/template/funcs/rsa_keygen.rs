@@ -8,8 +8,8 @@
 //! 2^16, the survivors are tested by Miller–Rabin to base 2 in fixed-width Montgomery arithmetic
 //! (to base 2 that is squarings and doublings only; on x86-64 the rows of a square are added
 //! with `mulx`/`adcx`/`adox`), and the first to pass is confirmed by crypto-primes' `is_prime`
-//! (Baillie–PSW, the test the rsa crate's generator confirms with). As many threads as the
-//! pool has search for the two primes together.
+//! (Baillie–PSW, the test the rsa crate's generator confirms with). Up to four threads search
+//! for the two primes together.
 
 use num_bigint::BigUint;
 use rsa::BoxedUint;
@@ -67,8 +67,9 @@ fn to_u32_digits<const N: usize>(limbs: &[u64; N]) -> Vec<u32> {
 /// The most threads that search for one key's primes.
 const MAX_SEARCHERS: usize = 4;
 
-/// Candidates looked at from one random start before drawing another: at 1024 and 2048 bits
-/// the mean gap between primes is 710 and 1,420, so a start runs out a few times in a thousand.
+/// Candidates looked at from one random start before drawing another (they span 8,192): at
+/// 2048 bits, where the mean gap between primes is 1,420, a start runs out about three times
+/// in a thousand; at 1024 bits (a gap of 710) almost never.
 const WINDOW: usize = 4096;
 
 /// Two distinct random primes of `64 N` bits whose top two bits are set (so that their product
