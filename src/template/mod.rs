@@ -775,7 +775,7 @@ impl TemplateSet {
                 true
             })
         };
-        // Probing is this thread's; the executions take it along.
+        // Probing is this render's: each execution sets it, on whichever thread runs it.
         let probing = funcs::crypto::probing();
         /// One template's run: refused a write (it runs again in order), or done.
         enum Run<T> {
@@ -793,7 +793,7 @@ impl TemplateSet {
             let dot = dot_of(i);
             let commit = commit_at(i, &dot);
             let run = || value::isolated(Some(commit), || self.render(name, &dot));
-            let (out, wrote_shared) = if probing { probe(run) } else { run() };
+            let (out, wrote_shared) = funcs::crypto::with_probing(probing, run);
             if wrote_shared || out.is_err() {
                 round.end.fetch_min(i, Ordering::AcqRel);
             }

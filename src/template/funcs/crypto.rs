@@ -333,13 +333,19 @@ pub(in crate::template) fn set_probing(on: bool) {
 /// milliseconds to generate, and a fixed key differs from every generated one as much as
 /// another generated key would.
 pub fn probe<T>(f: impl FnOnce() -> T) -> T {
+    with_probing(true, f)
+}
+
+/// Runs `f` probing or not, whatever this thread was doing: a pool thread that waits for its
+/// render's templates may meet another render's template execution, probing or not, on the way.
+pub(in crate::template) fn with_probing<T>(on: bool, f: impl FnOnce() -> T) -> T {
     struct Reset(bool);
     impl Drop for Reset {
         fn drop(&mut self) {
             PROBING.with(|p| p.set(self.0));
         }
     }
-    let _reset = Reset(PROBING.with(|p| p.replace(true)));
+    let _reset = Reset(PROBING.with(|p| p.replace(on)));
     f()
 }
 
@@ -984,8 +990,10 @@ mod tests {
             let der = key.to_pkcs1_der().unwrap();
             assert!(rsa::PrivateKey::from_pkcs1_der(der.as_bytes()).is_ok());
         }
-        // Outside a probe, and after one, keys are generated.
+        // Outside a probe, and after one, keys are generated; an execution that is no probe
+        // generates them even on a thread in the middle of one.
         assert!(!probing());
+        assert!(probe(|| !with_probing(false, probing) && probing()));
         let generated = rsa_key(2048).unwrap();
         assert_ne!(generated, probe(|| rsa_key(2048)).unwrap());
     }
