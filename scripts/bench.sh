@@ -19,7 +19,7 @@
 #       the ratio of the median wall times. DIR/<chart>.args, when present, holds extra
 #       arguments for both. It first checks that both print the same documents (the same
 #       `# Source:` lines and kinds, in order; random values such as generated passwords
-#       differ by design).
+#       differ by design); a chart both refuse (a library chart) is named, not timed.
 #
 # Usage: scripts/bench.sh [--runs N] [--helm-charts DIR [--helm-only]]
 # The kustomize sections use hyperfine when installed (apt-get install -y hyperfine), else a
@@ -105,15 +105,23 @@ bench_helm() {
     name="$(basename "$dir")"
     args=""
     [ -f "$helm_charts/$name.args" ] && args="$(cat "$helm_charts/$name.args")"
+    local helm_ok=true kdelta_ok=true
     # shellcheck disable=SC2086
-    (cd "$helm_charts" && "$helm" template "$name" $args >"$work/helm-$name.yaml" 2>/dev/null) || true
+    (cd "$helm_charts" && "$helm" template "$name" $args >"$work/helm-$name.yaml" 2>"$work/helm-$name.err") || helm_ok=false
     # shellcheck disable=SC2086
-    (cd "$helm_charts" && "$kdelta" render --show-secrets "$name" $args >"$work/kdelta-$name.yaml" 2>/dev/null) || true
+    (cd "$helm_charts" && "$kdelta" render --show-secrets "$name" $args >"$work/kdelta-$name.yaml" 2>/dev/null) || kdelta_ok=false
+    if ! $helm_ok && ! $kdelta_ok; then
+      # A chart both refuse (a library chart, a missing dependency) has nothing to time.
+      printf '  %-24s both refuse it: %s\n' "$name" "$(head -n 1 "$work/helm-$name.err")"
+      continue
+    fi
     same="same documents"
     if ! cmp -s <(grep -E '^(# Source: |kind: )' "$work/helm-$name.yaml") \
       <(grep -E '^(# Source: |kind: )' "$work/kdelta-$name.yaml") ||
-      [ ! -s "$work/helm-$name.yaml" ]; then
+      [ ! -s "$work/helm-$name.yaml" ] || [ "$helm_ok" != "$kdelta_ok" ]; then
       same="DIFFERENT DOCUMENTS"
+      $helm_ok || same="$same (helm failed)"
+      $kdelta_ok || same="$same (kdelta failed)"
     fi
     echo "timing (e) $name..." >&2
     # shellcheck disable=SC2086
