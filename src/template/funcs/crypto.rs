@@ -337,7 +337,7 @@ pub fn probe<T>(f: impl FnOnce() -> T) -> T {
 }
 
 /// Runs `f` probing or not, whatever this thread was doing: a pool thread that waits for its
-/// render's templates may meet another render's template execution, probing or not, on the way.
+/// render's templates may take up another render's template execution meanwhile.
 pub(in crate::template) fn with_probing<T>(on: bool, f: impl FnOnce() -> T) -> T {
     struct Reset(bool);
     impl Drop for Reset {
