@@ -34,7 +34,6 @@ fn generate_with<const N: usize>() -> Result<rsa::PrivateKey, String> {
     let bits = 128 * N as u32;
     loop {
         let [p, q] = two_primes::<N>()?;
-        let big = |limbs: &[u64; N]| BigUint::from_slice(&to_u32_digits(limbs));
         let (p_big, q_big) = (big(&p), big(&q));
         let one = BigUint::from(1u32);
         let totient = (&p_big - &one) * (&q_big - &one);
@@ -57,11 +56,13 @@ fn generate_with<const N: usize>() -> Result<rsa::PrivateKey, String> {
     }
 }
 
-fn to_u32_digits<const N: usize>(limbs: &[u64; N]) -> Vec<u32> {
-    limbs
-        .iter()
-        .flat_map(|&l| [l as u32, (l >> 32) as u32])
-        .collect()
+/// Little-endian limbs as big-endian bytes, the order both big-integer crates read.
+fn be_bytes<const N: usize>(limbs: &[u64; N]) -> Vec<u8> {
+    limbs.iter().rev().flat_map(|l| l.to_be_bytes()).collect()
+}
+
+fn big<const N: usize>(limbs: &[u64; N]) -> BigUint {
+    BigUint::from_bytes_be(&be_bytes(limbs))
 }
 
 /// The most threads that search for one key's primes.
@@ -186,7 +187,7 @@ fn cross_out_small_factors<const N: usize>(start: &[u64; N], sieve: &mut [bool])
 
 fn random_limbs<const N: usize>() -> Result<[u64; N], String> {
     let mut bytes = vec![0u8; 8 * N];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no random source: {e}"))?;
+    super::random::fill(&mut bytes).map_err(|_| "no random source".to_string())?;
     let mut limbs = [0u64; N];
     for (limb, chunk) in limbs.iter_mut().zip(bytes.chunks_exact(8)) {
         *limb = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
@@ -196,12 +197,7 @@ fn random_limbs<const N: usize>() -> Result<[u64; N], String> {
 
 /// crypto-primes' verdict on a candidate that passed the base-2 test.
 fn confirmed<const N: usize>(candidate: &[u64; N]) -> bool {
-    let bytes: Vec<u8> = candidate
-        .iter()
-        .rev()
-        .flat_map(|l| l.to_be_bytes())
-        .collect();
-    BoxedUint::from_be_slice(&bytes, 64 * N as u32)
+    BoxedUint::from_be_slice(&be_bytes(candidate), 64 * N as u32)
         .is_ok_and(|uint| crypto_primes::is_prime(crypto_primes::Flavor::Any, &uint))
 }
 
@@ -512,10 +508,6 @@ fn trailing_zeros<const N: usize>(a: &[u64; N]) -> usize {
 mod tests {
     use super::*;
     use rsa::traits::{PrivateKeyParts, PublicKeyParts};
-
-    fn big<const N: usize>(limbs: &[u64; N]) -> BigUint {
-        BigUint::from_slice(&to_u32_digits(limbs))
-    }
 
     /// 2^(64 N) − c.
     fn below_power_of_two<const N: usize>(c: u64) -> [u64; N] {
