@@ -5,7 +5,7 @@
 
 use super::super::exec::Call;
 use super::super::fmt;
-use super::super::value::{Dict, MapType, NamedMap, Value};
+use super::super::value::{Dict, ListType, MapType, NamedMap, Value};
 use super::super::{FuncDef, FuncError, MissingKey, Param};
 use super::json;
 use crate::fxhash::FxHashMap;
@@ -108,7 +108,7 @@ pub const FUNCS: &[FuncDef] = &[
             Ok(json::Decoded {
                 value: Value::Nil,
                 number_error: None,
-            }) => Value::map(BTreeMap::new()),
+            }) => Value::Map(Dict::nil(MapType::Any)),
             Ok(other) => error_map(format!(
                 "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
                 decoded_kind(&other)
@@ -126,10 +126,11 @@ pub const FUNCS: &[FuncDef] = &[
                 value: Value::List(_),
                 number_error: Some(e),
             }) => Value::list(vec![Value::str(e)]),
+            // JSON null leaves Go's slice nil too.
             Ok(json::Decoded {
                 value: Value::Nil,
                 number_error: None,
-            }) => Value::list(Vec::new()),
+            }) => Value::nil_list(ListType::Any),
             Ok(other) => Value::list(vec![Value::str(format!(
                 "json: cannot unmarshal {} into Go value of type []interface {{}}",
                 decoded_kind(&other)

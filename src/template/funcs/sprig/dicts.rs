@@ -21,7 +21,12 @@ pub(super) const FUNCS: &[FuncDef] = &[
         Ok(dict(a, 0).get(s(a, 1)).unwrap_or(Value::str("")))
     }),
     FuncDef::new("set", &[M, S, A], |_, a| {
-        dict(a, 0).insert(s(a, 1).to_string(), a[2].clone())?;
+        let d = dict(a, 0);
+        if d.is_nil() {
+            // Go's runtime panics, and text/template reports the panic as the call's error.
+            return Err(FuncError::Call("assignment to entry in nil map".into()));
+        }
+        d.insert(s(a, 1).to_string(), a[2].clone())?;
         Ok(a[0].clone())
     }),
     FuncDef::new("unset", &[M, S], |_, a| {
@@ -74,24 +79,8 @@ pub(super) const FUNCS: &[FuncDef] = &[
             .collect();
         Ok(Value::map(m))
     }),
-    FuncDef::variadic("merge", &[M], M, |_, a| {
-        let dst = dict(a, 0);
-        for src in &a[1..] {
-            if let Value::Map(src) = src {
-                merge_into(&dst, src, false)?;
-            }
-        }
-        Ok(a[0].clone())
-    }),
-    FuncDef::variadic("mergeOverwrite", &[M], M, |_, a| {
-        let dst = dict(a, 0);
-        for src in &a[1..] {
-            if let Value::Map(src) = src {
-                merge_into(&dst, src, true)?;
-            }
-        }
-        Ok(a[0].clone())
-    }),
+    FuncDef::variadic("merge", &[M], M, |_, a| merge(a, false)),
+    FuncDef::variadic("mergeOverwrite", &[M], M, |_, a| merge(a, true)),
     FuncDef::new("deepCopy", &[A], |_, a| {
         if matches!(a[0], Value::Nil | Value::NoValue) {
             // copystructure reflects on the nil interface and panics.
@@ -137,6 +126,28 @@ fn dig_map(v: &Value) -> Result<Dict, FuncError> {
     }
 }
 
+/// sprig's `merge` and `mergeOverwrite`: `mergo.Merge(&dst, src)` for each source. mergo
+/// gives a nil `dst` a new map of its own, so the caller's nil map stays nil and the result
+/// is the new one.
+fn merge(a: &[Value], overwrite: bool) -> Result<Value, FuncError> {
+    let given = dict(a, 0);
+    let dst = if given.is_nil()
+        && a[1..]
+            .iter()
+            .any(|v| matches!(v, Value::Map(m) if !m.is_nil()))
+    {
+        Dict::typed(BTreeMap::new(), given.ty())
+    } else {
+        given
+    };
+    for src in &a[1..] {
+        if let Value::Map(src) = src {
+            merge_into(&dst, src, overwrite)?;
+        }
+    }
+    Ok(Value::Map(dst))
+}
+
 /// mergo.Merge: keys missing in `dst` (or, with `overwrite`, every non-empty key) taken from
 /// `src`, maps merged recursively.
 /// mergo's map merge, as sprig's `merge` (fill what `dst` lacks or holds empty) and
@@ -169,6 +180,9 @@ fn merge_into(dst: &Dict, src: &Dict, overwrite: bool) -> Result<(), SharedWrite
 
 fn deep_copy(v: &Value) -> Value {
     match v {
+        // copystructure keeps a nil map or slice nil.
+        Value::Map(m) if m.is_nil() => Value::Map(Dict::nil(m.ty())),
+        Value::List(l) if l.is_nil() => Value::nil_list(l.ty),
         Value::List(l) => Value::list(l.iter().map(deep_copy).collect()),
         Value::Map(m) => Value::map(
             m.entries()
