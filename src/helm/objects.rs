@@ -99,7 +99,9 @@ fn files_method(d: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
     }
     let arg = || a[0].as_str().unwrap_or_default().to_string();
     let by_base = |encode: fn(&str) -> String| -> Value {
-        if d.is_empty() {
+        // Helm returns "" only for a nil `files`; an empty one (a `Glob` that matched
+        // nothing) is an empty map, printed `{}`.
+        if d.is_nil() {
             return Value::str("");
         }
         let m: BTreeMap<String, Value> = d
