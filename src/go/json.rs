@@ -8,6 +8,12 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 /// `SetEscapeHTML(false)`.
 pub fn quote_into(out: &mut String, s: &str, escape_html: bool) {
     out.push('"');
+    escape_into(out, s, escape_html);
+    out.push('"');
+}
+
+/// Appends the characters of `s` as they appear inside a JSON string.
+pub fn escape_into(out: &mut String, s: &str, escape_html: bool) {
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -24,7 +30,6 @@ pub fn quote_into(out: &mut String, s: &str, escape_html: bool) {
             c => out.push(c),
         }
     }
-    out.push('"');
 }
 
 /// `s` as a JSON string, HTML-escaped as `json.Marshal` writes it.

@@ -334,9 +334,9 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
             'q' if spec.plus => pad(out, &go_quote_ascii(&truncate(s, spec.precision)), spec),
             'q' => pad(out, &go_quote(&truncate(s, spec.precision)), spec),
             'x' | 'X' => {
-                let bytes = truncate(s, spec.precision);
-                let hex: Vec<String> = bytes
-                    .bytes()
+                let text = truncate(s, spec.precision);
+                let hex: Vec<String> = super::gostr::to_bytes(&text)
+                    .iter()
                     .map(|b| {
                         let h = if verb == 'x' {
                             format!("{b:02x}")
@@ -752,7 +752,10 @@ fn decimal_digits(f: f64, precision: Option<usize>) -> (String, i32) {
 }
 
 use crate::go::strconv::is_printable;
-pub use crate::go::strconv::quote as go_quote;
+/// strconv.Quote of a Go string: each byte that is not UTF-8 as `\xNN`.
+pub fn go_quote(s: &str) -> String {
+    crate::go::strconv::quote_bytes(&super::gostr::to_bytes(s))
+}
 
 /// strconv.QuoteRune.
 pub(crate) fn go_quote_rune(c: char) -> String {

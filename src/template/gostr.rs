@@ -67,6 +67,31 @@ pub fn to_bytes(s: &str) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
+/// `s` in runs: text, or a single carried byte (`true`). A string that carries no byte is one
+/// run.
+pub fn runs(s: &str) -> impl Iterator<Item = (&str, bool)> {
+    let whole = !carries_bytes(s);
+    let mut rest = s;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        if whole {
+            return Some((std::mem::take(&mut rest), false));
+        }
+        let carried = |c: char| u32::from(c) >= BASE;
+        let first = rest.chars().next()?;
+        let end = if carried(first) {
+            first.len_utf8()
+        } else {
+            rest.find(carried).unwrap_or(rest.len())
+        };
+        let (run, tail) = rest.split_at(end);
+        rest = tail;
+        Some((run, carried(first)))
+    })
+}
+
 /// The text of a Go string for output: carried bytes shown as U+FFFD.
 pub fn display(s: &str) -> Cow<'_, str> {
     if !carries_bytes(s) {
@@ -92,6 +117,29 @@ mod tests {
         assert_eq!(s.as_ptr(), at, "the allocation is shared");
         let binary = from_shared(Arc::from(&b"BZh\xff"[..]));
         assert_eq!(to_bytes(&binary).as_ref(), b"BZh\xff");
+    }
+
+    #[test]
+    fn runs_part_text_from_carried_bytes() {
+        let s = from_bytes(b"ab\xff\xd8c\xc3(");
+        let parts = runs_of(&s);
+        let carried = |b: u8| char::from_u32(BASE + u32::from(b)).unwrap().to_string();
+        let (ff, d8, c3) = (carried(0xff), carried(0xd8), carried(0xc3));
+        let want = [
+            ("ab", false),
+            (ff.as_str(), true),
+            (d8.as_str(), true),
+            ("c", false),
+            (c3.as_str(), true),
+            ("(", false),
+        ];
+        assert_eq!(parts, want);
+        assert_eq!(runs_of("plain text"), [("plain text", false)]);
+        assert!(runs_of("").is_empty());
+    }
+
+    fn runs_of(s: &str) -> Vec<(&str, bool)> {
+        runs(s).collect()
     }
 
     #[test]

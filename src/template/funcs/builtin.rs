@@ -64,7 +64,8 @@ fn not(_: &Call, a: &[Value]) -> R {
 
 fn len(_: &Call, a: &[Value]) -> R {
     match &a[0] {
-        Value::String(s) => Ok(Value::Int(s.len() as i64)),
+        // A Go string's length in bytes: a carried byte is one.
+        Value::String(s) => Ok(Value::Int(super::super::gostr::to_bytes(s).len() as i64)),
         Value::List(l) => Ok(Value::Int(l.len() as i64)),
         Value::Map(m) => Ok(Value::Int(m.len() as i64)),
         Value::Object(o) if o.0.items().is_some() => {

@@ -113,9 +113,17 @@ fn write_object(
     Ok(())
 }
 
-/// A JSON string as Go's encoder writes it.
+/// A JSON string as Go's encoder writes it: each byte that is not UTF-8 as `\ufffd`.
 fn quote(out: &mut String, s: &str, html: bool) {
-    crate::go::json::quote_into(out, s, html);
+    out.push('"');
+    for (text, carried) in gostr::runs(s) {
+        if carried {
+            out.push_str("\\ufffd");
+        } else {
+            crate::go::json::escape_into(out, text, html);
+        }
+    }
+    out.push('"');
 }
 
 /// What `json.Unmarshal` into `interface{}` decodes from valid JSON.

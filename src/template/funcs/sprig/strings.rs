@@ -10,11 +10,14 @@ use crate::template::{gostr, FuncDef, FuncError};
 /// The string functions.
 pub(super) const FUNCS: &[FuncDef] = &[
     FuncDef::new("hello", &[], |_, _| Ok(Value::str("Hello!"))),
-    FuncDef::new("upper", &[S], |_, a| Ok(Value::str(s(a, 0).to_uppercase()))),
-    // Go maps each character on its own (no final-sigma rule).
+    // Go maps each character on its own, and each byte that is not UTF-8 to U+FFFD.
+    FuncDef::new("upper", &[S], |_, a| {
+        Ok(Value::str(gostr::display(s(a, 0)).to_uppercase()))
+    }),
+    // The same, with no final-sigma rule.
     FuncDef::new("lower", &[S], |_, a| {
         Ok(Value::str(
-            s(a, 0)
+            gostr::display(s(a, 0))
                 .chars()
                 .flat_map(char::to_lowercase)
                 .collect::<String>(),
@@ -45,14 +48,7 @@ pub(super) const FUNCS: &[FuncDef] = &[
     FuncDef::new("trimPrefix", &[S, S], |_, a| {
         Ok(Value::str(s(a, 1).strip_prefix(s(a, 0)).unwrap_or(s(a, 1))))
     }),
-    FuncDef::new("nospace", &[S], |_, a| {
-        Ok(Value::str(
-            s(a, 0)
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect::<String>(),
-        ))
-    }),
+    FuncDef::new("nospace", &[S], |_, a| Ok(Value::str(nospace(s(a, 0))))),
     FuncDef::new("initials", &[S], |_, a| {
         Ok(Value::str(
             s(a, 0)
@@ -469,4 +465,21 @@ fn string_map(parts: Vec<String>) -> Value {
         .enumerate()
         .map(|(i, p)| (format!("_{i}"), Value::str(p)));
     Value::Map(Dict::typed(entries.collect(), MapType::String))
+}
+
+/// goutils' `DeleteWhiteSpace`, which sprig's `nospace` calls: it reads the string a byte at a
+/// time, drops the bytes `unicode.IsSpace` holds for spaces as runes (U+0085 and U+00A0 too),
+/// and writes every other byte back as the rune of its value, so a multi-byte character comes
+/// out as its bytes' Latin-1 characters. A string without such a byte is returned as it is.
+fn nospace(text: &str) -> String {
+    let is_space = |b: u8| matches!(b, b'\t'..=b'\r' | b' ' | 0x85 | 0xA0);
+    let bytes = gostr::to_bytes(text);
+    if !bytes.iter().any(|&b| is_space(b)) {
+        return text.to_string();
+    }
+    bytes
+        .iter()
+        .filter(|&&b| !is_space(b))
+        .map(|&b| char::from(b))
+        .collect()
 }
