@@ -1387,9 +1387,9 @@ enum Passes {
 fn passes_value(name: &str) -> Option<(usize, Passes)> {
     let changed = Passes::Last { unchanged: false };
     Some(match name {
-        "quote" | "squote" | "toString" | "toYaml" | "toYamlPretty" | "mustToYaml" | "toJson"
-        | "mustToJson" | "toRawJson" | "mustToRawJson" | "toPrettyJson" | "mustToPrettyJson"
-        | "int" | "int64" | "float64" | "trim" => (1, changed),
+        "quote" | "squote" | "toString" | "toYaml" | "toYamlPretty" | "toJson" | "mustToJson"
+        | "toRawJson" | "mustToRawJson" | "toPrettyJson" | "mustToPrettyJson" | "int" | "int64"
+        | "float64" | "trim" => (1, changed),
         "nindent" | "indent" | "trunc" | "trimSuffix" | "trimPrefix" => (2, changed),
         "required" => (2, Passes::Last { unchanged: true }),
         "default" => (2, Passes::Default),

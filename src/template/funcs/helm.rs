@@ -5,6 +5,7 @@
 
 use super::super::exec::Call;
 use super::super::fmt;
+use super::super::gostr;
 use super::super::value::{Dict, ListType, MapType, NamedMap, Value};
 use super::super::{FuncDef, FuncError, MissingKey, Param};
 use super::json;
@@ -67,9 +68,6 @@ pub const FUNCS: &[FuncDef] = &[
     }),
     FuncDef::new("toYamlPretty", &[A], |_, a| {
         Ok(Value::str(to_yaml_pretty(&a[0])))
-    }),
-    FuncDef::new("mustToYaml", &[A], |_, a| {
-        to_yaml(&a[0]).map(Value::str).map_err(FuncError::Call)
     }),
     FuncDef::new("fromYaml", &[S], |_, a| {
         Ok(match from_yaml(str_arg(a, 0)) {
@@ -289,8 +287,9 @@ fn json_value(v: &Value, nil: Nil) -> Result<serde_json::Value, String> {
         Value::Float(f) if f.is_finite() => {
             serde_json::from_str(&crate::yaml::format_json(*f)).map_err(|e| e.to_string())?
         }
-        // The encoder's escapes read back as the characters they stand for.
-        Value::String(s) => J::String(s.to_string()),
+        // The encoder's escapes read back as the characters they stand for; it writes each
+        // byte that is not UTF-8 as U+FFFD.
+        Value::String(s) => J::String(json_text(s, nil)?),
         Value::List(items) => J::Array(
             items
                 .items()
@@ -301,13 +300,36 @@ fn json_value(v: &Value, nil: Nil) -> Result<serde_json::Value, String> {
         Value::Map(m) => J::Object(
             m.entries()
                 .into_iter()
-                .map(|(k, v)| Ok((k, json_value(&v, nil)?)))
+                .map(|(k, v)| Ok((json_text(&k, nil)?, json_value(&v, nil)?)))
                 .collect::<Result<_, String>>()?,
         ),
         Value::Float(_) | Value::Complex(..) | Value::Object(_) => {
             let text = json::marshal(v, false, None)?;
             serde_json::from_str(&text).map_err(|e| e.to_string())?
         }
+    })
+}
+
+/// A string as Go's JSON encoder writes it, read back. On the JSON route (`Nil::Null`:
+/// sigs.k8s.io/yaml) go-yaml v2 reads that text, and its reader refuses the characters YAML
+/// does not allow in a stream that the encoder leaves unescaped: DEL, the C1 controls but
+/// NEL, U+FFFE and U+FFFF.
+fn json_text(s: &str, nil: Nil) -> Result<String, String> {
+    if matches!(nil, Nil::Null) && yaml_reader_refuses(s) {
+        return Err("yaml: control characters are not allowed".into());
+    }
+    Ok(gostr::display(s).into_owned())
+}
+
+/// True when `s` holds a character go-yaml v2's reader refuses that Go's JSON encoder does not
+/// escape: U+007F, U+0080–U+009F but U+0085 (C2 80–C2 9F in UTF-8), U+FFFE, U+FFFF (EF BF BE,
+/// EF BF BF).
+fn yaml_reader_refuses(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memchr3_iter(0x7F, 0xC2, 0xEF, b).any(|i| match b[i] {
+        0x7F => true,
+        0xC2 => matches!(b.get(i + 1), Some(&c) if (0x80..=0x9F).contains(&c) && c != 0x85),
+        _ => b.get(i + 1) == Some(&0xBF) && matches!(b.get(i + 2), Some(0xBE | 0xBF)),
     })
 }
 

@@ -280,7 +280,8 @@ fn dotted(key: &[String]) -> String {
         .join(".")
 }
 
-/// A basic string, escaped as BurntSushi's `dblQuotedReplacer`.
+/// A basic string, escaped as BurntSushi's encoder escapes it (control characters and DEL
+/// as `\u00xx`, in lower case).
 fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -294,7 +295,7 @@ fn quote(s: &str) -> String {
             '\u{c}' => out.push_str("\\f"),
             '\r' => out.push_str("\\r"),
             c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
+                let _ = write!(out, "\\u{:04x}", c as u32);
             }
             c => out.push(c),
         }
