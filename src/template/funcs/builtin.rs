@@ -35,7 +35,7 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(Value::str(query_escape(&eval_args(a))))
     }),
     FuncDef::variadic("call", &[V], V, |_, a| match a.first() {
-        Some(Value::Nil) | None => Err(FuncError::Call("call of nil".into())),
+        Some(Value::Nil | Value::NoValue) | None => Err(FuncError::Call("call of nil".into())),
         Some(v) => Err(FuncError::Call(format!(
             "non-function {} of type {}",
             super::super::fmt::sprint_value(v),
