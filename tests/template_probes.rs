@@ -83,7 +83,7 @@ fn run_here(template: &str, data: &str) -> Result<String, String> {
     );
     set.parse(PROBE_NAME, template).map_err(|e| e.to_string())?;
     set.execute(PROBE_NAME, &dot)
-        .map_err(|e| kdelta::template::helm_error(&e.to_string()))
+        .map_err(|e| kdelta::template::helm_error(&e))
 }
 
 #[test]

@@ -480,7 +480,7 @@ fn run_templates(
     for (name, out) in runnable.into_iter().zip(outputs) {
         let (out, (text, docs)) = out.map_err(|e| {
             ErrorKind::Execute
-                .with(template::helm_error(&e.to_string()))
+                .with(template::helm_error(&e))
                 .at(TemplateLocation::of(&e))
         })?;
         nondeterministic.extend(out.nondeterministic);

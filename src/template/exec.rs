@@ -1282,6 +1282,15 @@ impl<'a> State<'a> {
             args.push(v);
         }
         if name == "call" {
+            // Go 1.23 names the callee by its argument node, which a piped callee does not
+            // have: the index panics.
+            if given.is_empty() && !args.is_empty() {
+                return Err(ErrorKind::Panic {
+                    at: self.tree.location(cmd.pos),
+                    message: "index out of range [0] with length 0".into(),
+                }
+                .into());
+            }
             if let (Some(v), Some(a)) = (args.first(), given.first()) {
                 if !matches!(v, Value::Nil | Value::NoValue) {
                     return Err(self.error_at(

@@ -144,6 +144,11 @@ pub enum ErrorKind {
         "template: {template}: templates nested deeper than kdelta's stack allows ({depth} levels)"
     )]
     StackLimit { template: String, depth: usize },
+    /// A Go runtime panic in the executor itself, outside any function (`{{ x | call }}`
+    /// indexes an empty argument list). It unwinds every execution up to the nearest
+    /// function call (`include`, `tpl`), whose error it becomes, or out of the render.
+    #[error("runtime error: {message}")]
+    Panic { at: Location, message: String },
     /// No template of that name (Go's `ExecuteTemplate`).
     #[error("template: no template \"{name}\" associated with template \"{root}\"")]
     NoTemplate { name: String, root: String },
@@ -167,7 +172,8 @@ impl Error {
         match self.kind() {
             ErrorKind::Parse { at, .. }
             | ErrorKind::Exec { at, .. }
-            | ErrorKind::OutputLimit { at, .. } => Some(at),
+            | ErrorKind::OutputLimit { at, .. }
+            | ErrorKind::Panic { at, .. } => Some(at),
             ErrorKind::StackLimit { .. } | ErrorKind::NoTemplate { .. } => None,
         }
     }

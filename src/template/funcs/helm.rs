@@ -7,7 +7,7 @@ use super::super::exec::Call;
 use super::super::fmt;
 use super::super::gostr;
 use super::super::value::{Dict, ListType, MapType, NamedMap, Value};
-use super::super::{FuncDef, FuncError, MissingKey, Param};
+use super::super::{ErrorKind, FuncDef, FuncError, MissingKey, Param};
 use super::json;
 use crate::fxhash::FxHashMap;
 use crate::yaml::{self, Dialect, NodeKind, Resolved, YamlToJsonError};
@@ -228,6 +228,10 @@ fn tpl(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
     let out = set
         .execute_tree_nested(&tree, &a[1], call.depth + 1)
         .map_err(|e| {
+            // A panic passes Helm's wrapping by and ends at the function call.
+            if matches!(e.kind(), ErrorKind::Panic { .. }) {
+                return FuncError::Call(e.to_string());
+            }
             FuncError::Call(format!(
                 "error during tpl function execution for {}: {e}",
                 fmt::go_quote(text)
@@ -682,10 +686,18 @@ fn helm_value(node: &yaml::Node) -> Result<Value, HelmYamlError> {
     })
 }
 
-/// How Helm's engine words an execution error that a `fail` or `required` caused:
-/// `execution error at (FILE:LINE:COL): MESSAGE`, at the outermost location of the chain; any
-/// other error stays as Go words it.
-pub fn helm_error(message: &str) -> String {
+/// How Helm's engine words an execution error: one that a `fail` or `required` caused as
+/// `execution error at (FILE:LINE:COL): MESSAGE`, at the outermost location of the chain; a
+/// panic that reached the top as its recover does; any other as Go words it.
+pub fn helm_error(e: &super::super::Error) -> String {
+    if matches!(e.kind(), ErrorKind::Panic { .. }) {
+        return format!("rendering template failed: {e}");
+    }
+    fail_message(&e.to_string())
+}
+
+/// [`helm_error`] of the text of an error that is not a panic.
+fn fail_message(message: &str) -> String {
     let (Some(start), Some(end)) = (message.find(WARN_START), message.find(WARN_END)) else {
         return message.to_string();
     };
