@@ -247,6 +247,9 @@ fn tpl(call: &Call, a: &[Value]) -> Result<Value, FuncError> {
 /// (sigs.k8s.io/yaml), without the final newline.
 pub fn to_yaml(v: &Value) -> Result<String, String> {
     let value = json_value(v, Nil::Null)?;
+    if yaml_reader_refuses(&value) {
+        return Err("yaml: control characters are not allowed".into());
+    }
     let out = yaml::emit::to_string(&value);
     Ok(out.strip_suffix('\n').unwrap_or(&out).to_string())
 }
@@ -293,7 +296,7 @@ fn json_value(v: &Value, nil: Nil) -> Result<serde_json::Value, String> {
         }
         // The encoder's escapes read back as the characters they stand for; it writes each
         // byte that is not UTF-8 as U+FFFD.
-        Value::String(s) => J::String(json_text(s, nil)?),
+        Value::String(s) => J::String(gostr::display(s).into_owned()),
         Value::List(items) => J::Array(
             items
                 .items()
@@ -304,7 +307,7 @@ fn json_value(v: &Value, nil: Nil) -> Result<serde_json::Value, String> {
         Value::Map(m) => J::Object(
             m.entries()
                 .into_iter()
-                .map(|(k, v)| Ok((json_text(&k, nil)?, json_value(&v, nil)?)))
+                .map(|(k, v)| Ok((gostr::display(&k).into_owned(), json_value(&v, nil)?)))
                 .collect::<Result<_, String>>()?,
         ),
         Value::Float(_) | Value::Complex(..) | Value::Object(_) => {
@@ -314,21 +317,24 @@ fn json_value(v: &Value, nil: Nil) -> Result<serde_json::Value, String> {
     })
 }
 
-/// A string as Go's JSON encoder writes it, read back. On the JSON route (`Nil::Null`:
-/// sigs.k8s.io/yaml) go-yaml v2 reads that text, and its reader refuses the characters YAML
-/// does not allow in a stream that the encoder leaves unescaped: DEL, the C1 controls but
-/// NEL, U+FFFE and U+FFFF.
-fn json_text(s: &str, nil: Nil) -> Result<String, String> {
-    if matches!(nil, Nil::Null) && yaml_reader_refuses(s) {
-        return Err("yaml: control characters are not allowed".into());
+/// True when Go's JSON text of `value` holds a character that go-yaml v2's reader refuses
+/// (sigs.k8s.io/yaml reads that text back to write it as YAML): the encoder escapes control
+/// characters but leaves DEL, the C1 controls but NEL, U+FFFE and U+FFFF as they are.
+fn yaml_reader_refuses(value: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    match value {
+        J::String(s) => refused_character(s),
+        J::Array(items) => items.iter().any(yaml_reader_refuses),
+        J::Object(m) => m
+            .iter()
+            .any(|(k, v)| refused_character(k) || yaml_reader_refuses(v)),
+        J::Null | J::Bool(_) | J::Number(_) => false,
     }
-    Ok(gostr::display(s).into_owned())
 }
 
-/// True when `s` holds a character go-yaml v2's reader refuses that Go's JSON encoder does not
-/// escape: U+007F, U+0080–U+009F but U+0085 (C2 80–C2 9F in UTF-8), U+FFFE, U+FFFF (EF BF BE,
-/// EF BF BF).
-fn yaml_reader_refuses(s: &str) -> bool {
+/// U+007F, U+0080–U+009F but U+0085 (C2 80–C2 9F in UTF-8), U+FFFE, U+FFFF (EF BF BE, EF BF
+/// BF).
+fn refused_character(s: &str) -> bool {
     let b = s.as_bytes();
     memchr::memchr3_iter(0x7F, 0xC2, 0xEF, b).any(|i| match b[i] {
         0x7F => true,
