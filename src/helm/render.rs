@@ -418,13 +418,15 @@ fn run_templates(
     // Each output is printed and its documents read on the core that rendered it, while the
     // other templates still run.
     let printed = |name: &str, out: &mut template::Rendered| {
-        let text = printed_text(std::mem::take(&mut out.text));
+        // The documents are read from the output's Go bytes (a byte that is not UTF-8 fails
+        // as Helm's reading does), and printed as text.
+        let text = without_no_value(std::mem::take(&mut out.text));
         let documents = if name.ends_with("NOTES.txt") {
             Vec::new()
         } else {
             output::documents(name, &text, options.objects)
         };
-        (text, documents)
+        (printed_text(text), documents)
     };
     while !finished(&outputs) {
         let left = &names[outputs.len()..];
@@ -543,14 +545,13 @@ fn run_templates(
     })
 }
 
-/// What `helm template` prints of a template's output: its bytes as text, and Helm's
-/// replacement of `<no value>`.
+/// What `helm template` prints of a template's output (`<no value>` already replaced): its
+/// bytes as text.
 fn printed_text(text: String) -> String {
-    let shown = match template::gostr::display(&text) {
+    match template::gostr::display(&text) {
         std::borrow::Cow::Owned(shown) => shown,
         std::borrow::Cow::Borrowed(_) => text,
-    };
-    without_no_value(shown)
+    }
 }
 
 /// The template set Helm's engine runs a chart's templates in.

@@ -70,10 +70,12 @@ fn printable(input: &[u8]) -> Option<(&str, bool)> {
         return None;
     }
     let text = std::str::from_utf8(input).ok()?;
+    // U+10FF00 and up carry the bytes of a Go string that is not UTF-8 (`template::gostr`):
+    // the reader over those bytes decides.
     let odd = |c: char| {
         matches!(
             c as u32,
-            0x80..=0x9f | 0x2028 | 0x2029 | 0xfeff | 0xfffe | 0xffff
+            0x80..=0x9f | 0x2028 | 0x2029 | 0xfeff | 0xfffe | 0xffff | 0x10ff00..
         )
     };
     if !ascii && text.chars().any(odd) {

@@ -358,10 +358,59 @@ fn syntax_error(e: &libyaml_safer::Error, input: &[u8], go_yaml_v2: bool) -> Yam
         let _ = input;
     }
     let mut error = YamlError::new(YamlErrorKind::Syntax, span, message);
-    let (go_line, go_message) = go_yaml_message(e, go_yaml_v2);
+    let (mut go_line, mut go_message) = go_yaml_message(e, go_yaml_v2);
+    // libyaml-safer says "invalid UTF-8" of a bad sequence, and fails to read the rest of one
+    // the input cuts short (an I/O error).
+    let utf8 = match e.kind() {
+        libyaml_safer::ErrorKind::Reader => e.problem() == "invalid UTF-8",
+        libyaml_safer::ErrorKind::Io => std::str::from_utf8(input).is_err(),
+        _ => false,
+    };
+    if utf8 {
+        go_message = format!("yaml: {}", go_utf8_problem(input));
+        go_line = None;
+    }
     error.go_message = Some(go_message);
     error.go_line = go_line;
     error
+}
+
+/// How go-yaml's reader words the first sequence of `input` that is not UTF-8 (libyaml-safer
+/// says "invalid UTF-8" of all of them): it takes the width from the leading octet, then
+/// checks that the input holds that many, the trailing octets, the shortest form, the range.
+fn go_utf8_problem(input: &[u8]) -> &'static str {
+    let Err(e) = std::str::from_utf8(input) else {
+        return "invalid UTF-8";
+    };
+    let rest = &input[e.valid_up_to()..];
+    let lead = rest[0];
+    let (width, mut value) = match lead {
+        b if b & 0xE0 == 0xC0 => (2, u32::from(b & 0x1F)),
+        b if b & 0xF0 == 0xE0 => (3, u32::from(b & 0x0F)),
+        b if b & 0xF8 == 0xF0 => (4, u32::from(b & 0x07)),
+        _ => return "invalid leading UTF-8 octet",
+    };
+    if rest.len() < width {
+        return "incomplete UTF-8 octet sequence";
+    }
+    for &octet in &rest[1..width] {
+        if octet & 0xC0 != 0x80 {
+            return "invalid trailing UTF-8 octet";
+        }
+        value = (value << 6) | u32::from(octet & 0x3F);
+    }
+    let shortest = match width {
+        2 => value >= 0x80,
+        3 => value >= 0x800,
+        _ => value >= 0x10000,
+    };
+    if !shortest {
+        return "invalid length of a UTF-8 sequence";
+    }
+    if (0xD800..=0xDFFF).contains(&value) || value > 0x10FFFF {
+        return "invalid Unicode character";
+    }
+    "invalid UTF-8"
 }
 
 /// go-yaml's `parser.fail`. yaml.v3: the line is the context mark's (0-based, so usually the

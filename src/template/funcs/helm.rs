@@ -648,7 +648,8 @@ pub fn yaml_node(text: &str) -> Result<Option<yaml::Node>, HelmYamlError> {
         go_yaml_v2_errors: true,
         ..yaml::ParseOptions::default()
     };
-    match yaml::parse_stream(text.as_bytes(), &options) {
+    // Go's reader sees a Go string's bytes: one that is not UTF-8 fails as go-yaml's does.
+    match yaml::parse_stream(&gostr::to_bytes(text), &options) {
         Ok(docs) => Ok(docs.into_iter().next()),
         Err(e) => Err(match e.go_message {
             Some(message) => HelmYamlError {
