@@ -148,8 +148,11 @@ pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
 fn helm_options(common: &CommonArgs) -> Result<kdelta::helm::Options> {
     let h = &common.helm;
     let start = start_dir(common)?;
+    // A Go string of the file's bytes, as Helm reads them: `--set-file` may name a binary
+    // file, and a values file that is not UTF-8 fails as go-yaml's reader does.
     let read = |p: &Path| {
-        std::fs::read_to_string(start.join(p))
+        std::fs::read(start.join(p))
+            .map(|bytes| kdelta::template::gostr::from_bytes(&bytes))
             .with_context(|| format!("cannot read {}", p.display()))
     };
     let mut values = Vec::new();

@@ -272,11 +272,11 @@ impl Chart {
                 Contents::Later(later) => later().map_err(|e| LoadError::Unreadable(e.to_string())),
             };
             match path.as_str() {
-                "Chart.yaml" => chart_yaml = Some(text(&read(file)?)),
-                "values.yaml" => values_yaml = Some(text(&read(file)?)),
+                "Chart.yaml" => chart_yaml = Some(yaml_text(&read(file)?)),
+                "values.yaml" => values_yaml = Some(yaml_text(&read(file)?)),
                 "requirements.yaml" => requirements_yaml = Some(read(file)?),
                 "values.schema.json" => chart.schema = Some(Arc::from(text(&read(file)?))),
-                "Chart.lock" => chart_lock = Some(text(&read(file)?)),
+                "Chart.lock" => chart_lock = Some(yaml_text(&read(file)?)),
                 "requirements.lock" => requirements_lock = Some(read(file)?),
                 p if p.starts_with("templates/") => {
                     if Chart::is_template(p) {
@@ -333,7 +333,7 @@ impl Chart {
             )?;
         }
         if let Some(bytes) = requirements_lock {
-            let lock = decode_object(&text(&bytes), "requirements.lock", "chart.Lock")?;
+            let lock = decode_object(&yaml_text(&bytes), "requirements.lock", "chart.Lock")?;
             go_types::lock("requirements.lock", &lock)?;
             // apiVersion v1 keeps its requirements files in `.Files` too.
             if chart.api_version() == "v1" {
@@ -341,7 +341,7 @@ impl Chart {
             }
         }
         if let Some(bytes) = requirements_yaml {
-            let fields = decode_object(&text(&bytes), "requirements.yaml", "chart.Metadata")?;
+            let fields = decode_object(&yaml_text(&bytes), "requirements.yaml", "chart.Metadata")?;
             go_types::metadata("requirements.yaml", &fields)?;
             // Decoded into the same `chart.Metadata`: its fields replace Chart.yaml's (a
             // map's keys are added to it).
@@ -1068,6 +1068,12 @@ fn text(bytes: &[u8]) -> String {
         Ok(text) => text.to_owned(),
         Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
+}
+
+/// A YAML file the loader decodes, as the Go string of its bytes (BOM removed): one that is
+/// not UTF-8 fails to load as go-yaml's reader fails on it.
+fn yaml_text(bytes: &[u8]) -> String {
+    crate::template::gostr::from_bytes(strip_bom(bytes))
 }
 
 /// A template's text, its BOM removed and bytes that are not UTF-8 replaced (U+FFFD), sharing
