@@ -355,7 +355,6 @@ fn syntax_error(e: &libyaml_safer::Error, input: &[u8], go_yaml_v2: bool) -> Yam
     }
     if e.kind() == libyaml_safer::ErrorKind::Reader {
         message = format!("{message} (the file is not valid UTF-8 text)");
-        let _ = input;
     }
     let mut error = YamlError::new(YamlErrorKind::Syntax, span, message);
     let (mut go_line, mut go_message) = go_yaml_message(e, go_yaml_v2);
@@ -950,6 +949,36 @@ mod tests {
             go("a: &x 1\nb: *y\n"),
             "yaml: unknown anchor 'y' referenced"
         );
+    }
+
+    /// go-yaml's reader names the first sequence that is not UTF-8 (each checked with helm
+    /// v3.17.3 on a template that prints the bytes).
+    #[test]
+    fn bytes_that_are_not_utf8_in_go_yamls_words() {
+        let go = |bytes: &[u8]| {
+            parse_stream(bytes, &ParseOptions::default())
+                .unwrap_err()
+                .go_message
+                .unwrap_or_default()
+        };
+        let cases: [(&[u8], &str); 7] = [
+            (b"a: |\n  ab\xffcd\n", "invalid leading UTF-8 octet"),
+            (b"a: |\n  a\xc3(b\n", "invalid trailing UTF-8 octet"),
+            (b"a: |\n  a\xe2\x82", "incomplete UTF-8 octet sequence"),
+            (
+                b"a: |\n  a\xc0\x80b\n",
+                "invalid length of a UTF-8 sequence",
+            ),
+            (b"a: |\n  a\xed\xa0\x80b\n", "invalid Unicode character"),
+            (b"a: |\n  a\xf5\x80\x80\x80b\n", "invalid Unicode character"),
+            (
+                b"a: |\n  a\x7f\xffb\n",
+                "control characters are not allowed",
+            ),
+        ];
+        for (bytes, problem) in cases {
+            assert_eq!(go(bytes), format!("yaml: {problem}"), "{bytes:?}");
+        }
     }
 
     /// go-yaml finds duplicate keys only after parsing, so a syntax error later in the stream
