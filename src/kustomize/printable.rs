@@ -137,7 +137,7 @@ fn duplicate_key(node: &Node) -> Option<&Node> {
 
 /// The first key or string under `node` that go-yaml refuses to read back from Go's JSON.
 fn unreadable_text(node: &Node) -> Option<&str> {
-    let bad = unreadable_char;
+    let bad = crate::yaml::roundtrip::unreadable_from_json;
     match &node.kind {
         NodeKind::Scalar(s) => bad(&s.text).then_some(s.text.as_str()),
         NodeKind::Seq(items) => items.iter().find_map(unreadable_text),
@@ -145,15 +145,6 @@ fn unreadable_text(node: &Node) -> Option<&str> {
             .iter()
             .find_map(|(k, v)| k.as_str().filter(|t| bad(t)).or_else(|| unreadable_text(v))),
     }
-}
-
-/// Whether `t` holds a character YAML does not allow and Go's JSON leaves unescaped (DEL, a
-/// C1 control but NEL, U+FFFE, U+FFFF); all of them are at or above 0x7f.
-fn unreadable_char(t: &str) -> bool {
-    t.bytes().any(|b| b >= 0x7f)
-        && t.chars().any(
-            |c| matches!(c, '\u{7f}'..='\u{84}' | '\u{86}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}'),
-        )
 }
 
 /// True when `node` passes every check of [`check_each`]; false when one may fail (then they
@@ -175,7 +166,7 @@ fn surely_printable(node: &Node) -> bool {
 /// A scalar that surely converts to JSON (its tag fits, not NaN or infinity), that go-yaml
 /// writes as it can read back (no leading tab) and holds no character YAML refuses.
 fn value_surely_fine(s: &Scalar) -> bool {
-    if s.text.starts_with('\t') || unreadable_char(&s.text) {
+    if s.text.starts_with('\t') || crate::yaml::roundtrip::unreadable_from_json(&s.text) {
         return false;
     }
     match (s.tag.as_deref(), s.style) {

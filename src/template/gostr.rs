@@ -13,6 +13,10 @@ const BASE: u32 = 0x10FF00;
 
 /// The Go string of `bytes`: valid UTF-8 as it is, other bytes carried one by one.
 pub fn from_bytes(bytes: &[u8]) -> String {
+    // `from_utf8` checks a word at a time; the chunks below, a character at a time.
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return text.to_owned();
+    }
     // Each byte that is not ASCII may become a four-byte character: sized once, not grown
     // (a binary file is megabytes of them).
     let high = bytes.iter().filter(|&&b| b >= 0x80).count();

@@ -72,6 +72,19 @@ fn block_allowed(text: &str) -> bool {
     !text.ends_with(' ') && !text.contains(" \n") && !text.chars().any(special)
 }
 
+/// Whether go-yaml cannot read `t` back from Go's JSON text: the encoder escapes control
+/// characters but leaves DEL, the C1 controls but NEL, U+FFFE and U+FFFF as they are, and the
+/// reader refuses them ("control characters are not allowed"). In UTF-8: 7F, C2 80–C2 9F but
+/// C2 85, EF BF BE, EF BF BF.
+pub fn unreadable_from_json(t: &str) -> bool {
+    let b = t.as_bytes();
+    memchr::memchr3_iter(0x7F, 0xC2, 0xEF, b).any(|i| match b[i] {
+        0x7F => true,
+        0xC2 => matches!(b.get(i + 1), Some(&c) if (0x80..=0x9F).contains(&c) && c != 0x85),
+        _ => b.get(i + 1) == Some(&0xBF) && matches!(b.get(i + 2), Some(0xBE | 0xBF)),
+    })
+}
+
 /// A mapping key that go-yaml cannot read back from Go's JSON: a flow key is no longer a
 /// simple key when more than 1,024 characters lie between its start and the `:` after it, so
 /// a key whose JSON string (quotes included) is longer fails ("did not find expected ',' or
@@ -158,6 +171,21 @@ fn folded_round_trip(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte search finds exactly the characters YAML refuses that JSON leaves as they are,
+    /// alone and between others, over the Basic Multilingual Plane and beyond.
+    #[test]
+    fn unreadable_from_json_is_the_refused_characters() {
+        let refused = |c: char| matches!(c, '\u{7f}'..='\u{84}' | '\u{86}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}');
+        for c in (0..0x11000).filter_map(char::from_u32) {
+            assert_eq!(unreadable_from_json(&c.to_string()), refused(c), "{c:?}");
+            assert_eq!(
+                unreadable_from_json(&format!("a\u{c2}{c}é")),
+                refused(c),
+                "{c:?}"
+            );
+        }
+    }
 
     /// Expected values from kubectl kustomize (testdata/kustomize/66-go-yaml-v3-round-trip).
     #[test]

@@ -317,30 +317,17 @@ fn json_value(v: &Value, nil: Nil) -> Result<serde_json::Value, String> {
     })
 }
 
-/// True when Go's JSON text of `value` holds a character that go-yaml v2's reader refuses
-/// (sigs.k8s.io/yaml reads that text back to write it as YAML): the encoder escapes control
-/// characters but leaves DEL, the C1 controls but NEL, U+FFFE and U+FFFF as they are.
+/// True when Go's JSON text of `value` holds a character go-yaml's reader refuses
+/// (sigs.k8s.io/yaml reads that text back to write it as YAML).
 fn yaml_reader_refuses(value: &serde_json::Value) -> bool {
     use serde_json::Value as J;
+    let refused = yaml::roundtrip::unreadable_from_json;
     match value {
-        J::String(s) => refused_character(s),
+        J::String(s) => refused(s),
         J::Array(items) => items.iter().any(yaml_reader_refuses),
-        J::Object(m) => m
-            .iter()
-            .any(|(k, v)| refused_character(k) || yaml_reader_refuses(v)),
+        J::Object(m) => m.iter().any(|(k, v)| refused(k) || yaml_reader_refuses(v)),
         J::Null | J::Bool(_) | J::Number(_) => false,
     }
-}
-
-/// U+007F, U+0080–U+009F but U+0085 (C2 80–C2 9F in UTF-8), U+FFFE, U+FFFF (EF BF BE, EF BF
-/// BF).
-fn refused_character(s: &str) -> bool {
-    let b = s.as_bytes();
-    memchr::memchr3_iter(0x7F, 0xC2, 0xEF, b).any(|i| match b[i] {
-        0x7F => true,
-        0xC2 => matches!(b.get(i + 1), Some(&c) if (0x80..=0x9F).contains(&c) && c != 0x85),
-        _ => b.get(i + 1) == Some(&0xBF) && matches!(b.get(i + 2), Some(0xBE | 0xBF)),
-    })
 }
 
 /// YAML text Helm cannot read, as sigs.k8s.io/yaml words it: `error converting YAML to JSON:
