@@ -259,39 +259,51 @@ fn is_test_hook(m: &Manifest) -> bool {
         .any(|e| e == "test" || e == "test-success")
 }
 
-/// `helm template`'s stdout for the sorted documents (and CRDs first, when given).
+/// `helm template`'s stdout for the sorted documents (and CRDs first, when given): the
+/// release manifest (CRDs and documents that are not hooks) trimmed and ended with one line
+/// break, then each hook. So a chart of hooks only starts with an empty line, as in Helm.
 pub fn print(crds: &[(String, String)], manifests: &[Manifest], options: &OutputOptions) -> String {
-    let printed: Vec<(&str, &str)> = crds
+    let (hooks, release): (Vec<&Manifest>, Vec<&Manifest>) = manifests.iter().partition(|m| m.hook);
+    let release: Vec<(&str, &str)> = crds
         .iter()
         .map(|(path, text)| (path.as_str(), text.as_str()))
         .chain(
-            manifests
+            release
                 .iter()
-                .filter(|m| {
-                    !(m.hook && (options.no_hooks || (options.skip_tests && is_test_hook(m))))
-                })
                 .map(|m| (m.source.as_str(), m.content.as_str())),
         )
         .collect();
+    let hooks: Vec<(&str, &str)> = hooks
+        .iter()
+        .filter(|m| !(options.no_hooks || (options.skip_tests && is_test_hook(m))))
+        .map(|m| (m.source.as_str(), m.content.as_str()))
+        .collect();
     // Written once into a string of its final size: a big chart prints megabytes.
     const FRAME: usize = "---\n# Source: \n\n".len();
-    let size = printed
+    let size = release
         .iter()
+        .chain(&hooks)
         .map(|(p, t)| FRAME + p.len() + t.len())
         .sum::<usize>()
         + 1;
     let mut out = String::with_capacity(size);
-    for (path, text) in printed {
+    let frame = |out: &mut String, (path, text): (&str, &str)| {
         for part in ["---\n# Source: ", path, "\n", text, "\n"] {
             out.push_str(part);
         }
+    };
+    for document in release {
+        frame(&mut out, document);
     }
-    // Helm trims the whole output and ends it with one line break.
+    // `fmt.Fprintln(&manifests, strings.TrimSpace(rel.Manifest))`.
     let is_space = |c: char| c.is_whitespace();
     out.truncate(out.trim_end_matches(is_space).len());
     let start = out.len() - out.trim_start_matches(is_space).len();
     out.drain(..start);
     out.push('\n');
+    for document in hooks {
+        frame(&mut out, document);
+    }
     out
 }
 
