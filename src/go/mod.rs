@@ -1,6 +1,6 @@
 //! What kdelta's output must share with Go's standard library, implemented once: `strconv`'s
-//! integer parsing, `encoding/json`'s string quoting, the float formatting of both and
-//! `net/url`. Helm,
+//! integer parsing, `encoding/json`'s string quoting, the float formatting of both,
+//! `net/url` and `unicode`'s categories and case mappings. Helm,
 //! kustomize and Argo CD are Go programs; every copy of these rules that drifted gave wrong
 //! output (a kustomize hash suffix, sprig's `int64`), so each lives here alone and is tested
 //! against what Go prints.
@@ -8,4 +8,5 @@
 pub mod float;
 pub mod json;
 pub mod strconv;
+pub mod unicode;
 pub mod url;

@@ -212,19 +212,8 @@ fn push_quoted(out: &mut String, c: char) {
     }
 }
 
-/// An approximation of Go's `unicode.IsPrint` good for text: letters, marks, numbers,
-/// punctuation, symbols and the ASCII space.
-pub fn is_printable(c: char) -> bool {
-    !(c.is_control()
-        || ('\u{80}'..='\u{9f}').contains(&c)
-        || c == '\u{ad}'
-        || c == '\u{feff}'
-        || matches!(c as u32, 0x2028 | 0x2029 | 0xe000..=0xf8ff)
-        // Format characters (Cf): zero-width spaces and joiners, direction marks.
-        || matches!(c as u32, 0x600..=0x605 | 0x61c | 0x6dd | 0x70f | 0x180e | 0x200b..=0x200f
-            | 0x202a..=0x202e | 0x2060..=0x2064 | 0x2066..=0x206f | 0xfff9..=0xfffb
-            | 0xe0001 | 0xe0020..=0xe007f | 0xf0000..=0x10ffff))
-}
+/// `strconv.IsPrint`, which is `unicode.IsPrint`.
+pub use super::unicode::is_print as is_printable;
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,7 @@ use super::parse::{
     arg_string, command_string, pipe_string, Arg, Branch, Command, Names, Node, Pipe, Tree,
 };
 use super::positions::{Marks, Read};
-use super::value::{Dict, Value};
+use super::value::{Dict, MapType, Value};
 use super::{Error, ErrorKind, FuncError, MissingKey, Param, TemplateSet};
 use crate::fxhash::FxHashMap;
 use std::collections::BTreeSet;
@@ -979,7 +979,21 @@ impl<'a> State<'a> {
         let literal_error = |what: &str| format!("expected {what}; found {}", node());
         match (param, arg) {
             (Param::String, Arg::String(_, s)) => return Ok(Value::String(s.clone())),
-            (Param::String, Arg::Number(..) | Arg::Bool(..) | Arg::Nil(_)) => {
+            // Go's `evalArg` takes `nil` first: only a map, slice or interface can hold it.
+            (
+                Param::String | Param::Int | Param::Int64 | Param::Float64 | Param::Bool,
+                Arg::Nil(_),
+            ) => {
+                let ty = match param {
+                    Param::String => "string",
+                    Param::Int => "int",
+                    Param::Int64 => "int64",
+                    Param::Float64 => "float64",
+                    _ => "bool",
+                };
+                return Err(self.error_at(pos, &node(), format!("cannot assign nil to {ty}")));
+            }
+            (Param::String, Arg::Number(..) | Arg::Bool(..)) => {
                 return Err(self.error_at(pos, &node(), literal_error("string")))
             }
             (Param::Int | Param::Int64, Arg::Number(_, n)) => {
@@ -989,7 +1003,7 @@ impl<'a> State<'a> {
                     None => Err(self.error_at(pos, &node(), literal_error("integer"))),
                 }
             }
-            (Param::Int | Param::Int64, Arg::String(..) | Arg::Bool(..) | Arg::Nil(_)) => {
+            (Param::Int | Param::Int64, Arg::String(..) | Arg::Bool(..)) => {
                 return Err(self.error_at(pos, &node(), literal_error("integer")))
             }
             (Param::Float64, Arg::Number(_, n)) => {
@@ -998,11 +1012,11 @@ impl<'a> State<'a> {
                     None => Err(self.error_at(pos, &node(), literal_error("float"))),
                 }
             }
-            (Param::Float64, Arg::String(..) | Arg::Bool(..) | Arg::Nil(_)) => {
+            (Param::Float64, Arg::String(..) | Arg::Bool(..)) => {
                 return Err(self.error_at(pos, &node(), literal_error("float")))
             }
             (Param::Bool, Arg::Bool(_, b)) => return Ok(Value::Bool(*b)),
-            (Param::Bool, Arg::String(..) | Arg::Number(..) | Arg::Nil(_)) => {
+            (Param::Bool, Arg::String(..) | Arg::Number(..)) => {
                 return Err(self.error_at(pos, &node(), literal_error("bool")))
             }
             (Param::Map, Arg::String(..) | Arg::Number(..) | Arg::Bool(..)) => {
@@ -1015,7 +1029,9 @@ impl<'a> State<'a> {
                     ),
                 ))
             }
-            (Param::Any | Param::Map, Arg::Nil(_)) => return Ok(Value::Nil),
+            (Param::Any, Arg::Nil(_)) => return Ok(Value::Nil),
+            // `reflect.Zero` of a map type: a nil map.
+            (Param::Map, Arg::Nil(_)) => return Ok(Value::Map(Dict::nil(MapType::Any))),
             // `reflect.Zero` of `reflect.Value`: the builtin gets an invalid value (`len nil`
             // is Go's "call of reflect.Value.Type on zero Value").
             (Param::Value, Arg::Nil(_)) => return Ok(Value::NoValue),

@@ -188,11 +188,30 @@ pub fn sprintf(format: &str, args: &[Value]) -> String {
     out
 }
 
-fn bad_verb(out: &mut String, v: &Value, verb: char) {
-    match v {
-        Value::NoValue | Value::Nil => out.push_str(&format!("%!{verb}(<nil>)")),
-        _ => out.push_str(&format!("%!{verb}({}={})", v.type_name(), sprint_value(v))),
+/// Go's `badVerb`: `%!verb(type=value)`, the value printed as by `%v` with the flags, width
+/// and precision of the verb (`%05d` of "42" is `%!d(string=00042)`), where `+` and `#` keep
+/// their plain meaning (a sign, an alternate form) rather than `%+v`'s and `%#v`'s.
+fn bad_verb(out: &mut String, v: &Value, verb: char, spec: &Spec) {
+    if matches!(v, Value::NoValue | Value::Nil) {
+        out.push_str(&format!("%!{verb}(<nil>)"));
+        return;
     }
+    out.push_str(&format!("%!{verb}({}=", v.type_name()));
+    match v {
+        Value::Int(_) | Value::Int64(_) | Value::Uint64(_) => format_value(out, v, 'd', spec),
+        Value::Float(_) | Value::Complex(..) => format_value(out, v, 'g', spec),
+        Value::String(_) => format_value(out, v, 's', spec),
+        Value::Bool(_) => format_value(out, v, 't', spec),
+        _ => {
+            let plain = Spec {
+                sharp: false,
+                plus: false,
+                ..spec.clone()
+            };
+            format_value(out, v, 'v', &plain)
+        }
+    }
+    out.push(')');
 }
 
 /// `%#v`: the value as Go syntax.
@@ -244,17 +263,17 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
     match v {
         Value::NoValue | Value::Nil => match verb {
             'v' => pad(out, "<nil>", spec),
-            _ => bad_verb(out, v, verb),
+            _ => bad_verb(out, v, verb, spec),
         },
         // A Stringer prints its String() for %v and %s.
         Value::Object(o) => match verb {
             'v' | 's' => pad(out, &o.0.text(), spec),
             'q' => pad(out, &go_quote(&o.0.text()), spec),
-            _ => bad_verb(out, v, verb),
+            _ => bad_verb(out, v, verb, spec),
         },
         Value::Bool(b) => match verb {
             'v' | 't' => pad(out, if *b { "true" } else { "false" }, spec),
-            _ => bad_verb(out, v, verb),
+            _ => bad_verb(out, v, verb, spec),
         },
         Value::Int(n) | Value::Int64(n) => format_int(out, *n, verb, spec, v),
         Value::Uint64(u) => match i64::try_from(*u) {
@@ -264,7 +283,7 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
                 'v' | 'd' => pad_number(out, &u.to_string(), spec),
                 'x' => pad_number(out, &format!("{u:x}"), spec),
                 'X' => pad_number(out, &format!("{u:X}"), spec),
-                _ => bad_verb(out, v, verb),
+                _ => bad_verb(out, v, verb, spec),
             },
         },
         // Go's `fmtComplex`: each part as a float, the imaginary one always signed.
@@ -293,7 +312,7 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
                 format_value(out, &Value::Float(*im), verb, &signed);
                 out.push_str("i)");
             }
-            _ => bad_verb(out, v, verb),
+            _ => bad_verb(out, v, verb, spec),
         },
         Value::Float(f) => match verb {
             'x' | 'X' => {
@@ -318,7 +337,7 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
                 };
                 pad_number(out, &text, spec);
             }
-            _ => bad_verb(out, v, verb),
+            _ => bad_verb(out, v, verb, spec),
         },
         Value::String(s) => match verb {
             'v' | 's' => {
@@ -358,7 +377,7 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
                 };
                 pad(out, &text, spec)
             }
-            _ => bad_verb(out, v, verb),
+            _ => bad_verb(out, v, verb, spec),
         },
         Value::List(items) => {
             out.push('[');
@@ -451,11 +470,11 @@ fn format_int(out: &mut String, n: i64, verb: char, spec: &Spec, v: &Value) {
             return;
         }
         'e' | 'E' | 'f' | 'F' | 'g' | 'G' | 's' | 't' => {
-            bad_verb(out, v, verb);
+            bad_verb(out, v, verb, spec);
             return;
         }
         _ => {
-            bad_verb(out, v, verb);
+            bad_verb(out, v, verb, spec);
             return;
         }
     };

@@ -11,6 +11,11 @@ use std::sync::Arc;
 /// The character that carries byte 0.
 const BASE: u32 = 0x10FF00;
 
+/// Whether `c` carries a byte that is not UTF-8.
+pub fn is_carried(c: char) -> bool {
+    u32::from(c) >= BASE
+}
+
 /// The Go string of `bytes`: valid UTF-8 as it is, other bytes carried one by one.
 pub fn from_bytes(bytes: &[u8]) -> String {
     // `from_utf8` checks a word at a time; the chunks below, a character at a time.

@@ -2,16 +2,17 @@
 //! (`path/match.go`).
 
 use super::*;
+use crate::go::unicode::{to_lower, to_upper};
 
 /// `lookupFunc` and the function it picks. Every default operator, and any operator it does
 /// not know, is `toDefault`: "empty or unset gives the default".
 pub(super) fn apply(name: &str, s: Vec<u8>, args: &[Vec<u8>]) -> Result<Vec<u8>, Error> {
     let arg = |i: usize| args.get(i).map(Vec::as_slice);
     Ok(match name {
-        "," => map_first(&s, simple_lower),
-        ",," => map_runes(&s, simple_lower),
-        "^" => map_first(&s, simple_upper),
-        "^^" => map_runes(&s, simple_upper),
+        "," => map_first(&s, to_lower),
+        ",," => map_runes(&s, to_lower),
+        "^" => map_first(&s, to_upper),
+        "^^" => map_runes(&s, to_upper),
         "#" if args.is_empty() => s.len().to_string().into_bytes(),
         "#" => trim_prefix(&s, args[0].as_slice(), false),
         "##" => match arg(0) {
@@ -198,28 +199,6 @@ pub(super) fn map_first(b: &[u8], f: fn(char) -> char) -> Vec<u8> {
     let mut out = f(r).to_string().into_bytes();
     out.extend_from_slice(&b[w..]);
     out
-}
-
-/// `unicode.ToUpper`: Unicode's simple (one-rune) mapping; a rune whose uppercase is several
-/// runes (`ß`) stays as it is.
-pub(super) fn simple_upper(c: char) -> char {
-    let mut up = c.to_uppercase();
-    match (up.next(), up.next()) {
-        (Some(u), None) => u,
-        _ => c,
-    }
-}
-
-/// `unicode.ToLower`: the simple mapping (`İ` is `i`, where Rust's full mapping adds a dot).
-pub(super) fn simple_lower(c: char) -> char {
-    if c == '\u{130}' {
-        return 'i';
-    }
-    let mut low = c.to_lowercase();
-    match (low.next(), low.next()) {
-        (Some(l), None) => l,
-        _ => c,
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ mod parse;
 
 use funcs::*;
 use parse::*;
-use std::sync::LazyLock;
 
 /// Why a text could not be substituted. The wording of the parse errors and of the strict-mode
 /// error is envsubst's own.

@@ -82,12 +82,7 @@ impl Accept {
 /// Go's `unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'`: categories L and Nd, which
 /// `char::is_alphabetic`/`is_numeric` are not.
 pub(super) fn is_ident_rune(r: char) -> bool {
-    static IDENT: LazyLock<regex::Regex> =
-        LazyLock::new(|| regex::Regex::new(r"^[\p{L}\p{Nd}_]$").expect("a valid constant pattern"));
-    if r.is_ascii() {
-        return r.is_ascii_alphanumeric() || r == '_';
-    }
-    IDENT.is_match(r.encode_utf8(&mut [0; 4]))
+    crate::go::unicode::is_letter(r) || crate::go::unicode::is_digit(r) || r == '_'
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

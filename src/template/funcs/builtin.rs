@@ -77,9 +77,10 @@ fn len(_: &Call, a: &[Value]) -> R {
             "reflect: call of reflect.Value.Type on zero Value".into(),
         )),
         Value::Nil => Err(FuncError::Call("len of nil pointer".into())),
+        // Go's `length` looks through pointers first (`*semver.Version` is `semver.Version`).
         other => Err(FuncError::Call(format!(
             "len of type {}",
-            other.type_name()
+            other.type_name().trim_start_matches('*')
         ))),
     }
 }
@@ -267,11 +268,17 @@ fn eq(_: &Call, a: &[Value]) -> R {
     if a.len() < 2 {
         return Err(FuncError::Call("missing argument for comparison".into()));
     }
-    let k1 = basic(first);
+    // Go's `basicKind` gives a nil and a value of no basic kind (a list, a map) one kind.
+    let kind = |v: &Value| match basic(v) {
+        Basic::Invalid => Basic::Other,
+        k => k,
+    };
+    let valid = |v: &Value| !matches!(v, Value::Nil | Value::NoValue);
+    let k1 = kind(first);
     for arg in &a[1..] {
-        let k2 = basic(arg);
+        let k2 = kind(arg);
         let truth = if k1 != k2 {
-            if k1 != Basic::Invalid && k2 != Basic::Invalid {
+            if valid(first) && valid(arg) {
                 return Err(FuncError::Call(BAD_COMPARISON.into()));
             }
             false
@@ -282,17 +289,7 @@ fn eq(_: &Call, a: &[Value]) -> R {
                 (Value::Complex(a, b), Value::Complex(c, d)) => a == c && b == d,
                 (x, y) if k1 == Basic::Int => wide_int(x) == wide_int(y),
                 (Value::String(x), Value::String(y)) => x == y,
-                (x, y) if k1 == Basic::Invalid => {
-                    let _ = (x, y);
-                    true
-                }
-                (x, _) => {
-                    return Err(FuncError::Call(format!(
-                        "non-comparable type {}: {}",
-                        super::super::fmt::sprintf("%s", std::slice::from_ref(x)),
-                        x.type_name()
-                    )))
-                }
+                (x, y) => compare_others(x, y)?,
             }
         };
         if truth {
@@ -300,6 +297,43 @@ fn eq(_: &Call, a: &[Value]) -> R {
         }
     }
     Ok(Value::Bool(false))
+}
+
+/// `eq`'s last case, for values of no basic kind (and nil): Go's `canCompare` wants one
+/// kind or a nil; a nil equals only a nil; else the second value's type must be comparable
+/// (no slice or map is), and pointers are equal when they are one pointer.
+fn compare_others(x: &Value, y: &Value) -> Result<bool, FuncError> {
+    let show = |v: &Value| super::super::fmt::sprintf("%s", std::slice::from_ref(v));
+    let (kx, ky) = (x.kind_name(), y.kind_name());
+    if kx != ky && kx != "invalid" && ky != "invalid" {
+        return Err(FuncError::Call(format!(
+            "non-comparable types {}: {}, {}: {}",
+            show(x),
+            x.type_name(),
+            y.type_name(),
+            super::super::fmt::sprint_value(y)
+        )));
+    }
+    let is_nil = |v: &Value| match v {
+        Value::Nil | Value::NoValue => true,
+        Value::List(l) => l.is_nil(),
+        Value::Map(m) => m.is_nil(),
+        _ => false,
+    };
+    if is_nil(x) || is_nil(y) {
+        return Ok(is_nil(x) == is_nil(y));
+    }
+    match (x, y) {
+        (_, Value::List(_) | Value::Map(_)) => Err(FuncError::Call(format!(
+            "non-comparable type {}: {}",
+            show(y),
+            y.type_name()
+        ))),
+        (Value::Object(a), Value::Object(b)) if ky == "ptr" => {
+            Ok(std::sync::Arc::ptr_eq(&a.0, &b.0))
+        }
+        _ => Ok(x == y),
+    }
 }
 
 fn ne(c: &Call, a: &[Value]) -> R {
@@ -353,7 +387,9 @@ pub fn html_escape(s: &str) -> String {
     out
 }
 
-/// `template.JSEscapeString`.
+/// text/template's `JSEscapeString`: quotes, `\\` and the HTML specials escaped, ASCII
+/// controls as `\\u00XX`, any other character Go does not print (`unicode.IsPrint`: U+00A0,
+/// U+2028, format characters) as `\\uXXXX`. A byte that is not UTF-8 stays as it is.
 pub fn js_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -365,10 +401,10 @@ pub fn js_escape(s: &str) -> String {
             '>' => out.push_str("\\u003E"),
             '&' => out.push_str("\\u0026"),
             '=' => out.push_str("\\u003D"),
-            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
-                out.push_str(&format!("\\u{:04X}", c as u32))
-            }
-            c => out.push(c),
+            c if c < ' ' => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if c.is_ascii() || crate::template::gostr::is_carried(c) => out.push(c),
+            c if crate::go::unicode::is_print(c) => out.push(c),
+            c => out.push_str(&format!("\\u{:04X}", c as u32)),
         }
     }
     out

@@ -2,6 +2,7 @@
 //! here): Go's layout formatting and parsing, `date`, `dateInZone`, `toDate`, `dateModify`,
 //! `unixEpoch`, `duration`, `durationRound`, and the methods templates call on a time.
 
+use super::super::gostr;
 use super::super::value::{Object, ObjectRef, Value};
 use std::sync::Arc;
 
@@ -173,10 +174,10 @@ impl Time {
         let err = |what: &str, rest: &str| {
             format!(
                 "parsing time {} as {}: cannot parse {} as {}",
-                super::super::fmt::go_quote(value),
-                super::super::fmt::go_quote(layout),
-                super::super::fmt::go_quote(rest),
-                super::super::fmt::go_quote(what)
+                time_quote(value),
+                time_quote(layout),
+                time_quote(rest),
+                time_quote(what)
             )
         };
         let (mut year, mut month, mut day, mut hour, mut minute, mut second) =
@@ -346,7 +347,7 @@ impl Time {
                                     if let Some(what) = range {
                                         return Err(format!(
                                             "parsing time {}: {what} out of range",
-                                            super::super::fmt::go_quote(value)
+                                            time_quote(value)
                                         ));
                                     }
                                     let sign = match b[0] {
@@ -383,8 +384,8 @@ impl Time {
         if !v.is_empty() {
             return Err(format!(
                 "parsing time {}: extra text: {}",
-                super::super::fmt::go_quote(value),
-                super::super::fmt::go_quote(v)
+                time_quote(value),
+                time_quote(v)
             ));
         }
         // Go's range checks: a field outside its range, then a day its month lacks.
@@ -406,7 +407,7 @@ impl Time {
         if let Some(what) = out_of_range {
             return Err(format!(
                 "parsing time {}: {what} out of range",
-                super::super::fmt::go_quote(value)
+                time_quote(value)
             ));
         }
         if let Some(pm) = pm {
@@ -527,19 +528,47 @@ pub fn time_of(v: &Value) -> Time {
             Time::parse("2006-01-02 15:04:05.999999999 -0700 MST", &o.0.text()).unwrap_or(ZERO)
         }
         Value::Int(i) | Value::Int64(i) => Time { unix: *i, nanos: 0 },
-        _ => Time {
-            unix: std::time::SystemTime::now()
+        _ => {
+            let since = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs() as i64)
-                .unwrap_or(0),
-            nanos: 0,
-        },
+                .unwrap_or_default();
+            Time {
+                unix: since.as_secs() as i64,
+                nanos: since.subsec_nanos(),
+            }
+        }
     }
+}
+
+/// The `time` package's `quote` for its errors: between double quotes, `"` and `\\`
+/// escaped, and every byte of a character outside printable ASCII as a lower-case `\\xNN`.
+fn time_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if gostr::is_carried(c) {
+            out.push_str(&format!(
+                "\\x{:02x}",
+                gostr::to_bytes(c.encode_utf8(&mut [0; 4]))[0]
+            ));
+        } else if !(' '..'\u{80}').contains(&c) {
+            for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                out.push_str(&format!("\\x{b:02x}"));
+            }
+        } else {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// time.ParseDuration, in nanoseconds.
 pub fn parse_duration(s: &str) -> Result<i64, String> {
-    let bad = || format!("time: invalid duration {}", super::super::fmt::go_quote(s));
+    let bad = || format!("time: invalid duration {}", time_quote(s));
     let (neg, mut rest) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),

@@ -61,6 +61,13 @@ pub const FUNCS: &[FuncDef] = &[
         Ok(Value::str(to_yaml(&a[0]).unwrap_or_default()))
     }),
     FuncDef::new("toToml", &[A], |_, a| {
+        if matches!(a[0], Value::Nil | Value::NoValue) {
+            // BurntSushi's encoder asks the invalid value for its type; the panic is not its
+            // own, so it reaches the template as the call's error.
+            return Err(FuncError::Call(
+                "reflect: call of reflect.Value.Type on zero Value".into(),
+            ));
+        }
         Ok(Value::str(super::toml::to_toml(&a[0])))
     }),
     FuncDef::new("fromToml", &[S], |_, a| {

@@ -61,11 +61,14 @@ pub(super) const FUNCS: &[FuncDef] = &[
     }),
     // Non-deterministic: the time of the render.
     FuncDef::new("now", &[], |_, _| Ok(dates::time_of(&Value::Nil).value())).nondeterministic(),
+    // `time.Since(t).Round(time.Second)`: halves away from zero.
     FuncDef::new("ago", &[A], |_, a| {
-        let then = dates::time_of(&a[0]).unix;
-        let now = dates::time_of(&Value::Nil).unix;
+        let nanos = |t: dates::Time| i128::from(t.unix) * 1_000_000_000 + i128::from(t.nanos);
+        let since = nanos(dates::time_of(&Value::Nil)) - nanos(dates::time_of(&a[0]));
+        let second = 1_000_000_000;
+        let rounded = (since.abs() + second / 2) / second * second * since.signum();
         Ok(Value::str(dates::duration_string(
-            (now - then).saturating_mul(1_000_000_000),
+            rounded.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64,
         )))
     })
     .nondeterministic(),

@@ -46,20 +46,83 @@ pub(super) const FUNCS: &[FuncDef] = &[
     }),
 ];
 
-/// Go's `base64.StdEncoding.DecodeString`, with its error wording: the offset of the first
-/// bad byte (or of the incomplete group).
+/// Go's `base64.StdEncoding.DecodeString`: quanta of four decoded in order, line breaks
+/// skipped where they stand, so the error is Go's `CorruptInputError` offset in the text as
+/// given: the first bad character, the start of an incomplete quantum, bad padding or
+/// anything after it.
 pub(crate) fn go_base64_decode(text: &str) -> Result<Vec<u8>, String> {
-    use base64::Engine;
-    match base64::engine::general_purpose::STANDARD.decode(text) {
-        Ok(b) => Ok(b),
-        Err(base64::DecodeError::InvalidByte(at, _)) => {
-            Err(format!("illegal base64 data at input byte {at}"))
+    let src = gostr::to_bytes(text);
+    let corrupt = |at: usize| format!("illegal base64 data at input byte {at}");
+    let value = |c: u8| -> Option<u8> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        })
+    };
+    let skip_breaks = |mut i: usize| {
+        while i < src.len() && matches!(src[i], b'\n' | b'\r') {
+            i += 1;
         }
-        Err(_) => Err(format!(
-            "illegal base64 data at input byte {}",
-            text.len() / 4 * 4
-        )),
+        i
+    };
+    let mut out = Vec::with_capacity(src.len() / 4 * 3);
+    let mut si = 0;
+    while si < src.len() {
+        let mut quantum = [0u8; 4];
+        let mut len = 4;
+        let mut trailing = None;
+        let mut j = 0;
+        while j < 4 {
+            if si == src.len() {
+                if j == 0 {
+                    return Ok(out);
+                }
+                return Err(corrupt(si - j));
+            }
+            let c = src[si];
+            si += 1;
+            if let Some(v) = value(c) {
+                quantum[j] = v;
+                j += 1;
+                continue;
+            }
+            if c == b'\n' || c == b'\r' {
+                continue;
+            }
+            if c != b'=' || j < 2 {
+                return Err(corrupt(si - 1));
+            }
+            if j == 2 {
+                // "==" is wanted; the first is read.
+                si = skip_breaks(si);
+                if si == src.len() {
+                    return Err(corrupt(src.len()));
+                }
+                if src[si] != b'=' {
+                    return Err(corrupt(si - 1));
+                }
+                si += 1;
+            }
+            si = skip_breaks(si);
+            if si < src.len() {
+                trailing = Some(si);
+            }
+            len = j;
+            break;
+        }
+        let bits = quantum
+            .iter()
+            .fold(0u32, |acc, &v| (acc << 6) | u32::from(v));
+        out.extend_from_slice(&[(bits >> 16) as u8, (bits >> 8) as u8, bits as u8][..len - 1]);
+        if let Some(at) = trailing {
+            return Err(corrupt(at));
+        }
     }
+    Ok(out)
 }
 
 const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -89,37 +152,62 @@ fn base32_encode(data: &[u8]) -> String {
     out
 }
 
-/// base32.StdEncoding.DecodeString; the error is the offset of the first bad byte.
+/// `base32.StdEncoding.DecodeString`: line breaks dropped, then quanta of eight decoded in
+/// order, so the error is Go's `CorruptInputError` offset of the first bad character (or of
+/// the missing padding at the end).
 fn base32_decode(text: &str) -> Result<Vec<u8>, usize> {
-    let bytes = text.as_bytes();
-    if !bytes.len().is_multiple_of(8) {
-        return Err(bytes.len() / 8 * 8);
-    }
+    let src: Vec<u8> = gostr::to_bytes(text)
+        .iter()
+        .copied()
+        .filter(|&b| b != b'\r' && b != b'\n')
+        .collect();
+    let olen = src.len();
+    let mut rest = &src[..];
     let mut out = Vec::new();
-    for (c, chunk) in bytes.chunks(8).enumerate() {
-        let mut bits = 0u64;
-        let mut n = 0;
-        for (i, &b) in chunk.iter().enumerate() {
-            if b == b'=' {
+    let mut end = false;
+    while !rest.is_empty() && !end {
+        let mut quantum = [0u8; 8];
+        let mut len = 8;
+        let mut j = 0;
+        while j < 8 {
+            let Some((&c, tail)) = rest.split_first() else {
+                // The end, without the padding the standard encoding wants.
+                return Err(olen - j);
+            };
+            rest = tail;
+            if c == b'=' && j >= 2 && rest.len() < 8 {
+                if rest.len() + j < 7 {
+                    return Err(olen);
+                }
+                for k in 0..7 - j {
+                    if rest.len() > k && rest[k] != b'=' {
+                        return Err(olen - rest.len() + k - 1);
+                    }
+                }
+                (len, end) = (j, true);
+                // One, three or six characters hold no whole byte.
+                if matches!(len, 1 | 3 | 6) {
+                    return Err(olen - rest.len() - 1);
+                }
                 break;
             }
-            let v = BASE32.iter().position(|&x| x == b).ok_or(c * 8 + i)? as u64;
-            bits = (bits << 5) | v;
-            n += 1;
+            quantum[j] = match BASE32.iter().position(|&x| x == c) {
+                Some(v) => v as u8,
+                None => return Err(olen - rest.len() - 1),
+            };
+            j += 1;
         }
-        let bytes_out = match n {
+        let bits = quantum
+            .iter()
+            .fold(0u64, |acc, &v| (acc << 5) | u64::from(v));
+        let bytes_out = match len {
             8 => 5,
             7 => 4,
             5 => 3,
             4 => 2,
-            2 => 1,
-            0 => 0,
-            _ => return Err(c * 8 + n),
+            _ => 1,
         };
-        bits <<= 5 * (8 - n);
-        for i in 0..bytes_out {
-            out.push((bits >> (32 - 8 * i)) as u8);
-        }
+        out.extend((0..bytes_out).map(|i| (bits >> (32 - 8 * i)) as u8));
     }
     Ok(out)
 }

@@ -49,6 +49,12 @@ pub(super) const FUNCS: &[FuncDef] = &[
         for v in a {
             match v.slice_items() {
                 Some(items) => out.extend(items.iter().cloned()),
+                // `reflect.TypeOf(nil).Kind()`: a method call on a nil Type.
+                None if matches!(v, Value::Nil | Value::NoValue) => {
+                    return Err(FuncError::Call(
+                        "runtime error: invalid memory address or nil pointer dereference".into(),
+                    ))
+                }
                 None => {
                     return Err(FuncError::Call(format!(
                         "Cannot concat type {} as list",
@@ -120,7 +126,11 @@ pub(super) const FUNCS: &[FuncDef] = &[
             l.chunks(size).map(|c| Value::list(c.to_vec())).collect(),
         ))
     }),
+    // Anything but a list is a list of its `strval` (`[<nil>]` for nil).
     FuncDef::new("sortAlpha", &[A], |_, a| {
+        if a[0].slice_items().is_none() {
+            return Ok(Value::strings(vec![super::strings::strval(&a[0])]));
+        }
         let mut v = strslice(&a[0]);
         v.sort();
         Ok(Value::strings(v))

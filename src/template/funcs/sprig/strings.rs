@@ -3,6 +3,7 @@
 //! abbreviating and wrapping, and `strval`, how sprig turns any value into text.
 
 use super::{int, s, A, I, S};
+use crate::go::unicode::{self, to_lower, to_upper};
 use crate::template::fmt::{sprint_value, sprintf};
 use crate::template::value::{Dict, MapType, Value};
 use crate::template::{gostr, FuncDef, FuncError};
@@ -11,15 +12,20 @@ use crate::template::{gostr, FuncDef, FuncError};
 pub(super) const FUNCS: &[FuncDef] = &[
     FuncDef::new("hello", &[], |_, _| Ok(Value::str("Hello!"))),
     // Go maps each character on its own, and each byte that is not UTF-8 to U+FFFD.
+    // Simple case mappings: `ß` stays, `İ` is `i`, and there is no final-sigma rule.
     FuncDef::new("upper", &[S], |_, a| {
-        Ok(Value::str(gostr::display(s(a, 0)).to_uppercase()))
+        Ok(Value::str(
+            gostr::display(s(a, 0))
+                .chars()
+                .map(to_upper)
+                .collect::<String>(),
+        ))
     }),
-    // The same, with no final-sigma rule.
     FuncDef::new("lower", &[S], |_, a| {
         Ok(Value::str(
             gostr::display(s(a, 0))
                 .chars()
-                .flat_map(char::to_lowercase)
+                .map(to_lower)
                 .collect::<String>(),
         ))
     }),
@@ -49,20 +55,13 @@ pub(super) const FUNCS: &[FuncDef] = &[
         Ok(Value::str(s(a, 1).strip_prefix(s(a, 0)).unwrap_or(s(a, 1))))
     }),
     FuncDef::new("nospace", &[S], |_, a| Ok(Value::str(nospace(s(a, 0))))),
-    FuncDef::new("initials", &[S], |_, a| {
-        Ok(Value::str(
-            s(a, 0)
-                .split_whitespace()
-                .filter_map(|w| w.chars().next())
-                .collect::<String>(),
-        ))
-    }),
+    FuncDef::new("initials", &[S], |_, a| Ok(Value::str(initials(s(a, 0))))),
     FuncDef::new("swapcase", &[S], |_, a| Ok(Value::str(swapcase(s(a, 0))))),
     FuncDef::new("snakecase", &[S], |_, a| {
-        Ok(Value::str(delimited(s(a, 0), '_')))
+        Ok(Value::str(camel_case_to_lower_case(s(a, 0), '_')))
     }),
     FuncDef::new("kebabcase", &[S], |_, a| {
-        Ok(Value::str(delimited(s(a, 0), '-')))
+        Ok(Value::str(camel_case_to_lower_case(s(a, 0), '-')))
     }),
     FuncDef::new("camelcase", &[S], |_, a| Ok(Value::str(camelcase(s(a, 0))))),
     FuncDef::new("contains", &[S, S], |_, a| {
@@ -192,31 +191,71 @@ pub(super) fn strslice(v: &Value) -> Vec<String> {
     }
 }
 
+/// `strings.Title`: each rune after a separator (ASCII but letters, digits and `_`; beyond
+/// ASCII, white space only) is mapped to title case, even one that is no letter.
 fn title(s: &str) -> String {
-    // strings.Title: a letter after a non-letter (or at the start) is upper-cased.
-    let mut out = String::with_capacity(s.len());
-    let mut prev_letter = false;
-    for c in s.chars() {
-        if !prev_letter && c.is_alphabetic() {
-            out.extend(c.to_uppercase());
+    let separator = |c: char| {
+        if c.is_ascii() {
+            !(c.is_ascii_alphanumeric() || c == '_')
         } else {
-            out.push(c);
+            !(unicode::is_letter(c) || unicode::is_digit(c)) && unicode::is_space(c)
         }
-        prev_letter = c.is_alphanumeric() || c == '_';
-    }
-    out
+    };
+    let mut prev = ' ';
+    gostr::display(s)
+        .chars()
+        .map(|c| {
+            let mapped = if separator(prev) { to_title(c) } else { c };
+            prev = c;
+            mapped
+        })
+        .collect()
 }
 
+/// `unicode.ToTitle`: the upper case but for the digraphs (`ǆ` is `ǅ`) and Georgian letters,
+/// whose title case is themselves.
+fn to_title(c: char) -> char {
+    match c {
+        '\u{1C4}'..='\u{1C6}' => '\u{1C5}',
+        '\u{1C7}'..='\u{1C9}' => '\u{1C8}',
+        '\u{1CA}'..='\u{1CC}' => '\u{1CB}',
+        '\u{1F1}'..='\u{1F3}' => '\u{1F2}',
+        '\u{10D0}'..='\u{10FA}' | '\u{10FD}'..='\u{10FF}' => c,
+        _ => to_upper(c),
+    }
+}
+
+/// goutils' `Uncapitalize`: the first rune of each word (after white space) in lower case.
 fn untitle(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
     let mut start = true;
-    for c in s.chars() {
-        if start && !c.is_whitespace() {
-            out.extend(c.to_lowercase());
-        } else {
+    gostr::display(s)
+        .chars()
+        .map(|c| {
+            let mapped = if start && !unicode::is_space(c) {
+                to_lower(c)
+            } else {
+                c
+            };
+            start = unicode::is_space(c);
+            mapped
+        })
+        .collect()
+}
+
+/// goutils' `Initials`, which walks bytes, not runes: the first byte of each word, as the
+/// Latin-1 character of that value (`✓` gives `â`); U+0085 and U+00A0 are white space there,
+/// so a continuation byte 0x85 or 0xA0 ends a word.
+fn initials(s: &str) -> String {
+    let mut gap = true;
+    let mut out = String::new();
+    for &b in gostr::to_bytes(s).iter() {
+        let c = char::from(b);
+        if unicode::is_space(c) {
+            gap = true;
+        } else if gap {
             out.push(c);
+            gap = false;
         }
-        start = c.is_whitespace();
     }
     out
 }
@@ -251,48 +290,229 @@ fn substr(start: i64, end: i64, s: &str) -> Result<String, FuncError> {
     Ok(gostr::from_bytes(slice))
 }
 
+/// goutils' `SwapCase`: upper (Lu) and title case (Lt) to lower, lower case (Ll) to upper.
 fn swapcase(s: &str) -> String {
-    s.chars()
+    gostr::display(s)
+        .chars()
         .map(|c| {
-            if c.is_uppercase() {
-                c.to_lowercase().collect::<String>()
+            if unicode::is_upper(c) || unicode::is_title(c) {
+                to_lower(c)
+            } else if unicode::is_lower(c) {
+                to_upper(c)
             } else {
-                c.to_uppercase().collect()
+                c
             }
         })
         .collect()
 }
 
-/// xstrings' ToSnakeCase/ToKebabCase: words split at case changes and separators.
-fn delimited(s: &str, sep: char) -> String {
-    let mut out = String::new();
-    let chars: Vec<char> = s.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if c == '_' || c == '-' || c == ' ' || c == '.' {
-            if !out.is_empty() && !out.ends_with(sep) {
-                out.push(sep);
-            }
-            continue;
-        }
-        if c.is_uppercase() && i > 0 {
-            let prev = chars[i - 1];
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            if (prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower))
-                && !out.ends_with(sep)
-            {
-                out.push(sep);
-            }
-        }
-        out.extend(c.to_lowercase());
+/// xstrings' word kinds (`nextWord`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Word {
+    Invalid,
+    Number,
+    UpperCase,
+    Alphabet,
+    Connector,
+    Punct,
+    Other,
+}
+
+/// xstrings' `isConnector`.
+fn is_connector(c: char) -> bool {
+    c == '-' || c == '_' || unicode::is_space(c)
+}
+
+/// xstrings' `isAlphabet`: a letter, but not a CJK ideograph.
+fn is_alphabet(c: char) -> bool {
+    unicode::is_letter(c)
+        && !matches!(c, '\u{4E00}'..='\u{9FCC}' | '\u{3400}'..='\u{4D85}' | '\u{20000}'..='\u{2B81D}')
+}
+
+/// A rune as `utf8.DecodeRuneInString` gives it: a byte that is not UTF-8 is `RuneError`,
+/// like U+FFFD itself.
+fn rune(c: char) -> char {
+    if gostr::is_carried(c) {
+        '\u{FFFD}'
+    } else {
+        c
     }
+}
+
+/// xstrings' `nextValidRune`: the next rune that is not `RuneError` and the number of runes
+/// to it (`prev` when there is none).
+fn next_valid_rune(s: &[char], prev: char) -> (char, usize) {
+    match s.iter().position(|&c| rune(c) != '\u{FFFD}') {
+        Some(i) => (s[i], i + 1),
+        None => (prev, s.len()),
+    }
+}
+
+/// xstrings' `nextWord`: the kind and length (in runes) of the word `s` starts with.
+fn next_word(s: &[char]) -> (Word, usize) {
+    if s.is_empty() {
+        return (Word::Invalid, 0);
+    }
+    let (r, size) = next_valid_rune(s, '\u{FFFD}');
+    let mut offset = size;
+    if rune(r) == '\u{FFFD}' {
+        return (Word::Invalid, offset);
+    }
+    // Extends the word over the runes `more` takes; `offset` is where the word ends.
+    let extend = |offset: &mut usize, mut r: char, more: &dyn Fn(char) -> bool| {
+        while *offset < s.len() {
+            let (next, size) = next_valid_rune(&s[*offset..], r);
+            r = next;
+            if !more(r) {
+                break;
+            }
+            *offset += size;
+        }
+    };
+    let kind = if is_connector(r) {
+        extend(&mut offset, r, &is_connector);
+        Word::Connector
+    } else if unicode::is_punct(r) {
+        extend(&mut offset, r, &unicode::is_punct);
+        Word::Punct
+    } else if unicode::is_upper(r) {
+        if offset < s.len() {
+            let (next, size) = next_valid_rune(&s[offset..], r);
+            if unicode::is_upper(next) {
+                // "HTTPStatus" is "HTTP" and "Status": the last upper-case rune before a
+                // letter starts the next word.
+                let mut prev_size = size;
+                offset += size;
+                let mut r = next;
+                while offset < s.len() {
+                    let (next, size) = next_valid_rune(&s[offset..], r);
+                    r = next;
+                    if !unicode::is_upper(r) {
+                        break;
+                    }
+                    prev_size = size;
+                    offset += size;
+                }
+                if offset < s.len() && is_alphabet(r) {
+                    offset -= prev_size;
+                }
+            } else if is_alphabet(next) {
+                offset += size;
+                extend(&mut offset, next, &|c| {
+                    is_alphabet(c) && !unicode::is_upper(c)
+                });
+            }
+        }
+        Word::UpperCase
+    } else if is_alphabet(r) {
+        extend(&mut offset, r, &|c| is_alphabet(c) && !unicode::is_upper(c));
+        Word::Alphabet
+    } else if unicode::is_number(r) {
+        extend(&mut offset, r, &unicode::is_number);
+        Word::Number
+    } else {
+        extend(&mut offset, r, &|c| {
+            !(is_connector(c) || is_alphabet(c) || unicode::is_number(c) || unicode::is_punct(c))
+        });
+        Word::Other
+    };
+    (kind, offset)
+}
+
+/// xstrings' `toLower`: an upper-case or connector word is written rune by rune, connectors
+/// as `connector` and upper case in lower case; any other word as it is.
+fn write_lower(out: &mut String, kind: Word, word: &[char], connector: char) {
+    if kind != Word::UpperCase && kind != Word::Connector {
+        out.extend(word);
+        return;
+    }
+    for &c in word {
+        let c = rune(c);
+        out.push(if is_connector(c) {
+            connector
+        } else if unicode::is_upper(c) {
+            to_lower(c)
+        } else {
+            c
+        });
+    }
+}
+
+/// The next word of `rest`, taken off it.
+fn take<'a>(rest: &mut &'a [char]) -> (Word, &'a [char]) {
+    let (kind, len) = next_word(rest);
+    let (word, tail) = rest.split_at(len);
+    *rest = tail;
+    (kind, word)
+}
+
+/// xstrings' `camelCaseToLowerCase` (`ToSnakeCase`, `ToKebabCase`): words split at case
+/// changes, numbers and connectors, joined with `connector`; punctuation stays.
+fn camel_case_to_lower_case(s: &str, connector: char) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    let mut rest = &chars[..];
+    let (mut kind, mut word) = take(&mut rest);
+    while !rest.is_empty() {
+        if kind != Word::Connector {
+            write_lower(&mut out, kind, word, connector);
+        }
+        let (prev, last) = (kind, word);
+        (kind, word) = take(&mut rest);
+        match prev {
+            Word::Number => {
+                while kind == Word::Alphabet || kind == Word::Number {
+                    write_lower(&mut out, kind, word, connector);
+                    (kind, word) = take(&mut rest);
+                }
+                if !matches!(kind, Word::Invalid | Word::Punct | Word::Connector) {
+                    out.push(connector);
+                }
+            }
+            Word::Connector => write_lower(&mut out, prev, last, connector),
+            Word::Punct => {}
+            _ => {
+                if kind != Word::Number {
+                    if kind != Word::Connector && kind != Word::Punct {
+                        out.push(connector);
+                    }
+                    continue;
+                }
+                if rest.is_empty() {
+                    continue;
+                }
+                let number = word;
+                (kind, word) = take(&mut rest);
+                // A number is part of the word before it ("Bld4Floor" is "bld4_floor")
+                // unless lower-case letters follow it ("HTTP2xx" is "http_2xx").
+                if kind != Word::Alphabet {
+                    write_lower(&mut out, Word::Number, number, connector);
+                    if kind != Word::Connector && kind != Word::Punct {
+                        out.push(connector);
+                    }
+                    continue;
+                }
+                out.push(connector);
+                write_lower(&mut out, Word::Number, number, connector);
+                while kind == Word::Alphabet || kind == Word::Number {
+                    write_lower(&mut out, kind, word, connector);
+                    (kind, word) = take(&mut rest);
+                }
+                if !matches!(kind, Word::Invalid | Word::Connector | Word::Punct) {
+                    out.push(connector);
+                }
+            }
+        }
+    }
+    write_lower(&mut out, kind, word, connector);
     out
 }
 
 /// xstrings.ToCamelCase: leading connectors (`-`, `_`, spaces) stay, a character after a
 /// connector is upper-cased and the connector dropped, runs of connectors stay but one.
 fn camelcase(s: &str) -> String {
-    let connector = |c: char| c == '-' || c == '_' || c.is_whitespace();
-    let upper = |c: char| c.to_uppercase().next().unwrap_or(c);
+    let (connector, upper) = (is_connector, to_upper);
+    let s = gostr::display(s);
     let mut out = String::new();
     let mut chars = s.chars();
     let mut r0 = None;

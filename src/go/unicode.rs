@@ -1,0 +1,166 @@
+//! Go's `unicode` package as the Go code kdelta mirrors uses it: the general categories
+//! (`IsLetter` is category L, where `char::is_alphabetic` also takes marks and numerals;
+//! `IsUpper` is Lu, where `char::is_uppercase` also takes Ⓐ) and the simple, one-rune case
+//! mappings (`ToUpper('ß')` is `ß`, where Rust's full mapping gives `SS`).
+
+use std::sync::LazyLock;
+
+/// Whether `c` is in the general categories `class` (a `\p{…}` class): read from the regex
+/// crate's Unicode tables, the ones this build already carries.
+fn in_class(c: char, class: &'static LazyLock<regex::Regex>) -> bool {
+    class.is_match(c.encode_utf8(&mut [0; 4]))
+}
+
+macro_rules! class {
+    ($name:ident, $pattern:literal) => {
+        static $name: LazyLock<regex::Regex> =
+            LazyLock::new(|| regex::Regex::new($pattern).expect("a valid constant pattern"));
+    };
+}
+
+class!(LETTER, r"^\p{L}$");
+class!(UPPER, r"^\p{Lu}$");
+class!(LOWER, r"^\p{Ll}$");
+class!(TITLE, r"^\p{Lt}$");
+class!(PUNCT, r"^\p{P}$");
+class!(NUMBER, r"^\p{N}$");
+class!(DIGIT, r"^\p{Nd}$");
+class!(GRAPHIC, r"^[\p{L}\p{M}\p{N}\p{P}\p{S}]$");
+
+/// `unicode.IsLetter`: category L.
+pub fn is_letter(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphabetic();
+    }
+    in_class(c, &LETTER)
+}
+
+/// `unicode.IsUpper`: category Lu.
+pub fn is_upper(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_uppercase();
+    }
+    in_class(c, &UPPER)
+}
+
+/// `unicode.IsLower`: category Ll.
+pub fn is_lower(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_lowercase();
+    }
+    in_class(c, &LOWER)
+}
+
+/// `unicode.IsTitle`: category Lt (`ǅ`).
+pub fn is_title(c: char) -> bool {
+    !c.is_ascii() && in_class(c, &TITLE)
+}
+
+/// `unicode.IsPunct`: category P.
+pub fn is_punct(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_punctuation()
+            && !matches!(c, '$' | '+' | '<' | '=' | '>' | '^' | '`' | '|' | '~');
+    }
+    in_class(c, &PUNCT)
+}
+
+/// `unicode.IsNumber`: category N.
+pub fn is_number(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    in_class(c, &NUMBER)
+}
+
+/// `unicode.IsDigit`: category Nd.
+pub fn is_digit(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_digit();
+    }
+    in_class(c, &DIGIT)
+}
+
+/// `unicode.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space (no
+/// other space: U+00A0 is not printable, nor is a code point Unicode has not assigned).
+pub fn is_print(c: char) -> bool {
+    if c.is_ascii() {
+        return (' '..='~').contains(&c);
+    }
+    in_class(c, &GRAPHIC)
+}
+
+/// `unicode.IsSpace`: Latin-1's `\t \n \v \f \r`, space, U+0085 and U+00A0, and the
+/// White_Space property beyond (which is Rust's `char::is_whitespace`).
+pub fn is_space(c: char) -> bool {
+    c.is_whitespace()
+}
+
+/// `unicode.ToUpper`: Unicode's simple (one-rune) mapping; a rune whose uppercase is several
+/// runes (`ß`) stays as it is.
+pub fn to_upper(c: char) -> char {
+    // Greek with ypogegrammeni: the full mapping is two runes (`ᾀ` → `ἈΙ`), the simple one
+    // the title-case letter with prosgegrammeni (`ᾈ`).
+    match c {
+        '\u{1F80}'..='\u{1F87}' | '\u{1F90}'..='\u{1F97}' | '\u{1FA0}'..='\u{1FA7}' => {
+            return char::from_u32(c as u32 + 8).unwrap_or(c)
+        }
+        '\u{1FB3}' => return '\u{1FBC}',
+        '\u{1FC3}' => return '\u{1FCC}',
+        '\u{1FF3}' => return '\u{1FFC}',
+        _ => {}
+    }
+    let mut up = c.to_uppercase();
+    match (up.next(), up.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    }
+}
+
+/// `unicode.ToLower`: the simple mapping (`İ` is `i`, where Rust's full mapping adds a dot).
+pub fn to_lower(c: char) -> char {
+    if c == '\u{130}' {
+        return 'i';
+    }
+    let mut low = c.to_lowercase();
+    match (low.next(), low.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn categories_are_go_s() {
+        // Go: unicode.IsLetter('Ⅻ') is false (Nl), IsUpper('Ⓐ') false (So), IsPunct('$')
+        // false (Sc), IsNumber('Ⅻ') and IsNumber('½') true.
+        assert!(!is_letter('Ⅻ') && 'Ⅻ'.is_alphabetic());
+        assert!(is_letter('é') && is_letter('日') && !is_letter('1'));
+        assert!(!is_upper('Ⓐ') && 'Ⓐ'.is_uppercase());
+        assert!(is_upper('É') && !is_upper('ǅ') && !is_lower('ǅ') && is_title('ǅ'));
+        assert!(!is_punct('$') && !is_punct('+') && is_punct('-') && is_punct('_'));
+        assert!(is_punct('«') && is_punct('。') && !is_punct('✓'));
+        assert!(is_number('Ⅻ') && is_number('½') && !is_digit('½') && is_digit('٣'));
+        assert!(is_space('\u{85}') && is_space('\u{a0}') && is_space('\u{3000}'));
+        assert!(!is_space('\u{200b}'));
+        assert!(is_print(' ') && is_print('é') && is_print('\u{301}') && is_print('✓'));
+        assert!(!is_print('\u{a0}') && !is_print('\u{2028}') && !is_print('\u{ad}'));
+        assert!(!is_print('\u{378}') && !is_print('\u{e000}') && !is_print('\t'));
+    }
+
+    #[test]
+    fn case_mappings_are_simple() {
+        assert_eq!(to_upper('ß'), 'ß');
+        assert_eq!(to_upper('é'), 'É');
+        assert_eq!(to_upper('ǆ'), 'Ǆ');
+        assert_eq!(to_upper('ᾀ'), 'ᾈ');
+        assert_eq!(to_upper('ᾳ'), 'ᾼ');
+        assert_eq!(to_upper('ᾈ'), 'ᾈ');
+        assert_eq!(to_lower('ᾈ'), 'ᾀ');
+        assert_eq!(to_lower('İ'), 'i');
+        assert_eq!(to_lower('Σ'), 'σ');
+    }
+}
