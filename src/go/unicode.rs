@@ -129,6 +129,19 @@ pub fn to_lower(c: char) -> char {
     }
 }
 
+/// `unicode.ToTitle`: the upper case but for the digraphs (`ǆ` is `ǅ`) and Georgian letters,
+/// whose title case is themselves.
+pub fn to_title(c: char) -> char {
+    match c {
+        '\u{1C4}'..='\u{1C6}' => '\u{1C5}',
+        '\u{1C7}'..='\u{1C9}' => '\u{1C8}',
+        '\u{1CA}'..='\u{1CC}' => '\u{1CB}',
+        '\u{1F1}'..='\u{1F3}' => '\u{1F2}',
+        '\u{10D0}'..='\u{10FA}' | '\u{10FD}'..='\u{10FF}' => c,
+        _ => to_upper(c),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +173,9 @@ mod tests {
         assert_eq!(to_upper('ᾳ'), 'ᾼ');
         assert_eq!(to_upper('ᾈ'), 'ᾈ');
         assert_eq!(to_lower('ᾈ'), 'ᾀ');
+        assert_eq!(to_title('ǆ'), 'ǅ');
+        assert_eq!(to_title('ა'), 'ა');
+        assert_eq!(to_title('ᾀ'), 'ᾈ');
         assert_eq!(to_lower('İ'), 'i');
         assert_eq!(to_lower('Σ'), 'σ');
     }

@@ -3,7 +3,7 @@
 //! abbreviating and wrapping, and `strval`, how sprig turns any value into text.
 
 use super::{int, s, A, I, S};
-use crate::go::unicode::{self, to_lower, to_upper};
+use crate::go::unicode::{self, to_lower, to_title, to_upper};
 use crate::template::fmt::{sprint_value, sprintf};
 use crate::template::value::{Dict, MapType, Value};
 use crate::template::{gostr, FuncDef, FuncError};
@@ -11,8 +11,8 @@ use crate::template::{gostr, FuncDef, FuncError};
 /// The string functions.
 pub(super) const FUNCS: &[FuncDef] = &[
     FuncDef::new("hello", &[], |_, _| Ok(Value::str("Hello!"))),
-    // Go maps each character on its own, and each byte that is not UTF-8 to U+FFFD.
-    // Simple case mappings: `ß` stays, `İ` is `i`, and there is no final-sigma rule.
+    // Go maps each character on its own (simple mappings: `ß` stays, `İ` is `i`, no
+    // final-sigma rule), and each byte that is not UTF-8 to U+FFFD.
     FuncDef::new("upper", &[S], |_, a| {
         Ok(Value::str(
             gostr::display(s(a, 0))
@@ -210,19 +210,6 @@ fn title(s: &str) -> String {
             mapped
         })
         .collect()
-}
-
-/// `unicode.ToTitle`: the upper case but for the digraphs (`ǆ` is `ǅ`) and Georgian letters,
-/// whose title case is themselves.
-fn to_title(c: char) -> char {
-    match c {
-        '\u{1C4}'..='\u{1C6}' => '\u{1C5}',
-        '\u{1C7}'..='\u{1C9}' => '\u{1C8}',
-        '\u{1CA}'..='\u{1CC}' => '\u{1CB}',
-        '\u{1F1}'..='\u{1F3}' => '\u{1F2}',
-        '\u{10D0}'..='\u{10FA}' | '\u{10FD}'..='\u{10FF}' => c,
-        _ => to_upper(c),
-    }
 }
 
 /// goutils' `Uncapitalize`: the first rune of each word (after white space) in lower case.
