@@ -27,6 +27,12 @@ pub enum SemverError {
     /// `NewConstraint`'s error for a constraint it cannot read.
     #[error("improper constraint: {constraint}")]
     ImproperConstraint { constraint: String },
+    /// A number beyond 64 bits (`strconv.ParseUint`'s range error).
+    #[error("Error parsing version segment: strconv.ParseUint: parsing \"{number}\": value out of range")]
+    SegmentOutOfRange { number: String },
+    /// `NewConstraint`'s error for a version its pattern takes and `NewVersion` does not.
+    #[error("constraint Parser Error")]
+    ConstraintParser,
 }
 
 impl Version {
@@ -42,29 +48,33 @@ impl Version {
             None => (t, None),
         };
         let (nums, pre) = match t.split_once('-') {
-            Some((n, p)) if valid_idents(p) => {
-                // `validatePrerelease`: a number identifier has no leading zero.
-                let leading_zero = |id: &str| {
-                    id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit())
-                };
-                if p.split('.').any(leading_zero) {
-                    return Err(SemverError::SegmentStartsZero);
-                }
-                (n, p.split('.').map(String::from).collect())
-            }
+            Some((n, p)) if valid_idents(p) => (n, p.split('.').map(String::from).collect()),
             Some(_) => return Err(invalid()),
-            None => (t, Vec::new()),
+            None => (t, Vec::<String>::new()),
         };
         let parts: Vec<&str> = nums.split('.').collect();
         if parts.is_empty() || parts.len() > 3 {
             return Err(invalid());
         }
+        if parts
+            .iter()
+            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return Err(invalid());
+        }
+        // The numbers are read before the prerelease is checked, as in NewVersion.
         let mut n = [0u64; 3];
         for (i, p) in parts.iter().enumerate() {
-            if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(invalid());
-            }
-            n[i] = p.parse().map_err(|_| invalid())?;
+            n[i] = p.parse().map_err(|_| SemverError::SegmentOutOfRange {
+                number: p.to_string(),
+            })?;
+        }
+        // `validatePrerelease`: a number identifier has no leading zero.
+        let leading_zero = |id: &String| {
+            id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit())
+        };
+        if pre.iter().any(leading_zero) {
+            return Err(SemverError::SegmentStartsZero);
         }
         Ok(Version {
             major: n[0],
@@ -220,7 +230,11 @@ fn term(op: &'static str, text: &str, c: &str) -> Result<Term, SemverError> {
         if matches!(part, "x" | "X" | "*") {
             break;
         }
-        n[i] = part.parse().map_err(|_| improper(c))?;
+        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(improper(c));
+        }
+        // Beyond 64 bits: the pattern took it, NewVersion does not.
+        n[i] = part.parse().map_err(|_| SemverError::ConstraintParser)?;
         given = i + 1;
     }
     let pre: Vec<String> = rest
@@ -234,6 +248,11 @@ fn term(op: &'static str, text: &str, c: &str) -> Result<Term, SemverError> {
                 .collect()
         })
         .unwrap_or_default();
+    let leading_zero =
+        |id: &String| id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit());
+    if pre.iter().any(leading_zero) {
+        return Err(SemverError::ConstraintParser);
+    }
     Ok(Term {
         op,
         version: Version {

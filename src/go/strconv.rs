@@ -133,6 +133,129 @@ fn parse_unsigned(s0: &str, func: &'static str) -> Result<u64, NumError> {
     Ok(n)
 }
 
+/// `strconv.ParseFloat(s, 64)`: decimal or hexadecimal (`0x1.8p3`) text with an optional
+/// sign and underscores between digits, or `inf`/`infinity`/`nan` in any case. `None` for a
+/// syntax error and for a value out of range (where Go gives ±Inf with an error, which
+/// every caller here treats as a failure).
+pub fn parse_float(s: &str) -> Option<f64> {
+    let (negative, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let lower = body.to_ascii_lowercase();
+    if lower == "inf" || lower == "infinity" {
+        return Some(if negative {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        });
+    }
+    if lower == "nan" {
+        // Go takes no sign before NaN.
+        return (body.len() == s.len()).then_some(f64::NAN);
+    }
+    if body.contains('_') && !underscore_ok(s) {
+        return None;
+    }
+    let digits: String = lower.chars().filter(|&c| c != '_').collect();
+    let value = match digits.strip_prefix("0x") {
+        Some(hex) => parse_hex_float(hex)?,
+        None => {
+            let valid = !digits.is_empty()
+                && digits
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'+' | b'-'));
+            if !valid {
+                return None;
+            }
+            digits.parse::<f64>().ok()?
+        }
+    };
+    if value.is_infinite() {
+        return None;
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// The hexadecimal mantissa and binary exponent of a Go hex float after `0x` (`1.8p3`): the
+/// `p` exponent is required. Rounded once, to nearest even, from the exact value.
+fn parse_hex_float(text: &str) -> Option<f64> {
+    let (mantissa, exponent) = text.split_once('p')?;
+    let exponent: i64 = exponent.parse().ok()?;
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let digits = format!("{int}{frac}");
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let value = num_bigint::BigUint::parse_bytes(digits.as_bytes(), 16)?;
+    // value × 2^(exponent − 4·|frac|), rounded once.
+    let shift = exponent - 4 * frac.len() as i64;
+    if value.bits() == 0 {
+        return Some(0.0);
+    }
+    // Keep 63 significant bits and whether anything below them was set.
+    let bits = value.bits() as i64;
+    let (top, sticky, shift) = if bits > 63 {
+        let cut = (bits - 63) as u64;
+        let top: u64 = (&value >> cut).try_into().ok()?;
+        let lost = value.trailing_zeros().unwrap_or(0) < cut;
+        (top, lost, shift + cut as i64)
+    } else {
+        (value.try_into().ok()?, false, shift)
+    };
+    // The bits cut off only decide a rounding: one set bit below the kept ones says "more
+    // than nothing was lost" (and makes no tie of it).
+    let top = if sticky { (top << 1) | 1 } else { top << 1 };
+    let exp = i32::try_from((shift - 1).clamp(-2000, 2000)).ok()?;
+    Some(ldexp(top, exp))
+}
+
+/// `bits × 2^exp`, rounded once to nearest even at the precision of the result (53 bits,
+/// fewer for a subnormal one).
+fn ldexp(bits: u64, exp: i32) -> f64 {
+    let width = 64 - bits.leading_zeros() as i32;
+    let top_exp = width - 1 + exp; // the exponent of the leading bit
+    let precision = if top_exp >= -1022 {
+        53
+    } else {
+        (53 - (-1022 - top_exp)).max(0)
+    };
+    let drop = (width - precision).max(0);
+    let mut m = if drop > 0 {
+        let half = 1u128 << (drop - 1);
+        let low = u128::from(bits) & ((1u128 << drop) - 1);
+        let mut m = u128::from(bits) >> drop;
+        if low > half || (low == half && m & 1 == 1) {
+            m += 1;
+        }
+        m
+    } else {
+        u128::from(bits)
+    };
+    let mut e = exp + drop;
+    while m > (1u128 << 53) {
+        m >>= 1;
+        e += 1;
+    }
+    let mut f = m as f64;
+    // Scale by powers of two in steps that stay exact.
+    while e > 0 {
+        let step = e.min(1000);
+        f *= 2f64.powi(step);
+        e -= step;
+    }
+    while e < 0 {
+        let step = (-e).min(1000);
+        f /= 2f64.powi(step);
+        e += step;
+    }
+    f
+}
+
 /// Go's `underscoreOK`: underscores only between digits, a base prefix counting as one (also
 /// what `ParseFloat` checks).
 pub fn underscore_ok(s: &str) -> bool {
@@ -218,6 +341,43 @@ pub use super::unicode::is_print as is_printable;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What Go's `strconv.ParseFloat(s, 64)` gives (None where Go returns an error).
+    #[test]
+    fn parse_float_is_go_s() {
+        let cases: &[(&str, Option<f64>)] = &[
+            ("1_000", Some(1000.0)),
+            ("1__0", None),
+            ("_1", None),
+            ("1_", None),
+            ("+.5e1", Some(5.0)),
+            ("0x1p4", Some(16.0)),
+            ("0x1.8p1", Some(3.0)),
+            ("0x_1p0", Some(1.0)),
+            ("0x1", None),
+            ("0x.8p0", Some(0.5)),
+            ("0x1p-1074", Some(f64::from_bits(1))),
+            ("0x1.fffffffffffff8p1023", None),
+            ("1e400", None),
+            ("-Infinity", Some(f64::NEG_INFINITY)),
+            ("inF", Some(f64::INFINITY)),
+            ("infin", None),
+            ("", None),
+            ("1e", None),
+            ("0x", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse_float(text), *want, "{text}");
+        }
+        assert!(parse_float("NaN").unwrap().is_nan());
+        assert_eq!(parse_float("-nan"), None);
+        // 2^53 + 1 rounds to even; + a sticky bit far below rounds up.
+        assert_eq!(parse_float("0x20000000000001p0"), Some(9007199254740992.0));
+        assert_eq!(
+            parse_float("0x20000000000001000000000001p-48"),
+            Some(9007199254740994.0)
+        );
+    }
 
     /// What Go's `strconv.Atoi` gives: decimal only, and its error names `Atoi`.
     #[test]

@@ -1244,10 +1244,11 @@ impl<'a> State<'a> {
         let n = given.len() + usize::from(last.is_some());
         let fixed = def.params.len();
         if def.variadic.is_some() {
+            // Go reports an arity error at the function's identifier, not the command.
             if n < fixed {
                 return Err(self.error_at(
-                    cmd.pos,
-                    &node(),
+                    pos,
+                    name,
                     format!(
                         "wrong number of args for {name}: want at least {fixed} got {}",
                         given.len()
@@ -1285,6 +1286,7 @@ impl<'a> State<'a> {
                     | Param::Int64
                     | Param::Float64
                     | Param::Bool
+                    | Param::Map
                     | Param::Value,
                 ) => Value::NoValue,
                 (l, _) => l,

@@ -97,6 +97,18 @@ pub(super) const FUNCS: &[FuncDef] = &[
         let default = a[a.len() - 2].clone();
         let mut m = dig_map(&a[a.len() - 1])?;
         let keys = &a[..a.len() - 2];
+        // `ps[i].(string)` for every key before the walk.
+        for k in keys {
+            if !matches!(k, Value::String(_)) {
+                let ty = match k {
+                    Value::Nil | Value::NoValue => "nil",
+                    o => o.type_name(),
+                };
+                return Err(FuncError::Call(format!(
+                    "interface conversion: interface {{}} is {ty}, not string"
+                )));
+            }
+        }
         for (i, k) in keys.iter().enumerate() {
             let Some(v) = m.get(&strval(k)) else {
                 return Ok(default);

@@ -5,6 +5,7 @@ use super::strings::strval;
 use super::{int, s, A, I, S};
 use crate::template::value::{ListType, Value};
 use crate::template::{FuncDef, FuncError, Param};
+use num_bigint::BigInt;
 
 /// The conversion and math functions.
 pub(super) const FUNCS: &[FuncDef] = &[
@@ -101,7 +102,7 @@ pub(super) const FUNCS: &[FuncDef] = &[
         let mut acc = Decimal::of(to_float64(&a[0]));
         for v in &a[1..] {
             let d = Decimal::of(to_float64(v));
-            if d.coef == 0 {
+            if d.coef == BigInt::ZERO {
                 return Err(FuncError::Call("decimal division by 0".into()));
             }
             acc = acc.div(d);
@@ -156,63 +157,63 @@ pub fn to_float64(v: &Value) -> f64 {
         Value::Uint64(u) => *u as f64,
         Value::Float(f) => *f,
         Value::Bool(b) => f64::from(u8::from(*b)),
-        Value::String(s) => s.parse().unwrap_or(0.0),
+        // cast: strconv.ParseFloat, and 0 on any error (out of range too).
+        Value::String(s) => crate::go::strconv::parse_float(s).unwrap_or(0.0),
         _ => 0.0,
     }
 }
 
-/// A decimal number, as shopspring/decimal computes sprig's float math: `coef × 10^exp`.
-#[derive(Clone, Copy, Debug)]
+/// A decimal number, as shopspring/decimal computes sprig's float math: `coef × 10^exp`,
+/// the coefficient a big integer (1e308 + 1 is exact there).
+#[derive(Clone, Debug)]
 struct Decimal {
-    coef: i128,
+    coef: BigInt,
     exp: i32,
 }
 
 impl Decimal {
+    fn zero() -> Decimal {
+        Decimal {
+            coef: BigInt::ZERO,
+            exp: 0,
+        }
+    }
+
     /// The float's shortest decimal form (decimal.NewFromFloat).
     fn of(f: f64) -> Decimal {
         if !f.is_finite() || f == 0.0 {
-            return Decimal { coef: 0, exp: 0 };
+            return Decimal::zero();
         }
-        let text = format!("{:e}", f.abs());
+        let text = format!("{:e}", f);
         let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
         let exp: i32 = exp.parse().unwrap_or(0);
         let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        let coef: i128 = format!("{int}{frac}").parse().unwrap_or(0);
         Decimal {
-            coef: if f < 0.0 { -coef } else { coef },
+            coef: format!("{int}{frac}").parse().unwrap_or_default(),
             exp: exp - frac.len() as i32,
         }
     }
 
-    fn align(self, other: Decimal) -> (i128, i128, i32) {
+    /// Both coefficients at the smaller exponent.
+    fn align(self, other: Decimal) -> (BigInt, BigInt, i32) {
         let exp = self.exp.min(other.exp);
-        let scale = |d: Decimal| {
-            d.coef
-                .saturating_mul(10i128.saturating_pow((d.exp - exp) as u32))
-        };
+        let scale = |d: Decimal| d.coef * BigInt::from(10u8).pow((d.exp - exp) as u32);
         (scale(self), scale(other), exp)
     }
 
     fn add(self, other: Decimal) -> Decimal {
         let (a, b, exp) = self.align(other);
-        Decimal {
-            coef: a.saturating_add(b),
-            exp,
-        }
+        Decimal { coef: a + b, exp }
     }
 
     fn sub(self, other: Decimal) -> Decimal {
         let (a, b, exp) = self.align(other);
-        Decimal {
-            coef: a.saturating_sub(b),
-            exp,
-        }
+        Decimal { coef: a - b, exp }
     }
 
     fn mul(self, other: Decimal) -> Decimal {
         Decimal {
-            coef: self.coef.saturating_mul(other.coef),
+            coef: self.coef * other.coef,
             exp: self.exp + other.exp,
         }
     }
@@ -221,48 +222,47 @@ impl Decimal {
     /// DivisionPrecision).
     fn div(self, other: Decimal) -> Decimal {
         const PLACES: i32 = 16;
-        // a×10^ea / (b×10^eb) with one digit more than PLACES, then rounded.
+        // a×10^ea / (b×10^eb) with one digit more than PLACES, then rounded on that digit
+        // (the quotient truncates toward zero, so a dropped remainder never makes a tie).
         let shift = PLACES + 1 + (self.exp - other.exp);
+        let ten = |n: i32| BigInt::from(10u8).pow(n.unsigned_abs());
         let (num, den) = if shift >= 0 {
-            (
-                self.coef
-                    .saturating_mul(10i128.saturating_pow(shift as u32)),
-                other.coef,
-            )
+            (self.coef * ten(shift), other.coef)
         } else {
-            (
-                self.coef,
-                other
-                    .coef
-                    .saturating_mul(10i128.saturating_pow((-shift) as u32)),
-            )
+            (self.coef, other.coef * ten(shift))
         };
         let q = num / den;
-        let rounded = match q % 10 {
-            r if r >= 5 => q / 10 + 1,
-            r if r <= -5 => q / 10 - 1,
-            _ => q / 10,
+        let digit = &q % 10;
+        let q = q / 10;
+        let coef = if digit >= BigInt::from(5) {
+            q + 1
+        } else if digit <= BigInt::from(-5) {
+            q - 1
+        } else {
+            q
         };
-        Decimal {
-            coef: rounded,
-            exp: -PLACES,
-        }
+        Decimal { coef, exp: -PLACES }
     }
 
-    /// decimal.InexactFloat64.
-    fn to_f64(self) -> f64 {
+    /// decimal.InexactFloat64: the nearest float (±Inf beyond the range).
+    fn to_f64(&self) -> f64 {
         format!("{}e{}", self.coef, self.exp).parse().unwrap_or(0.0)
     }
 }
 
 fn decimal_fold(a: &[Value], op: fn(Decimal, Decimal) -> Decimal) -> Value {
     let mut it = a.iter().map(|v| Decimal::of(to_float64(v)));
-    let first = it.next().unwrap_or(Decimal { coef: 0, exp: 0 });
+    let first = it.next().unwrap_or_else(Decimal::zero);
     Value::Float(it.fold(first, op).to_f64())
 }
 
 fn round(x: f64, precision: i64, round_on: f64) -> f64 {
-    let pow = 10f64.powi(precision as i32);
+    // math.Pow10: +Inf past 308, 0 below -323 (then 0 × Inf is NaN, as in Go).
+    let pow = match precision {
+        309.. => f64::INFINITY,
+        ..=-324 => 0.0,
+        n => format!("1e{n}").parse().unwrap_or(0.0),
+    };
     let digit = pow * x;
     // math.Modf's fractional part, then Ceil or Floor (so -2.5 rounds to -3).
     let rounded = if digit.fract() >= round_on {
