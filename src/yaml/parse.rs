@@ -793,6 +793,15 @@ fn is_merge_key(k: &Node) -> bool {
     }
 }
 
+/// A `<<` whose value is not a mapping (or a sequence of them): go-yaml's `failf`, which
+/// names no line.
+fn merge_error(span: Span) -> YamlError {
+    const MESSAGE: &str = "map merge requires map or sequence of maps as the value";
+    let mut error = YamlError::new(YamlErrorKind::Syntax, span, MESSAGE);
+    error.go_message = Some(format!("yaml: {MESSAGE}"));
+    error
+}
+
 /// Replaces `<<` entries by the entries of the merged mapping(s). Keys written in the mapping
 /// itself win; among several merged mappings the earlier one wins (go-yaml semantics).
 fn apply_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, YamlError> {
@@ -813,21 +822,11 @@ fn apply_merge_keys(entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, Yam
         let sources: Vec<Node> = match v.kind {
             NodeKind::Map(_) => vec![v],
             NodeKind::Seq(items) => items,
-            _ => {
-                return Err(YamlError::new(
-                    YamlErrorKind::Syntax,
-                    v.span,
-                    "map merge requires map or sequence of maps as the value",
-                ))
-            }
+            _ => return Err(merge_error(v.span)),
         };
         for src in sources {
             let NodeKind::Map(src_entries) = src.kind else {
-                return Err(YamlError::new(
-                    YamlErrorKind::Syntax,
-                    src.span,
-                    "map merge requires map or sequence of maps as the value",
-                ));
+                return Err(merge_error(src.span));
             };
             for (mk, mv) in src_entries {
                 let taken = explicit.iter().any(|e| same_key(e, &mk))

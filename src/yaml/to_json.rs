@@ -85,8 +85,8 @@ fn convert(node: &Node) -> Result<Value, YamlToJsonError> {
         )),
         NodeKind::Map(entries) => {
             let mut m = Map::with_capacity(entries.len());
-            for (k, v) in entries {
-                m.insert(key_string(k, v)?, convert(v)?);
+            for (i, (_, v)) in entries.iter().enumerate() {
+                m.insert(entry_key_string(entries, i)?, convert(v)?);
             }
             Ok(Value::Object(m))
         }
@@ -117,6 +117,25 @@ pub fn key_string(key: &Node, value: &Node) -> Result<String, YamlToJsonError> {
         Resolved::Uint(u) => unsupported("uint64", format!("{u:#x}")),
         // `reflect.TypeOf(nil)` printed with `%s`.
         _ => unsupported("%!s(<nil>)", "<nil>".into()),
+    })
+}
+
+/// [`key_string`] of entry `i` of a mapping. go-yaml v2 decoded the mapping into a Go map,
+/// which kept the last value of a key given twice (`~: a` then `null: b` is one nil key), so
+/// an unsupported key's error names that value.
+pub fn entry_key_string(entries: &[(Node, Node)], i: usize) -> Result<String, YamlToJsonError> {
+    let (k, v) = &entries[i];
+    key_string(k, v).map_err(|e| match e {
+        YamlToJsonError::UnsupportedKey { .. } => {
+            let key = GoKey::of(k);
+            entries
+                .iter()
+                .rev()
+                .find(|(other, _)| GoKey::of(other) == key)
+                .and_then(|(k, v)| key_string(k, v).err())
+                .unwrap_or(e)
+        }
+        e => e,
     })
 }
 
@@ -152,11 +171,18 @@ fn go_syntax(node: &Node, nested: bool) -> String {
             format!("[]interface {{}}{{{}}}", inner.join(", "))
         }
         NodeKind::Map(entries) => {
-            let mut pairs: Vec<(u8, String, String)> = entries
-                .iter()
-                .map(|(k, v)| (type_rank(k), go_syntax(k, true), go_syntax(v, true)))
-                .collect();
-            pairs.sort();
+            // A Go map: a key given twice (`~` and `null` are one nil key) keeps its last
+            // value; `fmt` prints the keys sorted.
+            let mut pairs: Vec<(GoKey, String, String)> = Vec::with_capacity(entries.len());
+            for (k, v) in entries {
+                let key = GoKey::of(k);
+                let pair = (key, go_syntax(k, true), go_syntax(v, true));
+                match pairs.iter_mut().find(|(other, ..)| *other == pair.0) {
+                    Some(existing) => *existing = pair,
+                    None => pairs.push(pair),
+                }
+            }
+            pairs.sort_by(|a, b| a.0.cmp(&b.0));
             let inner: Vec<String> = pairs
                 .into_iter()
                 .map(|(_, k, v)| format!("{k}:{v}"))
@@ -166,18 +192,66 @@ fn go_syntax(node: &Node, nested: bool) -> String {
     }
 }
 
-fn type_rank(node: &Node) -> u8 {
-    match &node.kind {
-        NodeKind::Scalar(s) => match resolve_scalar(s, Dialect::Yaml11) {
-            Ok(Resolved::Null) => 0,
-            Ok(Resolved::Bool(_)) => 1,
-            Ok(Resolved::Int(_)) => 2,
-            Ok(Resolved::Uint(_)) => 3,
-            Ok(Resolved::Float(_)) => 4,
-            _ => 5,
-        },
-        NodeKind::Seq(_) => 6,
-        NodeKind::Map(_) => 7,
+/// A key of a `map[interface{}]interface{}` as go-yaml v2 decodes it, ordered as Go's
+/// `fmt` (internal/fmtsort) orders the keys it prints: nil first; then by type, which Go
+/// compares by the address of the type's descriptor (in helm v3.17.3's binary: string,
+/// uint64, int, float64, bool); then by value.
+#[derive(Debug, PartialEq)]
+enum GoKey {
+    Nil,
+    Str(String),
+    Uint(u64),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// A collection (go-yaml fails on it before anything prints it).
+    Other(String),
+}
+
+impl GoKey {
+    fn of(node: &Node) -> GoKey {
+        match &node.kind {
+            NodeKind::Scalar(s) => match resolve_scalar(s, Dialect::Yaml11) {
+                Ok(Resolved::Null) => GoKey::Nil,
+                Ok(Resolved::Bool(b)) => GoKey::Bool(b),
+                Ok(Resolved::Int(i)) => GoKey::Int(i),
+                Ok(Resolved::Uint(u)) => GoKey::Uint(u),
+                Ok(Resolved::Float(f)) => GoKey::Float(f),
+                Ok(Resolved::Str(t) | Resolved::Timestamp(t))
+                | Err(super::TagMismatch { text: t, .. }) => GoKey::Str(t),
+            },
+            _ => GoKey::Other(go_syntax(node, true)),
+        }
+    }
+
+    fn rank(&self) -> u8 {
+        match self {
+            GoKey::Nil => 0,
+            GoKey::Str(_) => 1,
+            GoKey::Uint(_) => 2,
+            GoKey::Int(_) => 3,
+            GoKey::Float(_) => 4,
+            GoKey::Bool(_) => 5,
+            GoKey::Other(_) => 6,
+        }
+    }
+
+    fn cmp(&self, other: &GoKey) -> std::cmp::Ordering {
+        use GoKey::*;
+        match (self, other) {
+            (Str(a), Str(b)) | (Other(a), Other(b)) => a.cmp(b),
+            (Uint(a), Uint(b)) => a.cmp(b),
+            (Int(a), Int(b)) => a.cmp(b),
+            (Bool(a), Bool(b)) => a.cmp(b),
+            // fmtsort: NaN before any number.
+            (Float(a), Float(b)) => match (a.is_nan(), b.is_nan()) {
+                (true, true) => std::cmp::Ordering::Equal,
+                (true, false) => std::cmp::Ordering::Less,
+                (false, true) => std::cmp::Ordering::Greater,
+                _ => a.total_cmp(b),
+            },
+            _ => self.rank().cmp(&other.rank()),
+        }
     }
 }
 

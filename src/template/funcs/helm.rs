@@ -538,9 +538,9 @@ fn first_conversion_error(node: &yaml::Node, non_finite: &mut bool) -> Result<()
             }
         }
         NodeKind::Map(entries) => {
-            for (k, v) in entries {
+            for (i, (k, v)) in entries.iter().enumerate() {
                 if !matches!(&k.kind, NodeKind::Scalar(s) if !key_may_fail(s)) {
-                    yaml::to_json::key_string(k, v)?;
+                    yaml::to_json::entry_key_string(entries, i)?;
                 }
                 first_conversion_error(v, non_finite)?;
             }
@@ -679,8 +679,8 @@ fn helm_value(node: &yaml::Node) -> Result<Value, HelmYamlError> {
         }
         NodeKind::Map(entries) => {
             let mut m = BTreeMap::new();
-            for (k, v) in entries {
-                m.insert(yaml::to_json::key_string(k, v)?, helm_value(v)?);
+            for (i, (_, v)) in entries.iter().enumerate() {
+                m.insert(yaml::to_json::entry_key_string(entries, i)?, helm_value(v)?);
             }
             Value::map(m)
         }
