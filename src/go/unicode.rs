@@ -5,90 +5,57 @@
 
 use std::sync::LazyLock;
 
-/// Whether `c` is in the general categories `class` (a `\p{…}` class): read from the regex
-/// crate's Unicode tables, the ones this build already carries.
-fn in_class(c: char, class: &'static LazyLock<regex::Regex>) -> bool {
-    class.is_match(c.encode_utf8(&mut [0; 4]))
-}
-
-macro_rules! class {
-    ($name:ident, $pattern:literal) => {
-        static $name: LazyLock<regex::Regex> =
-            LazyLock::new(|| regex::Regex::new($pattern).expect("a valid constant pattern"));
+/// A predicate on general categories: ASCII answered directly, any other character by a
+/// `\p{…}` class of the regex crate's Unicode tables (the ones this build already carries).
+macro_rules! category {
+    ($(#[$doc:meta])* $name:ident, $pattern:literal, $ascii:expr) => {
+        $(#[$doc])*
+        pub fn $name(c: char) -> bool {
+            static CLASS: LazyLock<regex::Regex> =
+                LazyLock::new(|| regex::Regex::new($pattern).expect("a valid constant pattern"));
+            if c.is_ascii() {
+                let ascii: fn(char) -> bool = $ascii;
+                return ascii(c);
+            }
+            CLASS.is_match(c.encode_utf8(&mut [0; 4]))
+        }
     };
 }
 
-class!(LETTER, r"^\p{L}$");
-class!(UPPER, r"^\p{Lu}$");
-class!(LOWER, r"^\p{Ll}$");
-class!(TITLE, r"^\p{Lt}$");
-class!(PUNCT, r"^\p{P}$");
-class!(NUMBER, r"^\p{N}$");
-class!(DIGIT, r"^\p{Nd}$");
-class!(GRAPHIC, r"^[\p{L}\p{M}\p{N}\p{P}\p{S}]$");
-
-/// `unicode.IsLetter`: category L.
-pub fn is_letter(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_alphabetic();
-    }
-    in_class(c, &LETTER)
-}
-
-/// `unicode.IsUpper`: category Lu.
-pub fn is_upper(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_uppercase();
-    }
-    in_class(c, &UPPER)
-}
-
-/// `unicode.IsLower`: category Ll.
-pub fn is_lower(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_lowercase();
-    }
-    in_class(c, &LOWER)
-}
-
-/// `unicode.IsTitle`: category Lt (`ǅ`).
-pub fn is_title(c: char) -> bool {
-    !c.is_ascii() && in_class(c, &TITLE)
-}
-
-/// `unicode.IsPunct`: category P.
-pub fn is_punct(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_punctuation()
-            && !matches!(c, '$' | '+' | '<' | '=' | '>' | '^' | '`' | '|' | '~');
-    }
-    in_class(c, &PUNCT)
-}
-
-/// `unicode.IsNumber`: category N.
-pub fn is_number(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_digit();
-    }
-    in_class(c, &NUMBER)
-}
-
-/// `unicode.IsDigit`: category Nd.
-pub fn is_digit(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_digit();
-    }
-    in_class(c, &DIGIT)
-}
-
-/// `unicode.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space (no
-/// other space: U+00A0 is not printable, nor is a code point Unicode has not assigned).
-pub fn is_print(c: char) -> bool {
-    if c.is_ascii() {
-        return (' '..='~').contains(&c);
-    }
-    in_class(c, &GRAPHIC)
-}
+category!(
+    /// `unicode.IsLetter`: category L.
+    is_letter, r"^\p{L}$", |c| c.is_ascii_alphabetic()
+);
+category!(
+    /// `unicode.IsUpper`: category Lu.
+    is_upper, r"^\p{Lu}$", |c| c.is_ascii_uppercase()
+);
+category!(
+    /// `unicode.IsLower`: category Ll.
+    is_lower, r"^\p{Ll}$", |c| c.is_ascii_lowercase()
+);
+category!(
+    /// `unicode.IsTitle`: category Lt (`ǅ`).
+    is_title, r"^\p{Lt}$", |_| false
+);
+category!(
+    /// `unicode.IsPunct`: category P (ASCII's `$+<=>^`|~` are symbols).
+    is_punct, r"^\p{P}$", |c| c.is_ascii_punctuation()
+        && !matches!(c, '$' | '+' | '<' | '=' | '>' | '^' | '`' | '|' | '~')
+);
+category!(
+    /// `unicode.IsNumber`: category N.
+    is_number, r"^\p{N}$", |c| c.is_ascii_digit()
+);
+category!(
+    /// `unicode.IsDigit`: category Nd.
+    is_digit, r"^\p{Nd}$", |c| c.is_ascii_digit()
+);
+category!(
+    /// `unicode.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space
+    /// (no other space: U+00A0 is not printable, nor is a code point Unicode has not assigned).
+    is_print, r"^[\p{L}\p{M}\p{N}\p{P}\p{S}]$", |c| (' '..='~').contains(&c)
+);
 
 /// `unicode.IsSpace`: Latin-1's `\t \n \v \f \r`, space, U+0085 and U+00A0, and the
 /// White_Space property beyond (which is Rust's `char::is_whitespace`).
