@@ -420,13 +420,12 @@ impl<'a> State<'a> {
                     .collect()
             }
             other => {
-                let pos = b.pipe.cmds.first().map_or(b.pipe.pos, |c| c.pos);
-                let at = b
-                    .pipe
-                    .cmds
-                    .first()
-                    .map(|c| command_string(c, &self.tree.text))
-                    .unwrap_or_default();
+                // Go's error names the node it evaluated last (`"1.2.3"` in
+                // `range (semver "1.2.3")`).
+                let (pos, at) = match b.pipe.cmds.last().and_then(|c| c.args.last()) {
+                    Some(arg) => last_evaluated(arg, &self.tree.text),
+                    None => (b.pipe.pos, String::new()),
+                };
                 return Err(self.error_at(
                     pos,
                     &at,

@@ -124,12 +124,14 @@ fn index(_: &Call, a: &[Value]) -> R {
                 }
                 l[i].clone()
             }
+            // A byte of the Go string (a carried byte is one).
             Value::String(s) => {
-                let i = int_index(key, s.len(), s.len()).map_err(FuncError::Call)?;
-                if i >= s.len() {
+                let bytes = crate::template::gostr::to_bytes(s);
+                let i = int_index(key, bytes.len(), bytes.len()).map_err(FuncError::Call)?;
+                if i >= bytes.len() {
                     return Err(FuncError::Call("reflect: string index out of range".into()));
                 }
-                Value::Int(s.as_bytes()[i] as i64)
+                Value::Int(bytes[i] as i64)
             }
             // A missing key gives the element type's zero value.
             Value::Map(m) => match key {
@@ -151,10 +153,11 @@ fn index(_: &Call, a: &[Value]) -> R {
                 return Err(FuncError::Call("index of nil pointer".into()))
             }
             other => {
+                // Go's `indirectInterface` looks through pointers first.
                 return Err(FuncError::Call(format!(
                     "can't index item of type {}",
-                    other.type_name()
-                )))
+                    other.type_name().trim_start_matches('*')
+                )));
             }
         };
     }
@@ -356,17 +359,23 @@ fn compare(a: &[Value], name: &str) -> R {
     let ord = match (x, y) {
         (Value::Float(p), Value::Float(q)) => p.partial_cmp(q),
         (p, q) if kx == Basic::Int => wide_int(p).partial_cmp(&wide_int(q)),
-        (Value::String(p), Value::String(q)) => p.partial_cmp(q),
+        // Go compares the bytes (a carried byte is one).
+        (Value::String(p), Value::String(q)) => {
+            use crate::template::gostr::to_bytes;
+            to_bytes(p).partial_cmp(&to_bytes(q))
+        }
         _ => return Err(FuncError::Call("invalid type for comparison".into())),
     };
     use std::cmp::Ordering::*;
-    let truth = matches!(
-        (name, ord),
-        ("lt", Some(Less))
-            | ("le", Some(Less | Equal))
-            | ("gt", Some(Greater))
-            | ("ge", Some(Greater | Equal))
-    );
+    // Go's `le` is `lt || eq`, `gt` is `!le` and `ge` is `!lt`: with a NaN (no order) both
+    // `gt` and `ge` are true.
+    let (lt, eq) = (ord == Some(Less), ord == Some(Equal));
+    let truth = match name {
+        "lt" => lt,
+        "le" => lt || eq,
+        "gt" => !(lt || eq),
+        _ => !lt,
+    };
     Ok(Value::Bool(truth))
 }
 
@@ -413,7 +422,7 @@ pub fn js_escape(s: &str) -> String {
 /// `url.QueryEscape`.
 pub fn query_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
+    for &b in crate::template::gostr::to_bytes(s).iter() {
         match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
                 out.push(b as char)

@@ -48,8 +48,9 @@ pub(super) const FUNCS: &[FuncDef] = &[
     FuncDef::new("mustToPrettyJson", &[A], |_, a| {
         must(json::marshal(&a[0], true, Some("  ")))
     }),
+    // Unlike toJson, sprig's toRawJson panics on an encoding error (NaN, ±Inf).
     FuncDef::new("toRawJson", &[A], |_, a| {
-        Ok(or_empty(json::marshal(&a[0], false, None)))
+        must(json::marshal(&a[0], false, None))
     }),
     FuncDef::new("mustToRawJson", &[A], |_, a| {
         must(json::marshal(&a[0], false, None))

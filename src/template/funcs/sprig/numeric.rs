@@ -88,26 +88,25 @@ pub(super) const FUNCS: &[FuncDef] = &[
     }),
     FuncDef::variadic("seq", &[], I, |_, a| Ok(Value::str(seq(a)))),
     // Float math, on decimals as sprig computes it (0.1 + 0.2 is 0.3).
-    FuncDef::variadic("addf", &[], A, |_, a| Ok(decimal_fold(a, Decimal::add))),
-    FuncDef::new("add1f", &[A], |_, a| {
-        Ok(Value::Float(
-            Decimal::of(to_float64(&a[0]))
-                .add(Decimal::of(1.0))
-                .to_f64(),
-        ))
+    FuncDef::variadic("addf", &[], A, |_, a| {
+        decimal_fold(&Value::Float(0.0), a, |x, y| Ok(x.add(y)))
     }),
-    FuncDef::variadic("subf", &[A], A, |_, a| Ok(decimal_fold(a, Decimal::sub))),
-    FuncDef::variadic("mulf", &[A], A, |_, a| Ok(decimal_fold(a, Decimal::mul))),
+    FuncDef::new("add1f", &[A], |_, a| {
+        decimal_fold(&a[0], &[Value::Float(1.0)], |x, y| Ok(x.add(y)))
+    }),
+    FuncDef::variadic("subf", &[A], A, |_, a| {
+        decimal_fold(&a[0], &a[1..], |x, y| Ok(x.sub(y)))
+    }),
+    FuncDef::variadic("mulf", &[A], A, |_, a| {
+        decimal_fold(&a[0], &a[1..], |x, y| Ok(x.mul(y)))
+    }),
     FuncDef::variadic("divf", &[A], A, |_, a| {
-        let mut acc = Decimal::of(to_float64(&a[0]));
-        for v in &a[1..] {
-            let d = Decimal::of(to_float64(v));
-            if d.coef == BigInt::ZERO {
+        decimal_fold(&a[0], &a[1..], |x, y| {
+            if y.coef == BigInt::ZERO {
                 return Err(FuncError::Call("decimal division by 0".into()));
             }
-            acc = acc.div(d);
-        }
-        Ok(Value::Float(acc.to_f64()))
+            Ok(x.div(y))
+        })
     }),
     FuncDef::variadic("maxf", &[A], A, |_, a| {
         Ok(Value::Float(
@@ -179,19 +178,32 @@ impl Decimal {
         }
     }
 
-    /// The float's shortest decimal form (decimal.NewFromFloat).
-    fn of(f: f64) -> Decimal {
-        if !f.is_finite() || f == 0.0 {
-            return Decimal::zero();
+    /// The float's shortest decimal form (decimal.NewFromFloat, which panics on NaN and
+    /// infinities).
+    fn of(f: f64) -> Result<Decimal, FuncError> {
+        if !f.is_finite() {
+            let shown = if f.is_nan() {
+                "NaN"
+            } else if f > 0.0 {
+                "+Inf"
+            } else {
+                "-Inf"
+            };
+            return Err(FuncError::Call(format!(
+                "Cannot create a Decimal from {shown}"
+            )));
+        }
+        if f == 0.0 {
+            return Ok(Decimal::zero());
         }
         let text = format!("{:e}", f);
         let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
         let exp: i32 = exp.parse().unwrap_or(0);
         let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        Decimal {
+        Ok(Decimal {
             coef: format!("{int}{frac}").parse().unwrap_or_default(),
             exp: exp - frac.len() as i32,
-        }
+        })
     }
 
     /// Both coefficients at the smaller exponent.
@@ -250,10 +262,18 @@ impl Decimal {
     }
 }
 
-fn decimal_fold(a: &[Value], op: fn(Decimal, Decimal) -> Decimal) -> Value {
-    let mut it = a.iter().map(|v| Decimal::of(to_float64(v)));
-    let first = it.next().unwrap_or_else(Decimal::zero);
-    Value::Float(it.fold(first, op).to_f64())
+/// sprig's `execDecimalOp`: `first` and then each of `rest` made decimals in turn (a NaN or
+/// infinity is NewFromFloat's panic where it comes) and folded with `op`.
+fn decimal_fold(
+    first: &Value,
+    rest: &[Value],
+    op: fn(Decimal, Decimal) -> Result<Decimal, FuncError>,
+) -> Result<Value, FuncError> {
+    let mut acc = Decimal::of(to_float64(first))?;
+    for v in rest {
+        acc = op(acc, Decimal::of(to_float64(v))?)?;
+    }
+    Ok(Value::Float(acc.to_f64()))
 }
 
 fn round(x: f64, precision: i64, round_on: f64) -> f64 {
