@@ -69,11 +69,7 @@ impl Version {
                 number: p.to_string(),
             })?;
         }
-        // `validatePrerelease`: a number identifier has no leading zero.
-        let leading_zero = |id: &String| {
-            id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit())
-        };
-        if pre.iter().any(leading_zero) {
+        if pre.iter().any(|id| starts_with_zero(id)) {
             return Err(SemverError::SegmentStartsZero);
         }
         Ok(Version {
@@ -111,6 +107,11 @@ impl Version {
                 }
             })
     }
+}
+
+/// `validatePrerelease`'s refusal: a number identifier with a leading zero (`01`).
+fn starts_with_zero(id: &str) -> bool {
+    id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn valid_idents(s: &str) -> bool {
@@ -248,9 +249,7 @@ fn term(op: &'static str, text: &str, c: &str) -> Result<Term, SemverError> {
                 .collect()
         })
         .unwrap_or_default();
-    let leading_zero =
-        |id: &String| id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit());
-    if pre.iter().any(leading_zero) {
+    if pre.iter().any(|id| starts_with_zero(id)) {
         return Err(SemverError::ConstraintParser);
     }
     Ok(Term {
