@@ -193,7 +193,8 @@ fn parse_hex_float(text: &str) -> Option<f64> {
     }
     let value = num_bigint::BigUint::parse_bytes(digits.as_bytes(), 16)?;
     // value × 2^(exponent − 4·|frac|), rounded once.
-    let shift = exponent - 4 * frac.len() as i64;
+    // Saturating: the exponent is the input's, any i64 (the result is then 0 or out of range).
+    let shift = exponent.saturating_sub(4 * frac.len() as i64);
     if value.bits() == 0 {
         return Some(0.0);
     }
@@ -203,14 +204,14 @@ fn parse_hex_float(text: &str) -> Option<f64> {
         let cut = (bits - 63) as u64;
         let top: u64 = (&value >> cut).try_into().ok()?;
         let lost = value.trailing_zeros().unwrap_or(0) < cut;
-        (top, lost, shift + cut as i64)
+        (top, lost, shift.saturating_add(cut as i64))
     } else {
         (value.try_into().ok()?, false, shift)
     };
     // The bits cut off only decide a rounding: one set bit below the kept ones says "more
     // than nothing was lost" (and makes no tie of it).
     let top = if sticky { (top << 1) | 1 } else { top << 1 };
-    let exp = i32::try_from((shift - 1).clamp(-2000, 2000)).ok()?;
+    let exp = i32::try_from(shift.saturating_sub(1).clamp(-2000, 2000)).ok()?;
     Some(ldexp(top, exp))
 }
 
@@ -365,6 +366,8 @@ mod tests {
             ("", None),
             ("1e", None),
             ("0x", None),
+            ("0x1p-9223372036854775808", Some(0.0)),
+            ("0x1p9223372036854775807", None),
         ];
         for (text, want) in cases {
             assert_eq!(parse_float(text), *want, "{text}");
