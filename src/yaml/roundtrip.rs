@@ -13,23 +13,28 @@ use super::node::{Node, NodeKind, ScalarStyle};
 
 /// Applies the round trip to every value under `node`.
 pub fn through_go_yaml_v3(node: &mut Node) {
-    let flow = node.flow();
-    let fix = |n: &mut Node| match &mut n.kind {
-        NodeKind::Scalar(s) => {
-            if flow && s.text.is_empty() && s.tag.is_none() && s.style == ScalarStyle::Plain {
-                s.tag = Some("!!str".into());
-            } else if s.style == ScalarStyle::Folded && !flow && block_allowed(&s.text) {
-                // Otherwise go-yaml v3 writes it double-quoted and the value is kept.
-                s.text = folded_round_trip(&s.text);
+    // go-yaml v3 writes everything inside a flow collection in flow style, whatever style a
+    // nested collection had (a patch can merge a block mapping into a flow one).
+    fn walk(node: &mut Node, in_flow: bool) {
+        let flow = in_flow || node.flow();
+        let fix = |n: &mut Node| match &mut n.kind {
+            NodeKind::Scalar(s) => {
+                if flow && s.text.is_empty() && s.tag.is_none() && s.style == ScalarStyle::Plain {
+                    s.tag = Some("!!str".into());
+                } else if s.style == ScalarStyle::Folded && !flow && block_allowed(&s.text) {
+                    // Otherwise go-yaml v3 writes it double-quoted and the value is kept.
+                    s.text = folded_round_trip(&s.text);
+                }
             }
+            _ => walk(n, flow),
+        };
+        match &mut node.kind {
+            NodeKind::Scalar(_) => {}
+            NodeKind::Seq(items) => items.iter_mut().for_each(fix),
+            NodeKind::Map(entries) => entries.iter_mut().for_each(|(_, v)| fix(v)),
         }
-        _ => through_go_yaml_v3(n),
-    };
-    match &mut node.kind {
-        NodeKind::Scalar(_) => {}
-        NodeKind::Seq(items) => items.iter_mut().for_each(fix),
-        NodeKind::Map(entries) => entries.iter_mut().for_each(|(_, v)| fix(v)),
     }
+    walk(node, false);
 }
 
 /// A scalar (key or value) that go-yaml v3 writes as a block and cannot read back: its
@@ -37,24 +42,26 @@ pub fn through_go_yaml_v3(node: &mut Node) {
 /// takes the tab for indentation ("found a tab character where an indentation space is
 /// expected").
 pub fn unreadable_block(node: &Node) -> Option<&Node> {
-    fn bad(n: &Node, in_flow: bool) -> Option<&Node> {
+    // Inside a flow collection, at any depth, go-yaml v3 writes no block scalar.
+    if node.flow() {
+        return None;
+    }
+    fn bad(n: &Node) -> Option<&Node> {
         match &n.kind {
             NodeKind::Scalar(s) => {
                 // go-yaml v3 writes a plain (unstyled) scalar with a line break as a literal.
                 let block = matches!(s.style, ScalarStyle::Literal | ScalarStyle::Folded)
                     || (s.style == ScalarStyle::Plain && s.text.contains('\n'));
                 let tab = s.text.starts_with('\t');
-                (block && !in_flow && tab && block_allowed(&s.text)).then_some(n)
+                (block && tab && block_allowed(&s.text)).then_some(n)
             }
             _ => unreadable_block(n),
         }
     }
     match &node.kind {
         NodeKind::Scalar(_) => None,
-        NodeKind::Seq(items) => items.iter().find_map(|i| bad(i, node.flow())),
-        NodeKind::Map(entries) => entries
-            .iter()
-            .find_map(|(k, v)| bad(k, node.flow()).or_else(|| bad(v, node.flow()))),
+        NodeKind::Seq(items) => items.iter().find_map(bad),
+        NodeKind::Map(entries) => entries.iter().find_map(|(k, v)| bad(k).or_else(|| bad(v))),
     }
 }
 
