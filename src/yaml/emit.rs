@@ -171,7 +171,7 @@ fn string(s: &str, escape_astral: bool) -> (Cow<'_, str>, ScalarStyle) {
     }
     let style = if s.contains('\n') {
         ScalarStyle::Literal
-    } else if plain_tag(&s, Dialect::Yaml11) == "!!str" && !is_base60_float(&s) {
+    } else if plain_is_string(&s) {
         ScalarStyle::Plain
     } else {
         ScalarStyle::DoubleQuoted
@@ -256,6 +256,12 @@ fn from_placeholder(c: char) -> char {
     } else {
         c
     }
+}
+
+/// Whether go-yaml's `stringv` (v2, and v3 with its `isOldBool`) may write `s` plain: it
+/// would read back as a string, not as a YAML 1.1 bool, number, null or base-60 float.
+pub(super) fn plain_is_string(s: &str) -> bool {
+    plain_tag(s, Dialect::Yaml11) == "!!str" && !is_base60_float(s)
 }
 
 /// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`

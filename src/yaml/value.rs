@@ -169,6 +169,15 @@ pub fn from_go_json(v: &Value) -> Node {
             style: super::node::ScalarStyle::Literal,
             tag: Some("!!str".into()),
         })),
+        // Double-quoted where plain text would read as another type (`"1"`, `"yes"`), which
+        // the replicas transformer keeps when it writes a count there.
+        Value::String(s) if !super::emit::plain_is_string(s) => {
+            Node::new(NodeKind::Scalar(Scalar {
+                text: s.clone(),
+                style: super::node::ScalarStyle::DoubleQuoted,
+                tag: Some("!!str".into()),
+            }))
+        }
         Value::String(s) => Node::string(s.clone()),
         Value::Array(items) => Node::new(NodeKind::Seq(items.iter().map(from_go_json).collect())),
         Value::Object(m) => Node::new(NodeKind::Map(

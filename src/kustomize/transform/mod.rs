@@ -36,12 +36,17 @@ pub struct WrongKind {
 pub type SetError = FieldSpecError<WrongKind>;
 
 /// kyaml `FieldSetter{Name: ""}` on a scalar: the new text and tag, keeping the node's style
-/// (so a quoted value stays quoted).
+/// (so a quoted value stays quoted). go-yaml v3 writes a tag it set (not one read from the
+/// source) only where the value would not resolve to it, and the values set here do (a replica
+/// count is `!!int`): a quoted or block value is written without its `!!int` and reads back,
+/// as kustomize prints every object, as a string (`replicas: "9"` after a JSON patch made
+/// it a string).
 pub fn set_scalar(node: &mut Node, value: &str, tag: Option<&str>) -> Result<(), WrongKind> {
     match &mut node.kind {
         NodeKind::Scalar(s) => {
             s.text = value.to_string();
-            s.tag = tag.map(Box::from);
+            let dropped = s.style != ScalarStyle::Plain && tag != Some("!!str");
+            s.tag = if dropped { None } else { tag.map(Box::from) };
             Ok(())
         }
         NodeKind::Map(_) | NodeKind::Seq(_) => Err(wrong_kind("ScalarNode", node)),
