@@ -16,6 +16,10 @@ pub struct Op {
     pub span: Span,
     /// `value` as written, with its positions (None when the text did not say).
     pub value_node: Option<crate::yaml::Node>,
+    /// `value`'s JSON text as a patch written in JSON has it, whitespace removed (None for a
+    /// patch converted from YAML, whose values Go's `json.Marshal` wrote): `test` compares
+    /// text, not values.
+    pub value_json: Option<String>,
 }
 
 /// Why patch text decodes to no list of operations, as Go's `encoding/json` words it.
@@ -116,6 +120,7 @@ pub fn decode(v: &Value) -> Result<Vec<Op>, DecodeError> {
                 value: obj.get("value").cloned(),
                 span: Span::default(),
                 value_node: None,
+                value_json: None,
             })
         })
         .collect()
@@ -323,7 +328,7 @@ fn copy_value(doc: &mut Value, from: &str, path: &str) -> Result<(), OpError> {
     container_add(con, &key, value).map_err(|e| OpError::CopyAdd(Box::new(e)))
 }
 
-fn test(doc: &mut Value, path: &str, want: &Value) -> Result<(), OpError> {
+fn test(doc: &mut Value, path: &str, want: Option<&str>) -> Result<(), OpError> {
     let failed = || OpError::TestFailed {
         path: path.to_string(),
     };
@@ -331,26 +336,48 @@ fn test(doc: &mut Value, path: &str, want: &Value) -> Result<(), OpError> {
         path: path.to_string(),
     })?;
     let got = container_get(con, &key).map_err(wrapped("test", path))?;
-    if json_equal(&got, want) {
+    let equal = match want {
+        None => got.is_null(),
+        Some(want) => !got.is_null() && same_json(&got, want),
+    };
+    if equal {
         Ok(())
     } else {
         Err(failed())
     }
 }
 
-/// JSON equality with numbers compared as float64, as evanphx decodes them.
-fn json_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+/// evanphx/json-patch v4's `lazyNode.equal`: objects and arrays item by item, any other value
+/// by its JSON text, the object's as Go's `json.Marshal` writes it (so `"a&b"` is
+/// `"a\u0026b"`, `1.0` is `1`) against the patch's (`want`, compact JSON). A null item is
+/// equal to nothing (the library dereferences it and panics).
+fn same_json(got: &Value, want: &str) -> bool {
+    use serde_json::value::RawValue;
+    type Item = Option<Box<RawValue>>;
+    let same_item = |got: &Value, want: &Item| match want {
+        Some(want) if !got.is_null() => same_json(got, want.get()),
+        _ => false,
+    };
+    match got {
+        Value::Object(m) => {
+            let Ok(w) = serde_json::from_str::<std::collections::HashMap<String, Item>>(want)
+            else {
+                return false;
+            };
+            m.len() == w.len()
+                && m.iter().all(|(k, v)| match w.get(k) {
+                    None => false,
+                    Some(None) => v.is_null(),
+                    Some(want) => same_item(v, want),
+                })
         }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        Value::Array(items) => {
+            let Ok(w) = serde_json::from_str::<Vec<Item>>(want) else {
+                return false;
+            };
+            items.len() == w.len() && items.iter().zip(&w).all(|(v, w)| same_item(v, w))
         }
-        _ => a == b,
+        scalar => crate::kustomize::hash::go_json(scalar) == want,
     }
 }
 
@@ -384,7 +411,14 @@ fn apply_op(doc: &mut Value, op: &Op) -> Result<(), OpError> {
         }
         "move" => move_value(doc, &from(), &op.path),
         "copy" => copy_value(doc, &from(), &op.path),
-        "test" => test(doc, &op.path, &value()),
+        "test" => {
+            let text = match (&op.value_json, &op.value) {
+                (Some(text), _) => Some(text.clone()),
+                (None, Some(v)) => Some(crate::kustomize::hash::go_json(v)),
+                (None, None) => None,
+            };
+            test(doc, &op.path, text.as_deref().filter(|t| *t != "null"))
+        }
         other => Err(OpError::UnknownOp(other.to_string())),
     }
 }

@@ -178,6 +178,9 @@ pub fn parse_json_patch(text: &str) -> Result<Vec<json6902::Op>, JsonPatchError>
         (value, Some(node))
     };
     let mut ops = json6902::decode(&value).map_err(JsonPatchError::Decode)?;
+    if text.starts_with('[') {
+        keep_value_json(text, &mut ops);
+    }
     // The spans of the operations, when the node tree has the same list.
     if let Some(items) = node.as_ref().and_then(Node::as_seq) {
         if items.len() == ops.len() {
@@ -188,6 +191,43 @@ pub fn parse_json_patch(text: &str) -> Result<Vec<json6902::Op>, JsonPatchError>
         }
     }
     Ok(ops)
+}
+
+/// Gives each operation of a patch written in JSON its value's text, which `test` compares
+/// (evanphx keeps every operation's fields as `json.RawMessage`).
+fn keep_value_json(text: &str, ops: &mut [json6902::Op]) {
+    type Operation = std::collections::HashMap<String, Option<Box<serde_json::value::RawValue>>>;
+    let Ok(raw) = serde_json::from_str::<Vec<Operation>>(text) else {
+        return;
+    };
+    for (op, mut fields) in ops.iter_mut().zip(raw) {
+        op.value_json = fields
+            .remove("value")
+            .flatten()
+            .map(|v| compact_json(v.get()));
+    }
+}
+
+/// Go's `json.Compact` of valid JSON: the whitespace between tokens removed.
+fn compact_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Why a patch does not apply, in kustomize's words.
@@ -454,5 +494,48 @@ mod tests {
             Err(JsonPatchError::Json { line: 1, .. })
         ));
         assert!(parse_json_patch("{}").unwrap_err().is_decoding());
+    }
+
+    /// `test` compares JSON text: a patch written in JSON as written (whitespace aside), one
+    /// written in YAML as Go's json.Marshal writes it, the object always as json.Marshal does.
+    #[test]
+    fn test_operations_compare_json_text() {
+        let doc = serde_json::json!({"s": "a&b", "i": 1, "l": [1, "<x>"], "o": {"k": null}});
+        let passes = |patch: &str| {
+            let ops = parse_json_patch(patch).unwrap();
+            json6902::apply(&mut doc.clone(), &ops).is_ok()
+        };
+        for (patch, ok) in [
+            (r#"[{"op": "test", "path": "/s", "value": "a&b"}]"#, false),
+            (
+                r#"[{"op": "test", "path": "/s", "value": "a\u0026b"}]"#,
+                true,
+            ),
+            (r#"[{"op": "test", "path": "/i", "value": 1.0}]"#, false),
+            (r#"[{"op": "test", "path": "/i", "value": 1}]"#, true),
+            (
+                r#"[{"op": "test", "path": "/l", "value": [ 1 , "\u003cx\u003e" ]}]"#,
+                true,
+            ),
+            (
+                r#"[{"op": "test", "path": "/l", "value": [1, "<x>"]}]"#,
+                false,
+            ),
+            (
+                r#"[{"op": "test", "path": "/o", "value": {"k": null}}]"#,
+                true,
+            ),
+            (
+                r#"[{"op": "test", "path": "/o", "value": {"k": null, "j": 1}}]"#,
+                false,
+            ),
+            (r#"[{"op": "test", "path": "/nope", "value": null}]"#, true),
+            (r#"[{"op": "test", "path": "/i", "value": null}]"#, false),
+            ("- {op: test, path: /s, value: a&b}", true),
+            ("- {op: test, path: /i, value: 1.0}", true),
+            ("- {op: test, path: /l, value: [1, <x>]}", true),
+        ] {
+            assert_eq!(passes(patch), ok, "{patch}");
+        }
     }
 }
