@@ -422,10 +422,7 @@ impl<'a> State<'a> {
             other => {
                 // Go's error names the node it evaluated last (`"1.2.3"` in
                 // `range (semver "1.2.3")`).
-                let (pos, at) = match b.pipe.cmds.last().and_then(|c| c.args.last()) {
-                    Some(arg) => last_evaluated(arg, &self.tree.text),
-                    None => (b.pipe.pos, String::new()),
-                };
+                let (pos, at) = self.pipe_last_evaluated(&b.pipe);
                 return Err(self.error_at(
                     pos,
                     &at,
@@ -470,10 +467,10 @@ impl<'a> State<'a> {
             self.step(b.pos)?;
             let inner = self.vars.len();
             match *b.pipe.decl {
-                [v] => self.set_or_push(v.of(text), item.clone(), b.pipe.is_assign),
+                [v] => self.bind(&b.pipe, v.of(text), item.clone())?,
                 [k, v] => {
-                    self.set_or_push(k.of(text), key, b.pipe.is_assign);
-                    self.set_or_push(v.of(text), item.clone(), b.pipe.is_assign);
+                    self.bind(&b.pipe, k.of(text), key)?;
+                    self.bind(&b.pipe, v.of(text), item.clone())?;
                 }
                 _ => {}
             }
@@ -715,17 +712,29 @@ impl<'a> State<'a> {
         let value = self.eval_pipeline_no_decl(dot, pipe)?;
         let text: &'a str = &self.tree.text;
         if let Some(name) = pipe.decl.first().map(|v| v.of(text)) {
-            if pipe.is_assign && !self.vars.iter().any(|(n, _)| *n == name) {
-                let cmd = pipe.cmds.last().expect("a pipeline has a command");
-                return Err(self.error_at(
-                    cmd.pos,
-                    &command_string(cmd, text),
-                    format!("undefined variable: {name}"),
-                ));
-            }
-            self.set_or_push(name, value.clone(), pipe.is_assign);
+            self.bind(pipe, name, value.clone())?;
         }
         Ok(value)
+    }
+
+    /// Declares (`:=`) or assigns (`=`) a variable of `pipe`. Assigning one never declared
+    /// (the parser lets `$x = 1` through) fails at the node Go evaluated last.
+    fn bind(&mut self, pipe: &Pipe, name: &'a str, value: Value) -> Result<()> {
+        if pipe.is_assign && !self.vars.iter().any(|(n, _)| *n == name) {
+            let (pos, at) = self.pipe_last_evaluated(pipe);
+            return Err(self.error_at(pos, &at, format!("undefined variable: {name}")));
+        }
+        self.set_or_push(name, value, pipe.is_assign);
+        Ok(())
+    }
+
+    /// Where Go's executor stood after evaluating `pipe`: the last argument of its last
+    /// command (see [`last_evaluated`]).
+    fn pipe_last_evaluated(&self, pipe: &Pipe) -> (usize, String) {
+        match pipe.cmds.last().and_then(|c| c.args.last()) {
+            Some(arg) => last_evaluated(arg, &self.tree.text),
+            None => (pipe.pos, String::new()),
+        }
     }
 
     fn eval_command(

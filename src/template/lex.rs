@@ -435,35 +435,39 @@ impl<'a> Lexer<'a> {
                     }
                 }
                 b'$' => {
-                    self.pos += 1;
-                    self.take_alphanumeric();
-                    self.emit(Kind::Variable, start);
+                    if !self.lex_field_or_variable(start, Kind::Variable) {
+                        return false;
+                    }
                 }
-                b'.' => match self.input[start + 1..].chars().next() {
-                    Some('0'..='9') => {
-                        if !self.lex_number() {
-                            return false;
-                        }
+                // A dot at the end of the input is a number to Go (a bad one, the parser says).
+                b'.' if matches!(bytes.get(start + 1), None | Some(b'0'..=b'9')) => {
+                    if !self.lex_number() {
+                        return false;
                     }
-                    Some(next) if is_alphanumeric(next) => {
-                        self.pos += 1;
-                        self.take_alphanumeric();
-                        self.emit(Kind::Field, start);
+                }
+                b'.' => {
+                    if !self.lex_field_or_variable(start, Kind::Field) {
+                        return false;
                     }
-                    _ => self.punctuation(Kind::Dot),
-                },
+                }
                 b'+' | b'-' | b'0'..=b'9' => {
                     if !self.lex_number() {
                         return false;
                     }
                 }
-                b if b == b'_' || b.is_ascii_alphabetic() => self.lex_word(start),
+                b if b == b'_' || b.is_ascii_alphabetic() => {
+                    if !self.lex_word(start) {
+                        return false;
+                    }
+                }
                 // Other printable ASCII is a token of its own that the parser rejects.
                 b if b.is_ascii_graphic() => self.punctuation(Kind::Punct),
                 _ => {
                     let c = self.input[start..].chars().next().unwrap_or_default();
                     if is_alphanumeric(c) {
-                        self.lex_word(start);
+                        if !self.lex_word(start) {
+                            return false;
+                        }
                     } else {
                         self.error(format!(
                             "unrecognized character in action: {}",
@@ -483,11 +487,50 @@ impl<'a> Lexer<'a> {
         self.emit(kind, start);
     }
 
-    /// A name at `start`: a keyword, `true`, `false`, `nil` or an identifier.
-    fn lex_word(&mut self, start: usize) {
+    /// A name at `start`: a keyword, `true`, `false`, `nil` or an identifier. False when a
+    /// bad character follows it.
+    fn lex_word(&mut self, start: usize) -> bool {
         self.take_alphanumeric();
+        if !self.at_terminator() {
+            return self.bad_character();
+        }
         let kind = word_kind(&self.input.as_bytes()[start..self.pos]);
         self.emit(kind, start);
+        true
+    }
+
+    /// Go's `lexFieldOrVariable` at a `$` or `.`: alone (`Dot` for `.`) when a terminator
+    /// follows, else with the name after it. False when a bad character follows.
+    fn lex_field_or_variable(&mut self, start: usize, kind: Kind) -> bool {
+        self.pos = start + 1;
+        if self.at_terminator() {
+            let alone = if kind == Kind::Field { Kind::Dot } else { kind };
+            self.emit(alone, start);
+            return true;
+        }
+        self.take_alphanumeric();
+        if !self.at_terminator() {
+            return self.bad_character();
+        }
+        self.emit(kind, start);
+        true
+    }
+
+    /// Go's `atTerminator`: whether what follows a name may follow it (space, the end, `.`,
+    /// `,`, `|`, `:`, a parenthesis or the right delimiter); `$x+2` and `f"a"` are errors.
+    fn at_terminator(&self) -> bool {
+        match self.input.as_bytes().get(self.pos) {
+            None | Some(b' ' | b'\t' | b'\r' | b'\n' | b'.' | b',' | b'|' | b':' | b')' | b'(') => {
+                true
+            }
+            _ => self.rest().starts_with(self.right),
+        }
+    }
+
+    fn bad_character(&mut self) -> bool {
+        let c = self.rest().chars().next().unwrap_or_default();
+        self.error(format!("bad character {}", quote_rune(c)));
+        false
     }
 
     #[inline]
@@ -640,8 +683,13 @@ fn is_alphanumeric(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
 }
 
+/// Go's `%#U`: the code point, and the character quoted when it is printable.
 fn quote_rune(c: char) -> String {
-    format!("U+{:04X} '{c}'", c as u32)
+    if crate::go::unicode::is_print(c) {
+        format!("U+{:04X} '{c}'", c as u32)
+    } else {
+        format!("U+{:04X}", c as u32)
+    }
 }
 
 #[cfg(test)]

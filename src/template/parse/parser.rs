@@ -277,14 +277,12 @@ impl<'a> Parser<'a> {
                     if kw.kind == Kind::Keyword {
                         match kw.text {
                             "end" => {
-                                let close = self.next_non_space();
-                                if close.kind != Kind::RightDelim {
-                                    return Err(self.unexpected(&close, "end"));
-                                }
+                                self.end_control()?;
                                 return Ok((self.take_nodes(base), Stop::End));
                             }
                             "else" => {
-                                // `else if`/`else with` keep the else token for the caller.
+                                self.else_control()?;
+                                // The caller reads the else again.
                                 self.at = save;
                                 return Ok((self.take_nodes(base), Stop::Else));
                             }
@@ -300,6 +298,30 @@ impl<'a> Parser<'a> {
                 _ => self.parse_text_or_action()?,
             }
         }
+    }
+
+    /// Go's `elseControl`, after an `else`: `else if`/`else with` leave the keyword for the
+    /// caller, any other else ends its action.
+    fn else_control(&mut self) -> Result<(), Error> {
+        let after = self.peek_non_space();
+        if after.kind == Kind::Keyword && matches!(after.text, "if" | "with") {
+            return Ok(());
+        }
+        self.end_of("else")
+    }
+
+    /// Go's `endControl`, after an `end`: the action ends there.
+    fn end_control(&mut self) -> Result<(), Error> {
+        self.end_of("end")
+    }
+
+    /// The right delimiter that must follow a keyword (`context`).
+    fn end_of(&mut self, context: &str) -> Result<(), Error> {
+        let close = self.next_non_space();
+        if close.kind != Kind::RightDelim {
+            return Err(self.unexpected(&close, context));
+        }
+        Ok(())
     }
 
     /// A text, comment or action, its node (if any) pushed on the node stack.
@@ -347,8 +369,14 @@ impl<'a> Parser<'a> {
                         Node::Continue
                     })
                 }
-                "else" => Err(self.error(&t, "unexpected {{else}}")),
-                "end" => Err(self.error(&t, "unexpected {{end}}")),
+                "else" => {
+                    self.else_control()?;
+                    Err(self.error(&t, "unexpected {{else}}"))
+                }
+                "end" => {
+                    self.end_control()?;
+                    Err(self.error(&t, "unexpected {{end}}"))
+                }
                 "nil" => {
                     // `nil` is a keyword token only in the lexer's list; treat as an operand.
                     self.at -= 1;
@@ -487,9 +515,9 @@ impl<'a> Parser<'a> {
                     self.next_non_space();
                     is_assign = after.kind == Kind::Assign;
                     decl = Box::new([Span::of_token(&v)]);
-                    if !is_assign {
-                        self.vars.push(v.text);
-                    }
+                    // Go's parser puts an assigned variable in scope too; assigning one never
+                    // declared fails when it runs ("undefined variable: $x").
+                    self.vars.push(v.text);
                 }
                 Kind::Comma if context == "range" => {
                     self.next_non_space();
@@ -506,10 +534,8 @@ impl<'a> Parser<'a> {
                     }
                     is_assign = op.kind == Kind::Assign;
                     decl = Box::new([Span::of_token(&v), Span::of_token(&v2)]);
-                    if !is_assign {
-                        self.vars.push(v.text);
-                        self.vars.push(v2.text);
-                    }
+                    self.vars.push(v.text);
+                    self.vars.push(v2.text);
                 }
                 Kind::Comma => {
                     return Err(self.error(&after, format!("too many declarations in {context}")));
@@ -752,7 +778,7 @@ fn take_from<T>(stack: &mut Vec<T>, base: usize) -> Box<[T]> {
 fn describe(t: &Token) -> String {
     match t.kind {
         Kind::Eof => "EOF".into(),
-        Kind::Keyword | Kind::Nil => format!("<{}>", t.text),
+        Kind::Keyword | Kind::Nil | Kind::Dot => format!("<{}>", t.text),
         _ if t.text.chars().count() > 10 => {
             let cut: String = t.text.chars().take(10).collect();
             format!("{}...", super::super::fmt::go_quote(&cut))
