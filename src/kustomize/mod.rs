@@ -336,6 +336,12 @@ fn run(
             .get("config.kubernetes.io/local-config")
             .is_none_or(|v| v == "false")
     });
+    // kustomize rebuilds its resource map from what is left, and panics on two objects with
+    // one id (a replacement or vars that renamed one onto another).
+    acc.rm.check_unique_ids().map_err(|e| {
+        KError::new(rules::KUSTOMIZE_DUPLICATE_RESOURCE, e.to_string())
+            .at(&kt.file, Default::default())
+    })?;
     transform::sort::sort(&mut acc.rm, kt.k.sort_options.as_ref(), opts.reorder_none).map_err(
         |e| {
             KError::new(rules::KUSTOMIZE_SORT_OPTIONS, e.to_string())

@@ -55,7 +55,11 @@ def error_message(stderr, case_dir):
     m = re.search(r'err="((?:[^"\\]|\\.)*)"', stderr)
     # klog writes a message with line breaks as `err=<`, its lines indented by a tab, then ` >`.
     multi = re.search(r'err=<\n(.*?)\n >', stderr, re.S)
-    if m:
+    # A Go panic: its first line (the stack trace below it names addresses of the run).
+    panic = re.search(r"^panic: .*$", stderr, re.M)
+    if panic:
+        msg = panic.group(0)
+    elif m:
         msg = m.group(1).encode().decode("unicode_escape")
     elif multi:
         msg = "\n".join(l[1:] if l.startswith("\t") else l for l in multi.group(1).split("\n"))

@@ -24,6 +24,14 @@ pub enum NameRefError {
     /// A RoleBinding's ServiceAccount subject with a namespace that is no string.
     #[error("Invalid Input: namespace is blank for resource \"{0}\"")]
     BlankSubjectNamespace(KId),
+    /// A RoleBinding's subject that is no mapping, or whose `kind` (beside a `namespace`) is
+    /// no string: kustomize's type assertion panics (the build crashes).
+    #[error("kustomize panics on a subject of {referrer}: interface conversion: interface {{}} is {found}, not {wanted}")]
+    SubjectPanic {
+        referrer: KId,
+        found: &'static str,
+        wanted: &'static str,
+    },
 }
 
 /// Why one reference field cannot be updated.
@@ -142,9 +150,18 @@ fn role_binding_namespaces(r: &Res) -> Result<Vec<String>, NameRefError> {
     if r.kind() != "RoleBinding" {
         return Ok(out);
     }
+    let panic = |node: &Node, wanted| NameRefError::SubjectPanic {
+        referrer: r.cur_id(),
+        found: go_type_name(node),
+        wanted,
+    };
     if let Some(subjects) = r.node.get("subjects").and_then(Node::as_seq) {
         for s in subjects {
-            if let (Some(ns), Some(kind)) = (s.get("namespace"), s.str_at(&["kind"])) {
+            if s.as_map().is_none() {
+                return Err(panic(s, "map[string]interface {}"));
+            }
+            if let (Some(ns), Some(kind)) = (s.get("namespace"), s.get("kind")) {
+                let kind = kind.as_text().ok_or_else(|| panic(kind, "string"))?;
                 if kind == "ServiceAccount" {
                     match ns.as_text() {
                         Some(n) => out.push(n.to_string()),
@@ -155,6 +172,24 @@ fn role_binding_namespaces(r: &Res) -> Result<Vec<String>, NameRefError> {
         }
     }
     Ok(out)
+}
+
+/// The Go type go-yaml v3 decodes `node` to in an `interface{}`, as a failed type assertion
+/// names it.
+fn go_type_name(node: &Node) -> &'static str {
+    use crate::yaml::{resolve_scalar, Dialect, Resolved};
+    match &node.kind {
+        NodeKind::Seq(_) => "[]interface {}",
+        NodeKind::Map(_) => "map[string]interface {}",
+        NodeKind::Scalar(s) => match resolve_scalar(s, Dialect::Yaml12) {
+            Ok(Resolved::Null) => "nil",
+            Ok(Resolved::Bool(_)) => "bool",
+            Ok(Resolved::Int(_)) => "int",
+            Ok(Resolved::Uint(_)) => "uint64",
+            Ok(Resolved::Float(_)) => "float64",
+            Ok(Resolved::Str(_) | Resolved::Timestamp(_)) | Err(_) => "string",
+        },
+    }
 }
 
 struct Ctx<'a> {
