@@ -312,7 +312,9 @@ impl Res {
 
     /// Sets `kind`.
     pub fn set_kind(&mut self, kind: &str) {
-        self.node.set("kind", Node::string(kind));
+        // kyaml's SetKind writes an untagged scalar (`NewScalarRNode`), unlike SetName: a
+        // replacement that later writes `true` into it writes a bool.
+        self.node.set("kind", Node::plain(kind));
     }
 
     /// Removes kustomize's build annotations. Like kustomize, this rewrites a non-empty

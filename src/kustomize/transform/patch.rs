@@ -346,8 +346,11 @@ fn apply_smp_to(rm: &mut ResMap, selected: &[usize], patch: &Res) -> Result<(), 
     for &i in selected {
         let mut p = patch.clone();
         p.rewrite_metadata_as_strings();
+        // SetGvk: untagged scalars, as kyaml's SetApiVersion writes them (see Res::set_kind).
         let api = rm.list[i].api_version().to_string();
-        p.node.set("apiVersion", Node::string(api));
+        p.node.set("apiVersion", Node::plain(api));
+        let kind = p.kind().to_string();
+        p.set_kind(&kind);
         if !apply_smp(&mut rm.list[i], &p)? {
             deleted.push(i);
         }
