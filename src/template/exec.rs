@@ -840,6 +840,13 @@ impl<'a> State<'a> {
             return self.eval_arg(dot, word);
         };
         let text: &'a str = &self.tree.text;
+        // Go's evalCall stands at the field node to report a failed call; a field it cannot
+        // evaluate is reported where it stood last, inside the base of a chain.
+        let word_text = || arg_string(word, text);
+        let (field_pos, field_node) = match word {
+            Arg::Chain(_, base, _) => last_evaluated(base, text),
+            _ => (pos, word_text()),
+        };
         let mut args = Vec::new();
         let object = match &receiver {
             Value::Object(o) => o,
@@ -848,24 +855,45 @@ impl<'a> State<'a> {
                     args.push(self.eval_typed_arg(dot, a, Param::Any)?);
                 }
                 args.extend(last);
-                let node = || command_string(cmd, text);
-                return self.call_map_method(cmd.pos, &node, m, name, &args);
+                return self.call_map_method(pos, &word_text, m, name, &args);
             }
             Value::Map(_) => {
-                self.fields_with_args(pos, word, Some(name), true)?;
-                unreachable!("fields_with_args fails when there are arguments");
+                return Err(self.error_at(
+                    field_pos,
+                    &field_node,
+                    format!("{name} is not a method but has arguments"),
+                ));
+            }
+            // No value at all (Go's invalid reflect.Value): a field of it is no value, whatever
+            // the arguments.
+            Value::NoValue => {
+                if self.set.options.missing_key == MissingKey::Error {
+                    return Err(self.error_at(
+                        field_pos,
+                        &field_node,
+                        format!("nil data; no entry for key \"{name}\""),
+                    ));
+                }
+                return Ok(Value::NoValue);
+            }
+            Value::Nil => {
+                return Err(self.error_at(
+                    field_pos,
+                    &field_node,
+                    format!("nil pointer evaluating interface {{}}.{name}"),
+                ));
             }
             // Neither a map nor a value with methods: Go names the type it reached, which is
             // `interface {}` for anything found in a map.
             other => {
-                let ty = match other {
-                    Value::Nil | Value::NoValue => "interface {}",
-                    _ if from_map => "interface {}",
-                    v => v.type_name(),
+                let ty = if from_map {
+                    "interface {}"
+                } else {
+                    other.type_name()
                 };
                 return Err(self.error_at(
-                    pos,
-                    &arg_string(word, text),
+                    field_pos,
+                    &field_node,
                     format!("can't evaluate field {name} in type {ty}"),
                 ));
             }
@@ -877,15 +905,11 @@ impl<'a> State<'a> {
         let o = object;
         match o.0.call(name, &args) {
             Some(r) => r.map_err(|e| {
-                self.error_at(
-                    cmd.pos,
-                    &command_string(cmd, text),
-                    format!("error calling {name}: {e}"),
-                )
+                self.error_at(pos, &word_text(), format!("error calling {name}: {e}"))
             }),
             None => Err(self.error_at(
-                pos,
-                &arg_string(word, text),
+                field_pos,
+                &field_node,
                 format!("can't evaluate field {name} in type {}", o.0.type_name()),
             )),
         }
@@ -906,24 +930,6 @@ impl<'a> State<'a> {
             FuncError::Plain(e) => self.error_at(pos, &node(), e),
             FuncError::Raw(e) => e,
         })
-    }
-
-    /// A field given arguments is an error (maps have no methods).
-    fn fields_with_args(
-        &self,
-        pos: usize,
-        word: &Arg,
-        field: Option<&str>,
-        has_args: bool,
-    ) -> Result<()> {
-        match field {
-            Some(name) if has_args => Err(self.error_at(
-                pos,
-                &arg_string(word, &self.tree.text),
-                format!("{name} is not a method but has arguments"),
-            )),
-            _ => Ok(()),
-        }
     }
 
     fn eval_arg(&mut self, dot: &Value, arg: &Arg) -> Result<Value> {

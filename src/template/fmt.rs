@@ -288,7 +288,7 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
         },
         // Go's `fmtComplex`: each part as a float, the imaginary one always signed.
         Value::Complex(re, im) => match verb {
-            'v' | 'g' | 'G' | 'e' | 'E' | 'f' | 'F' | 'x' | 'X' => {
+            'v' | 'g' | 'G' | 'e' | 'E' | 'f' | 'F' | 'x' | 'X' | 'b' => {
                 // `%+v` is not `%+g`: its plus is cleared before the parts are printed.
                 let (verb, plus) = if verb == 'v' {
                     ('g', false)
@@ -324,11 +324,15 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
                 };
                 pad_number(out, &text, spec);
             }
-            'v' | 'g' | 'G' | 'e' | 'E' | 'f' | 'F' => {
+            'v' | 'g' | 'G' | 'e' | 'E' | 'f' | 'F' | 'b' => {
                 // `+` (and `' '`) give a sign to a number without one; `%+v` is another flag.
                 let signed = verb != 'v';
                 let verb = if verb == 'v' { 'g' } else { verb };
-                let text = format_float(*f, verb, spec.precision, spec.sharp);
+                let text = if verb == 'b' {
+                    binary_float(*f)
+                } else {
+                    format_float(*f, verb, spec.precision, spec.sharp)
+                };
                 let text = match text.chars().next() {
                     Some('-' | '+') => text,
                     _ if signed && spec.plus => format!("+{text}"),
@@ -613,6 +617,25 @@ pub fn format_float(f: f64, verb: char, precision: Option<usize>, sharp: bool) -
     } else {
         s
     }
+}
+
+/// strconv's `'b'` format of a float (`%b`): the integer mantissa and the binary exponent,
+/// `4503599627370496p-51` for 2 (precision does not apply).
+fn binary_float(f: f64) -> String {
+    if let Some(special) = non_finite(f) {
+        return special;
+    }
+    let bits = f.to_bits();
+    let sign = if bits >> 63 == 1 { "-" } else { "" };
+    let biased = ((bits >> 52) & 0x7ff) as i64;
+    let fraction = bits & ((1u64 << 52) - 1);
+    // A subnormal (or zero) has the smallest exponent and no implicit leading bit.
+    let (mantissa, exp) = match biased {
+        0 => (fraction, 1 - 1023 - 52),
+        e => (fraction | 1u64 << 52, e - 1023 - 52),
+    };
+    let exp_sign = if exp >= 0 { "+" } else { "" };
+    format!("{sign}{mantissa}p{exp_sign}{exp}")
 }
 
 /// `%x` of a float: `0x1.ap+01` (the shortest hex mantissa, or `precision` hex digits).

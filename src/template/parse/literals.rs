@@ -138,9 +138,15 @@ pub(super) fn parse_number(text: &str, is_char: bool) -> Result<Number, String> 
         return Ok(complex_number(0.0, im));
     }
     let int = crate::go::strconv::parse_int(text).ok();
-    let float = match int {
-        Some(i) => Some(i as f64),
-        None => go_parse_float(text),
+    // An unsigned integer beyond int64 is a constant too (one that overflows int when used).
+    let uint = match int {
+        Some(_) => None,
+        None => crate::go::strconv::parse_uint(text).ok(),
+    };
+    let float = match (int, uint) {
+        (Some(i), _) => Some(i as f64),
+        (None, Some(u)) => Some(u as f64),
+        (None, None) => go_parse_float(text),
     };
     let Some(f) = float else {
         return Err(format!(
@@ -148,14 +154,17 @@ pub(super) fn parse_number(text: &str, is_char: bool) -> Result<Number, String> 
             super::super::fmt::go_quote(text)
         ));
     };
-    if int.is_none() && !text.contains(['.', 'e', 'E', 'p', 'P']) {
+    if int.is_none() && uint.is_none() && !text.contains(['.', 'e', 'E', 'p', 'P']) {
         return Err(format!(
             "integer overflow: {}",
             super::super::fmt::go_quote(text)
         ));
     }
-    // An integral float is also an int (Go marks it so).
-    let int = int.or_else(|| (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i64));
+    // A float that is integral is also an int (Go marks it so).
+    let int = match uint {
+        Some(_) => None,
+        None => int.or_else(|| (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i64)),
+    };
     let lower = text.to_ascii_lowercase();
     let hex = lower.trim_start_matches(['+', '-']).starts_with("0x");
     Ok(Number {

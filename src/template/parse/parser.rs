@@ -354,14 +354,14 @@ impl<'a> Parser<'a> {
                 "template" => self.parse_template(&t, false),
                 "block" => self.parse_template(&t, true),
                 "break" | "continue" => {
+                    let close = self.next_non_space();
+                    if close.kind != Kind::RightDelim {
+                        return Err(self.unexpected(&close, &format!("{{{{{}}}}}", t.text)));
+                    }
                     if self.range_depth == 0 {
                         return Err(
                             self.error(&t, format!("{{{{{}}}}} outside {{{{range}}}}", t.text))
                         );
-                    }
-                    let close = self.next_non_space();
-                    if close.kind != Kind::RightDelim {
-                        return Err(self.unexpected(&close, &format!("{{{{{}}}}}", t.text)));
                     }
                     Ok(if t.text == "break" {
                         Node::Break
