@@ -5,7 +5,7 @@
 use super::super::fieldspec::{apply, plugin_specs, CreateKind, FieldSpec, PluginFieldSpec};
 use super::super::kid::KId;
 use super::super::resmap::{IdKey, ResMap};
-use super::{set_scalar, SetError, WrongKind};
+use super::{set_scalar, wrong_kind, SetError, WrongKind};
 use crate::yaml::Node;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -18,15 +18,33 @@ pub enum SubjectMode {
     None,
 }
 
+impl SubjectMode {
+    /// The field of a subject that decides whether it gets the namespace, and its value.
+    fn subject_field(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            SubjectMode::DefaultOnly => Some(("name", "default")),
+            SubjectMode::AllServiceAccounts => Some(("kind", "ServiceAccount")),
+            SubjectMode::None => None,
+        }
+    }
+}
+
 /// Why the namespace cannot be set, in kustomize's words.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NamespaceError {
     /// A field spec (`metadata/namespace` or a configured one) failed.
     #[error("namespace transformation failed: {0}")]
     Field(SetError),
-    /// A RoleBinding subject's `namespace` is no scalar.
+    /// A RoleBinding's `subjects` is no list, or a subject's `namespace` is no scalar.
     #[error("setting namespace on (cluster)role binding subjects: {0}")]
     Subject(WrongKind),
+    /// A subject is no mapping, or the field that decides whether it gets the namespace
+    /// (`name`, or `kind` with `allServiceAccounts`) is no scalar.
+    #[error("setting namespace on (cluster)role binding subjects: looking up {field} on (cluster)role binding subject: {error}")]
+    SubjectLookup {
+        field: &'static str,
+        error: WrongKind,
+    },
     /// Two objects end up with the same id.
     #[error("namespace transformation produces ID conflict: {id} appears {count} times")]
     Conflict { id: KId, count: usize },
@@ -81,24 +99,26 @@ pub fn apply_namespace(
         }
         if gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding" {
             fs.retain(|f| !(is_rb(&f.gvk.kind) && f.path == "subjects/namespace"));
-            if mode != SubjectMode::None {
-                if let Some(subjects) = r.node.get_mut("subjects").and_then(Node::as_seq_mut) {
-                    for s in subjects.iter_mut() {
-                        let wanted = match mode {
-                            SubjectMode::DefaultOnly => s.str_at(&["name"]) == Some("default"),
-                            SubjectMode::AllServiceAccounts => {
-                                s.str_at(&["kind"]) == Some("ServiceAccount")
-                            }
-                            SubjectMode::None => false,
-                        };
-                        if wanted && s.is_map() {
-                            if s.get("namespace").is_none() {
-                                s.set("namespace", Node::plain(""));
-                            }
-                            let n = s.get_mut("namespace").expect("just ensured");
-                            setter(n).map_err(NamespaceError::Subject)?;
-                        }
+            let subjects = r.node.get_mut("subjects").filter(|n| !n.is_null());
+            if let (Some(subjects), Some((field, wanted))) = (subjects, mode.subject_field()) {
+                let subjects = match subjects.as_seq_mut() {
+                    Some(items) => items,
+                    None => {
+                        return Err(NamespaceError::Subject(wrong_kind(
+                            "SequenceNode",
+                            subjects,
+                        )))
                     }
+                };
+                for s in subjects.iter_mut().filter(|s| !s.is_null()) {
+                    if !subject_matches(s, field, wanted)? {
+                        continue;
+                    }
+                    if s.get("namespace").is_none() {
+                        s.set("namespace", Node::plain(""));
+                    }
+                    let n = s.get_mut("namespace").expect("just ensured");
+                    setter(n).map_err(NamespaceError::Subject)?;
                 }
             }
         }
@@ -120,6 +140,20 @@ pub fn apply_namespace(
         }
     }
     Ok(())
+}
+
+/// kyaml's `Lookup(field)` and `Match(wanted)` on a subject: a subject that is no mapping,
+/// or a `field` that is no scalar, fails.
+fn subject_matches(s: &Node, field: &'static str, wanted: &str) -> Result<bool, NamespaceError> {
+    let lookup = |error| NamespaceError::SubjectLookup { field, error };
+    if !s.is_map() {
+        return Err(lookup(wrong_kind("MappingNode", s)));
+    }
+    match s.get(field) {
+        Some(v) if v.as_scalar().is_none() => Err(lookup(wrong_kind("ScalarNode", v))),
+        Some(v) => Ok(!v.is_null() && v.as_text() == Some(wanted)),
+        None => Ok(false),
+    }
 }
 
 fn is_rb(kind: &str) -> bool {
