@@ -17,7 +17,10 @@ use super::transform::{
 use super::types::{self, GeneratorArgs, PluginMeta, ReplacementField, Selector};
 use crate::finding::{rules, Finding};
 use crate::source::RepoPath;
-use crate::yaml::{de::from_node_go_json, Dialect, Span};
+use crate::yaml::{
+    de::{from_node_go_json, from_node_go_yaml},
+    Dialect, Span,
+};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -234,9 +237,12 @@ fn unusable(cfg: &Res, message: String, help: &str) -> KError {
         .at(&cfg.origin.file, cfg.origin.span)
 }
 
-/// Reads a plugin config leniently, as kustomize's `yaml.Unmarshal` does.
+/// Reads a plugin config leniently, as kustomize's `yaml.Unmarshal` does. The config reaches
+/// it as a resource kyaml read and printed (`AsYAML`), so its scalars have their YAML 1.2
+/// types (`name: n` is a string, not a YAML 1.1 bool), and a string field takes a number or a
+/// bool as its JSON text (`labels: {v: 1.50}` is "1.5").
 pub fn read<T: for<'de> Deserialize<'de>>(cfg: &Res) -> Result<T, KError> {
-    from_node_go_json(&cfg.node, Dialect::Yaml11).map_err(|e| {
+    from_node_go_yaml(&cfg.node, Dialect::Yaml12).map_err(|e| {
         KError::new(
             rules::KUSTOMIZE_PLUGIN_CONFIG,
             format!(

@@ -69,7 +69,7 @@ pub fn from_node<'de, T: serde::Deserialize<'de>>(
     T::deserialize(NodeDe {
         node,
         dialect,
-        fold_case: false,
+        mode: Mode::Yaml,
     })
 }
 
@@ -82,15 +82,41 @@ pub fn from_node_go_json<'de, T: serde::Deserialize<'de>>(
     T::deserialize(NodeDe {
         node,
         dialect,
-        fold_case: true,
+        mode: Mode::GoJson,
     })
+}
+
+/// Like [`from_node_go_json`], but a string field takes any scalar as the JSON text of its
+/// value (`1.50` is "1.5", `true` is "true"), as sigs.k8s.io/yaml's `Unmarshal` converts a
+/// scalar for a string target: how kustomize reads a plugin config, which kyaml printed first.
+pub fn from_node_go_yaml<'de, T: serde::Deserialize<'de>>(
+    node: &'de Node,
+    dialect: Dialect,
+) -> Result<T, DeError> {
+    T::deserialize(NodeDe {
+        node,
+        dialect,
+        mode: Mode::GoYamlTarget,
+    })
+}
+
+/// How keys and string fields are read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Keys exactly; a string field takes a scalar as written.
+    Yaml,
+    /// Go's `encoding/json`: keys case-insensitively when no exact match exists; a string
+    /// field refuses a bool or a number.
+    GoJson,
+    /// Keys as Go's JSON; a string field takes a bool or number as its JSON text.
+    GoYamlTarget,
 }
 
 #[derive(Clone, Copy)]
 struct NodeDe<'a> {
     node: &'a Node,
     dialect: Dialect,
-    fold_case: bool,
+    mode: Mode,
 }
 
 impl<'a> NodeDe<'a> {
@@ -158,13 +184,13 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
             NodeKind::Seq(items) => visitor.visit_seq(Seq {
                 items: items.iter(),
                 dialect: self.dialect,
-                fold_case: self.fold_case,
+                mode: self.mode,
             }),
             NodeKind::Map(entries) => visitor.visit_map(Map {
                 entries: entries.iter(),
                 value: None,
                 dialect: self.dialect,
-                fold_case: self.fold_case,
+                mode: self.mode,
                 fields: None,
             }),
             NodeKind::Scalar(_) => match self.resolved()? {
@@ -189,7 +215,19 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         match &self.node.kind {
             NodeKind::Scalar(s) if !self.node.is_null() => {
-                if self.fold_case {
+                if self.mode == Mode::GoYamlTarget {
+                    let text = match self.resolved()? {
+                        Resolved::Bool(b) => b.to_string(),
+                        Resolved::Int(i) => i.to_string(),
+                        Resolved::Uint(u) => u.to_string(),
+                        Resolved::Float(f) => crate::go::float::format_json(f),
+                        Resolved::Str(_) | Resolved::Timestamp(_) | Resolved::Null => {
+                            s.text.clone()
+                        }
+                    };
+                    return visitor.visit_string(text).map_err(|e| self.at(e));
+                }
+                if self.mode == Mode::GoJson {
                     let found = match self.resolved()? {
                         Resolved::Bool(_) => Some("bool"),
                         Resolved::Int(_) | Resolved::Uint(_) | Resolved::Float(_) => Some("number"),
@@ -225,7 +263,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
                 .visit_seq(Seq {
                     items: [].iter(),
                     dialect: self.dialect,
-                    fold_case: self.fold_case,
+                    mode: self.mode,
                 })
                 .map_err(|e| self.at(e)),
             _ => Err(self.invalid("a sequence")),
@@ -240,7 +278,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
                     entries: [].iter(),
                     value: None,
                     dialect: self.dialect,
-                    fold_case: self.fold_case,
+                    mode: self.mode,
                     fields: None,
                 })
                 .map_err(|e| self.at(e)),
@@ -255,12 +293,12 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
         visitor: V,
     ) -> Result<V::Value, DeError> {
         match &self.node.kind {
-            NodeKind::Map(entries) if self.fold_case => visitor
+            NodeKind::Map(entries) if self.mode != Mode::Yaml => visitor
                 .visit_map(Map {
                     entries: entries.iter(),
                     value: None,
                     dialect: self.dialect,
-                    fold_case: true,
+                    mode: self.mode,
                     fields: Some(fields),
                 })
                 .map_err(|e| self.at(e)),
@@ -337,7 +375,7 @@ impl<'de> de::Deserializer<'de> for NodeDe<'de> {
 struct Seq<'a> {
     items: std::slice::Iter<'a, Node>,
     dialect: Dialect,
-    fold_case: bool,
+    mode: Mode,
 }
 
 impl<'de> SeqAccess<'de> for Seq<'de> {
@@ -352,7 +390,7 @@ impl<'de> SeqAccess<'de> for Seq<'de> {
                 let de = NodeDe {
                     node,
                     dialect: self.dialect,
-                    fold_case: self.fold_case,
+                    mode: self.mode,
                 };
                 seed.deserialize(de).map(Some).map_err(|e| de.at(e))
             }
@@ -364,7 +402,7 @@ struct Map<'a> {
     entries: std::slice::Iter<'a, (Node, Node)>,
     value: Option<&'a Node>,
     dialect: Dialect,
-    fold_case: bool,
+    mode: Mode,
     /// A struct's field names, for case-insensitive key matching.
     fields: Option<&'static [&'static str]>,
 }
@@ -382,7 +420,7 @@ impl<'de> MapAccess<'de> for Map<'de> {
                 let de = NodeDe {
                     node: k,
                     dialect: self.dialect,
-                    fold_case: self.fold_case,
+                    mode: self.mode,
                 };
                 // Keys are read as written: `1: x` has the key "1".
                 let key = match &k.kind {
@@ -412,7 +450,7 @@ impl<'de> MapAccess<'de> for Map<'de> {
         let de = NodeDe {
             node,
             dialect: self.dialect,
-            fold_case: self.fold_case,
+            mode: self.mode,
         };
         seed.deserialize(de).map_err(|e| de.at(e))
     }
