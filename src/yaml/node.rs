@@ -134,13 +134,17 @@ pub enum NodeKind {
 pub struct Node {
     pub kind: NodeKind,
     pub span: Span,
-    /// [`Node::shared`] in the low 31 bits, [`Node::flow`] in the top bit: one word, so that a
-    /// node stays 64 bytes.
+    /// [`Node::shared`] in the low 30 bits, [`Node::flow`] and [`Node::untagged`] in the top
+    /// two: one word, so that a node stays 64 bytes.
     marks: u32,
 }
 
 /// The top bit of [`Node::marks`].
 const FLOW: u32 = 1 << 31;
+/// The next bit of [`Node::marks`].
+const UNTAGGED: u32 = 1 << 30;
+/// The bits of [`Node::marks`] that hold [`Node::shared`].
+const SHARED_ID: u32 = !(FLOW | UNTAGGED);
 
 // Trees of millions of nodes are kept in memory: a file on each span must not make them bigger.
 #[cfg(target_pointer_width = "64")]
@@ -207,12 +211,29 @@ impl Node {
     /// of a resource: every node of the resource with the same id is that object, so writing
     /// one in place writes them all (see `kustomize::shared`). Not part of equality.
     pub fn shared(&self) -> u32 {
-        self.marks & !FLOW
+        self.marks & SHARED_ID
     }
 
     /// Sets [`Node::shared`] (an id from [`Node::next_shared_id`], or 0 for none).
     pub fn set_shared(&mut self, id: u32) {
-        self.marks = (self.marks & FLOW) | (id & !FLOW);
+        self.marks = (self.marks & !SHARED_ID) | (id & SHARED_ID);
+    }
+
+    /// A scalar kustomize wrote with no tag (kyaml's `NodeTagEmpty`, as the prefix/suffix and
+    /// image transformers write): go-yaml v3 gives it the type its text reads as whenever it
+    /// prints it, even after a replacement changed the text, where a parsed scalar keeps the
+    /// tag it was read with. Not part of equality.
+    pub fn untagged(&self) -> bool {
+        self.marks & UNTAGGED != 0
+    }
+
+    /// Sets [`Node::untagged`].
+    pub fn set_untagged(&mut self, untagged: bool) {
+        self.marks = if untagged {
+            self.marks | UNTAGGED
+        } else {
+            self.marks & !UNTAGGED
+        };
     }
 
     /// A plain scalar whose type is decided by resolution (`3` is an int, `true` a bool).
@@ -258,7 +279,7 @@ impl Node {
         use std::sync::atomic::{AtomicU32, Ordering};
         static NEXT: AtomicU32 = AtomicU32::new(1);
         loop {
-            let id = NEXT.fetch_add(1, Ordering::Relaxed) & !FLOW;
+            let id = NEXT.fetch_add(1, Ordering::Relaxed) & SHARED_ID;
             if id != 0 {
                 return id;
             }

@@ -47,6 +47,7 @@ pub fn set_scalar(node: &mut Node, value: &str, tag: Option<&str>) -> Result<(),
             s.text = value.to_string();
             let dropped = s.style != ScalarStyle::Plain && tag != Some("!!str");
             s.tag = if dropped { None } else { tag.map(Box::from) };
+            node.set_untagged(tag.is_none());
             Ok(())
         }
         NodeKind::Map(_) | NodeKind::Seq(_) => Err(wrong_kind("ScalarNode", node)),

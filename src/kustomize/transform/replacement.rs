@@ -339,6 +339,7 @@ fn refine(options: Option<&FieldOptions>, mut node: Node) -> Result<Node, Replac
     let Some(o) = options.filter(|o| !o.delimiter.is_empty()) else {
         return Ok(node);
     };
+    let parsed = node.span.is_known() && !node.untagged();
     let NodeKind::Scalar(s) = &mut node.kind else {
         return Err(err(
             rules::KUSTOMIZE_REPLACEMENT_DELIMITER,
@@ -356,14 +357,15 @@ fn refine(options: Option<&FieldOptions>, mut node: Node) -> Result<Node, Replac
         ));
     }
     let part = parts[o.index as usize].to_string();
-    pin_tag(s, node.span.is_known());
+    pin_tag(s, parsed);
     s.text = part;
     Ok(node)
 }
 
 /// go-yaml v3 resolves a parsed plain scalar's tag when parsing and keeps it when only the text
 /// is replaced: "PORT" stays a string after becoming "8080", `replicas: 1` stays an int.
-/// Scalars kustomize creates itself carry no tag (they have no source position here).
+/// Scalars kustomize creates itself carry no tag (they have no source position here, or are
+/// marked [`Node::untagged`]).
 fn pin_tag(s: &mut crate::yaml::Scalar, parsed: bool) {
     if parsed && s.tag.is_none() && s.style == crate::yaml::ScalarStyle::Plain {
         s.tag = Some(yaml::plain_tag(&s.text, Dialect::Yaml12).into());
@@ -535,9 +537,10 @@ fn set_field_value(
             s.text = parts.join(&o.delimiter);
         }
     }
+    let parsed = target.span.is_known() && !target.untagged();
     match (&mut target.kind, &value.kind) {
         (NodeKind::Scalar(t), NodeKind::Scalar(v)) => {
-            pin_tag(t, target.span.is_known());
+            pin_tag(t, parsed);
             t.text = v.text.clone();
         }
         _ => {
