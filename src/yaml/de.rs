@@ -66,11 +66,7 @@ pub fn from_node<'de, T: serde::Deserialize<'de>>(
     node: &'de Node,
     dialect: Dialect,
 ) -> Result<T, DeError> {
-    T::deserialize(NodeDe {
-        node,
-        dialect,
-        mode: Mode::Yaml,
-    })
+    deserialize(node, dialect, Mode::Yaml)
 }
 
 /// Like [`from_node`], but struct fields match keys case-insensitively when no exact match
@@ -79,11 +75,7 @@ pub fn from_node_go_json<'de, T: serde::Deserialize<'de>>(
     node: &'de Node,
     dialect: Dialect,
 ) -> Result<T, DeError> {
-    T::deserialize(NodeDe {
-        node,
-        dialect,
-        mode: Mode::GoJson,
-    })
+    deserialize(node, dialect, Mode::GoJson)
 }
 
 /// Like [`from_node_go_json`], but a string field takes any scalar as the JSON text of its
@@ -93,10 +85,18 @@ pub fn from_node_go_yaml<'de, T: serde::Deserialize<'de>>(
     node: &'de Node,
     dialect: Dialect,
 ) -> Result<T, DeError> {
+    deserialize(node, dialect, Mode::GoYamlTarget)
+}
+
+fn deserialize<'de, T: serde::Deserialize<'de>>(
+    node: &'de Node,
+    dialect: Dialect,
+    mode: Mode,
+) -> Result<T, DeError> {
     T::deserialize(NodeDe {
         node,
         dialect,
-        mode: Mode::GoYamlTarget,
+        mode,
     })
 }
 

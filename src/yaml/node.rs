@@ -200,10 +200,14 @@ impl Node {
 
     /// Sets [`Node::flow`].
     pub fn set_flow(&mut self, flow: bool) {
-        self.marks = if flow {
-            self.marks | FLOW
+        self.set_mark(FLOW, flow);
+    }
+
+    fn set_mark(&mut self, bit: u32, on: bool) {
+        self.marks = if on {
+            self.marks | bit
         } else {
-            self.marks & !FLOW
+            self.marks & !bit
         };
     }
 
@@ -229,11 +233,7 @@ impl Node {
 
     /// Sets [`Node::untagged`].
     pub fn set_untagged(&mut self, untagged: bool) {
-        self.marks = if untagged {
-            self.marks | UNTAGGED
-        } else {
-            self.marks & !UNTAGGED
-        };
+        self.set_mark(UNTAGGED, untagged);
     }
 
     /// A plain scalar whose type is decided by resolution (`3` is an int, `true` a bool).
