@@ -301,13 +301,15 @@ impl<'a> Parser<'a> {
     }
 
     /// Go's `elseControl`, after an `else`: `else if`/`else with` leave the keyword for the
-    /// caller, any other else ends its action.
-    fn else_control(&mut self) -> Result<(), Error> {
+    /// caller, any other else ends its action. Only looks: the caller reads the else again,
+    /// and consuming its right delimiter would let the token buffer be refilled.
+    fn else_control(&self) -> Result<(), Error> {
         let after = self.peek_non_space();
-        if after.kind == Kind::Keyword && matches!(after.text, "if" | "with") {
-            return Ok(());
+        let chained = after.kind == Kind::Keyword && matches!(after.text, "if" | "with");
+        if !chained && after.kind != Kind::RightDelim {
+            return Err(self.unexpected(&after, "else"));
         }
-        self.end_of("else")
+        Ok(())
     }
 
     /// Go's `endControl`, after an `end`: the action ends there.
