@@ -460,16 +460,11 @@ fn format_int(out: &mut String, n: i64, verb: char, spec: &Spec, v: &Value) {
             return;
         }
         'U' => {
-            let mut s = format!("U+{:04X}", n);
-            if spec.sharp {
-                if let Some(c) = u32::try_from(n)
-                    .ok()
-                    .and_then(char::from_u32)
-                    .filter(|c| is_printable(*c))
-                {
-                    s.push_str(&format!(" '{c}'"));
-                }
-            }
+            let c = u32::try_from(n).ok().and_then(char::from_u32);
+            let s = match c {
+                Some(c) if spec.sharp => sharp_u(c),
+                _ => format!("U+{:04X}", n),
+            };
             pad(out, &s, spec);
             return;
         }
@@ -616,6 +611,15 @@ pub fn format_float(f: f64, verb: char, precision: Option<usize>, sharp: bool) -
         s.to_uppercase()
     } else {
         s
+    }
+}
+
+/// Go's `%#U`: the code point, and the character quoted when it is printable.
+pub fn sharp_u(c: char) -> String {
+    if is_printable(c) {
+        format!("U+{:04X} '{c}'", c as u32)
+    } else {
+        format!("U+{:04X}", c as u32)
     }
 }
 

@@ -471,7 +471,7 @@ impl<'a> Lexer<'a> {
                     } else {
                         self.error(format!(
                             "unrecognized character in action: {}",
-                            quote_rune(c)
+                            super::fmt::sharp_u(c)
                         ));
                         return false;
                     }
@@ -529,7 +529,7 @@ impl<'a> Lexer<'a> {
 
     fn bad_character(&mut self) -> bool {
         let c = self.rest().chars().next().unwrap_or_default();
-        self.error(format!("bad character {}", quote_rune(c)));
+        self.error(format!("bad character {}", super::fmt::sharp_u(c)));
         false
     }
 
@@ -681,15 +681,6 @@ static ASCII_WORD: [bool; 256] = {
 
 fn is_alphanumeric(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
-}
-
-/// Go's `%#U`: the code point, and the character quoted when it is printable.
-fn quote_rune(c: char) -> String {
-    if crate::go::unicode::is_print(c) {
-        format!("U+{:04X} '{c}'", c as u32)
-    } else {
-        format!("U+{:04X}", c as u32)
-    }
 }
 
 #[cfg(test)]
