@@ -269,6 +269,10 @@ impl<'a> Lexer<'a> {
 
     fn lex_comment(&mut self, start: usize) -> bool {
         let body_start = self.pos;
+        // Go counts the newline of a `{{-` marker but not those inside the comment (its lexer
+        // moves past the comment without counting), so later parse errors name a line that
+        // many lines too early.
+        self.line += count_newlines(&self.input[start..body_start]);
         let Some(close) = find(self.rest(), "*/") else {
             self.error("unclosed comment");
             return false;
@@ -288,7 +292,6 @@ impl<'a> Lexer<'a> {
             return false;
         };
         let comment_end = self.pos;
-        self.line += count_newlines(&self.input[start..comment_end]);
         self.tokens.push(Token {
             kind: Kind::Comment,
             text: &self.input[body_start..comment_end],
