@@ -392,9 +392,10 @@ fn subset_value(text: &str) -> Option<Value> {
         if let yaml::SubsetEvent::DocumentStart = event {
             documents += 1;
         }
-        // Later documents are read for their syntax only.
+        // sigs.k8s.io/yaml decodes one document and never reads what follows it: stop there
+        // (the way through nodes then decides, reading only the first document).
         if documents > 1 {
-            return true;
+            return false;
         }
         let key_expected = matches!(stack.last(), Some(Frame::Map(_, None)));
         let value = match event {
@@ -643,8 +644,9 @@ pub fn yaml_node(text: &str) -> Result<Option<yaml::Node>, HelmYamlError> {
         ..yaml::ParseOptions::default()
     };
     // Go's reader sees a Go string's bytes: one that is not UTF-8 fails as go-yaml's does.
-    match yaml::parse_stream(&gostr::to_bytes(text), &options) {
-        Ok(docs) => Ok(docs.into_iter().next()),
+    // sigs.k8s.io/yaml decodes one document: what follows it is never read.
+    match yaml::parse_first(&gostr::to_bytes(text), &options) {
+        Ok(doc) => Ok(doc),
         Err(e) => Err(match e.go_message {
             Some(message) => HelmYamlError {
                 line: e.go_line,
