@@ -22,7 +22,7 @@ pub use funcs::helm::{
     from_yaml_events as helm_values_by_events, from_yaml_nodes as helm_values_by_nodes, helm_error,
     plain_key_may_fail as helm_plain_key_may_fail,
     plain_may_be_non_finite as helm_plain_may_be_non_finite, to_yaml as helm_to_yaml,
-    yaml_node as helm_yaml_node, HelmYamlError, CHART_VALUES,
+    yaml_node as helm_yaml_node, yaml_to_json as sigs_yaml_to_json, HelmYamlError, CHART_VALUES,
 };
 pub use funcs::json_scan::check_valid as go_json_check_valid;
 pub use funcs::paths::clean as go_path_clean;

@@ -173,36 +173,33 @@ pub(super) fn dir_of(file: &str) -> &str {
     file.rsplit_once('/').map_or(".", |(d, _)| d)
 }
 
-/// A git file's parameter sets: one object, or each element of an array.
+/// A git file's parameter sets: Argo CD unmarshals the file (sigs.k8s.io/yaml: its first
+/// document, go-yaml v2 typing) into one object, and where that fails into a list of objects,
+/// reporting the second attempt's error. An empty file or `null` is one empty set, as is a
+/// `null` item of the list.
 pub(super) fn file_param_sets(bytes: &[u8], name: &str) -> Result<Vec<Params>, GenerateError> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(vec![Params::new()]);
-    }
-    let node = crate::yaml::parse_one(bytes, &Default::default()).map_err(|error| {
-        GenerateError::GitFileSyntax {
+    let value = crate::template::sigs_yaml_to_json(&crate::template::gostr::from_bytes(bytes))
+        .map_err(|error| GenerateError::GitFileSyntax {
             name: name.to_string(),
             error,
-        }
-    })?;
-    let value = crate::yaml::to_value(&node, crate::yaml::Dialect::Yaml12).map_err(|error| {
-        GenerateError::GitFileValue {
-            name: name.to_string(),
-            error,
-        }
-    })?;
+        })?;
+    let refused = |got: &Json, want| GenerateError::GitFileShape {
+        name: name.to_string(),
+        got: super::json_type(got),
+        want,
+    };
     match value {
         Json::Object(m) => Ok(vec![m]),
         Json::Null => Ok(vec![Params::new()]),
-        Json::Array(items) => Ok(items
+        Json::Array(items) => items
             .into_iter()
-            .filter_map(|i| match i {
-                Json::Object(m) => Some(m),
-                _ => None,
+            .map(|item| match item {
+                Json::Object(m) => Ok(m),
+                Json::Null => Ok(Params::new()),
+                other => Err(refused(&other, "map[string]interface {}")),
             })
-            .collect()),
-        _ => Err(GenerateError::GitFileShape {
-            name: name.to_string(),
-        }),
+            .collect(),
+        other => Err(refused(&other, "[]map[string]interface {}")),
     }
 }
 

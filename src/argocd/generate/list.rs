@@ -42,20 +42,10 @@ pub(super) fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, GenerateErro
         .as_str()
         .filter(|t| !t.trim().is_empty())
     {
-        let node = crate::yaml::parse_one(text.as_bytes(), &Default::default())
-            .map_err(GenerateError::ElementsYamlSyntax)?;
-        let value = crate::yaml::to_value(&node, crate::yaml::Dialect::Yaml12)
-            .map_err(GenerateError::ElementsYamlValue)?;
         // sigs.k8s.io/yaml into `[]map[string]interface{}`: null is no elements, anything
         // but a list of mappings is an error.
-        let json_type = |v: &Json| match v {
-            Json::Object(_) => "object",
-            Json::Array(_) => "array",
-            Json::String(_) => "string",
-            Json::Number(_) => "number",
-            Json::Bool(_) => "bool",
-            Json::Null => "null",
-        };
+        let value =
+            crate::template::sigs_yaml_to_json(text).map_err(GenerateError::ElementsYamlSyntax)?;
         let refused = |got, want| GenerateError::ElementsYamlType { got, want };
         match &value {
             Json::Null => {}
@@ -64,11 +54,18 @@ pub(super) fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, GenerateErro
                     match e {
                         Json::Object(m) => out.push(m.clone()),
                         Json::Null => out.push(Params::new()),
-                        other => return Err(refused(json_type(other), "map[string]interface {}")),
+                        other => {
+                            return Err(refused(super::json_type(other), "map[string]interface {}"))
+                        }
                     }
                 }
             }
-            other => return Err(refused(json_type(other), "[]map[string]interface {}")),
+            other => {
+                return Err(refused(
+                    super::json_type(other),
+                    "[]map[string]interface {}",
+                ))
+            }
         }
     }
     Ok(out)

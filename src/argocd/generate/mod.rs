@@ -63,12 +63,9 @@ pub enum GenerateError {
     /// `values.name` for an entry of `values`).
     #[error("error parsing value as string: {key}")]
     NotAString { key: String },
-    /// `elementsYaml` that is not YAML.
-    #[error("error unmarshling decoded ElementsYaml {}", .0.message)]
-    ElementsYamlSyntax(crate::yaml::YamlError),
-    /// `elementsYaml` with a node JSON has no value for.
+    /// `elementsYaml` that sigs.k8s.io/yaml does not read.
     #[error("error unmarshling decoded ElementsYaml {0}")]
-    ElementsYamlValue(crate::yaml::ValueError),
+    ElementsYamlSyntax(crate::template::HelmYamlError),
     /// `elementsYaml` that is not a list of mappings: Go's type of what it is and of what
     /// was expected.
     #[error("error unmarshling decoded ElementsYaml error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go value of type {want}")]
@@ -85,21 +82,20 @@ pub enum GenerateError {
         path: RepoPath,
         error: crate::source::SourceError,
     },
-    /// A git generator file that is not YAML.
-    #[error("unable to parse file {name}: {}", .error.message)]
+    /// A git generator file that sigs.k8s.io/yaml does not read.
+    #[error("unable to parse file {name}: {error}")]
     GitFileSyntax {
         name: String,
-        error: crate::yaml::YamlError,
+        error: crate::template::HelmYamlError,
     },
-    /// A git generator file with a node JSON has no value for.
-    #[error("unable to parse file {name}: {error}")]
-    GitFileValue {
+    /// A git generator file that is neither an object nor a list of objects: Go's type of
+    /// what it (or the first item that is no object) is and of what was expected.
+    #[error("unable to parse file {name}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go value of type {want}")]
+    GitFileShape {
         name: String,
-        error: crate::yaml::ValueError,
+        got: &'static str,
+        want: &'static str,
     },
-    /// A git generator file that is neither a mapping nor a list.
-    #[error("unable to parse file {name}: not an object or a list")]
-    GitFileShape { name: String },
     /// A matrix with fewer than two children.
     #[error("found less than two generators, Matrix support only two")]
     MatrixTooFew,
@@ -255,6 +251,18 @@ fn generator_kinds(g: &Json) -> Vec<(&'static str, &Json)> {
         .iter()
         .filter_map(|k| g.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)))
         .collect()
+}
+
+/// The JSON type encoding/json names in its errors (`cannot unmarshal string into ...`).
+fn json_type(v: &Json) -> &'static str {
+    match v {
+        Json::Object(_) => "object",
+        Json::Array(_) => "array",
+        Json::String(_) => "string",
+        Json::Number(_) => "number",
+        Json::Bool(_) => "bool",
+        Json::Null => "null",
+    }
 }
 
 /// mergo.Merge(dst, src): `dst`'s non-empty fields win, empty ones come from `src`.
@@ -463,6 +471,60 @@ mod tests {
             .unwrap_err()
             .to_string()
             .ends_with("cannot unmarshal string into Go value of type map[string]interface {}"));
+    }
+
+    #[test]
+    fn elements_yaml_reads_as_sigs_k8s_io_yaml() {
+        let mode = Mode {
+            go_template: true,
+            missing_key_error: false,
+        };
+        let list = |text: &str| list(&json!({"elementsYaml": text}), &mode);
+        // go-yaml v2 typing (`on` and `n` are bools, as keys too), a null item an empty
+        // element, and only the first document (the typing is the one helm's fromYaml probes pin).
+        assert_eq!(
+            list("- {on: yes, mode: 0755, n: 1_000}\n- ~\n---\n- [").unwrap(),
+            vec![
+                json!({"true": true, "mode": 493, "false": 1000})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+                Params::new()
+            ]
+        );
+        assert_eq!(
+            list("- a: [").unwrap_err().to_string(),
+            "error unmarshling decoded ElementsYaml error converting YAML to JSON: yaml: line 1: did not find expected node content"
+        );
+    }
+
+    #[test]
+    fn git_files_read_as_an_object_then_as_a_list() {
+        let sets = |text: &str| git::file_param_sets(text.as_bytes(), "f.yaml");
+        let one = |v: Json| v.as_object().unwrap().clone();
+        assert_eq!(sets("").unwrap(), vec![Params::new()]);
+        assert_eq!(sets("null\n").unwrap(), vec![Params::new()]);
+        assert_eq!(
+            sets("enabled: yes\nport: 8080\n---\nnot: [yaml\n").unwrap(),
+            vec![one(json!({"enabled": true, "port": 8080}))]
+        );
+        assert_eq!(
+            sets("- a: off\n- null\n").unwrap(),
+            vec![one(json!({"a": false})), Params::new()]
+        );
+        // The list's error is the one reported: of its first item that is no object.
+        assert_eq!(
+            sets("- a: 1\n- x\n- 2\n").unwrap_err().to_string(),
+            "unable to parse file f.yaml: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go value of type map[string]interface {}"
+        );
+        assert_eq!(
+            sets("just text\n").unwrap_err().to_string(),
+            "unable to parse file f.yaml: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go value of type []map[string]interface {}"
+        );
+        assert_eq!(
+            sets("a: [\n").unwrap_err().to_string(),
+            "unable to parse file f.yaml: error converting YAML to JSON: yaml: line 1: did not find expected node content"
+        );
     }
 
     #[test]

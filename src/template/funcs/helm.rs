@@ -357,6 +357,16 @@ pub fn from_yaml(text: &str) -> Result<Value, HelmYamlError> {
     }
 }
 
+/// sigs.k8s.io/yaml's `YAMLToJSON` of `text` (its first document) as JSON, for Go code that
+/// unmarshals YAML into `map[string]interface{}` and the like (Argo CD's git files and
+/// `elementsYaml`): go-yaml v2 typing (`yes` is true), every number a float64.
+pub fn yaml_to_json(text: &str) -> Result<serde_json::Value, HelmYamlError> {
+    json_value(&from_yaml(text)?, Nil::Null).map_err(|message| HelmYamlError {
+        line: None,
+        message,
+    })
+}
+
 /// [`from_yaml`] through the node tree alone (the tests check the way without it against it).
 #[doc(hidden)]
 pub fn from_yaml_nodes(text: &str) -> Result<Value, HelmYamlError> {
