@@ -71,8 +71,9 @@ pub enum DuplicateKeys {
     /// Every entry stays in the mapping, as in a kyaml node tree (strategic-merge patches,
     /// whose merge finds the first and copies whole subtrees as they are).
     Keep,
-    /// The later value wins in the mapping at `path` (keys from the document root); elsewhere
-    /// `otherwise` applies.
+    /// The later value wins in the mapping at `path` (keys from the document root), and two
+    /// such mappings in one parent merge, the first's values winning; elsewhere `otherwise`
+    /// applies.
     LastWinsAt {
         path: &'static [&'static str],
         otherwise: Otherwise,
@@ -679,6 +680,14 @@ impl<'o> Builder<'o> {
             DuplicateKeys::LastWinsAt { path, .. } => map_path_is(&self.stack, path),
             _ => false,
         };
+        // The key of `LastWinsAt`'s mapping, when this is the mapping that holds it.
+        let merged_key = match self.opts.duplicate_keys {
+            DuplicateKeys::LastWinsAt { path, .. } => path
+                .split_last()
+                .filter(|(_, parent)| map_path_is(&self.stack, parent))
+                .map(|(key, _)| *key),
+            _ => None,
+        };
         match self.stack.last_mut() {
             None => self.docs.push(node),
             Some(Frame::Seq { items, .. }) => items.push(node),
@@ -693,6 +702,25 @@ impl<'o> Builder<'o> {
                     let keep = self.opts.duplicate_keys == DuplicateKeys::Keep;
                     let found = if keep { None } else { keys.find(entries, &key) };
                     if let Some(found) = found {
+                        let i = if keys.usable {
+                            found
+                        } else {
+                            // Without merge keys the first equal key is the one found.
+                            entries
+                                .iter()
+                                .position(|(k, _)| same_key(k, &key))
+                                .expect("the key was found just above")
+                        };
+                        if merged_key.is_some_and(|k| key.as_str() == Some(k))
+                            && entries[i].1.as_map().is_some()
+                            && node.as_map().is_some()
+                        {
+                            // kyaml reads the first of two such mappings, clears it and sets
+                            // its entries in the next one: both merge, the first's values win.
+                            let first = std::mem::replace(&mut entries[i].1, node);
+                            merge_first_wins(&mut entries[i].1, first);
+                            return Ok(());
+                        }
                         let first = &entries[found].0;
                         let error = matches!(
                             self.opts.duplicate_keys,
@@ -716,15 +744,6 @@ impl<'o> Builder<'o> {
                             self.duplicate = Some(e);
                         }
                         if last_wins {
-                            // Without merge keys the first equal key is the one found.
-                            let i = if keys.usable {
-                                found
-                            } else {
-                                entries
-                                    .iter()
-                                    .position(|(k, _)| same_key(k, &key))
-                                    .expect("the key was found just above")
-                            };
                             entries[i].1 = node;
                         }
                     } else {
@@ -735,6 +754,20 @@ impl<'o> Builder<'o> {
             },
         }
         Ok(())
+    }
+}
+
+/// Sets each entry of the mapping `first` in the mapping `into`, replacing an equal key's
+/// value or appending (kyaml's `SetField`).
+fn merge_first_wins(into: &mut Node, first: Node) {
+    let (Some(into), NodeKind::Map(first)) = (into.as_map_mut(), first.kind) else {
+        return;
+    };
+    for (k, v) in first {
+        match into.iter_mut().find(|(key, _)| same_key(key, &k)) {
+            Some(entry) => entry.1 = v,
+            None => into.push((k, v)),
+        }
     }
 }
 
