@@ -218,6 +218,19 @@ fn bad_verb(out: &mut String, v: &Value, verb: char, spec: &Spec) {
 fn go_syntax(v: &Value) -> String {
     match v {
         Value::NoValue | Value::Nil => "<nil>".into(),
+        // A named slice type (Helm's `chartutil.VersionSet`).
+        Value::Object(o) if o.0.kind_name() == "slice" => match o.0.items() {
+            Some(items) => format!(
+                "{}{{{}}}",
+                o.0.type_name(),
+                items
+                    .iter()
+                    .map(go_syntax_element)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => o.0.text(),
+        },
         Value::Object(o) => o.0.text(),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) | Value::Int64(i) => i.to_string(),
@@ -225,15 +238,19 @@ fn go_syntax(v: &Value) -> String {
         Value::Float(f) => format_float(*f, 'g', None, false),
         Value::Complex(..) => sprint_value(v),
         Value::String(s) => go_quote(s),
+        Value::List(l) if l.is_nil() => format!("{}(nil)", l.ty.name()),
+        Value::Map(m) if m.is_nil() => format!("{}(nil)", m.ty().name()),
         Value::List(l) => format!(
-            "[]interface {{}}{{{}}}",
+            "{}{{{}}}",
+            l.ty.name(),
             l.iter()
                 .map(go_syntax_element)
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
         Value::Map(m) => format!(
-            "map[string]interface {{}}{{{}}}",
+            "{}{{{}}}",
+            m.ty().name(),
             m.entries()
                 .iter()
                 .map(|(k, v)| format!("{}:{}", go_quote(k), go_syntax_element(v)))

@@ -21,13 +21,19 @@ pub(super) const FUNCS: &[FuncDef] = &[
         Ok(l.last().cloned().unwrap_or(Value::Nil))
     }),
     FuncDef::new("rest", &[A], |_, a| {
+        // Of an empty list, nil (`null` in JSON); of one item, an empty list.
         let l = list_of(&a[0], "find rest")?;
-        // An empty list gives a nil []interface {}, printed `[]`.
-        Ok(Value::list(l.get(1..).unwrap_or_default().to_vec()))
+        Ok(match l.get(1..) {
+            Some(rest) => Value::list(rest.to_vec()),
+            None => Value::nil_list(ListType::Any),
+        })
     }),
     FuncDef::new("initial", &[A], |_, a| {
         let l = list_of(&a[0], "find initial")?;
-        Ok(Value::list(l[..l.len().saturating_sub(1)].to_vec()))
+        Ok(match l.len().checked_sub(1) {
+            Some(n) => Value::list(l[..n].to_vec()),
+            None => Value::nil_list(ListType::Any),
+        })
     }),
     FuncDef::new("append", &[A, A], |_, a| {
         let mut l = list_of(&a[0], "push")?;
@@ -63,7 +69,7 @@ pub(super) const FUNCS: &[FuncDef] = &[
                 }
             }
         }
-        Ok(Value::list(out))
+        Ok(nil_if_empty(out))
     }),
     FuncDef::variadic("slice", &[A], A, |_, a| sprig_slice(a)),
     FuncDef::new("reverse", &[A], |_, a| {
@@ -131,6 +137,10 @@ pub(super) const FUNCS: &[FuncDef] = &[
         if a[0].slice_items().is_none() {
             return Ok(Value::strings(vec![super::strings::strval(&a[0])]));
         }
+        // A `[]string` is sorted in place: a nil one stays nil.
+        if is_nil_strings(&a[0]) {
+            return Ok(a[0].clone());
+        }
         let mut v = strslice(&a[0]);
         v.sort();
         Ok(Value::strings(v))
@@ -139,6 +149,21 @@ pub(super) const FUNCS: &[FuncDef] = &[
 
 /// The items of a list argument; `doing` is how sprig's error names the failed action
 /// (`Cannot find first on type string`, `Cannot push on type string`).
+/// A nil `[]string`, which sprig's `strslice` hands back as it is.
+pub(super) fn is_nil_strings(v: &Value) -> bool {
+    matches!(v, Value::List(l) if l.is_nil() && l.ty == ListType::String)
+}
+
+/// A `[]interface {}` sprig builds by appending to a nil slice: nil when nothing was
+/// appended (`null` in JSON and YAML, `[]` printed).
+fn nil_if_empty(items: Vec<Value>) -> Value {
+    if items.is_empty() {
+        Value::nil_list(ListType::Any)
+    } else {
+        Value::list(items)
+    }
+}
+
 fn list_of(v: &Value, doing: &str) -> Result<Vec<Value>, FuncError> {
     if let Some(items) = v.slice_items() {
         return Ok(items.into_owned());

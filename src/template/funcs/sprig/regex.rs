@@ -2,7 +2,7 @@
 
 use super::super::goregex;
 use super::{int, s, I, S};
-use crate::template::value::Value;
+use crate::template::value::{ListType, Value};
 use crate::template::{FuncDef, FuncError};
 
 /// The regular-expression functions.
@@ -73,6 +73,10 @@ fn regex_find_all(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
     let text = s(a, 1);
     let all = goregex::find_all(&r, text, int(a, 2));
+    // Go's FindAllString gives nil without a match: `null` in JSON and YAML.
+    if all.is_empty() {
+        return Ok(Value::nil_list(ListType::String));
+    }
     Ok(Value::strings(all.into_iter().map(|(b, e)| &text[b..e])))
 }
 
@@ -88,6 +92,8 @@ fn regex_replace(a: &[Value], must: bool, literal: bool) -> Result<Value, FuncEr
 
 fn regex_split(a: &[Value], must: bool) -> Result<Value, FuncError> {
     let r = re(a, 0, must)?;
-    let parts = goregex::split(&r, s(a, 0), s(a, 1), int(a, 2));
-    Ok(Value::strings(parts.unwrap_or_default()))
+    Ok(match goregex::split(&r, s(a, 0), s(a, 1), int(a, 2)) {
+        Some(parts) => Value::strings(parts),
+        None => Value::nil_list(ListType::String),
+    })
 }

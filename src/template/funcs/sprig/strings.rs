@@ -155,6 +155,9 @@ pub(super) const FUNCS: &[FuncDef] = &[
         Ok(Value::strings(go_split(s(a, 1), s(a, 0), -1)))
     }),
     FuncDef::new("toStrings", &[A], |_, a| {
+        if super::lists::is_nil_strings(&a[0]) {
+            return Ok(a[0].clone());
+        }
         Ok(Value::strings(strslice(&a[0])))
     }),
     FuncDef::new("toString", &[A], |_, a| Ok(Value::str(strval(&a[0])))),
