@@ -291,12 +291,12 @@ impl Parser {
                     Ok(())
                 }
                 Ok(None) => {
+                    // Go drops `val`'s EOF here: the end of the input is found by the next
+                    // key, and a map that got no entry (`x.=1`: the empty key is not set)
+                    // is an error.
                     let (v, _) = self.until(&[',']);
                     let v = self.typed(v);
                     set(data, &k, v);
-                    if self.at >= self.chars.len() {
-                        return Err(Stop::Eof);
-                    }
                     Ok(())
                 }
                 Err(Stop::Eof) => {
