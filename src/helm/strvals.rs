@@ -68,17 +68,34 @@ pub enum StrvalsError {
         line: usize,
         column: usize,
     },
-    /// `--set-json`: text after a value other than `,`.
-    #[error("unexpected data after a JSON value: {rest:?}")]
-    AfterJson { rest: String },
 }
 
 /// Parses `text` into `data` (`strvals.ParseInto` / `ParseIntoString`).
 pub fn parse_into(text: &str, data: &mut Table, typing: Typing) -> Result<(), StrvalsError> {
+    let mode = match typing {
+        Typing::Typed => Mode::Typed,
+        Typing::String => Mode::String,
+    };
+    run(text, data, mode)
+}
+
+/// `--set-json`: `key=JSON[,key=JSON…]` (`strvals.ParseJSON`), each value read as Go's JSON
+/// reads into `interface{}` (numbers are float64); an empty value is null.
+pub fn parse_json_into(text: &str, data: &mut Table) -> Result<(), StrvalsError> {
+    run(text, data, Mode::Json)
+}
+
+/// `--set-literal`: `name=VALUE` (`strvals.ParseLiteralInto`), the whole rest a string; the
+/// name may hold `.` and `[i]` as in `--set`, but no `\` escapes and no `,`.
+pub fn parse_literal_into(text: &str, data: &mut Table) -> Result<(), StrvalsError> {
+    run(text, data, Mode::Literal)
+}
+
+fn run(text: &str, data: &mut Table, mode: Mode) -> Result<(), StrvalsError> {
     let mut p = Parser {
         chars: text.chars().collect(),
         at: 0,
-        typing,
+        mode,
     };
     loop {
         match p.key(data, 0) {
@@ -102,103 +119,6 @@ pub fn literal_assignment(key: &str, value: &str) -> String {
     out
 }
 
-/// `--set-json`: `key=JSON[,key=JSON…]`, each value read as Go's JSON reads into
-/// `interface{}` (numbers are float64).
-pub fn parse_json_into(text: &str, data: &mut Table) -> Result<(), StrvalsError> {
-    let mut rest = text;
-    while !rest.is_empty() {
-        let Some(eq) = rest.find('=') else {
-            return Err(StrvalsError::NoValue {
-                key: rest.to_string(),
-            });
-        };
-        let key = &rest[..eq];
-        let mut stream =
-            serde_json::Deserializer::from_str(&rest[eq + 1..]).into_iter::<serde_json::Value>();
-        let value = match stream.next() {
-            Some(Ok(v)) => Value::from(v),
-            Some(Err(e)) => {
-                return Err(StrvalsError::Json {
-                    message: e.to_string(),
-                    line: e.line(),
-                    column: e.column(),
-                })
-            }
-            None => {
-                return Err(StrvalsError::NoValue {
-                    key: key.to_string(),
-                })
-            }
-        };
-        let used = eq + 1 + stream.byte_offset();
-        // The key may be a path (`a.b`, `l[0]`): set a placeholder through the parser, then
-        // replace it with the JSON value.
-        let mut scratch = Table::new();
-        parse_into(
-            &format!("{key}=__kdelta_json__"),
-            &mut scratch,
-            Typing::String,
-        )?;
-        let merged = replace_marker(Value::map(scratch), &value);
-        if let Value::Map(m) = merged {
-            *data = super::values::merge_maps(std::mem::take(data), m.read().clone());
-        }
-        rest = rest[used..].trim_start();
-        match rest.strip_prefix(',') {
-            Some(r) => rest = r,
-            None if rest.is_empty() => {}
-            None => {
-                return Err(StrvalsError::AfterJson {
-                    rest: rest.to_string(),
-                })
-            }
-        }
-    }
-    Ok(())
-}
-
-fn replace_marker(v: Value, with: &Value) -> Value {
-    match v {
-        Value::String(s) if &*s == "__kdelta_json__" => with.clone(),
-        Value::Map(m) => Value::map(
-            m.entries()
-                .into_iter()
-                .map(|(k, v)| (k, replace_marker(v, with)))
-                .collect(),
-        ),
-        Value::List(l) => Value::list(l.iter().cloned().map(|v| replace_marker(v, with)).collect()),
-        other => other,
-    }
-}
-
-/// `--set-literal`: `name=VALUE`, the whole rest a string.
-pub fn parse_literal_into(text: &str, data: &mut Table) -> Result<(), StrvalsError> {
-    let Some((name, value)) = text.split_once('=') else {
-        return Err(StrvalsError::NoValue {
-            key: text.to_string(),
-        });
-    };
-    let parts: Vec<&str> = name.split('.').collect();
-    if parts.len() > MAX_NESTED_NAME_LEVEL {
-        return Err(StrvalsError::TooDeep);
-    }
-    set_path(data, &parts, Value::str(value));
-    Ok(())
-}
-
-fn set_path(data: &mut Table, parts: &[&str], v: Value) {
-    if parts.len() == 1 {
-        data.insert(parts[0].to_string(), v);
-        return;
-    }
-    let mut inner = match data.get(parts[0]) {
-        Some(Value::Map(m)) => m.read().clone(),
-        _ => Table::new(),
-    };
-    set_path(&mut inner, &parts[1..], v);
-    data.insert(parts[0].to_string(), Value::map(inner));
-}
-
 enum Stop {
     Eof,
     Error(StrvalsError),
@@ -208,10 +128,19 @@ fn err(e: StrvalsError) -> Stop {
     Stop::Error(e)
 }
 
+/// Which of Helm's parsers: `--set`, `--set-string`, `--set-json` or `--set-literal`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Typed,
+    String,
+    Json,
+    Literal,
+}
+
 struct Parser {
     chars: Vec<char>,
     at: usize,
-    typing: Typing,
+    mode: Mode,
 }
 
 impl Parser {
@@ -223,13 +152,14 @@ impl Parser {
         c
     }
 
-    /// `runesUntil`: characters up to one of `stop` (which is consumed), `\` escaping.
+    /// `runesUntil`: characters up to one of `stop` (which is consumed), `\` escaping
+    /// (`runesUntilLiteral` for `--set-literal`: no escapes).
     fn until(&mut self, stop: &[char]) -> (String, Option<char>) {
         let mut out = String::new();
         loop {
             match self.next() {
                 None => return (out, None),
-                Some('\\') => {
+                Some('\\') if self.mode != Mode::Literal => {
                     if let Some(c) = self.next() {
                         out.push(c);
                     }
@@ -241,7 +171,7 @@ impl Parser {
     }
 
     fn typed(&self, v: String) -> Value {
-        if self.typing == Typing::String {
+        if self.mode != Mode::Typed {
             return Value::str(v);
         }
         if v.eq_ignore_ascii_case("true") {
@@ -264,8 +194,65 @@ impl Parser {
         Value::str(v)
     }
 
+    /// The value after `=` for `--set-json` and `--set-literal`; `None` for the others.
+    fn json_or_literal_value(&mut self) -> Option<Result<Value, Stop>> {
+        match self.mode {
+            Mode::Typed | Mode::String => None,
+            Mode::Literal => {
+                let rest: String = self.chars[self.at..].iter().collect();
+                self.at = self.chars.len();
+                Some(Ok(Value::str(rest)))
+            }
+            Mode::Json => Some(self.json_value()),
+        }
+    }
+
+    /// `--set-json`'s value: null when nothing but spaces comes before a `,` or the end
+    /// (`emptyVal`), else one JSON value (Go's `json.Decoder`), then spaces and a `,` skipped.
+    fn json_value(&mut self) -> Result<Value, Stop> {
+        if self.empty_value() {
+            return Ok(Value::Nil);
+        }
+        let rest: String = self.chars[self.at..].iter().collect();
+        let mut stream = serde_json::Deserializer::from_str(&rest).into_iter::<serde_json::Value>();
+        let value = match stream.next() {
+            Some(Ok(v)) => Value::from(v),
+            Some(Err(e)) => {
+                return Err(err(StrvalsError::Json {
+                    message: e.to_string(),
+                    line: e.line(),
+                    column: e.column(),
+                }))
+            }
+            None => Value::Nil,
+        };
+        self.at += rest[..stream.byte_offset()].chars().count();
+        self.empty_value();
+        Ok(value)
+    }
+
+    /// `emptyVal`: skips spaces; true (and the `,` consumed) at a `,` or the end.
+    fn empty_value(&mut self) -> bool {
+        loop {
+            match self.chars.get(self.at) {
+                None => return true,
+                Some(',') => {
+                    self.at += 1;
+                    return true;
+                }
+                Some(c) if c.is_whitespace() => self.at += 1,
+                Some(_) => return false,
+            }
+        }
+    }
+
     fn key(&mut self, data: &mut Table, mut level: usize) -> Result<(), Stop> {
-        let (k, last) = self.until(&['=', '[', ',', '.']);
+        let stop: &[char] = if self.mode == Mode::Literal {
+            &['=', '[', '.']
+        } else {
+            &['=', '[', ',', '.']
+        };
+        let (k, last) = self.until(stop);
         match last {
             None if k.is_empty() => Err(Stop::Eof),
             None => Err(err(StrvalsError::NoValue { key: k })),
@@ -284,6 +271,14 @@ impl Parser {
                 let (list, result) = self.list_item(list, i, level);
                 set(data, &k, Value::list(list));
                 result
+            }
+            Some('=') if self.mode == Mode::Json || self.mode == Mode::Literal => {
+                let value = match self.json_or_literal_value() {
+                    Some(value) => value?,
+                    None => unreachable!("the mode has its own values"),
+                };
+                set(data, &k, value);
+                Ok(())
             }
             Some('=') => match self.val_list() {
                 Ok(Some(list)) => {
@@ -382,6 +377,22 @@ impl Parser {
         }
     }
 
+    /// The value after a list item's `=`.
+    fn item_value(&mut self) -> Result<Value, Stop> {
+        if let Some(value) = self.json_or_literal_value() {
+            return value;
+        }
+        match self.val_list() {
+            Ok(Some(l)) => Ok(Value::list(l)),
+            Ok(None) => {
+                let (v, _) = self.until(&[',']);
+                Ok(self.typed(v))
+            }
+            Err(Stop::Eof) => Ok(Value::str("")),
+            Err(e) => Err(e),
+        }
+    }
+
     fn list_item(
         &mut self,
         list: Vec<Value>,
@@ -395,18 +406,13 @@ impl Parser {
         match last {
             None => (list, Err(Stop::Eof)),
             Some('=') => {
-                let value = match self.val_list() {
-                    Ok(Some(l)) => Value::list(l),
-                    Ok(None) => {
-                        let (v, _) = self.until(&[',']);
-                        self.typed(v)
-                    }
-                    Err(Stop::Eof) => Value::str(""),
+                let value = match self.item_value() {
+                    Ok(value) => value,
                     Err(e) => return (list, Err(e)),
                 };
-                let at_end = self.at >= self.chars.len();
+                // As in `key`, the end of the input is left to the next key.
                 match set_index(list, i, value) {
-                    Ok(l) => (l, if at_end { Err(Stop::Eof) } else { Ok(()) }),
+                    Ok(l) => (l, Ok(())),
                     Err((l, e)) => (l, Err(err(e))),
                 }
             }
@@ -419,15 +425,11 @@ impl Parser {
                     Some(Value::List(l)) => l.to_vec(),
                     _ => Vec::new(),
                 };
+                // Go keeps the list as it was when the inner item stops, at the end too
+                // (`x[0][1]` gives `x: []`).
                 let (inner, result) = self.list_item(current, next, level);
                 if let Err(e) = result {
-                    if !matches!(e, Stop::Eof) {
-                        return (list, Err(e));
-                    }
-                    return match set_index(list, i, Value::list(inner)) {
-                        Ok(l) => (l, Err(Stop::Eof)),
-                        Err((l, e)) => (l, Err(err(e))),
-                    };
+                    return (list, Err(e));
                 }
                 match set_index(list, i, Value::list(inner)) {
                     Ok(l) => (l, Ok(())),
@@ -440,12 +442,21 @@ impl Parser {
                     _ => Table::new(),
                 };
                 let result = self.key(&mut inner, level);
-                if let Err(Stop::Error(e)) = result {
-                    return (list, Err(err(e)));
-                }
-                match set_index(list, i, Value::map(inner)) {
-                    Ok(l) => (l, result),
-                    Err((l, e)) => (l, Err(err(e))),
+                match result {
+                    Ok(()) => match set_index(list, i, Value::map(inner)) {
+                        Ok(l) => (l, Ok(())),
+                        Err((l, e)) => (l, Err(err(e))),
+                    },
+                    // Go changes an item the list has in place (a map, or an empty one put
+                    // there instead of what it was) and returns the list without setting a
+                    // new one: `x[0].y=` at the end leaves `x: []`.
+                    Err(e) => {
+                        let mut list = list;
+                        if let Some(item) = list.get_mut(i) {
+                            *item = Value::map(inner);
+                        }
+                        (list, Err(e))
+                    }
                 }
             }
         }
