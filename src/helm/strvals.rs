@@ -273,11 +273,9 @@ impl Parser {
                 result
             }
             Some('=') if self.mode == Mode::Json || self.mode == Mode::Literal => {
-                let value = match self.json_or_literal_value() {
-                    Some(value) => value?,
-                    None => unreachable!("the mode has its own values"),
-                };
-                set(data, &k, value);
+                if let Some(value) = self.json_or_literal_value() {
+                    set(data, &k, value?);
+                }
                 Ok(())
             }
             Some('=') => match self.val_list() {

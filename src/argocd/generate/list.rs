@@ -46,7 +46,10 @@ pub(super) fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, GenerateErro
         // but a list of mappings is an error.
         let value =
             crate::template::sigs_yaml_to_json(text).map_err(GenerateError::ElementsYamlSyntax)?;
-        let refused = |got, want| GenerateError::ElementsYamlType { got, want };
+        let refused = |v: &Json, want| GenerateError::ElementsYamlType {
+            got: super::json_type(v),
+            want,
+        };
         match &value {
             Json::Null => {}
             Json::Array(items) => {
@@ -54,18 +57,11 @@ pub(super) fn list(body: &Json, mode: &Mode) -> Result<Vec<Params>, GenerateErro
                     match e {
                         Json::Object(m) => out.push(m.clone()),
                         Json::Null => out.push(Params::new()),
-                        other => {
-                            return Err(refused(super::json_type(other), "map[string]interface {}"))
-                        }
+                        other => return Err(refused(other, "map[string]interface {}")),
                     }
                 }
             }
-            other => {
-                return Err(refused(
-                    super::json_type(other),
-                    "[]map[string]interface {}",
-                ))
-            }
+            other => return Err(refused(other, "[]map[string]interface {}")),
         }
     }
     Ok(out)
