@@ -22,7 +22,7 @@ pub enum SemverError {
     #[error("Invalid Semantic Version")]
     InvalidVersion { text: String },
     /// `semver.ErrSegmentStartsZero`: a numeric prerelease identifier with a leading zero.
-    #[error("version segment starts with 0")]
+    #[error("Version segment starts with 0")]
     SegmentStartsZero,
     /// `NewConstraint`'s error for a constraint it cannot read.
     #[error("improper constraint: {constraint}")]

@@ -163,19 +163,21 @@ pub struct KubeVersion {
 }
 
 impl KubeVersion {
-    /// Parses `v1.32.0` / `1.32` as Helm's `--kube-version` does.
-    pub fn parse(text: &str) -> Option<KubeVersion> {
-        let v = text.strip_prefix('v').unwrap_or(text);
-        let mut parts = v.split('.');
-        let major = parts
-            .next()
-            .filter(|p| p.bytes().all(|b| b.is_ascii_digit()) && !p.is_empty())?;
-        let minor = parts.next().unwrap_or("0");
-        let patch = parts.next().unwrap_or("0");
-        Some(KubeVersion {
-            version: format!("v{major}.{minor}.{patch}"),
-            major: major.to_string(),
-            minor: minor.to_string(),
+    /// Parses `v1.32.0` / `1.32` / `1.30.0-gke.1` as Helm's `--kube-version` does
+    /// (`chartutil.ParseKubeVersion`: Masterminds' `NewVersion`, then `"v" + String()`).
+    pub fn parse(text: &str) -> Result<KubeVersion, crate::semver::SemverError> {
+        let v = crate::semver::Version::parse(text)?;
+        let mut version = format!("v{}.{}.{}", v.major, v.minor, v.patch);
+        if !v.pre.is_empty() {
+            version = format!("{version}-{}", v.pre.join("."));
+        }
+        if let Some((_, metadata)) = text.split_once('+') {
+            version = format!("{version}+{metadata}");
+        }
+        Ok(KubeVersion {
+            version,
+            major: v.major.to_string(),
+            minor: v.minor.to_string(),
         })
     }
 }
@@ -315,6 +317,13 @@ mod tests {
             (k.version.as_str(), k.major.as_str(), k.minor.as_str()),
             ("v1.29.0", "1", "29")
         );
-        assert!(KubeVersion::parse("x").is_none());
+        let k = KubeVersion::parse("01.30.0-gke.1+a.b").unwrap();
+        assert_eq!(
+            (k.version.as_str(), k.major.as_str(), k.minor.as_str()),
+            ("v1.30.0-gke.1+a.b", "1", "30")
+        );
+        for bad in ["x", "1.30.0.1", "1.30.0-01"] {
+            assert!(KubeVersion::parse(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -242,10 +242,8 @@ pub fn render_with(
 ) -> Result<Rendered, RenderError> {
     let kube = match &options.kube_version {
         None => KubeVersion::parse(objects::DEFAULT_KUBE_VERSION).expect("a valid default"),
-        Some(v) => KubeVersion::parse(v).ok_or_else(|| {
-            ErrorKind::KubeVersionFlag.with(format!(
-                "invalid kube version '{v}': invalid semantic version"
-            ))
+        Some(v) => KubeVersion::parse(v).map_err(|e| {
+            ErrorKind::KubeVersionFlag.with(format!("invalid kube version '{v}': {e}"))
         })?,
     };
     let mut api_versions: Vec<String> = objects::DEFAULT_API_VERSIONS
