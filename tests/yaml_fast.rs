@@ -370,9 +370,11 @@ fn helm_values_from_events_are_those_from_nodes() {
         "a: [1, 2, {c: d}]\nb: {}\nc: []\n",
         "a: 12345678901234567890\n",
         "a: +12\nb: -0\nc: 0b101\nd: 1:30\n",
+        // Only the first document is read: what follows it need not be YAML.
+        "a: 1\n---\nb: [\n",
     ];
     // Left to the nodes: an infinite float, a null or uint64 key, a key given twice, a
-    // merge key, a later document that is no YAML.
+    // merge key.
     const LEFT: &[&str] = &[
         "a: .inf\n",
         "a: -.inf\n",
@@ -386,7 +388,6 @@ fn helm_values_from_events_are_those_from_nodes() {
         "a:\n  b: 1\n  b:\n    c: 2\n",
         "<<: {a: 1}\nb: 2\n",
         "a:\n  <<:\n    b: 1\n",
-        "a: 1\n---\nb: [\n",
     ];
     for case in TAKEN {
         let by_events = kdelta::template::helm_values_by_events(case)

@@ -397,14 +397,15 @@ fn subset_value(text: &str) -> Option<Value> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut first: Option<Value> = None;
     let mut documents = 0;
+    let mut second_document = false;
     let mut unsupported = false;
     let mut sink = |event: yaml::SubsetEvent| {
         if let yaml::SubsetEvent::DocumentStart = event {
             documents += 1;
         }
-        // sigs.k8s.io/yaml decodes one document and never reads what follows it: stop there
-        // (the way through nodes then decides, reading only the first document).
+        // sigs.k8s.io/yaml decodes one document and never reads what follows it: stop there.
         if documents > 1 {
+            second_document = true;
             return false;
         }
         let key_expected = matches!(stack.last(), Some(Frame::Map(_, None)));
@@ -462,7 +463,7 @@ fn subset_value(text: &str) -> Option<Value> {
         true
     };
     let read = yaml::read_subset(text.as_bytes(), &mut sink);
-    (read && !unsupported).then(|| first.unwrap_or(Value::Nil))
+    ((read || second_document) && !unsupported).then(|| first.unwrap_or(Value::Nil))
 }
 
 /// A mapping key as sigs.k8s.io/yaml makes a string of it (`yaml::to_json::key_string`);
