@@ -455,7 +455,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn elements_yaml_must_be_a_list_of_mappings() {
+    fn elements_yaml_is_a_list_of_mappings_as_sigs_k8s_io_yaml_reads_it() {
         let mode = Mode {
             go_template: true,
             missing_key_error: false,
@@ -471,17 +471,9 @@ mod tests {
             .unwrap_err()
             .to_string()
             .ends_with("cannot unmarshal string into Go value of type map[string]interface {}"));
-    }
-
-    #[test]
-    fn elements_yaml_reads_as_sigs_k8s_io_yaml() {
-        let mode = Mode {
-            go_template: true,
-            missing_key_error: false,
-        };
-        let list = |text: &str| list(&json!({"elementsYaml": text}), &mode);
-        // go-yaml v2 typing (`on` and `n` are bools, as keys too), a null item an empty
-        // element, and only the first document (the typing is the one helm's fromYaml probes pin).
+        // Read as sigs.k8s.io/yaml reads it: go-yaml v2 typing (`on` and `n` are bools, as
+        // keys too), a null item an empty element, and only the first document (the typing
+        // is the one helm's fromYaml probes pin).
         assert_eq!(
             list("- {on: yes, mode: 0755, n: 1_000}\n- ~\n---\n- [").unwrap(),
             vec![

@@ -69,7 +69,12 @@ pub(super) const FUNCS: &[FuncDef] = &[
                 }
             }
         }
-        Ok(nil_if_empty(out))
+        // sprig appends to a nil slice: nil when nothing was appended (`null` in JSON).
+        Ok(if out.is_empty() {
+            Value::nil_list(ListType::Any)
+        } else {
+            Value::list(out)
+        })
     }),
     FuncDef::variadic("slice", &[A], A, |_, a| sprig_slice(a)),
     FuncDef::new("reverse", &[A], |_, a| {
@@ -152,16 +157,6 @@ pub(super) const FUNCS: &[FuncDef] = &[
 /// A nil `[]string`, which sprig's `strslice` hands back as it is.
 pub(super) fn is_nil_strings(v: &Value) -> bool {
     matches!(v, Value::List(l) if l.is_nil() && l.ty == ListType::String)
-}
-
-/// A `[]interface {}` sprig builds by appending to a nil slice: nil when nothing was
-/// appended (`null` in JSON and YAML, `[]` printed).
-fn nil_if_empty(items: Vec<Value>) -> Value {
-    if items.is_empty() {
-        Value::nil_list(ListType::Any)
-    } else {
-        Value::list(items)
-    }
 }
 
 fn list_of(v: &Value, doing: &str) -> Result<Vec<Value>, FuncError> {
