@@ -31,7 +31,7 @@ mod secrets;
 mod validate;
 
 use serde_json::{json, Value};
-use util::{run, TestEnv};
+use util::{run, run_with_stdin, TestEnv};
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures

@@ -820,20 +820,22 @@ impl Source<'_> {
             };
             match self.resolve(dir, path) {
                 Ok(Resolved::File(file)) => match self.files.read(&file) {
-                    Ok(bytes) => helm_opts
-                        .set_file
-                        .push((name.to_string(), String::from_utf8_lossy(&bytes).into_owned())),
+                    Ok(bytes) => helm_opts.set_file.push(file_parameter(
+                        name,
+                        path,
+                        crate::template::gostr::from_bytes(&bytes),
+                    )),
                     Err(e) => return EngineOutput::failed(vec![crate::source::source_finding(&e, &file)]),
                 },
-                Ok(Resolved::Remote { repo, rev, path }) => {
+                Ok(Resolved::Remote { repo, rev, path: in_repo }) => {
                     let file = ValueFile::Remote {
                         repo,
                         rev,
-                        path,
-                        raw: p["path"].as_str().unwrap_or_default().to_string(),
+                        path: in_repo,
+                        raw: path.to_string(),
                     };
                     match self.read_value_file(&file, false) {
-                        Ok(Read::Text(_, text)) => helm_opts.set_file.push((name.to_string(), text)),
+                        Ok(Read::Text(_, text)) => helm_opts.set_file.push(file_parameter(name, path, text)),
                         Ok(_) => notices.push(self.incomplete(Incomplete::NotFetched, format!(
                             "Application {}: file parameter {name} reads a file of another repository that is not in kdelta's cache; it is left out",
                             self.name
@@ -1246,6 +1248,13 @@ fn clean_set_value(value: &str) -> String {
         previous = Some(c);
     }
     out
+}
+
+/// A `fileParameters` entry as the repo-server passes it to Helm: `--set-file NAME=PATH`,
+/// PATH's commas escaped as a parameter's, with the file's text (read already).
+fn file_parameter(name: &str, path: &str, text: String) -> crate::helm::strvals::SetFile {
+    let flag = format!("{name}={}", clean_set_value(path));
+    crate::helm::strvals::SetFile::read(flag, |_| Ok(text.clone()))
 }
 
 /// Objects with an `items` list replaced by the items; lists of nothing (`items: null`,

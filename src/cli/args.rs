@@ -346,7 +346,8 @@ pub struct CommonArgs {
 #[derive(Debug, Args, Default)]
 #[command(next_help_heading = "Helm options")]
 pub struct HelmArgs {
-    /// Helm: values file, over the chart's values.yaml (repeatable; later wins; comma-separated too).
+    /// Helm: values file, over the chart's values.yaml (repeatable; later wins; comma-separated
+    /// too; `-` is standard input).
     #[arg(
         short = 'f',
         long = "values",
@@ -364,7 +365,7 @@ pub struct HelmArgs {
     /// Helm: set values as JSON (`a={"b":1}`).
     #[arg(long, global = true, value_name = "KEY=JSON")]
     pub set_json: Vec<String>,
-    /// Helm: set a value to a file's content (`key=path`).
+    /// Helm: set values to files' contents (`key=path,list={p1,p2}`; `-` is standard input).
     #[arg(long, global = true, value_name = "KEY=PATH")]
     pub set_file: Vec<String>,
     /// Helm: set a value literally (no commas or escapes parsed).

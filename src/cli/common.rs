@@ -147,28 +147,21 @@ pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
 /// The Helm flags as the engine's options.
 fn helm_options(common: &CommonArgs) -> Result<kdelta::helm::Options> {
     let h = &common.helm;
-    let start = start_dir(common)?;
-    // A Go string of the file's bytes, as Helm reads them: `--set-file` may name a binary
-    // file, and a values file that is not UTF-8 fails as go-yaml's reader does.
-    let read = |p: &Path| {
-        std::fs::read(start.join(p))
-            .map(|bytes| kdelta::template::gostr::from_bytes(&bytes))
-            .with_context(|| format!("cannot read {}", p.display()))
+    let mut files = FlagFiles {
+        start: start_dir(common)?,
+        stdin_read: false,
     };
     let mut values = Vec::new();
     for p in &h.values {
-        values.push((p.display().to_string(), read(p)?));
+        let name = p.display().to_string();
+        let text = files.read(&name).map_err(anyhow::Error::msg)?;
+        values.push((name, text));
     }
-    let mut set_file = Vec::new();
-    for s in &h.set_file {
-        // Helm's --set-file takes `key=path` pairs, comma-separated.
-        for pair in s.split(',') {
-            let (key, path) = pair
-                .split_once('=')
-                .with_context(|| format!("--set-file {pair}: expected key=path"))?;
-            set_file.push((key.to_string(), read(Path::new(path))?));
-        }
-    }
+    let set_file = h
+        .set_file
+        .iter()
+        .map(|flag| kdelta::helm::strvals::SetFile::read(flag.clone(), |p| files.read(p)))
+        .collect();
     Ok(kdelta::helm::Options {
         release_name: h.release_name.clone(),
         namespace: h.namespace.clone(),
@@ -194,6 +187,61 @@ fn helm_options(common: &CommonArgs) -> Result<kdelta::helm::Options> {
         positions: true,
         only_printed: false,
     })
+}
+
+/// Helm's `readFile`, for `-f` and `--set-file`: `-` (spaces around it allowed) is standard
+/// input, read once (a later `-` reads nothing, as Go's drained `os.Stdin` does); a URL Helm
+/// would download (http, https, oci) is refused, for kdelta renders without the network; any
+/// other text is a file's path, relative to the start directory. Errors in Go's words.
+struct FlagFiles {
+    start: PathBuf,
+    stdin_read: bool,
+}
+
+impl FlagFiles {
+    /// The file's bytes as a Go string (`--set-file` may name a binary file; a values file
+    /// that is not UTF-8 fails as go-yaml's reader does).
+    fn read(&mut self, path: &str) -> Result<String, String> {
+        let bytes = if path.trim() == "-" {
+            let mut bytes = Vec::new();
+            if !std::mem::replace(&mut self.stdin_read, true) {
+                std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+                    .map_err(|e| format!("read /dev/stdin: {}", go_errno(&e)))?;
+            }
+            bytes
+        } else {
+            let url = kdelta::go::url::Url::parse(path).map_err(|e| e.to_string())?;
+            if matches!(url.scheme.as_str(), "http" | "https" | "oci") {
+                return Err(format!(
+                    "{path}: kdelta reads values from files, not URLs (it renders without the network)"
+                ));
+            }
+            // `os.ReadFile`: opening and reading fail with different words (a directory
+            // opens, and its read is `is a directory`); no name is no file.
+            if path.is_empty() {
+                return Err("open : no such file or directory".into());
+            }
+            let mut file = std::fs::File::open(self.start.join(path))
+                .map_err(|e| format!("open {path}: {}", go_errno(&e)))?;
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut bytes)
+                .map_err(|e| format!("read {path}: {}", go_errno(&e)))?;
+            bytes
+        };
+        Ok(kdelta::template::gostr::from_bytes(&bytes))
+    }
+}
+
+/// An OS error as Go's `syscall.Errno` words it: the C library's text, lower-cased
+/// (`no such file or directory`, `is a directory`, `permission denied`).
+fn go_errno(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = text.split(" (os error").next().unwrap_or(&text);
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_lowercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// The pipeline's options from the flags.

@@ -727,7 +727,7 @@ fn is_scalar(v: &Value) -> bool {
 
 /// The JSON type `encoding/json` names a value by in its errors; None for null, which no
 /// field refuses.
-fn json_type(v: &Value) -> Option<&'static str> {
+pub(crate) fn json_type(v: &Value) -> Option<&'static str> {
     match v {
         Value::Nil | Value::NoValue => None,
         Value::Bool(_) => Some("bool"),

@@ -79,8 +79,8 @@ pub struct Options {
     pub set: Vec<String>,
     pub set_string: Vec<String>,
     pub set_json: Vec<String>,
-    /// `--set-file key=path`, as `(key, the file's text)`.
-    pub set_file: Vec<(String, String)>,
+    /// `--set-file key=path` flags with the files they name.
+    pub set_file: Vec<strvals::SetFile>,
     pub set_literal: Vec<String>,
     /// Helm's local repository cache, where dependencies missing from `charts/` are looked
     /// for (see [`crate::source::helm_cache`]).

@@ -40,8 +40,8 @@ pub struct RenderOptions {
     pub set_string: Vec<String>,
     /// `--set-json` flags (`key=JSON`), before `--set`.
     pub set_json: Vec<String>,
-    /// `--set-file` flags, as `(key, the file's content)`, after `--set-string`.
-    pub set_file: Vec<(String, String)>,
+    /// `--set-file` flags with the files they name, after `--set-string`.
+    pub set_file: Vec<super::strvals::SetFile>,
     /// `--set-literal` flags, last.
     pub set_literal: Vec<String>,
     /// Stack bytes templates may use (see [`template::Options::max_stack`]).
@@ -820,7 +820,7 @@ impl std::fmt::Display for ValuesFlag {
 #[derive(Debug, thiserror::Error)]
 pub struct FlagError {
     pub flag: ValuesFlag,
-    /// The flag's text (for `--set-file`, the key).
+    /// The flag's text.
     pub text: String,
     #[source]
     pub source: super::strvals::StrvalsError,
@@ -869,13 +869,9 @@ pub fn user_values(options: &RenderOptions) -> Result<values::Table, FlagError> 
         strvals::parse_into(s, &mut user, Typing::String)
             .map_err(failed(ValuesFlag::SetString, s))?;
     }
-    for (key, content) in &options.set_file {
-        strvals::parse_into(
-            &strvals::literal_assignment(key, content),
-            &mut user,
-            Typing::String,
-        )
-        .map_err(failed(ValuesFlag::SetFile, key))?;
+    for flag in &options.set_file {
+        flag.parse_into(&mut user)
+            .map_err(failed(ValuesFlag::SetFile, &flag.text))?;
     }
     for s in &options.set_literal {
         strvals::parse_literal_into(s, &mut user).map_err(failed(ValuesFlag::SetLiteral, s))?;

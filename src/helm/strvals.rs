@@ -1,7 +1,8 @@
 //! Helm's `--set` syntax (`pkg/strvals`): `a.b=c,list={x,y},l[0].k=v`, `\` escaping the next
 //! character, values typed as Helm types them (`true`, `false`, `null`, integers as int64;
 //! `--set-string` keeps strings; `--set-literal` takes the whole rest), parsed into the values
-//! the earlier flags and files built.
+//! the earlier flags and files built; `--set-file` values are the contents of the files they
+//! name ([`SetFile`]).
 
 use super::values::Table;
 use crate::template::Value;
@@ -60,6 +61,10 @@ pub enum StrvalsError {
     /// Text between `]` and what follows an index.
     #[error("unexpected data at end of array index: {data:?}")]
     AfterIndex { data: String },
+    /// `--set-file`: a file that cannot be read, in Go's words (`open P: no such file or
+    /// directory`).
+    #[error("{message}")]
+    Read { message: String },
     /// `--set-json`: a value that is not JSON; the message is serde_json's (which ends with
     /// the line and column in the flag's value).
     #[error("{message}")]
@@ -89,6 +94,44 @@ pub fn parse_json_into(text: &str, data: &mut Table) -> Result<(), StrvalsError>
 /// name may hold `.` and `[i]` as in `--set`, but no `\` escapes and no `,`.
 pub fn parse_literal_into(text: &str, data: &mut Table) -> Result<(), StrvalsError> {
     run(text, data, Mode::Literal)
+}
+
+/// A `--set-file` flag (`key=PATH[,key={PATH,PATH}…]`, as `--set-string` but each value the
+/// text of the file at PATH) with the files it names, read when kdelta starts: the render
+/// itself reads nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SetFile {
+    pub text: String,
+    /// Each path the flag names, in the order Helm reads them, with the file's text or why it
+    /// could not be read (a path named twice is read twice, as Helm does: `-` twice is
+    /// standard input and then nothing).
+    pub reads: Vec<(String, Result<String, String>)>,
+}
+
+impl SetFile {
+    /// The flag with every file it names read by `read` (Helm's `readFile`): the flag is
+    /// parsed once into a scratch map to find them. That parse reads in the real one's
+    /// order, and at least as far: an earlier value in the user's map can only stop the
+    /// real one sooner.
+    pub fn read(text: String, mut read: impl FnMut(&str) -> Result<String, String>) -> SetFile {
+        let mut reads = Vec::new();
+        let mut record = |path: &str| {
+            reads.push((path.to_string(), read(path)));
+            Ok(String::new())
+        };
+        let _ = run(&text, &mut Table::new(), Mode::File(&mut record));
+        SetFile { text, reads }
+    }
+
+    /// Parses the flag into `data` (`strvals.ParseIntoFile`), each file's text as read.
+    pub fn parse_into(&self, data: &mut Table) -> Result<(), StrvalsError> {
+        let mut reads = self.reads.iter();
+        let mut next = |path: &str| match reads.next() {
+            Some((p, content)) if p == path => content.clone(),
+            _ => Err(format!("kdelta did not read {path}")),
+        };
+        run(&self.text, data, Mode::File(&mut next))
+    }
 }
 
 fn run(text: &str, data: &mut Table, mode: Mode) -> Result<(), StrvalsError> {
@@ -128,22 +171,32 @@ fn err(e: StrvalsError) -> Stop {
     Stop::Error(e)
 }
 
-/// Which of Helm's parsers: `--set`, `--set-string`, `--set-json` or `--set-literal`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
+/// A file's text by its path, or Go's error reading it.
+type FileReader<'a> = &'a mut dyn FnMut(&str) -> Result<String, String>;
+
+/// Which of Helm's parsers: `--set`, `--set-string`, `--set-json`, `--set-file` (with its
+/// reader) or `--set-literal`.
+enum Mode<'a> {
     Typed,
     String,
     Json,
+    File(FileReader<'a>),
     Literal,
 }
 
-struct Parser {
-    chars: Vec<char>,
-    at: usize,
-    mode: Mode,
+impl Mode<'_> {
+    fn is_literal(&self) -> bool {
+        matches!(self, Mode::Literal)
+    }
 }
 
-impl Parser {
+struct Parser<'a> {
+    chars: Vec<char>,
+    at: usize,
+    mode: Mode<'a>,
+}
+
+impl Parser<'_> {
     fn next(&mut self) -> Option<char> {
         let c = self.chars.get(self.at).copied();
         if c.is_some() {
@@ -159,7 +212,7 @@ impl Parser {
         loop {
             match self.next() {
                 None => return (out, None),
-                Some('\\') if self.mode != Mode::Literal => {
+                Some('\\') if !self.mode.is_literal() => {
                     if let Some(c) = self.next() {
                         out.push(c);
                     }
@@ -170,34 +223,22 @@ impl Parser {
         }
     }
 
-    fn typed(&self, v: String) -> Value {
-        if self.mode != Mode::Typed {
-            return Value::str(v);
+    /// The value Helm's `reader` makes of the text after `=`: typed for `--set`, a string for
+    /// `--set-string`, the file's text for `--set-file`.
+    fn value(&mut self, v: String) -> Result<Value, Stop> {
+        match &mut self.mode {
+            Mode::Typed => Ok(typed(v)),
+            Mode::File(read) => read(&v)
+                .map(Value::str)
+                .map_err(|message| err(StrvalsError::Read { message })),
+            _ => Ok(Value::str(v)),
         }
-        if v.eq_ignore_ascii_case("true") {
-            return Value::Bool(true);
-        }
-        if v.eq_ignore_ascii_case("false") {
-            return Value::Bool(false);
-        }
-        if v.eq_ignore_ascii_case("null") {
-            return Value::Nil;
-        }
-        if v == "0" {
-            return Value::Int64(0);
-        }
-        if !v.is_empty() && !v.starts_with('0') {
-            if let Ok(i) = v.parse::<i64>() {
-                return Value::Int64(i);
-            }
-        }
-        Value::str(v)
     }
 
     /// The value after `=` for `--set-json` and `--set-literal`; `None` for the others.
     fn json_or_literal_value(&mut self) -> Option<Result<Value, Stop>> {
         match self.mode {
-            Mode::Typed | Mode::String => None,
+            Mode::Typed | Mode::String | Mode::File(_) => None,
             Mode::Literal => {
                 let rest: String = self.chars[self.at..].iter().collect();
                 self.at = self.chars.len();
@@ -247,7 +288,7 @@ impl Parser {
     }
 
     fn key(&mut self, data: &mut Table, mut level: usize) -> Result<(), Stop> {
-        let stop: &[char] = if self.mode == Mode::Literal {
+        let stop: &[char] = if self.mode.is_literal() {
             &['=', '[', '.']
         } else {
             &['=', '[', ',', '.']
@@ -272,7 +313,7 @@ impl Parser {
                 set(data, &k, Value::list(list));
                 result
             }
-            Some('=') if self.mode == Mode::Json || self.mode == Mode::Literal => {
+            Some('=') if matches!(self.mode, Mode::Json | Mode::Literal) => {
                 if let Some(value) = self.json_or_literal_value() {
                     set(data, &k, value?);
                 }
@@ -288,7 +329,7 @@ impl Parser {
                     // key, and a map that got no entry (`x.=1`: the empty key is not set)
                     // is an error.
                     let (v, _) = self.until(&[',']);
-                    let v = self.typed(v);
+                    let v = self.value(v)?;
                     set(data, &k, v);
                     Ok(())
                 }
@@ -367,10 +408,10 @@ impl Parser {
                     if self.chars.get(self.at) == Some(&',') {
                         self.at += 1;
                     }
-                    list.push(self.typed(v));
+                    list.push(self.value(v)?);
                     return Ok(Some(list));
                 }
-                _ => list.push(self.typed(v)),
+                _ => list.push(self.value(v)?),
             }
         }
     }
@@ -384,7 +425,7 @@ impl Parser {
             Ok(Some(l)) => Ok(Value::list(l)),
             Ok(None) => {
                 let (v, _) = self.until(&[',']);
-                Ok(self.typed(v))
+                self.value(v)
             }
             Err(Stop::Eof) => Ok(Value::str("")),
             Err(e) => Err(e),
@@ -461,6 +502,29 @@ impl Parser {
     }
 }
 
+/// `typedVal`: `true`, `false` and `null` in any case, integers without a leading zero as
+/// int64, the rest strings.
+fn typed(v: String) -> Value {
+    if v.eq_ignore_ascii_case("true") {
+        return Value::Bool(true);
+    }
+    if v.eq_ignore_ascii_case("false") {
+        return Value::Bool(false);
+    }
+    if v.eq_ignore_ascii_case("null") {
+        return Value::Nil;
+    }
+    if v == "0" {
+        return Value::Int64(0);
+    }
+    if !v.is_empty() && !v.starts_with('0') {
+        if let Ok(i) = v.parse::<i64>() {
+            return Value::Int64(i);
+        }
+    }
+    Value::str(v)
+}
+
 fn set(data: &mut Table, key: &str, v: Value) {
     if !key.is_empty() {
         data.insert(key.to_string(), v);
@@ -511,6 +575,34 @@ mod tests {
             crate::template::sprintf("%v", &[Value::map(t)]),
             "map[f:map[g:{a,b}\\n]]"
         );
+    }
+
+    #[test]
+    fn set_file_reads_in_helms_order() {
+        let mut stdin = Some("from stdin".to_string());
+        let flag = SetFile::read("a={x,-},b=-,c=,d=missing,e=".to_string(), |p| match p {
+            "x" => Ok("X".into()),
+            "-" => Ok(stdin.take().unwrap_or_default()),
+            _ => Err(format!("open {p}: no such file or directory")),
+        });
+        // `c=` before a comma reads the file named "", `e=` at the end reads nothing.
+        let paths: Vec<&str> = flag.reads.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["x", "-", "-", "", "missing"]);
+        let mut t = Table::new();
+        let e = flag.parse_into(&mut t).unwrap_err();
+        assert_eq!(e.to_string(), "open : no such file or directory");
+        assert_eq!(
+            crate::template::sprintf("%v", &[Value::map(t)]),
+            "map[a:[X from stdin] b:]"
+        );
+        // A parse that stops sooner (an earlier value of another type) reads no further.
+        let flag = SetFile::read("a.b=x,c=missing".to_string(), |p| Ok(p.to_uppercase()));
+        let mut t = Table::new();
+        t.insert("a".into(), Value::str("s"));
+        assert!(matches!(
+            flag.parse_into(&mut t),
+            Err(StrvalsError::NotA { .. })
+        ));
     }
 
     #[test]

@@ -841,15 +841,24 @@ fn for_chart(options: RenderOptions, chart: &Chart) -> RenderOptions {
 /// `include`s (bitnami's common library) need a few.
 const TEMPLATE_STACK: usize = 4 << 20;
 
-/// A values file read as Helm reads one (its error worded as `helm template -f` words it).
+/// A values file read as Helm reads one into a map (its errors worded as `helm template -f`
+/// words them): a document that is a scalar or a list is refused, not ignored.
 fn values_file(text: &str, name: &str) -> Result<crate::template::Value, Finding> {
-    crate::template::helm_values(text).map_err(|e| {
+    let value = crate::template::helm_values(text).map_err(|e| {
         Finding::error(rules::HELM_VALUES, format!("failed to parse {name}: {e}")).at(
             name,
             e.line.unwrap_or(0),
             0,
         )
-    })
+    })?;
+    match super::chart::json_type(&value) {
+        None | Some("object") => Ok(value),
+        Some(got) => Err(Finding::error(
+            rules::HELM_VALUES,
+            format!("failed to parse {name}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {got} into Go value of type map[string]interface {{}}"),
+        )
+        .in_file(name)),
+    }
 }
 
 /// A target's values files read for their positions: the user's (the target's own, then the

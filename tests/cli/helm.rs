@@ -522,6 +522,42 @@ fn a_chart_outside_the_repository_renders_as_helm_template_would() {
         .stderr_has("outside the repository");
 }
 
+/// `-f` and `--set-file` read files as Helm's `readFile` does: `-` is standard input, read
+/// once (a second `-` reads nothing), a path relative to the current directory; a file that
+/// is missing is Go's error, and a URL is refused (kdelta renders without the network).
+#[test]
+fn values_flags_read_standard_input_once_and_refuse_urls() {
+    let env = TestEnv::new();
+    env.write("c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n")
+        .write("c/values.yaml", "k: v\n")
+        .write(
+            "c/templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  v: {{ toJson .Values | quote }}\n",
+        )
+        .write("f.txt", "file\n")
+        .commit("chart");
+    let run = run_with_stdin(
+        env.kdelta_cmd(&["render", "c", "--set-file", "a={f.txt,-},b=-"]),
+        "typed\n",
+    )
+    .success();
+    assert!(
+        run.stdout
+            .contains(r#"v: "{\"a\":[\"file\\n\",\"typed\\n\"],\"b\":\"\",\"k\":\"v\"}""#),
+        "{}",
+        run.stdout
+    );
+    run_with_stdin(env.kdelta_cmd(&["render", "c", "-f", "-"]), "k: piped\n")
+        .success()
+        .stdout_has(r#"\"k\":\"piped\""#);
+    env.kdelta(&["render", "c", "--set-file", "a=missing.txt"])
+        .code(1)
+        .stderr_has("failed parsing --set-file data: open missing.txt: no such file or directory");
+    env.kdelta(&["render", "c", "-f", "https://example.com/values.yaml"])
+        .code(2)
+        .stderr_has("kdelta reads values from files, not URLs");
+}
+
 /// A subchart's key holding something other than a table is Helm's `type mismatch` error,
 /// reported at the line of the values file that sets it (it was the file alone): the target's
 /// own values file when it sets one, else the chart's `values.yaml`.

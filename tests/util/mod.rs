@@ -228,15 +228,35 @@ pub fn run(cmd: Command) -> Run {
 
 /// Runs `cmd` to completion, failing the test if it takes longer than `timeout`, crashes or
 /// panics.
-pub fn run_within(mut cmd: Command, timeout: Duration) -> Run {
+pub fn run_within(cmd: Command, timeout: Duration) -> Run {
+    run_fed(cmd, None, timeout)
+}
+
+/// Runs `cmd` with `input` on its standard input, as [`run`].
+pub fn run_with_stdin(cmd: Command, input: &str) -> Run {
+    run_fed(cmd, Some(input.as_bytes().to_vec()), RUN_TIMEOUT)
+}
+
+fn run_fed(mut cmd: Command, input: Option<Vec<u8>>, timeout: Duration) -> Run {
     let args: Vec<String> = cmd
         .get_args()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.stdin(if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("the kdelta binary starts");
+    if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
+        // On a thread, so a child that does not read cannot block the test; dropping the
+        // pipe is the end of the input.
+        std::thread::spawn(move || {
+            let _ = std::io::Write::write_all(&mut stdin, &input);
+        });
+    }
     // Drain both pipes on threads so a large output cannot block the child.
     let drain = |mut pipe: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
