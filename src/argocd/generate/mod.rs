@@ -123,9 +123,12 @@ pub enum GenerateError {
     /// A post selector's `matchExpressions` operator Kubernetes does not know.
     #[error("error parsing label selector: {operator} is not a valid label selector operator")]
     SelectorOperator { operator: String },
-    /// A rendered `templatePatch` that is not YAML.
-    #[error("error creating template patch: {}", .0.message)]
-    PatchSyntax(crate::yaml::YamlError),
+    /// A rendered `templatePatch` that is not YAML (sigs.k8s.io/yaml's error).
+    #[error("error while converting template to json {}: {message}", crate::go::strconv::quote(.text))]
+    PatchSyntax { text: String, message: String },
+    /// A rendered `templatePatch` that starts with `{` and is not JSON.
+    #[error("invalid templatePatch {}: {message}", crate::go::strconv::quote(.text))]
+    PatchJson { text: String, message: String },
     /// A `templatePatch` that does not apply to the Application.
     #[error("error applying template patch: {0}")]
     PatchApply(crate::kustomize::smp::SmpError),
@@ -424,20 +427,21 @@ fn render_app(
     };
     if let Some(patch) = patch.filter(|p| !p.trim().is_empty()) {
         let text = render::render_string(patch, params, mode)?;
-        let patch_node = crate::yaml::parse_one(text.as_bytes(), &Default::default())
-            .map_err(GenerateError::PatchSyntax)?;
-        let project = app["spec"]["project"].clone();
-        let mut node = crate::yaml::from_go_json(&app);
-        crate::kustomize::smp::merge(
-            &mut node,
-            &patch_node,
-            crate::kustomize::openapi::Schema::builtin(),
-        )
-        .map_err(GenerateError::PatchApply)?;
-        app = crate::yaml::to_value(&node, crate::yaml::Dialect::Yaml12)
-            .map_err(GenerateError::PatchValue)?;
-        if app.get("spec").is_some_and(Json::is_object) {
-            app["spec"]["project"] = project;
+        let patch = patch_json(&text)?;
+        if !patch.is_null() {
+            let project = app["spec"]["project"].clone();
+            let mut node = crate::yaml::from_go_json(&app);
+            crate::kustomize::smp::merge(
+                &mut node,
+                &crate::yaml::from_go_json(&patch),
+                crate::kustomize::openapi::Schema::builtin(),
+            )
+            .map_err(GenerateError::PatchApply)?;
+            app = crate::yaml::to_value(&node, crate::yaml::Dialect::Yaml12)
+                .map_err(GenerateError::PatchValue)?;
+            if app.get("spec").is_some_and(Json::is_object) {
+                app["spec"]["project"] = project;
+            }
         }
     }
     let mut metadata = app["metadata"].as_object().cloned().unwrap_or_default();
@@ -450,9 +454,70 @@ fn render_app(
     Ok(Json::Object(out))
 }
 
+/// `ConvertYAMLToJSON`: a patch that starts with `{` is JSON, any other text YAML read by
+/// sigs.k8s.io/yaml (go-yaml v2 typing: `yes` and `on` are bools, as keys too; `0755` is
+/// octal; only the first document).
+/// Then decoded into an `Application`: anything but an object (or null, which patches
+/// nothing) is encoding/json's error.
+fn patch_json(text: &str) -> Result<Json, GenerateError> {
+    let (json, text) = if text.trim_start().starts_with('{') {
+        let json = serde_json::from_str(text).map_err(|e| GenerateError::PatchJson {
+            text: text.to_string(),
+            message: e.to_string(),
+        })?;
+        (json, text.to_string())
+    } else {
+        let json =
+            crate::template::sigs_yaml_to_json(text).map_err(|e| GenerateError::PatchSyntax {
+                text: text.to_string(),
+                message: e.to_string(),
+            })?;
+        let converted = json.to_string();
+        (json, converted)
+    };
+    match json {
+        Json::Object(_) | Json::Null => Ok(json),
+        other => Err(GenerateError::PatchJson {
+            message: format!(
+                "json: cannot unmarshal {} into Go value of type v1alpha1.Application",
+                json_type(&other)
+            ),
+            text,
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn template_patch_is_read_as_argo_cds_convert_yaml_to_json_reads_it() {
+        // go-yaml v2 typing through sigs.k8s.io/yaml, keys too; the first document only.
+        assert_eq!(
+            patch_json("spec:\n  v: {on: yes, mode: 0755, n: 1_000}\n---\n[").unwrap(),
+            json!({"spec": {"v": {"true": true, "mode": 493, "false": 1000}}})
+        );
+        // A patch that starts with `{` is JSON, not YAML.
+        assert_eq!(
+            patch_json(" {\"spec\": {\"v\": \"yes\"}}").unwrap(),
+            json!({"spec": {"v": "yes"}})
+        );
+        assert!(matches!(
+            patch_json("{spec: {v: 1}}"),
+            Err(GenerateError::PatchJson { .. })
+        ));
+        // Nothing (a comment) patches nothing; what is no object cannot be an Application.
+        assert_eq!(patch_json("# only a comment\n").unwrap(), Json::Null);
+        assert_eq!(
+            patch_json("hello world").unwrap_err().to_string(),
+            r#"invalid templatePatch "\"hello world\"": json: cannot unmarshal string into Go value of type v1alpha1.Application"#
+        );
+        assert!(patch_json("spec: [")
+            .unwrap_err()
+            .to_string()
+            .starts_with(r#"error while converting template to json "spec: [": error converting YAML to JSON: yaml: line 1: "#));
+    }
 
     #[test]
     fn elements_yaml_is_a_list_of_mappings_as_sigs_k8s_io_yaml_reads_it() {
