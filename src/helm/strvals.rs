@@ -135,11 +135,7 @@ impl SetFile {
 }
 
 fn run(text: &str, data: &mut Table, mode: Mode) -> Result<(), StrvalsError> {
-    let mut p = Parser {
-        chars: text.chars().collect(),
-        at: 0,
-        mode,
-    };
+    let mut p = Parser { text, at: 0, mode };
     loop {
         match p.key(data, 0) {
             Ok(()) => continue,
@@ -190,17 +186,22 @@ impl Mode<'_> {
     }
 }
 
-struct Parser<'a> {
-    chars: Vec<char>,
+struct Parser<'t, 'r> {
+    text: &'t str,
+    /// The byte offset of the next character.
     at: usize,
-    mode: Mode<'a>,
+    mode: Mode<'r>,
 }
 
-impl Parser<'_> {
+impl Parser<'_, '_> {
+    fn peek(&self) -> Option<char> {
+        self.text[self.at..].chars().next()
+    }
+
     fn next(&mut self) -> Option<char> {
-        let c = self.chars.get(self.at).copied();
-        if c.is_some() {
-            self.at += 1;
+        let c = self.peek();
+        if let Some(c) = c {
+            self.at += c.len_utf8();
         }
         c
     }
@@ -240,8 +241,8 @@ impl Parser<'_> {
         match self.mode {
             Mode::Typed | Mode::String | Mode::File(_) => None,
             Mode::Literal => {
-                let rest: String = self.chars[self.at..].iter().collect();
-                self.at = self.chars.len();
+                let rest = &self.text[self.at..];
+                self.at = self.text.len();
                 Some(Ok(Value::str(rest)))
             }
             Mode::Json => Some(self.json_value()),
@@ -254,8 +255,8 @@ impl Parser<'_> {
         if self.empty_value() {
             return Ok(Value::Nil);
         }
-        let rest: String = self.chars[self.at..].iter().collect();
-        let mut stream = serde_json::Deserializer::from_str(&rest).into_iter::<serde_json::Value>();
+        let rest = &self.text[self.at..];
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<serde_json::Value>();
         let value = match stream.next() {
             Some(Ok(v)) => Value::from(v),
             Some(Err(e)) => {
@@ -267,7 +268,7 @@ impl Parser<'_> {
             }
             None => Value::Nil,
         };
-        self.at += rest[..stream.byte_offset()].chars().count();
+        self.at += stream.byte_offset();
         self.empty_value();
         Ok(value)
     }
@@ -275,13 +276,13 @@ impl Parser<'_> {
     /// `emptyVal`: skips spaces; true (and the `,` consumed) at a `,` or the end.
     fn empty_value(&mut self) -> bool {
         loop {
-            match self.chars.get(self.at) {
+            match self.peek() {
                 None => return true,
                 Some(',') => {
                     self.at += 1;
                     return true;
                 }
-                Some(c) if c.is_whitespace() => self.at += 1,
+                Some(c) if c.is_whitespace() => self.at += c.len_utf8(),
                 Some(_) => return false,
             }
         }
@@ -394,7 +395,7 @@ impl Parser<'_> {
 
     /// `valList`: `{a,b}` if the value starts with `{`; `Ok(None)` if it does not.
     fn val_list(&mut self) -> Result<Option<Vec<Value>>, Stop> {
-        match self.chars.get(self.at) {
+        match self.peek() {
             None => return Err(Stop::Eof),
             Some('{') => self.at += 1,
             Some(_) => return Ok(None),
@@ -405,7 +406,7 @@ impl Parser<'_> {
             match last {
                 None => return Err(err(StrvalsError::UnterminatedList)),
                 Some('}') => {
-                    if self.chars.get(self.at) == Some(&',') {
+                    if self.peek() == Some(',') {
                         self.at += 1;
                     }
                     list.push(self.value(v)?);
