@@ -234,7 +234,9 @@ fn go_parse_float(text: &str) -> Option<f64> {
         }
         clean.parse::<f64>().ok()?
     };
-    Some(if neg { -v } else { v })
+    // strconv.ParseFloat's ErrRange: a finite text whose value is beyond float64 is no
+    // number (its exponent may be any size; one below the smallest is 0, no error).
+    v.is_finite().then_some(if neg { -v } else { v })
 }
 
 fn parse_hex_float(s: &str) -> Option<f64> {
