@@ -498,16 +498,21 @@ fn camel_case_to_lower_case(s: &str, connector: char) -> String {
     out
 }
 
-/// xstrings.ToCamelCase: leading connectors (`-`, `_`, spaces) stay, a character after a
-/// connector is upper-cased and the connector dropped, runs of connectors stay but one.
+/// xstrings v1.5.0's `ToCamelCase`: connectors (`-`, `_`, spaces) dropped and the letter after
+/// each upper-cased, a run of capitals that starts a word lower-cased after its first
+/// (`GOLANG_IS_GREAT` is `GolangIsGreat`); leading connectors, and all but the last of a run,
+/// kept.
 fn camelcase(s: &str) -> String {
     let (connector, upper) = (is_connector, to_upper);
     let s = gostr::display(s);
     let mut out = String::new();
     let mut chars = s.chars();
     let mut r0 = None;
+    // Whether the word so far is capitals only (its first letter was one).
+    let mut capitals = false;
     for c in chars.by_ref() {
         if !connector(c) {
+            capitals = unicode::is_upper(c);
             r0 = Some(upper(c));
             break;
         }
@@ -525,8 +530,16 @@ fn camelcase(s: &str) -> String {
             continue;
         }
         if connector(r1) {
+            capitals = unicode::is_upper(r0);
             r0 = upper(r0);
         } else {
+            if capitals {
+                if unicode::is_upper(r0) {
+                    r0 = to_lower(r0);
+                } else {
+                    capitals = false;
+                }
+            }
             out.push(r1);
         }
     }
@@ -576,11 +589,11 @@ fn go_split(s: &str, sep: &str, n: i64) -> Vec<String> {
     }
 }
 
-/// goutils.AbbreviateFull, for sprig's `abbrevboth` (byte offsets, moved back to a character
-/// boundary where Go would cut one).
+/// goutils' `AbbreviateFull`, on bytes as Go slices strings (a cut may split a character).
 fn abbrev_full(s: &str, offset: i64, width: i64) -> String {
-    let len = s.len() as i64;
-    if s.is_empty() || width < 4 {
+    let b = gostr::to_bytes(s);
+    let len = b.len() as i64;
+    if b.is_empty() || width < 4 {
         return String::new();
     }
     if len <= width {
@@ -590,35 +603,28 @@ fn abbrev_full(s: &str, offset: i64, width: i64) -> String {
     if len - offset < width - 3 {
         offset = len - (width - 3);
     }
-    let at = |i: i64| {
-        let mut i = i.clamp(0, len) as usize;
-        while !s.is_char_boundary(i) {
-            i -= 1;
-        }
-        i
-    };
+    let at = |i: i64| i.clamp(0, len) as usize;
+    let text = |bytes: &[u8]| gostr::from_bytes(bytes);
     if offset <= 4 {
-        return format!("{}...", &s[..at(width - 3)]);
+        return format!("{}...", text(&b[..at(width - 3)]));
     }
     if width < 7 {
         return String::new();
     }
     if offset + width - 3 < len {
-        return format!("...{}", abbrev_full(&s[at(offset)..], 0, width - 3));
+        return format!("...{}", abbrev_full(&text(&b[at(offset)..]), 0, width - 3));
     }
-    format!("...{}", &s[at(len - (width - 3))..])
+    format!("...{}", text(&b[at(len - (width - 3))..]))
 }
 
+/// sprig's `abbrev`: the first `width - 3` bytes and `...` (Go cuts bytes, so a character may
+/// be split).
 fn abbrev(width: i64, s: &str) -> String {
-    if width < 4 || (s.len() as i64) <= width {
+    let b = gostr::to_bytes(s);
+    if width < 4 || (b.len() as i64) <= width {
         return s.to_string();
     }
-    // Go cuts bytes; a Rust string can only be cut at a character boundary.
-    let mut cut = (width - 3) as usize;
-    while !s.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}...", &s[..cut])
+    format!("{}...", gostr::from_bytes(&b[..(width - 3) as usize]))
 }
 
 /// goutils.WrapCustom with wrapLongWords = false.
