@@ -10,8 +10,16 @@ use num_bigint::BigInt;
 /// The conversion and math functions.
 pub(super) const FUNCS: &[FuncDef] = &[
     // Conversions.
+    // `strconv.Atoi` with its error dropped: 0 for what is no number, the nearest int for
+    // one out of range (Go returns the clamped value with ErrRange).
     FuncDef::new("atoi", &[S], |_, a| {
-        Ok(Value::Int(s(a, 0).parse().unwrap_or(0)))
+        let text = s(a, 0);
+        Ok(Value::Int(match crate::go::strconv::atoi(text) {
+            Ok(i) => i,
+            Err(e) if e.out_of_range && text.starts_with('-') => i64::MIN,
+            Err(e) if e.out_of_range => i64::MAX,
+            Err(_) => 0,
+        }))
     }),
     FuncDef::new("int", &[A], |_, a| Ok(Value::Int(to_int64(&a[0])))),
     FuncDef::new("int64", &[A], |_, a| Ok(Value::Int64(to_int64(&a[0])))),
