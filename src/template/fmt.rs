@@ -333,11 +333,18 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
         },
         Value::Float(f) => match verb {
             'x' | 'X' => {
-                let text = hex_float(*f, spec.precision);
-                let text = if verb == 'X' {
-                    text.to_uppercase()
-                } else {
-                    text
+                let mut text = hex_float(*f, spec.precision);
+                if spec.sharp {
+                    text = sharp_hex_float(&text, spec.precision, verb);
+                }
+                if verb == 'X' {
+                    text = text.to_uppercase();
+                }
+                let text = match text.chars().next() {
+                    Some('-' | '+') => text,
+                    _ if spec.plus => format!("+{text}"),
+                    _ if spec.space => format!(" {text}"),
+                    _ => text,
                 };
                 pad_number(out, &text, spec);
             }
@@ -473,7 +480,13 @@ fn format_int(out: &mut String, n: i64, verb: char, spec: &Spec, v: &Value) {
                 .ok()
                 .and_then(char::from_u32)
                 .unwrap_or('\u{FFFD}');
-            pad(out, &go_quote_rune(c), spec);
+            // `%+q` is strconv.QuoteRuneToASCII.
+            let quoted = if spec.plus {
+                go_quote_rune_ascii(c)
+            } else {
+                go_quote_rune(c)
+            };
+            pad(out, &quoted, spec);
             return;
         }
         'U' => {
@@ -660,13 +673,54 @@ fn binary_float(f: f64) -> String {
 }
 
 /// `%x` of a float: `0x1.ap+01` (the shortest hex mantissa, or `precision` hex digits).
+/// fmt's `#` flag on a `%x` or `%X` float (`fmtFloat`): a decimal point always, and for `%x`
+/// zeros up to the precision (6 without one) counted, as Go counts them, from the first digit
+/// that is not `0` — which the `x` of the prefix already is.
+fn sharp_hex_float(text: &str, precision: Option<usize>, verb: char) -> String {
+    if non_finite_text(text) {
+        return text.to_string();
+    }
+    let (num, tail) = text.split_at(text.find('p').unwrap_or(text.len()));
+    // Go pads `%#x` only: its switch of verbs that take digits has no `X`.
+    let mut digits = match verb {
+        'x' => precision.map_or(6, |p| p as i64),
+        _ => 0,
+    };
+    let mut nonzero = false;
+    for c in num.chars().skip(1) {
+        if c == '.' {
+            continue;
+        }
+        nonzero |= c != '0';
+        if nonzero {
+            digits -= 1;
+        }
+    }
+    let mut out = num.to_string();
+    if !num.contains('.') {
+        out.push('.');
+    }
+    for _ in 0..digits.max(0) {
+        out.push('0');
+    }
+    out.push_str(tail);
+    out
+}
+
+fn non_finite_text(text: &str) -> bool {
+    matches!(text, "NaN" | "+Inf" | "-Inf")
+}
+
 fn hex_float(f: f64, precision: Option<usize>) -> String {
     if let Some(special) = non_finite(f) {
         return special;
     }
     let sign = if f.is_sign_negative() { "-" } else { "" };
     if f == 0.0 {
-        return format!("{sign}0x0p+00");
+        return match precision {
+            Some(p) if p > 0 => format!("{sign}0x0.{}p+00", "0".repeat(p)),
+            _ => format!("{sign}0x0p+00"),
+        };
     }
     let bits = f.abs().to_bits();
     let mut exp = ((bits >> 52) & 0x7ff) as i64;
@@ -823,6 +877,9 @@ pub fn go_quote(s: &str) -> String {
 /// strconv.QuoteRune.
 pub(crate) fn go_quote_rune(c: char) -> String {
     match c {
+        // A rune of the range Go strings' stray bytes are carried in (see `gostr`): never
+        // printable, so Go writes its number.
+        _ if super::gostr::is_carried(c) => format!("'\\U{:08x}'", c as u32),
         '\'' => "'\\''".into(),
         '"' => "'\"'".into(),
         _ => {
@@ -830,6 +887,16 @@ pub(crate) fn go_quote_rune(c: char) -> String {
             format!("'{}'", &q[1..q.len() - 1])
         }
     }
+}
+
+/// strconv.QuoteRuneToASCII.
+fn go_quote_rune_ascii(c: char) -> String {
+    let quoted = go_quote_rune(c);
+    if c.is_ascii() || super::gostr::is_carried(c) {
+        return quoted;
+    }
+    let q = go_quote_ascii(&c.to_string());
+    format!("'{}'", &q[1..q.len() - 1])
 }
 
 /// strconv.QuoteToASCII.
