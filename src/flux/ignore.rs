@@ -1,6 +1,7 @@
 //! What source-controller leaves out of an artifact (`fluxcd/pkg/sourceignore`, on go-git's
 //! `gitignore` matcher): the VCS files always; the `.sourceignore` files of the tree, each
-//! scoped to its directory; and only when there is no such pattern at all, the default
+//! scoped to its directory, then the source's `spec.ignore` (scoped to the root); and only
+//! when there is no such pattern at all, the default
 //! exclusions (images and archives, CI configuration, `.sops.yaml`, `.flux.yaml`,
 //! `.goreleaser.yml`). A path is checked against the patterns from last to first; the first
 //! that matches decides, and a pattern that matches a directory matches everything below it.
@@ -130,14 +131,18 @@ pub struct Ignore {
 
 impl Ignore {
     /// The rules of an artifact read through `files`: its root's `.sourceignore` and those of
-    /// the directories down to `dir` (deeper ones are added by [`Ignore::enter`]).
-    pub fn load(files: &Files, dir: &RepoPath) -> Ignore {
+    /// the directories down to `dir` (deeper ones are added by [`Ignore::enter`]), then the
+    /// source's `spec.ignore`, which source-controller appends to them.
+    pub fn load(files: &Files, dir: &RepoPath, source_ignore: Option<&str>) -> Ignore {
         let mut user = Vec::new();
         let mut at = RepoPath::root();
         read_into(files, &at, &mut user);
         for part in dir.components() {
             at = at.child(part);
             read_into(files, &at, &mut user);
+        }
+        if let Some(text) = source_ignore {
+            user.extend(text.lines().filter_map(|l| Pattern::parse(l, &[])));
         }
         let mut patterns = split(VCS, &[]);
         if user.is_empty() {

@@ -52,11 +52,15 @@ pub fn build(
             format!("Kustomization {namespace}/{name} has no spec.sourceRef"),
         ))]);
     };
+    // The source's `spec.ignore`: more patterns for what source-controller leaves out.
+    let source_ignore = objects
+        .get(&source.kind, &source.namespace, &source.name)
+        .and_then(|s| s.str_at(&["spec", "ignore"]));
     let mut out = match sources::artifact(&source, objects, files, opts) {
-        Ok(Artifact::Local) => build_in(node, files, &at),
+        Ok(Artifact::Local) => build_in(node, files, source_ignore, &at),
         Ok(Artifact::Remote { snapshot, shown }) => {
             let remote = files.sibling(&*snapshot);
-            let mut out = build_in(node, &remote, &at);
+            let mut out = build_in(node, &remote, source_ignore, &at);
             for f in &mut out.findings {
                 if f.file.is_some() && f.file.as_deref() != Some(at.file.as_str()) {
                     let place = f.location().unwrap_or_default();
@@ -115,9 +119,14 @@ impl Place {
     }
 }
 
-/// The build in the artifact `files` reads: the kustomization found or generated, with
-/// Flux's fields written into it.
-fn build_in(ks: &Node, files: &Files, at: &Place) -> EngineOutput<Details> {
+/// The build in the artifact `files` reads (less what `source_ignore` and the `.sourceignore`
+/// files leave out): the kustomization found or generated, with Flux's fields written into it.
+fn build_in(
+    ks: &Node,
+    files: &Files,
+    source_ignore: Option<&str>,
+    at: &Place,
+) -> EngineOutput<Details> {
     let raw_path = ks.str_at(&["spec", "path"]).unwrap_or_default();
     let Some(dir) = sources::clean_path(raw_path) else {
         return EngineOutput::failed(vec![at.finding(Finding::error(
@@ -125,11 +134,21 @@ fn build_in(ks: &Node, files: &Files, at: &Place) -> EngineOutput<Details> {
             format!("kustomization path not found: {raw_path:?} is not a path kdelta can read"),
         ))]);
     };
-    if !dir.is_root() && files.kind(&dir) != EntryKind::Dir {
+    let ignore = super::ignore::Ignore::load(files, &dir, source_ignore);
+    let missing = if dir.is_root() {
+        None
+    } else if files.kind(&dir) != EntryKind::Dir {
+        Some("no such directory")
+    } else if ignore.excludes(&dir, true) {
+        Some("the source's ignore patterns leave it out of the artifact")
+    } else {
+        None
+    };
+    if let Some(why) = missing {
         return EngineOutput::failed(vec![at.finding(Finding::error(
             rules::FLUX_INVALID,
             format!(
-                "kustomization path not found: {}: no such directory",
+                "kustomization path not found: {}: {why}",
                 sources::shown_path(&dir)
             ),
         ))]);
@@ -152,7 +171,7 @@ fn build_in(ks: &Node, files: &Files, at: &Place) -> EngineOutput<Details> {
                 None => return kustomize(files, &dir, None, steps),
             }
         }
-        None => match generate(files, &dir) {
+        None => match generate(files, &ignore, &dir) {
             Ok((k, count)) => {
                 steps.push(format!(
                     "generated a kustomization of the {count} manifests and kustomizations under {}",
@@ -204,10 +223,13 @@ fn kustomize(
 /// The kustomization the controller writes for a directory without one: every `.yaml` and
 /// `.yml` file below it, and every sub-directory holding a kustomization as one entry (not
 /// descended into), in walk order; `namespace: _placeholder` when there is nothing.
-fn generate(files: &Files, dir: &RepoPath) -> Result<(Node, usize), Finding> {
+fn generate(
+    files: &Files,
+    ignore: &super::ignore::Ignore,
+    dir: &RepoPath,
+) -> Result<(Node, usize), Finding> {
     let mut resources = Vec::new();
-    let ignore = super::ignore::Ignore::load(files, dir);
-    scan(files, &ignore, dir, dir, &mut resources)?;
+    scan(files, ignore, dir, dir, &mut resources)?;
     let mut k = Node::map();
     k.set(
         "apiVersion",

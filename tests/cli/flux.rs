@@ -396,3 +396,27 @@ fn a_values_reference_that_does_not_read_points_at_its_entry() {
         "{f}"
     );
 }
+
+/// A path the GitRepository's `spec.ignore` leaves out of the artifact is not there for the
+/// controller, though the directory is in the repository.
+#[test]
+fn a_path_the_sources_ignore_patterns_leave_out_is_not_found() {
+    let env = TestEnv::new();
+    let sync = SYNC.replace(
+        "  url: https://example.invalid/fleet.git\n",
+        "  url: https://example.invalid/fleet.git\n  ignore: |\n    /scratch/\n",
+    );
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", sync)
+        .write(
+            "clusters/prod/apps.yaml",
+            ks("scratch", "./scratch/apps", ""),
+        )
+        .write(
+            "scratch/apps/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: x}\n",
+        );
+    env.commit("ignored path");
+    env.kdelta(&["render", "flux-ks:flux-system/scratch@clusters/prod"])
+        .code(1)
+        .stderr_has("kustomization path not found: scratch/apps: the source's ignore patterns leave it out of the artifact");
+}
