@@ -50,6 +50,9 @@ const FILE_SYSTEM: &[&str] = &[
     "kustomize",
     // The directory a plugin the user allowed runs in.
     "process",
+    // The system's time zone database, read as Go's `time.LoadLocation` reads it (sprig's
+    // `dateInZone`), and nothing else.
+    "go",
 ];
 
 fn src() -> PathBuf {

@@ -1,9 +1,12 @@
-//! sprig's date functions on a `time.Time` value (UTC, as `helm template` runs with `TZ=UTC`
-//! here): Go's layout formatting and parsing, `date`, `dateInZone`, `toDate`, `dateModify`,
+//! sprig's date functions on a `time.Time` value (in UTC, the local zone of `helm template` in
+//! CI; `dateInZone` formats in the zone it names, [`crate::go::zoneinfo`]): Go's layout
+//! formatting and parsing, `date`, `dateInZone`, `toDate`, `dateModify`,
 //! `unixEpoch`, `duration`, `durationRound`, and the methods templates call on a time.
 
 use super::super::gostr;
 use super::super::value::{Object, ObjectRef, Value};
+pub(super) use crate::go::civil::{civil_from_days, days_from_civil};
+use crate::go::zoneinfo::Zone;
 use std::sync::Arc;
 
 /// A `time.Time` in UTC: seconds since the Unix epoch and nanoseconds.
@@ -37,33 +40,9 @@ const DAYS: [&str; 7] = [
     "Saturday",
 ];
 
-/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
 /// Go's `daysIn`: the days of a month (1-12) in a year.
 fn days_in_month(year: i64, month: i64) -> i64 {
     days_from_civil(year + month / 12, month % 12 + 1, 1) - days_from_civil(year, month, 1)
-}
-
-pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
 /// The zero time, `0001-01-01 00:00:00 +0000 UTC`.
@@ -85,8 +64,14 @@ struct Parts {
 
 impl Time {
     fn parts(&self) -> Parts {
-        let days = self.unix.div_euclid(86400);
-        let secs = self.unix.rem_euclid(86400);
+        self.parts_at(0)
+    }
+
+    /// The civil fields at `offset` seconds east of UTC.
+    fn parts_at(&self, offset: i64) -> Parts {
+        let local = self.unix + offset;
+        let days = local.div_euclid(86400);
+        let secs = local.rem_euclid(86400);
         let (year, month, day) = civil_from_days(days);
         Parts {
             year,
@@ -100,16 +85,21 @@ impl Time {
         }
     }
 
-    /// time.Format with a Go layout.
+    /// time.Format with a Go layout, in UTC.
     pub fn format(&self, layout: &str) -> String {
-        let p = self.parts();
+        self.format_in(layout, &Zone::utc())
+    }
+
+    /// `t.In(loc).Format(layout)` for the zone in effect at `t` in `loc`.
+    pub fn format_in(&self, layout: &str, zone: &Zone) -> String {
+        let p = self.parts_at(zone.offset);
         let mut out = String::new();
         let mut rest = layout;
         while !rest.is_empty() {
             let (chunk, len) = std_chunk(rest);
             match chunk {
                 Some(c) => {
-                    out.push_str(&self.chunk(c, &p, &rest[..len]));
+                    out.push_str(&self.chunk(c, &p, &rest[..len], zone));
                     rest = &rest[len..];
                 }
                 None => {
@@ -122,7 +112,7 @@ impl Time {
         out
     }
 
-    fn chunk(&self, c: &str, p: &Parts, raw: &str) -> String {
+    fn chunk(&self, c: &str, p: &Parts, raw: &str, zone: &Zone) -> String {
         match c {
             "2006" => format!("{:04}", p.year),
             "06" => format!("{:02}", p.year.rem_euclid(100)),
@@ -145,12 +135,13 @@ impl Time {
             "pm" => if p.hour >= 12 { "pm" } else { "am" }.to_string(),
             "Monday" => DAYS[p.weekday].to_string(),
             "Mon" => DAYS[p.weekday][..3].to_string(),
-            "MST" => "UTC".to_string(),
-            "Z07:00" | "Z0700" | "Z07" | "Z07:00:00" => "Z".to_string(),
-            "-07:00" => "+00:00".to_string(),
-            "-0700" => "+0000".to_string(),
-            "-07" => "+00".to_string(),
-            "-07:00:00" => "+00:00:00".to_string(),
+            "MST" if !zone.name.is_empty() => zone.name.clone(),
+            "MST" => numeric_zone(zone.offset, false, true, false),
+            "Z07:00" | "Z0700" | "Z07" | "Z07:00:00" if zone.offset == 0 => "Z".to_string(),
+            "Z07:00" | "-07:00" => numeric_zone(zone.offset, true, true, false),
+            "Z0700" | "-0700" => numeric_zone(zone.offset, false, true, false),
+            "Z07" | "-07" => numeric_zone(zone.offset, false, false, false),
+            "Z07:00:00" | "-07:00:00" => numeric_zone(zone.offset, true, true, true),
             frac if frac.starts_with(['.', ',']) => {
                 let digits = raw.len() - 1;
                 let all = format!("{:09}", self.nanos);
@@ -428,6 +419,21 @@ impl Time {
     pub fn value(self) -> Value {
         Value::Object(ObjectRef(Arc::new(self)))
     }
+}
+
+/// An offset as Go's numeric zone elements write it: `±hh[:mm[:ss]]`.
+fn numeric_zone(offset: i64, colon: bool, minutes: bool, seconds: bool) -> String {
+    let sign = if offset < 0 { '-' } else { '+' };
+    let abs = offset.abs();
+    let mut out = format!("{sign}{:02}", abs / 3600);
+    let sep = if colon { ":" } else { "" };
+    if minutes {
+        out.push_str(&format!("{sep}{:02}", abs / 60 % 60));
+    }
+    if seconds {
+        out.push_str(&format!("{sep}{:02}", abs % 60));
+    }
+    out
 }
 
 /// Go's `nextStdChunk`: the layout element at the start of `s` (and its length), if any.

@@ -1,5 +1,5 @@
-//! sprig's `date.go`, in UTC: the functions on [`dates`], which holds the time value, Go's
-//! layouts and durations.
+//! sprig's `date.go`, in UTC (`dateInZone` in the zone it names): the functions on
+//! [`dates`], which holds the time value, Go's layouts and durations.
 
 use super::super::dates;
 use super::{s, A, S};
@@ -22,13 +22,17 @@ pub(super) const FUNCS: &[FuncDef] = &[
         Ok(Value::str(dates::time_of(&a[1]).format(s(a, 0))))
     }),
     FuncDef::new("dateInZone", &[S, A, S], |_, a| {
-        Ok(Value::str(dates::time_of(&a[1]).format(s(a, 0))))
+        Ok(Value::str(in_zone(dates::time_of(&a[1]), s(a, 2), s(a, 0))))
     }),
     FuncDef::new("htmlDate", &[A], |_, a| {
         Ok(Value::str(dates::time_of(&a[0]).format("2006-01-02")))
     }),
     FuncDef::new("htmlDateInZone", &[A, S], |_, a| {
-        Ok(Value::str(dates::time_of(&a[0]).format("2006-01-02")))
+        Ok(Value::str(in_zone(
+            dates::time_of(&a[0]),
+            s(a, 1),
+            "2006-01-02",
+        )))
     }),
     FuncDef::new("unixEpoch", &[A], |_, a| {
         Ok(Value::str(dates::time_of(&a[0]).unix.to_string()))
@@ -73,6 +77,15 @@ pub(super) const FUNCS: &[FuncDef] = &[
     })
     .nondeterministic(),
 ];
+
+/// `t.In(loc).Format(layout)` with the location sprig's `dateInZone` loads: the system's
+/// zone of that name, or UTC when there is none.
+fn in_zone(t: dates::Time, zone: &str, layout: &str) -> String {
+    match crate::go::zoneinfo::load_location(zone) {
+        Some(location) => t.format_in(layout, &location.lookup(t.unix)),
+        None => t.format(layout),
+    }
+}
 
 fn shift(t: dates::Time, ns: i64) -> dates::Time {
     let total = t.unix as i128 * 1_000_000_000 + t.nanos as i128 + ns as i128;
