@@ -90,21 +90,27 @@ fn parse_tzif(data: &[u8]) -> Option<Location> {
         wide = true;
     }
     let [isut, isstd, leap, time, types, chars] = counts;
-    let mut times = Vec::with_capacity(time);
-    for _ in 0..time {
-        times.push(if wide {
-            r.u64()? as i64
-        } else {
-            i64::from(r.u32()? as i32)
-        });
-    }
+    // Each part is taken whole before it is read, so counts a short file cannot hold fail
+    // instead of allocating for them.
+    let width = if wide { 8 } else { 4 };
+    let times: Vec<i64> = r
+        .take(time * width)?
+        .chunks(width)
+        .map(|b| {
+            // Big-endian and signed, of either width.
+            let first = if b[0] & 0x80 != 0 { -1i64 } else { 0 };
+            b.iter().fold(first, |n, &byte| (n << 8) | i64::from(byte))
+        })
+        .collect();
     let indexes = r.take(time)?.to_vec();
-    let mut raw_types = Vec::with_capacity(types);
-    for _ in 0..types {
-        let offset = i64::from(r.u32()? as i32);
-        let b = r.take(2)?;
-        raw_types.push((offset, b[0] != 0, b[1] as usize));
-    }
+    let raw_types: Vec<(i64, bool, usize)> = r
+        .take(types * 6)?
+        .chunks(6)
+        .map(|b| {
+            let offset = i64::from(i32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+            (offset, b[4] != 0, usize::from(b[5]))
+        })
+        .collect();
     let abbrevs = r.take(chars)?.to_vec();
     r.take(leap * if wide { 12 } else { 8 } + isstd + isut)?;
     let zones: Vec<ZoneType> = raw_types
@@ -166,10 +172,6 @@ impl<'a> Reader<'a> {
 
     fn u32(&mut self) -> Option<u32> {
         Some(u32::from_be_bytes(self.take(4)?.try_into().ok()?))
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_be_bytes(self.take(8)?.try_into().ok()?))
     }
 }
 
@@ -424,5 +426,11 @@ mod tests {
         }
         assert!(parse_tzif(b"TZif2").is_none());
         assert!(parse_tzif(b"nope").is_none());
+        // A header claiming four billion transitions in a short file.
+        let mut lying = b"TZif\0".to_vec();
+        lying.extend([0; 15]);
+        lying.extend([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+        lying.extend([0, 0, 0, 1, 0, 0, 0, 4]);
+        assert!(parse_tzif(&lying).is_none());
     }
 }
