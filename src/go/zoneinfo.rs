@@ -4,6 +4,9 @@
 //! its footer's POSIX TZ rule for times after the last transition). `helm template` gets the
 //! same files on the same machine; a zone it cannot load is UTC for sprig, and so here.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
 /// A zone's name and offset east of UTC at one instant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Zone {
@@ -40,8 +43,23 @@ struct ZoneType {
 const ALPHA: i64 = -1 << 63;
 
 /// `time.LoadLocation(name)`; `None` where Go returns an error (sprig then uses UTC). `Local`
-/// is UTC too: kdelta renders as `helm template` does in CI, where `TZ` is UTC.
-pub fn load_location(name: &str) -> Option<Location> {
+/// is UTC too: kdelta renders as `helm template` does in CI, where `TZ` is UTC. Each name is
+/// read once per run (a template may call `dateInZone` in a loop).
+pub fn load_location(name: &str) -> Option<Arc<Location>> {
+    static LOADED: OnceLock<Mutex<HashMap<String, Option<Arc<Location>>>>> = OnceLock::new();
+    let loaded = LOADED.get_or_init(Default::default);
+    if let Some(found) = loaded.lock().unwrap_or_else(|p| p.into_inner()).get(name) {
+        return found.clone();
+    }
+    let found = read_location(name).map(Arc::new);
+    loaded
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(name.to_string(), found.clone());
+    found
+}
+
+fn read_location(name: &str) -> Option<Location> {
     if name.is_empty() || name == "UTC" || name == "Local" {
         return None;
     }

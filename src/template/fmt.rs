@@ -334,7 +334,7 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
         Value::Float(f) => match verb {
             'x' | 'X' => {
                 let mut text = hex_float(*f, spec.precision);
-                if spec.sharp {
+                if spec.sharp && f.is_finite() {
                     text = sharp_hex_float(&text, spec.precision, verb);
                 }
                 if verb == 'X' {
@@ -677,9 +677,6 @@ fn binary_float(f: f64) -> String {
 /// zeros up to the precision (6 without one) counted, as Go counts them, from the first digit
 /// that is not `0` — which the `x` of the prefix already is.
 fn sharp_hex_float(text: &str, precision: Option<usize>, verb: char) -> String {
-    if non_finite_text(text) {
-        return text.to_string();
-    }
     let (num, tail) = text.split_at(text.find('p').unwrap_or(text.len()));
     // Go pads `%#x` only: its switch of verbs that take digits has no `X`.
     let mut digits = match verb {
@@ -705,10 +702,6 @@ fn sharp_hex_float(text: &str, precision: Option<usize>, verb: char) -> String {
     }
     out.push_str(tail);
     out
-}
-
-fn non_finite_text(text: &str) -> bool {
-    matches!(text, "NaN" | "+Inf" | "-Inf")
 }
 
 fn hex_float(f: f64, precision: Option<usize>) -> String {
