@@ -6,6 +6,7 @@
 //! see them all; a read that fails is reported after the run, as the render's error.
 
 use crate::source::{Bytes, Contents};
+use crate::template::bytes::GoBytes;
 use crate::template::{LazyEntries, Value};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -109,7 +110,7 @@ impl LazyEntries for ChartFiles {
     fn entries(&self) -> BTreeMap<String, Value> {
         self.all()
             .into_iter()
-            .map(|(path, text)| (path, Value::String(text)))
+            .map(|(path, text)| (path, GoBytes::value(text)))
             .collect()
     }
 }

@@ -4,8 +4,9 @@
 
 use super::files::ChartFiles;
 use super::glob;
+use crate::template::bytes::GoBytes;
 use crate::template::{
-    Dict, Field, FuncError, GoStruct, MapType, NamedMap, Object, ObjectRef, Value,
+    Dict, Field, FuncError, GoStruct, MapType, MapValues, NamedMap, Object, ObjectRef, Value,
 };
 use base64::Engine;
 use std::collections::BTreeMap;
@@ -79,7 +80,7 @@ pub const DEFAULT_KUBE_VERSION: &str = "v1.32.0";
 pub static FILES: NamedMap = NamedMap {
     name: "engine.files",
     methods: &["AsConfig", "AsSecrets", "Get", "GetBytes", "Glob", "Lines"],
-    interface_values: false,
+    values: MapValues::Bytes,
     call: files_method,
 };
 
@@ -98,6 +99,8 @@ fn files_method(d: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
         )));
     }
     let arg = || a[0].as_str().unwrap_or_default().to_string();
+    // The text of a file's bytes.
+    let text = |v: &Value| v.as_bytes().cloned().unwrap_or_else(|| Arc::from(""));
     let by_base = |encode: fn(&str) -> String| -> Value {
         // Helm returns "" only for a nil `files`; an empty one (a `Glob` that matched
         // nothing) is an empty map, printed `{}`.
@@ -109,7 +112,7 @@ fn files_method(d: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
             .into_iter()
             .map(|(k, v)| {
                 let base = k.rsplit('/').next().unwrap_or_default().to_string();
-                (base, Value::str(encode(v.as_str().unwrap_or_default())))
+                (base, Value::str(encode(&text(&v))))
             })
             .collect();
         Value::str(crate::template::helm_to_yaml(&Value::map(m)).unwrap_or_default())
@@ -118,18 +121,23 @@ fn files_method(d: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
     // `Glob`'s) holds its contents.
     let chart_files = d.source::<ChartFiles>();
     let get = |path: &str| match &chart_files {
-        Some(files) => files.get(path).map(Value::String),
-        None => d.get(path),
+        Some(files) => files.get(path),
+        None => d.get(path).map(|v| text(&v)),
     };
     Ok(match name {
-        "Get" | "GetBytes" => get(&arg()).unwrap_or_else(|| Value::str("")),
+        // A missing file is empty.
+        "Get" => Value::String(get(&arg()).unwrap_or_else(|| Arc::from(""))),
+        "GetBytes" => GoBytes::value(get(&arg()).unwrap_or_else(|| Arc::from(""))),
         "Glob" => {
             let pattern = arg();
             let matching = match &chart_files {
                 Some(files) => files
                     .names()
                     .filter(|k| glob::matches(glob::Syntax::Gobwas, &pattern, k))
-                    .map(|k| (k.to_string(), get(k).unwrap_or_else(|| Value::str(""))))
+                    .map(|k| {
+                        let bytes = get(k).unwrap_or_else(|| Arc::from(""));
+                        (k.to_string(), GoBytes::value(bytes))
+                    })
                     .collect(),
                 None => d
                     .entries()
@@ -140,7 +148,7 @@ fn files_method(d: &Dict, name: &str, a: &[Value]) -> Result<Value, FuncError> {
             Value::Map(Dict::typed(matching, MapType::Named(&FILES)))
         }
         "Lines" => match get(&arg()) {
-            Some(Value::String(s)) if !s.is_empty() => {
+            Some(s) if !s.is_empty() => {
                 let s = s.strip_suffix('\n').unwrap_or(&s);
                 Value::strings(s.split('\n'))
             }

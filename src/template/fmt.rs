@@ -218,6 +218,15 @@ fn bad_verb(out: &mut String, v: &Value, verb: char, spec: &Spec) {
 fn go_syntax(v: &Value) -> String {
     match v {
         Value::NoValue | Value::Nil => "<nil>".into(),
+        Value::Object(o) if o.0.bytes().is_some() => format!(
+            "[]byte{{{}}}",
+            o.0.items()
+                .unwrap_or_default()
+                .iter()
+                .map(|b| format!("{:#x}", b.as_int().unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         // A named slice type (Helm's `chartutil.VersionSet`).
         Value::Object(o) if o.0.kind_name() == "slice" => match o.0.items() {
             Some(items) => format!(
@@ -271,6 +280,21 @@ fn go_syntax_element(v: &Value) -> String {
 fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
     if verb == 'v' && spec.sharp {
         pad(out, &go_syntax(v), spec);
+        return;
+    }
+    // Go's `fmtBytes`: a `[]byte` is text for `%s`, `%q`, `%x` and `%X`, and a slice of
+    // numbers for the other verbs.
+    if let Some(bytes) = v.as_bytes() {
+        let as_text = Value::String(bytes.clone());
+        match verb {
+            's' | 'q' | 'x' | 'X' => format_value(out, &as_text, verb, spec),
+            _ => format_value(
+                out,
+                &Value::list(v.slice_items().unwrap_or_default().into_owned()),
+                verb,
+                spec,
+            ),
+        }
         return;
     }
     if verb == 'T' {

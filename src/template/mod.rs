@@ -2,6 +2,7 @@
 //! Go's `fmt` printing, and function sets the caller picks. A library module: it knows nothing
 //! of Helm or Argo CD, which add their functions on top.
 
+pub mod bytes;
 mod exec;
 mod fmt;
 mod funcs;
@@ -28,7 +29,8 @@ pub use funcs::json_scan::check_valid as go_json_check_valid;
 pub use funcs::paths::clean as go_path_clean;
 pub use positions::{Printed, Read, Written};
 pub use value::{
-    Dict, Field, GoStruct, LazyEntries, List, ListType, MapType, NamedMap, Object, ObjectRef, Value,
+    Dict, Field, GoStruct, LazyEntries, List, ListType, MapType, MapValues, NamedMap, Object,
+    ObjectRef, Value,
 };
 
 use crate::fxhash::FxHashMap;

@@ -186,11 +186,18 @@ pub struct NamedMap {
     pub name: &'static str,
     /// The method names, for the executor to tell a method from a key.
     pub methods: &'static [&'static str],
-    /// Its underlying type is `map[string]interface {}` (so it converts to one, as
-    /// `chartutil.Values` does); false for others (`engine.files` is `map[string][]byte`).
-    pub interface_values: bool,
+    /// Its element type: `interface {}` makes it convert to `map[string]interface {}`, as
+    /// `chartutil.Values` does; `engine.files` is a `map[string][]byte`.
+    pub values: MapValues,
     /// Calls a method.
     pub call: fn(&Dict, &str, &[Value]) -> Result<Value, super::FuncError>,
+}
+
+/// The element type of a named map type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapValues {
+    Interface,
+    Bytes,
 }
 
 impl MapType {
@@ -199,7 +206,7 @@ impl MapType {
         match self {
             MapType::Any => true,
             MapType::String => false,
-            MapType::Named(n) => n.interface_values,
+            MapType::Named(n) => n.values == MapValues::Interface,
         }
     }
 
@@ -216,6 +223,11 @@ impl MapType {
     pub fn zero(self) -> Value {
         match self {
             MapType::String => Value::str(""),
+            // A nil `[]byte`.
+            MapType::Named(NamedMap {
+                values: MapValues::Bytes,
+                ..
+            }) => super::bytes::GoBytes::value(Arc::from("")),
             _ => Value::Nil,
         }
     }
@@ -489,6 +501,14 @@ pub trait Object: std::fmt::Debug + Send + Sync {
     fn items(&self) -> Option<Vec<Value>> {
         None
     }
+    /// The number of elements of a slice, without making them.
+    fn slice_len(&self) -> Option<usize> {
+        self.items().map(|items| items.len())
+    }
+    /// The bytes of a `[]byte`, as a Go string (`crate::template::bytes`).
+    fn bytes(&self) -> Option<&Arc<str>> {
+        None
+    }
     /// A struct's members as Go's `encoding/json` writes them, in field order (`None`: the
     /// value marshals as its text).
     fn json_fields(&self) -> Option<Vec<(String, Value)>> {
@@ -720,7 +740,7 @@ impl Value {
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
             // A slice type is true when it has elements.
-            Value::Object(o) => o.0.items().is_none_or(|items| !items.is_empty()),
+            Value::Object(o) => o.0.slice_len().is_none_or(|len| len > 0),
         }
     }
 
@@ -730,6 +750,14 @@ impl Value {
         match self {
             Value::List(l) => Some(std::borrow::Cow::Borrowed(&l.items[..])),
             Value::Object(o) => o.0.items().map(std::borrow::Cow::Owned),
+            _ => None,
+        }
+    }
+
+    /// The bytes of a `[]byte` value, as a Go string.
+    pub fn as_bytes(&self) -> Option<&Arc<str>> {
+        match self {
+            Value::Object(o) => o.0.bytes(),
             _ => None,
         }
     }

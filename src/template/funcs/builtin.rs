@@ -68,8 +68,8 @@ fn len(_: &Call, a: &[Value]) -> R {
         Value::String(s) => Ok(Value::Int(super::super::gostr::to_bytes(s).len() as i64)),
         Value::List(l) => Ok(Value::Int(l.len() as i64)),
         Value::Map(m) => Ok(Value::Int(m.len() as i64)),
-        Value::Object(o) if o.0.items().is_some() => {
-            Ok(Value::Int(o.0.items().map_or(0, |i| i.len()) as i64))
+        Value::Object(o) if o.0.slice_len().is_some() => {
+            Ok(Value::Int(o.0.slice_len().unwrap_or(0) as i64))
         }
         // An invalid value (`nil`, a missing value piped or held by a variable): Go's
         // `length` asks it for its type, which panics.

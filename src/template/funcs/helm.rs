@@ -6,7 +6,7 @@
 use super::super::exec::Call;
 use super::super::fmt;
 use super::super::gostr;
-use super::super::value::{Dict, ListType, MapType, NamedMap, Value};
+use super::super::value::{Dict, ListType, MapType, MapValues, NamedMap, Value};
 use super::super::{ErrorKind, FuncDef, FuncError, MissingKey, Param};
 use super::json;
 use crate::fxhash::FxHashMap;
@@ -727,7 +727,7 @@ fn fail_message(message: &str) -> String {
 pub static CHART_VALUES: NamedMap = NamedMap {
     name: "chartutil.Values",
     methods: &["AsMap", "Encode", "PathValue", "Table", "YAML"],
-    interface_values: true,
+    values: MapValues::Interface,
     call: values_method,
 };
 

@@ -47,6 +47,16 @@ fn write(
         Value::String(s) => quote(out, s, html),
         // Structs marshal by their JSON tags, slices as lists; the other objects templates
         // meet (versions, times) as their text.
+        // A `[]byte` marshals as its base64 text.
+        Value::Object(o) if o.0.bytes().is_some() => {
+            use base64::Engine as _;
+            let bytes = gostr::to_bytes(o.0.bytes().map_or("", |b| &**b));
+            quote(
+                out,
+                &base64::engine::general_purpose::STANDARD.encode(bytes),
+                html,
+            )
+        }
         // A slice type (Helm's VersionSet) marshals as its elements.
         Value::Object(o) if o.0.items().is_some() => write(
             out,

@@ -95,7 +95,8 @@ pub(super) const FUNCS: &[FuncDef] = &[
         Ok(Value::str(
             a.iter()
                 .filter(|v| !matches!(v, Value::Nil))
-                .map(strval)
+                // `fmt.Sprintf("%v ...")`, not `strval`: a `[]byte` prints its numbers.
+                .map(sprint_value)
                 .collect::<Vec<_>>()
                 .join(" "),
         ))
@@ -170,8 +171,12 @@ fn is_go_space(c: char) -> bool {
     c.is_whitespace()
 }
 
-/// sprig's `strval`: a string as it is, anything else as `%v` prints it.
+/// sprig's `strval`: a string as it is, a `[]byte` as its text, anything else as `%v` prints
+/// it.
 pub fn strval(v: &Value) -> String {
+    if let Some(bytes) = v.as_bytes() {
+        return bytes.to_string();
+    }
     match v {
         Value::String(s) => s.to_string(),
         other => sprint_value(other),
