@@ -753,8 +753,8 @@ impl<'a> State<'a> {
             Arg::Identifier(name) => self.eval_function(dot, name.start, name.of(text), cmd, last),
             Arg::Field(pos, names) => {
                 if let (true, Some((init, name))) = (has_args, names.split_last(text)) {
-                    let receiver = self.eval_dot_fields(*pos, dot, init, &node)?;
-                    let reached = (receiver, !init.is_empty() || self.dot_interface);
+                    let reached =
+                        self.reach_fields(*pos, dot.clone(), self.dot_interface, init, &node)?;
                     return self.call_method(dot, *pos, first, reached, Some(name), cmd, last);
                 }
                 self.eval_dot_fields(*pos, dot, *names, &node)
@@ -766,8 +766,7 @@ impl<'a> State<'a> {
                     self.not_a_function(first, has_args)?;
                 } else if let (true, Some((init, name))) = (has_args, fields.split_last(text)) {
                     // `$.Files.Get "x"`: a method of what the variable's fields lead to.
-                    let receiver = self.eval_fields(*pos, v, init, &node)?;
-                    let reached = (receiver, !init.is_empty());
+                    let reached = self.reach_fields(*pos, v, false, init, &node)?;
                     return self.call_method(dot, *pos, first, reached, Some(name), cmd, last);
                 }
                 self.eval_fields(*pos, v, fields, &node)
@@ -775,8 +774,7 @@ impl<'a> State<'a> {
             Arg::Chain(pos, base, fields) => {
                 let v = self.eval_arg(dot, base)?;
                 if let (true, Some((init, name))) = (has_args, fields.split_last(text)) {
-                    let receiver = self.eval_fields(*pos, v, init, &node)?;
-                    let reached = (receiver, !init.is_empty());
+                    let reached = self.reach_fields(*pos, v, false, init, &node)?;
                     return self.call_method(dot, *pos, first, reached, Some(name), cmd, last);
                 }
                 // Go reports a field error at the node it evaluated last, inside the base.
@@ -907,11 +905,18 @@ impl<'a> State<'a> {
             Some(r) => r.map_err(|e| {
                 self.error_at(pos, &word_text(), format!("error calling {name}: {e}"))
             }),
-            None => Err(self.error_at(
-                field_pos,
-                &field_node,
-                format!("can't evaluate field {name} in type {}", o.0.type_name()),
-            )),
+            None => {
+                let ty = if from_map {
+                    "interface {}"
+                } else {
+                    o.0.type_name()
+                };
+                Err(self.error_at(
+                    field_pos,
+                    &field_node,
+                    format!("can't evaluate field {name} in type {ty}"),
+                ))
+            }
         }
     }
 
@@ -1146,9 +1151,34 @@ impl<'a> State<'a> {
         names: Names,
         node: &dyn Fn() -> String,
     ) -> Result<Value> {
+        self.reach_fields(pos, receiver, receiver_interface, names, node)
+            .map(|(v, _)| v)
+    }
+
+    /// Follows `.a.b` from `receiver`: the value reached, and whether its static type is
+    /// `interface {}` (it was found in a map; or no field was followed and the receiver's is).
+    fn reach_fields(
+        &mut self,
+        pos: usize,
+        receiver: Value,
+        receiver_interface: bool,
+        names: Names,
+        node: &dyn Fn() -> String,
+    ) -> Result<(Value, bool)> {
         let text: &'a str = &self.tree.text;
         let mut v = receiver;
+        // Whether the value at hand has the static type `interface {}` (it was found in a map,
+        // or is such a dot): Go names that type, not the value's, when it has no such field.
+        let mut via_interface = receiver_interface;
         for (hop, name) in names.iter(text).enumerate() {
+            let from_map = matches!(&v, Value::Map(m) if m.method(name).is_none());
+            let named = |type_name: &'static str| {
+                if via_interface {
+                    "interface {}"
+                } else {
+                    type_name
+                }
+            };
             v = match v {
                 Value::Map(m) if m.method(name).is_some() => {
                     self.call_map_method(pos, node, &m, name, &[])?
@@ -1182,11 +1212,12 @@ impl<'a> State<'a> {
                         self.error_at(pos, &node(), format!("error calling {name}: {e}"))
                     })?,
                     None => {
+                        let ty = named(o.0.type_name());
                         return Err(self.error_at(
                             pos,
                             &node(),
-                            format!("can't evaluate field {name} in type {}", o.0.type_name()),
-                        ))
+                            format!("can't evaluate field {name} in type {ty}"),
+                        ));
                     }
                 },
                 Value::Nil if hop == 0 => Value::NoValue,
@@ -1198,20 +1229,19 @@ impl<'a> State<'a> {
                     ))
                 }
                 other => {
-                    let ty = if hop == 0 && !receiver_interface {
-                        other.type_name()
-                    } else {
-                        "interface {}"
-                    };
                     return Err(self.error_at(
                         pos,
                         &node(),
-                        format!("can't evaluate field {name} in type {ty}"),
+                        format!(
+                            "can't evaluate field {name} in type {}",
+                            named(other.type_name())
+                        ),
                     ));
                 }
             };
+            via_interface = from_map;
         }
-        Ok(v)
+        Ok((v, via_interface))
     }
 
     fn eval_function(

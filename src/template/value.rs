@@ -596,6 +596,16 @@ impl Object for GoStruct {
         format!("{pointer}{{{}}}", parts.join(" "))
     }
 
+    /// text/template prints what a pointer points to (`printableValue` indirects it), so an
+    /// action prints `*chartutil.Capabilities` as `{…}` where `%v` prints `&{…}`.
+    fn action_text(&self) -> String {
+        let text = self.text();
+        match text.strip_prefix('&') {
+            Some(pointee) => pointee.to_string(),
+            None => text,
+        }
+    }
+
     fn json_fields(&self) -> Option<Vec<(String, Value)>> {
         let mut out = Vec::new();
         for f in &self.fields {
