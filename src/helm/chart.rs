@@ -572,8 +572,9 @@ impl Chart {
             )),
             _ => Value::Map(Dict::nil(MapType::String)),
         };
+        const MAINTAINERS: ListType = ListType::Named("[]*chart.Maintainer");
         let maintainers = match self.metadata.get("maintainers") {
-            Some(Value::List(l)) => Value::list(
+            Some(Value::List(l)) => Value::typed_list(
                 l.iter()
                     .map(|m| {
                         let get = |k: &str| match m {
@@ -593,8 +594,9 @@ impl Chart {
                         .value()
                     })
                     .collect(),
+                MAINTAINERS,
             ),
-            _ => Value::nil_list(ListType::Any),
+            _ => Value::nil_list(MAINTAINERS),
         };
         let deprecated = matches!(self.metadata.get("deprecated"), Some(Value::Bool(true)));
         let metadata = GoStruct {
@@ -646,8 +648,9 @@ impl Chart {
     /// `.Chart.Dependencies`: the entries that survived dependency processing; a nil slice
     /// when none did (`processDependencyEnabled` appends them to nil).
     fn dependencies_value(&self) -> Value {
+        const DEPENDENCIES: ListType = ListType::Named("[]*chart.Dependency");
         if self.requirements.is_empty() {
-            return Value::nil_list(ListType::Any);
+            return Value::nil_list(DEPENDENCIES);
         }
         let items = self
             .requirements
@@ -684,7 +687,7 @@ impl Chart {
                 .value()
             })
             .collect();
-        Value::list(items)
+        Value::typed_list(items, DEPENDENCIES)
     }
 }
 

@@ -243,6 +243,8 @@ pub enum ListType {
     String,
     /// `[]int` (`until`, `untilStep`).
     Int,
+    /// A slice of another element type, by its whole name (Helm's `[]*chart.Maintainer`).
+    Named(&'static str),
 }
 
 impl ListType {
@@ -252,6 +254,7 @@ impl ListType {
             ListType::Any => "[]interface {}",
             ListType::String => "[]string",
             ListType::Int => "[]int",
+            ListType::Named(name) => name,
         }
     }
 }
