@@ -486,7 +486,7 @@ impl PartialEq for Dict {
 
 /// A Go value with methods that a template can call (`(semver "1.2.3").Major`), such as the
 /// `*semver.Version` sprig returns.
-pub trait Object: std::fmt::Debug + Send + Sync {
+pub trait Object: std::any::Any + std::fmt::Debug + Send + Sync {
     /// `%T`: `*semver.Version`.
     fn type_name(&self) -> &'static str;
     /// `kindOf`: `ptr`, `struct`.
@@ -510,6 +510,11 @@ pub trait Object: std::fmt::Debug + Send + Sync {
     }
     /// The bytes of a `[]byte`, as a Go string (`crate::template::bytes`).
     fn bytes(&self) -> Option<&Arc<str>> {
+        None
+    }
+    /// The string `encoding/json` writes for a type with its own `MarshalJSON` (a `time.Time`
+    /// as RFC 3339), or its error; `None` for the others.
+    fn json_string(&self) -> Option<Result<String, String>> {
         None
     }
     /// A struct's members as Go's `encoding/json` writes them, in field order (`None`: the

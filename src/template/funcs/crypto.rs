@@ -855,7 +855,7 @@ mod der {
 
     /// UTCTime from 1950 to 2049, GeneralizedTime otherwise (Go's rule).
     pub fn time(unix: i64) -> Vec<u8> {
-        let t = super::super::dates::Time { unix, nanos: 0 };
+        let t = super::super::dates::Time::utc(unix, 0);
         let year: i64 = t.format("2006").parse().unwrap_or(1970);
         if (1950..2050).contains(&year) {
             tlv(0x17, t.format("060102150405Z").as_bytes())

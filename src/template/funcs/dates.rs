@@ -1,7 +1,8 @@
-//! sprig's date functions on a `time.Time` value (in UTC, the local zone of `helm template` in
-//! CI; `dateInZone` formats in the zone it names, [`crate::go::zoneinfo`]): Go's layout
-//! formatting and parsing, `date`, `dateInZone`, `toDate`, `dateModify`,
-//! `unixEpoch`, `duration`, `durationRound`, and the methods templates call on a time.
+//! sprig's date functions on a `time.Time` value (`date` formats in the local zone, UTC as for
+//! `helm template` in CI; `dateInZone` in the zone it names, [`crate::go::zoneinfo`]; a time
+//! `toDate` parsed with an offset keeps it): Go's layout formatting and parsing, `date`,
+//! `dateInZone`, `toDate`, `dateModify`, `unixEpoch`, `duration`, `durationRound`, and the
+//! methods templates call on a time.
 
 use super::super::gostr;
 use super::super::value::{Object, ObjectRef, Value};
@@ -9,11 +10,40 @@ pub(super) use crate::go::civil::{civil_from_days, days_from_civil};
 use crate::go::zoneinfo::Zone;
 use std::sync::Arc;
 
-/// A `time.Time` in UTC: seconds since the Unix epoch and nanoseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A `time.Time`: seconds since the Unix epoch, nanoseconds, and the location it is shown in.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Time {
     pub unix: i64,
     pub nanos: u32,
+    pub place: Place,
+}
+
+/// A time's location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// `time.UTC`, and `time.Local` as `helm template` has it where `TZ` is `UTC` (named
+    /// `UTC` too): `now`, a parsed time without a zone or with the local zone's.
+    Utc,
+    /// A zone `time.Parse` makes up for an offset or an abbreviation the local zone does not
+    /// have (Go's `FixedZone`).
+    Fixed(Arc<Zone>),
+}
+
+impl Place {
+    fn zone(&self) -> Zone {
+        match self {
+            Place::Utc => Zone::utc(),
+            Place::Fixed(zone) => Zone::clone(zone),
+        }
+    }
+
+    /// `Location.String()`.
+    fn name(&self) -> &str {
+        match self {
+            Place::Utc => "UTC",
+            Place::Fixed(zone) => &zone.name,
+        }
+    }
 }
 
 const MONTHS: [&str; 12] = [
@@ -49,6 +79,7 @@ fn days_in_month(year: i64, month: i64) -> i64 {
 pub const ZERO: Time = Time {
     unix: -62135596800,
     nanos: 0,
+    place: Place::Utc,
 };
 
 struct Parts {
@@ -63,8 +94,26 @@ struct Parts {
 }
 
 impl Time {
+    /// A UTC time.
+    pub fn utc(unix: i64, nanos: u32) -> Time {
+        Time {
+            unix,
+            nanos,
+            place: Place::Utc,
+        }
+    }
+
+    /// The same instant in another place.
+    pub fn at(&self, place: Place) -> Time {
+        Time {
+            place,
+            ..self.clone()
+        }
+    }
+
+    /// The civil fields where the time is shown.
     fn parts(&self) -> Parts {
-        self.parts_at(0)
+        self.parts_at(self.place.zone().offset)
     }
 
     /// The civil fields at `offset` seconds east of UTC.
@@ -85,8 +134,13 @@ impl Time {
         }
     }
 
-    /// time.Format with a Go layout, in UTC.
+    /// `time.Format` with a Go layout, in the time's own location.
     pub fn format(&self, layout: &str) -> String {
+        self.format_in(layout, &self.place.zone())
+    }
+
+    /// The time formatted in the local zone (UTC here), as sprig's `date` formats it.
+    pub fn format_local(&self, layout: &str) -> String {
         self.format_in(layout, &Zone::utc())
     }
 
@@ -160,7 +214,8 @@ impl Time {
         }
     }
 
-    /// time.Parse with a Go layout (UTC unless the value gives an offset).
+    /// `time.Parse` with a Go layout: UTC unless the value gives an offset or a zone name,
+    /// which the time keeps (as the local zone when it is the local zone's).
     pub fn parse(layout: &str, value: &str) -> Result<Time, String> {
         let err = |what: &str, rest: &str| {
             format!(
@@ -171,10 +226,14 @@ impl Time {
                 time_quote(what)
             )
         };
+        // A year the layout does not have is year 0.
         let (mut year, mut month, mut day, mut hour, mut minute, mut second) =
-            (1i64, 1i64, 1i64, 0i64, 0i64, 0i64);
+            (0i64, 1i64, 1i64, 0i64, 0i64, 0i64);
         let mut pm: Option<bool> = None;
-        let mut offset = 0i64;
+        // Go's `z`, `zoneOffset` and `zoneName`.
+        let mut utc = false;
+        let mut offset: Option<i64> = None;
+        let mut zone_name: Option<&str> = None;
         let mut nanos = 0u32;
         let mut l = layout;
         let mut v = value;
@@ -286,13 +345,19 @@ impl Time {
                     .map(|d| {
                         v = &v[if c == "Mon" { 3 } else { d.len() }..];
                     }),
-                "MST" => {
-                    let n = v.bytes().take_while(|b| b.is_ascii_uppercase()).count();
-                    (n >= 3).then(|| v = &v[n..])
+                "MST" if v.starts_with("UTC") => {
+                    utc = true;
+                    v = &v[3..];
+                    Some(())
                 }
+                "MST" => time_zone_length(v).map(|n| {
+                    zone_name = Some(&v[..n]);
+                    v = &v[n..];
+                }),
                 z if z.starts_with('Z') || z.starts_with('-') => {
                     if z.starts_with('Z') && v.starts_with('Z') {
                         v = &v[1..];
+                        utc = true;
                         Some(())
                     } else {
                         // The offset's length and where its hours, minutes and seconds are,
@@ -348,7 +413,7 @@ impl Time {
                                     };
                                     (sign != 0).then(|| {
                                         v = &v[n..];
-                                        offset = sign * (hh * 3600 + mm * 60 + ss);
+                                        offset = Some(sign * (hh * 3600 + mm * 60 + ss));
                                     })
                                 }
                                 _ => None,
@@ -405,10 +470,38 @@ impl Time {
             hour = hour % 12 + if pm { 12 } else { 0 };
         }
         let days = days_from_civil(year, month, day);
+        let civil = days * 86400 + hour * 3600 + minute * 60 + second;
+        // The local zone is UTC: an offset of zero (named UTC, or not named) is in it.
+        let fixed = |name: &str, offset: i64| {
+            Place::Fixed(Arc::new(Zone {
+                name: name.to_string(),
+                offset,
+            }))
+        };
+        let (offset, place) = match (utc, offset, zone_name) {
+            (true, _, _) => (0, Place::Utc),
+            (_, Some(0), None | Some("UTC")) => (0, Place::Utc),
+            (_, Some(offset), name) => (offset, fixed(name.unwrap_or(""), offset)),
+            // An abbreviation the local zone does not have: no offset, but GMT's hours.
+            (_, None, Some(name)) => {
+                let hours = name
+                    .strip_prefix("GMT")
+                    .filter(|h| !h.is_empty())
+                    .and_then(|h| h.trim_start_matches('+').parse::<i64>().ok());
+                (0, fixed(name, hours.map_or(0, |h| h * 3600)))
+            }
+            (_, None, None) => (0, Place::Utc),
+        };
         Ok(Time {
-            unix: days * 86400 + hour * 3600 + minute * 60 + second - offset,
+            unix: civil - offset,
             nanos,
+            place,
         })
+    }
+
+    /// Nanoseconds since the Unix epoch.
+    fn unix_nanos(&self) -> i128 {
+        i128::from(self.unix) * 1_000_000_000 + i128::from(self.nanos)
     }
 
     /// Go's `Time.String`.
@@ -419,6 +512,43 @@ impl Time {
     pub fn value(self) -> Value {
         Value::Object(ObjectRef(Arc::new(self)))
     }
+}
+
+/// Go's `parseTimeZone`: the length of the zone abbreviation at the start of `v` (`MST`,
+/// `CEST`, `ChST`, `GMT+3`, `+03`), if there is one.
+fn time_zone_length(v: &str) -> Option<usize> {
+    let b = v.as_bytes();
+    if b.len() < 3 {
+        return None;
+    }
+    if v.starts_with("ChST") || v.starts_with("MeST") {
+        return Some(4);
+    }
+    if let Some(rest) = v.strip_prefix("GMT") {
+        return Some(3 + signed_offset_length(rest).unwrap_or(0));
+    }
+    if b[0] == b'+' || b[0] == b'-' {
+        return signed_offset_length(v);
+    }
+    let upper = b
+        .iter()
+        .take(6)
+        .take_while(|c| c.is_ascii_uppercase())
+        .count();
+    match upper {
+        3 => Some(3),
+        4 if b[3] == b'T' || v.starts_with("WITA") => Some(4),
+        5 if b[4] == b'T' => Some(5),
+        _ => None,
+    }
+}
+
+/// Go's `parseSignedOffset`: a sign and an hour (at most 23) at the start of `v`.
+fn signed_offset_length(v: &str) -> Option<usize> {
+    let rest = v.strip_prefix(['+', '-'])?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let hours: u64 = rest[..digits].parse().ok()?;
+    (hours <= 23).then_some(1 + digits)
 }
 
 /// An offset as Go's numeric zone elements write it: `±hh[:mm[:ss]]`.
@@ -504,6 +634,16 @@ impl Object for Time {
         Time::text(self)
     }
 
+    /// `Time.MarshalJSON`: RFC 3339 with nanoseconds, for years 0–9999.
+    fn json_string(&self) -> Option<Result<String, String>> {
+        let year = self.parts().year;
+        Some(if (0..=9999).contains(&year) {
+            Ok(self.format("2006-01-02T15:04:05.999999999Z07:00"))
+        } else {
+            Err("json: error calling MarshalJSON for type time.Time: Time.MarshalJSON: year outside of range [0,9999]".into())
+        })
+    }
+
     fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
         let p = self.parts();
         Some(Ok(match method {
@@ -515,8 +655,17 @@ impl Object for Time {
             "Second" => Value::Int(p.second),
             "Weekday" => Value::str(DAYS[p.weekday]),
             "YearDay" => Value::Int(p.yearday),
+            "Nanosecond" => Value::Int(i64::from(self.nanos)),
             "Unix" => Value::Int64(self.unix),
-            "UTC" | "Local" => self.value(),
+            "UnixMilli" => Value::Int64(self.unix_nanos().div_euclid(1_000_000) as i64),
+            "UnixMicro" => Value::Int64(self.unix_nanos().div_euclid(1_000) as i64),
+            // Go's int64 nanoseconds wrap outside 1678–2262.
+            "UnixNano" => Value::Int64(self.unix_nanos() as i64),
+            "IsZero" => Value::Bool(self.unix == ZERO.unix && self.nanos == 0),
+            "UTC" | "Local" => self.at(Place::Utc).value(),
+            "Location" => {
+                Value::Object(ObjectRef(Arc::new(Location(self.place.name().to_string()))))
+            }
             "String" => Value::str(self.text()),
             "Format" => match args.first().and_then(Value::as_str) {
                 Some(layout) => Value::str(self.format(layout)),
@@ -527,22 +676,45 @@ impl Object for Time {
     }
 }
 
-/// A time argument as sprig's `date` takes it: a time, or Unix seconds as int or int64.
+/// A time argument as sprig's `date` takes it: a time, or Unix seconds as int or int64 (in
+/// the local zone); anything else is now.
 pub fn time_of(v: &Value) -> Time {
-    match v {
-        Value::Object(o) if o.0.type_name() == "time.Time" => {
-            Time::parse("2006-01-02 15:04:05.999999999 -0700 MST", &o.0.text()).unwrap_or(ZERO)
+    if let Value::Object(o) = v {
+        let any: &dyn std::any::Any = &*o.0;
+        if let Some(t) = any.downcast_ref::<Time>() {
+            return t.clone();
         }
-        Value::Int(i) | Value::Int64(i) => Time { unix: *i, nanos: 0 },
+    }
+    match v {
+        Value::Int(i) | Value::Int64(i) => Time::utc(*i, 0),
         _ => {
             let since = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap_or_default();
-            Time {
-                unix: since.as_secs() as i64,
-                nanos: since.subsec_nanos(),
-            }
+            Time::utc(since.as_secs() as i64, since.subsec_nanos())
         }
+    }
+}
+
+/// A `*time.Location`, as a template prints it: its name.
+#[derive(Debug)]
+struct Location(String);
+
+impl Object for Location {
+    fn type_name(&self) -> &'static str {
+        "*time.Location"
+    }
+
+    fn kind_name(&self) -> &'static str {
+        "ptr"
+    }
+
+    fn call(&self, method: &str, _: &[Value]) -> Option<Result<Value, String>> {
+        (method == "String").then(|| Ok(Value::str(self.0.as_str())))
+    }
+
+    fn text(&self) -> String {
+        self.0.clone()
     }
 }
 
@@ -574,6 +746,7 @@ fn time_quote(s: &str) -> String {
 
 /// time.ParseDuration, in nanoseconds.
 pub fn parse_duration(s: &str) -> Result<i64, String> {
+    const LIMIT: u64 = 1 << 63;
     let bad = || format!("time: invalid duration {}", time_quote(s));
     let (neg, mut rest) = match s.as_bytes().first() {
         Some(b'-') => (true, &s[1..]),
@@ -586,34 +759,90 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
     if rest.is_empty() {
         return Err(bad());
     }
-    let mut total = 0f64;
+    let mut total: u64 = 0;
     while !rest.is_empty() {
-        let n = rest
-            .bytes()
-            .take_while(|b| b.is_ascii_digit() || *b == b'.')
-            .count();
-        if n == 0 {
+        if !rest.starts_with(|c: char| c == '.' || c.is_ascii_digit()) {
             return Err(bad());
         }
-        let value: f64 = rest[..n].parse().map_err(|_| bad())?;
-        rest = &rest[n..];
+        // Go's `leadingInt`: the whole part, an error beyond 2^63.
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let mut whole: u64 = 0;
+        for b in rest[..digits].bytes() {
+            if whole > LIMIT / 10 {
+                return Err(bad());
+            }
+            whole = whole * 10 + u64::from(b - b'0');
+            if whole > LIMIT {
+                return Err(bad());
+            }
+        }
+        rest = &rest[digits..];
+        // `leadingFraction`: digits past what fits are read and dropped.
+        let (mut fraction, mut scale) = (0u64, 1f64);
+        if let Some(after) = rest.strip_prefix('.') {
+            let fraction_digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            let mut overflow = false;
+            for b in after[..fraction_digits].bytes() {
+                if overflow || fraction > (LIMIT - 1) / 10 {
+                    overflow = true;
+                    continue;
+                }
+                let next = fraction * 10 + u64::from(b - b'0');
+                if next > LIMIT {
+                    overflow = true;
+                    continue;
+                }
+                fraction = next;
+                scale *= 10.0;
+            }
+            rest = &after[fraction_digits..];
+            if digits == 0 && fraction_digits == 0 {
+                return Err(bad());
+            }
+        }
         let u = rest
             .bytes()
             .take_while(|b| !(b.is_ascii_digit() || *b == b'.'))
             .count();
-        let unit = match &rest[..u] {
-            "ns" => 1.0,
-            "us" | "µs" | "μs" => 1e3,
-            "ms" => 1e6,
-            "s" => 1e9,
-            "m" => 60e9,
-            "h" => 3600e9,
-            _ => return Err(bad()),
+        if u == 0 {
+            return Err(format!("time: missing unit in duration {}", time_quote(s)));
+        }
+        let unit: u64 = match &rest[..u] {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            other => {
+                return Err(format!(
+                    "time: unknown unit {} in duration {}",
+                    time_quote(other),
+                    time_quote(s)
+                ))
+            }
         };
         rest = &rest[u..];
-        total += value * unit;
+        if whole > LIMIT / unit {
+            return Err(bad());
+        }
+        let mut v = whole * unit;
+        if fraction > 0 {
+            // Go adds the fraction through float64 (nanosecond-exact for hours).
+            v += (fraction as f64 * (unit as f64 / scale)) as u64;
+            if v > LIMIT {
+                return Err(bad());
+            }
+        }
+        total += v;
+        if total > LIMIT {
+            return Err(bad());
+        }
     }
-    Ok(if neg { -(total as i64) } else { total as i64 })
+    if neg {
+        return Ok((total as i64).wrapping_neg());
+    }
+    i64::try_from(total).map_err(|_| bad())
 }
 
 /// Go's `Duration.String` for nanoseconds.

@@ -65,6 +65,10 @@ fn write(
             indent,
             depth,
         )?,
+        Value::Object(o) if o.0.json_string().is_some() => {
+            let text = o.0.json_string().unwrap_or_else(|| Ok(String::new()))?;
+            quote(out, &text, html)
+        }
         Value::Object(o) => match o.0.json_fields() {
             Some(fields) => write_object(out, &fields, html, indent, depth)?,
             None => quote(out, &o.0.text(), html),

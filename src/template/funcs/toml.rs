@@ -79,10 +79,7 @@ fn datetime(d: &toml::value::Datetime) -> Time {
         Some(toml::value::Offset::Custom { minutes }) => i64::from(minutes) * 60,
         _ => 0,
     };
-    Time {
-        unix: days * 86_400 + secs - offset,
-        nanos,
-    }
+    Time::utc(days * 86_400 + secs - offset, nanos)
 }
 
 /// BurntSushi's encoder state: what it wrote (a line break goes between parts only once

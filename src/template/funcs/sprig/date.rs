@@ -1,4 +1,4 @@
-//! sprig's `date.go`, in UTC (`dateInZone` in the zone it names): the functions on
+//! sprig's `date.go`, in the local zone, UTC here (`dateInZone` in the zone it names): the functions on
 //! [`dates`], which holds the time value, Go's layouts and durations.
 
 use super::super::dates;
@@ -19,13 +19,13 @@ pub(super) const FUNCS: &[FuncDef] = &[
             .map_err(FuncError::Call)
     }),
     FuncDef::new("date", &[S, A], |_, a| {
-        Ok(Value::str(dates::time_of(&a[1]).format(s(a, 0))))
+        Ok(Value::str(dates::time_of(&a[1]).format_local(s(a, 0))))
     }),
     FuncDef::new("dateInZone", &[S, A, S], |_, a| {
         Ok(Value::str(in_zone(dates::time_of(&a[1]), s(a, 2), s(a, 0))))
     }),
     FuncDef::new("htmlDate", &[A], |_, a| {
-        Ok(Value::str(dates::time_of(&a[0]).format("2006-01-02")))
+        Ok(Value::str(dates::time_of(&a[0]).format_local("2006-01-02")))
     }),
     FuncDef::new("htmlDateInZone", &[A, S], |_, a| {
         Ok(Value::str(in_zone(
@@ -83,14 +83,16 @@ pub(super) const FUNCS: &[FuncDef] = &[
 fn in_zone(t: dates::Time, zone: &str, layout: &str) -> String {
     match crate::go::zoneinfo::load_location(zone) {
         Some(location) => t.format_in(layout, &location.lookup(t.unix)),
-        None => t.format(layout),
+        None => t.format_local(layout),
     }
 }
 
+/// `t.Add(ns)`, in the same location.
 fn shift(t: dates::Time, ns: i64) -> dates::Time {
     let total = t.unix as i128 * 1_000_000_000 + t.nanos as i128 + ns as i128;
     dates::Time {
         unix: total.div_euclid(1_000_000_000) as i64,
         nanos: total.rem_euclid(1_000_000_000) as u32,
+        ..t
     }
 }
