@@ -164,7 +164,41 @@ fn improper(c: &str) -> SemverError {
     }
 }
 
+/// Masterminds' version pattern (`cvRegex`) and its operators, the empty one included.
+const CV: &str = r"v?[0-9|xX*]+(?:\.[0-9|xX*]+)?(?:\.[0-9|xX*]+)?(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?";
+const OPS_PATTERN: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
+/// Go's `\s`.
+const SPACE: &str = r"[\t\n\f\r ]";
+
+/// `NewConstraint`'s check before it reads anything: hyphen ranges rewritten
+/// (`rewriteRange`), then each `||` alternative must match `validConstraintRegex`, or is
+/// named in the error.
+fn validate_constraint(c: &str) -> Result<(), SemverError> {
+    use std::sync::LazyLock;
+    static RANGE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(&format!("{SPACE}*({CV}){SPACE}+-{SPACE}+({CV}){SPACE}*"))
+            .expect("a valid pattern")
+    });
+    static VALID: LazyLock<regex::Regex> = LazyLock::new(|| {
+        let one = format!("(?:{OPS_PATTERN}){SPACE}*(?:{CV})");
+        regex::Regex::new(&format!(
+            "^{SPACE}*{one}{SPACE}*(?:(?:{SPACE}+|,{SPACE}*){one}{SPACE}*)*$"
+        ))
+        .expect("a valid pattern")
+    });
+    let mut rewritten = c.to_string();
+    for m in RANGE.captures_iter(c) {
+        let with = format!(">= {}, <= {} ", &m[1], &m[2]);
+        rewritten = rewritten.replacen(&m[0], &with, 1);
+    }
+    match rewritten.split("||").find(|part| !VALID.is_match(part)) {
+        Some(part) => Err(improper(part)),
+        None => Ok(()),
+    }
+}
+
 fn parse_constraint(c: &str) -> Result<Vec<Vec<Term>>, SemverError> {
+    validate_constraint(c)?;
     let mut groups = Vec::new();
     for alternative in c.split("||") {
         let alt = alternative.trim();
