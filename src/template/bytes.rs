@@ -10,14 +10,26 @@ use super::value::{Object, ObjectRef, Value};
 use std::sync::Arc;
 
 /// A `[]byte`: its bytes kept as a Go string (see `gostr`), so that `.Files` shares the text
-/// its `Get` returns.
+/// its `Get` returns; a nil slice (a missing key of `.Files`) is told from an empty one, as
+/// `deepEqual` and JSON (`null`) tell them.
 #[derive(Debug)]
-pub struct GoBytes(pub Arc<str>);
+pub struct GoBytes {
+    text: Arc<str>,
+    nil: bool,
+}
 
 impl GoBytes {
     /// The `[]byte` value holding the bytes of the Go string `text`.
     pub fn value(text: Arc<str>) -> Value {
-        Value::Object(ObjectRef(Arc::new(GoBytes(text))))
+        Value::Object(ObjectRef(Arc::new(GoBytes { text, nil: false })))
+    }
+
+    /// A nil `[]byte`.
+    pub fn nil() -> Value {
+        Value::Object(ObjectRef(Arc::new(GoBytes {
+            text: Arc::from(""),
+            nil: true,
+        })))
     }
 }
 
@@ -36,7 +48,7 @@ impl Object for GoBytes {
 
     /// `%v`: the numbers of the bytes, `[104 105]`.
     fn text(&self) -> String {
-        let bytes = gostr::to_bytes(&self.0);
+        let bytes = gostr::to_bytes(&self.text);
         let mut out = String::with_capacity(2 + 4 * bytes.len());
         out.push('[');
         for (i, b) in bytes.iter().enumerate() {
@@ -52,7 +64,7 @@ impl Object for GoBytes {
     /// Each byte as a number (Go's `uint8`; kdelta has no type of its own for it).
     fn items(&self) -> Option<Vec<Value>> {
         Some(
-            gostr::to_bytes(&self.0)
+            gostr::to_bytes(&self.text)
                 .iter()
                 .map(|&b| Value::Int(i64::from(b)))
                 .collect(),
@@ -60,10 +72,14 @@ impl Object for GoBytes {
     }
 
     fn slice_len(&self) -> Option<usize> {
-        Some(gostr::to_bytes(&self.0).len())
+        Some(gostr::to_bytes(&self.text).len())
+    }
+
+    fn slice_is_nil(&self) -> bool {
+        self.nil
     }
 
     fn bytes(&self) -> Option<&Arc<str>> {
-        Some(&self.0)
+        Some(&self.text)
     }
 }

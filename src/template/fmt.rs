@@ -218,6 +218,7 @@ fn bad_verb(out: &mut String, v: &Value, verb: char, spec: &Spec) {
 fn go_syntax(v: &Value) -> String {
     match v {
         Value::NoValue | Value::Nil => "<nil>".into(),
+        Value::Object(o) if o.0.bytes().is_some() && o.0.slice_is_nil() => "[]byte(nil)".into(),
         Value::Object(o) if o.0.bytes().is_some() => format!(
             "[]byte{{{}}}",
             o.0.items()
@@ -282,6 +283,10 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
         pad(out, &go_syntax(v), spec);
         return;
     }
+    if verb == 'T' {
+        pad(out, v.type_name(), spec);
+        return;
+    }
     // Go's `fmtBytes`: a `[]byte` is text for `%s`, `%q`, `%x` and `%X`, and a slice of
     // numbers for the other verbs.
     if let Some(bytes) = v.as_bytes() {
@@ -295,10 +300,6 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
                 spec,
             ),
         }
-        return;
-    }
-    if verb == 'T' {
-        pad(out, v.type_name(), spec);
         return;
     }
     match v {

@@ -227,7 +227,7 @@ impl MapType {
             MapType::Named(NamedMap {
                 values: MapValues::Bytes,
                 ..
-            }) => super::bytes::GoBytes::value(Arc::from("")),
+            }) => super::bytes::GoBytes::nil(),
             _ => Value::Nil,
         }
     }
@@ -508,6 +508,10 @@ pub trait Object: std::any::Any + std::fmt::Debug + Send + Sync {
     fn slice_len(&self) -> Option<usize> {
         self.items().map(|items| items.len())
     }
+    /// A nil slice (JSON `null`, `%#v` `T(nil)`, unequal to an empty one).
+    fn slice_is_nil(&self) -> bool {
+        false
+    }
     /// The bytes of a `[]byte`, as a Go string (`crate::template::bytes`).
     fn bytes(&self) -> Option<&Arc<str>> {
         None
@@ -639,7 +643,9 @@ pub struct ObjectRef(pub Arc<dyn Object>);
 
 impl PartialEq for ObjectRef {
     fn eq(&self, other: &ObjectRef) -> bool {
-        self.0.type_name() == other.0.type_name() && self.0.text() == other.0.text()
+        self.0.type_name() == other.0.type_name()
+            && self.0.slice_is_nil() == other.0.slice_is_nil()
+            && self.0.text() == other.0.text()
     }
 }
 

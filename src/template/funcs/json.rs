@@ -47,6 +47,7 @@ fn write(
         Value::String(s) => quote(out, s, html),
         // Structs marshal by their JSON tags, slices as lists; the other objects templates
         // meet (versions, times) as their text.
+        Value::Object(o) if o.0.slice_is_nil() => out.push_str("null"),
         // A `[]byte` marshals as its base64 text.
         Value::Object(o) if o.0.bytes().is_some() => {
             use base64::Engine as _;

@@ -195,13 +195,15 @@ fn deep_copy(v: &Value) -> Value {
         // copystructure keeps a nil map or slice nil.
         Value::Map(m) if m.is_nil() => Value::Map(Dict::nil(m.ty())),
         Value::List(l) if l.is_nil() => Value::nil_list(l.ty),
-        Value::List(l) => Value::list(l.iter().map(deep_copy).collect()),
-        Value::Map(m) => Value::map(
+        // Of the same type (`[]string`, `chartutil.Values`, `engine.files`).
+        Value::List(l) => Value::typed_list(l.iter().map(deep_copy).collect(), l.ty),
+        Value::Map(m) => Value::Map(Dict::typed(
             m.entries()
                 .into_iter()
                 .map(|(k, v)| (k, deep_copy(&v)))
                 .collect(),
-        ),
+            m.ty(),
+        )),
         other => other.clone(),
     }
 }
