@@ -1,17 +1,20 @@
 //! sprig's `semver` object (`*semver.Version` and its methods) on the crate's Masterminds
 //! port ([`crate::semver`]).
 
+use super::super::bytes::GoBytes;
 use super::super::value::{Object, ObjectRef, Value};
 use crate::semver::Version;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-/// The `*semver.Version` that sprig's `semver` returns, with its methods.
+/// The `*semver.Version` that sprig's `semver` returns, with its methods; the methods that
+/// make a new version (`IncMajor`, `SetPrerelease`) return a `semver.Version` value.
 #[derive(Debug, Clone)]
 pub struct SemverObject {
     pub version: Version,
     pub metadata: String,
     pub original: String,
+    pub by_value: bool,
 }
 
 impl SemverObject {
@@ -26,27 +29,72 @@ impl SemverObject {
             version,
             metadata,
             original: text.to_string(),
+            by_value: false,
         })
     }
 
+    /// A new `semver.Version` (an `Inc…` method's: no metadata).
     fn with(&self, version: Version) -> Value {
+        self.with_metadata(version, String::new())
+    }
+
+    /// A new `semver.Version` whose original is its text, after the `v` this one's had.
+    fn with_metadata(&self, version: Version, metadata: String) -> Value {
+        let prefix = self.v_prefix();
         let obj = SemverObject {
             original: String::new(),
-            metadata: String::new(),
+            metadata,
             version,
+            by_value: true,
         };
-        let original = obj.text();
+        let original = format!("{prefix}{}", obj.text());
         Value::Object(ObjectRef(Arc::new(SemverObject { original, ..obj })))
     }
+
+    /// `originalVPrefix`.
+    fn v_prefix(&self) -> &'static str {
+        if self.original.starts_with(['v', 'V']) {
+            "v"
+        } else {
+            ""
+        }
+    }
+}
+
+/// Masterminds' `allowed` characters of prerelease and metadata parts.
+fn allowed(part: &str) -> bool {
+    part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
+/// `validatePrerelease`: empty parts pass, a number may not start with 0.
+fn check_prerelease(pre: &str) -> Result<(), String> {
+    for part in pre.split('.') {
+        if part.bytes().all(|b| b.is_ascii_digit()) {
+            if part.len() > 1 && part.starts_with('0') {
+                return Err("Version segment starts with 0".into());
+            }
+        } else if !allowed(part) {
+            return Err("Invalid Prerelease string".into());
+        }
+    }
+    Ok(())
 }
 
 impl Object for SemverObject {
     fn type_name(&self) -> &'static str {
-        "*semver.Version"
+        if self.by_value {
+            "semver.Version"
+        } else {
+            "*semver.Version"
+        }
     }
 
     fn kind_name(&self) -> &'static str {
-        "ptr"
+        if self.by_value {
+            "struct"
+        } else {
+            "ptr"
+        }
     }
 
     fn text(&self) -> String {
@@ -77,6 +125,20 @@ impl Object for SemverObject {
                 None => Err(format!("wrong number of args for {method}: want 1 got 0")),
             }
         };
+        // A `semver.Version` value is not addressable: its pointer methods cannot be called.
+        const POINTER_METHODS: &[&str] = &[
+            "Original",
+            "Compare",
+            "LessThan",
+            "LessThanEqual",
+            "GreaterThan",
+            "GreaterThanEqual",
+            "Equal",
+        ];
+        if self.by_value && POINTER_METHODS.contains(&method) {
+            return None;
+        }
+        let ordering = || other().map(|o| v.compare(&o));
         Some(match method {
             "Major" => Ok(Value::Uint64(v.major)),
             "Minor" => Ok(Value::Uint64(v.minor)),
@@ -84,17 +146,48 @@ impl Object for SemverObject {
             "Prerelease" => Ok(Value::str(v.pre.join("."))),
             "Metadata" => Ok(Value::str(self.metadata.as_str())),
             "Original" => Ok(Value::str(self.original.as_str())),
-            "String" => Ok(Value::str(self.text())),
-            "Compare" => other().map(|o| {
-                Value::Int(match v.compare(&o) {
+            "String" | "Value" => Ok(Value::str(self.text())),
+            "MarshalText" => Ok(GoBytes::value(Arc::from(self.text()))),
+            "MarshalJSON" => Ok(GoBytes::value(Arc::from(format!("{:?}", self.text())))),
+            "SetPrerelease" | "SetMetadata" => {
+                let Some(text) = args.first().and_then(Value::as_str) else {
+                    return Some(Err(format!(
+                        "wrong number of args for {method}: want 1 got {}",
+                        args.len()
+                    )));
+                };
+                let (mut version, mut metadata) = (v.clone(), self.metadata.clone());
+                if method == "SetPrerelease" {
+                    if !text.is_empty() {
+                        if let Err(e) = check_prerelease(text) {
+                            return Some(Err(e));
+                        }
+                    }
+                    version.pre = if text.is_empty() {
+                        Vec::new()
+                    } else {
+                        text.split('.').map(str::to_string).collect()
+                    };
+                } else {
+                    if !text.is_empty() && !text.split('.').all(allowed) {
+                        return Some(Err("Invalid Metadata string".into()));
+                    }
+                    metadata = text.to_string();
+                }
+                Ok(self.with_metadata(version, metadata))
+            }
+            "Compare" => ordering().map(|o| {
+                Value::Int(match o {
                     Ordering::Less => -1,
                     Ordering::Equal => 0,
                     Ordering::Greater => 1,
                 })
             }),
-            "LessThan" => other().map(|o| Value::Bool(v.compare(&o) == Ordering::Less)),
-            "GreaterThan" => other().map(|o| Value::Bool(v.compare(&o) == Ordering::Greater)),
-            "Equal" => other().map(|o| Value::Bool(v.compare(&o) == Ordering::Equal)),
+            "LessThan" => ordering().map(|o| Value::Bool(o.is_lt())),
+            "LessThanEqual" => ordering().map(|o| Value::Bool(o.is_le())),
+            "GreaterThan" => ordering().map(|o| Value::Bool(o.is_gt())),
+            "GreaterThanEqual" => ordering().map(|o| Value::Bool(o.is_ge())),
+            "Equal" => ordering().map(|o| Value::Bool(o.is_eq())),
             "IncPatch" => Ok(self.with(if v.pre.is_empty() {
                 Version {
                     patch: v.patch + 1,
