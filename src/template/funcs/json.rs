@@ -45,8 +45,8 @@ fn write(
             out.push_str(&crate::yaml::format_json(*f));
         }
         Value::String(s) => quote(out, s, html),
-        // Structs marshal by their JSON tags, slices as lists; the other objects templates
-        // meet (versions, times) as their text.
+        // Structs marshal by their JSON tags, slices as lists (a `[]byte` in base64); the
+        // other objects templates meet (versions) as their text.
         Value::Object(o) if o.0.slice_is_nil() => out.push_str("null"),
         // A `[]byte` marshals as its base64 text.
         Value::Object(o) if o.0.bytes().is_some() => {
@@ -66,13 +66,11 @@ fn write(
             indent,
             depth,
         )?,
-        Value::Object(o) if o.0.json_string().is_some() => {
-            let text = o.0.json_string().unwrap_or_else(|| Ok(String::new()))?;
-            quote(out, &text, html)
-        }
-        Value::Object(o) => match o.0.json_fields() {
-            Some(fields) => write_object(out, &fields, html, indent, depth)?,
-            None => quote(out, &o.0.text(), html),
+        Value::Object(o) => match (o.0.json_string(), o.0.json_fields()) {
+            // A type with its own `MarshalJSON` (a time).
+            (Some(text), _) => quote(out, &text?, html),
+            (None, Some(fields)) => write_object(out, &fields, html, indent, depth)?,
+            (None, None) => quote(out, &o.0.text(), html),
         },
         // A nil slice or map.
         Value::List(items) if items.is_nil() => out.push_str("null"),
