@@ -1129,7 +1129,8 @@ impl<'a> State<'a> {
         names: Names,
         node: &dyn Fn() -> String,
     ) -> Result<Value> {
-        self.eval_fields_typed(pos, receiver, false, names, node)
+        self.reach_fields(pos, receiver, false, names, node)
+            .map(|(v, _)| v)
     }
 
     /// [`Self::eval_fields`] on dot, whose static type may be `interface {}`.
@@ -1140,18 +1141,7 @@ impl<'a> State<'a> {
         names: Names,
         node: &dyn Fn() -> String,
     ) -> Result<Value> {
-        self.eval_fields_typed(pos, dot.clone(), self.dot_interface, names, node)
-    }
-
-    fn eval_fields_typed(
-        &mut self,
-        pos: usize,
-        receiver: Value,
-        receiver_interface: bool,
-        names: Names,
-        node: &dyn Fn() -> String,
-    ) -> Result<Value> {
-        self.reach_fields(pos, receiver, receiver_interface, names, node)
+        self.reach_fields(pos, dot.clone(), self.dot_interface, names, node)
             .map(|(v, _)| v)
     }
 

@@ -148,7 +148,9 @@ impl Object for SemverObject {
             "Original" => Ok(Value::str(self.original.as_str())),
             "String" | "Value" => Ok(Value::str(self.text())),
             "MarshalText" => Ok(GoBytes::value(Arc::from(self.text()))),
-            "MarshalJSON" => Ok(GoBytes::value(Arc::from(format!("{:?}", self.text())))),
+            // `json.Marshal(v.String())`.
+            "MarshalJSON" => super::json::marshal(&Value::str(self.text()), true, None)
+                .map(|json| GoBytes::value(Arc::from(json))),
             "SetPrerelease" | "SetMetadata" => {
                 let Some(text) = args.first().and_then(Value::as_str) else {
                     return Some(Err(format!(
