@@ -30,6 +30,14 @@ pub enum Place {
 }
 
 impl Place {
+    /// Seconds east of UTC.
+    fn offset(&self) -> i64 {
+        match self {
+            Place::Utc => 0,
+            Place::Fixed(zone) => zone.offset,
+        }
+    }
+
     fn zone(&self) -> Zone {
         match self {
             Place::Utc => Zone::utc(),
@@ -113,7 +121,7 @@ impl Time {
 
     /// The civil fields where the time is shown.
     fn parts(&self) -> Parts {
-        self.parts_at(self.place.zone().offset)
+        self.parts_at(self.place.offset())
     }
 
     /// The civil fields at `offset` seconds east of UTC.
@@ -834,7 +842,8 @@ pub fn parse_duration(s: &str) -> Result<i64, String> {
                 return Err(bad());
             }
         }
-        total += v;
+        // Go's uint64 sum wraps (two terms of 2^63 make 0) rather than failing.
+        total = total.wrapping_add(v);
         if total > LIMIT {
             return Err(bad());
         }

@@ -160,10 +160,8 @@ impl Object for SemverObject {
                 };
                 let (mut version, mut metadata) = (v.clone(), self.metadata.clone());
                 if method == "SetPrerelease" {
-                    if !text.is_empty() {
-                        if let Err(e) = check_prerelease(text) {
-                            return Some(Err(e));
-                        }
+                    if let Err(e) = check_prerelease(text) {
+                        return Some(Err(e));
                     }
                     version.pre = if text.is_empty() {
                         Vec::new()
