@@ -7,7 +7,7 @@ use super::parse::{
     arg_string, command_string, pipe_string, Arg, Branch, Command, Names, Node, Pipe, Tree,
 };
 use super::positions::{Marks, Read};
-use super::value::{Dict, MapType, Value};
+use super::value::{Dict, MapType, MethodSig, Value};
 use super::{Error, ErrorKind, FuncError, MissingKey, Param, TemplateSet};
 use crate::fxhash::FxHashMap;
 use std::collections::BTreeSet;
@@ -896,11 +896,31 @@ impl<'a> State<'a> {
                 ));
             }
         };
-        for a in &cmd.args[1..] {
-            args.push(self.eval_typed_arg(dot, a, Param::Any)?);
-        }
-        args.extend(last);
         let o = object;
+        match o.0.signature(name) {
+            None => {
+                for a in &cmd.args[1..] {
+                    args.push(self.eval_typed_arg(dot, a, Param::Any)?);
+                }
+                args.extend(last);
+            }
+            // Go's `evalCall`: the arguments counted, the signature checked, then each
+            // argument typed from its parameter (a piped value is validated last).
+            Some(sig) => {
+                let given = cmd.args.len() - 1 + usize::from(last.is_some());
+                let params = match sig {
+                    MethodSig::Params(params) if params.len() == given => params,
+                    _ => return Err(self.error_at(pos, &word_text(), sig.error(name, given))),
+                };
+                for (a, param) in cmd.args[1..].iter().zip(params) {
+                    args.push(self.eval_typed_arg(dot, a, *param)?);
+                }
+                if let Some(last) = last {
+                    let param = params[params.len() - 1];
+                    args.push(self.validate(|| (pos, word_text()), last, param)?);
+                }
+            }
+        }
         match o.0.call(name, &args) {
             Some(r) => r.map_err(|e| {
                 self.error_at(pos, &word_text(), format!("error calling {name}: {e}"))
@@ -1048,6 +1068,27 @@ impl<'a> State<'a> {
                     ),
                 ))
             }
+            (Param::Object(ty), Arg::String(..) | Arg::Number(..) | Arg::Bool(..)) => {
+                return Err(self.error_at(
+                    pos,
+                    &node(),
+                    format!("can't handle {} for arg of type {ty}", node()),
+                ))
+            }
+            // Only a pointer can be nil.
+            (Param::Object(ty), Arg::Nil(_)) if ty.starts_with('*') => return Ok(Value::Nil),
+            (Param::Object(ty) | Param::NamedInt(ty), Arg::Nil(_)) => {
+                return Err(self.error_at(pos, &node(), format!("cannot assign nil to {ty}")))
+            }
+            (Param::NamedInt(_), Arg::Number(_, n)) => {
+                return match n.int {
+                    Some(i) => Ok(Value::Int(i)),
+                    None => Err(self.error_at(pos, &node(), literal_error("integer"))),
+                }
+            }
+            (Param::NamedInt(_), Arg::String(..) | Arg::Bool(..)) => {
+                return Err(self.error_at(pos, &node(), literal_error("integer")))
+            }
             (Param::Any, Arg::Nil(_)) => return Ok(Value::Nil),
             // `reflect.Zero` of a map type: a nil map.
             (Param::Map, Arg::Nil(_)) => return Ok(Value::Map(Dict::nil(MapType::Any))),
@@ -1082,6 +1123,20 @@ impl<'a> State<'a> {
             Param::Int64 => "int64",
             Param::Float64 => "float64",
             Param::Bool => "bool",
+            Param::Object(ty) | Param::NamedInt(ty) => {
+                return match v {
+                    Value::Object(ref o) if o.0.type_name() == ty => Ok(v),
+                    Value::NoValue if ty.starts_with('*') => Ok(Value::Nil),
+                    Value::NoValue => Err(fail(format!("invalid value; expected {ty}"))),
+                    Value::Nil => Err(fail(format!(
+                        "wrong type for value; expected {ty}; got interface {{}}"
+                    ))),
+                    other => Err(fail(format!(
+                        "wrong type for value; expected {ty}; got {}",
+                        other.type_name()
+                    ))),
+                };
+            }
             Param::Map => {
                 return match v {
                     // A named map type converts (`chartutil.Values`), `map[string]string` not.
@@ -1196,6 +1251,11 @@ impl<'a> State<'a> {
                         ));
                     }
                     Value::NoValue
+                }
+                // A method reached as a field is called without arguments.
+                Value::Object(o) if o.0.signature(name).is_some_and(|s| s.refuses_none()) => {
+                    let error = o.0.signature(name).map(|sig| sig.error(name, 0));
+                    return Err(self.error_at(pos, &node(), error.unwrap_or_default()));
                 }
                 Value::Object(o) => match o.0.call(name, &[]) {
                     Some(r) => r.map_err(|e| {

@@ -199,6 +199,10 @@ fn bad_verb(out: &mut String, v: &Value, verb: char, spec: &Spec) {
     out.push_str(&format!("%!{verb}({}=", v.type_name()));
     match v {
         Value::Int(_) | Value::Int64(_) | Value::Uint64(_) => format_value(out, v, 'd', spec),
+        // `fmt` prints the value of a failed verb without its `String` method.
+        Value::Object(o) if o.0.int().is_some() => {
+            format_int(out, o.0.int().unwrap_or_default(), 'd', spec, v)
+        }
         Value::Float(_) | Value::Complex(..) => format_value(out, v, 'g', spec),
         Value::String(_) => format_value(out, v, 's', spec),
         Value::Bool(_) => format_value(out, v, 't', spec),
@@ -241,7 +245,11 @@ fn go_syntax(v: &Value) -> String {
             ),
             None => o.0.text(),
         },
-        Value::Object(o) => o.0.text(),
+        Value::Object(o) => match (o.0.go_syntax(), o.0.int()) {
+            (Some(text), _) => text,
+            (None, Some(n)) => n.to_string(),
+            (None, None) => o.0.text(),
+        },
         Value::Bool(b) => b.to_string(),
         Value::Int(i) | Value::Int64(i) => i.to_string(),
         Value::Uint64(u) => format!("{u:#x}"),
@@ -306,6 +314,13 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
         Value::NoValue | Value::Nil => match verb {
             'v' => pad(out, "<nil>", spec),
             _ => bad_verb(out, v, verb, spec),
+        },
+        // A Stringer prints its String() for %v, %s, %q, %x and %X; a named integer type
+        // its number for the other verbs.
+        Value::Object(o) if o.0.int().is_some() => match verb {
+            'v' | 's' => pad(out, &o.0.text(), spec),
+            'q' | 'x' | 'X' => format_value(out, &Value::str(o.0.text()), verb, spec),
+            _ => format_int(out, o.0.int().unwrap_or_default(), verb, spec, v),
         },
         // A Stringer prints its String() for %v and %s.
         Value::Object(o) => match verb {
@@ -532,17 +547,28 @@ fn format_int(out: &mut String, n: i64, verb: char, spec: &Spec, v: &Value) {
             return;
         }
     };
-    // Precision is the minimum number of digits.
+    // Precision is the minimum number of digits; a zero with a precision of 0 is only the
+    // padding, without sign or prefix.
+    if spec.precision == Some(0) && n == 0 {
+        let blank = Spec {
+            zero: false,
+            ..spec.clone()
+        };
+        pad(out, "", &blank);
+        return;
+    }
     let body = match spec.precision {
-        Some(0) if n == 0 => String::new(),
         Some(p) if body.len() < p => format!("{}{body}", "0".repeat(p - body.len())),
         _ => body,
     };
+    // `#` gives octal a leading zero where the digits have none; `%O` always has `0o`.
+    let octal_zero = spec.sharp && !body.starts_with('0');
     let prefix = match (spec.sharp, verb) {
         (true, 'x') => "0x",
         (true, 'X') => "0X",
-        (true, 'o') => "0",
+        (true, 'o') if octal_zero => "0",
         (true, 'b') => "0b",
+        (_, 'O') if octal_zero => "0o0",
         (_, 'O') => "0o",
         _ => "",
     };

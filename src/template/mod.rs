@@ -208,6 +208,12 @@ pub enum Param {
     Bool,
     /// `map[string]interface{}`.
     Map,
+    /// A struct or pointer type of an [`value::Object`] (`time.Time`, `*semver.Version`): a
+    /// literal is refused, a value must be an object of that type.
+    Object(&'static str),
+    /// A named integer type of an object (`time.Duration`): an integer literal is taken as
+    /// an `Int`, a value must be an object of that type.
+    NamedInt(&'static str),
 }
 
 /// A function with its Go signature.

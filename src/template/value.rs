@@ -526,6 +526,61 @@ pub trait Object: std::any::Any + std::fmt::Debug + Send + Sync {
     fn json_fields(&self) -> Option<Vec<(String, Value)>> {
         None
     }
+    /// The number of a named integer type (`time.Duration`, `time.Month`), which `%d`, JSON,
+    /// comparisons and `index` use; its `String` is its text.
+    fn int(&self) -> Option<i64> {
+        None
+    }
+    /// `%#v`, where it is not the text: a `GoString` method (`time.Time`) or the fields of a
+    /// struct (`&semver.Version{major:0x1, …}`).
+    fn go_syntax(&self) -> Option<String> {
+        None
+    }
+    /// A method's Go signature, for the executor to type its arguments as Go's `evalCall`
+    /// does; `None` passes them untyped to [`Object::call`].
+    fn signature(&self, _method: &str) -> Option<MethodSig> {
+        None
+    }
+    /// Go's `==` with another object (`reflect.DeepEqual` when `deep`), where that is not
+    /// having the same type and text.
+    fn go_eq(&self, _other: &dyn Object, _deep: bool) -> Option<bool> {
+        None
+    }
+}
+
+/// A method's Go signature ([`Object::signature`]).
+#[derive(Clone, Copy, Debug)]
+pub enum MethodSig {
+    /// Callable: the types of its parameters.
+    Params(&'static [super::Param]),
+    /// A method text/template refuses to call, with its error (`function Date has 3 return
+    /// values; should be 1 or 2`), once the arguments are counted: it takes `params`.
+    Unusable { params: usize, error: &'static str },
+}
+
+impl MethodSig {
+    /// Go's `evalCall` error for a call with `given` arguments that cannot be made: their
+    /// number, else the signature's own.
+    pub fn error(&self, name: &str, given: usize) -> String {
+        match *self {
+            MethodSig::Params(params) if params.len() != given => {
+                format!(
+                    "wrong number of args for {name}: want {} got {given}",
+                    params.len()
+                )
+            }
+            MethodSig::Unusable { params, .. } if params != given => {
+                format!("wrong number of args for {name}: want {params} got {given}")
+            }
+            MethodSig::Unusable { error, .. } => error.to_string(),
+            MethodSig::Params(_) => String::new(),
+        }
+    }
+
+    /// Whether a call without arguments fails.
+    pub fn refuses_none(&self) -> bool {
+        !matches!(self, MethodSig::Params(params) if params.is_empty())
+    }
 }
 
 /// A field of a [`GoStruct`].
@@ -643,6 +698,9 @@ pub struct ObjectRef(pub Arc<dyn Object>);
 
 impl PartialEq for ObjectRef {
     fn eq(&self, other: &ObjectRef) -> bool {
+        if let Some(same) = self.0.go_eq(&*other.0, true) {
+            return same;
+        }
         self.0.type_name() == other.0.type_name()
             && self.0.slice_is_nil() == other.0.slice_is_nil()
             && self.0.text() == other.0.text()
@@ -782,6 +840,17 @@ impl Value {
     pub fn as_bytes(&self) -> Option<&Arc<str>> {
         match self {
             Value::Object(o) => o.0.bytes(),
+            _ => None,
+        }
+    }
+
+    /// The object inside, if it is a `T`.
+    pub fn as_object<T: Object>(&self) -> Option<&T> {
+        match self {
+            Value::Object(o) => {
+                let any: &dyn std::any::Any = &*o.0;
+                any.downcast_ref::<T>()
+            }
             _ => None,
         }
     }

@@ -88,6 +88,7 @@ fn len(_: &Call, a: &[Value]) -> R {
 fn int_index(v: &Value, len: usize, cap: usize) -> Result<usize, String> {
     let i = match v {
         Value::Int(i) | Value::Int64(i) => *i,
+        Value::Object(o) if o.0.int().is_some() => o.0.int().unwrap_or_default(),
         Value::NoValue | Value::Nil => return Err("cannot index slice/array with nil".into()),
         other => {
             return Err(format!(
@@ -244,6 +245,7 @@ fn wide_int(v: &Value) -> Option<i128> {
     match v {
         Value::Int(i) | Value::Int64(i) => Some(i128::from(*i)),
         Value::Uint64(u) => Some(i128::from(*u)),
+        Value::Object(o) => o.0.int().map(i128::from),
         _ => None,
     }
 }
@@ -253,6 +255,7 @@ fn basic(v: &Value) -> Basic {
         Value::NoValue | Value::Nil => Basic::Invalid,
         Value::Bool(_) => Basic::Bool,
         Value::Int(_) | Value::Int64(_) | Value::Uint64(_) => Basic::Int,
+        Value::Object(o) if o.0.int().is_some() => Basic::Int,
         Value::Float(_) => Basic::Float,
         Value::Complex(..) => Basic::Complex,
         Value::String(_) => Basic::String,
@@ -335,6 +338,7 @@ fn compare_others(x: &Value, y: &Value) -> Result<bool, FuncError> {
         (Value::Object(a), Value::Object(b)) if ky == "ptr" => {
             Ok(std::sync::Arc::ptr_eq(&a.0, &b.0))
         }
+        (Value::Object(a), Value::Object(b)) => Ok(a.0.go_eq(&*b.0, false).unwrap_or(x == y)),
         _ => Ok(x == y),
     }
 }

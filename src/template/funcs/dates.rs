@@ -4,8 +4,11 @@
 //! `dateInZone`, `toDate`, `dateModify`, `unixEpoch`, `duration`, `durationRound`, and the
 //! methods templates call on a time.
 
+use super::super::bytes::GoBytes;
 use super::super::gostr;
-use super::super::value::{Object, ObjectRef, Value};
+use super::super::value::{MethodSig, Object, ObjectRef, Value};
+use super::super::Param;
+use super::durations::Duration;
 pub(super) use crate::go::civil::{civil_from_days, days_from_civil};
 use crate::go::zoneinfo::Zone;
 use std::sync::Arc;
@@ -21,9 +24,12 @@ pub struct Time {
 /// A time's location.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
-    /// `time.UTC`, and `time.Local` as `helm template` has it where `TZ` is `UTC` (named
-    /// `UTC` too): `now`, a parsed time without a zone or with the local zone's.
+    /// `time.UTC`: a parsed time with a `Z` or `UTC`, `.UTC`, the zero time.
     Utc,
+    /// `time.Local`, UTC as `helm template` has it where `TZ` is `UTC` (named `UTC` too, and
+    /// unlike `time.UTC` only to `GoString` and `MarshalBinary`): `now`, a parsed time
+    /// without a zone or with the local zone's.
+    Local,
     /// A zone `time.Parse` makes up for an offset or an abbreviation the local zone does not
     /// have (Go's `FixedZone`).
     Fixed(Arc<Zone>),
@@ -33,14 +39,14 @@ impl Place {
     /// Seconds east of UTC.
     fn offset(&self) -> i64 {
         match self {
-            Place::Utc => 0,
+            Place::Utc | Place::Local => 0,
             Place::Fixed(zone) => zone.offset,
         }
     }
 
     fn zone(&self) -> Zone {
         match self {
-            Place::Utc => Zone::utc(),
+            Place::Utc | Place::Local => Zone::utc(),
             Place::Fixed(zone) => Zone::clone(zone),
         }
     }
@@ -48,8 +54,17 @@ impl Place {
     /// `Location.String()`.
     fn name(&self) -> &str {
         match self {
-            Place::Utc => "UTC",
+            Place::Utc | Place::Local => "UTC",
             Place::Fixed(zone) => &zone.name,
+        }
+    }
+
+    /// The location as `Time.GoString` names it.
+    fn go_name(&self) -> String {
+        match self {
+            Place::Utc => "time.UTC".into(),
+            Place::Local => "time.Local".into(),
+            Place::Fixed(zone) => format!("time.Location({})", time_quote(&zone.name)),
         }
     }
 }
@@ -108,6 +123,15 @@ impl Time {
             unix,
             nanos,
             place: Place::Utc,
+        }
+    }
+
+    /// A time in the local zone (`now`, `time.Unix`).
+    pub fn local(unix: i64, nanos: u32) -> Time {
+        Time {
+            unix,
+            nanos,
+            place: Place::Local,
         }
     }
 
@@ -186,6 +210,7 @@ impl Time {
             "_2" => format!("{:>2}", p.day),
             "2" => p.day.to_string(),
             "002" => format!("{:03}", p.yearday),
+            "__2" => format!("{:>3}", p.yearday),
             "15" => format!("{:02}", p.hour),
             "03" => format!("{:02}", (p.hour + 11) % 12 + 1),
             "3" => ((p.hour + 11) % 12 + 1).to_string(),
@@ -488,7 +513,7 @@ impl Time {
         };
         let (offset, place) = match (utc, offset, zone_name) {
             (true, _, _) => (0, Place::Utc),
-            (_, Some(0), None | Some("UTC")) => (0, Place::Utc),
+            (_, Some(0), None | Some("UTC")) => (0, Place::Local),
             (_, Some(offset), name) => (offset, fixed(name.unwrap_or(""), offset)),
             // An abbreviation the local zone does not have: no offset, but GMT's hours.
             (_, None, Some(name)) => {
@@ -498,7 +523,7 @@ impl Time {
                     .and_then(|h| h.trim_start_matches('+').parse::<i64>().ok());
                 (0, fixed(name, hours.map_or(0, |h| h * 3600)))
             }
-            (_, None, None) => (0, Place::Utc),
+            (_, None, None) => (0, Place::Local),
         };
         Ok(Time {
             unix: civil - offset,
@@ -584,6 +609,7 @@ fn std_chunk(s: &str) -> (Option<&'static str>, usize) {
         "MST",
         "2006",
         "002",
+        "__2",
         "01",
         "02",
         "03",
@@ -619,6 +645,10 @@ fn std_chunk(s: &str) -> (Option<&'static str>, usize) {
             }
         }
     }
+    // `_2006` is a literal `_` and a year.
+    if s.starts_with("_2006") {
+        return (None, 0);
+    }
     for c in CHUNKS {
         if s.starts_with(c) {
             // `Jan` inside `January`-like words and digits glued to digits are literal in Go;
@@ -642,26 +672,87 @@ impl Object for Time {
         Time::text(self)
     }
 
-    /// `Time.MarshalJSON`: RFC 3339 with nanoseconds, for years 0–9999.
+    fn go_syntax(&self) -> Option<String> {
+        Some(self.go_string())
+    }
+
+    /// Go's `==` compares a time's instant and its location's pointer: `time.UTC` is not
+    /// `time.Local`, and each zone `toDate` makes up is one of its own but for the unnamed
+    /// whole hours from -12 to +14, which Go's `FixedZone` keeps. `reflect.DeepEqual`
+    /// compares the locations' contents.
+    fn go_eq(&self, other: &dyn Object, deep: bool) -> Option<bool> {
+        let any: &dyn std::any::Any = other;
+        let other = any.downcast_ref::<Time>()?;
+        let shared = |z: &Zone| {
+            z.name.is_empty()
+                && z.offset % 3600 == 0
+                && (-12 * 3600..=14 * 3600).contains(&z.offset)
+        };
+        let same_place = match (&self.place, &other.place) {
+            (Place::Fixed(a), Place::Fixed(b)) if !deep => {
+                Arc::ptr_eq(a, b) || (shared(a) && a.offset == b.offset && shared(b))
+            }
+            (a, b) => a == b,
+        };
+        Some(self.instant() == other.instant() && same_place)
+    }
+
+    /// `Time.MarshalJSON`.
     fn json_string(&self) -> Option<Result<String, String>> {
-        let year = self.parts().year;
-        Some(if (0..=9999).contains(&year) {
-            Ok(self.format("2006-01-02T15:04:05.999999999Z07:00"))
-        } else {
-            Err("json: error calling MarshalJSON for type time.Time: Time.MarshalJSON: year outside of range [0,9999]".into())
-        })
+        Some(self.strict_rfc3339().map_err(|e| {
+            format!("json: error calling MarshalJSON for type time.Time: Time.MarshalJSON: {e}")
+        }))
+    }
+
+    fn signature(&self, method: &str) -> Option<MethodSig> {
+        const TIME: Param = Param::Object("time.Time");
+        const DURATION: Param = Param::NamedInt("time.Duration");
+        let unusable = |params, error| Some(MethodSig::Unusable { params, error });
+        Some(MethodSig::Params(match method {
+            "Year" | "Day" | "Hour" | "Minute" | "Second" | "Nanosecond" | "YearDay" | "Month"
+            | "Weekday" | "Unix" | "UnixMilli" | "UnixMicro" | "UnixNano" | "IsZero"
+            | "IsDST" | "UTC" | "Local" | "Location" | "String" | "GoString" | "MarshalText"
+            | "MarshalJSON" | "MarshalBinary" | "GobEncode" => &[],
+            "Format" => &[Param::String],
+            "AppendFormat" => &[Param::Object("[]uint8"), Param::String],
+            "Add" | "Truncate" | "Round" => &[DURATION],
+            "Sub" | "After" | "Before" | "Equal" | "Compare" => &[TIME],
+            "AddDate" => &[Param::Int, Param::Int, Param::Int],
+            "In" => &[Param::Object("*time.Location")],
+            // Methods of several results text/template cannot call.
+            "Date" => return unusable(0, "function Date has 3 return values; should be 1 or 2"),
+            "Clock" => {
+                return unusable(0, "function Clock has 3 return values; should be 1 or 2")
+            }
+            "ISOWeek" => return unusable(
+                0,
+                "invalid function signature for ISOWeek: second return value should be error; is int",
+            ),
+            "Zone" => return unusable(
+                0,
+                "invalid function signature for Zone: second return value should be error; is int",
+            ),
+            "ZoneBounds" => return unusable(
+                0,
+                "invalid function signature for ZoneBounds: second return value should be error; is time.Time",
+            ),
+            _ => return None,
+        }))
     }
 
     fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
         let p = self.parts();
+        let time_arg = || args.first().and_then(Value::as_object::<Time>);
+        let nanos_arg = |i: usize| args.get(i).map_or(0, duration_nanos);
+        let int_arg = |i: usize| args.get(i).and_then(Value::as_int).unwrap_or(0);
         Some(Ok(match method {
             "Year" => Value::Int(p.year),
-            "Month" => Value::str(MONTHS[(p.month - 1) as usize]),
+            "Month" => Month(p.month).value(),
             "Day" => Value::Int(p.day),
             "Hour" => Value::Int(p.hour),
             "Minute" => Value::Int(p.minute),
             "Second" => Value::Int(p.second),
-            "Weekday" => Value::str(DAYS[p.weekday]),
+            "Weekday" => Weekday(p.weekday as i64).value(),
             "YearDay" => Value::Int(p.yearday),
             "Nanosecond" => Value::Int(i64::from(self.nanos)),
             "Unix" => Value::Int64(self.unix),
@@ -670,43 +761,192 @@ impl Object for Time {
             // Go's int64 nanoseconds wrap outside 1678–2262.
             "UnixNano" => Value::Int64(self.unix_nanos() as i64),
             "IsZero" => Value::Bool(self.unix == ZERO.unix && self.nanos == 0),
-            "UTC" | "Local" => self.at(Place::Utc).value(),
-            "Location" => {
-                Value::Object(ObjectRef(Arc::new(Location(self.place.name().to_string()))))
-            }
-            "String" => Value::str(self.text()),
-            "Format" => match args.first().and_then(Value::as_str) {
-                Some(layout) => Value::str(self.format(layout)),
-                None => return Some(Err("wrong number of args for Format: want 1 got 0".into())),
+            "IsDST" => Value::Bool(false),
+            "UTC" => self.at(Place::Utc).value(),
+            "Local" => self.at(Place::Local).value(),
+            "In" => match args.first() {
+                Some(v @ Value::Object(_)) => self.at(v.as_object::<Location>()?.0.clone()).value(),
+                _ => return Some(Err("time: missing Location in call to Time.In".into())),
             },
+            "Location" => Value::Object(ObjectRef(Arc::new(Location(self.place.clone())))),
+            "String" => Value::str(self.text()),
+            "GoString" => Value::str(self.go_string()),
+            "Format" => Value::str(self.format(args.first().and_then(Value::as_str)?)),
+            "AppendFormat" => {
+                let mut bytes = args
+                    .first()
+                    .and_then(Value::as_bytes)
+                    .map_or_else(String::new, |b| b.to_string());
+                bytes.push_str(&self.format(args.get(1).and_then(Value::as_str)?));
+                GoBytes::value(Arc::from(bytes))
+            }
+            "MarshalText" | "MarshalJSON" => {
+                return Some(match self.strict_rfc3339() {
+                    Ok(text) if method == "MarshalText" => Ok(GoBytes::value(Arc::from(text))),
+                    Ok(text) => Ok(GoBytes::value(Arc::from(format!("\"{text}\"")))),
+                    Err(e) => Err(format!("Time.{method}: {e}")),
+                })
+            }
+            "MarshalBinary" | "GobEncode" => {
+                return Some(
+                    self.binary()
+                        .map(|b| GoBytes::value(gostr::from_bytes(&b).into())),
+                )
+            }
+            "Add" => self.add_nanos(i128::from(nanos_arg(0))).value(),
+            "Sub" => Duration(self.sub(time_arg()?)).value(),
+            "After" => Value::Bool(self.instant() > time_arg()?.instant()),
+            "Before" => Value::Bool(self.instant() < time_arg()?.instant()),
+            "Equal" => Value::Bool(self.instant() == time_arg()?.instant()),
+            "Compare" => Value::Int(match self.instant().cmp(&time_arg()?.instant()) {
+                std::cmp::Ordering::Less => -1,
+                std::cmp::Ordering::Equal => 0,
+                std::cmp::Ordering::Greater => 1,
+            }),
+            "AddDate" => self.add_date(int_arg(0), int_arg(1), int_arg(2)).value(),
+            "Truncate" | "Round" => {
+                let d = nanos_arg(0);
+                if d <= 0 {
+                    return Some(Ok(self.clone().value()));
+                }
+                // The remainder of the time since year 1, whatever the zone.
+                let since_year_one = self.unix_nanos() + i128::from(-ZERO.unix) * 1_000_000_000;
+                let r = since_year_one.rem_euclid(i128::from(d));
+                let shift = if method == "Round" && !less_than_half(r, i128::from(d)) {
+                    i128::from(d) - r
+                } else {
+                    -r
+                };
+                self.add_nanos(shift).value()
+            }
             _ => return None,
         }))
     }
 }
 
-/// A time argument as sprig's `date` takes it: a time, or Unix seconds as int or int64 (in
-/// the local zone); anything else is now.
-pub fn time_of(v: &Value) -> Time {
-    if let Value::Object(o) = v {
-        let any: &dyn std::any::Any = &*o.0;
-        if let Some(t) = any.downcast_ref::<Time>() {
-            return t.clone();
+/// Go's `lessThanHalf`: `x+x < y`, in unsigned arithmetic.
+fn less_than_half(x: i128, y: i128) -> bool {
+    (x as u64).wrapping_add(x as u64) < y as u64
+}
+
+/// A `time.Duration` argument's nanoseconds (a literal comes as an `Int`).
+fn duration_nanos(v: &Value) -> i64 {
+    match v {
+        Value::Int(i) => *i,
+        other => other.as_object::<Duration>().map_or(0, |d| d.0),
+    }
+}
+
+impl Time {
+    /// Seconds and nanoseconds, which order instants.
+    fn instant(&self) -> (i64, u32) {
+        (self.unix, self.nanos)
+    }
+
+    /// `t.Add(d)` in nanoseconds, in the same location; past Go's range, its saturated end.
+    pub fn add_nanos(&self, ns: i128) -> Time {
+        let total = self.unix_nanos() + ns;
+        let unix = total.div_euclid(1_000_000_000);
+        let unix = i64::try_from(unix).unwrap_or(if unix < 0 { i64::MIN } else { i64::MAX });
+        Time {
+            unix,
+            nanos: total.rem_euclid(1_000_000_000) as u32,
+            place: self.place.clone(),
         }
     }
+
+    /// `t.Sub(u)`: the nanoseconds between, clamped to a Duration's range.
+    pub(super) fn sub(&self, u: &Time) -> i64 {
+        let d = self.unix_nanos() - u.unix_nanos();
+        d.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+    }
+
+    /// `t.AddDate(years, months, days)`: Go's `Date` normalises the month and the day.
+    fn add_date(&self, years: i64, months: i64, days: i64) -> Time {
+        let p = self.parts();
+        let month0 = p.month - 1 + months;
+        let year = p.year + years + month0.div_euclid(12);
+        let month = month0.rem_euclid(12) + 1;
+        let day = days_from_civil(year, month, 1) + p.day - 1 + days;
+        let civil = day * 86400 + p.hour * 3600 + p.minute * 60 + p.second;
+        Time {
+            unix: civil - self.place.offset(),
+            nanos: self.nanos,
+            place: self.place.clone(),
+        }
+    }
+
+    /// Go's `appendStrictRFC3339`, which `MarshalText` and `MarshalJSON` write.
+    fn strict_rfc3339(&self) -> Result<String, &'static str> {
+        if !(0..=9999).contains(&self.parts().year) {
+            return Err("year outside of range [0,9999]");
+        }
+        if self.place.offset().abs() >= 24 * 3600 {
+            return Err("timezone hour outside of range [0,23]");
+        }
+        Ok(self.format("2006-01-02T15:04:05.999999999Z07:00"))
+    }
+
+    /// `Time.MarshalBinary`: a version, seconds since year 1, nanoseconds, the offset in
+    /// minutes (-1 for UTC) and, in version 2, its odd seconds.
+    fn binary(&self) -> Result<Vec<u8>, String> {
+        let (mut version, mut offset_min, mut offset_sec) = (1u8, -1i16, None);
+        if self.place != Place::Utc {
+            let offset = self.place.offset();
+            if offset % 60 != 0 {
+                version = 2;
+                offset_sec = Some((offset % 60) as i8);
+            }
+            match i16::try_from(offset / 60) {
+                Ok(m) if m != -1 => offset_min = m,
+                _ => return Err("Time.MarshalBinary: unexpected zone offset".into()),
+            }
+        }
+        let mut out = vec![version];
+        out.extend((self.unix - ZERO.unix).to_be_bytes());
+        out.extend(self.nanos.to_be_bytes());
+        out.extend(offset_min.to_be_bytes());
+        out.extend(offset_sec.map(|s| s as u8));
+        Ok(out)
+    }
+
+    /// `Time.GoString`: `time.Date(2020, time.January, 1, 0, 0, 0, 0, time.Local)`.
+    fn go_string(&self) -> String {
+        let p = self.parts();
+        format!(
+            "time.Date({}, time.{}, {}, {}, {}, {}, {}, {})",
+            p.year,
+            MONTHS[(p.month - 1) as usize],
+            p.day,
+            p.hour,
+            p.minute,
+            p.second,
+            self.nanos,
+            self.place.go_name()
+        )
+    }
+}
+
+/// A time as sprig's `date` takes it: a time, or Unix seconds as int or int64 (in
+/// the local zone); anything else is now.
+pub fn time_of(v: &Value) -> Time {
+    if let Some(t) = v.as_object::<Time>() {
+        return t.clone();
+    }
     match v {
-        Value::Int(i) | Value::Int64(i) => Time::utc(*i, 0),
+        Value::Int(i) | Value::Int64(i) => Time::local(*i, 0),
         _ => {
             let since = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap_or_default();
-            Time::utc(since.as_secs() as i64, since.subsec_nanos())
+            Time::local(since.as_secs() as i64, since.subsec_nanos())
         }
     }
 }
 
 /// A `*time.Location`, as a template prints it: its name.
 #[derive(Debug)]
-struct Location(String);
+struct Location(Place);
 
 impl Object for Location {
     fn type_name(&self) -> &'static str {
@@ -717,18 +957,69 @@ impl Object for Location {
         "ptr"
     }
 
+    fn signature(&self, method: &str) -> Option<MethodSig> {
+        (method == "String").then_some(MethodSig::Params(&[]))
+    }
+
     fn call(&self, method: &str, _: &[Value]) -> Option<Result<Value, String>> {
-        (method == "String").then(|| Ok(Value::str(self.0.as_str())))
+        (method == "String").then(|| Ok(Value::str(self.0.name())))
     }
 
     fn text(&self) -> String {
-        self.0.clone()
+        self.0.name().to_string()
     }
 }
 
+/// A `time.Month` (1–12), printed by its name.
+#[derive(Debug)]
+struct Month(i64);
+
+/// A `time.Weekday` (0 is Sunday), printed by its name.
+#[derive(Debug)]
+struct Weekday(i64);
+
+macro_rules! named_int {
+    ($ty:ident, $go:literal, $names:ident, $first:literal) => {
+        impl $ty {
+            fn value(self) -> Value {
+                Value::Object(ObjectRef(Arc::new(self)))
+            }
+        }
+
+        impl Object for $ty {
+            fn type_name(&self) -> &'static str {
+                $go
+            }
+
+            fn kind_name(&self) -> &'static str {
+                "int"
+            }
+
+            fn int(&self) -> Option<i64> {
+                Some(self.0)
+            }
+
+            fn text(&self) -> String {
+                $names[(self.0 - $first) as usize].to_string()
+            }
+
+            fn signature(&self, method: &str) -> Option<MethodSig> {
+                (method == "String").then_some(MethodSig::Params(&[]))
+            }
+
+            fn call(&self, method: &str, _: &[Value]) -> Option<Result<Value, String>> {
+                (method == "String").then(|| Ok(Value::str(self.text())))
+            }
+        }
+    };
+}
+
+named_int!(Month, "time.Month", MONTHS, 1);
+named_int!(Weekday, "time.Weekday", DAYS, 0);
+
 /// The `time` package's `quote` for its errors: between double quotes, `"` and `\\`
 /// escaped, and every byte of a character outside printable ASCII as a lower-case `\\xNN`.
-fn time_quote(s: &str) -> String {
+pub(super) fn time_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -750,177 +1041,4 @@ fn time_quote(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// time.ParseDuration, in nanoseconds.
-pub fn parse_duration(s: &str) -> Result<i64, String> {
-    const LIMIT: u64 = 1 << 63;
-    let bad = || format!("time: invalid duration {}", time_quote(s));
-    let (neg, mut rest) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    if rest == "0" {
-        return Ok(0);
-    }
-    if rest.is_empty() {
-        return Err(bad());
-    }
-    let mut total: u64 = 0;
-    while !rest.is_empty() {
-        if !rest.starts_with(|c: char| c == '.' || c.is_ascii_digit()) {
-            return Err(bad());
-        }
-        // Go's `leadingInt`: the whole part, an error beyond 2^63.
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let mut whole: u64 = 0;
-        for b in rest[..digits].bytes() {
-            if whole > LIMIT / 10 {
-                return Err(bad());
-            }
-            whole = whole * 10 + u64::from(b - b'0');
-            if whole > LIMIT {
-                return Err(bad());
-            }
-        }
-        rest = &rest[digits..];
-        // `leadingFraction`: digits past what fits are read and dropped.
-        let (mut fraction, mut scale) = (0u64, 1f64);
-        if let Some(after) = rest.strip_prefix('.') {
-            let fraction_digits = after.bytes().take_while(u8::is_ascii_digit).count();
-            let mut overflow = false;
-            for b in after[..fraction_digits].bytes() {
-                if overflow || fraction > (LIMIT - 1) / 10 {
-                    overflow = true;
-                    continue;
-                }
-                let next = fraction * 10 + u64::from(b - b'0');
-                if next > LIMIT {
-                    overflow = true;
-                    continue;
-                }
-                fraction = next;
-                scale *= 10.0;
-            }
-            rest = &after[fraction_digits..];
-            if digits == 0 && fraction_digits == 0 {
-                return Err(bad());
-            }
-        }
-        let u = rest
-            .bytes()
-            .take_while(|b| !(b.is_ascii_digit() || *b == b'.'))
-            .count();
-        if u == 0 {
-            return Err(format!("time: missing unit in duration {}", time_quote(s)));
-        }
-        let unit: u64 = match &rest[..u] {
-            "ns" => 1,
-            "us" | "µs" | "μs" => 1_000,
-            "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            "m" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
-            other => {
-                return Err(format!(
-                    "time: unknown unit {} in duration {}",
-                    time_quote(other),
-                    time_quote(s)
-                ))
-            }
-        };
-        rest = &rest[u..];
-        if whole > LIMIT / unit {
-            return Err(bad());
-        }
-        let mut v = whole * unit;
-        if fraction > 0 {
-            // Go adds the fraction through float64 (nanosecond-exact for hours).
-            v += (fraction as f64 * (unit as f64 / scale)) as u64;
-            if v > LIMIT {
-                return Err(bad());
-            }
-        }
-        // Go's uint64 sum wraps (two terms of 2^63 make 0) rather than failing.
-        total = total.wrapping_add(v);
-        if total > LIMIT {
-            return Err(bad());
-        }
-    }
-    if neg {
-        return Ok((total as i64).wrapping_neg());
-    }
-    i64::try_from(total).map_err(|_| bad())
-}
-
-/// Go's `Duration.String` for nanoseconds.
-pub fn duration_string(ns: i64) -> String {
-    if ns == 0 {
-        return "0s".into();
-    }
-    let neg = ns < 0;
-    let u = ns.unsigned_abs();
-    let mut out = String::new();
-    if u < 1_000_000_000 {
-        let (v, unit) = if u < 1_000 {
-            (u as f64, "ns")
-        } else if u < 1_000_000 {
-            (u as f64 / 1e3, "µs")
-        } else {
-            (u as f64 / 1e6, "ms")
-        };
-        out.push_str(&format!(
-            "{}{unit}",
-            super::super::fmt::format_float_shortest(v)
-        ));
-    } else {
-        let h = u / 3_600_000_000_000;
-        let m = u / 60_000_000_000 % 60;
-        let s = (u % 60_000_000_000) as f64 / 1e9;
-        if h > 0 {
-            out.push_str(&format!("{h}h"));
-        }
-        if h > 0 || m > 0 {
-            out.push_str(&format!("{m}m"));
-        }
-        out.push_str(&format!("{}s", super::super::fmt::format_float_shortest(s)));
-    }
-    if neg {
-        format!("-{out}")
-    } else {
-        out
-    }
-}
-
-/// sprig's `durationRound`.
-pub fn duration_round(v: &Value) -> String {
-    let d: i64 = match v {
-        Value::String(s) => parse_duration(s).unwrap_or(0),
-        Value::Int64(i) => *i,
-        _ => 0,
-    };
-    let u = d.unsigned_abs();
-    let (second, minute, hour) = (1_000_000_000u64, 60_000_000_000u64, 3_600_000_000_000u64);
-    let (day, month, year) = (hour * 24, hour * 24 * 30, hour * 24 * 365);
-    let out = if u > year {
-        format!("{}y", u / year)
-    } else if u > month {
-        format!("{}mo", u / month)
-    } else if u > day {
-        format!("{}d", u / day)
-    } else if u > hour {
-        format!("{}h", u / hour)
-    } else if u > minute {
-        format!("{}m", u / minute)
-    } else if u > second {
-        format!("{}s", u / second)
-    } else {
-        return "0s".into();
-    };
-    if d < 0 {
-        format!("-{out}")
-    } else {
-        out
-    }
 }

@@ -66,6 +66,9 @@ fn write(
             indent,
             depth,
         )?,
+        Value::Object(o) if o.0.int().is_some() => {
+            out.push_str(&o.0.int().unwrap_or_default().to_string())
+        }
         Value::Object(o) => match (o.0.json_string(), o.0.json_fields()) {
             // A type with its own `MarshalJSON` (a time).
             (Some(text), _) => quote(out, &text?, html),

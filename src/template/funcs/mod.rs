@@ -4,6 +4,7 @@ pub mod argo;
 pub mod builtin;
 pub mod crypto;
 pub mod dates;
+pub mod durations;
 pub mod goregex;
 pub mod helm;
 pub mod json;

@@ -111,6 +111,22 @@ impl Object for SemverObject {
         s
     }
 
+    /// The struct's unexported fields, the numbers in hex as `%#v` writes a uint64.
+    fn go_syntax(&self) -> Option<String> {
+        let v = &self.version;
+        let quote = crate::template::fmt::go_quote;
+        Some(format!(
+            "{}semver.Version{{major:{:#x}, minor:{:#x}, patch:{:#x}, pre:{}, metadata:{}, original:{}}}",
+            if self.by_value { "" } else { "&" },
+            v.major,
+            v.minor,
+            v.patch,
+            quote(&v.pre.join(".")),
+            quote(&self.metadata),
+            quote(&self.original)
+        ))
+    }
+
     fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
         let v = &self.version;
         let other = || -> Result<Version, String> {

@@ -1,7 +1,7 @@
 //! sprig's `date.go`, in the local zone, UTC here (`dateInZone` in the zone it names): the functions on
 //! [`dates`], which holds the time value, Go's layouts and durations.
 
-use super::super::dates;
+use super::super::{dates, durations};
 use super::{s, A, S};
 use crate::template::value::Value;
 use crate::template::{FuncDef, FuncError};
@@ -39,15 +39,15 @@ pub(super) const FUNCS: &[FuncDef] = &[
     }),
     FuncDef::new("dateModify", &[S, A], |_, a| {
         let t = dates::time_of(&a[1]);
-        Ok(match dates::parse_duration(s(a, 0)) {
-            Ok(ns) => shift(t, ns).value(),
+        Ok(match durations::parse_duration(s(a, 0)) {
+            Ok(ns) => t.add_nanos(ns.into()).value(),
             Err(_) => t.value(),
         })
     }),
     FuncDef::new("mustDateModify", &[S, A], |_, a| {
         let t = dates::time_of(&a[1]);
-        dates::parse_duration(s(a, 0))
-            .map(|ns| shift(t, ns).value())
+        durations::parse_duration(s(a, 0))
+            .map(|ns| t.add_nanos(ns.into()).value())
             .map_err(FuncError::Call)
     }),
     FuncDef::new("duration", &[A], |_, a| {
@@ -56,12 +56,12 @@ pub(super) const FUNCS: &[FuncDef] = &[
             Value::Int64(i) => *i,
             _ => 0,
         };
-        Ok(Value::str(dates::duration_string(
+        Ok(Value::str(durations::duration_string(
             secs.saturating_mul(1_000_000_000),
         )))
     }),
     FuncDef::new("durationRound", &[A], |_, a| {
-        Ok(Value::str(dates::duration_round(&a[0])))
+        Ok(Value::str(durations::duration_round(&a[0])))
     }),
     // Non-deterministic: the time of the render.
     FuncDef::new("now", &[], |_, _| Ok(dates::time_of(&Value::Nil).value())).nondeterministic(),
@@ -71,7 +71,7 @@ pub(super) const FUNCS: &[FuncDef] = &[
         let since = nanos(dates::time_of(&Value::Nil)) - nanos(dates::time_of(&a[0]));
         let second = 1_000_000_000;
         let rounded = (since.abs() + second / 2) / second * second * since.signum();
-        Ok(Value::str(dates::duration_string(
+        Ok(Value::str(durations::duration_string(
             rounded.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64,
         )))
     })
@@ -84,15 +84,5 @@ fn in_zone(t: dates::Time, zone: &str, layout: &str) -> String {
     match crate::go::zoneinfo::load_location(zone) {
         Some(location) => t.format_in(layout, &location.lookup(t.unix)),
         None => t.format_local(layout),
-    }
-}
-
-/// `t.Add(ns)`, in the same location.
-fn shift(t: dates::Time, ns: i64) -> dates::Time {
-    let total = t.unix as i128 * 1_000_000_000 + t.nanos as i128 + ns as i128;
-    dates::Time {
-        unix: total.div_euclid(1_000_000_000) as i64,
-        nanos: total.rem_euclid(1_000_000_000) as u32,
-        ..t
     }
 }

@@ -116,15 +116,15 @@ pub(super) const FUNCS: &[FuncDef] = &[
         let l = list_of(&a[0], "compact")?;
         Ok(Value::list(l.into_iter().filter(|v| !empty(v)).collect()))
     }),
+    // sprig's arithmetic in floats: a size of zero or less gives Go's conversion of an
+    // infinity or a negative count, which `make` refuses, or no chunks at all.
     FuncDef::new("chunk", &[I, A], |_, a| {
-        if int(a, 0) <= 0 {
-            return Err(FuncError::Call(
-                "runtime error: makeslice: len out of range".into(),
-            ));
-        }
-        let size = int(a, 0) as usize;
-        let l = match &a[1] {
-            Value::Nil | Value::NoValue => list_of(&a[1], "chunk")?,
+        let items = match &a[1] {
+            Value::Nil | Value::NoValue => {
+                return Err(FuncError::Call(
+                    "runtime error: invalid memory address or nil pointer dereference".into(),
+                ))
+            }
             v if v.slice_items().is_some() => list_of(v, "chunk")?,
             other => {
                 return Err(FuncError::Call(format!(
@@ -133,9 +133,30 @@ pub(super) const FUNCS: &[FuncDef] = &[
                 )))
             }
         };
-        Ok(Value::list(
-            l.chunks(size).map(|c| Value::list(c.to_vec())).collect(),
-        ))
+        let (size, len) = (int(a, 0), items.len() as i64);
+        let make_error = || FuncError::Call("runtime error: makeslice: len out of range".into());
+        let count = go_int(((len - 1) as f64 / size as f64).floor() + 1.0);
+        if count < 0 {
+            return Err(make_error());
+        }
+        let mut chunks = Vec::new();
+        for i in 0..count {
+            let mut chunk_len = size;
+            if i == count - 1 {
+                chunk_len = go_int((len as f64 % size as f64).floor());
+                if chunk_len == 0 {
+                    chunk_len = size;
+                }
+            }
+            if chunk_len < 0 {
+                return Err(make_error());
+            }
+            let start = (i * size) as usize;
+            chunks.push(Value::list(
+                items[start..start + chunk_len as usize].to_vec(),
+            ));
+        }
+        Ok(Value::list(chunks))
     }),
     // Anything but a list is a list of its `strval` (`[<nil>]` for nil).
     FuncDef::new("sortAlpha", &[A], |_, a| {
@@ -151,6 +172,15 @@ pub(super) const FUNCS: &[FuncDef] = &[
         Ok(Value::strings(v))
     }),
 ];
+
+/// Go's float-to-int conversion on amd64: NaN and values out of range are the minimum.
+fn go_int(f: f64) -> i64 {
+    if f.is_nan() || !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
+        i64::MIN
+    } else {
+        f as i64
+    }
+}
 
 /// The items of a list argument; `doing` is how sprig's error names the failed action
 /// (`Cannot find first on type string`, `Cannot push on type string`).

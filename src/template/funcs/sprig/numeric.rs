@@ -145,7 +145,15 @@ pub fn to_int64(v: &Value) -> i64 {
         Value::Bool(b) => i64::from(*b),
         // cast.ToInt64: strconv.ParseInt(s, 0, 0) after trimming a zero decimal part.
         Value::String(s) => crate::go::strconv::parse_int(trim_zero_decimal(s)).unwrap_or(0),
-        _ => 0,
+        v => cast_named_int(v).unwrap_or(0),
+    }
+}
+
+/// cast's `toInt`, which takes the two named integer types it knows (not `time.Duration`).
+fn cast_named_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Object(o) if matches!(o.0.type_name(), "time.Month" | "time.Weekday") => o.0.int(),
+        _ => None,
     }
 }
 
@@ -166,7 +174,7 @@ pub fn to_float64(v: &Value) -> f64 {
         Value::Bool(b) => f64::from(u8::from(*b)),
         // cast: strconv.ParseFloat, and 0 on any error (out of range too).
         Value::String(s) => crate::go::strconv::parse_float(s).unwrap_or(0.0),
-        _ => 0.0,
+        v => cast_named_int(v).map_or(0.0, |i| i as f64),
     }
 }
 
