@@ -2,7 +2,8 @@
 //! port ([`crate::semver`]).
 
 use super::super::bytes::GoBytes;
-use super::super::value::{Object, ObjectRef, Value};
+use super::super::value::{MethodSig, Object, ObjectRef, Value};
+use super::super::Param;
 use crate::semver::Version;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -80,6 +81,17 @@ fn check_prerelease(pre: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A `semver.Version` value is not addressable: its pointer methods cannot be called.
+const POINTER_METHODS: &[&str] = &[
+    "Original",
+    "Compare",
+    "LessThan",
+    "LessThanEqual",
+    "GreaterThan",
+    "GreaterThanEqual",
+    "Equal",
+];
+
 impl Object for SemverObject {
     fn type_name(&self) -> &'static str {
         if self.by_value {
@@ -127,30 +139,31 @@ impl Object for SemverObject {
         ))
     }
 
+    fn signature(&self, method: &str) -> Option<MethodSig> {
+        if self.by_value && POINTER_METHODS.contains(&method) {
+            return None;
+        }
+        Some(MethodSig::Params(match method {
+            "Major" | "Minor" | "Patch" | "Prerelease" | "Metadata" | "Original" | "String"
+            | "Value" | "MarshalText" | "MarshalJSON" | "IncPatch" | "IncMinor" | "IncMajor" => &[],
+            "SetPrerelease" | "SetMetadata" => &[Param::String],
+            "Compare" | "LessThan" | "LessThanEqual" | "GreaterThan" | "GreaterThanEqual"
+            | "Equal" => &[Param::Object("*semver.Version")],
+            _ => return None,
+        }))
+    }
+
     fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
         let v = &self.version;
+        // The executor has typed the argument: a `*semver.Version`, or a nil one.
         let other = || -> Result<Version, String> {
-            match args.first() {
-                Some(Value::Object(o)) if o.0.type_name() == "*semver.Version" => {
-                    Version::parse(&o.0.text()).map_err(|e| e.to_string())
+            match args.first().and_then(Value::as_object::<SemverObject>) {
+                Some(o) => Ok(o.version.clone()),
+                None => {
+                    Err("runtime error: invalid memory address or nil pointer dereference".into())
                 }
-                Some(x) => Err(format!(
-                    "wrong type for value; expected *semver.Version; got {}",
-                    x.type_name()
-                )),
-                None => Err(format!("wrong number of args for {method}: want 1 got 0")),
             }
         };
-        // A `semver.Version` value is not addressable: its pointer methods cannot be called.
-        const POINTER_METHODS: &[&str] = &[
-            "Original",
-            "Compare",
-            "LessThan",
-            "LessThanEqual",
-            "GreaterThan",
-            "GreaterThanEqual",
-            "Equal",
-        ];
         if self.by_value && POINTER_METHODS.contains(&method) {
             return None;
         }
