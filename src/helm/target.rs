@@ -736,11 +736,19 @@ fn list(files: &Files, rules: &super::ignore::Rules, path: &RepoPath, rel: &str)
                 out.push(Entry::Step(Step::Read(child, child_rel)))
             }
             EntryKind::Missing => {
-                // A dangling or escaping link: Helm fails on it too.
-                if let Some(err) = files.why_missing(&child) {
-                    out.push(Entry::Step(Step::Fail(source_finding(&err, &child))));
-                    break;
-                }
+                // A dangling or escaping link: Helm's walk resolves every link before its
+                // ignore rules, so it fails on one `.helmignore` names too.
+                let finding = match files.why_missing(&child) {
+                    Some(err) => source_finding(&err, &child),
+                    None => Finding::error(
+                        rules::SOURCE_NOT_FOUND,
+                        "error evaluating symlink: it points to nothing (helm fails on a \
+                         dangling link in a chart, even one .helmignore names)",
+                    )
+                    .in_file(child.to_string()),
+                };
+                out.push(Entry::Step(Step::Fail(finding)));
+                break;
             }
             _ => {}
         }
@@ -1455,6 +1463,41 @@ mod tests {
             s.add_file(&p(first), b"");
             assert_eq!(failure(&Files::new(&s, &cache)).as_deref(), Some(then));
         }
+    }
+
+    /// Helm resolves each link as its walk meets it, before `.helmignore`: a dangling one
+    /// fails the chart even when the file is ignored, but not inside an ignored directory.
+    #[test]
+    fn a_dangling_link_fails_the_chart_unless_its_directory_is_ignored() {
+        let p = |path: &str| RepoPath::new(path).unwrap();
+        let chart = |helmignore: &str| {
+            let mut s = crate::source::MemorySnapshot::new();
+            s.add_file(
+                &p("c/Chart.yaml"),
+                b"apiVersion: v2\nname: c\nversion: 1.0.0\n",
+            );
+            s.add_file(&p("c/.helmignore"), helmignore.as_bytes());
+            s.add_file(&p("c/templates/cm.yaml"), b"kind: ConfigMap\n");
+            s.add_symlink(&p("c/templates/gone.yaml"), "nowhere.yaml");
+            s
+        };
+        let cache = crate::source::ParseCache::default();
+        for helmignore in ["", "templates/gone.yaml\n"] {
+            let s = chart(helmignore);
+            let err = load(&Files::new(&s, &cache), &p("c"), false).unwrap_err();
+            assert_eq!(
+                err.file.as_deref(),
+                Some("c/templates/gone.yaml"),
+                "{helmignore:?}"
+            );
+            assert!(
+                err.message.contains("error evaluating symlink"),
+                "{}",
+                err.message
+            );
+        }
+        let s = chart("templates/\n");
+        assert!(load(&Files::new(&s, &cache), &p("c"), false).is_ok());
     }
 
     /// A chart about to be rendered, from the repository or fetched, has its own templates
