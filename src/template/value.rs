@@ -821,8 +821,12 @@ impl Value {
             Value::String(s) => !s.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
-            // A slice type is true when it has elements.
-            Value::Object(o) => o.0.slice_len().is_none_or(|len| len > 0),
+            // A named integer type is true when it is not zero, a slice type when it has
+            // elements.
+            Value::Object(o) => match o.0.int() {
+                Some(n) => n != 0,
+                None => o.0.slice_len().is_none_or(|len| len > 0),
+            },
         }
     }
 

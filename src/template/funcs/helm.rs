@@ -294,6 +294,10 @@ fn json_value(v: &Value, nil: Nil) -> Result<serde_json::Value, String> {
         Value::List(l) if l.is_nil() && matches!(nil, Nil::Null) => J::Null,
         Value::Map(m) if m.is_nil() && matches!(nil, Nil::Null) => J::Null,
         Value::Bool(b) => J::Bool(*b),
+        // go-yaml v3 writes a `time.Duration` as its text (JSON as its number).
+        Value::Object(o) if matches!(nil, Nil::Empty) && o.0.type_name() == "time.Duration" => {
+            J::String(o.0.text())
+        }
         Value::Int(i) | Value::Int64(i) => J::from(*i),
         Value::Uint64(u) => J::from(*u),
         // The number as the text the encoder writes reads back (an integral float is an

@@ -247,6 +247,13 @@ impl Encoder {
                 self.out
                     .push_str(&t.format("2006-01-02T15:04:05.999999999Z07:00"));
             }
+            // BurntSushi writes a `time.Duration` as its text, other integer types as numbers.
+            Value::Object(o) if o.0.type_name() == "time.Duration" => {
+                self.out.push_str(&quote(&o.0.text()))
+            }
+            Value::Object(o) if o.0.int().is_some() => {
+                let _ = write!(self.out, "{}", o.0.int().unwrap_or_default());
+            }
             Value::Object(o) => {
                 return Err(format!("toml: unsupported type: {}", o.0.type_name()));
             }
