@@ -5,7 +5,8 @@
 //! are BurntSushi's (`toml_lex`) where the port finds them.
 
 use super::super::value::Value;
-use super::dates::Time;
+use super::dates::{Place, Time};
+use crate::go::zoneinfo::Zone;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -64,22 +65,60 @@ fn from_toml_value(v: toml::Value) -> Value {
     }
 }
 
-/// A TOML date-time as the instant BurntSushi's `time.Time` holds (local forms at UTC).
+/// The zones BurntSushi gives TOML's local forms (its `internal.LocalDatetime`, `LocalDate`,
+/// `LocalTime`), which its encoder writes back in those forms.
+const LOCAL_DATETIME: &str = "datetime-local";
+const LOCAL_DATE: &str = "date-local";
+const LOCAL_TIME: &str = "time-local";
+
+/// A TOML date-time as BurntSushi's `time.Time`: an offset in a zone of that offset (`Z` in
+/// UTC), a local form at UTC in a zone named for the form; a time alone is on 0000-01-01.
 fn datetime(d: &toml::value::Datetime) -> Time {
-    let days = d.date.map_or(0, |date| {
-        super::dates::days_from_civil(date.year.into(), date.month.into(), date.day.into())
-    });
+    let days = d.date.map_or_else(
+        || super::dates::days_from_civil(0, 1, 1),
+        |date| super::dates::days_from_civil(date.year.into(), date.month.into(), date.day.into()),
+    );
     let (secs, nanos) = d.time.map_or((0, 0), |t| {
         (
             i64::from(t.hour) * 3600 + i64::from(t.minute) * 60 + i64::from(t.second.unwrap_or(0)),
             t.nanosecond.unwrap_or(0),
         )
     });
-    let offset = match d.offset {
-        Some(toml::value::Offset::Custom { minutes }) => i64::from(minutes) * 60,
-        _ => 0,
+    let zone = |name: &str, offset: i64| {
+        Place::Fixed(std::sync::Arc::new(Zone {
+            name: name.to_string(),
+            offset,
+        }))
     };
-    Time::utc(days * 86_400 + secs - offset, nanos)
+    let (offset, place) = match (d.offset, d.date, d.time) {
+        (Some(toml::value::Offset::Z), ..) => (0, Place::Utc),
+        (Some(toml::value::Offset::Custom { minutes }), ..) => {
+            let offset = i64::from(minutes) * 60;
+            (offset, zone("", offset))
+        }
+        (None, Some(_), Some(_)) => (0, zone(LOCAL_DATETIME, 0)),
+        (None, Some(_), None) => (0, zone(LOCAL_DATE, 0)),
+        (None, None, _) => (0, zone(LOCAL_TIME, 0)),
+    };
+    Time {
+        unix: days * 86_400 + secs - offset,
+        nanos,
+        place,
+    }
+}
+
+/// BurntSushi's encoding of a time: a local form as it was read, else RFC 3339.
+fn datetime_text(t: &Time) -> String {
+    let local = match &t.place {
+        Place::Fixed(zone) if zone.offset == 0 => match zone.name.as_str() {
+            LOCAL_DATETIME => Some("2006-01-02T15:04:05.999999999"),
+            LOCAL_DATE => Some("2006-01-02"),
+            LOCAL_TIME => Some("15:04:05.999999999"),
+            _ => None,
+        },
+        _ => None,
+    };
+    t.format(local.unwrap_or("2006-01-02T15:04:05.999999999Z07:00"))
 }
 
 /// BurntSushi's encoder state: what it wrote (a line break goes between parts only once
@@ -243,9 +282,7 @@ impl Encoder {
                 self.out.push('}');
             }
             Value::Object(o) if o.0.type_name() == "time.Time" => {
-                let t = super::dates::time_of(v);
-                self.out
-                    .push_str(&t.format("2006-01-02T15:04:05.999999999Z07:00"));
+                self.out.push_str(&datetime_text(&super::dates::time_of(v)));
             }
             // BurntSushi writes a `time.Duration` as its text, other integer types as numbers.
             Value::Object(o) if o.0.type_name() == "time.Duration" => {
