@@ -1075,8 +1075,8 @@ impl<'a> State<'a> {
                     format!("can't handle {} for arg of type {ty}", node()),
                 ))
             }
-            // Only a pointer can be nil.
-            (Param::Object(ty), Arg::Nil(_)) if ty.starts_with('*') => return Ok(Value::Nil),
+            // Only a pointer or a slice can be nil.
+            (Param::Object(ty), Arg::Nil(_)) if can_be_nil(ty) => return Ok(Value::Nil),
             (Param::Object(ty) | Param::NamedInt(ty), Arg::Nil(_)) => {
                 return Err(self.error_at(pos, &node(), format!("cannot assign nil to {ty}")))
             }
@@ -1126,7 +1126,7 @@ impl<'a> State<'a> {
             Param::Object(ty) | Param::NamedInt(ty) => {
                 return match v {
                     Value::Object(ref o) if o.0.type_name() == ty => Ok(v),
-                    Value::NoValue if ty.starts_with('*') => Ok(Value::Nil),
+                    Value::NoValue if can_be_nil(ty) => Ok(Value::Nil),
                     Value::NoValue => Err(fail(format!("invalid value; expected {ty}"))),
                     Value::Nil => Err(fail(format!(
                         "wrong type for value; expected {ty}; got interface {{}}"
@@ -1531,4 +1531,9 @@ fn last_evaluated(arg: &Arg, text: &str) -> (usize, String) {
         },
         other => (other.pos(), arg_string(other, text)),
     }
+}
+
+/// Go's `canBeNil` for the type of an object parameter: a pointer or a slice.
+fn can_be_nil(ty: &str) -> bool {
+    ty.starts_with('*') || ty.starts_with("[]")
 }
