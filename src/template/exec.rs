@@ -897,7 +897,19 @@ impl<'a> State<'a> {
             }
         };
         let o = object;
+        let no_such_field = || {
+            let ty = if from_map {
+                "interface {}"
+            } else {
+                o.0.type_name()
+            };
+            format!("can't evaluate field {name} in type {ty}")
+        };
         match o.0.signature(name) {
+            // Go looks the method up before it evaluates the arguments.
+            None if o.0.call(name, &[]).is_none() => {
+                return Err(self.error_at(field_pos, &field_node, no_such_field()));
+            }
             None => {
                 for a in &cmd.args[1..] {
                     args.push(self.eval_typed_arg(dot, a, Param::Any)?);
@@ -925,18 +937,7 @@ impl<'a> State<'a> {
             Some(r) => r.map_err(|e| {
                 self.error_at(pos, &word_text(), format!("error calling {name}: {e}"))
             }),
-            None => {
-                let ty = if from_map {
-                    "interface {}"
-                } else {
-                    o.0.type_name()
-                };
-                Err(self.error_at(
-                    field_pos,
-                    &field_node,
-                    format!("can't evaluate field {name} in type {ty}"),
-                ))
-            }
+            None => Err(self.error_at(field_pos, &field_node, no_such_field())),
         }
     }
 
