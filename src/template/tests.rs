@@ -708,3 +708,23 @@ fn a_panic_in_an_isolated_execution_leaves_the_thread_as_it_was() {
     shared.insert("k".into(), Value::str("v")).unwrap();
     assert_eq!(shared.get("k"), Some(Value::str("v")));
 }
+
+/// Time arithmetic past what a time can hold ends in an error or a time at the end of the
+/// range, never in an overflow (Go wraps there; a debug build would panic).
+#[test]
+fn time_arithmetic_at_the_ends_of_the_range_does_not_overflow() {
+    let mut set = TemplateSet::new(Funcs::sprig(), Options::default());
+    let max = i64::MAX;
+    let min = i64::MIN;
+    let text = format!(
+        "{{{{ $a := toDate \"2006-01-02\" \"2020-01-01\" }}}}\
+         {{{{ $a.AddDate {max} {max} {max} }}}}|{{{{ $a.AddDate {min} {min} {min} }}}}|\
+         {{{{ ($a.AddDate {max} 0 0).Add {max} }}}}|{{{{ ($a.AddDate {min} 0 0).Add {min} }}}}|\
+         {{{{ (($a.AddDate {max} 0 0).Sub ($a.AddDate {min} 0 0)) }}}}|\
+         {{{{ (($a.AddDate {max} 0 0).Round {max}) }}}}|{{{{ ($a.Sub $a).Round {max} }}}}|\
+         {{{{ (($a.Add {min}).Sub ($a.Add {max})).Abs }}}}|{{{{ ($a.AddDate {max} 0 0).MarshalBinary | len }}}}"
+    );
+    set.parse("t", &text).unwrap();
+    let out = set.execute("t", &Value::Nil).unwrap();
+    assert_eq!(out.split('|').count(), 9, "{out}");
+}

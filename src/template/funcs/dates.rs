@@ -824,6 +824,16 @@ impl Object for Time {
     }
 }
 
+/// The years either side of 1970 a time stays within: Go's seconds since year 1 are an
+/// int64, and its arithmetic wraps past them; kdelta's stops at the end.
+const MAX_YEARS: i128 = 292_000_000_000;
+
+/// Unix seconds, held within [`MAX_YEARS`].
+fn clamp_unix(unix: i128) -> i64 {
+    const LIMIT: i128 = MAX_YEARS * 31_556_952;
+    unix.clamp(-LIMIT, LIMIT) as i64
+}
+
 /// Go's `lessThanHalf`: `x+x < y`, in unsigned arithmetic.
 fn less_than_half(x: i128, y: i128) -> bool {
     (x as u64).wrapping_add(x as u64) < y as u64
@@ -843,13 +853,11 @@ impl Time {
         (self.unix, self.nanos)
     }
 
-    /// `t.Add(d)` in nanoseconds, in the same location; past Go's range, its saturated end.
+    /// `t.Add(d)` in nanoseconds, in the same location.
     pub fn add_nanos(&self, ns: i128) -> Time {
         let total = self.unix_nanos() + ns;
-        let unix = total.div_euclid(1_000_000_000);
-        let unix = i64::try_from(unix).unwrap_or(if unix < 0 { i64::MIN } else { i64::MAX });
         Time {
-            unix,
+            unix: clamp_unix(total.div_euclid(1_000_000_000)),
             nanos: total.rem_euclid(1_000_000_000) as u32,
             place: self.place.clone(),
         }
@@ -864,13 +872,16 @@ impl Time {
     /// `t.AddDate(years, months, days)`: Go's `Date` normalises the month and the day.
     fn add_date(&self, years: i64, months: i64, days: i64) -> Time {
         let p = self.parts();
-        let month0 = p.month - 1 + months;
-        let year = p.year + years + month0.div_euclid(12);
-        let month = month0.rem_euclid(12) + 1;
-        let day = days_from_civil(year, month, 1) + p.day - 1 + days;
-        let civil = day * 86400 + p.hour * 3600 + p.minute * 60 + p.second;
+        let month0 = i128::from(p.month - 1) + i128::from(months);
+        let year = i128::from(p.year) + i128::from(years) + month0.div_euclid(12);
+        let month = (month0.rem_euclid(12) + 1) as i64;
+        // Past the range a time can be shown in, Go's arithmetic wraps; kdelta stops there.
+        let year = year.clamp(-MAX_YEARS, MAX_YEARS) as i64;
+        let day =
+            i128::from(days_from_civil(year, month, 1)) + i128::from(p.day - 1) + i128::from(days);
+        let civil = day * 86400 + i128::from(p.hour * 3600 + p.minute * 60 + p.second);
         Time {
-            unix: civil - self.place.offset(),
+            unix: clamp_unix(civil - i128::from(self.place.offset())),
             nanos: self.nanos,
             place: self.place.clone(),
         }
