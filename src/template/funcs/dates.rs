@@ -8,7 +8,7 @@ use super::super::bytes::GoBytes;
 use super::super::gostr;
 use super::super::value::{MethodSig, Object, ObjectRef, Value};
 use super::super::Param;
-use super::durations::Duration;
+use super::durations::{nanos_of, Duration};
 pub(super) use crate::go::civil::{civil_from_days, days_from_civil};
 use crate::go::zoneinfo::Zone;
 use std::sync::Arc;
@@ -743,7 +743,7 @@ impl Object for Time {
     fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
         let p = self.parts();
         let time_arg = || args.first().and_then(Value::as_object::<Time>);
-        let nanos_arg = |i: usize| args.get(i).map_or(0, duration_nanos);
+        let nanos_arg = |i: usize| args.get(i).map_or(0, nanos_of);
         let int_arg = |i: usize| args.get(i).and_then(Value::as_int).unwrap_or(0);
         Some(Ok(match method {
             "Year" => Value::Int(p.year),
@@ -837,14 +837,6 @@ fn clamp_unix(unix: i128) -> i64 {
 /// Go's `lessThanHalf`: `x+x < y`, in unsigned arithmetic.
 fn less_than_half(x: i128, y: i128) -> bool {
     (x as u64).wrapping_add(x as u64) < y as u64
-}
-
-/// A `time.Duration` argument's nanoseconds (a literal comes as an `Int`).
-fn duration_nanos(v: &Value) -> i64 {
-    match v {
-        Value::Int(i) => *i,
-        other => other.as_object::<Duration>().map_or(0, |d| d.0),
-    }
 }
 
 impl Time {

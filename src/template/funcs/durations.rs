@@ -71,11 +71,7 @@ impl Object for Duration {
 
     fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
         let d = self.0;
-        let m = || match args.first() {
-            Some(Value::Int(i)) => *i,
-            Some(other) => other.as_object::<Duration>().map_or(0, |m| m.0),
-            None => 0,
-        };
+        let m = || args.first().map_or(0, nanos_of);
         Some(Ok(match method {
             "String" => Value::str(duration_string(d)),
             "Hours" => Value::Float(self.float_of(3_600_000_000_000)),
@@ -93,6 +89,15 @@ impl Object for Duration {
             }
             _ => return None,
         }))
+    }
+}
+
+/// The nanoseconds of an argument for a `time.Duration` parameter (a literal comes as an
+/// `Int`, as the executor types it).
+pub(super) fn nanos_of(v: &Value) -> i64 {
+    match v {
+        Value::Int(i) => *i,
+        other => other.as_object::<Duration>().map_or(0, |d| d.0),
     }
 }
 
