@@ -62,7 +62,9 @@ for chart in "${charts[@]}"; do
     elif [ $he -eq 0 ] && [ $ke -eq 0 ]; then
       if cmp -s "$tmp/helm" "$tmp/kdelta"; then class=SAME; else
         class=DIFF
-        slug=$(echo "$chart${values:+#$values}" | tr '/#' '__')
+        # The chart at the repository's root is `.`: name its diff `root`, not a hidden file.
+        name=$chart; [ "$chart" = . ] && name=root
+        slug=$(echo "$name${values:+#$values}" | tr '/#' '__')
         diff -u "$tmp/helm" "$tmp/kdelta" >"$out/diffs/$slug.diff"
       fi
     elif [ $he -eq 0 ]; then class=KDELTA-FAIL; note=$(grep -m1 -E '^error' "$tmp/kdelta.err")
