@@ -335,10 +335,11 @@ fn compare_others(x: &Value, y: &Value) -> Result<bool, FuncError> {
             show(y),
             y.type_name()
         ))),
-        (Value::Object(a), Value::Object(b)) if ky == "ptr" => {
-            Ok(std::sync::Arc::ptr_eq(&a.0, &b.0))
-        }
-        (Value::Object(a), Value::Object(b)) => Ok(a.0.go_eq(&*b.0, false).unwrap_or(x == y)),
+        (Value::Object(a), Value::Object(b)) => Ok(match a.0.go_eq(&*b.0, false) {
+            Some(same) => same,
+            None if ky == "ptr" => std::sync::Arc::ptr_eq(&a.0, &b.0),
+            None => x == y,
+        }),
         _ => Ok(x == y),
     }
 }

@@ -59,6 +59,23 @@ impl Place {
         }
     }
 
+    /// Go's `==` of the `*time.Location` pointers (`reflect.DeepEqual` of the locations when
+    /// `deep`): each zone `toDate` makes up is one of its own but for the unnamed whole hours
+    /// from -12 to +14, which Go's `FixedZone` keeps.
+    fn same(&self, other: &Place, deep: bool) -> bool {
+        let shared = |z: &Zone| {
+            z.name.is_empty()
+                && z.offset % 3600 == 0
+                && (-12 * 3600..=14 * 3600).contains(&z.offset)
+        };
+        match (self, other) {
+            (Place::Fixed(a), Place::Fixed(b)) if !deep => {
+                Arc::ptr_eq(a, b) || (shared(a) && a.offset == b.offset && shared(b))
+            }
+            (a, b) => a == b,
+        }
+    }
+
     /// The location as `Time.GoString` names it.
     fn go_name(&self) -> String {
         match self {
@@ -676,25 +693,12 @@ impl Object for Time {
         Some(self.go_string())
     }
 
-    /// Go's `==` compares a time's instant and its location's pointer: `time.UTC` is not
-    /// `time.Local`, and each zone `toDate` makes up is one of its own but for the unnamed
-    /// whole hours from -12 to +14, which Go's `FixedZone` keeps. `reflect.DeepEqual`
-    /// compares the locations' contents.
+    /// Go's `==` compares a time's instant and its location's pointer (`time.UTC` is not
+    /// `time.Local`), `reflect.DeepEqual` the locations' contents.
     fn go_eq(&self, other: &dyn Object, deep: bool) -> Option<bool> {
         let any: &dyn std::any::Any = other;
         let other = any.downcast_ref::<Time>()?;
-        let shared = |z: &Zone| {
-            z.name.is_empty()
-                && z.offset % 3600 == 0
-                && (-12 * 3600..=14 * 3600).contains(&z.offset)
-        };
-        let same_place = match (&self.place, &other.place) {
-            (Place::Fixed(a), Place::Fixed(b)) if !deep => {
-                Arc::ptr_eq(a, b) || (shared(a) && a.offset == b.offset && shared(b))
-            }
-            (a, b) => a == b,
-        };
-        Some(self.instant() == other.instant() && same_place)
+        Some(self.instant() == other.instant() && self.place.same(&other.place, deep))
     }
 
     /// `Time.MarshalJSON`.
@@ -966,6 +970,11 @@ impl Object for Location {
 
     fn call(&self, method: &str, _: &[Value]) -> Option<Result<Value, String>> {
         (method == "String").then(|| Ok(Value::str(self.0.name())))
+    }
+
+    fn go_eq(&self, other: &dyn Object, deep: bool) -> Option<bool> {
+        let any: &dyn std::any::Any = other;
+        Some(self.0.same(&any.downcast_ref::<Location>()?.0, deep))
     }
 
     fn text(&self) -> String {
