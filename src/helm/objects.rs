@@ -6,7 +6,8 @@ use super::files::ChartFiles;
 use super::glob;
 use crate::template::bytes::GoBytes;
 use crate::template::{
-    Dict, Field, FuncError, GoStruct, MapType, MapValues, NamedMap, Object, ObjectRef, Value,
+    Dict, Field, FuncError, GoStruct, MapType, MapValues, MethodSig, NamedMap, Object, ObjectRef,
+    Param, Value,
 };
 use base64::Engine;
 use std::collections::BTreeMap;
@@ -247,16 +248,17 @@ impl Object for VersionSet {
         "slice"
     }
 
+    fn signature(&self, method: &str) -> Option<MethodSig> {
+        (method == "Has").then_some(MethodSig::Params(&[Param::String]))
+    }
+
+    /// `Has`, its argument typed by the executor.
     fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
-        if method != "Has" {
-            return None;
-        }
-        Some(match args {
-            [Value::String(s)] => Ok(Value::Bool(self.0.iter().any(|v| v == &**s))),
-            _ => Err(format!(
-                "wrong number of args for Has: want 1 got {}",
-                args.len()
-            )),
+        let wanted = args.first().and_then(Value::as_str);
+        (method == "Has").then(|| {
+            Ok(Value::Bool(
+                self.0.iter().any(|v| Some(v.as_str()) == wanted),
+            ))
         })
     }
 

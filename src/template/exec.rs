@@ -1253,24 +1253,25 @@ impl<'a> State<'a> {
                     }
                     Value::NoValue
                 }
-                // A method reached as a field is called without arguments.
-                Value::Object(o) if o.0.signature(name).is_some_and(|s| s.refuses_none()) => {
-                    let error = o.0.signature(name).map(|sig| sig.error(name, 0));
-                    return Err(self.error_at(pos, &node(), error.unwrap_or_default()));
-                }
-                Value::Object(o) => match o.0.call(name, &[]) {
-                    Some(r) => r.map_err(|e| {
-                        self.error_at(pos, &node(), format!("error calling {name}: {e}"))
-                    })?,
-                    None => {
-                        let ty = named(o.0.type_name());
-                        return Err(self.error_at(
-                            pos,
-                            &node(),
-                            format!("can't evaluate field {name} in type {ty}"),
-                        ));
+                Value::Object(o) => {
+                    // A method reached as a field is called without arguments.
+                    if let Some(sig) = o.0.signature(name).filter(MethodSig::refuses_none) {
+                        return Err(self.error_at(pos, &node(), sig.error(name, 0)));
                     }
-                },
+                    match o.0.call(name, &[]) {
+                        Some(r) => r.map_err(|e| {
+                            self.error_at(pos, &node(), format!("error calling {name}: {e}"))
+                        })?,
+                        None => {
+                            let ty = named(o.0.type_name());
+                            return Err(self.error_at(
+                                pos,
+                                &node(),
+                                format!("can't evaluate field {name} in type {ty}"),
+                            ));
+                        }
+                    }
+                }
                 Value::Nil if hop == 0 => Value::NoValue,
                 Value::Nil => {
                     return Err(self.error_at(

@@ -29,8 +29,8 @@ pub use funcs::json_scan::check_valid as go_json_check_valid;
 pub use funcs::paths::clean as go_path_clean;
 pub use positions::{Printed, Read, Written};
 pub use value::{
-    Dict, Field, GoStruct, LazyEntries, List, ListType, MapType, MapValues, NamedMap, Object,
-    ObjectRef, Value,
+    Dict, Field, GoStruct, LazyEntries, List, ListType, MapType, MapValues, MethodSig, NamedMap,
+    Object, ObjectRef, Value,
 };
 
 use crate::fxhash::FxHashMap;
