@@ -200,19 +200,22 @@ impl Object for KubeVersion {
         "struct"
     }
 
-    fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
-        let v = match method {
+    fn signature(&self, name: &str) -> Option<MethodSig> {
+        match name {
+            "Version" | "Major" | "Minor" => Some(MethodSig::Field),
+            "GitVersion" | "String" => Some(MethodSig::Params(&[])),
+            _ => None,
+        }
+    }
+
+    /// Its fields, and the methods without arguments.
+    fn call(&self, name: &str, _: &[Value]) -> Option<Result<Value, String>> {
+        let v = match name {
             "Version" | "GitVersion" | "String" => &self.version,
             "Major" => &self.major,
             "Minor" => &self.minor,
             _ => return None,
         };
-        if !args.is_empty() {
-            return Some(Err(format!(
-                "wrong number of args for {method}: want 0 got {}",
-                args.len()
-            )));
-        }
         Some(Ok(Value::str(v.as_str())))
     }
 

@@ -905,33 +905,25 @@ impl<'a> State<'a> {
             };
             format!("can't evaluate field {name} in type {ty}")
         };
-        match o.0.signature(name) {
-            // Go looks the method up before it evaluates the arguments.
-            None if o.0.call(name, &[]).is_none() => {
-                return Err(self.error_at(field_pos, &field_node, no_such_field()));
+        // Go looks the member up before it evaluates the arguments, counts them, checks the
+        // signature, then types each argument from its parameter (a piped value is validated
+        // last); a field given arguments is refused where it stands.
+        let given = cmd.args.len() - 1 + usize::from(last.is_some());
+        let params = match o.0.signature(name) {
+            None => return Err(self.error_at(field_pos, &field_node, no_such_field())),
+            Some(MethodSig::Field) => {
+                let error = MethodSig::Field.error(name, given);
+                return Err(self.error_at(field_pos, &field_node, error));
             }
-            None => {
-                for a in &cmd.args[1..] {
-                    args.push(self.eval_typed_arg(dot, a, Param::Any)?);
-                }
-                args.extend(last);
-            }
-            // Go's `evalCall`: the arguments counted, the signature checked, then each
-            // argument typed from its parameter (a piped value is validated last).
-            Some(sig) => {
-                let given = cmd.args.len() - 1 + usize::from(last.is_some());
-                let params = match sig {
-                    MethodSig::Params(params) if params.len() == given => params,
-                    _ => return Err(self.error_at(pos, &word_text(), sig.error(name, given))),
-                };
-                for (a, param) in cmd.args[1..].iter().zip(params) {
-                    args.push(self.eval_typed_arg(dot, a, *param)?);
-                }
-                if let Some(last) = last {
-                    let param = params[params.len() - 1];
-                    args.push(self.validate(|| (pos, word_text()), last, param)?);
-                }
-            }
+            Some(MethodSig::Params(params)) if params.len() == given => params,
+            Some(sig) => return Err(self.error_at(pos, &word_text(), sig.error(name, given))),
+        };
+        for (a, param) in cmd.args[1..].iter().zip(params) {
+            args.push(self.eval_typed_arg(dot, a, *param)?);
+        }
+        if let Some(last) = last {
+            let param = params[params.len() - 1];
+            args.push(self.validate(|| (pos, word_text()), last, param)?);
         }
         match o.0.call(name, &args) {
             Some(r) => r.map_err(|e| {
@@ -1255,10 +1247,11 @@ impl<'a> State<'a> {
                 }
                 Value::Object(o) => {
                     // A method reached as a field is called without arguments.
-                    if let Some(sig) = o.0.signature(name).filter(MethodSig::refuses_none) {
+                    let sig = o.0.signature(name);
+                    if let Some(sig) = sig.filter(MethodSig::refuses_none) {
                         return Err(self.error_at(pos, &node(), sig.error(name, 0)));
                     }
-                    match o.0.call(name, &[]) {
+                    match sig.and_then(|_| o.0.call(name, &[])) {
                         Some(r) => r.map_err(|e| {
                             self.error_at(pos, &node(), format!("error calling {name}: {e}"))
                         })?,

@@ -491,7 +491,8 @@ pub trait Object: std::any::Any + std::fmt::Debug + Send + Sync {
     fn type_name(&self) -> &'static str;
     /// `kindOf`: `ptr`, `struct`.
     fn kind_name(&self) -> &'static str;
-    /// Calls a method; `None` when there is no such method.
+    /// Reads a field or calls a method, with the arguments its [`Object::signature`] typed;
+    /// `None` when there is no such member.
     fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>>;
     /// `%v`: the value's `String()`.
     fn text(&self) -> String;
@@ -536,8 +537,8 @@ pub trait Object: std::any::Any + std::fmt::Debug + Send + Sync {
     fn go_syntax(&self) -> Option<String> {
         None
     }
-    /// A method's Go signature, for the executor to type its arguments as Go's `evalCall`
-    /// does; `None` passes them untyped to [`Object::call`].
+    /// A member's Go signature, for the executor to count and type its arguments as Go's
+    /// `evalCall` does before [`Object::call`]; `None`: the type has no such method or field.
     fn signature(&self, _method: &str) -> Option<MethodSig> {
         None
     }
@@ -548,9 +549,11 @@ pub trait Object: std::any::Any + std::fmt::Debug + Send + Sync {
     }
 }
 
-/// A method's Go signature ([`Object::signature`]).
+/// A member's Go signature ([`Object::signature`]).
 #[derive(Clone, Copy, Debug)]
 pub enum MethodSig {
+    /// A struct field: read without arguments, refused with them.
+    Field,
     /// Callable: the types of its parameters.
     Params(&'static [super::Param]),
     /// A method text/template refuses to call, with its error (`function Date has 3 return
@@ -563,6 +566,7 @@ impl MethodSig {
     /// number, else the signature's own.
     pub fn error(&self, name: &str, given: usize) -> String {
         match *self {
+            MethodSig::Field => format!("{name} has arguments but cannot be invoked as function"),
             MethodSig::Params(params) if params.len() != given => {
                 format!(
                     "wrong number of args for {name}: want {} got {given}",
@@ -579,7 +583,8 @@ impl MethodSig {
 
     /// Whether a call without arguments fails.
     pub fn refuses_none(&self) -> bool {
-        !matches!(self, MethodSig::Params(params) if params.is_empty())
+        !matches!(self, MethodSig::Field)
+            && !matches!(self, MethodSig::Params(params) if params.is_empty())
     }
 }
 
@@ -612,17 +617,17 @@ impl GoStruct {
         Value::Object(ObjectRef(Arc::new(self)))
     }
 
-    fn field(&self, name: &str) -> Option<Value> {
-        for f in &self.fields {
-            if f.name == name {
-                return Some(f.value.clone());
-            }
+    /// A field of its own, else the object embedded that has the member `name` (Go promotes
+    /// an embedded struct's fields and methods).
+    fn member(&self, name: &str) -> Option<Result<&Value, &ObjectRef>> {
+        if let Some(f) = self.fields.iter().find(|f| f.name == name) {
+            return Some(Ok(&f.value));
         }
         self.fields
             .iter()
             .filter(|f| f.embedded)
             .find_map(|f| match &f.value {
-                Value::Object(o) => o.0.call(name, &[]).and_then(Result::ok),
+                Value::Object(o) if o.0.signature(name).is_some() => Some(Err(o)),
                 _ => None,
             })
     }
@@ -641,12 +646,18 @@ impl Object for GoStruct {
         }
     }
 
-    fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
-        let v = self.field(method)?;
-        if !args.is_empty() {
-            return Some(Err(format!("{method} is not a method but has arguments")));
+    fn signature(&self, name: &str) -> Option<MethodSig> {
+        match self.member(name)? {
+            Ok(_) => Some(MethodSig::Field),
+            Err(embedded) => embedded.0.signature(name),
         }
-        Some(Ok(v))
+    }
+
+    fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
+        match self.member(name)? {
+            Ok(v) => Some(Ok(v.clone())),
+            Err(embedded) => embedded.0.call(name, args),
+        }
     }
 
     fn text(&self) -> String {

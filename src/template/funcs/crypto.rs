@@ -6,7 +6,7 @@
 //! id on a CA). Everything but `derivePassword` and `decryptAES` is random, so marked
 //! non-deterministic.
 
-use super::super::value::{Object, ObjectRef, Value};
+use super::super::value::{Field, GoStruct, Value};
 use super::super::{FuncDef, FuncError, Param};
 use super::random;
 use super::sprig::encoding::go_base64_decode;
@@ -15,7 +15,6 @@ use rsa::pkcs1::{DecodeRsaPrivateKey, EncodeRsaPrivateKey};
 use rsa::pkcs8::{DecodePrivateKey, EncodePublicKey};
 use rsa::signature::{SignatureEncoding, Signer};
 use sha2::Digest;
-use std::sync::Arc;
 
 const A: Param = Param::Any;
 const I: Param = Param::Int;
@@ -702,41 +701,20 @@ fn finish(t: &Template, key: &Key, issuer: &Issuer) -> Result<Value, FuncError> 
     Ok(certificate(pem("CERTIFICATE", &cert), key_text))
 }
 
-/// sprig's `certificate` struct.
-#[derive(Debug)]
-struct Certificate {
-    cert: String,
-    key: String,
-}
-
+/// sprig's `certificate` struct: fields `Cert` and `Key`, without JSON tags.
 fn certificate(cert: String, key: String) -> Value {
-    Value::Object(ObjectRef(Arc::new(Certificate { cert, key })))
-}
-
-impl Object for Certificate {
-    fn type_name(&self) -> &'static str {
-        "sprig.certificate"
+    let field = |name, text: String| Field {
+        name,
+        json: "",
+        omit_empty: false,
+        embedded: false,
+        value: Value::str(text),
+    };
+    GoStruct {
+        type_name: "sprig.certificate",
+        fields: vec![field("Cert", cert), field("Key", key)],
     }
-
-    fn kind_name(&self) -> &'static str {
-        "struct"
-    }
-
-    fn call(&self, method: &str, args: &[Value]) -> Option<Result<Value, String>> {
-        let field = match method {
-            "Cert" => &self.cert,
-            "Key" => &self.key,
-            _ => return None,
-        };
-        if !args.is_empty() {
-            return Some(Err(format!("{method} is not a method but has arguments")));
-        }
-        Some(Ok(Value::str(field.as_str())))
-    }
-
-    fn text(&self) -> String {
-        format!("{{{} {}}}", self.cert, self.key)
-    }
+    .value()
 }
 
 /// Go's `pem.EncodeToMemory`: base64 in 64-character lines.
