@@ -91,22 +91,25 @@ impl Version {
                 (true, true) => Ordering::Equal,
                 (true, false) => Ordering::Greater,
                 (false, true) => Ordering::Less,
-                (false, false) => {
-                    for (a, b) in self.pre.iter().zip(&o.pre) {
-                        let ord = match (a.parse::<u64>(), b.parse::<u64>()) {
-                            (Ok(x), Ok(y)) => x.cmp(&y),
-                            (Ok(_), Err(_)) => Ordering::Less,
-                            (Err(_), Ok(_)) => Ordering::Greater,
-                            (Err(_), Err(_)) => a.cmp(b),
-                        };
-                        if ord != Ordering::Equal {
-                            return ord;
-                        }
-                    }
-                    self.pre.len().cmp(&o.pre.len())
-                }
+                (false, false) => compare_prerelease(&self.pre, &o.pre),
             })
     }
+}
+
+/// `comparePrerelease`: identifier by identifier, numbers below words, a shorter list first.
+fn compare_prerelease(a: &[String], b: &[String]) -> Ordering {
+    for (a, b) in a.iter().zip(b) {
+        let ord = match (a.parse::<u64>(), b.parse::<u64>()) {
+            (Ok(x), Ok(y)) => x.cmp(&y),
+            (Ok(_), Err(_)) => Ordering::Less,
+            (Err(_), Ok(_)) => Ordering::Greater,
+            (Err(_), Err(_)) => a.cmp(b),
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 /// `validatePrerelease`'s refusal: a number identifier with a leading zero (`01`).
@@ -120,13 +123,17 @@ fn valid_idents(s: &str) -> bool {
             .all(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
 }
 
-/// One comparison of a constraint: the operator and a version with its wildcard depth (how
-/// many of major, minor, patch were given).
+/// One comparison of a constraint (Masterminds' `constraint`): the operator, its version with
+/// wildcards as zeros, and which parts were wildcards.
 struct Term {
     op: &'static str,
-    version: Version,
-    given: usize,
-    has_pre: bool,
+    con: Version,
+    /// Some part was a wildcard or missing (`1.2`, `x`).
+    dirty: bool,
+    /// The minor part was (`1`, `1.x`).
+    minor_dirty: bool,
+    /// The patch part was (`1.2`, `1.2.x`).
+    patch_dirty: bool,
 }
 
 /// semverCompare: does `version` satisfy `constraint`?
@@ -170,10 +177,10 @@ const OPS_PATTERN: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
 /// Go's `\s`.
 const SPACE: &str = r"[\t\n\f\r ]";
 
-/// `NewConstraint`'s check before it reads anything: hyphen ranges rewritten
-/// (`rewriteRange`), then each `||` alternative must match `validConstraintRegex`, or is
-/// named in the error.
-fn validate_constraint(c: &str) -> Result<(), SemverError> {
+/// `NewConstraint`: hyphen ranges rewritten (`rewriteRange`), then each `||` alternative in
+/// turn must match `validConstraintRegex` (or is named in the error) and is read, so that an
+/// alternative that cannot be read fails before a later one that is improper.
+fn parse_constraint(c: &str) -> Result<Vec<Vec<Term>>, SemverError> {
     use std::sync::LazyLock;
     static RANGE: LazyLock<regex::Regex> = LazyLock::new(|| {
         regex::Regex::new(&format!("{SPACE}*({CV}){SPACE}+-{SPACE}+({CV}){SPACE}*"))
@@ -191,40 +198,24 @@ fn validate_constraint(c: &str) -> Result<(), SemverError> {
         let with = format!(">= {}, <= {} ", &m[1], &m[2]);
         rewritten = rewritten.replacen(&m[0], &with, 1);
     }
-    match rewritten.split("||").find(|part| !VALID.is_match(part)) {
-        Some(part) => Err(improper(part)),
-        None => Ok(()),
-    }
-}
-
-fn parse_constraint(c: &str) -> Result<Vec<Vec<Term>>, SemverError> {
-    validate_constraint(c)?;
     let mut groups = Vec::new();
-    for alternative in c.split("||") {
-        let alt = alternative.trim();
-        if alt.is_empty() {
-            return Err(improper(c));
+    for alternative in rewritten.split("||") {
+        if !VALID.is_match(alternative) {
+            return Err(improper(alternative));
         }
-        // Hyphen ranges first: `1.2.3 - 1.4.5`.
-        let mut terms = Vec::new();
-        let normalised = alt.replace(',', " ");
+        let normalised = alternative.replace(',', " ");
         let words: Vec<&str> = normalised.split_whitespace().collect();
+        let mut terms = Vec::new();
         let mut i = 0;
         while i < words.len() {
-            if words.get(i + 1) == Some(&"-") && i + 2 < words.len() {
-                terms.push(term(">=", words[i], c)?);
-                terms.push(term("<=", words[i + 2], c)?);
-                i += 3;
-                continue;
-            }
             // An operator may stand apart from its version (`>= 1.2`).
             let w = words[i];
             if OPS.contains(&w) && i + 1 < words.len() {
-                terms.push(term_with_op(&format!("{w}{}", words[i + 1]), c)?);
+                terms.push(term_with_op(&format!("{w}{}", words[i + 1]))?);
                 i += 2;
                 continue;
             }
-            terms.push(term_with_op(w, c)?);
+            terms.push(term_with_op(w)?);
             i += 1;
         }
         groups.push(terms);
@@ -234,7 +225,8 @@ fn parse_constraint(c: &str) -> Result<Vec<Vec<Term>>, SemverError> {
 
 const OPS: &[&str] = &["!=", ">=", "=>", "<=", "=<", "~>", "~", "^", ">", "<", "="];
 
-fn term_with_op(w: &str, c: &str) -> Result<Term, SemverError> {
+/// One comparison of an alternative that matched the pattern.
+fn term_with_op(w: &str) -> Result<Term, SemverError> {
     for op in OPS {
         if let Some(rest) = w.strip_prefix(op) {
             let op = match *op {
@@ -243,147 +235,138 @@ fn term_with_op(w: &str, c: &str) -> Result<Term, SemverError> {
                 "~>" => "~",
                 o => o,
             };
-            return term(op, rest, c);
+            return term(op, rest);
         }
     }
-    term("=", w, c)
+    term("=", w)
 }
 
-fn term(op: &'static str, text: &str, c: &str) -> Result<Term, SemverError> {
+/// A comparison as `parseConstraint` reads it from what the pattern let through: a wildcard
+/// or missing part makes it "dirty" and becomes zero (`1.x` is `1.0.0`, minor-dirty); what
+/// `NewVersion` then refuses (`|2`, `1x`, a number beyond 64 bits) is its parser error.
+fn term(op: &'static str, text: &str) -> Result<Term, SemverError> {
     let text = text.trim();
     let body = text.strip_prefix('v').unwrap_or(text);
     let (nums, rest) = match body.find(['-', '+']) {
         Some(i) => (&body[..i], &body[i..]),
         None => (body, ""),
     };
-    let mut given = 0;
-    let mut n = [0u64; 3];
-    for (i, part) in nums.split('.').enumerate() {
-        if i > 2 {
-            return Err(improper(c));
-        }
-        if matches!(part, "x" | "X" | "*") {
-            break;
-        }
-        if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(improper(c));
-        }
-        // Beyond 64 bits: the pattern took it, NewVersion does not.
-        n[i] = part.parse().map_err(|_| SemverError::ConstraintParser)?;
-        given = i + 1;
-    }
-    let pre: Vec<String> = rest
-        .strip_prefix('-')
-        .map(|p| {
-            p.split('+')
-                .next()
-                .unwrap_or("")
-                .split('.')
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default();
-    if pre.iter().any(|id| starts_with_zero(id)) {
-        return Err(SemverError::ConstraintParser);
-    }
+    let pre = match rest.find('+') {
+        Some(i) => &rest[..i],
+        None => rest,
+    };
+    let mut parts = nums.splitn(3, '.');
+    let (major, minor, patch) = (parts.next().unwrap_or(""), parts.next(), parts.next());
+    let is_x = |part: Option<&str>| part.is_none_or(|p| matches!(p, "x" | "X" | "*"));
+    // (the version NewVersion reads, dirty, minor dirty, patch dirty)
+    let (version, dirty, minor_dirty, patch_dirty) = if is_x(Some(major)) {
+        (format!("0.0.0{pre}"), true, false, false)
+    } else if is_x(minor) {
+        (format!("{major}.0.0{pre}"), true, true, false)
+    } else if is_x(patch) {
+        let minor = minor.unwrap_or("");
+        (format!("{major}.{minor}.0{pre}"), true, false, true)
+    } else {
+        (text.to_string(), false, false, false)
+    };
     Ok(Term {
         op,
-        version: Version {
-            major: n[0],
-            minor: n[1],
-            patch: n[2],
-            pre: pre.clone(),
-        },
-        given,
-        has_pre: !pre.is_empty(),
+        con: Version::parse(&version).map_err(|_| SemverError::ConstraintParser)?,
+        dirty,
+        minor_dirty,
+        patch_dirty,
     })
 }
 
 impl Term {
+    /// Masterminds' constraint functions (`constraintTildeOrEqual`, `constraintNotEqual`, …).
     fn check(&self, v: &Version) -> bool {
-        // A prerelease version only satisfies constraints that name a prerelease (all but an
-        // exact `!=`).
-        let exact_not_equal = self.op == "!=" && self.given == 3;
-        if !v.pre.is_empty() && !self.has_pre && !exact_not_equal {
-            return false;
-        }
-        let c = &self.version;
-        // The range [lo, hi) a partial version (`1.2`, `1.x`) stands for.
-        let upper = |given: usize| -> Option<Version> {
-            let bump = |major, minor, patch| Version {
-                major,
-                minor,
-                patch,
-                pre: vec!["0".into()],
-            };
-            match given {
-                0 => None,
-                1 => Some(bump(c.major + 1, 0, 0)),
-                2 => Some(bump(c.major, c.minor + 1, 0)),
-                _ => None,
-            }
-        };
+        let c = &self.con;
+        // A prerelease version is refused by a comparison that names none (issue 21 there).
+        let refused_prerelease = !v.pre.is_empty() && c.pre.is_empty();
         let ord = v.compare(c);
         match self.op {
-            "=" if self.given < 3 => {
-                ord != Ordering::Less
-                    && upper(self.given).is_none_or(|u| v.compare(&u) == Ordering::Less)
-            }
-            "=" => ord == Ordering::Equal,
-            // Masterminds' "dirty" `!=`: a wildcard major compares like `0.0.0`, a wildcard
-            // minor excludes the whole major, a wildcard patch the whole minor (but for
-            // differing prereleases).
-            "!=" if self.given < 3 => match self.given {
-                0 => ord != Ordering::Equal,
-                1 => c.major != v.major,
-                _ => {
-                    c.major != v.major
-                        || c.minor != v.minor
-                        || ((!v.pre.is_empty() || !c.pre.is_empty()) && v.pre != c.pre)
-                }
-            },
-            "!=" => ord != Ordering::Equal,
-            ">" if self.given < 3 => match upper(self.given) {
-                Some(u) => v.compare(&u) != Ordering::Less,
-                None => false,
-            },
+            "=" if self.dirty => !refused_prerelease && self.tilde(v, ord),
+            "=" => !refused_prerelease && ord == Ordering::Equal,
+            "!=" => self.not_equal(v, ord, refused_prerelease),
+            ">" if refused_prerelease => false,
+            ">" if !self.dirty => ord == Ordering::Greater,
+            ">" if v.major != c.major => v.major > c.major,
+            ">" if self.minor_dirty => false,
+            ">" if self.patch_dirty => v.minor > c.minor,
             ">" => ord == Ordering::Greater,
-            ">=" => ord != Ordering::Less,
-            "<" => ord == Ordering::Less,
-            "<=" if self.given < 3 => match upper(self.given) {
-                Some(u) => v.compare(&u) == Ordering::Less,
-                None => true,
-            },
-            "<=" => ord != Ordering::Greater,
-            // `~0.0.0` and `~*` admit every version (Masterminds' special case).
-            "~" if c.major == 0
-                && c.minor == 0
-                && c.patch == 0
-                && (self.given == 0 || self.given == 3) =>
-            {
-                ord != Ordering::Less
+            "<" => !refused_prerelease && ord == Ordering::Less,
+            ">=" => !refused_prerelease && ord != Ordering::Less,
+            "<=" if refused_prerelease => false,
+            "<=" if !self.dirty => ord != Ordering::Greater,
+            "<=" => {
+                v.major < c.major
+                    || (v.major == c.major && (v.minor <= c.minor || self.minor_dirty))
             }
-            "~" => {
-                let hi = if self.given <= 1 { upper(1) } else { upper(2) };
-                ord != Ordering::Less && hi.is_none_or(|u| v.compare(&u) == Ordering::Less)
-            }
-            "^" => {
-                let hi = if c.major > 0 || self.given <= 1 {
-                    upper(1)
-                } else if c.minor > 0 || self.given == 2 {
-                    upper(2)
-                } else {
-                    Some(Version {
-                        major: 0,
-                        minor: 0,
-                        patch: c.patch + 1,
-                        pre: vec!["0".into()],
-                    })
-                };
-                ord != Ordering::Less && hi.is_none_or(|u| v.compare(&u) == Ordering::Less)
-            }
+            "~" => !refused_prerelease && self.tilde(v, ord),
+            "^" => !refused_prerelease && self.caret(v, ord),
             _ => false,
         }
+    }
+
+    /// `constraintTilde`, its prerelease check done: `~1.2.3` is `>=1.2.3 <1.3.0`, `~1` and
+    /// `~1.x` `>=1.0.0 <2.0.0`, `~0.0.0` and `~x` anything.
+    fn tilde(&self, v: &Version, ord: Ordering) -> bool {
+        let c = &self.con;
+        if ord == Ordering::Less {
+            return false;
+        }
+        if (c.major, c.minor, c.patch) == (0, 0, 0) && !self.minor_dirty && !self.patch_dirty {
+            return true;
+        }
+        v.major == c.major && (v.minor == c.minor || self.minor_dirty)
+    }
+
+    /// `constraintCaret`, its prerelease check done: within the major version when it is
+    /// above zero, else within the minor, else the patch.
+    fn caret(&self, v: &Version, ord: Ordering) -> bool {
+        let c = &self.con;
+        if ord == Ordering::Less {
+            return false;
+        }
+        if c.major > 0 || self.minor_dirty {
+            return v.major == c.major;
+        }
+        if v.major > 0 {
+            return false;
+        }
+        if c.minor > 0 || self.patch_dirty {
+            return v.minor == c.minor;
+        }
+        v.minor == 0 && v.patch == c.patch
+    }
+
+    /// `constraintNotEqual`: a dirty `!=` excludes what its wildcards cover (`!=1.x` the
+    /// whole major); an exact one the version alone, prereleases included.
+    fn not_equal(&self, v: &Version, ord: Ordering, refused_prerelease: bool) -> bool {
+        let c = &self.con;
+        if self.dirty {
+            if refused_prerelease {
+                return false;
+            }
+            if c.major != v.major {
+                return true;
+            }
+            if self.minor_dirty {
+                return false;
+            }
+            if c.minor != v.minor {
+                return true;
+            }
+            if self.patch_dirty {
+                return (!v.pre.is_empty() || !c.pre.is_empty())
+                    && compare_prerelease(&v.pre, &c.pre) != Ordering::Equal;
+            }
+            if c.patch != v.patch {
+                return true;
+            }
+        }
+        ord != Ordering::Equal
     }
 }
 
