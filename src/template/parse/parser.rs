@@ -218,12 +218,17 @@ impl<'a> Parser<'a> {
         if close.kind != Kind::RightDelim {
             return Err(self.unexpected(&close, "define clause"));
         }
-        let list = self.parse_body(kw)?;
+        let list = self.parse_body("define clause", None)?;
         self.add_tree(name, list, kw)
     }
 
-    /// The body of a `define` or `block`, up to its `{{end}}`, with only `$` in scope.
-    fn parse_body(&mut self, kw: &Token) -> Result<Box<[Node]>, Error> {
+    /// The body of a `define` or `block` (`context`), up to its `{{end}}`, with only `$` in
+    /// scope. An `{{else}}` ending it is reported at `else_at`, else at the else.
+    fn parse_body(
+        &mut self,
+        context: &str,
+        else_at: Option<Token<'a>>,
+    ) -> Result<Box<[Node]>, Error> {
         let (outer_visible, outer_len) = (self.vars_visible, self.vars.len());
         self.vars_visible = outer_len;
         self.vars.push("$");
@@ -232,8 +237,11 @@ impl<'a> Parser<'a> {
         self.vars_visible = outer_visible;
         match end {
             Stop::End => Ok(list),
-            Stop::Else => Err(self.error(kw, "unexpected {{else}}")),
-            Stop::Eof => Err(self.error(kw, "unexpected EOF")),
+            Stop::Else => {
+                let at = else_at.unwrap_or_else(|| self.else_end());
+                Err(self.error(&at, format!("unexpected {{{{else}}}} in {context}")))
+            }
+            Stop::Eof => Err(self.error(self.peek(), "unexpected EOF")),
         }
     }
 
@@ -300,6 +308,14 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// At the `{{` of an `{{else}}` that ends a list: the token Go's `elseControl` read last,
+    /// where an error about that else stands (its `}}`, or the `if`/`with` it chains).
+    fn else_end(&mut self) -> Token<'a> {
+        self.next();
+        self.next_non_space();
+        self.peek_non_space()
+    }
+
     /// Go's `elseControl`, after an `else`: `else if`/`else with` leave the keyword for the
     /// caller, any other else ends its action. Only looks: the caller reads the else again,
     /// and consuming its right delimiter would let the token buffer be refilled.
@@ -313,17 +329,17 @@ impl<'a> Parser<'a> {
     }
 
     /// Go's `endControl`, after an `end`: the action ends there.
-    fn end_control(&mut self) -> Result<(), Error> {
+    fn end_control(&mut self) -> Result<Token<'a>, Error> {
         self.end_of("end")
     }
 
     /// The right delimiter that must follow a keyword (`context`).
-    fn end_of(&mut self, context: &str) -> Result<(), Error> {
+    fn end_of(&mut self, context: &str) -> Result<Token<'a>, Error> {
         let close = self.next_non_space();
         if close.kind != Kind::RightDelim {
             return Err(self.unexpected(&close, context));
         }
-        Ok(())
+        Ok(close)
     }
 
     /// A text, comment or action, its node (if any) pushed on the node stack.
@@ -371,13 +387,15 @@ impl<'a> Parser<'a> {
                         Node::Continue
                     })
                 }
+                // Reported where Go's parser stands after the keyword's action: at its `}}`
+                // (or the `if`/`with` an else chains).
                 "else" => {
                     self.else_control()?;
-                    Err(self.error(&t, "unexpected {{else}}"))
+                    Err(self.error(&self.peek_non_space(), "unexpected {{else}}"))
                 }
                 "end" => {
-                    self.end_control()?;
-                    Err(self.error(&t, "unexpected {{end}}"))
+                    let close = self.end_control()?;
+                    Err(self.error(&close, "unexpected {{end}}"))
                 }
                 "nil" => {
                     // `nil` is a keyword token only in the lexer's list; treat as an operand.
@@ -453,7 +471,8 @@ impl<'a> Parser<'a> {
                 match end {
                     Stop::End => Some(else_list),
                     Stop::Else => {
-                        return Err(self.error(self.peek(), "expected end; found {{else}}"))
+                        let at = self.else_end();
+                        return Err(self.error(&at, "expected end; found {{else}}"));
                     }
                     Stop::Eof => return Err(self.error(self.peek(), "unexpected EOF")),
                 }
@@ -481,6 +500,12 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(self.unexpected(&name_tok, context)),
         };
+        // Go reports an `{{else}}` ending a block's body from the outer tree, which stands at
+        // the block action's `}}` (still lexed ahead: pieces end with an action).
+        let close = self.lex.tokens[self.at.min(self.lex.tokens.len())..]
+            .iter()
+            .find(|t| t.kind == Kind::RightDelim)
+            .copied();
         let pipe = if block || self.peek_non_space().kind != Kind::RightDelim {
             Some(self.parse_pipeline(context, Kind::RightDelim)?)
         } else {
@@ -488,7 +513,7 @@ impl<'a> Parser<'a> {
             None
         };
         if block {
-            let list = self.parse_body(kw)?;
+            let list = self.parse_body(context, close)?;
             self.add_tree(name.clone(), list, kw)?;
         }
         Ok(Node::Template(Box::new(Template {
