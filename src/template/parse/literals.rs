@@ -40,51 +40,69 @@ pub(super) fn unquote(text: &str) -> Result<String, String> {
     if quote == '"' && !has_escape(body) {
         return Ok(body.to_string());
     }
-    let mut out = String::new();
-    let mut chars = body.chars().peekable();
+    // A double-quoted string's `\x` and octal escapes are bytes (`"\xc3\xa9"` is `é`, `"\xff"`
+    // not UTF-8); a quoted character's are code points.
+    let mut out: Vec<u8> = Vec::with_capacity(body.len());
+    let push_char = |out: &mut Vec<u8>, c: char| {
+        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+    };
+    let push_byte = |out: &mut Vec<u8>, v: u32| -> Result<(), String> {
+        if quote == '\'' {
+            push_char(out, char::from_u32(v).ok_or_else(bad)?);
+        } else {
+            out.push(u8::try_from(v).map_err(|_| bad())?);
+        }
+        Ok(())
+    };
+    let mut chars = body.chars();
     while let Some(c) = chars.next() {
         if c != '\\' {
-            out.push(c);
+            push_char(&mut out, c);
             continue;
         }
         let e = chars.next().ok_or_else(bad)?;
         match e {
-            'a' => out.push('\u{7}'),
-            'b' => out.push('\u{8}'),
-            'f' => out.push('\u{c}'),
-            'n' => out.push('\n'),
-            'r' => out.push('\r'),
-            't' => out.push('\t'),
-            'v' => out.push('\u{b}'),
-            '\\' => out.push('\\'),
-            '\'' if quote == '\'' => out.push('\''),
-            '"' if quote == '"' => out.push('"'),
+            'a' => out.push(0x07),
+            'b' => out.push(0x08),
+            'f' => out.push(0x0c),
+            'n' => out.push(b'\n'),
+            'r' => out.push(b'\r'),
+            't' => out.push(b'\t'),
+            'v' => out.push(0x0b),
+            '\\' => out.push(b'\\'),
+            '\'' if quote == '\'' => out.push(b'\''),
+            '"' if quote == '"' => out.push(b'"'),
+            // Exactly 2, 4 or 8 hex digits; a `\u`/`\U` code point must be a valid one.
             'x' | 'u' | 'U' => {
                 let n = match e {
                     'x' => 2,
                     'u' => 4,
                     _ => 8,
                 };
-                let hex: String = (0..n).filter_map(|_| chars.next()).collect();
-                let v = u32::from_str_radix(&hex, 16).map_err(|_| bad())?;
+                let mut v = 0u32;
+                for _ in 0..n {
+                    let d = chars.next().and_then(|c| c.to_digit(16)).ok_or_else(bad)?;
+                    v = v * 16 + d;
+                }
                 if e == 'x' {
-                    // A byte; in a string it may form UTF-8 with others. Keep it simple: as a char.
-                    out.push(char::from_u32(v).ok_or_else(bad)?);
+                    push_byte(&mut out, v)?;
                 } else {
-                    out.push(char::from_u32(v).ok_or_else(bad)?);
+                    push_char(&mut out, char::from_u32(v).ok_or_else(bad)?);
                 }
             }
+            // Three octal digits, at most 255.
             '0'..='7' => {
                 let mut v = e.to_digit(8).unwrap_or(0);
                 for _ in 0..2 {
                     let d = chars.next().and_then(|c| c.to_digit(8)).ok_or_else(bad)?;
                     v = v * 8 + d;
                 }
-                out.push(char::from_u32(v).ok_or_else(bad)?);
+                push_byte(&mut out, v)?;
             }
             _ => return Err(bad()),
         }
     }
+    let out = super::super::gostr::from_bytes(&out);
     if quote == '\'' && out.chars().count() != 1 {
         return Err(bad());
     }
