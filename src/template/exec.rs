@@ -392,6 +392,14 @@ impl<'a> State<'a> {
         self.step(b.pos)?;
         let mark = self.vars.len();
         let v = self.eval_pipeline_no_decl(dot, &b.pipe)?;
+        // Go's `evalPipeline` first gives each variable the whole value: an empty range's else
+        // sees them, and `=` assigns them (or fails on an undeclared one) even when nothing
+        // iterates.
+        let text: &'a str = &self.tree.text;
+        for d in b.pipe.decl.iter() {
+            self.bind(&b.pipe, d.of(text), v.clone())?;
+        }
+        let body_mark = self.vars.len();
         // What Go's `reflect` gives for each element: an `interface {}` for the elements of a
         // `[]interface {}` and the values of a `map[string]interface {}`.
         let elements_interface = match &v {
@@ -445,7 +453,6 @@ impl<'a> State<'a> {
                 other => other,
             });
         }
-        let text: &'a str = &self.tree.text;
         // Where the items are, for the scalars among them, when positions are recorded.
         let container = match &v {
             Value::List(l) if self.marks.is_some() => Some(l.id()),
@@ -465,32 +472,29 @@ impl<'a> State<'a> {
                 _ => None,
             };
             self.step(b.pos)?;
-            let inner = self.vars.len();
-            match *b.pipe.decl {
-                [v] => self.bind(&b.pipe, v.of(text), item.clone())?,
-                [k, v] => {
-                    self.bind(&b.pipe, k.of(text), key)?;
-                    self.bind(&b.pipe, v.of(text), item.clone())?;
+            // The element (and first the index, with two variables) replaces the value each
+            // variable was given: the ones declared here in place, assigned ones by name.
+            let values: &[Value] = match *b.pipe.decl {
+                [_] => &[item.clone()],
+                [_, _] => &[key, item.clone()],
+                _ => &[],
+            };
+            for (i, (d, value)) in b.pipe.decl.iter().zip(values).enumerate() {
+                if b.pipe.is_assign {
+                    self.set_or_push(d.of(text), value.clone(), true);
+                } else {
+                    self.vars[mark + i].1 = value.clone();
                 }
-                _ => {}
             }
             let outer = std::mem::replace(&mut self.dot_interface, elements_interface);
             let flow = self.walk_list(&item, &b.list);
             self.dot_interface = outer;
-            let flow = flow?;
-            self.vars.truncate(inner.max(
-                mark + if b.pipe.is_assign {
-                    0
-                } else {
-                    b.pipe.decl.len()
-                },
-            ));
-            match flow {
+            // Variables of one iteration do not leak into the next.
+            self.vars.truncate(body_mark);
+            match flow? {
                 Flow::Break => break,
                 Flow::Continue | Flow::Normal => {}
             }
-            // Variables of one iteration do not leak into the next.
-            self.vars.truncate(mark);
         }
         self.dot_read = outer_read;
         self.vars.truncate(mark);

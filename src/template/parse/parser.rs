@@ -531,9 +531,11 @@ impl<'a> Parser<'a> {
     fn parse_pipeline(&mut self, context: &str, end: Kind) -> Result<Pipe, Error> {
         let start = self.peek_non_space();
         let mut is_assign = false;
-        let mut decl: Box<[Span]> = Box::new([]);
-        // Declarations: `$x :=`, `$x =`, `$i, $v :=`.
-        if start.kind == Kind::Variable {
+        // Declarations, as Go's `pipeline` reads them: `$x :=`, `$x =`, and in a range
+        // `$i, $v :=`, whose second variable is read again as a first (a `$v` not followed by
+        // `:=` or `=` is then the pipeline's operand, and `$i` its only declaration).
+        let mut vars: Vec<Span> = Vec::new();
+        while self.peek_non_space().kind == Kind::Variable {
             let save = self.at;
             let v = self.next_non_space();
             let after = self.peek_non_space();
@@ -541,35 +543,35 @@ impl<'a> Parser<'a> {
                 Kind::Declare | Kind::Assign => {
                     self.next_non_space();
                     is_assign = after.kind == Kind::Assign;
-                    decl = Box::new([Span::of_token(&v)]);
+                    vars.push(Span::of_token(&v));
                     // Go's parser puts an assigned variable in scope too; assigning one never
                     // declared fails when it runs ("undefined variable: $x").
                     self.vars.push(v.text);
-                }
-                Kind::Comma if context == "range" => {
-                    self.next_non_space();
-                    let v2 = self.next_non_space();
-                    if v2.kind != Kind::Variable {
-                        return Err(self.error(&v2, "range can only initialize variables"));
-                    }
-                    let op = self.next_non_space();
-                    if op.kind == Kind::Comma {
-                        return Err(self.error(&op, format!("too many declarations in {context}")));
-                    }
-                    if op.kind != Kind::Declare && op.kind != Kind::Assign {
-                        return Err(self.unexpected(&op, context));
-                    }
-                    is_assign = op.kind == Kind::Assign;
-                    decl = Box::new([Span::of_token(&v), Span::of_token(&v2)]);
-                    self.vars.push(v.text);
-                    self.vars.push(v2.text);
+                    break;
                 }
                 Kind::Comma => {
+                    self.next_non_space();
+                    vars.push(Span::of_token(&v));
+                    self.vars.push(v.text);
+                    if context == "range" && vars.len() < 2 {
+                        let next = self.peek_non_space();
+                        if matches!(
+                            next.kind,
+                            Kind::Variable | Kind::RightDelim | Kind::RightParen
+                        ) {
+                            continue;
+                        }
+                        return Err(self.error(&next, "range can only initialize variables"));
+                    }
                     return Err(self.error(&after, format!("too many declarations in {context}")));
                 }
-                _ => self.at = save,
+                _ => {
+                    self.at = save;
+                    break;
+                }
             }
         }
+        let decl = vars.into_boxed_slice();
         let base = self.cmds.len();
         loop {
             let t = self.peek_non_space();
