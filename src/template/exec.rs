@@ -475,7 +475,7 @@ impl<'a> State<'a> {
             // The element (and first the index, with two variables) replaces the value each
             // variable was given: the ones declared here in place, assigned ones by name.
             let values: &[Value] = match *b.pipe.decl {
-                [_] => &[item.clone()],
+                [_] => std::slice::from_ref(&item),
                 [_, _] => &[key, item.clone()],
                 _ => &[],
             };
