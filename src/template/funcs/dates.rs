@@ -346,9 +346,12 @@ impl Time {
                 "4" => num(&mut v, 1, 2).map(|x| minute = x),
                 "05" | "5" => num(&mut v, if c == "05" { 2 } else { 1 }, 2).map(|x| {
                     second = x;
-                    // A fraction the layout does not have is read after the seconds.
-                    let fraction_next = std_chunk(&l[len..])
-                        .0
+                    // A fraction the layout does not have is read after the seconds (Go
+                    // looks for the layout's next element past any literal text).
+                    let rest = &l[len..];
+                    let fraction_next = rest
+                        .char_indices()
+                        .find_map(|(i, _)| std_chunk(&rest[i..]).0)
                         .is_some_and(|n| n.starts_with(['.', ',']));
                     let b = v.as_bytes();
                     if b.len() >= 2
@@ -471,8 +474,40 @@ impl Time {
                         }
                     }
                 }
-                frac if frac.starts_with(['.', ',']) => {
-                    if v.starts_with(['.', ',']) {
+                // `.000`: exactly that many digits after a period or comma.
+                // (Go's `atoi` takes a sign there: `+12` reads as `012`, a negative number is
+                // out of range.)
+                ".0" => {
+                    let fixed = v.get(..len).filter(|f| f.starts_with(['.', ',']));
+                    let digits = fixed.map(|f| {
+                        let text = &f[1..len.min(10)];
+                        let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+                        let negative = text.starts_with('-') && unsigned.bytes().any(|b| b != b'0');
+                        (unsigned, negative)
+                    });
+                    match digits {
+                        Some((_, true)) => {
+                            return Err(format!(
+                                "parsing time {}: fractional second out of range",
+                                time_quote(value)
+                            ))
+                        }
+                        Some((d, false))
+                            if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) =>
+                        {
+                            let scale = 10u32.pow(10 - len.min(10) as u32);
+                            nanos = d.parse::<u32>().unwrap_or(0) * scale;
+                            v = &v[len..];
+                            Some(())
+                        }
+                        _ => None,
+                    }
+                }
+                // `.999`: any number of digits, or no fraction at all (a period without a
+                // digit is then left over).
+                ".9" => {
+                    let b = v.as_bytes();
+                    if b.len() >= 2 && matches!(b[0], b'.' | b',') && b[1].is_ascii_digit() {
                         let digits = v[1..].bytes().take_while(|b| b.is_ascii_digit()).count();
                         let text = format!("{:0<9}", &v[1..1 + digits.min(9)]);
                         nanos = text.parse().unwrap_or(0);

@@ -1063,6 +1063,7 @@ impl Parser {
         match it.typ {
             ItemType::Integer => self.integer(&it),
             ItemType::Float => self.float(&it),
+            ItemType::Datetime => self.datetime(&it),
             ItemType::Array => loop {
                 let it = self.next()?;
                 match it.typ {
@@ -1127,6 +1128,42 @@ impl Parser {
             return Err(self.stop(it.line, &format!("{v} is out of range for int64")));
         }
         Ok(())
+    }
+
+    /// `valueDatetime`: the value (`z`, `t` and a space read as `Z`, `T`, `T`) must parse
+    /// with one of TOML 1.0's layouts, its numbers with their leading zeros.
+    fn datetime(&self, it: &Item) -> Result<(), Stop> {
+        const LAYOUTS: [&str; 4] = [
+            "2006-01-02T15:04:05.999999999Z07:00",
+            "2006-01-02T15:04:05.999999999",
+            "2006-01-02",
+            "15:04:05.999999999",
+        ];
+        let v: String = it
+            .val
+            .chars()
+            .map(|c| match c {
+                'z' => 'Z',
+                't' | ' ' => 'T',
+                c => c,
+            })
+            .collect();
+        // `missingLeadingZero`: Go's parse takes `1979-5-27`; each separator of the layout
+        // before its fraction or zone must stand where the layout has it.
+        let missing_leading_zero = |layout: &str| {
+            layout
+                .bytes()
+                .take_while(|&c| c != b'.' && c != b'Z')
+                .enumerate()
+                .any(|(i, c)| !c.is_ascii_digit() && v.as_bytes().get(i) != Some(&c))
+        };
+        match LAYOUTS
+            .iter()
+            .find(|layout| super::dates::Time::parse(layout, &v).is_ok())
+        {
+            Some(layout) if !missing_leading_zero(layout) => Ok(()),
+            _ => Err(self.stop(it.line, &format!("invalid datetime: {}", go_quote(&v)))),
+        }
     }
 
     /// `valueFloat`'s checks.
