@@ -617,20 +617,26 @@ impl GoStruct {
         Value::Object(ObjectRef(Arc::new(self)))
     }
 
-    /// A field of its own, else the object embedded that has the member `name` (Go promotes
-    /// an embedded struct's fields and methods).
-    fn member(&self, name: &str) -> Option<Result<&Value, &ObjectRef>> {
+    /// A field of its own named `name`, else the embedded struct that has such a member.
+    fn member(&self, name: &str) -> Option<Member<'_>> {
         if let Some(f) = self.fields.iter().find(|f| f.name == name) {
-            return Some(Ok(&f.value));
+            return Some(Member::Own(&f.value));
         }
         self.fields
             .iter()
             .filter(|f| f.embedded)
             .find_map(|f| match &f.value {
-                Value::Object(o) if o.0.signature(name).is_some() => Some(Err(o)),
+                Value::Object(o) if o.0.signature(name).is_some() => Some(Member::Promoted(o)),
                 _ => None,
             })
     }
+}
+
+/// Where a [`GoStruct`]'s member is: its own field, or promoted from an embedded struct (Go
+/// promotes its fields and methods).
+enum Member<'a> {
+    Own(&'a Value),
+    Promoted(&'a ObjectRef),
 }
 
 impl Object for GoStruct {
@@ -648,15 +654,15 @@ impl Object for GoStruct {
 
     fn signature(&self, name: &str) -> Option<MethodSig> {
         match self.member(name)? {
-            Ok(_) => Some(MethodSig::Field),
-            Err(embedded) => embedded.0.signature(name),
+            Member::Own(_) => Some(MethodSig::Field),
+            Member::Promoted(embedded) => embedded.0.signature(name),
         }
     }
 
     fn call(&self, name: &str, args: &[Value]) -> Option<Result<Value, String>> {
         match self.member(name)? {
-            Ok(v) => Some(Ok(v.clone())),
-            Err(embedded) => embedded.0.call(name, args),
+            Member::Own(v) => Some(Ok(v.clone())),
+            Member::Promoted(embedded) => embedded.0.call(name, args),
         }
     }
 

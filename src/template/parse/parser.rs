@@ -502,10 +502,14 @@ impl<'a> Parser<'a> {
         };
         // Go reports an `{{else}}` ending a block's body from the outer tree, which stands at
         // the block action's `}}` (still lexed ahead: pieces end with an action).
-        let close = self.lex.tokens[self.at.min(self.lex.tokens.len())..]
-            .iter()
-            .find(|t| t.kind == Kind::RightDelim)
-            .copied();
+        let close = if block {
+            self.lex.tokens[self.at.min(self.lex.tokens.len())..]
+                .iter()
+                .find(|t| t.kind == Kind::RightDelim)
+                .copied()
+        } else {
+            None
+        };
         let pipe = if block || self.peek_non_space().kind != Kind::RightDelim {
             Some(self.parse_pipeline(context, Kind::RightDelim)?)
         } else {
