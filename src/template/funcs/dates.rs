@@ -479,8 +479,7 @@ impl Time {
                 // out of range.)
                 ".0" => {
                     let fixed = v.get(..len).filter(|f| f.starts_with(['.', ',']));
-                    let digits = fixed.map(|f| {
-                        let text = &f[1..len.min(10)];
+                    let digits = fixed.and_then(|f| f.get(1..len.min(10))).map(|text| {
                         let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
                         let negative = text.starts_with('-') && unsigned.bytes().any(|b| b != b'0');
                         (unsigned, negative)
