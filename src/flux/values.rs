@@ -311,6 +311,7 @@ fn from_go(v: &GoValue, old: Option<&Value>) -> Value {
         GoValue::Bool(b) => Value::Bool(*b),
         GoValue::Int(i) | GoValue::Int64(i) => Value::from(*i),
         GoValue::Uint64(u) => Value::from(*u),
+        GoValue::Uint8(b) => Value::from(*b),
         GoValue::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
         GoValue::String(s) => Value::String(s.to_string()),
         GoValue::List(l) => {

@@ -61,12 +61,12 @@ impl Object for GoBytes {
         out
     }
 
-    /// Each byte as a number (Go's `uint8`; kdelta has no type of its own for it).
+    /// Each byte, a `uint8`.
     fn items(&self) -> Option<Vec<Value>> {
         Some(
             gostr::to_bytes(&self.text)
                 .iter()
-                .map(|&b| Value::Int(i64::from(b)))
+                .map(|&b| Value::Uint8(b))
                 .collect(),
         )
     }

@@ -198,7 +198,9 @@ fn bad_verb(out: &mut String, v: &Value, verb: char, spec: &Spec) {
     }
     out.push_str(&format!("%!{verb}({}=", v.type_name()));
     match v {
-        Value::Int(_) | Value::Int64(_) | Value::Uint64(_) => format_value(out, v, 'd', spec),
+        Value::Int(_) | Value::Int64(_) | Value::Uint64(_) | Value::Uint8(_) => {
+            format_value(out, v, 'd', spec)
+        }
         // `fmt` prints the value of a failed verb without its `String` method.
         Value::Object(o) if o.0.int().is_some() => {
             format_int(out, o.0.int().unwrap_or_default(), 'd', spec, v)
@@ -253,6 +255,7 @@ fn go_syntax(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) | Value::Int64(i) => i.to_string(),
         Value::Uint64(u) => format!("{u:#x}"),
+        Value::Uint8(b) => format!("{b:#x}"),
         Value::Float(f) => format_float(*f, 'g', None, false),
         Value::Complex(..) => sprint_value(v),
         Value::String(s) => go_quote(s),
@@ -333,6 +336,7 @@ fn format_value(out: &mut String, v: &Value, verb: char, spec: &Spec) {
             _ => bad_verb(out, v, verb, spec),
         },
         Value::Int(n) | Value::Int64(n) => format_int(out, *n, verb, spec, v),
+        Value::Uint8(b) => format_int(out, i64::from(*b), verb, spec, v),
         Value::Uint64(u) => match i64::try_from(*u) {
             Ok(n) => format_int(out, n, verb, spec, v),
             // Beyond int64: decimal and hex only.

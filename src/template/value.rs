@@ -82,6 +82,7 @@ fn same_scalar(a: &Value, b: &Value) -> bool {
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Int(x), Value::Int(y)) | (Value::Int64(x), Value::Int64(y)) => x == y,
         (Value::Uint64(x), Value::Uint64(y)) => x == y,
+        (Value::Uint8(x), Value::Uint8(y)) => x == y,
         (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
         (Value::String(x), Value::String(y)) => x == y,
         _ => false,
@@ -738,6 +739,8 @@ pub enum Value {
     Int64(i64),
     /// Go's `uint64` (Masterminds' `Version.Major`, `Minor`, `Patch`).
     Uint64(u64),
+    /// Go's `uint8`, a byte: `index` of a string, the elements of a `[]byte`.
+    Uint8(u8),
     Float(f64),
     /// Go's `complex128` (imaginary number constants in templates: `1i`, `1+2i`).
     Complex(f64, f64),
@@ -800,6 +803,7 @@ impl Value {
             Value::Int(_) => "int",
             Value::Int64(_) => "int64",
             Value::Uint64(_) => "uint64",
+            Value::Uint8(_) => "uint8",
             Value::Float(_) => "float64",
             Value::Complex(..) => "complex128",
             Value::String(_) => "string",
@@ -817,6 +821,7 @@ impl Value {
             Value::Int(_) => "int",
             Value::Int64(_) => "int64",
             Value::Uint64(_) => "uint64",
+            Value::Uint8(_) => "uint8",
             Value::Float(_) => "float64",
             Value::Complex(..) => "complex128",
             Value::String(_) => "string",
@@ -833,6 +838,7 @@ impl Value {
             Value::Bool(b) => *b,
             Value::Int(i) | Value::Int64(i) => *i != 0,
             Value::Uint64(u) => *u != 0,
+            Value::Uint8(b) => *b != 0,
             Value::Float(f) => *f != 0.0,
             Value::Complex(re, im) => *re != 0.0 || *im != 0.0,
             Value::String(s) => !s.is_empty(),
@@ -880,6 +886,7 @@ impl Value {
     pub fn as_int(&self) -> Option<i64> {
         match self {
             Value::Int(i) | Value::Int64(i) => Some(*i),
+            Value::Uint8(b) => Some(i64::from(*b)),
             _ => None,
         }
     }

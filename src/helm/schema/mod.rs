@@ -338,6 +338,7 @@ fn to_json(v: &Value) -> Json {
         Value::Bool(b) => Json::Bool(*b),
         Value::Int(i) | Value::Int64(i) => number(i.to_string()),
         Value::Uint64(u) => number(u.to_string()),
+        Value::Uint8(b) => number(b.to_string()),
         // Values read from YAML or JSON hold no complex numbers.
         Value::Complex(..) => Json::Null,
         Value::Float(f) if f.is_finite() => number(crate::go::float::format_json(*f)),

@@ -88,6 +88,9 @@ fn len(_: &Call, a: &[Value]) -> R {
 fn int_index(v: &Value, len: usize, cap: usize) -> Result<usize, String> {
     let i = match v {
         Value::Int(i) | Value::Int64(i) => *i,
+        // Go's `indexArg` takes unsigned integers too (converted to int64).
+        Value::Uint64(u) => *u as i64,
+        Value::Uint8(b) => i64::from(*b),
         Value::Object(o) if o.0.int().is_some() => o.0.int().unwrap_or_default(),
         Value::NoValue | Value::Nil => return Err("cannot index slice/array with nil".into()),
         other => {
@@ -132,7 +135,7 @@ fn index(_: &Call, a: &[Value]) -> R {
                 if i >= bytes.len() {
                     return Err(FuncError::Call("reflect: string index out of range".into()));
                 }
-                Value::Int(bytes[i] as i64)
+                Value::Uint8(bytes[i])
             }
             // A missing key gives the element type's zero value.
             Value::Map(m) => match key {
@@ -245,6 +248,7 @@ fn wide_int(v: &Value) -> Option<i128> {
     match v {
         Value::Int(i) | Value::Int64(i) => Some(i128::from(*i)),
         Value::Uint64(u) => Some(i128::from(*u)),
+        Value::Uint8(b) => Some(i128::from(*b)),
         Value::Object(o) => o.0.int().map(i128::from),
         _ => None,
     }
@@ -254,7 +258,7 @@ fn basic(v: &Value) -> Basic {
     match v {
         Value::NoValue | Value::Nil => Basic::Invalid,
         Value::Bool(_) => Basic::Bool,
-        Value::Int(_) | Value::Int64(_) | Value::Uint64(_) => Basic::Int,
+        Value::Int(_) | Value::Int64(_) | Value::Uint64(_) | Value::Uint8(_) => Basic::Int,
         Value::Object(o) if o.0.int().is_some() => Basic::Int,
         Value::Float(_) => Basic::Float,
         Value::Complex(..) => Basic::Complex,

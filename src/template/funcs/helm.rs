@@ -170,7 +170,9 @@ pub(super) fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::String(_) => "string",
         Value::Bool(_) => "bool",
-        Value::Int(_) | Value::Int64(_) | Value::Uint64(_) | Value::Float(_) => "number",
+        Value::Int(_) | Value::Int64(_) | Value::Uint64(_) | Value::Uint8(_) | Value::Float(_) => {
+            "number"
+        }
         Value::Complex(..) => "complex128",
         Value::List(_) => "array",
         Value::Map(_) | Value::Object(_) => "object",
@@ -300,6 +302,7 @@ fn json_value(v: &Value, nil: Nil) -> Result<serde_json::Value, String> {
         }
         Value::Int(i) | Value::Int64(i) => J::from(*i),
         Value::Uint64(u) => J::from(*u),
+        Value::Uint8(b) => J::from(*b),
         // The number as the text the encoder writes reads back (an integral float is an
         // integer then).
         Value::Float(f) if f.is_finite() => {

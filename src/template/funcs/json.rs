@@ -34,6 +34,7 @@ fn write(
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Int(i) | Value::Int64(i) => out.push_str(&i.to_string()),
         Value::Uint64(u) => out.push_str(&u.to_string()),
+        Value::Uint8(b) => out.push_str(&b.to_string()),
         Value::Complex(..) => return Err("json: unsupported type: complex128".into()),
         Value::Float(f) => {
             if !f.is_finite() {

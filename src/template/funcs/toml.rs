@@ -246,6 +246,9 @@ impl Encoder {
             Value::Uint64(u) => {
                 let _ = write!(self.out, "{u}");
             }
+            Value::Uint8(b) => {
+                let _ = write!(self.out, "{b}");
+            }
             Value::Complex(..) => {
                 return Err("toml: cannot encode a value of type complex128".into())
             }

@@ -133,6 +133,7 @@ pub fn to_int64(v: &Value) -> i64 {
     match v {
         Value::Int(i) | Value::Int64(i) => *i,
         Value::Uint64(u) => *u as i64,
+        Value::Uint8(b) => i64::from(*b),
         // Go's float-to-int conversion on amd64: out of range (and NaN) is the minimum.
         Value::Float(f)
             if f.is_nan()
@@ -170,6 +171,7 @@ pub fn to_float64(v: &Value) -> f64 {
     match v {
         Value::Int(i) | Value::Int64(i) => *i as f64,
         Value::Uint64(u) => *u as f64,
+        Value::Uint8(b) => f64::from(*b),
         Value::Float(f) => *f,
         Value::Bool(b) => f64::from(u8::from(*b)),
         // cast: strconv.ParseFloat, and 0 on any error (out of range too).
