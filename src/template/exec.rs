@@ -396,6 +396,8 @@ impl<'a> State<'a> {
         // sees them, and `=` assigns them (or fails on an undeclared one) even when nothing
         // iterates.
         let text: &'a str = &self.tree.text;
+        // (after any its parentheses declared, which stay until the range ends)
+        let decl_base = self.vars.len();
         for d in b.pipe.decl.iter() {
             self.bind(&b.pipe, d.of(text), v.clone())?;
         }
@@ -483,7 +485,7 @@ impl<'a> State<'a> {
                 if b.pipe.is_assign {
                     self.set_or_push(d.of(text), value.clone(), true);
                 } else {
-                    self.vars[mark + i].1 = value.clone();
+                    self.vars[decl_base + i].1 = value.clone();
                 }
             }
             let outer = std::mem::replace(&mut self.dot_interface, elements_interface);
@@ -796,10 +798,9 @@ impl<'a> State<'a> {
                         ),
                     ));
                 }
-                let mark = self.vars.len();
-                let v = self.eval_pipeline(dot, p);
-                self.vars.truncate(mark);
-                v
+                // A variable declared in the parentheses stays, as in Go, until the block
+                // around the action ends.
+                self.eval_pipeline(dot, p)
             }
             Arg::Nil(pos) => {
                 self.not_a_function(first, has_args)?;
@@ -990,10 +991,9 @@ impl<'a> State<'a> {
                 self.eval_fields(at, v, *fields, &|| at_node.clone())?
             }
             Arg::Pipe(p) => {
-                let mark = self.vars.len();
-                let v = self.eval_pipeline(dot, p);
-                self.vars.truncate(mark);
-                v?
+                // A variable declared in the parentheses stays, as in Go, until the block
+                // around the action ends.
+                self.eval_pipeline(dot, p)?
             }
             Arg::Identifier(name) => {
                 // A function used as an argument is called without arguments.
