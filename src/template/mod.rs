@@ -17,7 +17,6 @@ pub use exec::{Call, Func};
 pub use fmt::{format_float_shortest, sprint, sprint_value, sprintf};
 pub use funcs::crypto::probe;
 pub use funcs::dates::Time as GoTime;
-pub use funcs::goregex::{compile as go_regex, GoRegex};
 pub use funcs::helm::{
     chart_values, check_json as helm_check_json, from_yaml as helm_values,
     from_yaml_events as helm_values_by_events, from_yaml_nodes as helm_values_by_nodes, helm_error,

@@ -3,7 +3,7 @@
 //! regular expressions. A format it does not know always passes.
 
 use crate::go::url::Url;
-use crate::template::{go_regex, GoRegex};
+use crate::go::regexp::{compile as go_regex, GoRegex};
 use std::sync::OnceLock;
 
 /// Whether gojsonschema has a checker for `format`.

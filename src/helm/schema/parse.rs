@@ -9,7 +9,7 @@ use super::number::{Decimal, Number};
 use super::reference::Reference;
 
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use crate::template::GoRegex;
+use crate::go::regexp::GoRegex;
 
 /// A subschema's index in [`Schema::nodes`].
 pub type NodeId = usize;
@@ -431,7 +431,7 @@ fn must_be_integer(v: &Json) -> Option<i64> {
 }
 
 fn regex(pattern: &str) -> Option<GoRegex> {
-    crate::template::go_regex(pattern).ok()
+    crate::go::regexp::compile(pattern).ok()
 }
 
 impl<'d> Compiler<'d> {

@@ -5,7 +5,6 @@ pub mod builtin;
 pub mod crypto;
 pub mod dates;
 pub mod durations;
-pub mod goregex;
 pub mod helm;
 pub mod json;
 pub mod json_scan;

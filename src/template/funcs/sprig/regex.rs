@@ -1,13 +1,13 @@
-//! sprig's `regex.go`, on Go's `regexp` as [`goregex`] translates it.
+//! sprig's `regex.go`, on Go's `regexp` as [`crate::go::regexp`] translates it.
 
-use super::super::goregex;
+use crate::go::regexp as goregex;
 use super::{int, s, I, S};
 use crate::template::value::{ListType, Value};
 use crate::template::{FuncDef, FuncError};
 
 /// The regular-expression functions.
 pub(super) const FUNCS: &[FuncDef] = &[
-    // Regular expressions (Go's RE2 syntax, translated in `goregex`). The plain forms
+    // Regular expressions (Go's RE2 syntax, translated in `go::regexp`). The plain forms
     // panic on a bad pattern (`regexp.MustCompile`), the must forms return the error;
     // regexMatch alone reports a bad pattern as no match.
     FuncDef::new("regexMatch", &[S, S], |_, a| {
