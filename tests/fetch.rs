@@ -1318,7 +1318,9 @@ fn an_argo_cd_oci_source_renders_the_artifact_it_names() {
     let Some(registry) = registry::Registry::start() else {
         return;
     };
-    for (tag, replicas) in [("1.0.0", 1), ("1.1.0", 3)] {
+    // Argo CD takes a revision as a tag first (`latest`, `v1.2.0`), and a semver constraint
+    // over the tags when no tag has its name.
+    for (tag, replicas) in [("1.0.0", 1), ("1.1.0", 3), ("latest", 4), ("v1.2.0", 5)] {
         let layer = tgz_of(
             ".",
             &[
@@ -1341,19 +1343,166 @@ fn an_argo_cd_oci_source_renders_the_artifact_it_names() {
     let app = |rev: &str| {
         format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {url}\n    path: apps/web\n    targetRevision: {rev}\n")
     };
-    env.write("argo/web.yaml", app("1.0.0"));
-    env.commit("v1");
-    env.write("argo/web.yaml", app("1.1.0"));
-    env.commit("bump");
+    let target = "app:argo/web.yaml#web";
+    for (from, to, change) in [
+        ("1.0.0", "1.1.0", "1 → 3"),
+        ("1.1.0", "latest", "3 → 4"),
+        ("latest", "v1.2.0", "4 → 5"),
+        ("v1.2.0", "'~1.1'", "5 → 3"),
+        ("'~1.1'", "'>=1.0.0'", "3 → 5"),
+    ] {
+        env.write("argo/web.yaml", app(from));
+        env.commit(from);
+        env.write("argo/web.yaml", app(to));
+        env.commit(to);
+        let fetched = diff_fetched(&env);
+        let report = fetched.json();
+        assert_eq!(
+            replica_changes(&report, target),
+            [change],
+            "{to}: {report:#}"
+        );
+    }
     let fetched = diff_fetched(&env);
-    let report = fetched.json();
+    drop(registry);
+    assert_offline_replay(&env, &fetched);
+}
+
+/// `flux push artifact`'s media types.
+const FLUX_CONFIG: &str = "application/vnd.cncf.flux.config.v1+json";
+const FLUX_CONTENT: &str = "application/vnd.cncf.flux.content.v1.tar+gzip";
+
+#[test]
+fn a_flux_oci_repository_artifact_renders_by_digest_semver_and_tag_as_flux_picks_them() {
+    let Some(registry) = registry::Registry::start() else {
+        return;
+    };
+    let mut digests = std::collections::HashMap::new();
+    for (tag, replicas) in [
+        ("v1.0.0", 1),
+        ("v1.1.0", 3),
+        ("1.2.0", 4),
+        ("v2.0.0", 5),
+        ("latest", 6),
+    ] {
+        let layer = tgz_of(
+            ".",
+            &[(
+                "apps/web/deploy.yaml",
+                format!("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n"),
+            )],
+        );
+        let digest = registry.push_artifact(
+            "manifests/app",
+            tag,
+            (FLUX_CONFIG, b"{}"),
+            (FLUX_CONTENT, &layer),
+        );
+        digests.insert(tag, digest);
+    }
+    let env = TestEnv::new();
+    let url = format!("oci://127.0.0.1:{}/manifests/app", registry.port);
+    let write = |reference: &str| {
+        env.write(
+            "clusters/prod/flux-system/gotk-sync.yaml",
+            "# made by the Flux operator\n",
+        );
+        env.write(
+            "clusters/prod/app.yaml",
+            format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  url: {url}\n  ref: {{{reference}}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./apps/web\n  targetNamespace: web\n  sourceRef: {{kind: OCIRepository, name: app}}\n"),
+        );
+    };
+    let target = "flux-ks:flux-system/web@clusters/prod";
+    // No ref is `latest`; a digest wins over a tag.
+    write("");
+    env.commit("latest");
+    write(&format!("digest: '{}', tag: v2.0.0", digests["v1.0.0"]));
+    env.commit("pinned by digest");
+    let fetched = diff_fetched(&env);
     assert_eq!(
-        replica_changes(&report, "app:argo/web.yaml#web"),
-        ["1 → 3"],
-        "{report:#}"
+        replica_changes(&fetched.json(), target),
+        ["6 → 1"],
+        "{}",
+        fetched.stdout
+    );
+    // A semver range takes strict versions with or without a `v`, among the tags the filter
+    // keeps: `v2.0.0` is filtered out, `1.2.0` is the highest left.
+    write("semver: '>=1.0.0', semverFilter: '^v?1[.]'");
+    env.commit("semver");
+    let fetched = diff_fetched(&env);
+    assert_eq!(
+        replica_changes(&fetched.json(), target),
+        ["1 → 4"],
+        "{}",
+        fetched.stdout
     );
     drop(registry);
     assert_offline_replay(&env, &fetched);
+    // Offline, a range the cached tags cannot satisfy is missing from the cache, not wrong.
+    write("semver: '>=3.0.0'");
+    env.commit("nothing matches");
+    env.kdelta(&["check"])
+        .success()
+        .stdout_has("no match found for semver: >=3.0.0; the tags were listed at");
+}
+
+#[test]
+fn a_flux_oci_repository_that_names_nothing_is_flux_s_error() {
+    let Some(registry) = registry::Registry::start() else {
+        return;
+    };
+    let layer = tgz_of(
+        ".",
+        &[(
+            "apps/web/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n".to_string(),
+        )],
+    );
+    registry.push_artifact(
+        "manifests/app",
+        "v1.0.0",
+        (FLUX_CONFIG, b"{}"),
+        (FLUX_CONTENT, &layer),
+    );
+    let env = TestEnv::new();
+    let url = format!("oci://127.0.0.1:{}/manifests/app", registry.port);
+    env.write(
+        "clusters/prod/flux-system/gotk-sync.yaml",
+        "# made by the Flux operator\n",
+    );
+    let mut documents = Vec::new();
+    for (name, spec) in [
+        ("range", "ref: {semver: '>=3.0.0'}".to_string()),
+        (
+            "layer",
+            format!(
+                "ref: {{tag: v1.0.0}}\n  layerSelector: {{mediaType: {}}}",
+                registry::HELM_LAYER
+            ),
+        ),
+        (
+            "digest",
+            format!("ref: {{digest: 'sha256:{}'}}", "0".repeat(64)),
+        ),
+    ] {
+        documents.push(format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: OCIRepository\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  url: {url}\n  {spec}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: {name}\n  namespace: flux-system\nspec:\n  path: ./apps/web\n  sourceRef: {{kind: OCIRepository, name: {name}}}\n"));
+    }
+    env.write("clusters/prod/apps.yaml", documents.join("---\n"));
+    env.commit("v1");
+    let run = env.kdelta(&["check", "--fetch"]).code(1);
+    for reason in [
+        "no match found for semver: >=3.0.0",
+        "failed to find layer with media type 'application/vnd.cncf.helm.chart.content.v1.tar+gzip' in artifact",
+        "HTTP 404",
+    ] {
+        assert!(
+            run.stdout
+                .lines()
+                .any(|l| l.starts_with("error[fetch.failed]") && l.contains(reason)),
+            "{reason}\n{}",
+            run.stdout
+        );
+    }
 }
 
 #[test]

@@ -269,7 +269,8 @@ impl Source<'_> {
     /// from the fetch store, rendered at `path` as a source of a repository would be.
     fn oci_source(&self, repo: &str, revision: &str) -> Output {
         let shown = crate::fetch::url::redact_text(repo);
-        match self.files.oci_snapshot(repo, revision) {
+        let pick = crate::fetch::oci::Pick::Argo(revision.to_string());
+        match self.files.oci_snapshot(repo, &pick) {
             Ok((snapshot, digest)) => {
                 self.deploy_from(snapshot.as_ref(), &digest, &shown, revision)
             }
@@ -1110,6 +1111,7 @@ pub(super) fn chart_request(source: &Json) -> Option<ChartRequest> {
             .as_str()
             .unwrap_or("HEAD")
             .to_string(),
+        flux_ref: None,
     })
 }
 

@@ -485,7 +485,7 @@ fn mentions_applications(app: &serde_json::Value, files: &Files, opts: &Options)
                 return false;
             };
             return files
-                .oci_snapshot(url, rev)
+                .oci_snapshot(url, &crate::fetch::oci::Pick::Argo(rev.to_string()))
                 .is_ok_and(|(snapshot, _)| mentions_in(&files.sibling(snapshot.as_ref()), dir));
         }
         let this_repo = opts.repo_urls.contains(&normalize_repo_url(url));

@@ -33,6 +33,10 @@ pub enum FetchError {
         constraint: String,
         repo: String,
     },
+    /// No tag of an OCI repository is the one an Argo CD revision or a Flux `semver` picks, in
+    /// the tool's words.
+    #[error("{repo}: {message}")]
+    Tags { repo: String, message: String },
     #[error("version constraint {constraint:?} of chart {name}: {error}")]
     BadConstraint {
         name: String,

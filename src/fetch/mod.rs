@@ -43,8 +43,12 @@ pub struct ChartRequest {
     /// The repository URL as written (it may carry credentials; they are never printed).
     pub repo: String,
     pub name: String,
-    /// A version or a constraint; empty means the newest release.
+    /// A version or a constraint; empty means the newest release. For a Flux OCIRepository,
+    /// its ref as messages show it.
     pub version: String,
+    /// A Flux OCIRepository's ref, which names the chart's manifest by Flux's rules instead
+    /// of `version`'s.
+    pub flux_ref: Option<oci::FluxRef>,
 }
 
 impl ChartRequest {

@@ -32,14 +32,300 @@ const MAX_LAYERS: usize = 10;
 const MAX_UNPACKED: u64 = 100 << 20;
 const MAX_UNPACKED_FILE: u64 = 16 << 20;
 
-/// What content an artifact is pulled for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Content {
-    /// A Helm chart (Helm's media types).
-    Chart,
-    /// Manifests for Argo CD (a tar layer, or a chart).
-    Manifests,
+/// Which manifest of a repository a reference names, by the rules of the tool that reads it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Pick {
+    /// Helm's `--version` (a dependency's `version`, a kustomize `helmCharts` entry's): a
+    /// strict version is the tag (`+` written `_`), anything else (empty: `*`) a constraint
+    /// over the tags that are strict versions. The layer is the chart's.
+    Helm(String),
+    /// Argo CD 3's `targetRevision` of a native OCI source (`util/oci/client.go`): a digest,
+    /// or a tag; when no tag has that name and it is a semver constraint, the highest tag
+    /// (`_` read as `+`) it admits. The layer is the one content layer Argo CD accepts.
+    Argo(String),
+    /// Flux's OCIRepository (source-controller's `getArtifactRef` and `selectLayer`).
+    Flux(FluxRef),
 }
+
+/// An OCIRepository's `spec.ref` and `spec.layerSelector.mediaType`: `digest`, else `semver`
+/// over the tags `semverFilter` (a Go regexp) keeps, else `tag`, else `latest`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FluxRef {
+    pub digest: String,
+    pub semver: String,
+    pub semver_filter: String,
+    pub tag: String,
+    /// The layer taken (the first when empty); a Helm chart's also reads its tags with `_`
+    /// as `+`, as source-controller's `convertOCIToSemVerTag`.
+    pub media_type: String,
+}
+
+impl FluxRef {
+    /// The reference as messages name it: its digest, semver range or tag.
+    pub fn shown(&self) -> String {
+        [&self.digest, &self.semver, &self.tag]
+            .into_iter()
+            .find(|s| !s.is_empty())
+            .map_or_else(|| "latest".to_string(), |s| s.to_string())
+    }
+}
+
+impl Pick {
+    /// The reference as written (a version, a revision, Flux's ref).
+    pub fn shown(&self) -> String {
+        match self {
+            Pick::Helm(v) | Pick::Argo(v) => v.clone(),
+            Pick::Flux(r) => r.shown(),
+        }
+    }
+}
+
+/// A manifest as a registry serves it: by tag (which moves) or by digest (which does not).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ManifestRef {
+    Tag(String),
+    Digest(super::Digest),
+}
+
+impl ManifestRef {
+    /// How the URL path and the reports write it: the tag, or `sha256:HEX`.
+    pub fn text(&self) -> String {
+        match self {
+            ManifestRef::Tag(t) => t.clone(),
+            ManifestRef::Digest(d) => d.to_string(),
+        }
+    }
+}
+
+/// The manifest `pick` names without the repository's tag list, when it names one: a digest,
+/// a tag, or a version Helm takes as its tag (of chart `name`). `None` asks for the tags
+/// ([`pick_among`]).
+pub fn first_reference(pick: &Pick, name: &str) -> Result<Option<ManifestRef>, FetchError> {
+    let digest = |d: &str| {
+        super::Digest::parse(d)
+            .filter(|_| d.starts_with("sha256:"))
+            .map(ManifestRef::Digest)
+            .ok_or_else(|| FetchError::Setup {
+                message: format!("{d:?} is not a sha256 digest (sha256: and 64 hex digits)"),
+            })
+    };
+    match pick {
+        Pick::Helm(version) => match pick_tag(version, None) {
+            Ok(Some(tag)) => Ok(Some(ManifestRef::Tag(tag))),
+            // A constraint that cannot be read is refused before the tags are listed.
+            _ => match Constraint::parse(if version.trim().is_empty() {
+                "*"
+            } else {
+                version
+            }) {
+                Ok(_) => Ok(None),
+                Err(error) => Err(FetchError::BadConstraint {
+                    name: name.to_string(),
+                    constraint: version.clone(),
+                    error,
+                }),
+            },
+        },
+        Pick::Argo(revision) if revision.contains(':') => digest(revision).map(Some),
+        Pick::Argo(revision) => Ok(Some(ManifestRef::Tag(revision.clone()))),
+        Pick::Flux(r) if !r.digest.is_empty() => digest(&r.digest).map(Some),
+        Pick::Flux(r) if !r.semver.is_empty() => Ok(None),
+        Pick::Flux(r) if !r.tag.is_empty() => Ok(Some(ManifestRef::Tag(r.tag.clone()))),
+        Pick::Flux(_) => Ok(Some(ManifestRef::Tag("latest".into()))),
+    }
+}
+
+/// True when a failure to find [`first_reference`]'s manifest sends the tool to the tag list:
+/// Argo CD's revision that is a semver constraint and no tag's name.
+pub fn tags_when_missing(pick: &Pick) -> bool {
+    matches!(pick, Pick::Argo(r) if Version::parse(r).is_err() && Constraint::parse(r).is_ok())
+}
+
+/// The tag `pick` names among `tags` (of the repository `reference`, holding chart `name`
+/// for Helm), with the tool's own error when none does.
+pub fn pick_among(
+    pick: &Pick,
+    tags: &[String],
+    name: &str,
+    reference: &str,
+) -> Result<String, FetchError> {
+    match pick {
+        Pick::Helm(version) => match pick_tag(version, Some(tags)) {
+            Ok(Some(tag)) => Ok(tag),
+            Ok(None) => Err(FetchError::NoVersion {
+                name: name.to_string(),
+                constraint: version.clone(),
+                repo: reference.to_string(),
+            }),
+            Err(error) => Err(FetchError::BadConstraint {
+                name: name.to_string(),
+                constraint: version.clone(),
+                error,
+            }),
+        },
+        Pick::Argo(revision) => {
+            argo_max_version(revision, tags).map_err(|message| FetchError::Tags {
+                repo: reference.to_string(),
+                message,
+            })
+        }
+        Pick::Flux(r) => flux_tag_by_semver(r, tags).map_err(|message| FetchError::Tags {
+            repo: reference.to_string(),
+            message,
+        }),
+    }
+}
+
+/// Argo CD's `versions.MaxVersion` over the tags (each read with `_` as `+`): the highest
+/// that `semver.NewVersion` reads and the constraint admits.
+fn argo_max_version(revision: &str, tags: &[String]) -> Result<String, String> {
+    let constraint = Constraint::parse(revision)
+        .map_err(|e| format!("failed to determine semver constraint: {e}"))?;
+    let mut best: Option<(Version, &String)> = None;
+    for tag in tags {
+        let v = match Version::parse(&tag.replace('_', "+")) {
+            Ok(v) => v,
+            Err(crate::semver::SemverError::InvalidVersion { .. }) => continue,
+            Err(e) => {
+                return Err(format!(
+                    "no version for constraints: invalid semver version in tags: {e}"
+                ))
+            }
+        };
+        if constraint.check(&v)
+            && best
+                .as_ref()
+                .is_none_or(|(b, _)| v.compare(b) == std::cmp::Ordering::Greater)
+        {
+            best = Some((v, tag));
+        }
+    }
+    best.map(|(_, t)| t.clone()).ok_or_else(|| {
+        format!(
+            "no version for constraints: version matching constraint not found in {} tags",
+            tags.len()
+        )
+    })
+}
+
+/// source-controller's `getTagBySemver`: the tags `semverFilter` keeps, read by fluxcd/pkg's
+/// `version.ParseVersion` (strict, a leading `v` allowed; `_` as `+` for a Helm chart's
+/// layer), the highest the constraint admits.
+fn flux_tag_by_semver(r: &FluxRef, tags: &[String]) -> Result<String, String> {
+    let filter = if r.semver_filter.is_empty() {
+        None
+    } else {
+        Some(crate::go::regexp::compile(&r.semver_filter)?)
+    };
+    let constraint = Constraint::parse(&r.semver)
+        .map_err(|e| format!("semver '{}' parse error: {e}", r.semver))?;
+    let helm = r.media_type == CHART_LAYER;
+    let mut best: Option<(Version, &String)> = None;
+    for tag in tags {
+        if filter.as_ref().is_some_and(|f| !f.is_match(tag)) {
+            continue;
+        }
+        let text = if helm {
+            tag.replace('_', "+")
+        } else {
+            tag.clone()
+        };
+        if !strict(text.strip_prefix('v').unwrap_or(&text)) {
+            continue;
+        }
+        let Ok(v) = Version::parse(&text) else {
+            continue;
+        };
+        if constraint.check(&v)
+            && best
+                .as_ref()
+                .is_none_or(|(b, _)| v.compare(b) == std::cmp::Ordering::Greater)
+        {
+            best = Some((v, tag));
+        }
+    }
+    best.map(|(_, t)| t.clone())
+        .ok_or_else(|| format!("no match found for semver: {}", r.semver))
+}
+
+/// The layer `pick`'s tool takes from a manifest: its digest and media type.
+pub fn content_layer(
+    manifest: &[u8],
+    url: &str,
+    pick: &Pick,
+) -> Result<(super::Digest, String), FetchError> {
+    let bad = |message: String| FetchError::Index {
+        url: url.to_string(),
+        message,
+    };
+    let json: serde_json::Value = serde_json::from_slice(manifest)
+        .map_err(|e| bad(format!("the manifest is not JSON: {e}")))?;
+    let layers = json["layers"]
+        .as_array()
+        .ok_or_else(|| bad("the manifest has no layers".into()))?;
+    let found: Vec<&serde_json::Value> = match pick {
+        Pick::Flux(r) => {
+            let layer = if r.media_type.is_empty() {
+                layers
+                    .first()
+                    .ok_or_else(|| bad("no layers found in artifact".into()))?
+            } else {
+                layers
+                    .iter()
+                    .find(|l| l["mediaType"].as_str() == Some(&r.media_type))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "failed to find layer with media type '{}' in artifact",
+                            r.media_type
+                        ))
+                    })?
+            };
+            vec![layer]
+        }
+        Pick::Helm(_) => layers
+            .iter()
+            .filter(|l| {
+                l["mediaType"]
+                    .as_str()
+                    .is_some_and(|t| t == CHART_LAYER || t == LEGACY_CHART_LAYER)
+            })
+            .collect(),
+        Pick::Argo(_) => {
+            if layers.len() > MAX_LAYERS {
+                return Err(bad(format!(
+                    "the artifact has more than {MAX_LAYERS} layers"
+                )));
+            }
+            layers
+                .iter()
+                .filter(|l| {
+                    l["mediaType"]
+                        .as_str()
+                        .is_some_and(|t| MANIFEST_LAYERS.contains(&t))
+                })
+                .collect()
+        }
+    };
+    match found.as_slice() {
+        [one] => {
+            let digest = one["digest"]
+                .as_str()
+                .and_then(super::Digest::parse)
+                .ok_or_else(|| bad("the content layer has no sha256 digest".into()))?;
+            let media_type = one["mediaType"].as_str().unwrap_or_default().to_string();
+            Ok((digest, media_type))
+        }
+        [] if matches!(pick, Pick::Helm(_)) => Err(bad(format!(
+            "the manifest has no Helm chart layer ({CHART_LAYER}); is it a chart?"
+        ))),
+        [] => Err(bad(format!(
+            "the manifest has no content layer of a type Argo CD accepts ({})",
+            MANIFEST_LAYERS.join(", ")
+        ))),
+        _ => Err(bad("the manifest has more than one content layer".into())),
+    }
+}
+
 const MANIFEST_ACCEPT: &str = "application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json";
 /// Largest manifest or tag list read.
 pub const MAX_MANIFEST: u64 = 4 << 20;
@@ -127,74 +413,30 @@ pub struct Pulled {
     pub bytes: Vec<u8>,
 }
 
-/// The manifest of `tag`: its bytes and digest (checked against the registry's
-/// `Docker-Content-Digest`).
+/// The manifest `at` names: its bytes and digest (checked against the registry's
+/// `Docker-Content-Digest`, and against the digest asked for).
 pub fn manifest(
     client: &Client,
     repo: &Repository,
-    tag: &str,
+    at: &ManifestRef,
 ) -> Result<(Vec<u8>, super::Digest), FetchError> {
-    let url = repo.url(&format!("manifests/{tag}"))?;
+    let url = repo.url(&format!("manifests/{}", at.text()))?;
     let response = get(client, repo, &url, MANIFEST_ACCEPT, MAX_MANIFEST)?;
     let digest = super::Digest::of(&response.body);
-    if let Some(claimed) = response.header("docker-content-digest") {
-        if super::Digest::parse(claimed) != Some(digest) {
+    let claimed = match at {
+        ManifestRef::Digest(d) => Some(d.to_string()),
+        ManifestRef::Tag(_) => response.header("docker-content-digest").map(String::from),
+    };
+    if let Some(claimed) = claimed {
+        if super::Digest::parse(&claimed) != Some(digest) {
             return Err(FetchError::DigestMismatch {
                 url: url.to_string(),
-                expected: claimed.to_string(),
+                expected: claimed,
                 actual: digest.to_string(),
             });
         }
     }
     Ok((response.body, digest))
-}
-
-/// The content layer a manifest names: its digest and media type.
-pub fn content_layer(
-    manifest: &[u8],
-    url: &str,
-    content: Content,
-) -> Result<(super::Digest, String), FetchError> {
-    let bad = |message: String| FetchError::Index {
-        url: url.to_string(),
-        message,
-    };
-    let json: serde_json::Value = serde_json::from_slice(manifest)
-        .map_err(|e| bad(format!("the manifest is not JSON: {e}")))?;
-    let layers = json["layers"]
-        .as_array()
-        .ok_or_else(|| bad("the manifest has no layers".into()))?;
-    if content == Content::Manifests && layers.len() > MAX_LAYERS {
-        return Err(bad(format!(
-            "the artifact has more than {MAX_LAYERS} layers"
-        )));
-    }
-    let accepted = |t: &str| match content {
-        Content::Chart => t == CHART_LAYER || t == LEGACY_CHART_LAYER,
-        Content::Manifests => MANIFEST_LAYERS.contains(&t),
-    };
-    let found: Vec<&serde_json::Value> = layers
-        .iter()
-        .filter(|l| l["mediaType"].as_str().is_some_and(accepted))
-        .collect();
-    match found.as_slice() {
-        [one] => {
-            let digest = one["digest"]
-                .as_str()
-                .and_then(super::Digest::parse)
-                .ok_or_else(|| bad("the content layer has no sha256 digest".into()))?;
-            let media_type = one["mediaType"].as_str().unwrap_or_default().to_string();
-            Ok((digest, media_type))
-        }
-        [] if content == Content::Chart => Err(bad(format!(
-            "the manifest has no Helm chart layer ({CHART_LAYER}); is it a chart?"
-        ))),
-        [] => Err(bad(format!(
-            "the manifest has no content layer of a type Argo CD accepts ({})",
-            MANIFEST_LAYERS.join(", ")
-        ))),
-        _ => Err(bad("the manifest has more than one content layer".into())),
-    }
 }
 
 /// The files of a content layer (a tar, gzipped or not): regular files only, paths that
@@ -561,26 +803,146 @@ mod tests {
     }
 
     #[test]
-    fn the_chart_layer_is_found_by_media_type() {
+    fn each_tool_takes_its_own_layer() {
         let d = super::super::Digest::of(b"x");
-        let m = format!(
-            r#"{{"schemaVersion":2,"config":{{"mediaType":"application/vnd.cncf.helm.config.v1+json","digest":"{d}"}},"layers":[{{"mediaType":"{CHART_LAYER}","digest":"{d}"}}]}}"#
+        let manifest = |types: &[&str]| {
+            let layers: Vec<String> = types
+                .iter()
+                .map(|t| format!(r#"{{"mediaType":"{t}","digest":"{d}"}}"#))
+                .collect();
+            format!(
+                r#"{{"schemaVersion":2,"config":{{"mediaType":"application/vnd.cncf.helm.config.v1+json","digest":"{d}"}},"layers":[{}]}}"#,
+                layers.join(",")
+            )
+        };
+        let helm = Pick::Helm("1.0.0".into());
+        let argo = Pick::Argo("1.0.0".into());
+        let flux = |media_type: &str| {
+            Pick::Flux(FluxRef {
+                media_type: media_type.into(),
+                ..FluxRef::default()
+            })
+        };
+        let layer = |m: &str, pick: &Pick| content_layer(m.as_bytes(), "u", pick).map(|l| l.1);
+        let chart = manifest(&[CHART_LAYER]);
+        assert_eq!(layer(&chart, &helm).unwrap(), CHART_LAYER);
+        assert_eq!(layer(&chart, &argo).unwrap(), CHART_LAYER);
+        assert!(layer(r#"{"layers":[]}"#, &helm).is_err());
+        assert!(layer("not json", &helm).is_err());
+        let tar = manifest(&["application/vnd.oci.image.layer.v1.tar"]);
+        assert!(layer(&tar, &helm).is_err());
+        assert!(layer(&tar, &argo).is_ok());
+        // `flux push artifact`'s layer: Argo CD does not take it, Flux takes the first layer.
+        let flux_content = "application/vnd.cncf.flux.content.v1.tar+gzip";
+        let pushed = manifest(&[
+            flux_content,
+            "application/vnd.cncf.helm.chart.provenance.v1.prov",
+        ]);
+        assert!(layer(&pushed, &argo).is_err());
+        assert_eq!(layer(&pushed, &flux("")).unwrap(), flux_content);
+        assert_eq!(layer(&pushed, &flux(flux_content)).unwrap(), flux_content);
+        assert_eq!(
+            layer(&pushed, &flux(CHART_LAYER)).unwrap_err().to_string(),
+            format!("u: not a valid chart repository index: failed to find layer with media type '{CHART_LAYER}' in artifact")
+        );
+        assert!(layer(&manifest(&[]), &flux("")).is_err());
+    }
+
+    #[test]
+    fn the_first_reference_by_each_tools_rules() {
+        let d = super::super::Digest::of(b"m");
+        let first = |pick: Pick| first_reference(&pick, "web").map_err(|e| e.to_string());
+        let tag = |t: &str| Ok(Some(ManifestRef::Tag(t.into())));
+        assert_eq!(first(Pick::Helm("1.0.0".into())), tag("1.0.0"));
+        assert_eq!(first(Pick::Helm("~1.0".into())), Ok(None));
+        assert!(first(Pick::Helm("nonsense".into())).is_err());
+        // Argo CD tries any revision as a tag (or a digest) first.
+        assert_eq!(first(Pick::Argo("latest".into())), tag("latest"));
+        assert_eq!(first(Pick::Argo("v1.0.0".into())), tag("v1.0.0"));
+        assert_eq!(first(Pick::Argo("1.x".into())), tag("1.x"));
+        assert_eq!(
+            first(Pick::Argo(d.to_string())),
+            Ok(Some(ManifestRef::Digest(d)))
+        );
+        assert!(first(Pick::Argo("sha256:abc".into())).is_err());
+        assert!(tags_when_missing(&Pick::Argo("1.x".into())));
+        assert!(!tags_when_missing(&Pick::Argo("latest".into())));
+        assert!(
+            !tags_when_missing(&Pick::Argo("1.0".into())),
+            "a version is only a tag"
+        );
+        // Flux: digest, then semver, then tag, then latest.
+        let flux = |digest: &str, semver: &str, tag: &str| {
+            first(Pick::Flux(FluxRef {
+                digest: digest.into(),
+                semver: semver.into(),
+                tag: tag.into(),
+                ..FluxRef::default()
+            }))
+        };
+        assert_eq!(
+            flux(&d.to_string(), "1.x", "v1"),
+            Ok(Some(ManifestRef::Digest(d)))
+        );
+        assert_eq!(flux("", "1.x", "v1"), Ok(None));
+        assert_eq!(flux("", "", "v1"), tag("v1"));
+        assert_eq!(flux("", "", ""), tag("latest"));
+        assert!(flux("sha512:00", "", "").is_err());
+    }
+
+    #[test]
+    fn tags_picked_by_argo_cd_and_flux() {
+        let tags: Vec<String> = [
+            "latest",
+            "v1.2.0",
+            "1.3.0",
+            "1.4.0_build.1",
+            "1.5",
+            "2.0.0-rc.1",
+            "sha-1234",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let argo = |c: &str| pick_among(&Pick::Argo(c.into()), &tags, "web", "oci://r/web");
+        // NewVersion reads `v1.2.0`, `1.5` and `1.4.0+build.1`.
+        assert_eq!(argo("~1.2").unwrap(), "v1.2.0");
+        assert_eq!(argo("1.x").unwrap(), "1.5");
+        assert_eq!(argo("<1.5.0").unwrap(), "1.4.0_build.1");
+        assert_eq!(
+            argo(">=3").unwrap_err().to_string(),
+            "oci://r/web: no version for constraints: version matching constraint not found in 7 tags"
+        );
+        let flux = |semver: &str, filter: &str, media_type: &str| {
+            pick_among(
+                &Pick::Flux(FluxRef {
+                    semver: semver.into(),
+                    semver_filter: filter.into(),
+                    media_type: media_type.into(),
+                    ..FluxRef::default()
+                }),
+                &tags,
+                "web",
+                "oci://r/web",
+            )
+        };
+        // Strict versions with an optional `v`: not `1.5`; `_` is `+` only for a chart.
+        assert_eq!(flux("1.x", "", "").unwrap(), "1.3.0");
+        assert_eq!(flux("1.x", "", CHART_LAYER).unwrap(), "1.4.0_build.1");
+        assert_eq!(flux(">=1.0.0-0", "", "").unwrap(), "2.0.0-rc.1");
+        assert_eq!(flux(">=1.0.0", "^v", "").unwrap(), "v1.2.0");
+        assert_eq!(
+            flux(">=3", "", "").unwrap_err().to_string(),
+            "oci://r/web: no match found for semver: >=3"
         );
         assert_eq!(
-            content_layer(m.as_bytes(), "u", Content::Chart).unwrap().0,
-            d
+            flux("nonsense", "", "").unwrap_err().to_string(),
+            "oci://r/web: semver 'nonsense' parse error: improper constraint: nonsense"
         );
         assert_eq!(
-            content_layer(m.as_bytes(), "u", Content::Manifests)
-                .unwrap()
-                .0,
-            d
+            flux("1.x", "(", "").unwrap_err().to_string(),
+            "oci://r/web: error parsing regexp: missing closing ): `(`"
         );
-        assert!(content_layer(br#"{"layers":[]}"#, "u", Content::Chart).is_err());
-        assert!(content_layer(b"not json", "u", Content::Chart).is_err());
-        let tar = m.replace(CHART_LAYER, "application/vnd.oci.image.layer.v1.tar");
-        assert!(content_layer(tar.as_bytes(), "u", Content::Chart).is_err());
-        assert!(content_layer(tar.as_bytes(), "u", Content::Manifests).is_ok());
     }
 
     #[test]

@@ -363,13 +363,18 @@ impl Store {
     }
 
     /// A chart from an OCI registry: the tag the version names (or the highest the
-    /// constraint admits among the listed tags), its manifest (the tag moves: fetched again
-    /// on every fetch step), then the chart layer (immutable: by digest).
+    /// constraint admits among the listed tags; a Flux OCIRepository's ref by Flux's rules),
+    /// its manifest (a tag moves: fetched again on every fetch step), then the chart layer
+    /// (immutable: by digest).
     fn oci_chart(&self, request: &ChartRequest) -> Result<FetchedChart, Unavailable> {
         let repo =
             oci::Repository::of_chart(&self.settings().rewrite(&request.repo), &request.name)
                 .map_err(Unavailable::Failed)?;
-        let pulled = self.oci_pull(&repo, &request.name, &request.version, oci::Content::Chart)?;
+        let pick = match &request.flux_ref {
+            Some(r) => oci::Pick::Flux(r.clone()),
+            None => oci::Pick::Helm(request.version.clone()),
+        };
+        let pulled = self.oci_pull(&repo, &request.name, &pick)?;
         Ok(FetchedChart {
             version: pulled.tag.replace('_', "+"),
             digest: pulled.digest,
@@ -379,75 +384,51 @@ impl Store {
         })
     }
 
-    /// The content of an OCI artifact Argo CD 3 deploys (`repoURL: oci://…` without
-    /// `chart:`): its one content layer.
-    pub fn oci_artifact(&self, url: &str, version: &str) -> Result<OciArtifact, Unavailable> {
+    /// The content of an OCI artifact that Argo CD 3 deploys (`repoURL: oci://…` without
+    /// `chart:`) or a Flux OCIRepository holds: the layer `pick`'s tool takes.
+    pub fn oci_artifact(&self, url: &str, pick: &oci::Pick) -> Result<OciArtifact, Unavailable> {
         let repo = oci::Repository::of_reference(&self.settings().rewrite(url))
             .map_err(Unavailable::Failed)?;
-        let pulled = self.oci_pull(&repo, &repo.path, version, oci::Content::Manifests)?;
+        let pulled = self.oci_pull(&repo, &repo.path, pick)?;
         Ok(OciArtifact(pulled))
     }
 
-    /// The tag, manifest and content layer of `version` in `repo`.
+    /// The manifest `pick` names in `repo`, and the layer its tool takes from it.
     fn oci_pull(
         &self,
         repo: &oci::Repository,
         name: &str,
-        version: &str,
-        content: oci::Content,
+        pick: &oci::Pick,
     ) -> Result<oci::Pulled, Unavailable> {
         let failed = Unavailable::Failed;
         let reference = repo.reference();
-        let constraint_error = |error| {
-            failed(FetchError::BadConstraint {
-                name: name.to_string(),
-                constraint: version.to_string(),
-                error,
-            })
-        };
-        let tag = match oci::pick_tag(version, None).map_err(constraint_error)? {
-            Some(t) => t,
-            None => {
-                let key = format!("{reference} tags");
-                let (digest, fetched_at) = self.resolve(&key, None, Kind::Moving, |client| {
-                    let tags = oci::tags(client, repo)?;
-                    Ok(serde_json::to_vec(&tags).expect("strings serialise"))
-                })?;
-                let bytes = self
-                    .cache
-                    .blob(&digest)
-                    .map_err(|e| failed(e.into()))?
-                    .ok_or_else(|| Unavailable::NotCached(key.clone()))?;
-                let tags: Vec<String> = serde_json::from_slice(&bytes).unwrap_or_default();
-                match oci::pick_tag(version, Some(&tags)).map_err(constraint_error)? {
-                    Some(t) => t,
-                    None => {
-                        let error = FetchError::NoVersion {
-                            name: name.to_string(),
-                            constraint: version.to_string(),
-                            repo: reference.clone(),
-                        };
-                        return Err(match (self.is_online(), fetched_at) {
-                            (false, Some(at)) => Unavailable::NotCached(format!(
-                                "{reference} {version} ({error}; the tags were listed at {at})"
-                            )),
-                            _ => failed(error),
-                        });
-                    }
+        let first = match oci::first_reference(pick, name).map_err(failed)? {
+            Some(at) => match self.oci_manifest(repo, &at) {
+                // Argo CD takes a constraint for a tag first, and lists the tags when no
+                // tag has that name.
+                Err(Unavailable::NotCached(_))
+                | Err(Unavailable::Failed(FetchError::Status { status: 404, .. }))
+                    if oci::tags_when_missing(pick) =>
+                {
+                    None
                 }
+                found => Some((at, found?)),
+            },
+            None => None,
+        };
+        let (at, manifest) = match first {
+            Some(found) => found,
+            None => {
+                let at = oci::ManifestRef::Tag(self.oci_tag(repo, name, pick)?);
+                let manifest = self.oci_manifest(repo, &at)?;
+                (at, manifest)
             }
         };
-        let tagged = format!("{reference}:{tag}");
-        let (manifest_digest, _) = self.resolve(&tagged, None, Kind::Moving, |client| {
-            oci::manifest(client, repo, &tag).map(|(bytes, _)| bytes)
-        })?;
-        let manifest = self
-            .cache
-            .blob(&manifest_digest)
-            .map_err(|e| failed(e.into()))?
-            .ok_or_else(|| Unavailable::NotCached(tagged.clone()))?;
-        let (layer, media_type) =
-            oci::content_layer(&manifest, &tagged, content).map_err(failed)?;
+        let shown = match &at {
+            oci::ManifestRef::Tag(t) => format!("{reference}:{t}"),
+            oci::ManifestRef::Digest(d) => format!("{reference}@{d}"),
+        };
+        let (layer, media_type) = oci::content_layer(&manifest, &shown, pick).map_err(failed)?;
         let layer_key = format!("{reference}@{layer}");
         let (digest, _) = self.resolve(&layer_key, None, Kind::Chart, |client| {
             oci::blob(client, repo, &layer)
@@ -458,11 +439,64 @@ impl Store {
             .map_err(|e| failed(e.into()))?
             .ok_or_else(|| Unavailable::NotCached(layer_key.clone()))?;
         Ok(oci::Pulled {
-            tag,
-            reference: tagged,
+            tag: at.text(),
+            reference: shown,
             digest,
             media_type,
             bytes,
+        })
+    }
+
+    /// The manifest `at` names: a tag's fetched again on every fetch step (it moves), a
+    /// digest's once.
+    fn oci_manifest(
+        &self,
+        repo: &oci::Repository,
+        at: &oci::ManifestRef,
+    ) -> Result<Vec<u8>, Unavailable> {
+        let (key, kind) = match at {
+            oci::ManifestRef::Tag(t) => (format!("{}:{t}", repo.reference()), Kind::Moving),
+            oci::ManifestRef::Digest(d) => (format!("{}@{d}", repo.reference()), Kind::Chart),
+        };
+        let (digest, _) = self.resolve(&key, None, kind, |client| {
+            oci::manifest(client, repo, at).map(|(bytes, _)| bytes)
+        })?;
+        self.cache
+            .blob(&digest)
+            .map_err(|e| Unavailable::Failed(e.into()))?
+            .ok_or(Unavailable::NotCached(key))
+    }
+
+    /// The tag `pick` names among the repository's tags (listed on every fetch step).
+    fn oci_tag(
+        &self,
+        repo: &oci::Repository,
+        name: &str,
+        pick: &oci::Pick,
+    ) -> Result<String, Unavailable> {
+        let reference = repo.reference();
+        let key = format!("{reference} tags");
+        let (digest, fetched_at) = self.resolve(&key, None, Kind::Moving, |client| {
+            let tags = oci::tags(client, repo)?;
+            Ok(serde_json::to_vec(&tags).expect("strings serialise"))
+        })?;
+        let bytes = self
+            .cache
+            .blob(&digest)
+            .map_err(|e| Unavailable::Failed(e.into()))?
+            .ok_or_else(|| Unavailable::NotCached(key.clone()))?;
+        let tags: Vec<String> = serde_json::from_slice(&bytes).unwrap_or_default();
+        oci::pick_among(pick, &tags, name, &reference).map_err(|error| {
+            match (self.is_online(), fetched_at, &error) {
+                // Tags pushed since the list was fetched may be the answer.
+                (false, Some(at), FetchError::NoVersion { .. } | FetchError::Tags { .. }) => {
+                    Unavailable::NotCached(format!(
+                        "{reference} {} ({error}; the tags were listed at {at})",
+                        pick.shown()
+                    ))
+                }
+                _ => Unavailable::Failed(error),
+            }
         })
     }
 

@@ -237,13 +237,10 @@ impl<'a> Release<'a> {
             Err(Missing::Incomplete(reason, why)) => {
                 return EngineOutput::new(
                     Vec::new(),
-                    vec![self.finding(
-                        Finding::notice(
-                            rules::FLUX_NOT_RENDERED,
-                            format!("HelmRelease {}: {why}", self.id),
-                        )
-                        .incomplete(reason),
-                    )],
+                    vec![self.finding(sources::not_rendered(
+                        reason,
+                        format!("HelmRelease {}: {why}", self.id),
+                    ))],
                     true,
                 )
             }
@@ -265,24 +262,16 @@ impl<'a> Release<'a> {
                 let fetched = match self.files.helm_chart(&request) {
                     Ok(f) => f,
                     Err(e) => {
-                        return EngineOutput::new(
-                            Vec::new(),
-                            vec![self.finding(
-                            Finding::notice(
-                                rules::FLUX_NOT_RENDERED,
-                                format!(
-                                    "HelmRelease {}: chart {}: {e}",
-                                    self.id,
-                                    request.describe()
-                                ),
-                            )
-                            .with_help(
+                        let mut finding = sources::not_rendered(
+                            e.incomplete(),
+                            format!("HelmRelease {}: chart {}: {e}", self.id, request.describe()),
+                        );
+                        if matches!(e, crate::fetch::Unavailable::NotCached(_)) {
+                            finding = finding.with_help(
                                 "`kdelta fetch` (or --fetch) fetches the charts HelmReleases name",
-                            )
-                            .incomplete(e.incomplete()),
-                        )],
-                            true,
-                        )
+                            );
+                        }
+                        return EngineOutput::new(Vec::new(), vec![self.finding(finding)], true);
                     }
                 };
                 let mut archive = match crate::helm::chart::Chart::archive_files(&fetched.bytes) {
@@ -508,6 +497,7 @@ impl<'a> Release<'a> {
                         "" | "*" => String::new(),
                         v => v.to_string(),
                     },
+                    flux_ref: None,
                 })
             }
             _ => {

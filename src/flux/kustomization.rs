@@ -78,13 +78,10 @@ pub fn build(
         }
         Err(Missing::Incomplete(reason, why)) => EngineOutput::new(
             Vec::new(),
-            vec![at.finding(
-                Finding::notice(
-                    rules::FLUX_NOT_RENDERED,
-                    format!("Kustomization {namespace}/{name}: {why}"),
-                )
-                .incomplete(reason),
-            )],
+            vec![at.finding(super::sources::not_rendered(
+                reason,
+                format!("Kustomization {namespace}/{name}: {why}"),
+            ))],
             true,
         ),
         Err(Missing::Invalid(why)) => EngineOutput::failed(vec![at.finding(Finding::error(

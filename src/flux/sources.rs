@@ -5,8 +5,9 @@
 
 use super::graph::Objects;
 use super::Options;
+use crate::fetch::oci::{FluxRef, Pick};
 use crate::fetch::{ChartRequest, Unavailable};
-use crate::finding::Incomplete;
+use crate::finding::{rules, Finding, Incomplete};
 use crate::source::{Files, RemoteSnapshot, RepoPath};
 use crate::yaml::Node;
 
@@ -89,15 +90,24 @@ pub enum Missing {
     Invalid(String),
 }
 
+/// The finding for what a target lacks: a source that could not be fetched is `fetch.failed`
+/// (an error, as in every engine), anything else a `flux.not-rendered` notice; either leaves
+/// the output incomplete.
+pub fn not_rendered(reason: Incomplete, message: String) -> Finding {
+    let finding = if reason == Incomplete::FetchFailed {
+        Finding::error(rules::FETCH_FAILED, message)
+    } else {
+        Finding::notice(rules::FLUX_NOT_RENDERED, message)
+    };
+    finding.incomplete(reason)
+}
+
 /// A source whose `spec.ref` or `spec.url` kdelta cannot follow offline.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SourceRefError {
     /// A GitRepository's `ref.semver`, which needs the remote's tag list.
     #[error("GitRepository {repository}: a semver ref ({semver}) picks among the repository's tags, which kdelta does not list; what it names is not rendered")]
     GitSemver { repository: String, semver: String },
-    /// An OCIRepository's `ref.digest`.
-    #[error("OCIRepository {repository}: a digest ref ({digest}) is not resolved by kdelta's fetch layer; what it names is not rendered")]
-    OciDigest { repository: String, digest: String },
     /// An OCIRepository URL with no chart path.
     #[error("OCIRepository url {url:?} names no chart")]
     NoChart { url: String },
@@ -123,13 +133,14 @@ pub fn artifact(
                 return Err(not_applied(source));
             };
             let url = repo.str_at(&["spec", "url"]).unwrap_or_default();
-            let version = oci_version(repo)?;
+            let reference = oci_ref(repo);
+            let shown_ref = reference.shown();
             files
-                .oci_snapshot(url, &version)
+                .oci_snapshot(url, &Pick::Flux(reference))
                 .map(|(snapshot, digest)| Artifact::Remote {
                     snapshot,
                     shown: format!(
-                        "{} {version} ({})",
+                        "{} {shown_ref} ({})",
                         crate::fetch::url::redact_text(url),
                         &digest[..digest.len().min(19)]
                     ),
@@ -205,22 +216,20 @@ fn git_revision(repo: &Node) -> Result<String, SourceRefError> {
         .unwrap_or_else(|| "master".into()))
 }
 
-/// The version an OCIRepository's `spec.ref` names, in the controller's order: `digest`,
-/// `semver`, `tag`, then `latest`.
-pub fn oci_version(repo: &Node) -> Result<String, SourceRefError> {
-    let r = |k: &str| spec_ref(repo, k);
-    if let Some(d) = r("digest") {
-        return Err(SourceRefError::OciDigest {
-            repository: repo
-                .str_at(&["metadata", "name"])
-                .unwrap_or_default()
-                .to_string(),
-            digest: d,
-        });
+/// An OCIRepository's `spec.ref` and layer selector, which the fetch layer resolves by
+/// source-controller's rules: `digest`, then `semver` (with `semverFilter`), `tag`, `latest`.
+pub fn oci_ref(repo: &Node) -> FluxRef {
+    let r = |k: &str| spec_ref(repo, k).unwrap_or_default();
+    FluxRef {
+        digest: r("digest"),
+        semver: r("semver"),
+        semver_filter: r("semverFilter"),
+        tag: r("tag"),
+        media_type: repo
+            .str_at(&["spec", "layerSelector", "mediaType"])
+            .unwrap_or_default()
+            .to_string(),
     }
-    Ok(r("semver")
-        .or_else(|| r("tag"))
-        .unwrap_or_else(|| "latest".into()))
 }
 
 /// A source's `spec.ref.KEY`, when set.
@@ -241,10 +250,12 @@ pub fn oci_chart_request(repo: &Node) -> Result<ChartRequest, SourceRefError> {
         .ok_or_else(|| SourceRefError::NoChart {
             url: url.to_string(),
         })?;
+    let reference = oci_ref(repo);
     Ok(ChartRequest {
         repo: parent.to_string(),
         name: name.to_string(),
-        version: oci_version(repo)?,
+        version: reference.shown(),
+        flux_ref: Some(reference),
     })
 }
 

@@ -698,21 +698,22 @@ impl<'a> Files<'a> {
         Ok((snapshot, fetched.commit))
     }
 
-    /// The content of the OCI artifact `url` at `version` (Argo CD 3's OCI sources), from
-    /// the fetch store, as a snapshot (built once per run), with its digest; recorded as a
-    /// remote source.
+    /// The content of the OCI artifact `url` that `pick` names (Argo CD 3's OCI sources,
+    /// Flux's OCIRepositories), from the fetch store, as a snapshot (built once per run),
+    /// with its digest; recorded as a remote source.
     pub fn oci_snapshot(
         &self,
         url: &str,
-        version: &str,
+        pick: &crate::fetch::oci::Pick,
     ) -> Result<(RemoteSnapshot, String), Unavailable> {
         let Some(store) = &self.cache.store else {
             return Err(Unavailable::NotCached(format!(
-                "{} {version}",
-                crate::fetch::url::redact_text(url)
+                "{} {}",
+                crate::fetch::url::redact_text(url),
+                pick.shown()
             )));
         };
-        let artifact = store.oci_artifact(url, version)?;
+        let artifact = store.oci_artifact(url, pick)?;
         let digest = artifact.digest().to_string();
         let key = (std::path::PathBuf::from("oci"), digest.clone());
         let snapshot = self.remote_snapshot(key, || {

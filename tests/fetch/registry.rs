@@ -77,13 +77,14 @@ impl Registry {
     }
 
     /// Pushes an artifact of one layer: `(media type, bytes)` of its config and its layer.
+    /// Returns the manifest's digest.
     pub fn push_artifact(
         &self,
         name: &str,
         tag: &str,
         config: (&str, &[u8]),
         layer: (&str, &[u8]),
-    ) {
+    ) -> String {
         let (config_type, config_bytes) = config;
         let (layer_type, layer_bytes) = layer;
         let config = self.upload(name, config_bytes);
@@ -99,6 +100,7 @@ impl Registry {
             .send(manifest.as_bytes())
             .expect("push the manifest");
         assert_eq!(r.status().as_u16(), 201, "PUT {url}");
+        digest_of(manifest.as_bytes())
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -108,12 +110,7 @@ impl Registry {
 
     /// Uploads a blob (POST, then a monolithic PUT); returns its digest.
     fn upload(&self, name: &str, bytes: &[u8]) -> String {
-        use sha2::Digest as _;
-        let digest: String = sha2::Sha256::digest(bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        let digest = format!("sha256:{digest}");
+        let digest = digest_of(bytes);
         let start = ureq::post(&format!("{}/v2/{name}/blobs/uploads/", self.url()))
             .send_empty()
             .expect("start an upload");
@@ -154,4 +151,14 @@ fn free_port() -> u16 {
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("a free port")
+}
+
+/// `sha256:HEX` of `bytes`.
+fn digest_of(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    let hex: String = sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
 }

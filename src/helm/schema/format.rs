@@ -2,8 +2,8 @@
 //! for dates and times, `net.ParseIP`, `net/mail.ParseAddress`, `net/url.Parse`, and its
 //! regular expressions. A format it does not know always passes.
 
-use crate::go::url::Url;
 use crate::go::regexp::{compile as go_regex, GoRegex};
+use crate::go::url::Url;
 use std::sync::OnceLock;
 
 /// Whether gojsonschema has a checker for `format`.

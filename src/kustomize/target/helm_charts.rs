@@ -106,6 +106,7 @@ impl Builder {
                 repo: chart.repo.clone(),
                 name: chart.name.clone(),
                 version: chart.version.clone(),
+                flux_ref: None,
             };
             match files.helm_chart(&request) {
                 Ok(c) => {

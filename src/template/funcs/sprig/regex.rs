@@ -1,7 +1,7 @@
 //! sprig's `regex.go`, on Go's `regexp` as [`crate::go::regexp`] translates it.
 
-use crate::go::regexp as goregex;
 use super::{int, s, I, S};
+use crate::go::regexp as goregex;
 use crate::template::value::{ListType, Value};
 use crate::template::{FuncDef, FuncError};
 
