@@ -247,7 +247,8 @@ impl Time {
             "Z07" | "-07" => numeric_zone(zone.offset, false, false, false),
             "Z07:00:00" | "-07:00:00" => numeric_zone(zone.offset, true, true, true),
             frac if frac.starts_with(['.', ',']) => {
-                let digits = raw.len() - 1;
+                // Go keeps the count in 12 bits and prints at most nine digits.
+                let digits = ((raw.len() - 1) & 0xfff).min(9);
                 let all = format!("{:09}", self.nanos);
                 if raw.as_bytes()[1] == b'9' {
                     let trimmed = all[..digits].trim_end_matches('0');
@@ -478,8 +479,10 @@ impl Time {
                 // (Go's `atoi` takes a sign there: `+12` reads as `012`, a negative number is
                 // out of range.)
                 ".0" => {
-                    let fixed = v.get(..len).filter(|f| f.starts_with(['.', ',']));
-                    let digits = fixed.and_then(|f| f.get(1..len.min(10))).map(|text| {
+                    // Go keeps the count in 12 bits, reads nine digits and skips the rest.
+                    let want = 1 + ((len - 1) & 0xfff);
+                    let fixed = v.get(..want).filter(|f| f.starts_with(['.', ',']));
+                    let digits = fixed.and_then(|f| f.get(1..want.min(10))).map(|text| {
                         let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
                         let negative = text.starts_with('-') && unsigned.bytes().any(|b| b != b'0');
                         (unsigned, negative)
@@ -494,9 +497,9 @@ impl Time {
                         Some((d, false))
                             if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) =>
                         {
-                            let scale = 10u32.pow(10 - len.min(10) as u32);
+                            let scale = 10u32.pow(10 - want.min(10) as u32);
                             nanos = d.parse::<u32>().unwrap_or(0) * scale;
-                            v = &v[len..];
+                            v = &v[want..];
                             Some(())
                         }
                         _ => None,
