@@ -991,6 +991,88 @@ fn a_flux_kustomization_of_another_git_repository_renders_at_its_ref() {
 }
 
 #[test]
+fn semver_references_pick_among_a_git_repository_s_tags_as_argo_cd_and_flux_do() {
+    let env = TestEnv::new();
+    let (server, _) = other_repository(&env);
+    let url = server.url("other.git");
+    // v1 has one replica, v2 three.
+    let bare = env.root().join("served/other.git");
+    for (tag, commit) in [
+        ("v1.0.0", "v1"),
+        ("v1.1.0", "v2"),
+        ("1.2", "v1"),
+        ("v2.0.0-rc.1", "v1"),
+    ] {
+        env.git_in(&bare, &["tag", tag, commit]);
+    }
+    let write = |url: &str, argo: &[(&str, &str)], flux: &str| {
+        let apps: Vec<String> = argo.iter().map(|(name, rev)| {
+            format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {url}\n    path: apps/web\n    targetRevision: {rev}\n")
+        }).collect();
+        env.write("argo/apps.yaml", apps.join("---\n"));
+        env.write(
+            "clusters/prod/flux-system/gotk-sync.yaml",
+            "# made by the Flux operator\n",
+        );
+        env.write(
+            "clusters/prod/web.yaml",
+            format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  url: {url}\n  ref: {{{flux}}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./apps/web\n  sourceRef: {{kind: GitRepository, name: other}}\n"),
+        );
+    };
+    write(&url, &[("tilde", "v1"), ("loose", "v1")], "tag: v1");
+    env.commit("v1");
+    // Argo CD reads every tag Masterminds does: `~1.1` is v1.1.0, `1.x` is `1.2` (v1's
+    // commit). Flux reads strict versions only (a `v` allowed): `1.x` is v1.1.0.
+    write(
+        &url,
+        &[("tilde", "'~1.1'"), ("loose", "1.x")],
+        "semver: 1.x",
+    );
+    env.commit("constraints");
+    let fetched = diff_fetched(&env);
+    let report = fetched.json();
+    for (target, change) in [
+        ("app:argo/apps.yaml#tilde", vec!["1 → 3"]),
+        ("app:argo/apps.yaml#loose", vec![]),
+        ("flux-ks:flux-system/web@clusters/prod", vec!["1 → 3"]),
+    ] {
+        assert_eq!(
+            replica_changes(&report, target),
+            change,
+            "{target}: {report:#}"
+        );
+    }
+    assert!(
+        !fetched.stdout.contains("fetch.failed") && !fetched.stdout.contains("not-rendered"),
+        "{}",
+        fetched.stdout
+    );
+    drop(server);
+    assert_offline_replay(&env, &fetched);
+    // No tag matches: Argo CD takes the constraint for a branch name, Flux fails.
+    let server = git_http::GitServer::start(&env.root().join("served"));
+    write(
+        &server.url("other.git"),
+        &[("tilde", "'~9.0'"), ("loose", "1.x")],
+        "semver: '>=9'",
+    );
+    env.commit("nothing matches");
+    let run = env.kdelta(&["check", "--fetch"]).code(1);
+    for reason in [
+        "at ~9.0, which is not this repository",
+        "no match found for semver: >=9",
+    ] {
+        assert!(
+            run.stdout
+                .lines()
+                .any(|l| l.starts_with("error[fetch.failed]") && l.contains(reason)),
+            "{reason}\n{}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
 fn a_missing_git_reference_or_server_is_a_finding() {
     let env = TestEnv::new();
     let (server, _) = other_repository(&env);
@@ -1303,6 +1385,19 @@ fn an_application_pinned_to_a_tag_of_this_repository_renders_that_tag() {
     assert_eq!(
         replica_changes(&report, "app:argo/web.yaml#web"),
         ["1 → 3"],
+        "{report:#}"
+    );
+    // A constraint pins the highest tag of this repository it admits (`~1.0` is below
+    // 1.1.0).
+    env.write("argo/web.yaml", app("'~1.0'"));
+    env.commit("a constraint");
+    let report = env
+        .kdelta(&["diff", "HEAD~1", "HEAD", "--format", "json"])
+        .success()
+        .json();
+    assert_eq!(
+        replica_changes(&report, "app:argo/web.yaml#web"),
+        ["3 → 1"],
         "{report:#}"
     );
     // A tag the repository does not have: the revision under test, with a notice.

@@ -183,6 +183,16 @@ impl Source<'_> {
         if self.foreign.is_none() && pins_a_revision(revision) {
             return self.pinned_revision(repo, revision);
         }
+        // A constraint pins the highest tag it admits; with none, it is a branch's name,
+        // which follows the revision under test.
+        if self.foreign.is_none() && crate::fetch::tags::is_constraint(revision) {
+            let tag = self.files.git_tags(repo).ok().and_then(|listed| {
+                crate::fetch::tags::argo_max_version(revision, &listed.tags, false).ok()
+            });
+            if let Some(tag) = tag {
+                return self.pinned_revision(repo, &tag);
+            }
+        }
         self.deploy_path()
     }
 
@@ -253,7 +263,7 @@ impl Source<'_> {
     fn other_repository(&self, repo: &str, revision: &str) -> Output {
         let path = self.source["path"].as_str().unwrap_or(".");
         let shown = crate::fetch::url::redact_text(repo);
-        match self.files.git_snapshot(repo, revision) {
+        match git_snapshot(self.files, repo, revision) {
             Ok((snapshot, commit)) => {
                 self.deploy_from(snapshot.as_ref(), &commit, &shown, revision)
             }
@@ -314,7 +324,7 @@ impl Source<'_> {
     /// rendered, and a notice says the output may not be what is deployed.
     fn pinned_revision(&self, repo: &str, revision: &str) -> Output {
         let shown = crate::fetch::url::redact_text(repo);
-        let (reason, why) = match self.files.git_snapshot(repo, revision) {
+        let (reason, why) = match git_snapshot(self.files, repo, revision) {
             Ok((snapshot, commit)) => {
                 let mut out = self.deploy_from(snapshot.as_ref(), &commit, &shown, revision);
                 if out.findings.iter().any(|f| f.is_incomplete()) {
@@ -1084,6 +1094,24 @@ enum Resolved {
 
 /// True when a `targetRevision` pins a revision rather than following a branch: a full
 /// commit id, or a version tag (`v1.2.0`, `1.2`).
+/// Commit `revision` of the git repository at `url` as Argo CD's repo-server resolves it
+/// (`util/git/client.go`, `LsRemote`): a semver constraint (`~1.2`, `1.x`, `>=1.0.0`) names
+/// the highest tag it admits, or, when none does, the branch or tag of that name; anything
+/// else is a branch, a tag or a commit.
+pub(crate) fn git_snapshot(
+    files: &Files,
+    url: &str,
+    revision: &str,
+) -> Result<(crate::source::RemoteSnapshot, String), Unavailable> {
+    if crate::fetch::tags::is_constraint(revision) {
+        let listed = files.git_tags(url)?;
+        if let Ok(tag) = crate::fetch::tags::argo_max_version(revision, &listed.tags, false) {
+            return files.git_snapshot(url, &tag);
+        }
+    }
+    files.git_snapshot(url, revision)
+}
+
 fn pins_a_revision(revision: &str) -> bool {
     let tag = revision.strip_prefix('v').unwrap_or(revision);
     crate::fetch::git::is_commit_id(revision)
@@ -1161,7 +1189,7 @@ impl Source<'_> {
                 repo, rev, path, ..
             } => {
                 let shown = crate::fetch::url::redact_text(repo);
-                let (snapshot, _) = match self.files.git_snapshot(repo, rev) {
+                let (snapshot, _) = match git_snapshot(self.files, repo, rev) {
                     Ok(found) => found,
                     Err(Unavailable::NotCached(_)) => return Ok(Read::NotCached),
                     Err(Unavailable::Failed(e)) => return Err(ValueFileError::Fetch(e)),

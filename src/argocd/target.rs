@@ -498,8 +498,7 @@ fn mentions_applications(app: &serde_json::Value, files: &Files, opts: &Options)
         if !this_repo {
             // Another repository: its commit, when the fetch store has it.
             let rev = s["targetRevision"].as_str().unwrap_or("HEAD");
-            return files
-                .git_snapshot(url, rev)
+            return super::deploy::git_snapshot(files, url, rev)
                 .is_ok_and(|(snapshot, _)| mentions_in(&files.sibling(snapshot.as_ref()), dir));
         }
         mentions_in(files, dir)

@@ -146,6 +146,40 @@ pub fn fetch(repo: &Path, url: &str, rev: &str, timeout: Duration) -> Result<Str
     Ok(commit)
 }
 
+/// The tag names of the remote at `url` (`git ls-remote --tags`), listed from the cache's
+/// bare repository `repo` (made when missing).
+pub fn remote_tags(repo: &Path, url: &str, timeout: Duration) -> Result<Vec<String>, FetchError> {
+    if !repo.join("HEAD").is_file() {
+        std::fs::create_dir_all(repo).map_err(|e| FetchError::Cache(e.to_string()))?;
+        git(repo, &["init", "--bare", "-q"], timeout, url)?;
+    }
+    let out = git(repo, &["ls-remote", "--tags", "--refs", url], timeout, url)?;
+    Ok(tag_names(&out, |line| {
+        line.split_once('\t').map(|(_, r)| r)
+    }))
+}
+
+/// The tag names of the local repository at `dir`.
+pub fn local_tags(dir: &Path, timeout: Duration) -> Vec<String> {
+    git(
+        dir,
+        &["for-each-ref", "--format=%(refname)", "refs/tags"],
+        timeout,
+        "",
+    )
+    .map(|out| tag_names(&out, Some))
+    .unwrap_or_default()
+}
+
+/// The names after `refs/tags/` of the references `line_ref` finds in each line.
+fn tag_names<'a>(out: &'a str, line_ref: impl Fn(&'a str) -> Option<&'a str>) -> Vec<String> {
+    out.lines()
+        .filter_map(line_ref)
+        .filter_map(|r| r.trim().strip_prefix("refs/tags/"))
+        .map(String::from)
+        .collect()
+}
+
 /// In CI, `GITHUB_TOKEN` as the credentials for a `https://github.com/` remote (as
 /// actions/checkout passes it: an extra header, given through the environment so that it is
 /// in no command line), unless the URL carries its own.

@@ -18,6 +18,7 @@ pub mod helm_repo;
 pub mod http;
 pub mod oci;
 mod store;
+pub mod tags;
 pub mod url;
 
 pub use cache::{Cache, CacheError, Digest};
@@ -81,6 +82,13 @@ pub struct FetchedChart {
     /// Things worth a warning, with their rule: the index's published digest differs from
     /// the archive's; the index could not be fetched again and the cached copy was used.
     pub warnings: Vec<(Rule, String)>,
+}
+
+/// A git repository's tags, and when they were listed when they come from the cache.
+#[derive(Clone, Debug)]
+pub struct ListedTags {
+    pub tags: Vec<String>,
+    pub listed_at: Option<String>,
 }
 
 /// An OCI artifact's content layer.

@@ -138,7 +138,7 @@ pub fn first_reference(pick: &Pick, name: &str) -> Result<Option<ManifestRef>, F
 /// True when a failure to find [`first_reference`]'s manifest sends the tool to the tag list:
 /// Argo CD's revision that is a semver constraint and no tag's name.
 pub fn tags_when_missing(pick: &Pick) -> bool {
-    matches!(pick, Pick::Argo(r) if Version::parse(r).is_err() && Constraint::parse(r).is_ok())
+    matches!(pick, Pick::Argo(r) if super::tags::is_constraint(r))
 }
 
 /// The tag `pick` names among `tags` (of the repository `reference`, holding chart `name`
@@ -163,89 +163,24 @@ pub fn pick_among(
                 error,
             }),
         },
+        // A registry's tags write a version's `+` as `_`.
         Pick::Argo(revision) => {
-            argo_max_version(revision, tags).map_err(|message| FetchError::Tags {
+            super::tags::argo_max_version(revision, tags, true).map_err(|e| FetchError::Tags {
                 repo: reference.to_string(),
-                message,
+                message: format!("no version for constraints: {e}"),
             })
         }
-        Pick::Flux(r) => flux_tag_by_semver(r, tags).map_err(|message| FetchError::Tags {
+        Pick::Flux(r) => super::tags::flux_semver(
+            &r.semver,
+            &r.semver_filter,
+            tags,
+            r.media_type == CHART_LAYER,
+        )
+        .map_err(|message| FetchError::Tags {
             repo: reference.to_string(),
             message,
         }),
     }
-}
-
-/// Argo CD's `versions.MaxVersion` over the tags (each read with `_` as `+`): the highest
-/// that `semver.NewVersion` reads and the constraint admits.
-fn argo_max_version(revision: &str, tags: &[String]) -> Result<String, String> {
-    let constraint = Constraint::parse(revision)
-        .map_err(|e| format!("failed to determine semver constraint: {e}"))?;
-    let mut best: Option<(Version, &String)> = None;
-    for tag in tags {
-        let v = match Version::parse(&tag.replace('_', "+")) {
-            Ok(v) => v,
-            Err(crate::semver::SemverError::InvalidVersion { .. }) => continue,
-            Err(e) => {
-                return Err(format!(
-                    "no version for constraints: invalid semver version in tags: {e}"
-                ))
-            }
-        };
-        if constraint.check(&v)
-            && best
-                .as_ref()
-                .is_none_or(|(b, _)| v.compare(b) == std::cmp::Ordering::Greater)
-        {
-            best = Some((v, tag));
-        }
-    }
-    best.map(|(_, t)| t.clone()).ok_or_else(|| {
-        format!(
-            "no version for constraints: version matching constraint not found in {} tags",
-            tags.len()
-        )
-    })
-}
-
-/// source-controller's `getTagBySemver`: the tags `semverFilter` keeps, read by fluxcd/pkg's
-/// `version.ParseVersion` (strict, a leading `v` allowed; `_` as `+` for a Helm chart's
-/// layer), the highest the constraint admits.
-fn flux_tag_by_semver(r: &FluxRef, tags: &[String]) -> Result<String, String> {
-    let filter = if r.semver_filter.is_empty() {
-        None
-    } else {
-        Some(crate::go::regexp::compile(&r.semver_filter)?)
-    };
-    let constraint = Constraint::parse(&r.semver)
-        .map_err(|e| format!("semver '{}' parse error: {e}", r.semver))?;
-    let helm = r.media_type == CHART_LAYER;
-    let mut best: Option<(Version, &String)> = None;
-    for tag in tags {
-        if filter.as_ref().is_some_and(|f| !f.is_match(tag)) {
-            continue;
-        }
-        let text = if helm {
-            tag.replace('_', "+")
-        } else {
-            tag.clone()
-        };
-        if !strict(text.strip_prefix('v').unwrap_or(&text)) {
-            continue;
-        }
-        let Ok(v) = Version::parse(&text) else {
-            continue;
-        };
-        if constraint.check(&v)
-            && best
-                .as_ref()
-                .is_none_or(|(b, _)| v.compare(b) == std::cmp::Ordering::Greater)
-        {
-            best = Some((v, tag));
-        }
-    }
-    best.map(|(_, t)| t.clone())
-        .ok_or_else(|| format!("no match found for semver: {}", r.semver))
 }
 
 /// The layer `pick`'s tool takes from a manifest: its digest and media type.
@@ -569,7 +504,7 @@ pub fn pick_tag(
         .iter()
         .filter_map(|t| {
             let v = Version::parse(&t.replace('_', "+")).ok()?;
-            (strict(t) && c.check(&v)).then_some((v, t))
+            (super::tags::strict(&t.replace('_', "+")) && c.check(&v)).then_some((v, t))
         })
         .max_by(|a, b| a.0.compare(&b.0))
         .map(|(_, t)| t.clone()))
@@ -578,21 +513,7 @@ pub fn pick_tag(
 /// True when a version text is a range rather than a version (`1.2` parses as a version for
 /// Masterminds, but Helm takes only a full `X.Y.Z` as the tag).
 fn is_range(v: &str) -> bool {
-    !strict(v)
-}
-
-/// `semver.StrictNewVersion`: exactly `X.Y.Z`, optionally `-pre` and `+meta` (`_` for `+`).
-fn strict(t: &str) -> bool {
-    let t = t.replace('_', "+");
-    let core = t.split(['-', '+']).next().unwrap_or("");
-    let parts: Vec<&str> = core.split('.').collect();
-    parts.len() == 3
-        && parts.iter().all(|p| {
-            !p.is_empty()
-                && p.bytes().all(|b| b.is_ascii_digit())
-                && (p.len() == 1 || !p.starts_with('0'))
-        })
-        && Version::parse(&t).is_ok()
+    !super::tags::strict(v)
 }
 
 /// GET with the registry's challenge answered: credentials from the user's configuration for

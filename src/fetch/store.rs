@@ -4,8 +4,8 @@
 use super::helm_repo::{Index, SelectError};
 use super::{git, helm_config, helm_repo, http, oci, url};
 use super::{
-    Cache, ChartRequest, Digest, FetchError, FetchedChart, GitCommit, OciArtifact, Settings, Stats,
-    Unavailable,
+    Cache, ChartRequest, Digest, FetchError, FetchedChart, GitCommit, ListedTags, OciArtifact,
+    Settings, Stats, Unavailable,
 };
 use crate::finding::rules;
 use std::collections::HashMap;
@@ -360,6 +360,76 @@ impl Store {
             })
             .map(found)
             .map_err(Unavailable::Failed)
+    }
+
+    /// The tags of the git repository at `url`: this repository's own when `url` is this
+    /// repository and its object database has tags; else the remote's, listed once per fetch
+    /// step and kept in the cache for offline runs, with when they were listed then.
+    pub fn git_tags(&self, url: &str) -> Result<ListedTags, Unavailable> {
+        let settings = self.settings();
+        let timeout = self
+            .client
+            .as_ref()
+            .map_or_else(|| http::Policy::default().timeout, |c| c.timeout());
+        if let Some(local) = self.local_repository.get() {
+            if settings
+                .this_repository
+                .contains(&url::normalize_repo_url(url))
+            {
+                let tags = git::local_tags(local, timeout);
+                if !tags.is_empty() {
+                    return Ok(ListedTags {
+                        tags,
+                        listed_at: None,
+                    });
+                }
+            }
+        }
+        let url = &settings.rewrite(url);
+        // No git reference has a space in its name: this key is no branch's.
+        let key = format!("git {} (tags)", url::redact_text(url));
+        // What this run listed answers first, after the fetch step too.
+        let (json, listed_at) = if let Some(done) = self.git_refs.done(&key) {
+            (done.map_err(Unavailable::Failed)?, None)
+        } else if self.is_online() {
+            let repo = git::repo_dir(self.cache.root(), url);
+            let json = self
+                .git_refs
+                .once(key.clone(), || {
+                    let lock = self
+                        .git_locks
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .entry(repo.clone())
+                        .or_default()
+                        .clone();
+                    let _one_at_a_time = lock.lock().unwrap_or_else(|p| p.into_inner());
+                    git::check_url(url, &settings)?;
+                    self.progress(&format!("listing the tags of {}", url::redact_text(url)));
+                    let tags = git::remote_tags(&repo, url, timeout)?;
+                    let json = serde_json::to_string(&tags).expect("strings serialise");
+                    let digest = self.cache.put_blob(json.as_bytes())?;
+                    self.cache.set_record(&key, &digest)?;
+                    self.count(|s| s.refreshed += 1);
+                    Ok(json)
+                })
+                .map_err(Unavailable::Failed)?;
+            (json, None)
+        } else {
+            let (digest, at) = self
+                .cached(&key)
+                .ok_or_else(|| Unavailable::NotCached(key.clone()))?;
+            let bytes = self
+                .cache
+                .blob(&digest)
+                .map_err(|e| Unavailable::Failed(e.into()))?
+                .ok_or_else(|| Unavailable::NotCached(key.clone()))?;
+            (String::from_utf8_lossy(&bytes).into_owned(), Some(at))
+        };
+        Ok(ListedTags {
+            tags: serde_json::from_str(&json).unwrap_or_default(),
+            listed_at,
+        })
     }
 
     /// A chart from an OCI registry: the tag the version names (or the highest the

@@ -105,9 +105,6 @@ pub fn not_rendered(reason: Incomplete, message: String) -> Finding {
 /// A source whose `spec.ref` or `spec.url` kdelta cannot follow offline.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SourceRefError {
-    /// A GitRepository's `ref.semver`, which needs the remote's tag list.
-    #[error("GitRepository {repository}: a semver ref ({semver}) picks among the repository's tags, which kdelta does not list; what it names is not rendered")]
-    GitSemver { repository: String, semver: String },
     /// An OCIRepository URL with no chart path.
     #[error("OCIRepository url {url:?} names no chart")]
     NoChart { url: String },
@@ -178,7 +175,31 @@ fn git_artifact(
     if opts.repo_urls.contains(&normalized) || (bootstrap && opts.repo_urls.is_empty()) {
         return Ok(Artifact::Local);
     }
-    let rev = git_revision(repo)?;
+    let rev = match git_ref(repo) {
+        GitRef::Revision(rev) => rev,
+        GitRef::Semver(constraint) => {
+            let listed = files.git_tags(url).map_err(|e| unavailable(source, &e))?;
+            crate::fetch::tags::flux_semver(&constraint, "", &listed.tags, false).map_err(
+                |message| {
+                    let shown = crate::fetch::url::redact_text(url);
+                    let error = crate::fetch::FetchError::Tags {
+                        repo: shown.clone(),
+                        message,
+                    };
+                    unavailable(
+                        source,
+                        &match listed.listed_at {
+                            // Tags pushed since the list was made may be the answer.
+                            Some(at) => Unavailable::NotCached(format!(
+                                "{shown} {constraint} ({error}; the tags were listed at {at})"
+                            )),
+                            None => Unavailable::Failed(error),
+                        },
+                    )
+                },
+            )?
+        }
+    };
     files
         .git_snapshot(url, &rev)
         .map(|(snapshot, commit)| Artifact::Remote {
@@ -192,28 +213,29 @@ fn git_artifact(
         .map_err(|e| unavailable(source, &e))
 }
 
-/// The revision a GitRepository's `spec.ref` names, in the controller's order of precedence:
-/// `commit`, `name`, `semver`, `tag`, `branch`; `master` when it names none.
-fn git_revision(repo: &Node) -> Result<String, SourceRefError> {
+/// What a GitRepository's `spec.ref` names.
+enum GitRef {
+    /// A commit, a reference name, a tag or a branch.
+    Revision(String),
+    /// A semver constraint over the repository's tags.
+    Semver(String),
+}
+
+/// A GitRepository's `spec.ref`, in the controller's order of precedence: `commit`, `name`,
+/// `semver`, `tag`, `branch`; `master` when it names none.
+fn git_ref(repo: &Node) -> GitRef {
     let r = |k: &str| spec_ref(repo, k);
-    if let Some(c) = r("commit") {
-        return Ok(c);
+    if let Some(rev) = r("commit").or_else(|| r("name")) {
+        return GitRef::Revision(rev);
     }
-    if let Some(n) = r("name") {
-        return Ok(n);
+    if let Some(constraint) = r("semver") {
+        return GitRef::Semver(constraint);
     }
-    if let Some(s) = r("semver") {
-        return Err(SourceRefError::GitSemver {
-            repository: repo
-                .str_at(&["metadata", "name"])
-                .unwrap_or_default()
-                .to_string(),
-            semver: s,
-        });
-    }
-    Ok(r("tag")
-        .or_else(|| r("branch"))
-        .unwrap_or_else(|| "master".into()))
+    GitRef::Revision(
+        r("tag")
+            .or_else(|| r("branch"))
+            .unwrap_or_else(|| "master".into()),
+    )
 }
 
 /// An OCIRepository's `spec.ref` and layer selector, which the fetch layer resolves by

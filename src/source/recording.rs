@@ -698,6 +698,19 @@ impl<'a> Files<'a> {
         Ok((snapshot, fetched.commit))
     }
 
+    /// The tags of the git repository at `url`, for a semver constraint to pick among
+    /// (Argo CD's `targetRevision: ~1.2`, Flux's `ref.semver`); the tag's commit is then
+    /// [`Files::git_snapshot`]'s.
+    pub fn git_tags(&self, url: &str) -> Result<crate::fetch::ListedTags, Unavailable> {
+        let Some(store) = &self.cache.store else {
+            return Err(Unavailable::NotCached(format!(
+                "the tags of {}",
+                crate::fetch::url::redact_text(url)
+            )));
+        };
+        store.git_tags(url)
+    }
+
     /// The content of the OCI artifact `url` that `pick` names (Argo CD 3's OCI sources,
     /// Flux's OCIRepositories), from the fetch store, as a snapshot (built once per run),
     /// with its digest; recorded as a remote source.

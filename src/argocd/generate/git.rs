@@ -22,7 +22,7 @@ pub(super) fn git(
     let sibling;
     let files = match ctx.files {
         Some(f) if (ctx.is_this_repo)(repo) => f,
-        Some(f) => match f.git_snapshot(repo, revision) {
+        Some(f) => match crate::argocd::deploy::git_snapshot(f, repo, revision) {
             Ok((snapshot, _)) => {
                 fetched = snapshot;
                 sibling = f.sibling(fetched.as_ref());
