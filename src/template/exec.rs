@@ -779,12 +779,13 @@ impl<'a> State<'a> {
             }
             Arg::Chain(pos, base, fields) => {
                 let v = self.eval_arg(dot, base)?;
+                // Go reports a field error at the node it evaluated last, inside the base
+                // (also on the way to a method given arguments).
+                let (at, at_node) = last_evaluated(base, text);
                 if let (true, Some((init, name))) = (has_args, fields.split_last(text)) {
-                    let reached = self.reach_fields(*pos, v, false, init, &node)?;
+                    let reached = self.reach_fields(at, v, false, init, &|| at_node.clone())?;
                     return self.call_method(dot, *pos, first, reached, Some(name), cmd, last);
                 }
-                // Go reports a field error at the node it evaluated last, inside the base.
-                let (at, at_node) = last_evaluated(base, text);
                 self.eval_fields(at, v, *fields, &|| at_node.clone())
             }
             Arg::Pipe(p) => {
