@@ -25,6 +25,9 @@ pub enum FetchError {
     TooLarge { url: String, limit: u64 },
     #[error("{url}: not a valid chart repository index: {message}")]
     Index { url: String, message: String },
+    /// A registry's answer kdelta cannot use (a manifest, a tag list, a token).
+    #[error("{url}: {message}")]
+    Registry { url: String, message: String },
     #[error("chart \"{name}\" not found in {repo}")]
     NoChart { name: String, repo: String },
     #[error("no chart version found for {name}-{constraint} in {repo}")]

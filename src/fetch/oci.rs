@@ -1,10 +1,12 @@
-//! Helm charts in OCI registries, pulled as Helm 3.17 does (`pkg/registry`,
-//! `getter/ocigetter.go`): `oci://HOST/PATH` plus the chart name is the repository; a version
-//! that parses as semver is the tag (`+` written `_`, which registries refuse); a constraint
-//! lists the tags and takes the highest match. The manifest (OCI or Docker media types) names
-//! one chart layer (`application/vnd.cncf.helm.chart.content.v1.tar+gzip`, or the legacy
-//! `application/tar+gzip`); the manifest and the layer are checked against their digests, and
-//! nothing that does not match is used.
+//! OCI registries: the manifest a reference names and the layer taken from it, by the rules of
+//! the tool that names it ([`Pick`]). Helm 3.17 (`pkg/registry`, `getter/ocigetter.go`):
+//! `oci://HOST/PATH` plus the chart name is the repository; a version that parses as semver is
+//! the tag (`+` written `_`, which registries refuse); a constraint lists the tags and takes the
+//! highest match; the layer is the chart's
+//! (`application/vnd.cncf.helm.chart.content.v1.tar+gzip`, or the legacy `application/tar+gzip`).
+//! Argo CD 3's OCI sources and Flux's OCIRepositories name a repository, a tag, a digest or a
+//! constraint in their own ways, and take their own layer. The manifest and the layer are
+//! checked against their digests, and nothing that does not match is used.
 //!
 //! A registry answers 401 with a challenge: `Basic`, answered with the credentials from the
 //! user's Helm or Docker configuration, or `Bearer realm=… service=… scope=…`, answered by a
@@ -127,12 +129,27 @@ pub fn first_reference(pick: &Pick, name: &str) -> Result<Option<ManifestRef>, F
             },
         },
         Pick::Argo(revision) if revision.contains(':') => digest(revision).map(Some),
-        Pick::Argo(revision) => Ok(Some(ManifestRef::Tag(revision.clone()))),
+        Pick::Argo(revision) if valid_tag(revision) => Ok(Some(ManifestRef::Tag(revision.clone()))),
+        // What cannot be a tag is never asked for (oras checks a reference before any
+        // request): a constraint goes to the tag list.
+        Pick::Argo(revision) if super::tags::is_constraint(revision) => Ok(None),
+        Pick::Argo(revision) => Err(FetchError::Setup {
+            message: format!("{revision:?} is neither a tag, a digest nor a semver constraint"),
+        }),
         Pick::Flux(r) if !r.digest.is_empty() => digest(&r.digest).map(Some),
         Pick::Flux(r) if !r.semver.is_empty() => Ok(None),
         Pick::Flux(r) if !r.tag.is_empty() => Ok(Some(ManifestRef::Tag(r.tag.clone()))),
         Pick::Flux(_) => Ok(Some(ManifestRef::Tag("latest".into()))),
     }
+}
+
+/// The OCI distribution spec's tag: `[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}`.
+fn valid_tag(t: &str) -> bool {
+    let b = t.as_bytes();
+    (1..=128).contains(&b.len())
+        && (b[0].is_ascii_alphanumeric() || b[0] == b'_')
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'))
 }
 
 /// True when a failure to find [`first_reference`]'s manifest sends the tool to the tag list:
@@ -189,7 +206,7 @@ pub fn content_layer(
     url: &str,
     pick: &Pick,
 ) -> Result<(super::Digest, String), FetchError> {
-    let bad = |message: String| FetchError::Index {
+    let bad = |message: String| FetchError::Registry {
         url: url.to_string(),
         message,
     };
@@ -462,7 +479,7 @@ pub fn tags(client: &Client, repo: &Repository) -> Result<Vec<String>, FetchErro
     for _ in 0..MAX_TAG_PAGES {
         let response = get(client, repo, &url, "application/json", MAX_MANIFEST)?;
         let json: serde_json::Value =
-            serde_json::from_slice(&response.body).map_err(|e| FetchError::Index {
+            serde_json::from_slice(&response.body).map_err(|e| FetchError::Registry {
                 url: url.to_string(),
                 message: format!("the tag list is not JSON: {e}"),
             })?;
@@ -575,7 +592,7 @@ fn token(client: &Client, params: &str, credentials: Option<&Auth>) -> Result<St
     }
     let response = client.get_ok(&url, "application/json", credentials, MAX_MANIFEST)?;
     let json: serde_json::Value =
-        serde_json::from_slice(&response.body).map_err(|e| FetchError::Index {
+        serde_json::from_slice(&response.body).map_err(|e| FetchError::Registry {
             url: url.to_string(),
             message: format!("the token answer is not JSON: {e}"),
         })?;
@@ -583,7 +600,7 @@ fn token(client: &Client, params: &str, credentials: Option<&Auth>) -> Result<St
         .as_str()
         .or_else(|| json["access_token"].as_str())
         .map(String::from)
-        .ok_or_else(|| FetchError::Index {
+        .ok_or_else(|| FetchError::Registry {
             url: url.to_string(),
             message: "the token answer holds no token".into(),
         })
@@ -764,7 +781,7 @@ mod tests {
         assert_eq!(layer(&pushed, &flux(flux_content)).unwrap(), flux_content);
         assert_eq!(
             layer(&pushed, &flux(CHART_LAYER)).unwrap_err().to_string(),
-            format!("u: not a valid chart repository index: failed to find layer with media type '{CHART_LAYER}' in artifact")
+            format!("u: failed to find layer with media type '{CHART_LAYER}' in artifact")
         );
         assert!(layer(&manifest(&[]), &flux("")).is_err());
     }
@@ -781,6 +798,12 @@ mod tests {
         assert_eq!(first(Pick::Argo("latest".into())), tag("latest"));
         assert_eq!(first(Pick::Argo("v1.0.0".into())), tag("v1.0.0"));
         assert_eq!(first(Pick::Argo("1.x".into())), tag("1.x"));
+        assert_eq!(
+            first(Pick::Argo(">=1.0.0".into())),
+            Ok(None),
+            "no tag's name"
+        );
+        assert!(first(Pick::Argo("a b".into())).is_err());
         assert_eq!(
             first(Pick::Argo(d.to_string())),
             Ok(Some(ManifestRef::Digest(d)))
