@@ -177,28 +177,7 @@ fn git_artifact(
     }
     let rev = match git_ref(repo) {
         GitRef::Revision(rev) => rev,
-        GitRef::Semver(constraint) => {
-            let listed = files.git_tags(url).map_err(|e| unavailable(source, &e))?;
-            crate::fetch::tags::flux_semver(&constraint, "", &listed.tags, false).map_err(
-                |message| {
-                    let shown = crate::fetch::url::redact_text(url);
-                    let error = crate::fetch::FetchError::Tags {
-                        repo: shown.clone(),
-                        message,
-                    };
-                    unavailable(
-                        source,
-                        &match listed.listed_at {
-                            // Tags pushed since the list was made may be the answer.
-                            Some(at) => Unavailable::NotCached(format!(
-                                "{shown} {constraint} ({error}; the tags were listed at {at})"
-                            )),
-                            None => Unavailable::Failed(error),
-                        },
-                    )
-                },
-            )?
-        }
+        GitRef::Semver(constraint) => semver_tag(source, files, url, &constraint)?,
     };
     files
         .git_snapshot(url, &rev)
@@ -211,6 +190,27 @@ fn git_artifact(
             ),
         })
         .map_err(|e| unavailable(source, &e))
+}
+
+/// The tag a GitRepository's `ref.semver` picks among the remote's tags, as source-controller
+/// picks it. Offline, a constraint the cached list cannot satisfy is missing from the cache
+/// (tags pushed since may be the answer), not wrong.
+fn semver_tag(source: &Ref, files: &Files, url: &str, constraint: &str) -> Result<String, Missing> {
+    let listed = files.git_tags(url).map_err(|e| unavailable(source, &e))?;
+    crate::fetch::tags::flux_semver(constraint, "", &listed.tags, false).map_err(|message| {
+        let shown = crate::fetch::url::redact_text(url);
+        let error = crate::fetch::FetchError::Tags {
+            repo: shown.clone(),
+            message,
+        };
+        let e = match listed.listed_at {
+            Some(at) => Unavailable::NotCached(format!(
+                "{shown} {constraint} ({error}; the tags were listed at {at})"
+            )),
+            None => Unavailable::Failed(error),
+        };
+        unavailable(source, &e)
+    })
 }
 
 /// What a GitRepository's `spec.ref` names.
