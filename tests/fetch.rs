@@ -138,6 +138,19 @@ fn assert_offline_replay(env: &TestEnv, fetched: &util::Run) {
     assert_eq!(replay.stdout, fetched.stdout);
 }
 
+/// Each reason is in a `fetch.failed` error of the run's output.
+fn assert_fetch_failures(run: &util::Run, reasons: &[&str]) {
+    for reason in reasons {
+        assert!(
+            run.stdout
+                .lines()
+                .any(|l| l.starts_with("error[fetch.failed]") && l.contains(reason)),
+            "{reason}\n{}",
+            run.stdout
+        );
+    }
+}
+
 /// The first finding of `rule` in a JSON report, which must have one.
 fn finding<'r>(report: &'r serde_json::Value, rule: &str) -> &'r serde_json::Value {
     report["findings"]
@@ -1058,18 +1071,13 @@ fn semver_references_pick_among_a_git_repository_s_tags_as_argo_cd_and_flux_do()
     );
     env.commit("nothing matches");
     let run = env.kdelta(&["check", "--fetch"]).code(1);
-    for reason in [
-        "at ~9.0, which is not this repository",
-        "no match found for semver: >=9",
-    ] {
-        assert!(
-            run.stdout
-                .lines()
-                .any(|l| l.starts_with("error[fetch.failed]") && l.contains(reason)),
-            "{reason}\n{}",
-            run.stdout
-        );
-    }
+    assert_fetch_failures(
+        &run,
+        &[
+            "at ~9.0, which is not this repository",
+            "no match found for semver: >=9",
+        ],
+    );
 }
 
 #[test]
@@ -1585,19 +1593,14 @@ fn a_flux_oci_repository_that_names_nothing_is_flux_s_error() {
     env.write("clusters/prod/apps.yaml", documents.join("---\n"));
     env.commit("v1");
     let run = env.kdelta(&["check", "--fetch"]).code(1);
-    for reason in [
-        "no match found for semver: >=3.0.0",
-        "failed to find layer with media type 'application/vnd.cncf.helm.chart.content.v1.tar+gzip' in artifact",
-        "HTTP 404",
-    ] {
-        assert!(
-            run.stdout
-                .lines()
-                .any(|l| l.starts_with("error[fetch.failed]") && l.contains(reason)),
-            "{reason}\n{}",
-            run.stdout
-        );
-    }
+    assert_fetch_failures(
+        &run,
+        &[
+            "no match found for semver: >=3.0.0",
+            "failed to find layer with media type 'application/vnd.cncf.helm.chart.content.v1.tar+gzip' in artifact",
+            "HTTP 404",
+        ],
+    );
 }
 
 #[test]

@@ -291,28 +291,46 @@ impl Store {
         })
     }
 
+    /// How long a request (or a run of `git`) may take.
+    fn timeout(&self) -> std::time::Duration {
+        self.client
+            .as_ref()
+            .map_or_else(|| http::Policy::default().timeout, |c| c.timeout())
+    }
+
+    /// The local repository under test, when `url` names it.
+    fn local_repository_at(&self, settings: &Settings, url: &str) -> Option<&std::path::PathBuf> {
+        self.local_repository.get().filter(|_| {
+            settings
+                .this_repository
+                .contains(&url::normalize_repo_url(url))
+        })
+    }
+
+    /// The lock that keeps a bare repository of the cache to one `git` at a time.
+    fn git_lock(&self, repo: &std::path::Path) -> Arc<Mutex<()>> {
+        self.git_locks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(repo.to_path_buf())
+            .or_default()
+            .clone()
+    }
+
     /// The commit `rev` (a branch, a tag, `HEAD`, a commit id) of the git repository at `url`:
     /// fetched once this run when online (a branch or tag moves; a commit id is fetched only
     /// when missing), else what the cache recorded.
     pub fn git_commit(&self, url: &str, rev: &str) -> Result<GitCommit, Unavailable> {
         let rev = if rev.is_empty() { "HEAD" } else { rev };
         let settings = self.settings();
-        let timeout = self
-            .client
-            .as_ref()
-            .map_or_else(|| http::Policy::default().timeout, |c| c.timeout());
+        let timeout = self.timeout();
         // This repository: the local object database may hold the revision already.
-        if let Some(local) = self.local_repository.get() {
-            if settings
-                .this_repository
-                .contains(&url::normalize_repo_url(url))
-            {
-                if let Some(commit) = git::local_commit(local, rev, timeout) {
-                    return Ok(GitCommit {
-                        repo: local.clone(),
-                        commit,
-                    });
-                }
+        if let Some(local) = self.local_repository_at(&settings, url) {
+            if let Some(commit) = git::local_commit(local, rev, timeout) {
+                return Ok(GitCommit {
+                    repo: local.clone(),
+                    commit,
+                });
             }
         }
         let url = &settings.rewrite(url);
@@ -342,13 +360,7 @@ impl Store {
         }
         self.git_refs
             .once(key.clone(), || {
-                let lock = self
-                    .git_locks
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .entry(repo.clone())
-                    .or_default()
-                    .clone();
+                let lock = self.git_lock(&repo);
                 let _one_at_a_time = lock.lock().unwrap_or_else(|p| p.into_inner());
                 // Refused before anything is created in the cache.
                 git::check_url(url, &settings)?;
@@ -367,22 +379,14 @@ impl Store {
     /// step and kept in the cache for offline runs, with when they were listed then.
     pub fn git_tags(&self, url: &str) -> Result<ListedTags, Unavailable> {
         let settings = self.settings();
-        let timeout = self
-            .client
-            .as_ref()
-            .map_or_else(|| http::Policy::default().timeout, |c| c.timeout());
-        if let Some(local) = self.local_repository.get() {
-            if settings
-                .this_repository
-                .contains(&url::normalize_repo_url(url))
-            {
-                let tags = git::local_tags(local, timeout);
-                if !tags.is_empty() {
-                    return Ok(ListedTags {
-                        tags,
-                        listed_at: None,
-                    });
-                }
+        let timeout = self.timeout();
+        if let Some(local) = self.local_repository_at(&settings, url) {
+            let tags = git::local_tags(local, timeout);
+            if !tags.is_empty() {
+                return Ok(ListedTags {
+                    tags,
+                    listed_at: None,
+                });
             }
         }
         let url = &settings.rewrite(url);
@@ -396,13 +400,7 @@ impl Store {
             let json = self
                 .git_refs
                 .once(key.clone(), || {
-                    let lock = self
-                        .git_locks
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .entry(repo.clone())
-                        .or_default()
-                        .clone();
+                    let lock = self.git_lock(&repo);
                     let _one_at_a_time = lock.lock().unwrap_or_else(|p| p.into_inner());
                     git::check_url(url, &settings)?;
                     self.progress(&format!("listing the tags of {}", url::redact_text(url)));
