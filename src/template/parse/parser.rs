@@ -283,13 +283,19 @@ impl<'a> Parser<'a> {
                     self.next();
                     let kw = self.next_non_space();
                     if kw.kind == Kind::Keyword {
+                        // An `{{end}}` or `{{else}}` is an action of its own line, as every
+                        // action is in Go's `textOrAction` (a lexer error in it says so).
                         match kw.text {
                             "end" => {
+                                self.action_line = t.line;
                                 self.end_control()?;
+                                self.action_line = 0;
                                 return Ok((self.take_nodes(base), Stop::End));
                             }
                             "else" => {
+                                self.action_line = t.line;
                                 self.else_control()?;
+                                self.action_line = 0;
                                 // The caller reads the else again.
                                 self.at = save;
                                 return Ok((self.take_nodes(base), Stop::Else));
