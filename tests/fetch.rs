@@ -95,12 +95,12 @@ fn write_targets_with(env: &TestEnv, repo: &str, app_repo: &str, version: &str) 
     env.write(
         "kust/kustomization.yaml",
         format!(
-            "helmCharts:\n- name: web\n  repo: {repo}\n  version: {version}\n  releaseName: k\n"
+            "helmCharts:\n- name: web\n  repo: {repo}\n  version: \"{version}\"\n  releaseName: k\n"
         ),
     );
     env.write(
         "argo/app.yaml",
-        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: webapp\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {app_repo}\n    chart: web\n    targetRevision: {version}\n    helm:\n      valueFiles: [values-prod.yaml]\n"),
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: webapp\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {app_repo}\n    chart: web\n    targetRevision: \"{version}\"\n    helm:\n      valueFiles: [values-prod.yaml]\n"),
     );
 }
 
@@ -707,6 +707,52 @@ fn charts_in_an_oci_registry_render_in_every_source_and_replay_offline() {
     );
     drop(registry);
     assert_offline_replay(&env, &fetched);
+}
+
+#[test]
+fn a_version_helm_reads_is_the_oci_tag_as_written() {
+    let Some(registry) = registry::Registry::start() else {
+        return;
+    };
+    // Three tags of one chart version, as registries hold `v`-prefixed and short tags
+    // (helm v3.17.3 pulls, and locks as a dependency, `v1.2.0` and `1.2` as written).
+    for (tag, image) in [
+        ("1.2.0", "nginx:1.25"),
+        ("v1.2.0", "nginx:1.27"),
+        ("1.2", "nginx:1.26"),
+    ] {
+        registry.push(
+            "charts/web",
+            tag,
+            &config_json("1.2.0"),
+            &chart_tgz("web", "1.2.0", image),
+        );
+    }
+    let env = TestEnv::new();
+    let host = format!("127.0.0.1:{}/charts", registry.port);
+    let oci = format!("oci://{host}");
+    write_targets_with(&env, &oci, &host, "1.2.0");
+    env.commit("1.2.0");
+    write_targets_with(&env, &oci, &host, "v1.2.0");
+    env.commit("v1.2.0");
+    let report = diff_fetched(&env).json();
+    for target in TARGETS {
+        assert_eq!(
+            image_changes(&report, target),
+            [r#""nginx:1.25" → "nginx:1.27""#],
+            "{target}: {report:#}"
+        );
+    }
+    write_targets_with(&env, &oci, &host, "1.2");
+    env.commit("1.2");
+    let report = diff_fetched(&env).json();
+    for target in TARGETS {
+        assert_eq!(
+            image_changes(&report, target),
+            [r#""nginx:1.27" → "nginx:1.26""#],
+            "{target}: {report:#}"
+        );
+    }
 }
 
 /// A Flux HelmRelease whose `chartRef` is an OCIRepository holding chart `web` at `reference`

@@ -1139,7 +1139,7 @@ pub(super) fn chart_request(source: &Json) -> Option<ChartRequest> {
             .as_str()
             .unwrap_or("HEAD")
             .to_string(),
-        flux_ref: None,
+        oci: crate::fetch::OciVersion::Helm,
     })
 }
 

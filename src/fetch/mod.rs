@@ -47,9 +47,21 @@ pub struct ChartRequest {
     /// A version or a constraint; empty means the newest release. For a Flux OCIRepository,
     /// its ref as messages show it.
     pub version: String,
-    /// A Flux OCIRepository's ref, which names the chart's manifest by Flux's rules instead
-    /// of `version`'s.
-    pub flux_ref: Option<oci::FluxRef>,
+    /// How `version` picks a tag when the repository is an OCI registry.
+    pub oci: OciVersion,
+}
+
+/// How a chart request's version picks an OCI tag: as the tool that makes the request does.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OciVersion {
+    /// Helm's (`helm pull --version`, a `Chart.yaml` dependency; kustomize's `helmCharts`,
+    /// Argo CD and a Flux HelmRepository pull with Helm): a version Masterminds reads
+    /// (`1.2.0`, `v1.2.0`, `1.2`) is the tag as written, a constraint picks among the tags
+    /// that are strict versions.
+    #[default]
+    Helm,
+    /// A Flux OCIRepository's ref, which `version` only shows.
+    Flux(oci::FluxRef),
 }
 
 impl ChartRequest {

@@ -37,9 +37,10 @@ const MAX_UNPACKED_FILE: u64 = 16 << 20;
 /// Which manifest of a repository a reference names, by the rules of the tool that reads it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Pick {
-    /// Helm's `--version` (a dependency's `version`, a kustomize `helmCharts` entry's): a
-    /// strict version is the tag (`+` written `_`), anything else (empty: `*`) a constraint
-    /// over the tags that are strict versions. The layer is the chart's.
+    /// Helm's `--version` and a dependency's `version` (`getOciURI`, the resolver): a version
+    /// Masterminds reads (`1.2.0`, `v1.2.0`, `1.2`) is the tag as written (`+` written `_`),
+    /// anything else (empty: `*`) a constraint over the tags that are strict versions. The
+    /// layer is the chart's.
     Helm(String),
     /// Argo CD 3's `targetRevision` of a native OCI source (`util/oci/client.go`): a digest,
     /// or a tag; when no tag has that name and it is a semver constraint, the highest tag
@@ -503,14 +504,15 @@ pub fn tags(client: &Client, repo: &Repository) -> Result<Vec<String>, FetchErro
     Ok(out)
 }
 
-/// The tag `version` names: a version Helm parses is the tag (`+` → `_`); otherwise the
-/// highest tag the constraint admits (tags read back with `_` → `+`).
+/// The tag `version` names for Helm: a version Masterminds reads is the tag as written (`+` →
+/// `_`; `v1.2.0` and `1.2` too, as helm v3.17.3 pulls and locks them); otherwise the highest
+/// tag the constraint admits (tags read back with `_` → `+`).
 pub fn pick_tag(
     version: &str,
     tags: Option<&[String]>,
 ) -> Result<Option<String>, crate::semver::SemverError> {
     let version = version.trim();
-    if !version.is_empty() && Version::parse(version).is_ok() && !is_range(version) {
+    if !version.is_empty() && Version::parse(version).is_ok() {
         return Ok(Some(version.replace('+', "_")));
     }
     let Some(tags) = tags else {
@@ -525,12 +527,6 @@ pub fn pick_tag(
         })
         .max_by(|a, b| a.0.compare(&b.0))
         .map(|(_, t)| t.clone()))
-}
-
-/// True when a version text is a range rather than a version (`1.2` parses as a version for
-/// Masterminds, but Helm takes only a full `X.Y.Z` as the tag).
-fn is_range(v: &str) -> bool {
-    !super::tags::strict(v)
 }
 
 /// GET with the registry's challenge answered: credentials from the user's configuration for
@@ -716,28 +712,25 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        assert_eq!(pick_tag("1.2.0", None), Ok(Some("1.2.0".into())));
-        assert_eq!(pick_tag("1.0.0+meta", None), Ok(Some("1.0.0_meta".into())));
+        let pull = pick_tag;
+        assert_eq!(pull("1.2.0", None), Ok(Some("1.2.0".into())));
+        assert_eq!(pull("1.0.0+meta", None), Ok(Some("1.0.0_meta".into())));
+        assert_eq!(pull("~1.0", None), Ok(None), "a range needs the tag list");
         assert_eq!(
-            pick_tag("~1.0", None),
-            Ok(None),
-            "a range needs the tag list"
-        );
-        assert_eq!(
-            pick_tag("^1.0.0", Some(&tags)),
+            pull("^1.0.0", Some(&tags)),
             Ok(Some("1.10.0_build.1".into()))
         );
-        assert_eq!(pick_tag("", Some(&tags)), Ok(Some("1.10.0_build.1".into())));
+        assert_eq!(pull("", Some(&tags)), Ok(Some("1.10.0_build.1".into())));
+        // `1.3` and `v1.2.0` are the tags as written, pulled or locked as dependencies
+        // (checked with helm v3.17.3 against a registry holding tags 1.2, v1.2.0 and 1.2.0).
+        assert_eq!(pull("1.3", None), Ok(Some("1.3".into())));
+        assert_eq!(pull("v1.2.0", None), Ok(Some("v1.2.0".into())));
+        assert_eq!(pull("1.x", Some(&tags)), Ok(Some("1.10.0_build.1".into())));
         assert_eq!(
-            pick_tag("1.3", Some(&tags)),
-            Ok(None),
-            "1.3 is ~1.3, and tag 1.3 is not strict"
-        );
-        assert_eq!(
-            pick_tag(">=2.0.0-0", Some(&tags)),
+            pull(">=2.0.0-0", Some(&tags)),
             Ok(Some("2.0.0-rc.1".into()))
         );
-        assert!(pick_tag("nonsense", Some(&tags)).is_err());
+        assert!(pull("nonsense", Some(&tags)).is_err());
     }
 
     #[test]

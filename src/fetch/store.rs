@@ -5,7 +5,7 @@ use super::helm_repo::{Index, SelectError};
 use super::{git, helm_config, helm_repo, http, oci, url};
 use super::{
     Cache, ChartRequest, Digest, FetchError, FetchedChart, GitCommit, ListedTags, OciArtifact,
-    Settings, Stats, Unavailable,
+    OciVersion, Settings, Stats, Unavailable,
 };
 use crate::finding::rules;
 use std::collections::HashMap;
@@ -438,9 +438,9 @@ impl Store {
         let repo =
             oci::Repository::of_chart(&self.settings().rewrite(&request.repo), &request.name)
                 .map_err(Unavailable::Failed)?;
-        let pick = match &request.flux_ref {
-            Some(r) => oci::Pick::Flux(r.clone()),
-            None => oci::Pick::Helm(request.version.clone()),
+        let pick = match &request.oci {
+            OciVersion::Helm => oci::Pick::Helm(request.version.clone()),
+            OciVersion::Flux(r) => oci::Pick::Flux(r.clone()),
         };
         let pulled = self.oci_pull(&repo, &request.name, &pick)?;
         Ok(FetchedChart {

@@ -497,7 +497,7 @@ impl<'a> Release<'a> {
                         "" | "*" => String::new(),
                         v => v.to_string(),
                     },
-                    flux_ref: None,
+                    oci: crate::fetch::OciVersion::Helm,
                 })
             }
             _ => {

@@ -277,7 +277,7 @@ pub fn oci_chart_request(repo: &Node) -> Result<ChartRequest, SourceRefError> {
         repo: parent.to_string(),
         name: name.to_string(),
         version: reference.shown(),
-        flux_ref: Some(reference),
+        oci: crate::fetch::OciVersion::Flux(reference),
     })
 }
 

@@ -492,7 +492,7 @@ fn load_with_cache(
                 repo: r.repository.clone(),
                 name: r.name.clone(),
                 version,
-                flux_ref: None,
+                oci: crate::fetch::OciVersion::Helm,
             };
             match files.helm_chart(&request) {
                 Ok(fetched) => {

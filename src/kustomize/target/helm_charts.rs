@@ -106,7 +106,7 @@ impl Builder {
                 repo: chart.repo.clone(),
                 name: chart.name.clone(),
                 version: chart.version.clone(),
-                flux_ref: None,
+                oci: crate::fetch::OciVersion::Helm,
             };
             match files.helm_chart(&request) {
                 Ok(c) => {
