@@ -36,8 +36,8 @@ pub enum FetchError {
         constraint: String,
         repo: String,
     },
-    /// No tag of an OCI repository is the one an Argo CD revision or a Flux `semver` picks, in
-    /// the tool's words.
+    /// No tag of a registry or a git remote is the one an Argo CD revision or a Flux `semver`
+    /// picks, in the tool's words.
     #[error("{repo}: {message}")]
     Tags { repo: String, message: String },
     #[error("version constraint {constraint:?} of chart {name}: {error}")]

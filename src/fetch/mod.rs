@@ -45,7 +45,7 @@ pub struct ChartRequest {
     pub repo: String,
     pub name: String,
     /// A version or a constraint; empty means the newest release. For a Flux OCIRepository,
-    /// its ref as messages show it.
+    /// its ref as messages show it (`oci` holds the ref).
     pub version: String,
     /// How `version` picks a tag when the repository is an OCI registry.
     pub oci: OciVersion,
@@ -96,7 +96,7 @@ pub struct FetchedChart {
     pub warnings: Vec<(Rule, String)>,
 }
 
-/// A git repository's tags, and when they were listed when they come from the cache.
+/// A git repository's tags and, when they come from the cache, when they were listed.
 #[derive(Clone, Debug)]
 pub struct ListedTags {
     pub tags: Vec<String>,
