@@ -185,11 +185,8 @@ impl Source<'_> {
         }
         // A constraint pins the highest tag it admits; with none, it is a branch's name,
         // which follows the revision under test.
-        if self.foreign.is_none() && crate::fetch::tags::is_constraint(revision) {
-            let tag = self.files.git_tags(repo).ok().and_then(|listed| {
-                crate::fetch::tags::argo_max_version(revision, &listed.tags, false).ok()
-            });
-            if let Some(tag) = tag {
+        if self.foreign.is_none() {
+            if let Ok(Some(tag)) = constraint_tag(self.files, repo, revision) {
                 return self.pinned_revision(repo, &tag);
             }
         }
@@ -1103,13 +1100,20 @@ pub(crate) fn git_snapshot(
     url: &str,
     revision: &str,
 ) -> Result<(crate::source::RemoteSnapshot, String), Unavailable> {
-    if crate::fetch::tags::is_constraint(revision) {
-        let listed = files.git_tags(url)?;
-        if let Ok(tag) = crate::fetch::tags::argo_max_version(revision, &listed.tags, false) {
-            return files.git_snapshot(url, &tag);
-        }
+    match constraint_tag(files, url, revision)? {
+        Some(tag) => files.git_snapshot(url, &tag),
+        None => files.git_snapshot(url, revision),
     }
-    files.git_snapshot(url, revision)
+}
+
+/// The tag a `revision` that is a semver constraint picks among the repository's tags (Argo
+/// CD's `versions.MaxVersion`); `None` when it is no constraint or no tag matches.
+fn constraint_tag(files: &Files, url: &str, revision: &str) -> Result<Option<String>, Unavailable> {
+    if !crate::fetch::tags::is_constraint(revision) {
+        return Ok(None);
+    }
+    let listed = files.git_tags(url)?;
+    Ok(crate::fetch::tags::argo_max_version(revision, &listed.tags, false).ok())
 }
 
 fn pins_a_revision(revision: &str) -> bool {

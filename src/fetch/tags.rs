@@ -23,28 +23,27 @@ pub fn argo_max_version(
 ) -> Result<String, String> {
     let c = Constraint::parse(constraint)
         .map_err(|e| format!("failed to determine semver constraint: {e}"))?;
-    let mut best: Option<(Version, &String)> = None;
-    for tag in tags {
+    let mut read_error = None;
+    let best = highest(tags, &c, |tag| {
         let text = if underscores {
             tag.replace('_', "+")
         } else {
-            tag.clone()
+            tag.to_string()
         };
-        let v = match Version::parse(&text) {
-            Ok(v) => v,
-            Err(SemverError::InvalidVersion { .. }) => continue,
+        match Version::parse(&text) {
+            Ok(v) => Some(v),
+            Err(SemverError::InvalidVersion { .. }) => None,
             // Any other error of a tag fails the whole resolution, as in Argo CD.
-            Err(e) => return Err(format!("invalid semver version in tags: {e}")),
-        };
-        if c.check(&v)
-            && best
-                .as_ref()
-                .is_none_or(|(b, _)| v.compare(b) == Ordering::Greater)
-        {
-            best = Some((v, tag));
+            Err(e) => {
+                read_error.get_or_insert(format!("invalid semver version in tags: {e}"));
+                None
+            }
         }
+    });
+    if let Some(e) = read_error {
+        return Err(e);
     }
-    best.map(|(_, t)| t.clone()).ok_or_else(|| {
+    best.ok_or_else(|| {
         format!(
             "version matching constraint not found in {} tags",
             tags.len()
@@ -68,20 +67,33 @@ pub fn flux_semver(
     };
     let c = Constraint::parse(constraint)
         .map_err(|e| format!("semver '{constraint}' parse error: {e}"))?;
-    let mut best: Option<(Version, &String)> = None;
-    for tag in tags {
+    highest(tags, &c, |tag| {
         if filter.as_ref().is_some_and(|f| !f.is_match(tag)) {
-            continue;
+            return None;
         }
         let text = if underscores {
             tag.replace('_', "+")
         } else {
-            tag.clone()
+            tag.to_string()
         };
-        if !strict(text.strip_prefix('v').unwrap_or(&text)) {
-            continue;
-        }
-        let Ok(v) = Version::parse(&text) else {
+        let strict_without_v = strict(text.strip_prefix('v').unwrap_or(&text));
+        strict_without_v
+            .then(|| Version::parse(&text).ok())
+            .flatten()
+    })
+    .ok_or_else(|| format!("no match found for semver: {constraint}"))
+}
+
+/// The tag whose version (`read` gives it; `None` skips the tag) is the highest `c` admits;
+/// the first listed among equal ones.
+fn highest(
+    tags: &[String],
+    c: &Constraint,
+    mut read: impl FnMut(&str) -> Option<Version>,
+) -> Option<String> {
+    let mut best: Option<(Version, &String)> = None;
+    for tag in tags {
+        let Some(v) = read(tag) else {
             continue;
         };
         if c.check(&v)
@@ -93,7 +105,6 @@ pub fn flux_semver(
         }
     }
     best.map(|(_, t)| t.clone())
-        .ok_or_else(|| format!("no match found for semver: {constraint}"))
 }
 
 /// `semver.StrictNewVersion`: exactly `X.Y.Z`, optionally `-pre` and `+meta`.
