@@ -755,6 +755,59 @@ fn a_version_helm_reads_is_the_oci_tag_as_written() {
     }
 }
 
+#[test]
+fn a_flux_helm_repository_of_type_oci_takes_only_a_strict_version_as_the_tag() {
+    let Some(registry) = registry::Registry::start() else {
+        return;
+    };
+    for (tag, image) in [
+        ("1.2.0", "nginx:1.25"),
+        ("v1.2.0", "nginx:1.27"),
+        ("1.2", "nginx:1.26"),
+        ("1.2.5", "nginx:1.28"),
+    ] {
+        registry.push(
+            "charts/web",
+            tag,
+            &config_json("1.2.0"),
+            &chart_tgz("web", "1.2.0", image),
+        );
+    }
+    let env = TestEnv::new();
+    let repo = format!("oci://127.0.0.1:{}/charts", registry.port);
+    let target = "flux-hr:api/api@clusters/prod";
+    env.write(
+        "clusters/prod/flux-system/gotk-sync.yaml",
+        "# made by the Flux operator\n",
+    );
+    let write = |version: &str| {
+        env.write(
+            "clusters/prod/api.yaml",
+            format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata:\n  name: charts\n  namespace: api\nspec:\n  type: oci\n  url: {repo}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: api\n  namespace: api\nspec:\n  chart:\n    spec:\n      chart: web\n      version: \"{version}\"\n      sourceRef: {{kind: HelmRepository, name: charts}}\n"),
+        );
+    };
+    // source-controller's OCIChartRepository: a strict version, `v` or not, is the tag...
+    write("1.2.0");
+    env.commit("1.2.0");
+    write("v1.2.0");
+    env.commit("v1.2.0");
+    let report = diff_fetched(&env).json();
+    assert_eq!(
+        image_changes(&report, target),
+        [r#""nginx:1.25" → "nginx:1.27""#],
+        "{report:#}"
+    );
+    // ...and `1.2` a range over the strict tags (helm pulls the tag `1.2`).
+    write("1.2");
+    env.commit("1.2");
+    let report = diff_fetched(&env).json();
+    assert_eq!(
+        image_changes(&report, target),
+        [r#""nginx:1.27" → "nginx:1.28""#],
+        "{report:#}"
+    );
+}
+
 /// A Flux HelmRelease whose `chartRef` is an OCIRepository holding chart `web` at `reference`
 /// (`tag: …` or `semver: …`), as the home-operations repositories write them.
 fn write_flux_oci_release(env: &TestEnv, url: &str, reference: &str) {

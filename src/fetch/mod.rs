@@ -54,12 +54,15 @@ pub struct ChartRequest {
 /// How a chart request's version picks an OCI tag: as the tool that makes the request does.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OciVersion {
-    /// Helm's (`helm pull --version`, a `Chart.yaml` dependency; kustomize's `helmCharts`,
-    /// Argo CD and a Flux HelmRepository pull with Helm): a version Masterminds reads
+    /// Helm's (`helm pull --version`, a `Chart.yaml` dependency; kustomize's `helmCharts` and
+    /// Argo CD pull with Helm): a version Masterminds reads
     /// (`1.2.0`, `v1.2.0`, `1.2`) is the tag as written, a constraint picks among the tags
     /// that are strict versions.
     #[default]
     Helm,
+    /// A Flux HelmRepository of `type: oci`: as Helm's, but only a strict version (a leading
+    /// `v` allowed) is the tag as written; `1.2` is a constraint.
+    FluxChart,
     /// A Flux OCIRepository's ref, which `version` only shows.
     Flux(oci::FluxRef),
 }

@@ -42,6 +42,11 @@ pub enum Pick {
     /// anything else (empty: `*`) a constraint over the tags that are strict versions. The
     /// layer is the chart's.
     Helm(String),
+    /// A chart of a Flux HelmRepository of `type: oci` (source-controller's
+    /// `OCIChartRepository.getChartVersion`): a strict version (a leading `v` allowed) is the
+    /// tag as written, anything else (`1.2` too, which Helm takes as a tag) a constraint over
+    /// the tags that are strict versions. The layer is the chart's.
+    FluxChart(String),
     /// Argo CD 3's `targetRevision` of a native OCI source (`util/oci/client.go`): a digest,
     /// or a tag; when no tag has that name and it is a semver constraint, the highest tag
     /// (`_` read as `+`) it admits. The layer is the one content layer Argo CD accepts.
@@ -77,7 +82,7 @@ impl Pick {
     /// The reference as written (a version, a revision, Flux's ref).
     pub fn shown(&self) -> String {
         match self {
-            Pick::Helm(v) | Pick::Argo(v) => v.clone(),
+            Pick::Helm(v) | Pick::FluxChart(v) | Pick::Argo(v) => v.clone(),
             Pick::Flux(r) => r.shown(),
         }
     }
@@ -113,7 +118,7 @@ pub fn first_reference(pick: &Pick, name: &str) -> Result<Option<ManifestRef>, F
             })
     };
     match pick {
-        Pick::Helm(version) => match pick_tag(version, None) {
+        Pick::Helm(version) | Pick::FluxChart(version) => match pick_tag(pick, version, None) {
             Ok(Some(tag)) => Ok(Some(ManifestRef::Tag(tag))),
             // A constraint that cannot be read is refused before the tags are listed.
             _ => match Constraint::parse(if version.trim().is_empty() {
@@ -168,7 +173,8 @@ pub fn pick_among(
     reference: &str,
 ) -> Result<String, FetchError> {
     match pick {
-        Pick::Helm(version) => match pick_tag(version, Some(tags)) {
+        Pick::Helm(version) | Pick::FluxChart(version) => match pick_tag(pick, version, Some(tags))
+        {
             Ok(Some(tag)) => Ok(tag),
             Ok(None) => Err(FetchError::NoVersion {
                 name: name.to_string(),
@@ -235,7 +241,7 @@ pub fn content_layer(
             };
             vec![layer]
         }
-        Pick::Helm(_) => layers
+        Pick::Helm(_) | Pick::FluxChart(_) => layers
             .iter()
             .filter(|l| {
                 l["mediaType"]
@@ -268,7 +274,7 @@ pub fn content_layer(
             let media_type = one["mediaType"].as_str().unwrap_or_default().to_string();
             Ok((digest, media_type))
         }
-        [] if matches!(pick, Pick::Helm(_)) => Err(bad(format!(
+        [] if matches!(pick, Pick::Helm(_) | Pick::FluxChart(_)) => Err(bad(format!(
             "the manifest has no Helm chart layer ({CHART_LAYER}); is it a chart?"
         ))),
         [] => Err(bad(format!(
@@ -504,15 +510,21 @@ pub fn tags(client: &Client, repo: &Repository) -> Result<Vec<String>, FetchErro
     Ok(out)
 }
 
-/// The tag `version` names for Helm: a version Masterminds reads is the tag as written (`+` →
-/// `_`; `v1.2.0` and `1.2` too, as helm v3.17.3 pulls and locks them); otherwise the highest
-/// tag the constraint admits (tags read back with `_` → `+`).
-pub fn pick_tag(
+/// The tag a chart's `version` names: for Helm a version Masterminds reads is the tag as
+/// written (`+` → `_`; `v1.2.0` and `1.2` too, as helm v3.17.3 pulls and locks them), for
+/// Flux ([`Pick::FluxChart`]) a strict one; otherwise the highest tag the constraint admits
+/// among the strict ones (read back with `_` → `+`).
+fn pick_tag(
+    pick: &Pick,
     version: &str,
     tags: Option<&[String]>,
 ) -> Result<Option<String>, crate::semver::SemverError> {
     let version = version.trim();
-    if !version.is_empty() && Version::parse(version).is_ok() {
+    let as_written = match pick {
+        Pick::FluxChart(_) => super::tags::strict(version.strip_prefix('v').unwrap_or(version)),
+        _ => Version::parse(version).is_ok(),
+    };
+    if !version.is_empty() && as_written {
         return Ok(Some(version.replace('+', "_")));
     }
     let Some(tags) = tags else {
@@ -712,7 +724,7 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let pull = pick_tag;
+        let pull = |v: &str, tags| pick_tag(&Pick::Helm(v.into()), v, tags);
         assert_eq!(pull("1.2.0", None), Ok(Some("1.2.0".into())));
         assert_eq!(pull("1.0.0+meta", None), Ok(Some("1.0.0_meta".into())));
         assert_eq!(pull("~1.0", None), Ok(None), "a range needs the tag list");
@@ -731,6 +743,20 @@ mod tests {
             Ok(Some("2.0.0-rc.1".into()))
         );
         assert!(pull("nonsense", Some(&tags)).is_err());
+
+        // Flux's HelmRepository of `type: oci` takes only a strict version as written.
+        let flux = |v: &str, tags| pick_tag(&Pick::FluxChart(v.into()), v, tags);
+        assert_eq!(flux("1.2.0", None), Ok(Some("1.2.0".into())));
+        assert_eq!(flux("v1.2.0", None), Ok(Some("v1.2.0".into())));
+        assert_eq!(flux("1.0.0+meta", None), Ok(Some("1.0.0_meta".into())));
+        assert_eq!(flux("1.3", None), Ok(None), "a range needs the tag list");
+        assert_eq!(flux("1.2", Some(&tags)), Ok(Some("1.2.0".into())));
+        assert_eq!(flux("1", Some(&tags)), Ok(Some("1.10.0_build.1".into())));
+        assert_eq!(
+            flux("1.3", Some(&tags)),
+            Ok(None),
+            "the tag 1.3 is not strict"
+        );
     }
 
     #[test]

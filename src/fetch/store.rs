@@ -440,6 +440,7 @@ impl Store {
                 .map_err(Unavailable::Failed)?;
         let pick = match &request.oci {
             OciVersion::Helm => oci::Pick::Helm(request.version.clone()),
+            OciVersion::FluxChart => oci::Pick::FluxChart(request.version.clone()),
             OciVersion::Flux(r) => oci::Pick::Flux(r.clone()),
         };
         let pulled = self.oci_pull(&repo, &request.name, &pick)?;

@@ -1,7 +1,7 @@
 //! Which tag a semver constraint picks among a repository's tags (a registry's, a git
 //! remote's), by the rules of each tool: Argo CD's `versions.MaxVersion` and Flux's
 //! source-controller (`getTagBySemver` for OCI, `cloneSemVer` for git). Helm's own rule for
-//! charts is [`super::oci::pick_tag`].
+//! charts is [`super::oci::Pick::Helm`]'s.
 
 use crate::semver::{Constraint, SemverError, Version};
 use std::cmp::Ordering;

@@ -497,7 +497,7 @@ impl<'a> Release<'a> {
                         "" | "*" => String::new(),
                         v => v.to_string(),
                     },
-                    oci: crate::fetch::OciVersion::Helm,
+                    oci: crate::fetch::OciVersion::FluxChart,
                 })
             }
             _ => {
