@@ -80,6 +80,19 @@ impl Version {
         })
     }
 
+    /// `Version.String()` with build metadata `meta` (empty: none): `MAJOR.MINOR.PATCH`,
+    /// `-PRE`, `+META`, without the `v` or the zeros it was written with.
+    pub fn text_with_metadata(&self, meta: &str) -> String {
+        let mut text = format!("{}.{}.{}", self.major, self.minor, self.patch);
+        if !self.pre.is_empty() {
+            text = format!("{text}-{}", self.pre.join("."));
+        }
+        if !meta.is_empty() {
+            text = format!("{text}+{meta}");
+        }
+        text
+    }
+
     fn cmp_numbers(&self, o: &Version) -> Ordering {
         (self.major, self.minor, self.patch).cmp(&(o.major, o.minor, o.patch))
     }

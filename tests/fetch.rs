@@ -822,6 +822,66 @@ fn write_flux_oci_release(env: &TestEnv, url: &str, reference: &str) {
 }
 
 #[test]
+fn a_chart_from_an_oci_repository_has_its_digest_in_its_version_as_helm_controller_sets_it() {
+    let Some(registry) = registry::Registry::start() else {
+        return;
+    };
+    let chart = tgz_of(
+        "web",
+        &[
+            ("Chart.yaml", "apiVersion: v2\nname: web\nversion: v1.0\n".into()),
+            (
+                "templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n  labels:\n    helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version | replace \"+\" \"_\" }}\n".into(),
+            ),
+        ],
+    );
+    let mut manifest = String::new();
+    for tag in ["1.0.0", "stable", "2.0.0"] {
+        manifest = registry.push_artifact(
+            "charts/web",
+            tag,
+            (registry::HELM_CONFIG, config_json("1.0.0").as_bytes()),
+            (registry::HELM_LAYER, &chart),
+        );
+    }
+    let env = TestEnv::new();
+    let url = format!("oci://127.0.0.1:{}/charts/web", registry.port);
+    let target = "flux-hr:web/web@clusters/prod";
+    // The version as Masterminds writes it (no `v`, three numbers) with the manifest's first
+    // 12 hex digits, whether the tag is a version, another name or the digest itself.
+    let label = format!(
+        "helm.sh/chart: web-1.0.0_{}",
+        &manifest["sha256:".len()..][..12]
+    );
+    for reference in [
+        "tag: 1.0.0".to_string(),
+        "tag: stable".to_string(),
+        format!("digest: '{manifest}'"),
+    ] {
+        write_flux_oci_release(&env, &url, &reference);
+        env.commit(&reference);
+        let rendered = env.kdelta(&["render", target, "--fetch"]).success();
+        assert!(
+            rendered.stdout.contains(&label),
+            "{reference}: {label}\n{}",
+            rendered.stdout
+        );
+    }
+    // A tag that is another version than the chart's is helm-controller's error.
+    write_flux_oci_release(&env, &url, "tag: 2.0.0");
+    env.commit("2.0.0");
+    let failed = env.kdelta(&["render", target, "--fetch"]).code(1);
+    assert!(
+        failed
+            .stderr
+            .contains("artifact revision 2.0.0 does not match chart version v1.0"),
+        "{}",
+        failed.stderr
+    );
+}
+
+#[test]
 fn a_flux_oci_repository_chart_bump_renders_from_the_registry_and_replays_offline() {
     let Some(registry) = registry::Registry::start() else {
         return;

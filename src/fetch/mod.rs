@@ -94,6 +94,9 @@ pub struct FetchedChart {
     pub bytes: Arc<Vec<u8>>,
     /// Where it was downloaded from (without credentials).
     pub url: String,
+    /// From a registry: the revision source-controller records for it (`TAG@sha256:HEX` of
+    /// its manifest, or `sha256:HEX` when pulled by digest).
+    pub revision: Option<String>,
     /// Things worth a warning, with their rule: the index's published digest differs from
     /// the archive's; the index could not be fetched again and the cached copy was used.
     pub warnings: Vec<(Rule, String)>,

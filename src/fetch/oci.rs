@@ -362,14 +362,28 @@ impl Repository {
     }
 }
 
-/// A pulled artifact: the tag it came from, its content layer and that layer's media type.
+/// A pulled artifact: the tag it came from (or the digest it was pulled by), its manifest's
+/// digest, its content layer and that layer's media type.
 pub struct Pulled {
     pub tag: String,
     /// `oci://HOST/PATH:TAG`.
     pub reference: String,
+    pub manifest: super::Digest,
     pub digest: super::Digest,
     pub media_type: String,
     pub bytes: Vec<u8>,
+}
+
+impl Pulled {
+    /// The artifact's revision as source-controller records it (`getRevision`):
+    /// `TAG@sha256:HEX`, or `sha256:HEX` when it was pulled by digest.
+    pub fn revision(&self) -> String {
+        if self.tag == self.manifest.to_string() {
+            self.tag.clone()
+        } else {
+            format!("{}@{}", self.tag, self.manifest)
+        }
+    }
 }
 
 /// The manifest `at` names: its bytes and digest (checked against the registry's

@@ -287,6 +287,7 @@ impl Store {
             digest,
             bytes: Arc::new(bytes),
             url: chart_url.to_string(),
+            revision: None,
             warnings,
         })
     }
@@ -446,6 +447,7 @@ impl Store {
         let pulled = self.oci_pull(&repo, &request.name, &pick)?;
         Ok(FetchedChart {
             version: pulled.tag.replace('_', "+"),
+            revision: Some(pulled.revision()),
             digest: pulled.digest,
             bytes: Arc::new(pulled.bytes),
             url: pulled.reference,
@@ -497,6 +499,7 @@ impl Store {
             oci::ManifestRef::Tag(t) => format!("{reference}:{t}"),
             oci::ManifestRef::Digest(d) => format!("{reference}@{d}"),
         };
+        let (manifest, manifest_digest) = manifest;
         let (layer, media_type) = oci::content_layer(&manifest, &shown, pick).map_err(failed)?;
         let layer_key = format!("{reference}@{layer}");
         let (digest, _) = self.resolve(&layer_key, None, Kind::Chart, |client| {
@@ -510,30 +513,34 @@ impl Store {
         Ok(oci::Pulled {
             tag: at.text(),
             reference: shown,
+            manifest: manifest_digest,
             digest,
             media_type,
             bytes,
         })
     }
 
-    /// The manifest `at` names: a tag's fetched again on every fetch step (it moves), a
-    /// digest's once.
+    /// The manifest `at` names and its digest: a tag's fetched again on every fetch step (it
+    /// moves), a digest's once.
     fn oci_manifest(
         &self,
         repo: &oci::Repository,
         at: &oci::ManifestRef,
-    ) -> Result<Vec<u8>, Unavailable> {
+    ) -> Result<(Vec<u8>, Digest), Unavailable> {
         let (key, kind) = match at {
             oci::ManifestRef::Tag(t) => (format!("{}:{t}", repo.reference()), Kind::Moving),
             oci::ManifestRef::Digest(d) => (format!("{}@{d}", repo.reference()), Kind::Chart),
         };
+        // The cache is addressed by sha256, so the blob's digest is the manifest's.
         let (digest, _) = self.resolve(&key, None, kind, |client| {
             oci::manifest(client, repo, at).map(|(bytes, _)| bytes)
         })?;
-        self.cache
+        let bytes = self
+            .cache
             .blob(&digest)
             .map_err(|e| Unavailable::Failed(e.into()))?
-            .ok_or(Unavailable::NotCached(key))
+            .ok_or(Unavailable::NotCached(key))?;
+        Ok((bytes, digest))
     }
 
     /// The tag `pick` names among the repository's tags (listed on every fetch step).

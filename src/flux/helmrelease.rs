@@ -299,7 +299,27 @@ impl<'a> Release<'a> {
                     }
                 }
                 match crate::helm::target::load_fetched(archive) {
-                    Ok(c) => {
+                    Ok(mut c) => {
+                        // A chartRef to an OCIRepository: helm-controller marks the version
+                        // with the artifact's digest.
+                        if let (crate::fetch::OciVersion::Flux(_), Some(revision)) =
+                            (&request.oci, &fetched.revision)
+                        {
+                            match version_with_revision(&c.version(), revision) {
+                                Ok(v) => {
+                                    c.metadata
+                                        .insert("version".into(), crate::template::Value::str(v));
+                                }
+                                Err(why) => {
+                                    return EngineOutput::failed(vec![self.finding(
+                                        Finding::error(
+                                            rules::FLUX_INVALID,
+                                            format!("HelmRelease {}: {why}", self.id),
+                                        ),
+                                    )])
+                                }
+                            }
+                        }
                         crate::helm::target::render_outside(&spec, c, &self.at, self.files, &helm)
                     }
                     Err(e) => {
@@ -659,6 +679,37 @@ enum Location {
     Artifact(Artifact, RepoPath),
 }
 
+/// helm-controller's `mutateChartWithSourceRevision` for a chart from an OCIRepository whose
+/// artifact `revision` is `TAG@sha256:HEX` or `sha256:HEX`: the chart's version gets the
+/// first 12 hex digits as build metadata (so that a tag pushed again shows as a change), and a
+/// tag that is a version must be the chart's.
+fn version_with_revision(version: &str, revision: &str) -> Result<String, String> {
+    use crate::semver::Version;
+    let chart = Version::parse(version).map_err(|_| format!("invalid chart version {version}"))?;
+    let invalid = || format!("invalid artifact revision {revision}");
+    let digest = match revision.split_once('@') {
+        Some((tag, digest)) => {
+            // An OCI tag writes a version's `+` as `_`.
+            if let Ok(tagged) = Version::parse(&tag.replace('_', "+")) {
+                if tagged.compare(&chart) != std::cmp::Ordering::Equal || digest.contains('@') {
+                    return Err(format!(
+                        "artifact revision {tag} does not match chart version {version}"
+                    ));
+                }
+                digest
+            } else {
+                revision
+            }
+        }
+        None => revision,
+    };
+    let hex = match digest.split(':').collect::<Vec<_>>().as_slice() {
+        [_, hex] => hex.get(..12).ok_or_else(invalid)?,
+        _ => return Err(invalid()),
+    };
+    Ok(chart.text_with_metadata(hex))
+}
+
 /// The names of the CustomResourceDefinitions `helm template` printed from a `crds/`
 /// directory (their `# Source:` is `CHART/crds/…` or a subchart's `…/charts/SUB/crds/…`).
 fn crd_ids(printed: &str) -> std::collections::BTreeSet<String> {
@@ -680,4 +731,34 @@ fn flag(node: &Node, key: &str) -> bool {
     node.get(key)
         .and_then(Node::as_scalar)
         .is_some_and(|s| s.text == "true")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_with_revision;
+
+    #[test]
+    fn an_oci_chart_s_version_carries_its_digest_as_helm_controller_writes_it() {
+        let hex = "0123456789abcdef".repeat(4);
+        let digest = format!("sha256:{hex}");
+        let marked = Ok("1.2.0-rc.1+0123456789ab".to_string());
+        assert_eq!(version_with_revision("v1.2.0-rc.1", &digest), marked);
+        let tagged = |tag: &str| version_with_revision("1.2.0-rc.1", &format!("{tag}@{digest}"));
+        assert_eq!(tagged("1.2.0-rc.1"), marked);
+        assert_eq!(tagged("latest"), marked);
+        // Build metadata never counts, and a tag writes `+` as `_`.
+        assert_eq!(tagged("1.2.0-rc.1_build.7"), marked);
+        assert_eq!(
+            tagged("1.2.0"),
+            Err("artifact revision 1.2.0 does not match chart version 1.2.0-rc.1".into())
+        );
+        assert_eq!(
+            version_with_revision("one", &digest),
+            Err("invalid chart version one".into())
+        );
+        assert_eq!(
+            version_with_revision("1.0.0", "sha256:0123"),
+            Err("invalid artifact revision sha256:0123".into())
+        );
+    }
 }
