@@ -1323,6 +1323,103 @@ fn value_files_of_a_multi_source_application_come_from_the_ref_repository() {
 }
 
 #[test]
+fn helm_value_files_and_file_parameters_at_urls_are_fetched_as_helm_reads_them() {
+    let server = Server::start();
+    helm_repository(&server, |_| String::new());
+    for (version, image) in [("v1", "nginx:1.26"), ("v2", "nginx:1.28")] {
+        server.route(
+            &format!("/values/{version}.yaml"),
+            Route::ok(format!("image: {image}\n")),
+        );
+        server.route(&format!("/banner/{version}.txt"), Route::ok(version));
+    }
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        "repoURLs: [https://git.example.com/me/main.git]\n",
+    );
+    env.write(
+        "charts/web/Chart.yaml",
+        "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+    );
+    env.write("charts/web/values.yaml", "image: nginx\n");
+    env.write(
+        "charts/web/templates/deploy.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  annotations:\n    banner: {{ .Values.banner | quote }}\nspec:\n  selector:\n    matchLabels:\n      app: web\n  template:\n    spec:\n      containers:\n      - name: web\n        image: {{ .Values.image }}\n",
+    );
+    let base = server.url();
+    // A chart of this repository and one fetched from a Helm repository, each with a value
+    // file (and the first a file parameter) at a URL, the version in an environment
+    // variable as Argo CD substitutes it.
+    let write = |version: &str| {
+        env.write(
+            "argo/local.yaml",
+            format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: local\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: https://git.example.com/me/main.git\n    path: charts/web\n    targetRevision: HEAD\n    helm:\n      valueFiles:\n      - values.yaml\n      - {base}/values/{version}.yaml\n      fileParameters:\n      - name: banner\n        path: {base}/banner/{version}.txt\n"),
+        );
+        env.write(
+            "argo/fetched.yaml",
+            format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: fetched\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {base}/charts\n    chart: web\n    targetRevision: 1.0.0\n    helm:\n      valueFiles:\n      - values-prod.yaml\n      - {base}/values/${{ARGOCD_APP_NAME}}-{version}.yaml\n"),
+        );
+    };
+    for (version, image) in [("v1", "nginx:1.25"), ("v2", "nginx:1.27")] {
+        server.route(
+            &format!("/values/fetched-{version}.yaml"),
+            Route::ok(format!("image: {image}\n")),
+        );
+    }
+    write("v1");
+    env.commit("v1");
+    write("v2");
+    env.commit("v2");
+    let offline = env.kdelta(&["diff", "HEAD~1", "HEAD"]).success();
+    assert!(
+        offline.stdout.contains("not in kdelta's cache"),
+        "{}",
+        offline.stdout
+    );
+    let fetched = diff_fetched(&env);
+    let report = fetched.json();
+    assert_eq!(
+        image_changes(&report, "app:argo/local.yaml#local"),
+        [r#""nginx:1.26" → "nginx:1.28""#],
+        "{report:#}"
+    );
+    assert_eq!(
+        field_changes(&report, "app:argo/local.yaml#local", "banner"),
+        [r#""v1" → "v2""#],
+        "{report:#}"
+    );
+    assert_eq!(
+        image_changes(&report, "app:argo/fetched.yaml#fetched"),
+        [r#""nginx:1.25" → "nginx:1.27""#],
+        "{report:#}"
+    );
+    assert_complete(&report);
+    assert_eq!(server.count("/values/v2.yaml"), 1);
+    drop(server);
+    assert_offline_replay(&env, &fetched);
+}
+
+#[test]
+fn a_value_file_url_that_fails_is_an_error_even_when_missing_files_are_ignored() {
+    let server = Server::start();
+    helm_repository(&server, |_| String::new());
+    let env = TestEnv::new();
+    env.write(
+        "argo/app.yaml",
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: webapp\n  namespace: argocd\nspec:\n  destination:\n    namespace: web\n    server: https://kubernetes.default.svc\n  source:\n    repoURL: {0}/charts\n    chart: web\n    targetRevision: 1.0.0\n    helm:\n      ignoreMissingValueFiles: true\n      valueFiles:\n      - {0}/values/missing.yaml\n", server.url()),
+    );
+    env.commit("v1");
+    let run = env.kdelta(&["check", "--fetch"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("fetch.failed") && run.stdout.contains("404"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn an_applicationset_git_generator_reads_another_repository() {
     let env = TestEnv::new();
     let (server, _) = other_repository(&env);

@@ -464,35 +464,22 @@ impl Source<'_> {
         let mut out = Vec::new();
         let mut skipped = Vec::new();
         for f in raw {
-            if f.starts_with('$') {
-                match self.resolve(&RepoPath::root(), f)? {
-                    Resolved::File(p) => match self.files.read(&p) {
-                        Ok(bytes) => {
-                            out.push((p.to_string(), String::from_utf8_lossy(&bytes).into_owned()))
-                        }
-                        Err(_) if ignore_missing => {}
-                        Err(error) => return Err(ValueFileError::Read { path: p, error }),
-                    },
-                    Resolved::Remote { repo, rev, path } => {
-                        let file = ValueFile::Remote {
-                            repo,
-                            rev,
-                            path,
-                            raw: f.to_string(),
-                        };
-                        match self.read_value_file(&file, ignore_missing)? {
-                            Read::Text(name, text) => out.push((name, text)),
-                            Read::Skipped => {}
-                            Read::NotCached => skipped.push(f.to_string()),
-                        }
-                    }
-                    Resolved::Elsewhere(_) => skipped.push(f.to_string()),
-                }
-                continue;
-            }
+            // `$ref/…` and URLs are files outside the chart; anything else is in it.
             let value = self.env.subst(f);
-            if url_scheme(&value).is_some() {
-                skipped.push(f.to_string());
+            let outside = if f.starts_with('$') {
+                Some(self.resolve(&RepoPath::root(), f)?)
+            } else {
+                self.resolve_url(f, &value).transpose()?
+            };
+            if let Some(resolved) = outside {
+                match ValueFile::of(resolved, f) {
+                    Ok(file) => match self.read_value_file(&file, ignore_missing)? {
+                        Read::Text(name, text) => out.push((name, text)),
+                        Read::Skipped => {}
+                        Read::NotCached => skipped.push(f.to_string()),
+                    },
+                    Err(_) => skipped.push(f.to_string()),
+                }
                 continue;
             }
             let name = crate::template::go_path_clean(value.trim_start_matches('/'));
@@ -715,7 +702,7 @@ impl Source<'_> {
                     .iter()
                     .map(|f| match f {
                         ValueFile::Local(p) => Some(p.clone()),
-                        ValueFile::Remote { .. } => None,
+                        _ => None,
                     })
                     .collect();
                 let mut skipped = skipped;
@@ -723,25 +710,20 @@ impl Source<'_> {
                     Some(local) => {
                         chart.values_files = local.iter().map(|p| relative_to(dir, p)).collect()
                     }
-                    // Files of another repository among them: every file is passed as text,
-                    // in the order listed.
+                    // Files of another repository or at URLs among them: every file is
+                    // passed as text, in the order listed.
                     None => {
                         for f in &paths {
                             match self.read_value_file(f, ignore_missing) {
                                 Ok(Read::Text(name, text)) => fetched_values.push((name, text)),
                                 Ok(Read::Skipped) => {}
                                 Ok(Read::NotCached) => {
-                                    if let ValueFile::Remote { raw, .. } = f {
-                                        skipped.push(raw.clone());
-                                    }
+                                    skipped.extend(f.fetched_as().map(str::to_string))
                                 }
                                 Err(e) => {
-                                    return EngineOutput::failed(vec![self
-                                        .error(
-                                            rules::FETCH_FAILED,
-                                            format!("error reading helm value files: {e}"),
-                                        )
-                                        .incomplete(Incomplete::FetchFailed)])
+                                    return EngineOutput::failed(vec![
+                                        self.value_file_error("reading", e)
+                                    ])
                                 }
                             }
                         }
@@ -753,16 +735,11 @@ impl Source<'_> {
                         self.name,
                         skipped.join(", ")
                     ));
-                    f.help = Some("a file of another repository is read once `kdelta fetch` (or --fetch) has fetched it; kdelta does not fetch value files from URLs".into());
+                    f.help = Some("a file of another repository or at an http(s) URL is read once `kdelta fetch` (or --fetch) has fetched it".into());
                     notices.push(f);
                 }
             }
-            Err(e) => {
-                return EngineOutput::failed(vec![self.error(
-                    rules::HELM_VALUES,
-                    format!("error resolving helm value files: {e}"),
-                )])
-            }
+            Err(e) => return EngineOutput::failed(vec![self.value_file_error("resolving", e)]),
         }
         let mut helm_opts = crate::helm::Options {
             release_name: Some(text("releaseName").unwrap_or_else(|| self.name.to_string())),
@@ -826,8 +803,8 @@ impl Source<'_> {
             let (Some(name), Some(path)) = (p["name"].as_str(), p["path"].as_str()) else {
                 continue;
             };
-            match self.resolve(dir, path) {
-                Ok(Resolved::File(file)) => match self.files.read(&file) {
+            match self.resolve(dir, path).map(|r| ValueFile::of(r, path)) {
+                Ok(Ok(ValueFile::Local(file))) => match self.files.read(&file) {
                     Ok(bytes) => helm_opts.set_file.push(file_parameter(
                         name,
                         path,
@@ -835,17 +812,11 @@ impl Source<'_> {
                     )),
                     Err(e) => return EngineOutput::failed(vec![crate::source::source_finding(&e, &file)]),
                 },
-                Ok(Resolved::Remote { repo, rev, path: in_repo }) => {
-                    let file = ValueFile::Remote {
-                        repo,
-                        rev,
-                        path: in_repo,
-                        raw: path.to_string(),
-                    };
+                Ok(Ok(file)) => {
                     match self.read_value_file(&file, false) {
                         Ok(Read::Text(_, text)) => helm_opts.set_file.push(file_parameter(name, path, text)),
                         Ok(_) => notices.push(self.incomplete(Incomplete::NotFetched, format!(
-                            "Application {}: file parameter {name} reads a file of another repository that is not in kdelta's cache; it is left out",
+                            "Application {}: file parameter {name} reads a file of another repository or at a URL that is not in kdelta's cache; it is left out",
                             self.name
                         ))),
                         Err(e) => {
@@ -855,7 +826,7 @@ impl Source<'_> {
                         }
                     }
                 }
-                Ok(Resolved::Elsewhere(what)) => notices.push(self.incomplete(Incomplete::Other, format!(
+                Ok(Err(what)) => notices.push(self.incomplete(Incomplete::Other, format!(
                     "Application {}: file parameter {name} reads {what}; kdelta does not fetch it, so it is left out",
                     self.name
                 ))),
@@ -912,12 +883,9 @@ impl Source<'_> {
         for (raw, r) in raw.iter().zip(resolved.iter()) {
             match r.clone()? {
                 Resolved::Elsewhere(_) => skipped.push(raw.to_string()),
-                Resolved::Remote { repo, rev, path } => files.push(ValueFile::Remote {
-                    repo,
-                    rev,
-                    path,
-                    raw: raw.to_string(),
-                }),
+                fetched @ (Resolved::Url(_) | Resolved::Remote { .. }) => {
+                    files.extend(ValueFile::of(fetched, raw).ok())
+                }
                 Resolved::File(p) if is_glob(p.as_str()) => {
                     let matches = self.glob(&p);
                     if matches.is_empty() {
@@ -965,29 +933,33 @@ impl Source<'_> {
             }
         }
         let value = self.env.subst(raw);
-        // argocd-cm's `helm.valuesFileSchemes` (default https and http) says which URL
-        // schemes a value file may use.
-        if let Some(scheme) = url_scheme(&value) {
-            return if self
-                .opts
-                .settings
-                .values_file_schemes()
-                .iter()
-                .any(|s| s == scheme)
-            {
-                Ok(Resolved::Elsewhere(value))
-            } else {
-                Err(ResolveError::Scheme {
-                    raw: raw.to_string(),
-                    scheme: scheme.to_string(),
-                })
-            };
+        if let Some(at_url) = self.resolve_url(raw, &value) {
+            return at_url;
         }
         match value.strip_prefix('/') {
             Some(abs) => within(&RepoPath::root(), abs, raw),
             None => within(dir, &value, raw),
         }
         .map(Resolved::File)
+    }
+
+    /// A value file at a URL (`value`, the environment substituted in `raw`), or `None`:
+    /// argocd-cm's `helm.valuesFileSchemes` (default https and http) says which schemes are
+    /// allowed, and helm reads an http(s) one with its getter (kdelta through the fetch
+    /// store); another allowed scheme is not read.
+    fn resolve_url(&self, raw: &str, value: &str) -> Option<Result<Resolved, ResolveError>> {
+        let scheme = url_scheme(value)?;
+        let allowed = self.opts.settings.values_file_schemes();
+        Some(if !allowed.iter().any(|s| s == scheme) {
+            Err(ResolveError::Scheme {
+                raw: raw.to_string(),
+                scheme: scheme.to_string(),
+            })
+        } else if matches!(scheme, "http" | "https") {
+            Ok(Resolved::Url(value.to_string()))
+        } else {
+            Ok(Resolved::Elsewhere(value.to_string()))
+        })
     }
 
     /// The files a value file glob matches, in lexical order (doublestar's `FilepathGlob`).
@@ -1085,7 +1057,10 @@ enum Resolved {
         rev: String,
         path: RepoPath,
     },
-    /// At a URL, or in this repository while rendering another: what it is.
+    /// At an http(s) URL: fetched through the store.
+    Url(String),
+    /// At a URL kdelta does not read, or in this repository while rendering another: what
+    /// it is.
     Elsewhere(String),
 }
 
@@ -1158,6 +1133,38 @@ enum ValueFile {
         /// As written (`$values/env/prod.yaml`).
         raw: String,
     },
+    /// At an http(s) URL.
+    Url {
+        url: String,
+        /// As written (`https://…/values-${ENV}.yaml`).
+        raw: String,
+    },
+}
+
+impl ValueFile {
+    /// The file `resolved` names (`raw` as written), or what it is when kdelta cannot read it.
+    fn of(resolved: Resolved, raw: &str) -> Result<ValueFile, String> {
+        let raw = raw.to_string();
+        match resolved {
+            Resolved::File(p) => Ok(ValueFile::Local(p)),
+            Resolved::Remote { repo, rev, path } => Ok(ValueFile::Remote {
+                repo,
+                rev,
+                path,
+                raw,
+            }),
+            Resolved::Url(url) => Ok(ValueFile::Url { url, raw }),
+            Resolved::Elsewhere(what) => Err(what),
+        }
+    }
+
+    /// A file the fetch step reads, as written.
+    fn fetched_as(&self) -> Option<&str> {
+        match self {
+            ValueFile::Local(_) => None,
+            ValueFile::Remote { raw, .. } | ValueFile::Url { raw, .. } => Some(raw),
+        }
+    }
 }
 
 /// What reading a value file gave.
@@ -1166,12 +1173,25 @@ enum Read {
     Text(String, String),
     /// Missing, and `ignoreMissingValueFiles` is set.
     Skipped,
-    /// In another repository that is not in the cache.
+    /// In another repository, or at a URL, that is not in the cache.
     NotCached,
 }
 
 impl Source<'_> {
-    /// Reads a value file; a file of another repository comes from the fetch store.
+    /// The finding for value files that cannot be read (`doing`: resolving or reading them):
+    /// a fetch that failed is `fetch.failed`, anything else Argo CD's error.
+    fn value_file_error(&self, doing: &str, e: ValueFileError) -> Finding {
+        let message = format!("error {doing} helm value files: {e}");
+        match e {
+            ValueFileError::Fetch(_) => self
+                .error(rules::FETCH_FAILED, message)
+                .incomplete(Incomplete::FetchFailed),
+            _ => self.error(rules::HELM_VALUES, message),
+        }
+    }
+
+    /// Reads a value file; a file of another repository or at a URL comes from the fetch
+    /// store.
     fn read_value_file(
         &self,
         file: &ValueFile,
@@ -1213,6 +1233,16 @@ impl Source<'_> {
                     }),
                 }
             }
+            // Argo CD never skips a URL (only files it can stat), so a failure is an error
+            // whatever `ignoreMissingValueFiles` says.
+            ValueFile::Url { url, .. } => match self.files.remote_file(url) {
+                Ok(bytes) => Ok(Read::Text(
+                    crate::fetch::url::redact_text(url),
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                )),
+                Err(Unavailable::NotCached(_)) => Ok(Read::NotCached),
+                Err(Unavailable::Failed(e)) => Err(ValueFileError::Fetch(e)),
+            },
         }
     }
 }

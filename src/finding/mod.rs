@@ -133,8 +133,6 @@ pub enum Incomplete {
     Jsonnet,
     /// `$ARGOCD_APP_REVISION` and the other variables only a sync knows.
     RevisionVariable,
-    /// Helm value files at URLs.
-    ValueFilesAtUrls,
     /// Another reason, counted under the finding's rule.
     Other,
 }
@@ -150,7 +148,6 @@ impl Incomplete {
             Incomplete::Plugin => "config management plugin",
             Incomplete::Jsonnet => "Jsonnet",
             Incomplete::RevisionVariable => "revision variable",
-            Incomplete::ValueFilesAtUrls => "value files at URLs",
             Incomplete::Other => rule.id,
         }
     }
