@@ -177,7 +177,8 @@ pub struct KubernetesConfig {
     /// Other versions for some targets: by path, or by Argo CD destination cluster.
     pub overrides: Vec<KubernetesOverride>,
     /// Files or directories of the repository holding more CRDs (YAML) that custom resources
-    /// are validated against, beside those the targets render.
+    /// are validated against, beside those the targets render; or schema locations (http(s)
+    /// URL templates, as kubeconform's `-schema-location`) for the kinds no CRD defines.
     pub crds: Vec<String>,
 }
 

@@ -2135,3 +2135,74 @@ fn a_pruned_subchart_needs_no_schema_documents() {
     );
     assert!(enabled.stdout.is_empty(), "{}", enabled.stdout);
 }
+
+#[test]
+fn custom_resources_are_validated_with_schemas_at_the_configured_locations() {
+    let server = Server::start();
+    let schema = r#"{"type": "object", "properties": {"spec": {"type": "object", "properties": {"secretName": {"type": "string"}}}}}"#;
+    server.route(
+        "/catalog/cert-manager.io/certificate_v1.json",
+        Route::ok(schema),
+    );
+    let env = TestEnv::new();
+    env.write(
+        ".kdelta.yaml",
+        format!(
+            "kubernetes:\n  crds:\n  - {}/catalog/{{{{.Group}}}}/{{{{.ResourceKind}}}}_{{{{.ResourceAPIVersion}}}}.json\n",
+            server.url()
+        ),
+    );
+    env.write("app/kustomization.yaml", "resources: [cert.yaml]\n");
+    env.write(
+        "app/cert.yaml",
+        "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: web\nspec:\n  secretName: 5\n---\napiVersion: example.io/v1\nkind: Widget\nmetadata:\n  name: w\n",
+    );
+    env.commit("v1");
+    let rules = |report: &serde_json::Value| -> Vec<String> {
+        let mut found: Vec<String> = report["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["rule"].as_str().is_some_and(|r| r.starts_with("schema.")))
+            .map(|f| format!("{} {}", f["rule"], f["message"]))
+            .collect();
+        found.sort();
+        found
+    };
+    // Not fetched: neither kind has a schema.
+    let offline = env.kdelta(&["check", "--format", "json"]).json();
+    let unchecked = rules(&offline);
+    assert_eq!(unchecked.len(), 2, "{unchecked:#?}");
+    assert!(
+        unchecked.iter().all(|r| r.contains("schema.no-schema")),
+        "{unchecked:#?}"
+    );
+    // Fetched: the Certificate is checked with the catalog's schema; the catalog lacks the
+    // Widget (a 404, which is no failure).
+    let fetched = env.kdelta(&["check", "--fetch", "--format", "json"]);
+    assert_eq!(fetched.code, 1, "{}", fetched.stdout);
+    let checked = rules(&fetched.json());
+    assert_eq!(checked.len(), 2, "{checked:#?}");
+    assert!(
+        checked[0].contains("schema.no-schema") && checked[0].contains("Widget"),
+        "{checked:#?}"
+    );
+    assert!(
+        checked[1].contains("schema.type") && checked[1].contains("spec.secretName"),
+        "{checked:#?}"
+    );
+    assert!(
+        !fetched.stdout.contains("fetch.failed"),
+        "{}",
+        fetched.stdout
+    );
+    assert_eq!(
+        server.count("/catalog/cert-manager.io/certificate_v1.json"),
+        1
+    );
+    assert_eq!(server.count("/catalog/example.io/widget_v1.json"), 1);
+    // Offline again, from the cache.
+    drop(server);
+    let replay = env.kdelta(&["check", "--format", "json"]);
+    assert_eq!(rules(&replay.json()), checked);
+}

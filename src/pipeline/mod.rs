@@ -20,6 +20,7 @@ use crate::render::{
 use crate::report::{Report, RevisionInfo};
 use crate::source::{EntryKind, RepoPath, Snapshot};
 use crate::target::RevisionSettings;
+use crate::validate::schema_locations;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -328,8 +329,18 @@ pub fn diff(base: Revision, head: Revision, config: LoadedConfig, opts: &Options
     if validator.is_some() {
         let (mut at_base, mut at_head) = validated.into_inner().unwrap_or_else(|p| p.into_inner());
         if let Some(v) = &validator {
-            add_configured_crds(&mut at_base, v, base.snapshot, &config);
-            add_configured_crds(&mut at_head, v, head.snapshot, &config);
+            let store = opts.store.as_deref();
+            let mut located = add_configured_crds(&mut at_base, v, base.snapshot, &config, store);
+            located.extend(add_configured_crds(
+                &mut at_head,
+                v,
+                head.snapshot,
+                &config,
+                store,
+            ));
+            located.sort_by(|a, b| a.message.cmp(&b.message));
+            located.dedup();
+            findings.extend(located);
         }
         let mut classified = crate::validate::stage::classify(
             validation_findings(at_base, base.snapshot, &config),
@@ -400,7 +411,13 @@ pub fn check(
         })
         .collect();
     if let Some(v) = &validator {
-        add_configured_crds(&mut validated, v, rev.snapshot, &config);
+        findings.extend(add_configured_crds(
+            &mut validated,
+            v,
+            rev.snapshot,
+            &config,
+            opts.store.as_deref(),
+        ));
         let mut found = validation_findings(validated, rev.snapshot, &config);
         crate::validate::stage::sort(&mut found);
         findings.extend(found);
@@ -412,17 +429,21 @@ pub fn check(
 }
 
 /// The CRDs `kubernetes.crds` names, read from the revision: each YAML file it names, and
-/// every YAML file under each directory it names.
+/// every YAML file under each directory it names; then, for the kinds none of them defines,
+/// the schemas at the locations it names (from the fetch store). Gives the findings of the
+/// locations.
 fn add_configured_crds(
     validated: &mut crate::validate::stage::Revision,
     validator: &crate::validate::stage::Validator,
     snapshot: &dyn Snapshot,
     config: &Config,
-) {
+    store: Option<&crate::fetch::Store>,
+) -> Vec<Finding> {
     let mut stack: Vec<RepoPath> = config
         .kubernetes()
         .crds
         .iter()
+        .filter(|p| !schema_locations::is_location(p))
         .filter_map(|p| RepoPath::new(p.trim_end_matches('/')).ok())
         .collect();
     while let Some(path) = stack.pop() {
@@ -468,6 +489,27 @@ fn add_configured_crds(
             _ => {}
         }
     }
+    let locations: Vec<&str> = config
+        .kubernetes()
+        .crds
+        .iter()
+        .map(String::as_str)
+        .filter(|p| schema_locations::is_location(p))
+        .collect();
+    if locations.is_empty() {
+        return Vec::new();
+    }
+    let config_file = RepoPath::new(CONFIG_FILE).expect("a constant relative path");
+    schema_locations::add_schemas(validated, validator, &locations, store, &config_file)
+}
+
+/// True when `kubernetes.crds` names a schema location (a URL template).
+fn has_schema_locations(config: &Config) -> bool {
+    config
+        .kubernetes()
+        .crds
+        .iter()
+        .any(|p| schema_locations::is_location(p))
 }
 
 /// A revision's validation findings: custom resources checked, findings in Helm templates
@@ -544,13 +586,35 @@ pub fn fetch(snapshots: &[&dyn Snapshot], config: &Config, opts: &Options) -> Fe
         let expansion = expand(*snapshot, found.targets, &render_opts, &cache);
         let mut targets = expansion.targets;
         select_targets(&opts.only, &mut [&mut targets]);
-        for rendered in render_all(*snapshot, &targets, &render_opts, &cache) {
+        // The schema locations are asked for the kinds the revision's CRDs leave undefined.
+        let validator = opts
+            .validation
+            .validator(config, &mut Vec::new())
+            .filter(|_| has_schema_locations(config));
+        let mut validated = crate::validate::stage::Revision::default();
+        for (target, rendered) in
+            targets
+                .iter()
+                .zip(render_all(*snapshot, &targets, &render_opts, &cache))
+        {
+            if let Some(v) = validator.as_ref().filter(|_| rendered.ok) {
+                validated.add(v.check(target, &rendered));
+            }
             findings.extend(
                 rendered
                     .findings
                     .into_iter()
                     .filter(|f| f.rule.id.starts_with("fetch.")),
             );
+        }
+        if let Some(v) = &validator {
+            findings.extend(add_configured_crds(
+                &mut validated,
+                v,
+                *snapshot,
+                config,
+                Some(store),
+            ));
         }
     }
     store.go_offline();

@@ -5,5 +5,6 @@
 pub mod deployed;
 pub mod references;
 pub mod schema;
+pub mod schema_locations;
 pub mod selectors;
 pub mod stage;

@@ -134,6 +134,11 @@ pub struct TargetCheck {
 }
 
 impl Validator {
+    /// The version the run validates for (without the overrides of some targets).
+    pub fn version(&self) -> KubeVersion {
+        self.settings.version
+    }
+
     pub fn new(settings: Settings) -> Validator {
         Validator {
             settings,
@@ -263,21 +268,41 @@ impl Revision {
         });
     }
 
+    /// Each CRD of the revision once, however many targets render it.
+    fn crds(&self) -> Vec<Arc<LazyCrd>> {
+        let mut seen = std::collections::HashSet::new();
+        self.checks
+            .iter()
+            .flat_map(|c| c.crds.iter())
+            .filter(|c| seen.insert(Arc::as_ptr(c)))
+            .cloned()
+            .collect()
+    }
+
+    /// The `(apiVersion, kind)` of the custom resources no CRD of the revision defines.
+    pub fn kinds_without_crd(&self) -> BTreeSet<(String, String)> {
+        let crds = self.crds();
+        self.checks
+            .iter()
+            .filter_map(|c| c.pending.as_ref())
+            .flat_map(|(_, _, resources)| resources)
+            .filter_map(|r| {
+                let api_version = r.node.str_at(&["apiVersion"]).unwrap_or_default();
+                let kind = r.kind();
+                crds.iter()
+                    .all(|c| matches!(c.lookup(api_version, kind), CrdMatch::Other))
+                    .then(|| (api_version.to_string(), kind.to_string()))
+            })
+            .collect()
+    }
+
     /// The findings, custom resources checked against every CRD the revision rendered. A
     /// kind no CRD defines is one notice for the revision, at its first object, counting the
     /// objects and targets it leaves unchecked.
     pub fn finish(mut self) -> Vec<Finding> {
         // Targets finish rendering in any order; which object a notice names must not vary.
         self.checks.sort_by(|a, b| a.target.cmp(&b.target));
-        // Each CRD once, however many targets render it.
-        let mut seen = std::collections::HashSet::new();
-        let crds: Vec<Arc<LazyCrd>> = self
-            .checks
-            .iter()
-            .flat_map(|c| c.crds.iter())
-            .filter(|c| seen.insert(Arc::as_ptr(c)))
-            .cloned()
-            .collect();
+        let crds = self.crds();
         let mut findings = Vec::new();
         let mut unchecked: BTreeMap<(String, String), Unchecked> = BTreeMap::new();
         let mut deployed = Vec::new();

@@ -52,6 +52,13 @@ pub const CATALOG_ANNOTATION: &str = "kdelta.dev/crds-catalog";
 pub fn catalog_crd(group: &str, file_name: &str, schema: Value) -> Option<Node> {
     let stem = file_name.strip_suffix(".json")?;
     let (kind, version) = stem.rsplit_once('_')?;
+    schema_crd(group, kind, version, schema)
+}
+
+/// The CRD that stands for a JSON Schema of `kind` (matched in any case) at `group`'s
+/// `version`, as a catalog's or a schema location's ([`catalog_crd`]). None without a group
+/// of its own (a Kubernetes API group has no dot).
+pub fn schema_crd(group: &str, kind: &str, version: &str, schema: Value) -> Option<Node> {
     if kind.is_empty() || version.is_empty() || !group.contains('.') {
         return None;
     }

@@ -47,7 +47,9 @@ pub use catalog::{
 };
 pub use cel::{RuleProblem, RuleProblemKind, COST_LIMIT};
 pub use check::{validate, validate_in, Violation, ViolationKind};
-pub use crd::{catalog_crd, Crd, CrdError, CrdMatch, CrdVersion, Scope, CATALOG_ANNOTATION};
+pub use crd::{
+    catalog_crd, schema_crd, Crd, CrdError, CrdMatch, CrdVersion, Scope, CATALOG_ANNOTATION,
+};
 pub use formats::{is_base64, is_date_time, is_quantity};
 pub use lifecycle::{lifecycle, ApiStatus};
 pub use model::{
