@@ -1007,7 +1007,16 @@ fn a_registry_token_challenge_is_answered_and_a_wrong_digest_refused() {
 fn other_repository(env: &TestEnv) -> (git_http::GitServer, String) {
     let work = env.root().join("other-work");
     std::fs::create_dir_all(work.join("apps/web")).unwrap();
+    std::fs::create_dir_all(work.join("components/tier")).unwrap();
     env.git_in(&work, &["init", "-q"]);
+    let component = |tier: &str| {
+        format!("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nlabels:\n- pairs: {{tier: {tier}}}\n")
+    };
+    std::fs::write(
+        work.join("components/tier/kustomization.yaml"),
+        component("one"),
+    )
+    .unwrap();
     std::fs::write(
         work.join("apps/web/kustomization.yaml"),
         "resources: [deploy.yaml]\n",
@@ -1024,6 +1033,11 @@ fn other_repository(env: &TestEnv) -> (git_http::GitServer, String) {
     let v1 = env.git_in(&work, &["rev-parse", "HEAD"]);
     std::fs::write(work.join("apps/web/deploy.yaml"), deploy(3)).unwrap();
     std::fs::write(work.join("apps/web/values.yaml"), "replicas: 4\n").unwrap();
+    std::fs::write(
+        work.join("components/tier/kustomization.yaml"),
+        component("two"),
+    )
+    .unwrap();
     env.git_in(&work, &["commit", "-q", "-am", "v2"]);
     env.git_in(&work, &["tag", "v2"]);
     let served = env.root().join("served");
@@ -1043,6 +1057,43 @@ fn other_repository(env: &TestEnv) -> (git_http::GitServer, String) {
         &["config", "uploadpack.allowReachableSHA1InWant", "true"],
     );
     (git_http::GitServer::start(&served), v1)
+}
+
+#[test]
+fn a_remote_component_is_fetched_and_built_as_kustomize_builds_it() {
+    let env = TestEnv::new();
+    let (server, _) = other_repository(&env);
+    let url = server.url("other.git");
+    env.write(
+        "app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n",
+    );
+    let write = |rev: &str| {
+        env.write(
+            "app/kustomization.yaml",
+            format!("resources: [cm.yaml]\ncomponents:\n- {url}//components/tier?ref={rev}\n"),
+        );
+    };
+    write("v1");
+    env.commit("v1");
+    write("v2");
+    env.commit("bump");
+    let offline = env.kdelta(&["diff", "HEAD~1", "HEAD"]).success();
+    assert!(
+        offline.stdout.contains("not in kdelta's cache"),
+        "{}",
+        offline.stdout
+    );
+    let fetched = diff_fetched(&env);
+    let report = fetched.json();
+    assert_eq!(
+        field_changes(&report, "kustomize:app", "labels.tier"),
+        [r#""one" → "two""#],
+        "{report:#}"
+    );
+    assert_complete(&report);
+    drop(server);
+    assert_offline_replay(&env, &fetched);
 }
 
 fn write_git_targets(env: &TestEnv, url: &str, rev: &str) {

@@ -57,6 +57,19 @@ impl KError {
         )
     }
 
+    /// A file at a URL that kustomize's loader would download (a patch, a generator's file,
+    /// a values file): kdelta fetches resources, bases and components, not these.
+    pub fn remote_file_not_fetched(url: &str) -> KError {
+        KError::new(
+            rules::KUSTOMIZE_REMOTE_RESOURCE,
+            format!(
+                "remote file '{}' is not fetched: kdelta reads resources, bases and components at URLs, not the other files kustomize downloads",
+                crate::fetch::url::redact_text(url)
+            ),
+        )
+        .with_help("vendor the file into the repository")
+    }
+
     /// Adds a hint.
     pub fn with_help(mut self, help: impl Into<String>) -> KError {
         self.help = Some(help.into());

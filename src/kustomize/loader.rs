@@ -101,7 +101,7 @@ impl<'a> Loader<'a> {
     /// The path of file `rel`, if the load restrictor lets the kustomization read it.
     fn loadable(&self, rel: &str) -> Result<RepoPath, KError> {
         if is_remote_file(rel) {
-            return Err(KError::remote(rel));
+            return Err(KError::remote_file_not_fetched(rel));
         }
         let path = self.resolve(rel)?;
         match self.files.kind(&path) {

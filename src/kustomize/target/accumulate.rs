@@ -41,7 +41,7 @@ impl Builder {
             let at = |e: KError| kt.err_at(e, field, Some(i));
             if crate::kustomize::loader::is_remote_repo(path) {
                 ids = None;
-                acc = self.accumulate_remote(kt, path, acc, &at)?;
+                acc = self.accumulate_remote(kt, path, acc, &at, false)?;
                 continue;
             }
             if crate::kustomize::loader::is_remote_file(path) {
@@ -183,15 +183,17 @@ impl Builder {
         Ok(acc)
     }
 
-    /// A remote base (`https://github.com/org/repo//base?ref=v1`): its commit from the fetch
-    /// store, built as a base directory of that repository. Not cached: a notice, and the
-    /// build goes on without it (as for any remote input); a failed fetch: an error finding.
+    /// A remote base or component (`https://github.com/org/repo//base?ref=v1`): its commit
+    /// from the fetch store, built as a directory of that repository. Not cached: a notice,
+    /// and the build goes on without it (as for any remote input); a failed fetch: an error
+    /// finding.
     fn accumulate_remote(
         &mut self,
         kt: &Kt,
         path: &str,
         acc: Acc,
         at: &dyn Fn(KError) -> KError,
+        is_component: bool,
     ) -> Result<Acc, KError> {
         let spec = crate::kustomize::remote::parse(path)
             .map_err(|m| at(KError::new(rules::KUSTOMIZE_REMOTE_RESOURCE, m.to_string())))?;
@@ -229,18 +231,27 @@ impl Builder {
             )));
         }
         let ldr = Loader::new(&files, dir, kt.ldr.root_only(), kt.ldr.schema.clone());
-        self.accumulate_directory(kt, path, acc, ldr, false)
+        self.accumulate_directory(kt, path, acc, ldr, is_component)
             .map_err(|e| {
-                at(e.context(format!(
-                    "accumulating resources from '{}'",
-                    crate::fetch::url::redact_text(path)
-                )))
+                at(if is_component {
+                    e.context("accumulateDirectory")
+                } else {
+                    e.context(format!(
+                        "accumulating resources from '{}'",
+                        crate::fetch::url::redact_text(path)
+                    ))
+                })
             })
     }
 
     pub(super) fn accumulate_components(&mut self, kt: &Kt, mut acc: Acc) -> Result<Acc, KError> {
         for (i, path) in kt.k.components.iter().enumerate() {
             let at = |e: KError| kt.err_at(e, "components", Some(i));
+            // `loader.New` clones a remote component as it does a remote base.
+            if crate::kustomize::loader::is_remote_repo(path) {
+                acc = self.accumulate_remote(kt, path, acc, &at, true)?;
+                continue;
+            }
             let child = kt
                 .ldr
                 .child(path)
