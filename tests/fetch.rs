@@ -1214,6 +1214,37 @@ fn a_flux_kustomization_of_another_git_repository_renders_at_its_ref() {
 }
 
 #[test]
+fn a_path_in_a_git_repository_s_include_is_read_from_the_included_repository() {
+    let env = TestEnv::new();
+    let (server, _) = other_repository(&env);
+    let url = server.url("other.git");
+    let write = |tag: &str| {
+        env.write(
+            "clusters/prod/flux-system/gotk-sync.yaml",
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  url: https://git.example.com/me/fleet.git\n  ref: {branch: main}\n  include:\n  - repository: {name: other}\n    fromPath: apps\n    toPath: vendor/apps\n",
+        );
+        env.write(
+            "clusters/prod/web.yaml",
+            format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  url: {url}\n  ref: {{tag: {tag}}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./vendor/apps/web\n  targetNamespace: web\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+        );
+    };
+    write("v1");
+    env.commit("v1");
+    write("v2");
+    env.commit("bump");
+    let target = "flux-ks:flux-system/web@clusters/prod";
+    env.kdelta(&["diff", "HEAD~1", "HEAD"])
+        .success()
+        .stdout_has("not in kdelta's cache");
+    let fetched = diff_fetched(&env);
+    let report = fetched.json();
+    assert_eq!(replica_changes(&report, target), ["1 → 3"], "{report:#}");
+    assert_complete(&report);
+    drop(server);
+    assert_offline_replay(&env, &fetched);
+}
+
+#[test]
 fn semver_references_pick_among_a_git_repository_s_tags_as_argo_cd_and_flux_do() {
     let env = TestEnv::new();
     let (server, _) = other_repository(&env);

@@ -52,15 +52,17 @@ pub fn build(
             format!("Kustomization {namespace}/{name} has no spec.sourceRef"),
         ))]);
     };
+    let path = node.str_at(&["spec", "path"]).unwrap_or_default();
+    let (source, path) = included(&source, objects, path).unwrap_or((source, path.to_string()));
     // The source's `spec.ignore`: more patterns for what source-controller leaves out.
     let source_ignore = objects
         .get(&source.kind, &source.namespace, &source.name)
         .and_then(|s| s.str_at(&["spec", "ignore"]));
     let mut out = match sources::artifact(&source, objects, files, opts) {
-        Ok(Artifact::Local) => build_in(node, files, source_ignore, &at),
+        Ok(Artifact::Local) => build_in(node, &path, files, source_ignore, &at),
         Ok(Artifact::Remote { snapshot, shown }) => {
             let remote = files.sibling(&*snapshot);
-            let mut out = build_in(node, &remote, source_ignore, &at);
+            let mut out = build_in(node, &path, &remote, source_ignore, &at);
             for f in &mut out.findings {
                 if f.file.is_some() && f.file.as_deref() != Some(at.file.as_str()) {
                     let place = f.location().unwrap_or_default();
@@ -116,15 +118,47 @@ impl Place {
     }
 }
 
-/// The build in the artifact `files` reads (less what `source_ignore` and the `.sourceignore`
-/// files leave out): the kustomization found or generated, with Flux's fields written into it.
+/// The GitRepository `source` includes (`spec.include`) whose copy holds `path`: source-
+/// controller copies each included repository's artifact, from its `fromPath`, to `toPath`
+/// (default: the included repository's name), a later include over an earlier. Gives the
+/// included repository and the path in it.
+fn included(source: &Ref, objects: &Objects, path: &str) -> Option<(Ref, String)> {
+    if source.kind != "GitRepository" {
+        return None;
+    }
+    let repo = objects.get(&source.kind, &source.namespace, &source.name)?;
+    let dir = sources::clean_path(path)?;
+    let includes = repo.get_path(&["spec", "include"])?.as_seq()?;
+    includes.iter().rev().find_map(|include| {
+        let name = include.str_at(&["repository", "name"])?;
+        let to = include.str_at(&["toPath"]).filter(|p| !p.is_empty());
+        let to = sources::clean_path(to.unwrap_or(name))?;
+        if to.is_root() || !dir.starts_with(&to) {
+            return None;
+        }
+        let from = include.str_at(&["fromPath"]).unwrap_or_default();
+        let rest = dir.relative_to(&to);
+        Some((
+            Ref {
+                kind: "GitRepository".into(),
+                name: name.to_string(),
+                namespace: source.namespace.clone(),
+            },
+            format!("{from}/{rest}"),
+        ))
+    })
+}
+
+/// The build of `raw_path` in the artifact `files` reads (less what `source_ignore` and the
+/// `.sourceignore` files leave out): the kustomization found or generated, with Flux's fields
+/// written into it.
 fn build_in(
     ks: &Node,
+    raw_path: &str,
     files: &Files,
     source_ignore: Option<&str>,
     at: &Place,
 ) -> EngineOutput<Details> {
-    let raw_path = ks.str_at(&["spec", "path"]).unwrap_or_default();
     let Some(dir) = sources::clean_path(raw_path) else {
         return EngineOutput::failed(vec![at.finding(Finding::error(
             rules::FLUX_INVALID,
