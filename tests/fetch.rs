@@ -1017,6 +1017,17 @@ fn other_repository(env: &TestEnv) -> (git_http::GitServer, String) {
         component("one"),
     )
     .unwrap();
+    std::fs::create_dir_all(work.join("charts/app/templates")).unwrap();
+    std::fs::write(
+        work.join("charts/app/Chart.yaml"),
+        "apiVersion: v2\nname: app\nversion: 1.0.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        work.join("charts/app/templates/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n",
+    )
+    .unwrap();
     std::fs::write(
         work.join("apps/web/kustomization.yaml"),
         "resources: [deploy.yaml]\n",
@@ -1221,7 +1232,7 @@ fn a_path_in_a_git_repository_s_include_is_read_from_the_included_repository() {
     let write = |tag: &str| {
         env.write(
             "clusters/prod/flux-system/gotk-sync.yaml",
-            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  url: https://git.example.com/me/fleet.git\n  ref: {branch: main}\n  include:\n  - repository: {name: other}\n    fromPath: apps\n    toPath: vendor/apps\n",
+            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  url: https://git.example.com/me/fleet.git\n  ref: {branch: main}\n  include:\n  - repository: {name: other}\n    fromPath: apps\n    toPath: vendor/apps\n  - repository: {name: other}\n    fromPath: charts\n    toPath: vendor/charts\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  chart:\n    spec:\n      chart: ./vendor/charts/app\n      sourceRef: {kind: GitRepository, name: flux-system}\n",
         );
         env.write(
             "clusters/prod/web.yaml",
@@ -1242,6 +1253,15 @@ fn a_path_in_a_git_repository_s_include_is_read_from_the_included_repository() {
     assert_complete(&report);
     drop(server);
     assert_offline_replay(&env, &fetched);
+    // A chart directory below a toPath is the included repository's.
+    env.kdelta(&[
+        "render",
+        "--rev",
+        "HEAD",
+        "flux-hr:flux-system/app@clusters/prod",
+    ])
+    .success()
+    .stdout_has("name: app");
 }
 
 #[test]

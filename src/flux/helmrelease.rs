@@ -521,9 +521,11 @@ impl<'a> Release<'a> {
                 })
             }
             _ => {
-                let artifact =
-                    sources::artifact(&source, &self.walked.objects, self.files, self.opts)?;
-                let dir = sources::clean_path(name).ok_or_else(|| {
+                let objects = &self.walked.objects;
+                let (source, name) =
+                    sources::included(&source, objects, name).unwrap_or((source, name.to_string()));
+                let artifact = sources::artifact(&source, objects, self.files, self.opts)?;
+                let dir = sources::clean_path(&name).ok_or_else(|| {
                     Missing::Invalid(format!("chart path {name:?} cannot be read"))
                 })?;
                 Location::Artifact(artifact, dir)

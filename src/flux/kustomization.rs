@@ -53,7 +53,8 @@ pub fn build(
         ))]);
     };
     let path = node.str_at(&["spec", "path"]).unwrap_or_default();
-    let (source, path) = included(&source, objects, path).unwrap_or((source, path.to_string()));
+    let (source, path) =
+        sources::included(&source, objects, path).unwrap_or((source, path.to_string()));
     // The source's `spec.ignore`: more patterns for what source-controller leaves out.
     let source_ignore = objects
         .get(&source.kind, &source.namespace, &source.name)
@@ -116,37 +117,6 @@ impl Place {
     fn finding(&self, f: Finding) -> Finding {
         f.at(self.file.to_string(), self.line, 0)
     }
-}
-
-/// The GitRepository `source` includes (`spec.include`) whose copy holds `path`: source-
-/// controller copies each included repository's artifact, from its `fromPath`, to `toPath`
-/// (default: the included repository's name), a later include over an earlier. Gives the
-/// included repository and the path in it.
-fn included(source: &Ref, objects: &Objects, path: &str) -> Option<(Ref, String)> {
-    if source.kind != "GitRepository" {
-        return None;
-    }
-    let repo = objects.get(&source.kind, &source.namespace, &source.name)?;
-    let dir = sources::clean_path(path)?;
-    let includes = repo.get_path(&["spec", "include"])?.as_seq()?;
-    includes.iter().rev().find_map(|include| {
-        let name = include.str_at(&["repository", "name"])?;
-        let to = include.str_at(&["toPath"]).filter(|p| !p.is_empty());
-        let to = sources::clean_path(to.unwrap_or(name))?;
-        if to.is_root() || !dir.starts_with(&to) {
-            return None;
-        }
-        let from = include.str_at(&["fromPath"]).unwrap_or_default();
-        let rest = dir.relative_to(&to);
-        Some((
-            Ref {
-                kind: "GitRepository".into(),
-                name: name.to_string(),
-                namespace: source.namespace.clone(),
-            },
-            format!("{from}/{rest}"),
-        ))
-    })
 }
 
 /// The build of `raw_path` in the artifact `files` reads (less what `source_ignore` and the

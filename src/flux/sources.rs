@@ -39,6 +39,38 @@ pub fn shown_path(path: &RepoPath) -> String {
     }
 }
 
+/// The GitRepository `source` includes (`spec.include`) whose copy holds `path` (a
+/// Kustomization's path, a chart's directory): source-controller copies each included
+/// repository's artifact, from its `fromPath`, to `toPath` (default: the included
+/// repository's name), a later include over an earlier. Gives the included repository and
+/// the path in it.
+pub fn included(source: &Ref, objects: &Objects, path: &str) -> Option<(Ref, String)> {
+    if source.kind != "GitRepository" {
+        return None;
+    }
+    let repo = objects.get(&source.kind, &source.namespace, &source.name)?;
+    let dir = clean_path(path)?;
+    let includes = repo.get_path(&["spec", "include"])?.as_seq()?;
+    includes.iter().rev().find_map(|include| {
+        let name = include.str_at(&["repository", "name"])?;
+        let to = include.str_at(&["toPath"]).filter(|p| !p.is_empty());
+        let to = clean_path(to.unwrap_or(name))?;
+        if to.is_root() || !dir.starts_with(&to) {
+            return None;
+        }
+        let from = include.str_at(&["fromPath"]).unwrap_or_default();
+        let rest = dir.relative_to(&to);
+        Some((
+            Ref {
+                kind: "GitRepository".into(),
+                name: name.to_string(),
+                namespace: source.namespace.clone(),
+            },
+            format!("{from}/{rest}"),
+        ))
+    })
+}
+
 /// A reference to another Flux object: `sourceRef`, `chartRef`, `substituteFrom`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ref {
