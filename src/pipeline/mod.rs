@@ -489,13 +489,7 @@ fn add_configured_crds(
             _ => {}
         }
     }
-    let locations: Vec<&str> = config
-        .kubernetes()
-        .crds
-        .iter()
-        .map(String::as_str)
-        .filter(|p| schema_locations::is_location(p))
-        .collect();
+    let locations = schema_location_entries(config);
     if locations.is_empty() {
         return Vec::new();
     }
@@ -503,13 +497,15 @@ fn add_configured_crds(
     schema_locations::add_schemas(validated, validator, &locations, store, &config_file)
 }
 
-/// True when `kubernetes.crds` names a schema location (a URL template).
-fn has_schema_locations(config: &Config) -> bool {
+/// The schema locations (URL templates) among `kubernetes.crds`.
+fn schema_location_entries(config: &Config) -> Vec<&str> {
     config
         .kubernetes()
         .crds
         .iter()
-        .any(|p| schema_locations::is_location(p))
+        .map(String::as_str)
+        .filter(|p| schema_locations::is_location(p))
+        .collect()
 }
 
 /// A revision's validation findings: custom resources checked, findings in Helm templates
@@ -580,17 +576,17 @@ pub fn fetch(snapshots: &[&dyn Snapshot], config: &Config, opts: &Options) -> Fe
     let cache = opts.parse_cache();
     let render_opts = with_config(&opts.render, config).without_regenerated_probe();
     let mut findings: Vec<Finding> = Vec::new();
+    // The schema locations are asked for the kinds the revisions' CRDs leave undefined.
+    let validator = opts
+        .validation
+        .validator(config, &mut Vec::new())
+        .filter(|_| !schema_location_entries(config).is_empty());
     for snapshot in snapshots {
         let found = discover(*snapshot, config);
         let (render_opts, _) = with_settings(&render_opts, config, found.settings);
         let expansion = expand(*snapshot, found.targets, &render_opts, &cache);
         let mut targets = expansion.targets;
         select_targets(&opts.only, &mut [&mut targets]);
-        // The schema locations are asked for the kinds the revision's CRDs leave undefined.
-        let validator = opts
-            .validation
-            .validator(config, &mut Vec::new())
-            .filter(|_| has_schema_locations(config));
         let mut validated = crate::validate::stage::Revision::default();
         for (target, rendered) in
             targets
