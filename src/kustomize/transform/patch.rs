@@ -297,8 +297,13 @@ pub fn apply_json(r: &mut Res, ops: &[json6902::Op]) -> Result<(), PatchError> {
     yaml::roundtrip::through_go_yaml_v3(&mut r.node);
     let mut doc = to_value(&r.node, Dialect::Yaml12).map_err(PatchError::ToJson)?;
     json6902::apply(&mut doc, ops).map_err(PatchError::Op)?;
-    let span = r.node.span;
-    let before = std::mem::replace(&mut r.node, from_go_json(&doc).at(span));
+    // kustomize reads the patched object back through go-yaml v3 (`RNode.UnmarshalJSON`,
+    // `FromMap`), where every string is written anew: a line break makes it a literal block.
+    let patched = from_go_json(&doc).at(r.node.span);
+    if yaml::roundtrip::unreadable_block(&patched).is_some() {
+        return Err(PatchError::TabInBlockScalar);
+    }
+    let before = std::mem::replace(&mut r.node, patched);
     super::positions::carry(&mut r.node, &before, ops);
     if !r.node.is_map() {
         return Err(PatchError::NotAnObject);
