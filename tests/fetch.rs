@@ -129,6 +129,19 @@ fn diff_fetched(env: &TestEnv) -> util::Run {
         .success()
 }
 
+/// Commits what `write("v1")` and then `write("v2")` write; offline, the diff of the two says
+/// what is not in kdelta's cache; gives the `--fetch` diff.
+fn commit_twice_and_fetch(env: &TestEnv, write: impl Fn(&str)) -> util::Run {
+    for version in ["v1", "v2"] {
+        write(version);
+        env.commit(version);
+    }
+    env.kdelta(&["diff", "HEAD~1", "HEAD"])
+        .success()
+        .stdout_has("not in kdelta's cache");
+    diff_fetched(env)
+}
+
 /// `kdelta diff HEAD~1 HEAD` without `--fetch` (the servers gone) gives the report the
 /// `--fetch` run gave.
 fn assert_offline_replay(env: &TestEnv, fetched: &util::Run) {
@@ -1085,17 +1098,7 @@ fn a_remote_component_is_fetched_and_built_as_kustomize_builds_it() {
             format!("resources: [cm.yaml]\ncomponents:\n- {url}//components/tier?ref={rev}\n"),
         );
     };
-    write("v1");
-    env.commit("v1");
-    write("v2");
-    env.commit("bump");
-    let offline = env.kdelta(&["diff", "HEAD~1", "HEAD"]).success();
-    assert!(
-        offline.stdout.contains("not in kdelta's cache"),
-        "{}",
-        offline.stdout
-    );
-    let fetched = diff_fetched(&env);
+    let fetched = commit_twice_and_fetch(&env, write);
     let report = fetched.json();
     assert_eq!(
         field_changes(&report, "kustomize:app", "labels.tier"),
@@ -1206,15 +1209,8 @@ fn a_flux_kustomization_of_another_git_repository_renders_at_its_ref() {
             format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  url: {url}\n  ref: {{tag: {tag}}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./apps/web\n  targetNamespace: web\n  sourceRef: {{kind: GitRepository, name: other}}\n"),
         );
     };
-    write("v1");
-    env.commit("v1");
-    write("v2");
-    env.commit("bump");
+    let fetched = commit_twice_and_fetch(&env, write);
     let target = "flux-ks:flux-system/web@clusters/prod";
-    env.kdelta(&["diff", "HEAD~1", "HEAD"])
-        .success()
-        .stdout_has("not in kdelta's cache");
-    let fetched = diff_fetched(&env);
     let report = fetched.json();
     assert_eq!(replica_changes(&report, target), ["1 → 3"], "{report:#}");
     drop(server);
@@ -1239,15 +1235,8 @@ fn a_path_in_a_git_repository_s_include_is_read_from_the_included_repository() {
             format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  url: {url}\n  ref: {{tag: {tag}}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./vendor/apps/web\n  targetNamespace: web\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
         );
     };
-    write("v1");
-    env.commit("v1");
-    write("v2");
-    env.commit("bump");
+    let fetched = commit_twice_and_fetch(&env, write);
     let target = "flux-ks:flux-system/web@clusters/prod";
-    env.kdelta(&["diff", "HEAD~1", "HEAD"])
-        .success()
-        .stdout_has("not in kdelta's cache");
-    let fetched = diff_fetched(&env);
     let report = fetched.json();
     assert_eq!(replica_changes(&report, target), ["1 → 3"], "{report:#}");
     assert_complete(&report);
@@ -1469,17 +1458,7 @@ fn helm_value_files_and_file_parameters_at_urls_are_fetched_as_helm_reads_them()
             Route::ok(format!("image: {image}\n")),
         );
     }
-    write("v1");
-    env.commit("v1");
-    write("v2");
-    env.commit("v2");
-    let offline = env.kdelta(&["diff", "HEAD~1", "HEAD"]).success();
-    assert!(
-        offline.stdout.contains("not in kdelta's cache"),
-        "{}",
-        offline.stdout
-    );
-    let fetched = diff_fetched(&env);
+    let fetched = commit_twice_and_fetch(&env, write);
     let report = fetched.json();
     assert_eq!(
         image_changes(&report, "app:argo/local.yaml#local"),
