@@ -722,18 +722,10 @@ fn charts_in_an_oci_registry_render_in_every_source_and_replay_offline() {
     assert_offline_replay(&env, &fetched);
 }
 
-#[test]
-fn a_version_helm_reads_is_the_oci_tag_as_written() {
-    let Some(registry) = registry::Registry::start() else {
-        return;
-    };
-    // Three tags of one chart version, as registries hold `v`-prefixed and short tags
-    // (helm v3.17.3 pulls, and locks as a dependency, `v1.2.0` and `1.2` as written).
-    for (tag, image) in [
-        ("1.2.0", "nginx:1.25"),
-        ("v1.2.0", "nginx:1.27"),
-        ("1.2", "nginx:1.26"),
-    ] {
+/// Chart `web` 1.2.0 pushed to `charts/web` under each tag, with that tag's image: which tag
+/// was pulled shows in the output.
+fn push_under_tags(registry: &registry::Registry, tags: &[(&str, &str)]) {
+    for (tag, image) in tags {
         registry.push(
             "charts/web",
             tag,
@@ -741,6 +733,23 @@ fn a_version_helm_reads_is_the_oci_tag_as_written() {
             &chart_tgz("web", "1.2.0", image),
         );
     }
+}
+
+#[test]
+fn a_version_helm_reads_is_the_oci_tag_as_written() {
+    let Some(registry) = registry::Registry::start() else {
+        return;
+    };
+    // Three tags of one chart version, as registries hold `v`-prefixed and short tags
+    // (helm v3.17.3 pulls, and locks as a dependency, `v1.2.0` and `1.2` as written).
+    push_under_tags(
+        &registry,
+        &[
+            ("1.2.0", "nginx:1.25"),
+            ("v1.2.0", "nginx:1.27"),
+            ("1.2", "nginx:1.26"),
+        ],
+    );
     let env = TestEnv::new();
     let host = format!("127.0.0.1:{}/charts", registry.port);
     let oci = format!("oci://{host}");
@@ -773,19 +782,15 @@ fn a_flux_helm_repository_of_type_oci_takes_only_a_strict_version_as_the_tag() {
     let Some(registry) = registry::Registry::start() else {
         return;
     };
-    for (tag, image) in [
-        ("1.2.0", "nginx:1.25"),
-        ("v1.2.0", "nginx:1.27"),
-        ("1.2", "nginx:1.26"),
-        ("1.2.5", "nginx:1.28"),
-    ] {
-        registry.push(
-            "charts/web",
-            tag,
-            &config_json("1.2.0"),
-            &chart_tgz("web", "1.2.0", image),
-        );
-    }
+    push_under_tags(
+        &registry,
+        &[
+            ("1.2.0", "nginx:1.25"),
+            ("v1.2.0", "nginx:1.27"),
+            ("1.2", "nginx:1.26"),
+            ("1.2.5", "nginx:1.28"),
+        ],
+    );
     let env = TestEnv::new();
     let repo = format!("oci://127.0.0.1:{}/charts", registry.port);
     let target = "flux-hr:api/api@clusters/prod";
@@ -1194,20 +1199,30 @@ fn sources_in_other_git_repositories_render_at_the_revision_named() {
     assert_offline_replay(&env, &fetched);
 }
 
+/// A Flux cluster whose `flux-system` directory holds `sync`, with a GitRepository `other` at
+/// `url` and `tag`, and a Kustomization `web` of `path` in the GitRepository `source`.
+fn write_flux_web(env: &TestEnv, sync: &str, url: &str, tag: &str, path: &str, source: &str) {
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", sync);
+    env.write(
+        "clusters/prod/web.yaml",
+        format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  url: {url}\n  ref: {{tag: {tag}}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./{path}\n  targetNamespace: web\n  sourceRef: {{kind: GitRepository, name: {source}}}\n"),
+    );
+}
+
 #[test]
 fn a_flux_kustomization_of_another_git_repository_renders_at_its_ref() {
     let env = TestEnv::new();
     let (server, _) = other_repository(&env);
     let url = server.url("other.git");
     let write = |tag: &str| {
-        env.write(
-            "clusters/prod/flux-system/gotk-sync.yaml",
+        write_flux_web(
+            &env,
             "# made by the Flux operator\n",
-        );
-        env.write(
-            "clusters/prod/web.yaml",
-            format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  url: {url}\n  ref: {{tag: {tag}}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./apps/web\n  targetNamespace: web\n  sourceRef: {{kind: GitRepository, name: other}}\n"),
-        );
+            &url,
+            tag,
+            "apps/web",
+            "other",
+        )
     };
     let fetched = commit_twice_and_fetch(&env, write);
     let target = "flux-ks:flux-system/web@clusters/prod";
@@ -1225,16 +1240,8 @@ fn a_path_in_a_git_repository_s_include_is_read_from_the_included_repository() {
     let env = TestEnv::new();
     let (server, _) = other_repository(&env);
     let url = server.url("other.git");
-    let write = |tag: &str| {
-        env.write(
-            "clusters/prod/flux-system/gotk-sync.yaml",
-            "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  url: https://git.example.com/me/fleet.git\n  ref: {branch: main}\n  include:\n  - repository: {name: other}\n    fromPath: apps\n    toPath: vendor/apps\n  - repository: {name: other}\n    fromPath: charts\n    toPath: vendor/charts\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  chart:\n    spec:\n      chart: ./vendor/charts/app\n      sourceRef: {kind: GitRepository, name: flux-system}\n",
-        );
-        env.write(
-            "clusters/prod/web.yaml",
-            format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: other\n  namespace: flux-system\nspec:\n  url: {url}\n  ref: {{tag: {tag}}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./vendor/apps/web\n  targetNamespace: web\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
-        );
-    };
+    let sync = "apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata:\n  name: flux-system\n  namespace: flux-system\nspec:\n  url: https://git.example.com/me/fleet.git\n  ref: {branch: main}\n  include:\n  - repository: {name: other}\n    fromPath: apps\n    toPath: vendor/apps\n  - repository: {name: other}\n    fromPath: charts\n    toPath: vendor/charts\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata:\n  name: app\n  namespace: flux-system\nspec:\n  chart:\n    spec:\n      chart: ./vendor/charts/app\n      sourceRef: {kind: GitRepository, name: flux-system}\n";
+    let write = |tag: &str| write_flux_web(&env, sync, &url, tag, "vendor/apps/web", "flux-system");
     let fetched = commit_twice_and_fetch(&env, write);
     let target = "flux-ks:flux-system/web@clusters/prod";
     let report = fetched.json();
