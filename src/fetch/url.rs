@@ -176,6 +176,13 @@ impl fmt::Display for Url {
     }
 }
 
+/// True for an `http://` or `https://` URL (the scheme in any case): what the fetch store's
+/// files are read from.
+pub fn is_http(s: &str) -> bool {
+    let lower = s.get(..8).unwrap_or(s).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
 /// Helm's `ResolveReferenceURL`: `reference` against `base` with a trailing `/` added to the
 /// base path, and the base's query string kept (signed repository URLs carry their token
 /// there).
@@ -231,6 +238,20 @@ fn percent_decode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http_urls_in_any_case() {
+        for (s, is) in [
+            ("https://x/y.yaml", true),
+            ("HTTP://x", true),
+            ("http:/x", false),
+            ("git@github.com:o/r", false),
+            ("é://", false),
+            ("", false),
+        ] {
+            assert_eq!(is_http(s), is, "{s}");
+        }
+    }
 
     #[test]
     fn helm_resolves_chart_urls_against_the_repository() {

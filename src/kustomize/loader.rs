@@ -254,8 +254,7 @@ pub fn is_remote_repo(s: &str) -> bool {
 
 /// kustomize `IsRemoteFile`: an http(s) URL.
 pub fn is_remote_file(s: &str) -> bool {
-    let l = s.to_ascii_lowercase();
-    l.starts_with("http://") || l.starts_with("https://")
+    crate::fetch::url::is_http(s)
 }
 
 /// True when kustomize would treat `s` as a remote git target (its `NewRepoSpecFromURL`

@@ -16,8 +16,7 @@ use rayon::prelude::*;
 
 /// True for a `kubernetes.crds` entry that is a schema location, not a path.
 pub fn is_location(entry: &str) -> bool {
-    let lower = entry.to_ascii_lowercase();
-    lower.starts_with("https://") || lower.starts_with("http://")
+    crate::fetch::url::is_http(entry)
 }
 
 /// kubeconform's `schemaPath`: `template` with `{{.Group}}` (`cert-manager.io`),
@@ -85,6 +84,7 @@ pub fn add_schemas(
     };
     let version = validator.version();
     let mut findings = Vec::new();
+    // A template kdelta cannot fill is reported once, whether or not a kind needs it.
     for template in locations {
         if let Err(e) = url(template, "x.io/v1", "X", version) {
             findings.push(Finding::error(rules::CONFIG_INVALID, e).in_file(config_file.as_str()));

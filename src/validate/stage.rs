@@ -134,17 +134,17 @@ pub struct TargetCheck {
 }
 
 impl Validator {
-    /// The version the run validates for (without the overrides of some targets).
-    pub fn version(&self) -> KubeVersion {
-        self.settings.version
-    }
-
     pub fn new(settings: Settings) -> Validator {
         Validator {
             settings,
             crds: Default::default(),
             lifecycles: Default::default(),
         }
+    }
+
+    /// The version the run validates for (without the overrides of some targets).
+    pub fn version(&self) -> KubeVersion {
+        self.settings.version
     }
 
     /// The schemas of `version`: its own, else the newest bundled version not newer, else
