@@ -2072,6 +2072,93 @@ fn a_kustomize_resource_url_that_fails_is_an_error_and_the_rest_renders() {
     );
 }
 
+/// `testdata/fetch/kustomize-remote-files` (its regen.sh recorded expected.yaml with `kubectl
+/// kustomize`): a kustomization in `dir` whose patches, generator files and replacement are
+/// at URLs of `server`, which serves them. Returns the expected output and the served paths.
+fn write_kustomize_remote_files(
+    env: &TestEnv,
+    server: &Server,
+    dir: &str,
+) -> (String, Vec<String>) {
+    let case = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/fetch/kustomize-remote-files");
+    let served = case.join("served");
+    let mut paths = Vec::new();
+    for file in walk(&served) {
+        let rel = file.strip_prefix(&served).unwrap().to_string_lossy();
+        let path = format!("/{rel}");
+        server.route(&path, Route::ok(std::fs::read(&file).unwrap()));
+        paths.push(path);
+    }
+    let read = |name: &str| std::fs::read_to_string(case.join(name)).unwrap();
+    env.write(
+        &format!("{dir}/deployment.yaml"),
+        read("in/deployment.yaml"),
+    );
+    env.write(
+        &format!("{dir}/kustomization.yaml"),
+        read("in/kustomization.yaml.in").replace("SERVER", &server.url()),
+    );
+    (read("expected.yaml"), paths)
+}
+
+#[test]
+fn files_a_kustomization_loads_from_urls_are_fetched_as_kustomize_downloads_them() {
+    let server = Server::start();
+    let env = TestEnv::new();
+    let (expected, paths) = write_kustomize_remote_files(&env, &server, "web");
+    env.commit("v1");
+    // Not fetched: the build stops at the first file it lacks, with a notice saying so.
+    let offline = env.kdelta(&["check", "--format", "json"]).json();
+    let notice = finding(&offline, "kustomize.remote-resource");
+    assert_eq!(notice["incomplete"], true, "{notice:#}");
+    assert!(
+        notice["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("remote file")
+                && m.contains("/config/settings.env")
+                && m.contains("not in kdelta's cache")),
+        "{notice:#}"
+    );
+    let fetched = env.kdelta(&["render", "--fetch", "web"]);
+    assert_eq!(fetched.code, 0, "{}", fetched.stderr);
+    assert_eq!(fetched.stdout, expected);
+    for path in &paths {
+        assert_eq!(server.count(path), 1, "{path}");
+    }
+    drop(server);
+    let replay = env.kdelta(&["render", "web"]);
+    assert_eq!(replay.code, 0, "{}", replay.stderr);
+    assert_eq!(replay.stdout, expected);
+}
+
+#[test]
+fn a_kustomization_file_url_that_fails_is_an_error_at_its_entry() {
+    let server = Server::start();
+    let env = TestEnv::new();
+    write_kustomize_remote_files(&env, &server, "web");
+    server.route(
+        "/config/settings.env",
+        Route {
+            status: 404,
+            ..Route::default()
+        },
+    );
+    env.commit("v1");
+    let run = env.kdelta(&["check", "--fetch", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = run.json();
+    let failed = finding(&report, "fetch.failed");
+    assert_eq!(failed["severity"], "error", "{failed:#}");
+    assert_eq!(failed["file"], "web/kustomization.yaml", "{failed:#}");
+    assert!(
+        failed["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("/config/settings.env") && m.contains("404")),
+        "{failed:#}"
+    );
+}
+
 /// A chart whose `values.schema.json` names its definitions at URLs, as bjw-s's app-template
 /// does: one by an absolute `$ref`, one relative to that document's `$id`.
 fn write_schema_chart(env: &TestEnv, url: &str, replicas: u32) {

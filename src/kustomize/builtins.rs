@@ -68,13 +68,14 @@ pub enum TransformError {
     /// A ValueAddTransformer's `targetFilePath` is not YAML.
     #[error("{error}")]
     TargetFileSyntax {
-        file: RepoPath,
+        /// `None`: a file read from a URL.
+        file: Option<RepoPath>,
         error: crate::yaml::YamlError,
     },
     /// A ValueAddTransformer's `targetFilePath` does not hold targets.
     #[error("{error}")]
     TargetFileDecode {
-        file: RepoPath,
+        file: Option<RepoPath>,
         error: crate::yaml::de::DeError,
     },
     /// A ValueAddTransformer without targets.
@@ -90,8 +91,8 @@ impl TransformError {
     /// ValueAddTransformer's `targetFilePath`).
     pub fn location(&self) -> Option<(&RepoPath, Span)> {
         match self {
-            TransformError::TargetFileSyntax { file, error } => Some((file, error.span)),
-            TransformError::TargetFileDecode { file, error } => Some((file, error.span)),
+            TransformError::TargetFileSyntax { file, error } => Some((file.as_ref()?, error.span)),
+            TransformError::TargetFileDecode { file, error } => Some((file.as_ref()?, error.span)),
             _ => None,
         }
     }
@@ -547,8 +548,9 @@ fn apply_value_add(
 ) -> Result<(), BuiltinError> {
     let mut more = Vec::new();
     if !c.target_file_path.is_empty() {
-        let (file, bytes) = kt.ldr.load(&c.target_file_path)?;
-        let node = crate::yaml::parse_one(&bytes, &Default::default()).map_err(|error| {
+        let loaded = kt.ldr.load(&c.target_file_path)?;
+        let file = loaded.path;
+        let node = crate::yaml::parse_one(&loaded.bytes, &Default::default()).map_err(|error| {
             TransformError::TargetFileSyntax {
                 file: file.clone(),
                 error,

@@ -42,12 +42,22 @@ impl KError {
 
     /// A remote resource (a base, a file) that is not in kdelta's cache.
     pub fn remote(target: &str) -> KError {
-        let shown = crate::fetch::url::redact_text(target);
         let what = if super::loader::is_remote_repo(target) {
             "target"
         } else {
             "file"
         };
+        KError::not_cached(what, target)
+    }
+
+    /// A file at an http(s) URL that a kustomization loads (a patch, a generator's file, a
+    /// values file) and that is not in kdelta's cache.
+    pub fn remote_file(url: &str) -> KError {
+        KError::not_cached("file", url)
+    }
+
+    fn not_cached(what: &str, target: &str) -> KError {
+        let shown = crate::fetch::url::redact_text(target);
         KError::new(
             rules::KUSTOMIZE_REMOTE_RESOURCE,
             format!("remote {what} '{shown}' is not in kdelta's cache"),
@@ -55,19 +65,6 @@ impl KError {
         .with_help(
             "run `kdelta fetch` (or add --fetch) to fetch it, or vendor it into the repository",
         )
-    }
-
-    /// A file at a URL that kustomize's loader would download (a patch, a generator's file,
-    /// a values file): kdelta fetches resources, bases and components, not these.
-    pub fn remote_file_not_fetched(url: &str) -> KError {
-        KError::new(
-            rules::KUSTOMIZE_REMOTE_RESOURCE,
-            format!(
-                "remote file '{}' is not fetched: kdelta reads resources, bases and components at URLs, not the other files kustomize downloads",
-                crate::fetch::url::redact_text(url)
-            ),
-        )
-        .with_help("vendor the file into the repository")
     }
 
     /// Adds a hint.

@@ -330,7 +330,7 @@ fn plugin_args(ldr: &Loader, cfg: &Res) -> Result<Vec<String>, KError> {
         args.extend(shell_words(line));
     }
     if let Some(file) = cfg.node.str_at(&["argsFromFile"]) {
-        let (_, bytes) = ldr.load(file)?;
+        let bytes = ldr.load(file)?.bytes;
         for l in String::from_utf8_lossy(&bytes).split('\n') {
             let l = l.trim_start_matches(' ');
             if !l.is_empty() {

@@ -181,9 +181,10 @@ fn load_pairs(
         envs.push(args.env_source.clone());
     }
     for p in &envs {
-        let (_, bytes) = ldr
+        let bytes = ldr
             .load(p)
-            .map_err(|e| e.context(format!("env source files: [{}]", envs.join(" "))))?;
+            .map_err(|e| e.context(format!("env source files: [{}]", envs.join(" "))))?
+            .bytes;
         out.extend(
             env_pairs(&bytes, warnings)?
                 .into_iter()
@@ -196,9 +197,10 @@ fn load_pairs(
     }
     for s in &args.file_sources {
         let (key, path) = parse_file_source(s)?;
-        let (_, bytes) = ldr
+        let bytes = ldr
             .load(&path)
-            .map_err(|e| e.context(format!("file sources: [{}]", args.file_sources.join(" "))))?;
+            .map_err(|e| e.context(format!("file sources: [{}]", args.file_sources.join(" "))))?
+            .bytes;
         out.push((key, bytes.to_vec()));
     }
     Ok(out)

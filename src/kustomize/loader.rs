@@ -1,9 +1,11 @@
 //! File access for one kustomization root (kustomize's `FileLoader`): paths relative to the
 //! root, the `rootOnly` load restrictor, child roots for bases and components with cycle
-//! detection, and recognition of remote targets (which are never fetched).
+//! detection, recognition of remote targets, and files at http(s) URLs (read from the fetch
+//! store, as kustomize's loader downloads them).
 
 use super::error::KError;
 use super::schema::BuildSchema;
+use crate::fetch::Unavailable;
 use crate::finding::rules;
 use crate::source::{Bytes, EntryKind, Files, RepoPath, SourceError};
 use std::sync::Arc;
@@ -75,11 +77,30 @@ impl<'a> Loader<'a> {
         )
     }
 
-    /// Loads a file relative to the root, enforcing the load restrictor.
-    pub fn load(&self, rel: &str) -> Result<(RepoPath, Bytes), KError> {
+    /// Loads a file relative to the root, enforcing the load restrictor, or a file at an
+    /// http(s) URL, which kustomize's `FileLoader.Load` downloads before any restrictor and
+    /// kdelta reads from the fetch store. A URL the cache lacks stops the build as a remote
+    /// input does (a notice: the output is incomplete); one whose fetch failed is an error.
+    pub fn load(&self, rel: &str) -> Result<Loaded, KError> {
+        if is_remote_file(rel) {
+            let bytes = self.files.remote_file(rel).map_err(|e| match e {
+                Unavailable::NotCached(_) => KError::remote_file(rel),
+                Unavailable::Failed(e) => KError::new(
+                    rules::FETCH_FAILED,
+                    format!("remote file '{}': {e}", crate::fetch::url::redact_text(rel)),
+                ),
+            })?;
+            return Ok(Loaded {
+                path: None,
+                bytes: Bytes::from(bytes.as_slice()),
+            });
+        }
         let path = self.loadable(rel)?;
         let bytes = self.files.read(&path).map_err(|e| source_error(e, &path))?;
-        Ok((path, bytes))
+        Ok(Loaded {
+            path: Some(path),
+            bytes,
+        })
     }
 
     /// [`Loader::load`] for a file read as documents by `parse` (`reader` names it), parsed
@@ -101,7 +122,9 @@ impl<'a> Loader<'a> {
     /// The path of file `rel`, if the load restrictor lets the kustomization read it.
     fn loadable(&self, rel: &str) -> Result<RepoPath, KError> {
         if is_remote_file(rel) {
-            return Err(KError::remote_file_not_fetched(rel));
+            // Resources at URLs are read before they get here (as kustomize's accumulation
+            // tries them as remote files first).
+            return Err(KError::remote_file(rel));
         }
         let path = self.resolve(rel)?;
         match self.files.kind(&path) {
@@ -216,6 +239,29 @@ impl<'a> Loader<'a> {
 
     fn missing(&self, path: &RepoPath, not_found: KError) -> KError {
         self.unusable(path).unwrap_or(not_found)
+    }
+}
+
+/// A file a kustomization loads.
+pub struct Loaded {
+    /// Where it is in the repository; `None` for a file read from an http(s) URL.
+    pub path: Option<RepoPath>,
+    pub bytes: Bytes,
+}
+
+impl Loaded {
+    /// `e` located at `span` of this file when it is the repository's; an error in a file
+    /// read from a URL is placed by `at_entry` (at the entry that names the URL).
+    pub fn locate(
+        &self,
+        e: KError,
+        span: crate::yaml::Span,
+        at_entry: impl FnOnce(KError) -> KError,
+    ) -> KError {
+        match &self.path {
+            Some(path) => e.at(path, span),
+            None => at_entry(e),
+        }
     }
 }
 

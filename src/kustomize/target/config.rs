@@ -17,35 +17,38 @@ impl Builder {
         let mut tc = TransformerConfig::clone(TransformerConfig::defaults());
         let mut extra = TransformerConfig::default();
         for (i, path) in kt.k.configurations.iter().enumerate() {
-            let (file, bytes) = kt
-                .ldr
-                .load(path)
-                .map_err(|e| kt.err_at(e, "configurations", Some(i)))?;
-            let node = yaml::parse_one(&bytes, &ParseOptions::default())
-                .map_err(|e| KError::new(rules::YAML_PARSE, e.message.clone()).at(&file, e.span))?;
+            let at = |e: KError| kt.err_at(e, "configurations", Some(i));
+            let file = kt.ldr.load(path).map_err(at)?;
+            let node = yaml::parse_one(&file.bytes, &ParseOptions::default()).map_err(|e| {
+                file.locate(
+                    KError::new(rules::YAML_PARSE, e.message.clone()),
+                    e.span,
+                    at,
+                )
+            })?;
             // kustomize's makeTransformerConfigFromBytes: sigs.k8s.io/yaml's strict Unmarshal.
             let decoder = gotype::Decoder::SigsYaml { strict: true };
             if let Some(m) = gotype::check(&node, &TRANSFORMER_CONFIG, decoder) {
-                return Err(KError::new(
+                let e = KError::new(
                     rules::KUSTOMIZE_CONFIGURATIONS,
                     format!(
                         "error unmarshaling JSON: while decoding JSON: {}",
                         m.message
                     ),
                 )
-                .with_cause(m.message, &[])
-                .at(&file, m.span));
+                .with_cause(m.message, &[]);
+                return Err(file.locate(e, m.span, at));
             }
             let t = TransformerConfig::from_yaml(&node).map_err(|e| {
-                KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e.message.clone()).at(&file, e.span)
-            })?;
-            extra = extra.merge(&t).map_err(|e| {
-                kt.err_at(
-                    KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e.to_string()),
-                    "configurations",
-                    Some(i),
+                file.locate(
+                    KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e.message.clone()),
+                    e.span,
+                    at,
                 )
             })?;
+            extra = extra
+                .merge(&t)
+                .map_err(|e| at(KError::new(rules::KUSTOMIZE_CONFIGURATIONS, e.to_string())))?;
         }
         if !kt.k.configurations.is_empty() {
             tc = tc.merge(&extra).map_err(|e| {
@@ -69,10 +72,11 @@ impl Builder {
         let loading = format!("loading CRDs [{}]", kt.k.crds.join(" "));
         for (i, path) in kt.k.crds.iter().enumerate() {
             let at = |e: KError| kt.err_at(e.context(&loading), "crds", Some(i));
-            let (file, bytes) = kt.ldr.load(path).map_err(at)?;
-            let node = yaml::parse_one(&bytes, &ParseOptions::default()).map_err(|e| {
-                KError::new(rules::YAML_PARSE, e.message.clone())
-                    .at(&file, e.span)
+            let file = kt.ldr.load(path).map_err(at)?;
+            let bytes = &file.bytes;
+            let node = yaml::parse_one(bytes, &ParseOptions::default()).map_err(|y| {
+                let e = KError::new(rules::YAML_PARSE, y.message.clone());
+                file.locate(e, y.span, |e| kt.err_at(e, "crds", Some(i)))
                     .context(&loading)
             })?;
             // makeNameToApiMap: json.Unmarshal for a file starting with `{`, else
@@ -93,9 +97,8 @@ impl Builder {
                         m.message
                     ),
                 )
-                .with_cause(m.message, &[])
-                .at(&file, m.span);
-                return Err(at(e));
+                .with_cause(m.message, &[]);
+                return Err(at(file.locate(e, m.span, |e| e)));
             }
             let value = yaml::to_value_lossy(&node, Dialect::Yaml12);
             let more = crate::kustomize::crds::config_from_definitions(&value).map_err(|e| {

@@ -194,13 +194,16 @@ impl Builder {
                 .push((format!("{}-kustomize-values.yaml", chart.name), v));
         }
         for f in &chart.additional_values_files {
-            let (path, bytes) = kt
+            let file = kt
                 .ldr
                 .load(f)
                 .map_err(|e| e.context("could not load additionalValuesFile"))?;
+            let Some(path) = file.path else {
+                return Err(additional_values_at_url(kt, f));
+            };
             options.values.push((
                 path.to_string(),
-                String::from_utf8_lossy(&bytes).into_owned(),
+                String::from_utf8_lossy(&file.bytes).into_owned(),
             ));
         }
         let templated = match &fetched {
@@ -297,6 +300,22 @@ fn release_name(chart: &HelmChart) -> Result<String, KError> {
     Ok(format!("{base}-{now}"))
 }
 
+/// An `additionalValuesFiles` entry at an http(s) URL: kustomize loads it, then hands helm
+/// the URL joined to the kustomization's directory as a path (Go's `filepath.Join` cleans
+/// `https://` to `https:/`), which helm cannot open.
+fn additional_values_at_url(kt: &Kt, url: &str) -> KError {
+    let shown = crate::fetch::url::redact_text(url);
+    let mut joined = format!("{}/{shown}", kt.ldr.root());
+    while let Some(i) = joined.find("//") {
+        joined.replace_range(i..i + 2, "/");
+    }
+    KError::new(
+        rules::KUSTOMIZE_HELM_INVALID,
+        format!("additionalValuesFile '{shown}': open {joined}: no such file or directory"),
+    )
+    .with_help("kustomize passes additionalValuesFiles to helm as paths below the kustomization: vendor the file, or use valuesFile, which may be a URL")
+}
+
 /// The values file kustomize writes for helm: the values file as it is, or merged with
 /// `valuesInline` (`override`: inline wins; `merge`: the file wins; `replace`: inline alone),
 /// printed as sigs.k8s.io/yaml prints a map.
@@ -315,12 +334,13 @@ fn values_text(
         .values_inline
         .as_ref()
         .filter(|v| v.as_object().is_some_and(|m| !m.is_empty()));
-    let read_file = || -> Result<(RepoPath, String), KError> {
+    // The file's path, for errors (`None`: a URL, placed at the entry by the caller).
+    let read_file = || -> Result<(Option<RepoPath>, String), KError> {
         if let (true, Some(text)) = (chart.values_file.is_empty(), &archived_values) {
-            return Ok((kt.file.clone(), text.clone()));
+            return Ok((Some(kt.file.clone()), text.clone()));
         }
-        let (path, bytes) = kt.ldr.load(&values_file)?;
-        Ok((path, String::from_utf8_lossy(&bytes).into_owned()))
+        let file = kt.ldr.load(&values_file)?;
+        Ok((file.path, String::from_utf8_lossy(&file.bytes).into_owned()))
     };
     let Some(inline) = inline else {
         return read_file().map(|(_, text)| Some(text));
@@ -331,11 +351,14 @@ fn values_text(
         mode => {
             let (path, text) = read_file()?;
             let file_node = yaml::parse_one(text.as_bytes(), &Default::default()).map_err(|e| {
-                KError::new(
+                let k = KError::new(
                     rules::KUSTOMIZE_HELM_INVALID,
                     format!("could not parse values file into rnode: {}", e.message),
-                )
-                .at(&path, e.span)
+                );
+                match &path {
+                    Some(path) => k.at(path, e.span),
+                    None => k,
+                }
             })?;
             let (mut dest, patch) = if mode == "merge" {
                 (inline_node, file_node)

@@ -9,10 +9,11 @@ impl Builder {
     pub fn set_openapi(&mut self, kt: &Kt, top_level: bool) -> Result<(), KError> {
         let custom = match kt.k.openapi.get("path") {
             Some(path) => {
-                let (_, bytes) = kt
+                let bytes = kt
                     .ldr
                     .load(path)
-                    .map_err(|e| kt.err_at(e, "openapi", None))?;
+                    .map_err(|e| kt.err_at(e, "openapi", None))?
+                    .bytes;
                 Some((path.clone(), bytes))
             }
             None => None,

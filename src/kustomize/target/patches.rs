@@ -72,17 +72,23 @@ impl Builder {
                     patches.extend(inline);
                 }
                 None => {
-                    let (file, bytes) = kt.ldr.load(entry).map_err(|e| {
+                    let file = kt.ldr.load(entry).map_err(|e| {
                         at(e.context(format!(
                             "trouble configuring builtin PatchStrategicMergeTransformer with config: `\npaths:\n- {entry}\n`"
                         )))
                     })?;
-                    let text = crate::kustomize::documents::patch_text(&bytes);
+                    let text = crate::kustomize::documents::patch_text(&file.bytes);
                     let mut loaded = patch::parse_smp(&text, &kt.ldr.schema).map_err(|e| {
-                        KError::new(rules::KUSTOMIZE_PATCH, format!("{e} in File: {entry}"))
-                            .at(&file, e.span())
+                        file.locate(
+                            KError::new(rules::KUSTOMIZE_PATCH, format!("{e} in File: {entry}")),
+                            e.span(),
+                            at,
+                        )
                     })?;
-                    place(loaded.iter_mut().map(|p| &mut p.node), Read::File(&file));
+                    place(
+                        loaded.iter_mut().map(|p| &mut p.node),
+                        Read::of(file.path.as_ref(), inline_at(i)),
+                    );
                     patches.extend(loaded);
                 }
             }
@@ -122,7 +128,7 @@ impl Builder {
             }
             (false, true) => (inline.to_string(), format!("[patch: {:?}]", inline), None),
             (true, false) => {
-                let (file, bytes) = kt.ldr.load(&entry.path).map_err(|e| {
+                let file = kt.ldr.load(&entry.path).map_err(|e| {
                     let e = e.context(format!(
                         "failed to get the patch file from path({})",
                         entry.path
@@ -138,17 +144,14 @@ impl Builder {
                     }
                 })?;
                 (
-                    crate::kustomize::documents::patch_text(&bytes),
+                    crate::kustomize::documents::patch_text(&file.bytes),
                     format!("[path: {:?}]", entry.path),
-                    Some(file),
+                    file.path,
                 )
             }
         };
         let mut body = patch::parse_patch(&text, &source, &kt.ldr.schema)?;
-        let read = match &file {
-            Some(file) => Read::File(file),
-            None => Read::Inline(inline_at),
-        };
+        let read = Read::of(file.as_ref(), inline_at);
         match &mut body {
             patch::PatchBody::Smp(patches) => place(patches.iter_mut().map(|p| &mut p.node), read),
             patch::PatchBody::Json(ops) => place(values(ops), read),
@@ -217,9 +220,9 @@ impl Builder {
             }
             (true, false) => entry.patch.clone(),
             (false, true) => {
-                let (path, bytes) = kt.ldr.load(&entry.path)?;
-                file = Some(path);
-                let text = crate::kustomize::documents::patch_text(&bytes);
+                let loaded = kt.ldr.load(&entry.path)?;
+                file = loaded.path;
+                let text = crate::kustomize::documents::patch_text(&loaded.bytes);
                 if text.is_empty() {
                     return Err(patch::err(format!(
                         "patch file '{}' empty seems to be empty",
@@ -238,11 +241,7 @@ impl Builder {
                 }
             })
         })?;
-        let read = match &file {
-            Some(file) => Read::File(file),
-            None => Read::Inline(inline_at),
-        };
-        place(values(&mut ops), read);
+        place(values(&mut ops), Read::of(file.as_ref(), inline_at));
         if ops.is_empty() {
             return Err(patch::err(format!(
                 "patch appears to be empty; file={}, JsonOp={}",
@@ -269,9 +268,20 @@ fn located(e: patch::PatchError, file: Option<&RepoPath>) -> KError {
 enum Read<'a> {
     /// A patch file: its nodes' lines are the file's.
     File(&'a RepoPath),
-    /// Text written inline at this place (a kustomization's entry): its nodes' lines are lines
-    /// of the text, not of the file, so they all take the entry's place.
+    /// Text written inline at this place (a kustomization's entry), or read from a URL that
+    /// entry names: its nodes' lines are not lines of a repository file, so they all take the
+    /// entry's place.
     Inline(Span),
+}
+
+impl<'a> Read<'a> {
+    /// A patch read from `file` (`None`: inline, or from a URL) named at `entry`.
+    fn of(file: Option<&'a RepoPath>, entry: Span) -> Read<'a> {
+        match file {
+            Some(file) => Read::File(file),
+            None => Read::Inline(entry),
+        }
+    }
 }
 
 /// The values JSON 6902 operations write, as written.

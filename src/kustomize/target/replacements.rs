@@ -23,11 +23,20 @@ impl Builder {
                     "cannot specify both path and inline replacement",
                 )));
             }
-            let (file, bytes) = kt.ldr.load(&r.path).map_err(at)?;
-            let node = yaml::parse_one(&bytes, &ParseOptions::default())
-                .map_err(|e| KError::new(rules::YAML_PARSE, e.message.clone()).at(&file, e.span))?;
+            let file = kt.ldr.load(&r.path).map_err(at)?;
+            let node = yaml::parse_one(&file.bytes, &ParseOptions::default()).map_err(|e| {
+                file.locate(
+                    KError::new(rules::YAML_PARSE, e.message.clone()),
+                    e.span,
+                    at,
+                )
+            })?;
             let loaded = replacement::parse_file(&node).map_err(|e| {
-                KError::new(rules::KUSTOMIZE_REPLACEMENT_INVALID, e.to_string()).at(&file, e.span())
+                file.locate(
+                    KError::new(rules::KUSTOMIZE_REPLACEMENT_INVALID, e.to_string()),
+                    e.span(),
+                    at,
+                )
             })?;
             list.extend(loaded.into_iter().map(|r| (i, r)));
         }
