@@ -568,7 +568,7 @@ fn variables(post: &Node, namespace: &str, objects: &Objects) -> Result<Variable
 /// `YAMLToJSON`'s typing. Strict mode (the controller's default since v1.9): a variable
 /// used without a default and defined nowhere fails the Kustomization — unless a
 /// `substituteFrom` object is not in the repository, when it may define it: such variables
-/// are left as written and the output is incomplete.
+/// take their defaults or are left as written, and the output is incomplete.
 fn substitute_all(post: &Node, vars: &Variables, at: &Place, out: &mut EngineOutput<Details>) {
     let always = post.str_at(&["substituteStrategy"]) == Some("Always");
     if vars.values.is_empty() && vars.unknown.is_empty() && !always {
@@ -588,12 +588,13 @@ fn substitute_all(post: &Node, vars: &Variables, at: &Place, out: &mut EngineOut
             .incomplete(Incomplete::FluxOutside),
         ));
     }
-    let lookup = |name: &str| -> Option<String> {
-        match vars.values.get(name) {
-            Some(v) => Some(v.clone()),
-            None if lenient => Some(format!("${{{name}}}")),
-            None => None,
-        }
+    let lookup = |name: &str| vars.values.get(name).cloned();
+    // A variable a missing source may define: its default where it has one (which Flux
+    // takes unless that source defines it), else left as written.
+    let unset = if lenient {
+        envsubst::Unset::Kept
+    } else {
+        envsubst::Unset::Error
     };
     let mut used = std::collections::BTreeSet::new();
     for r in &mut out.resources {
@@ -608,7 +609,7 @@ fn substitute_all(post: &Node, vars: &Variables, at: &Place, out: &mut EngineOut
         if !text.contains("${") && !text.contains("$$") {
             continue;
         }
-        let substituted = match envsubst::substitute(&text, &lookup, true) {
+        let substituted = match envsubst::substitute(&text, &lookup, unset) {
             Ok(s) => s,
             Err(e) => {
                 let id = r.id();

@@ -273,6 +273,47 @@ fn sops_secrets_and_values_only_the_cluster_holds_are_notices() {
 }
 
 #[test]
+fn a_variable_a_missing_secret_may_define_takes_its_default_or_stays_as_written() {
+    let env = TestEnv::new();
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", SYNC)
+        .write(
+            "clusters/prod/apps.yaml",
+            ks(
+                "apps",
+                "./apps",
+                "  postBuild:\n    substitute:\n      LIST: |\n        [\n          {name: a}\n        ]\n    substituteFrom:\n    - kind: Secret\n      name: made-by-external-secrets\n",
+            ),
+        )
+        .write(
+            "apps/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: x}\ndata:\n  list: ${q:='}${LIST}${q:='}\n  size: ${SIZE:=5Gi}\n  domain: ${SECRET_DOMAIN}\n  upper: ${NAME^^}\n",
+        );
+    env.commit("vars");
+    let render = env
+        .kdelta(&[
+            "render",
+            "--allow-incomplete",
+            "flux-ks:flux-system/apps@clusters/prod",
+        ])
+        .success();
+    // The defaults Flux takes unless the Secret defines the variables (the quote around a
+    // value that holds `: `, so the object still reads as YAML); a variable without one is
+    // left as written.
+    assert!(
+        render
+            .stderr
+            .contains("Secret flux-system/made-by-external-secrets"),
+        "{}",
+        render.stderr
+    );
+    render
+        .stdout_has("  list: '[  {name: a}]'\n")
+        .stdout_has("  size: 5Gi\n")
+        .stdout_has("  domain: ${SECRET_DOMAIN}\n")
+        .stdout_has("  upper: ${NAME}\n");
+}
+
+#[test]
 fn older_api_versions_patch_fields_apply() {
     let env = TestEnv::new();
     env.write("clusters/prod/flux-system/gotk-sync.yaml", SYNC)

@@ -50,17 +50,28 @@ pub enum Error {
 /// How deep `${…}` may nest inside defaults and arguments.
 const MAX_DEPTH: usize = 100;
 
-/// Substitutes every `${…}` in `text`. `lookup` gives a variable's value; in `strict` mode a
-/// variable it does not know is an error unless a default operator (`=`, `:=`, `:-`, …)
-/// covers it, and otherwise it is the empty string.
+/// What a variable that `lookup` does not know becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unset {
+    /// The empty string (envsubst without strict mode).
+    Empty,
+    /// An error, unless a default operator (`=`, `:=`, `:-`, …) covers it (Flux's strict
+    /// mode).
+    Error,
+    /// The default of `-`, `=`, `:-` and `:=`, else the reference as written, `${NAME}`: how
+    /// kdelta reads a variable that a source it does not have may define.
+    Kept,
+}
+
+/// Substitutes every `${…}` in `text`; `lookup` gives a variable's value.
 pub fn substitute(
     text: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
-    strict: bool,
+    unset: Unset,
 ) -> Result<String, Error> {
     let nodes = parse(text)?;
     let mut out = Vec::with_capacity(text.len());
-    let eval = Eval { lookup, strict };
+    let eval = Eval { lookup, unset };
     for node in &nodes {
         eval.node(node, &mut out)?;
     }
@@ -82,7 +93,7 @@ pub fn valid_name(name: &str) -> bool {
 
 struct Eval<'a> {
     lookup: &'a dyn Fn(&str) -> Option<String>,
-    strict: bool,
+    unset: Unset,
 }
 
 impl Eval<'_> {
@@ -104,10 +115,15 @@ impl Eval<'_> {
         }
         let value = match (self.lookup)(&f.param) {
             Some(v) => v.into_bytes(),
-            None if self.strict && !is_default_op(&f.name) => {
-                return Err(Error::NotSet(f.param.clone()))
-            }
-            None => Vec::new(),
+            None => match self.unset {
+                Unset::Error if !is_default_op(&f.name) => {
+                    return Err(Error::NotSet(f.param.clone()))
+                }
+                Unset::Kept if !matches!(f.name.as_str(), "-" | "=" | ":-" | ":=") => {
+                    return Ok(format!("${{{}}}", f.param).into_bytes())
+                }
+                _ => Vec::new(),
+            },
         };
         apply(&f.name, value, &args)
     }
@@ -131,8 +147,9 @@ mod tests {
     }
 
     fn run(input: &str, pairs: &[(&str, &str)], strict: bool) -> Result<String, Error> {
+        let unset = if strict { Unset::Error } else { Unset::Empty };
         let vars = vars(pairs);
-        substitute(input, &|name| vars.get(name).cloned(), strict)
+        substitute(input, &|name| vars.get(name).cloned(), unset)
     }
 
     fn eval(input: &str, pairs: &[(&str, &str)]) -> String {
@@ -272,6 +289,25 @@ mod tests {
         }
         // The default is evaluated first, so its own missing variable is the one reported.
         assert_eq!(run("${a:-${b}}", &[], true), Err(Error::NotSet("b".into())));
+    }
+
+    #[test]
+    fn kept_variables_take_their_defaults_or_stay_as_written() {
+        let vars = vars(&[("known", "k")]);
+        let kept = |input: &str| {
+            substitute(input, &|name| vars.get(name).cloned(), Unset::Kept)
+                .unwrap_or_else(|e| panic!("{input}: {e}"))
+        };
+        for (input, want) in [
+            ("${q:='}${known}${q:='}", "'k'"),
+            ("${a=y} ${a:-z} ${a:=w}", "y z w"),
+            ("${a}", "${a}"),
+            ("${a^^} ${a:+alt} ${a:?gone} ${a:0:2}", "${a} ${a} ${a} ${a}"),
+            ("${a:-${b}}", "${b}"),
+            ("${known^^}", "K"),
+        ] {
+            assert_eq!(kept(input), want, "{input}");
+        }
     }
 
     fn text(s: &str) -> Node {
