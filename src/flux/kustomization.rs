@@ -59,7 +59,27 @@ pub fn build(
     let source_ignore = objects
         .get(&source.kind, &source.namespace, &source.name)
         .and_then(|s| s.str_at(&["spec", "ignore"]));
-    let mut out = match sources::artifact(&source, objects, files, opts) {
+    let operator_path = objects
+        .get(&source.kind, &source.namespace, &source.name)
+        .is_none()
+        .then(|| {
+            sources::operator_artifact_path(&source, &at.file, &path, |d| {
+                files.kind(d) == EntryKind::Dir
+            })
+        })
+        .flatten();
+    if let Some(dir) = operator_path {
+        let mut out = build_in(node, dir.as_str(), files, source_ignore, &at);
+        out.details.steps.insert(
+            0,
+            format!(
+                "built from this repository's {}, taken as the Flux operator's {source} (not in the repository)",
+                sources::shown_path(&dir)
+            ),
+        );
+        return finish(out, node, objects, &at, notes);
+    }
+    let out = match sources::artifact(&source, objects, files, opts) {
         Ok(Artifact::Local) => build_in(node, &path, files, source_ignore, &at),
         Ok(Artifact::Remote { snapshot, shown }) => {
             let remote = files.sibling(&*snapshot);
@@ -92,8 +112,19 @@ pub fn build(
             format!("Kustomization {namespace}/{name}: {why}"),
         ))]),
     };
+    finish(out, node, objects, &at, notes)
+}
+
+/// Post-build steps on a built Kustomization, and its notes first among its findings.
+fn finish(
+    mut out: EngineOutput<Details>,
+    node: &Node,
+    objects: &Objects,
+    at: &Place,
+    notes: Vec<Finding>,
+) -> EngineOutput<Details> {
     if out.ok {
-        post_build(node, objects, &at, &mut out);
+        post_build(node, objects, at, &mut out);
     }
     out.findings.splice(0..0, notes);
     out.complete = !out.findings.iter().any(|f| f.is_incomplete());

@@ -44,9 +44,11 @@ pub enum Spec {
         name: String,
         /// The directory it builds, as written (`clusters/staging`; `.` for the root).
         path: String,
-        /// The directory of the repository it builds, when discovery can tell (its source
-        /// is a GitRepository, its path holds no variable): what [`Spec::settle`] compares.
-        builds: Option<RepoPath>,
+        /// The directories of the repository it builds, when discovery can tell (its source
+        /// is a GitRepository, its path holds no variable): its path, then its
+        /// `spec.components`. [`Spec::settle`] compares them, with what their kustomizations
+        /// reach outside them.
+        builds: Vec<RepoPath>,
     },
     /// A Kustomization or HelmRelease that a root's graph applies.
     Applied {
@@ -117,11 +119,11 @@ impl Spec {
         }
     }
 
-    /// What a root builds in the repository, when discovery can tell.
-    fn builds(&self) -> Option<&RepoPath> {
+    /// The directories a root builds in the repository, when discovery can tell.
+    fn builds(&self) -> &[RepoPath] {
         match self {
-            Spec::Root { builds, .. } => builds.as_ref(),
-            Spec::Applied { .. } => None,
+            Spec::Root { builds, .. } => builds,
+            Spec::Applied { .. } => &[],
         }
     }
 
@@ -280,7 +282,10 @@ impl engine::Spec for Spec {
         };
         match yaml::parse_stream(&bytes, &ParseOptions::default()) {
             Ok(docs) => {
-                let mut found: Vec<Spec> = docs.iter().filter_map(|d| candidate(d, path)).collect();
+                let mut found: Vec<Spec> = docs
+                    .iter()
+                    .filter_map(|d| candidate(d, path, snapshot))
+                    .collect();
                 if let Some(b) = bootstrap {
                     if !found.iter().any(|c| c.object() == b.object()) {
                         found.push(b);
@@ -300,13 +305,15 @@ impl engine::Spec for Spec {
         }
     }
 
-    /// The roots: Kustomizations whose file lies under no other Kustomization's path (of a
-    /// GitRepository source, which is this repository for all discovery can tell). A
-    /// directory `clusters/NAME` (Flux's layout) holding Kustomizations that nothing builds
-    /// is a cluster whose sync the Flux operator or a bootstrap outside the repository
-    /// makes: it is a root of its own (`flux-ks:flux-system/flux-system@…/clusters/NAME`).
-    fn settle(_snapshot: &dyn Snapshot, mut specs: Vec<Spec>) -> (Vec<Spec>, Vec<Finding>) {
-        let built: Vec<RepoPath> = specs.iter().filter_map(|s| s.builds().cloned()).collect();
+    /// The roots: Kustomizations whose file no other Kustomization builds — lies under its
+    /// path or components (of a GitRepository source, which is this repository for all
+    /// discovery can tell), or is listed by a kustomization there. A directory
+    /// `clusters/NAME` (Flux's layout) holding Kustomizations that nothing builds is a
+    /// cluster whose sync the Flux operator or a bootstrap outside the repository makes: it
+    /// is a root of its own (`flux-ks:flux-system/flux-system@…/clusters/NAME`).
+    fn settle(snapshot: &dyn Snapshot, mut specs: Vec<Spec>) -> (Vec<Spec>, Vec<Finding>) {
+        let mut reach = Reach::new(snapshot);
+        let built: Vec<RepoPath> = specs.iter().flat_map(|s| reach.of(s.builds())).collect();
         let mut clusters: Vec<RepoPath> = specs
             .iter()
             .filter_map(|s| cluster_dir(s.file()))
@@ -316,23 +323,20 @@ impl engine::Spec for Spec {
         clusters.dedup();
         specs.extend(clusters.into_iter().map(|dir| Spec::Root {
             path: sources::shown_path(&dir),
-            builds: Some(dir.clone()),
+            builds: vec![dir.clone()],
             file: dir,
             namespace: "flux-system".into(),
             name: "flux-system".into(),
         }));
-        let builds: Vec<(usize, RepoPath)> = specs
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| Some((i, s.builds()?.clone())))
-            .collect();
+        let reached: Vec<Vec<RepoPath>> = specs.iter().map(|s| reach.of(s.builds())).collect();
         let roots = specs
             .iter()
             .enumerate()
             .filter(|(i, s)| {
-                !builds
+                !reached
                     .iter()
-                    .any(|(j, dir)| j != i && s.file().starts_with(dir))
+                    .enumerate()
+                    .any(|(j, paths)| j != *i && paths.iter().any(|p| s.file().starts_with(p)))
             })
             .map(|(_, s)| s.clone())
             .collect();
@@ -342,12 +346,12 @@ impl engine::Spec for Spec {
 
 /// A Kustomization document as a root candidate. The id's PATH is the directory it builds
 /// when that is a directory of the repository, else the directory of its file.
-fn candidate(doc: &Node, file: &RepoPath) -> Option<Spec> {
+fn candidate(doc: &Node, file: &RepoPath, snapshot: &dyn Snapshot) -> Option<Spec> {
     let kind = Kind::of(doc.str_at(&["apiVersion"])?, doc.str_at(&["kind"])?)?;
     if kind != Kind::Kustomization {
         return None;
     }
-    let builds = builds_in_repository(doc);
+    let builds = builds_in_repository(doc, file, snapshot);
     Some(Spec::Root {
         file: file.clone(),
         namespace: doc
@@ -355,7 +359,7 @@ fn candidate(doc: &Node, file: &RepoPath) -> Option<Spec> {
             .unwrap_or("default")
             .to_string(),
         name: doc.str_at(&["metadata", "name"])?.to_string(),
-        path: sources::shown_path(builds.as_ref().unwrap_or(&file.parent())),
+        path: sources::shown_path(builds.first().unwrap_or(&file.parent())),
         builds,
     })
 }
@@ -375,7 +379,7 @@ fn bootstrap_root(file: &RepoPath) -> Option<Spec> {
         namespace: "flux-system".into(),
         name: "flux-system".into(),
         path: sources::shown_path(&dir.parent()),
-        builds: Some(dir.parent()),
+        builds: vec![dir.parent()],
     })
 }
 
@@ -413,17 +417,111 @@ fn cluster_dir(file: &RepoPath) -> Option<RepoPath> {
     None
 }
 
-/// The directory of the repository a Kustomization builds, when discovery can tell: its
-/// source is a GitRepository and its path holds no variable.
-fn builds_in_repository(doc: &Node) -> Option<RepoPath> {
-    let source = doc
-        .str_at(&["spec", "sourceRef", "kind"])
-        .unwrap_or("GitRepository");
+/// The directories of the repository a Kustomization written in `file` builds, when
+/// discovery can tell (its source is a GitRepository, or the Flux operator's sync artifact
+/// found in the repository, and its path holds no variable): its path, then its
+/// `spec.components` (Flux lists them in the path's kustomization, relative to it).
+fn builds_in_repository(doc: &Node, file: &RepoPath, snapshot: &dyn Snapshot) -> Vec<RepoPath> {
+    let namespace = doc.str_at(&["metadata", "namespace"]).unwrap_or("default");
+    let Some(source) = doc
+        .get_path(&["spec", "sourceRef"])
+        .and_then(|r| sources::Ref::at(r, "GitRepository", namespace))
+    else {
+        return Vec::new();
+    };
     let path = doc.str_at(&["spec", "path"]).unwrap_or_default();
-    if source != "GitRepository" || path.contains("${") {
-        return None;
+    if path.contains("${") {
+        return Vec::new();
     }
-    sources::clean_path(path)
+    let dir = match source.kind.as_str() {
+        "GitRepository" => sources::clean_path(path),
+        _ => sources::operator_artifact_path(&source, file, path, |d| {
+            snapshot.kind(d) == crate::source::EntryKind::Dir
+        }),
+    };
+    let Some(dir) = dir else {
+        return Vec::new();
+    };
+    let components = doc
+        .get_path(&["spec", "components"])
+        .and_then(Node::as_seq)
+        .into_iter()
+        .flatten()
+        .filter_map(Node::as_str)
+        .filter(|c| !c.contains("${"))
+        .filter_map(|c| dir.join(c).ok());
+    std::iter::once(dir.clone()).chain(components).collect()
+}
+
+/// What building directories reads of the repository, by discovery's reading: the
+/// directories, and what the kustomizations below them list outside them (resources,
+/// bases, components), transitively, as kustomize-controller builds without a load
+/// restrictor. Kept per directory set, as roots share them.
+struct Reach<'a> {
+    snapshot: &'a dyn Snapshot,
+    known: std::collections::HashMap<Vec<RepoPath>, Vec<RepoPath>>,
+}
+
+impl<'a> Reach<'a> {
+    fn new(snapshot: &'a dyn Snapshot) -> Reach<'a> {
+        Reach {
+            snapshot,
+            known: Default::default(),
+        }
+    }
+
+    fn of(&mut self, dirs: &[RepoPath]) -> Vec<RepoPath> {
+        if let Some(r) = self.known.get(dirs) {
+            return r.clone();
+        }
+        if dirs.iter().any(RepoPath::is_root) {
+            // The whole repository: nothing is outside it.
+            return dirs.to_vec();
+        }
+        let mut reached: Vec<RepoPath> = dirs.to_vec();
+        let mut queue: Vec<RepoPath> = dirs.to_vec();
+        while let Some(dir) = queue.pop() {
+            for file in self.kustomization_files(&dir) {
+                let Ok(bytes) = self.snapshot.read(&file) else {
+                    continue;
+                };
+                let Ok(doc) = yaml::parse_one(&bytes, &ParseOptions::default()) else {
+                    continue;
+                };
+                for entry in crate::kustomize::included_paths(&doc, &file.parent()) {
+                    if reached.iter().any(|r| entry.starts_with(r)) {
+                        continue;
+                    }
+                    if self.snapshot.kind(&entry) == crate::source::EntryKind::Dir {
+                        queue.push(entry.clone());
+                    }
+                    reached.push(entry);
+                }
+            }
+        }
+        self.known.insert(dirs.to_vec(), reached.clone());
+        reached
+    }
+
+    /// The kustomization files in `dir` and below it.
+    fn kustomization_files(&self, dir: &RepoPath) -> Vec<RepoPath> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.clone()];
+        while let Some(d) = stack.pop() {
+            for entry in self.snapshot.list(&d).unwrap_or_default() {
+                match entry.kind {
+                    crate::source::EntryKind::Dir => stack.push(d.child(&entry.name)),
+                    crate::source::EntryKind::File
+                        if crate::kustomize::KUSTOMIZATION_FILES.contains(&entry.name.as_str()) =>
+                    {
+                        out.push(d.child(&entry.name))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
 }
 
 /// A ConfigMap's `data`, or a Secret's `data` decoded and its `stringData` (the API server

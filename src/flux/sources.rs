@@ -30,6 +30,42 @@ pub fn clean_path(path: &str) -> Option<RepoPath> {
     RepoPath::new(&parts.join("/")).ok()
 }
 
+/// Where a Kustomization written in `file` reads its `path` when its source is the cluster's
+/// own sync artifact of the Flux operator, an OCIRepository `flux-system/flux-system` that
+/// the repository does not hold (a `FluxInstance` with `sync.kind: OCIRepository` makes it):
+/// CI pushes a directory of this repository as that artifact (`flux push artifact
+/// --path=./kubernetes`). That directory is taken to be the deepest one above `file` below
+/// which `path` is a directory (`kubernetes/` for `kubernetes/clusters/prod/sync.yaml` with
+/// `path: ./apps/prod`). `None` for any other source, or when no such directory is there.
+pub fn operator_artifact_path(
+    source: &Ref,
+    file: &RepoPath,
+    path: &str,
+    is_dir: impl Fn(&RepoPath) -> bool,
+) -> Option<RepoPath> {
+    if (
+        source.kind.as_str(),
+        source.namespace.as_str(),
+        source.name.as_str(),
+    ) != ("OCIRepository", "flux-system", "flux-system")
+    {
+        return None;
+    }
+    // The artifact's own root (`path: ./`) tells nothing of where it is.
+    let rel = clean_path(path).filter(|rel| !rel.is_root())?;
+    let mut dir = file.parent();
+    loop {
+        let candidate = dir.join(rel.as_str()).ok()?;
+        if is_dir(&candidate) {
+            return Some(candidate);
+        }
+        if dir.is_root() {
+            return None;
+        }
+        dir = dir.parent();
+    }
+}
+
 /// The directory a root's id names: `.` for the repository's root.
 pub fn shown_path(path: &RepoPath) -> String {
     if path.is_root() {

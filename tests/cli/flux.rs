@@ -83,6 +83,84 @@ fn roots_and_everything_they_apply_are_targets() {
 }
 
 #[test]
+fn what_a_kustomizations_components_and_resources_reach_is_not_a_root() {
+    let env = TestEnv::new();
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", SYNC)
+        // A component with a Kustomization of its own, brought in by `spec.components`.
+        .write(
+            "clusters/prod/db.yaml",
+            ks(
+                "db",
+                "./apps/db",
+                "  components: [../../components/database]\n  postBuild:\n    substitute: {APP: shop}\n",
+            ),
+        )
+        .write("apps/db/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: db, namespace: x}\n")
+        .write(
+            "components/database/kustomization.yaml",
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [ks.yaml]\n",
+        )
+        .write("components/database/ks.yaml", ks("${APP}-database", "./apps/db", ""))
+        // A kustomization listing a Kustomization file outside its directory.
+        .write("clusters/prod/overlay.yaml", ks("overlay", "./overlays/prod", ""))
+        .write(
+            "overlays/prod/kustomization.yaml",
+            "resources: [../../base/web/ks.yaml]\n",
+        )
+        .write("base/web/ks.yaml", ks("web", "./apps/db", ""));
+    env.commit("reach");
+    let list = env.kdelta(&["list"]).success();
+    for id in [
+        "flux-ks:flux-system/shop-database@clusters/prod",
+        "flux-ks:flux-system/web@clusters/prod",
+    ] {
+        assert!(list.stdout.contains(id), "{id}:\n{}", list.stdout);
+    }
+    // Neither is a root of its own (`${APP}` would be unsubstituted there).
+    for id in ["@components/database", "@base/web", "${APP}"] {
+        assert!(!list.stdout.contains(id), "{id}:\n{}", list.stdout);
+    }
+}
+
+#[test]
+fn the_flux_operators_oci_sync_artifact_is_read_from_the_directory_ci_pushes() {
+    let env = TestEnv::new();
+    // As a FluxInstance with `sync.kind: OCIRepository` makes it: the cluster's
+    // Kustomizations read the artifact CI pushes from `kubernetes/` (flux push artifact
+    // --path=./kubernetes), whose OCIRepository is not in the repository.
+    env.write(
+        "kubernetes/clusters/prod/apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  path: ./apps/prod\n  sourceRef: {kind: OCIRepository, name: flux-system}\n",
+    )
+    .write("kubernetes/apps/prod/kustomization.yaml", "resources: [../base/web/ks.yaml]\n")
+    .write(
+        "kubernetes/apps/base/web/ks.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./apps/base/web/app\n  sourceRef: {kind: OCIRepository, name: flux-system}\n",
+    )
+    .write(
+        "kubernetes/apps/base/web/app/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: x}\n",
+    );
+    env.commit("oci");
+    let list = env.kdelta(&["list"]).success();
+    assert!(
+        list.stdout
+            .contains("flux-ks:flux-system/web@kubernetes/clusters/prod"),
+        "{}",
+        list.stdout
+    );
+    assert!(!list.stdout.contains("@kubernetes/apps"), "{}", list.stdout);
+    env.kdelta(&["render", "flux-ks:flux-system/web@kubernetes/clusters/prod"])
+        .success()
+        .stdout_has("name: web\n  namespace: x\n");
+    // (The plain kustomize target of kubernetes/apps/prod fails on its file outside the
+    // directory, as `kubectl kustomize` does: exit 1.)
+    env.kdelta(&["explain", "ConfigMap/x/web"])
+        .code(1)
+        .stdout_has("built from this repository's kubernetes/apps/base/web/app");
+}
+
+#[test]
 fn a_variable_changed_in_a_parent_shows_in_the_child_and_explain_says_why() {
     let env = TestEnv::new();
     fleet(&env, "2");
