@@ -122,12 +122,15 @@ pub struct Shared {
     pub kustomize_build_options: KustomizeBuildOptions,
 }
 
-/// kustomize build options a deployment tool imposes on every kustomization it builds: the
+/// kustomize build options a deployment tool imposes on the kustomizations it builds: the
 /// kustomize engine builds its targets with them too, as the tool would.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct KustomizeBuildOptions {
     /// `--load-restrictor LoadRestrictionsNone`.
     pub load_restrictor_none: bool,
+    /// Directories whose kustomizations are built without the load restrictor: the paths
+    /// Flux's Kustomizations build (kustomize-controller always builds so).
+    pub load_restrictor_none_below: Vec<RepoPath>,
     /// `--enable-managedby-label`.
     pub add_managed_by_label: bool,
 }

@@ -319,7 +319,8 @@ impl engine::Spec for Spec {
     ) -> Vec<Finding> {
         let (settings, mut findings) = settings::Settings::merge(config.argocd(), found);
         findings.extend(settings.resource_filters().1);
-        let mut offered = engine::KustomizeBuildOptions::default();
+        let offered = &mut shared.kustomize_build_options;
+        (offered.load_restrictor_none, offered.add_managed_by_label) = (false, false);
         if let Some(s) = settings.kustomize_build_options(None) {
             let (k, unknown) = settings::kustomize_options(&s.value);
             offered.load_restrictor_none = k.load_restrictor_none;
@@ -328,7 +329,6 @@ impl engine::Spec for Spec {
                 findings.push(settings::unknown_flags_finding(&unknown, &s.place));
             }
         }
-        shared.kustomize_build_options = offered;
         opts.settings = std::sync::Arc::new(settings);
         findings
     }

@@ -108,6 +108,7 @@ pub fn config(common: &CommonArgs, snapshot: &dyn Snapshot) -> Result<Config, Fi
 pub fn render_options(common: &CommonArgs) -> Result<RenderOptions> {
     let kustomize = kdelta::kustomize::Options {
         load_restrictor_none: common.load_restrictor == LoadRestrictor::None,
+        load_restrictor_none_below: Vec::new(),
         reorder_none: common.reorder == Reorder::None,
         enable_exec_plugins: common.enable_exec_plugins,
         // Read only when plugins may run, so that the environment changes no other run.

@@ -160,7 +160,8 @@ impl Spec {
 impl engine::Spec for Spec {
     type Options = Options;
     type Details = Details;
-    type Setting = engine::NoSetting;
+    /// The directory of this repository a Kustomization of the revision builds.
+    type Setting = RepoPath;
     const ID_PREFIXES: &'static [&'static str] = &["flux-ks", "flux-hr"];
     const DUPLICATE: (crate::finding::Rule, &'static str) =
         (crate::finding::rules::FLUX_DUPLICATE, "Flux");
@@ -230,6 +231,44 @@ impl engine::Spec for Spec {
             })
             .collect();
         (applied, walked.findings.clone())
+    }
+
+    fn settings_in(_path: &RepoPath, bytes: &[u8]) -> Vec<RepoPath> {
+        if memchr::memmem::find(bytes, KUSTOMIZE_GROUP.as_bytes()).is_none() {
+            return Vec::new();
+        }
+        let Ok(docs) = yaml::parse_stream(bytes, &ParseOptions::default()) else {
+            return Vec::new();
+        };
+        docs.iter()
+            .filter(|d| d.str_at(&["kind"]) == Some("Kustomization"))
+            .filter(|d| {
+                d.str_at(&["apiVersion"])
+                    .is_some_and(|v| v.starts_with(KUSTOMIZE_GROUP))
+            })
+            .filter_map(|d| {
+                let source = d.str_at(&["spec", "sourceRef", "kind"])?;
+                let dir = d.str_at(&["spec", "path"]).unwrap_or_default();
+                (source == "GitRepository" && !dir.contains("${"))
+                    .then(|| sources::clean_path(dir))
+                    .flatten()
+            })
+            .collect()
+    }
+
+    /// kustomize-controller builds every kustomization below a Kustomization's path
+    /// without the load restrictor: the kustomize targets there build so too, as Argo CD's
+    /// `kustomize.buildOptions` reach the kustomize targets of its repositories.
+    fn apply_settings(
+        _opts: &mut Options,
+        _config: &Config,
+        mut found: Vec<RepoPath>,
+        shared: &mut engine::Shared,
+    ) -> Vec<Finding> {
+        found.sort();
+        found.dedup();
+        shared.kustomize_build_options.load_restrictor_none_below = found;
+        Vec::new()
     }
 
     fn configure(opts: &mut Options, _config: &Config, shared: &engine::Shared) {

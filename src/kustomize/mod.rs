@@ -59,6 +59,9 @@ pub struct Spec {
 pub struct Options {
     /// `--load-restrictor none`: allow reading files outside a kustomization's root.
     pub load_restrictor_none: bool,
+    /// Directories below which kustomizations build as with `--load-restrictor none` (what
+    /// Flux's Kustomizations build).
+    pub load_restrictor_none_below: Vec<RepoPath>,
     /// `--reorder none` (keep input order) instead of the legacy kind order.
     pub reorder_none: bool,
     /// Run exec plugins — off unless the user passed the flag.
@@ -84,6 +87,20 @@ impl Options {
     pub fn impose(&mut self, imposed: &engine::KustomizeBuildOptions) {
         self.load_restrictor_none |= imposed.load_restrictor_none;
         self.add_managed_by_label |= imposed.add_managed_by_label;
+        for dir in &imposed.load_restrictor_none_below {
+            if !self.load_restrictor_none_below.contains(dir) {
+                self.load_restrictor_none_below.push(dir.clone());
+            }
+        }
+    }
+
+    /// True when the kustomization in `dir` builds with the load restrictor `rootOnly`.
+    pub fn root_only(&self, dir: &RepoPath) -> bool {
+        !self.load_restrictor_none
+            && !self
+                .load_restrictor_none_below
+                .iter()
+                .any(|below| dir.starts_with(below))
     }
 }
 
@@ -147,7 +164,7 @@ impl engine::Spec for Spec {
     /// load restrictor a kustomization reads files only below its own directory. Unknown with
     /// `--load-restrictor none` or exec plugins (they read anywhere).
     fn input_dirs(&self, files: &Files, opts: &Options) -> Option<Vec<RepoPath>> {
-        if opts.load_restrictor_none || opts.enable_exec_plugins {
+        if !opts.root_only(&self.dir) || opts.enable_exec_plugins {
             return None;
         }
         let mut dirs: Vec<RepoPath> = Vec::new();
@@ -247,7 +264,7 @@ const KUSTOMIZE_VERSION: &str = "(devel)";
 /// and its findings hold the error (with the kustomization file and line that caused it).
 pub fn build(files: &Files, dir: &RepoPath, opts: &Options) -> EngineOutput<trace::Trace> {
     let mut b = Builder {
-        root_only: !opts.load_restrictor_none,
+        root_only: opts.root_only(dir),
         findings: Vec::new(),
         exec_plugins: opts.enable_exec_plugins.then(|| opts.plugin_env.clone()),
         trace: opts.trace.then(trace::Trace::default),

@@ -161,6 +161,33 @@ fn the_flux_operators_oci_sync_artifact_is_read_from_the_directory_ci_pushes() {
 }
 
 #[test]
+fn kustomizations_below_a_flux_path_build_without_the_load_restrictor_as_flux_builds_them() {
+    let env = TestEnv::new();
+    let overlay = "resources: [../../shared/cm.yaml]\n";
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", SYNC)
+        .write("clusters/prod/apps.yaml", ks("apps", "./apps", ""))
+        .write("apps/web/kustomization.yaml", overlay)
+        .write("tools/web/kustomization.yaml", overlay)
+        .write(
+            "shared/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared, namespace: x}\n",
+        );
+    env.commit("overlays");
+    // kustomize-controller builds apps/web (below the Kustomization's path) with
+    // LoadRestrictionsNone, as `kubectl kustomize --load-restrictor LoadRestrictionsNone`.
+    env.kdelta(&["render", "kustomize:apps/web"])
+        .success()
+        .stdout_has("name: shared");
+    // Nothing of Flux's builds tools/web: kustomize's default restrictor refuses the file.
+    let tools = env.kdelta(&["render", "kustomize:tools/web"]).code(1);
+    assert!(
+        tools.stderr.contains("kustomize.load-restrictor"),
+        "{}",
+        tools.stderr
+    );
+}
+
+#[test]
 fn a_variable_changed_in_a_parent_shows_in_the_child_and_explain_says_why() {
     let env = TestEnv::new();
     fleet(&env, "2");
