@@ -263,6 +263,21 @@ impl Loaded {
             None => at_entry(e),
         }
     }
+
+    /// The file read as one YAML document; a syntax error is placed as [`Loaded::locate`]
+    /// places it.
+    pub fn yaml(
+        &self,
+        at_entry: impl FnOnce(KError) -> KError,
+    ) -> Result<crate::yaml::Node, KError> {
+        crate::yaml::parse_one(&self.bytes, &Default::default()).map_err(|e| {
+            self.locate(
+                KError::new(rules::YAML_PARSE, e.message.clone()),
+                e.span,
+                at_entry,
+            )
+        })
+    }
 }
 
 fn source_error(e: SourceError, path: &RepoPath) -> KError {

@@ -6,7 +6,7 @@ use crate::finding::rules;
 use crate::kustomize::error::KError;
 use crate::kustomize::gotype::{self, GoType};
 use crate::kustomize::tconfig::TransformerConfig;
-use crate::yaml::{self, Dialect, ParseOptions};
+use crate::yaml::{self, Dialect};
 use std::sync::Arc;
 
 impl Builder {
@@ -19,13 +19,7 @@ impl Builder {
         for (i, path) in kt.k.configurations.iter().enumerate() {
             let at = |e: KError| kt.err_at(e, "configurations", Some(i));
             let file = kt.ldr.load(path).map_err(at)?;
-            let node = yaml::parse_one(&file.bytes, &ParseOptions::default()).map_err(|e| {
-                file.locate(
-                    KError::new(rules::YAML_PARSE, e.message.clone()),
-                    e.span,
-                    at,
-                )
-            })?;
+            let node = file.yaml(at)?;
             // kustomize's makeTransformerConfigFromBytes: sigs.k8s.io/yaml's strict Unmarshal.
             let decoder = gotype::Decoder::SigsYaml { strict: true };
             if let Some(m) = gotype::check(&node, &TRANSFORMER_CONFIG, decoder) {
@@ -74,11 +68,9 @@ impl Builder {
             let at = |e: KError| kt.err_at(e.context(&loading), "crds", Some(i));
             let file = kt.ldr.load(path).map_err(at)?;
             let bytes = &file.bytes;
-            let node = yaml::parse_one(bytes, &ParseOptions::default()).map_err(|y| {
-                let e = KError::new(rules::YAML_PARSE, y.message.clone());
-                file.locate(e, y.span, |e| kt.err_at(e, "crds", Some(i)))
-                    .context(&loading)
-            })?;
+            let node = file
+                .yaml(|e| kt.err_at(e, "crds", Some(i)))
+                .map_err(|e| e.context(&loading))?;
             // makeNameToApiMap: json.Unmarshal for a file starting with `{`, else
             // sigs.k8s.io/yaml's Unmarshal, which wraps the JSON error.
             let (decoder, wrap) = if bytes.first() == Some(&b'{') {

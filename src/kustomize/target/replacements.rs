@@ -4,7 +4,6 @@ use super::{Acc, Builder, Kt};
 use crate::finding::rules;
 use crate::kustomize::error::KError;
 use crate::kustomize::types::{self};
-use crate::yaml::{self, ParseOptions};
 
 impl Builder {
     /// `replacements:` — inline entries and `path:` files, applied in order.
@@ -24,13 +23,7 @@ impl Builder {
                 )));
             }
             let file = kt.ldr.load(&r.path).map_err(at)?;
-            let node = yaml::parse_one(&file.bytes, &ParseOptions::default()).map_err(|e| {
-                file.locate(
-                    KError::new(rules::YAML_PARSE, e.message.clone()),
-                    e.span,
-                    at,
-                )
-            })?;
+            let node = file.yaml(at)?;
             let loaded = replacement::parse_file(&node).map_err(|e| {
                 file.locate(
                     KError::new(rules::KUSTOMIZE_REPLACEMENT_INVALID, e.to_string()),
