@@ -142,7 +142,7 @@ rules! {
     SCHEMA_RULE = "schema.rule", Error, "a CRD's x-kubernetes-validations (CEL) rule rejects the object, fails, or does not compile";
     SCHEMA_RULE_SKIPPED = "schema.rule-skipped", Notice, "a CRD's x-kubernetes-validations rule kdelta cannot evaluate (a CEL function it lacks): objects are not checked against it";
     SCHEMA_UNKNOWN_KIND = "schema.unknown-kind", Error, "a kind the Kubernetes API group and version it names does not have, or a version its CRD does not serve";
-    SCHEMA_NO_SCHEMA = "schema.no-schema", Notice, "a custom resource whose CRD the repository does not render: it is not validated";
+    SCHEMA_NO_SCHEMA = "schema.no-schema", Notice, "a custom resource whose CRD the repository does not render, or a SOPS-encrypted object: it is not validated";
     API_REMOVED = "api.removed", Error, "an apiVersion the Kubernetes version validated for no longer serves";
     API_DEPRECATED = "api.deprecated", Warning, "an apiVersion the Kubernetes version validated for deprecates";
     REFERENCE_SERVICE_SELECTOR = "reference.service-selector", Warning, "a Service whose selector matches none of the pod templates its target renders";

@@ -186,7 +186,23 @@ impl Validator {
             version,
         };
         let target = id.as_str();
-        for r in &rendered.resources {
+        let (encrypted, plain): (Vec<&Resource>, Vec<&Resource>) =
+            rendered.resources.iter().partition(|r| sops_encrypted(r));
+        if let Some(first) = encrypted.first() {
+            out.findings.push(object_finding(
+                rules::SCHEMA_NO_SCHEMA,
+                target,
+                defining,
+                first,
+                format!(
+                    "{}: SOPS-encrypted (a top-level `sops` mapping, values `ENC[…]`): what is applied is the object decrypted (by Flux's kustomize-controller, KSOPS), so it is not validated ({} encrypted object{} in this target)",
+                    first.id(),
+                    encrypted.len(),
+                    if encrypted.len() == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+        for r in plain {
             if r.kind() == "CustomResourceDefinition" {
                 if let Some(crd) = self.crd(target, defining, r) {
                     out.crds.push(crd);
@@ -546,6 +562,12 @@ fn use_instead(replacement: &Option<String>) -> String {
         .as_ref()
         .map(|r| format!("; use {r}"))
         .unwrap_or_default()
+}
+
+/// True when the object is a SOPS-encrypted file's: a top-level `sops` mapping with its
+/// message authentication code.
+fn sops_encrypted(r: &Resource) -> bool {
+    r.node.get("sops").is_some_and(|m| m.get("mac").is_some())
 }
 
 /// True when the value a violation is about is a secret placeholder that a plugin replaces

@@ -380,6 +380,40 @@ fn a_base_is_validated_as_part_of_the_overlay_that_includes_it() {
 }
 
 #[test]
+fn a_sops_encrypted_object_is_not_validated_and_a_notice_says_so() {
+    let env = TestEnv::new();
+    // As `sops --encrypt` leaves a Secret: the values and the metadata are not what is
+    // applied (Flux's kustomize-controller or KSOPS decrypts them first).
+    env.write(
+        "app/secret.sops.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\n  namespace: prod\ndata:\n  token: ENC[AES256_GCM,data:d5RH6/yKHPhv0zGikfuG,iv:abc=,tag:def=,type:str]\nsops:\n  age:\n  - recipient: age1xyz\n    enc: |\n      -----BEGIN AGE ENCRYPTED FILE-----\n      -----END AGE ENCRYPTED FILE-----\n  lastmodified: \"2026-01-01T00:00:00Z\"\n  mac: ENC[AES256_GCM,data:abc=,type:str]\n  version: 3.9.0\n",
+    )
+    .write("app/web.yaml", web("        ports: [{containerPort: \"80\"}]\n"))
+    .write("app/kustomization.yaml", "resources: [secret.sops.yaml, web.yaml]\n");
+    env.commit("sops");
+    let report = env.kdelta(&["check", "--format", "json"]).code(1).json();
+    // The plain object still is.
+    assert_eq!(findings_of(&report, "schema.type").len(), 1, "{report:#}");
+    let errors: Vec<&Value> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["file"] == "app/secret.sops.yaml" && f["severity"] != "notice")
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let notice = findings_of(&report, "schema.no-schema");
+    assert_eq!(notice.len(), 1, "{report:#}");
+    assert_eq!(notice[0]["file"], "app/secret.sops.yaml");
+    assert!(
+        notice[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("core/v1/Secret/prod/creds: SOPS-encrypted")),
+        "{:#}",
+        notice[0]
+    );
+}
+
+#[test]
 fn a_finding_in_a_chart_points_at_the_template_line_that_writes_the_field() {
     let env = TestEnv::new();
     env.write("chart/Chart.yaml", "apiVersion: v2\nname: c\nversion: 1.0.0\n")
