@@ -233,7 +233,9 @@ impl engine::Spec for Spec {
         (applied, walked.findings.clone())
     }
 
-    fn settings_in(_path: &RepoPath, bytes: &[u8]) -> Vec<RepoPath> {
+    /// The directories the Kustomizations of a file build in this repository: the path of a
+    /// GitRepository's, the places the Flux operator's sync artifact may be for its.
+    fn settings_in(path: &RepoPath, bytes: &[u8]) -> Vec<RepoPath> {
         if memchr::memmem::find(bytes, KUSTOMIZE_GROUP.as_bytes()).is_none() {
             return Vec::new();
         }
@@ -241,17 +243,26 @@ impl engine::Spec for Spec {
             return Vec::new();
         };
         docs.iter()
-            .filter(|d| d.str_at(&["kind"]) == Some("Kustomization"))
             .filter(|d| {
-                d.str_at(&["apiVersion"])
-                    .is_some_and(|v| v.starts_with(KUSTOMIZE_GROUP))
+                Kind::of(
+                    d.str_at(&["apiVersion"]).unwrap_or_default(),
+                    d.str_at(&["kind"]).unwrap_or_default(),
+                ) == Some(Kind::Kustomization)
             })
-            .filter_map(|d| {
-                let source = d.str_at(&["spec", "sourceRef", "kind"])?;
+            .flat_map(|d| {
+                let namespace = d.str_at(&["metadata", "namespace"]).unwrap_or("default");
+                let source = d
+                    .get_path(&["spec", "sourceRef"])
+                    .and_then(|r| sources::Ref::at(r, "GitRepository", namespace));
                 let dir = d.str_at(&["spec", "path"]).unwrap_or_default();
-                (source == "GitRepository" && !dir.contains("${"))
-                    .then(|| sources::clean_path(dir))
-                    .flatten()
+                match source {
+                    _ if dir.contains("${") => Vec::new(),
+                    Some(s) if s.kind == "GitRepository" => {
+                        sources::clean_path(dir).into_iter().collect()
+                    }
+                    Some(s) => sources::operator_artifact_candidates(&s, path, dir),
+                    None => Vec::new(),
+                }
             })
             .collect()
     }

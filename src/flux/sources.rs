@@ -43,24 +43,32 @@ pub fn operator_artifact_path(
     path: &str,
     is_dir: impl Fn(&RepoPath) -> bool,
 ) -> Option<RepoPath> {
+    operator_artifact_candidates(source, file, path)
+        .into_iter()
+        .find(|candidate| is_dir(candidate))
+}
+
+/// The directories [`operator_artifact_path`] tries, deepest first: `path` below each
+/// directory above `file`. None for another source, or for the artifact's own root
+/// (`path: ./`), which tells nothing of where the artifact is.
+pub fn operator_artifact_candidates(source: &Ref, file: &RepoPath, path: &str) -> Vec<RepoPath> {
     if (
         source.kind.as_str(),
         source.namespace.as_str(),
         source.name.as_str(),
     ) != ("OCIRepository", "flux-system", "flux-system")
     {
-        return None;
+        return Vec::new();
     }
-    // The artifact's own root (`path: ./`) tells nothing of where it is.
-    let rel = clean_path(path).filter(|rel| !rel.is_root())?;
+    let Some(rel) = clean_path(path).filter(|rel| !rel.is_root()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
     let mut dir = file.parent();
     loop {
-        let candidate = dir.join(rel.as_str()).ok()?;
-        if is_dir(&candidate) {
-            return Some(candidate);
-        }
+        out.extend(dir.join(rel.as_str()).ok());
         if dir.is_root() {
-            return None;
+            return out;
         }
         dir = dir.parent();
     }
