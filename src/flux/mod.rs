@@ -44,10 +44,9 @@ pub enum Spec {
         name: String,
         /// The directory it builds, as written (`clusters/staging`; `.` for the root).
         path: String,
-        /// The directories of the repository it builds, when discovery can tell (its source
-        /// is a GitRepository, its path holds no variable): its path, then its
-        /// `spec.components`. [`Spec::settle`] compares them, with what their kustomizations
-        /// reach outside them.
+        /// The directories of the repository it builds, when discovery can tell (see
+        /// [`builds_in_repository`]): its path, then its `spec.components`. [`Spec::settle`]
+        /// compares them, with what their kustomizations reach outside them.
         builds: Vec<RepoPath>,
     },
     /// A Kustomization or HelmRelease that a root's graph applies.
