@@ -94,9 +94,23 @@ pub fn external(
             .and_then(Node::as_seq)
             .map(|l| l.iter().filter_map(Node::as_str).collect())
             .unwrap_or_default();
-        let from_artifact = match r.kind.as_str() {
-            "ExternalArtifact" => external(r, objects, files, opts, depth + 1)?,
-            _ => sources::artifact(r, objects, files, opts)?,
+        // The Flux operator's sync artifact, once the walk found where in this repository
+        // it is: the pattern is read below that directory.
+        let operator = objects
+            .operator_artifact
+            .as_ref()
+            .filter(|_| sources::is_operator_artifact(r, objects));
+        let below_operator;
+        let (from_artifact, pattern) = match (operator, r.kind.as_str()) {
+            (Some(dir), _) => {
+                below_operator = match dir.is_root() {
+                    true => pattern.to_string(),
+                    false => format!("{dir}/{pattern}"),
+                };
+                (Artifact::Local, below_operator.as_str())
+            }
+            (None, "ExternalArtifact") => (external(r, objects, files, opts, depth + 1)?, pattern),
+            (None, _) => (sources::artifact(r, objects, files, opts)?, pattern),
         };
         let copy = Copy {
             pattern,

@@ -22,6 +22,10 @@ const MAX_KUSTOMIZATIONS: usize = 5_000;
 #[derive(Default)]
 pub struct Objects {
     by_id: HashMap<(String, String, String), Node>,
+    /// The directory of this repository taken as the Flux operator's sync artifact, once a
+    /// Kustomization of the walk found it (see [`sources::operator_artifact_path`]): what an
+    /// ArtifactGenerator copies from that artifact is read there.
+    pub operator_artifact: Option<RepoPath>,
 }
 
 impl Objects {
@@ -181,6 +185,11 @@ fn walk_uncached(root: &Spec, files: &Files, opts: &Options) -> Walked {
             })
             .collect();
         for b in built {
+            if walked.objects.operator_artifact.is_none() {
+                walked.objects.operator_artifact =
+                    super::kustomization::operator_artifact(&b.object, &walked.objects, files)
+                        .map(|(artifact, _)| artifact);
+            }
             for r in &b.output.resources {
                 let (ns, n) = namespaced(&r.node);
                 walked.objects.add(&r.node, &ns);

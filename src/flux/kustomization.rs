@@ -59,16 +59,7 @@ pub fn build(
     let source_ignore = objects
         .get(&source.kind, &source.namespace, &source.name)
         .and_then(|s| s.str_at(&["spec", "ignore"]));
-    let operator_path = objects
-        .get(&source.kind, &source.namespace, &source.name)
-        .is_none()
-        .then(|| {
-            sources::operator_artifact_path(&source, &at.file, &path, |d| {
-                files.kind(d) == EntryKind::Dir
-            })
-        })
-        .flatten();
-    if let Some(dir) = operator_path {
+    if let Some((_, dir)) = operator_artifact(ks, objects, files) {
         let mut out = build_in(node, dir.as_str(), files, source_ignore, &at);
         out.details.steps.insert(
             0,
@@ -113,6 +104,37 @@ pub fn build(
         ))]),
     };
     finish(out, node, objects, &at, notes)
+}
+
+/// For a Kustomization of the Flux operator's sync artifact
+/// ([`sources::is_operator_artifact`]): the directory of this repository taken as the
+/// artifact — the one the walk found first, else the one its file and path tell — and the
+/// directory its path names there.
+pub fn operator_artifact(
+    ks: &Resource,
+    objects: &Objects,
+    files: &Files,
+) -> Option<(RepoPath, RepoPath)> {
+    let node = &ks.node;
+    let namespace = node.str_at(&["metadata", "namespace"]).unwrap_or("default");
+    let source = node
+        .get_path(&["spec", "sourceRef"])
+        .and_then(|r| Ref::at(r, "GitRepository", namespace))?;
+    if !sources::is_operator_artifact(&source, objects) {
+        return None;
+    }
+    let path = node.str_at(&["spec", "path"]).unwrap_or_default();
+    let is_dir = |d: &RepoPath| files.kind(d) == EntryKind::Dir;
+    if let Some(artifact) = &objects.operator_artifact {
+        let rel = sources::clean_path(path)?;
+        let dir = if rel.is_root() {
+            artifact.clone()
+        } else {
+            artifact.join(rel.as_str()).ok()?
+        };
+        return Some((artifact.clone(), dir));
+    }
+    sources::operator_artifact_path(&source, &ks.origin.file, path, is_dir)
 }
 
 /// Post-build steps on a built Kustomization, and its notes first among its findings.

@@ -259,7 +259,10 @@ impl engine::Spec for Spec {
                     Some(s) if s.kind == "GitRepository" => {
                         sources::clean_path(dir).into_iter().collect()
                     }
-                    Some(s) => sources::operator_artifact_candidates(&s, path, dir),
+                    Some(s) => sources::operator_artifact_candidates(&s, path, dir)
+                        .into_iter()
+                        .map(|(_, dir)| dir)
+                        .collect(),
                     None => Vec::new(),
                 }
             })
@@ -486,7 +489,8 @@ fn builds_in_repository(doc: &Node, file: &RepoPath, snapshot: &dyn Snapshot) ->
         "GitRepository" => sources::clean_path(path),
         _ => sources::operator_artifact_path(&source, file, path, |d| {
             snapshot.kind(d) == crate::source::EntryKind::Dir
-        }),
+        })
+        .map(|(_, dir)| dir),
     };
     let Some(dir) = dir else {
         return Vec::new();
@@ -584,10 +588,11 @@ pub(crate) fn object_data(object: &Node) -> Vec<(String, String)> {
                 continue;
             };
             let value = if secret {
-                use base64::Engine as _;
-                match base64::engine::general_purpose::STANDARD.decode(v.text.trim()) {
-                    Ok(b) => String::from_utf8_lossy(&b).into_owned(),
-                    Err(_) => continue,
+                // As the API server stores it: a value kustomize generated is base64 wrapped
+                // at 70 characters.
+                match crate::go::json::decode_bytes(v.text.trim()) {
+                    Some(b) => String::from_utf8_lossy(&b).into_owned(),
+                    None => continue,
                 }
             } else {
                 v.text.clone()

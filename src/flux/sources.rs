@@ -30,28 +30,45 @@ pub fn clean_path(path: &str) -> Option<RepoPath> {
     RepoPath::new(&parts.join("/")).ok()
 }
 
-/// Where a Kustomization written in `file` reads its `path` when its source is the cluster's
-/// own sync artifact of the Flux operator, an OCIRepository `flux-system/flux-system` that
-/// the repository does not hold (a `FluxInstance` with `sync.kind: OCIRepository` makes it):
-/// CI pushes a directory of this repository as that artifact (`flux push artifact
-/// --path=./kubernetes`). That directory is taken to be the deepest one above `file` below
-/// which `path` is a directory (`kubernetes/` for `kubernetes/clusters/prod/sync.yaml` with
-/// `path: ./apps/prod`). `None` for any other source, or when no such directory is there.
+/// True when `source` names the cluster's own sync artifact of the Flux operator, an
+/// OCIRepository `flux-system/flux-system` that the repository does not hold (a
+/// `FluxInstance` with `sync.kind: OCIRepository` makes it): CI pushes a directory of this
+/// repository as that artifact (`flux push artifact --path=./kubernetes`).
+pub fn is_operator_artifact(source: &Ref, objects: &Objects) -> bool {
+    (
+        source.kind.as_str(),
+        source.namespace.as_str(),
+        source.name.as_str(),
+    ) == ("OCIRepository", "flux-system", "flux-system")
+        && objects
+            .get(&source.kind, &source.namespace, &source.name)
+            .is_none()
+}
+
+/// Where a Kustomization written in `file` reads its `path` from the operator's sync
+/// artifact ([`is_operator_artifact`]): the artifact is taken to be the deepest directory
+/// above `file` below which `path` is a directory (`kubernetes/` for
+/// `kubernetes/clusters/prod/sync.yaml` with `path: ./apps/prod`). The artifact's directory
+/// and the path's; `None` when no such directory is there.
 pub fn operator_artifact_path(
     source: &Ref,
     file: &RepoPath,
     path: &str,
     is_dir: impl Fn(&RepoPath) -> bool,
-) -> Option<RepoPath> {
+) -> Option<(RepoPath, RepoPath)> {
     operator_artifact_candidates(source, file, path)
         .into_iter()
-        .find(|candidate| is_dir(candidate))
+        .find(|(_, dir)| is_dir(dir))
 }
 
-/// The directories [`operator_artifact_path`] tries, deepest first: `path` below each
-/// directory above `file`. None for another source, or for the artifact's own root
+/// The places [`operator_artifact_path`] tries, deepest first: each directory above `file`
+/// with `path` below it. None for another source, or for the artifact's own root
 /// (`path: ./`), which tells nothing of where the artifact is.
-pub fn operator_artifact_candidates(source: &Ref, file: &RepoPath, path: &str) -> Vec<RepoPath> {
+pub fn operator_artifact_candidates(
+    source: &Ref,
+    file: &RepoPath,
+    path: &str,
+) -> Vec<(RepoPath, RepoPath)> {
     if (
         source.kind.as_str(),
         source.namespace.as_str(),
@@ -66,7 +83,11 @@ pub fn operator_artifact_candidates(source: &Ref, file: &RepoPath, path: &str) -
     let mut out = Vec::new();
     let mut dir = file.parent();
     loop {
-        out.extend(dir.join(rel.as_str()).ok());
+        out.extend(
+            dir.join(rel.as_str())
+                .ok()
+                .map(|joined| (dir.clone(), joined)),
+        );
         if dir.is_root() {
             return out;
         }

@@ -1,6 +1,20 @@
 //! `encoding/json`'s string encoding (Go 1.22 and later, as helm v3.17 and kustomize v5.5 are
 //! built): `\b`, `\f`, `\n`, `\r`, `\t` by name, other control characters as `\u00XX`, U+2028
-//! and U+2029 escaped, and with HTML escaping (`json.Marshal`'s default) `<`, `>`, `&` too.
+//! and U+2029 escaped, and with HTML escaping (`json.Marshal`'s default) `<`, `>`, `&` too;
+//! and a string decoded into a `[]byte` (a Secret's `data`).
+
+/// A JSON string decoded into a `[]byte` as `encoding/json` decodes it: standard base64 with
+/// padding, its line breaks skipped (Go's decoder ignores `\r` and `\n`; kustomize wraps a
+/// generated Secret's values at 70 characters). `None` when it is not base64.
+pub fn decode_bytes(s: &str) -> Option<Vec<u8>> {
+    use base64::Engine;
+    let engine = &base64::engine::general_purpose::STANDARD;
+    if !s.contains(['\r', '\n']) {
+        return engine.decode(s).ok();
+    }
+    let compact: String = s.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
+    engine.decode(compact).ok()
+}
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -48,6 +62,22 @@ fn push_u00(out: &mut String, b: u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_decode_with_line_breaks_skipped_as_go_decodes_them() {
+        // `aGVsbG8gd29ybGQ=` is "hello world", wrapped as kustomize wraps generated values.
+        assert_eq!(
+            decode_bytes("aGVsbG8gd29ybGQ=").as_deref(),
+            Some(&b"hello world"[..])
+        );
+        assert_eq!(
+            decode_bytes("aGVsbG8g\nd29y\r\nbGQ=\n").as_deref(),
+            Some(&b"hello world"[..])
+        );
+        for bad in ["aGVsbG8", "aGVs bG8=", "a\tGVsbG8="] {
+            assert_eq!(decode_bytes(bad), None, "{bad:?}");
+        }
+    }
 
     /// What Go 1.23's `json.Marshal` prints for these strings.
     #[test]

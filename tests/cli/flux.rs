@@ -132,7 +132,10 @@ fn the_flux_operators_oci_sync_artifact_is_read_from_the_directory_ci_pushes() {
         "kubernetes/clusters/prod/apps.yaml",
         "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: apps\n  namespace: flux-system\nspec:\n  path: ./apps/prod\n  sourceRef: {kind: OCIRepository, name: flux-system}\n",
     )
-    .write("kubernetes/apps/prod/kustomization.yaml", "resources: [../base/web/ks.yaml]\n")
+    .write(
+        "kubernetes/apps/prod/kustomization.yaml",
+        "resources: [../base/web/ks.yaml, generated.yaml]\n",
+    )
     .write(
         "kubernetes/apps/base/web/ks.yaml",
         "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: web\n  namespace: flux-system\nspec:\n  path: ./apps/base/web/app\n  sourceRef: {kind: OCIRepository, name: flux-system}\n",
@@ -140,6 +143,15 @@ fn the_flux_operators_oci_sync_artifact_is_read_from_the_directory_ci_pushes() {
     .write(
         "kubernetes/apps/base/web/app/cm.yaml",
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: x}\n",
+    )
+    // An ArtifactGenerator copying from that artifact, and a Kustomization of what it makes.
+    .write(
+        "kubernetes/apps/prod/generated.yaml",
+        "apiVersion: source.extensions.fluxcd.io/v1beta1\nkind: ArtifactGenerator\nmetadata: {name: split, namespace: flux-system}\nspec:\n  sources:\n  - {alias: repo, kind: OCIRepository, name: flux-system}\n  artifacts:\n  - name: api\n    copy:\n    - {from: \"@repo/apps/base/api/**\", to: \"@artifact/\"}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: api, namespace: flux-system}\nspec:\n  path: ./\n  sourceRef: {kind: ExternalArtifact, name: api}\n",
+    )
+    .write(
+        "kubernetes/apps/base/api/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: api, namespace: x}\n",
     );
     env.commit("oci");
     let list = env.kdelta(&["list"]).success();
@@ -153,6 +165,9 @@ fn the_flux_operators_oci_sync_artifact_is_read_from_the_directory_ci_pushes() {
     env.kdelta(&["render", "flux-ks:flux-system/web@kubernetes/clusters/prod"])
         .success()
         .stdout_has("name: web\n  namespace: x\n");
+    env.kdelta(&["render", "flux-ks:flux-system/api@kubernetes/clusters/prod"])
+        .success()
+        .stdout_has("name: api\n  namespace: x\n");
     env.kdelta(&["explain", "ConfigMap/x/web"])
         .success()
         .stdout_has("built from this repository's kubernetes/apps/base/web/app");
@@ -419,6 +434,40 @@ fn a_variable_a_missing_secret_may_define_takes_its_default_or_stays_as_written(
         .stdout_has("  size: 5Gi\n")
         .stdout_has("  domain: ${SECRET_DOMAIN}\n")
         .stdout_has("  upper: ${NAME}\n");
+}
+
+#[test]
+fn values_from_a_generated_secret_are_read_through_kustomizes_wrapped_base64() {
+    let env = TestEnv::new();
+    env.write("clusters/prod/flux-system/gotk-sync.yaml", SYNC)
+        .write("clusters/prod/apps.yaml", ks("apps", "./apps", ""))
+        .write(
+            "charts/chart/Chart.yaml",
+            "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+        )
+        .write(
+            "charts/chart/templates/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {greeting: {{ .Values.greeting | quote }}}\n",
+        )
+        .write(
+            "apps/release.yaml",
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: app, namespace: x}\nspec:\n  chart:\n    spec:\n      chart: ./charts/chart\n      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n  valuesFrom:\n  - kind: Secret\n    name: app-values\n",
+        )
+        // Longer than 52 bytes: kustomize writes its base64 on several lines.
+        .write(
+            "apps/values.yaml",
+            "greeting: a value long enough that its base64 is wrapped at seventy characters\n",
+        )
+        .write(
+            "apps/kustomization.yaml",
+            "namespace: x\nresources: [release.yaml]\ngeneratorOptions: {disableNameSuffixHash: true}\nsecretGenerator:\n- name: app-values\n  files: [values.yaml]\n",
+        );
+    env.commit("values");
+    env.kdelta(&["render", "flux-hr:x/app@clusters/prod"])
+        .success()
+        .stdout_has(
+            "greeting: a value long enough that its base64 is wrapped at seventy characters\n",
+        );
 }
 
 #[test]

@@ -68,13 +68,7 @@ pub fn is_date_time(s: &str) -> bool {
 /// Standard base64 with padding, as Go's `encoding/json` decodes a `[]byte` (line breaks are
 /// skipped).
 pub fn is_base64(s: &str) -> bool {
-    use base64::Engine;
-    let engine = &base64::engine::general_purpose::STANDARD;
-    if !s.contains(['\r', '\n']) {
-        return engine.decode(s).is_ok();
-    }
-    let compact: String = s.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
-    engine.decode(compact).is_ok()
+    crate::go::json::decode_bytes(s).is_some()
 }
 
 #[cfg(test)]
