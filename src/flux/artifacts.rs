@@ -103,9 +103,10 @@ pub fn external(
         let below_operator;
         let (from_artifact, pattern) = match (operator, r.kind.as_str()) {
             (Some(dir), _) => {
-                below_operator = match dir.is_root() {
-                    true => pattern.to_string(),
-                    false => format!("{dir}/{pattern}"),
+                below_operator = if dir.is_root() {
+                    pattern.to_string()
+                } else {
+                    format!("{dir}/{pattern}")
                 };
                 (Artifact::Local, below_operator.as_str())
             }
